@@ -1,0 +1,105 @@
+import type { AddressInfo } from "node:net";
+import type { Config } from "./config.ts";
+import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "./db/database.ts";
+import { DocumentCache } from "./graphql/document-cache.ts";
+import { buildAssaySchema } from "./graphql/schema.ts";
+import { createGraphQLEndpoint } from "./http/graphql-endpoint.ts";
+import { RateLimiter } from "./http/rate-limit.ts";
+import { type AssayServer, createServer } from "./http/server.ts";
+import type { Logger } from "./logger.ts";
+import { TokenAuthenticator } from "./modules/auth/token-service.ts";
+import { ensureInstallation } from "./modules/installation/installation-store.ts";
+
+/** A started Assay instance. */
+export interface RunningApp {
+  url: string;
+  port: number;
+  database: DatabaseHandle;
+  /** Graceful stop: no new connections, in-flight requests finish, pools and the embedded database close. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Assay with `config`: opens the database (migrating the embedded one; PostgreSQL must be
+ * migrated with `npm run migrate`), connects the rate limiter, and listens.
+ */
+export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
+  const database = await openDatabase(config);
+  let server: AssayServer | undefined;
+  let rateLimiter: RateLimiter | undefined;
+  try {
+    if (database.kind === "embedded") {
+      const applied = await migrateToLatest(database.db);
+      if (applied.length > 0) logger.info({ migrations: applied }, "embedded database migrated");
+    } else {
+      const pending = await pendingMigrations(database.db);
+      if (pending.length > 0) {
+        throw new Error(
+          `The database has ${pending.length} pending migration(s) (${pending.join(", ")}); run \`npm run migrate\` first.`,
+        );
+      }
+    }
+    await ensureInstallation(database.db, {
+      name: config.installationName,
+      logoUrl: config.installationLogoUrl,
+    });
+
+    rateLimiter = await RateLimiter.create({
+      perHour: config.rateLimitPerHour,
+      redisUrl: config.redisUrl,
+      keyPrefix: config.redisKeyPrefix,
+      logger,
+    });
+    const limiter = rateLimiter;
+    const schema = buildAssaySchema();
+    const graphql = createGraphQLEndpoint({
+      schema,
+      documents: new DocumentCache(schema, { jit: config.graphqlJit, hideSuggestions: config.isProduction }),
+      config,
+      db: database.db,
+      authenticator: new TokenAuthenticator(database.db, config.tokenPepper, (err) =>
+        logger.warn({ err }, "could not record token use"),
+      ),
+      rateLimiter: limiter,
+      logger,
+    });
+    server = createServer(
+      {
+        graphql,
+        readiness: async () => {
+          const [databaseUp, redisUp] = await Promise.all([database.ping(), limiter.ping()]);
+          return {
+            database: databaseUp ? "up" : "down",
+            redis: config.redisUrl ? (redisUp ? "up" : "down") : "not configured",
+          };
+        },
+      },
+      logger,
+    );
+    const listening = server;
+    await new Promise<void>((resolve, reject) => {
+      listening.server.once("error", reject);
+      listening.server.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = listening.server.address() as AddressInfo;
+    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    let stopping: Promise<void> | undefined;
+    return {
+      url: `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`,
+      port,
+      database,
+      stop() {
+        stopping ??= (async () => {
+          await listening.close(config.shutdownTimeoutSeconds * 1000);
+          await limiter.close();
+          await database.close();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await rateLimiter?.close();
+    await database.close();
+    throw error;
+  }
+}

@@ -1,0 +1,228 @@
+import path from "node:path";
+
+/** Log levels accepted by `LOG_LEVEL` (pino's names). */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The whole configuration, parsed once from the environment. */
+export interface Config {
+  port: number;
+  host: string;
+  /** PostgreSQL connection string; undefined means the embedded database. */
+  databaseUrl: string | undefined;
+  /** Redis connection string; undefined means the in-memory rate limiter. */
+  redisUrl: string | undefined;
+  dataDir: string;
+  /** Requests per user per hour; 0 turns the limit off. */
+  rateLimitPerHour: number;
+  tokenPepper: string;
+  /** True when the pepper was not configured and the development default is in use. */
+  tokenPepperIsDefault: boolean;
+  logLevel: LogLevel;
+  /** Compile documents with graphql-jit instead of graphql-js `execute`. */
+  graphqlJit: boolean;
+  /** Largest accepted request body in bytes. */
+  maxBodyBytes: number;
+  /** `production` hides validation suggestions and other development aids. */
+  isProduction: boolean;
+  installationName: string;
+  installationLogoUrl: string;
+  /** Base URL the server is reached at, used in links it prints. */
+  publicUrl: string;
+  /** Seconds a graceful shutdown waits for in-flight requests before closing them. */
+  shutdownTimeoutSeconds: number;
+  /** Database pool size per instance. */
+  databasePoolSize: number;
+  /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
+  trustProxy: boolean;
+  /** Prefix of every Redis key Assay writes. */
+  redisKeyPrefix: string;
+}
+
+/** The development pepper; refused when NODE_ENV=production. */
+export const DEVELOPMENT_PEPPER = "assay-development-pepper-change-me";
+
+/** Thrown by {@link parseConfig} with every problem found, not just the first. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Reads and validates the configuration from `env`. Collects every problem and throws one
+ * {@link ConfigError} listing them all, so an operator fixes everything in one pass.
+ */
+export function parseConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const text = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === "" ? undefined : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = text(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const boolean = (name: string, fallback: boolean): boolean => {
+    const raw = text(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (["1", "true", "yes", "on"].includes(raw)) return true;
+    if (["0", "false", "no", "off"].includes(raw)) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  };
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = text(name);
+    if (raw === undefined) return undefined;
+    try {
+      const parsed = new URL(raw);
+      if (!protocols.includes(parsed.protocol)) {
+        problems.push(`${name} must use ${protocols.join(" or ")}, got "${parsed.protocol}"`);
+      }
+    } catch {
+      problems.push(`${name} is not a valid URL`);
+    }
+    return raw;
+  };
+
+  const isProduction = text("NODE_ENV") === "production";
+  const port = integer("PORT", 4000, 0, 65535);
+  const host = text("HOST") ?? "127.0.0.1";
+  const databaseUrl = url("DATABASE_URL", ["postgres:", "postgresql:"]);
+  const redisUrl = url("REDIS_URL", ["redis:", "rediss:"]);
+  const dataDir = path.resolve(text("ASSAY_DATA_DIR") ?? "./data");
+  const rateLimitPerHour = integer("RATE_LIMIT_PER_HOUR", 5000, 0, 100_000_000);
+
+  const configuredPepper = text("ASSAY_TOKEN_PEPPER");
+  if (configuredPepper !== undefined && configuredPepper.length < 16) {
+    problems.push("ASSAY_TOKEN_PEPPER must be at least 16 characters long");
+  }
+  if (configuredPepper === undefined && isProduction) {
+    problems.push("ASSAY_TOKEN_PEPPER must be set when NODE_ENV=production");
+  }
+
+  const logLevelRaw = (text("LOG_LEVEL") ?? "info").toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevelRaw}"`);
+  }
+
+  const publicUrlRaw = url("ASSAY_PUBLIC_URL", ["http:", "https:"]);
+  const displayHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  const config: Config = {
+    port,
+    host,
+    databaseUrl,
+    redisUrl,
+    dataDir,
+    rateLimitPerHour,
+    tokenPepper: configuredPepper ?? DEVELOPMENT_PEPPER,
+    tokenPepperIsDefault: configuredPepper === undefined,
+    logLevel: (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as LogLevel) : "info",
+    graphqlJit: boolean("ASSAY_GRAPHQL_JIT", false),
+    maxBodyBytes: integer("ASSAY_MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
+    isProduction,
+    installationName: text("ASSAY_INSTALLATION_NAME") ?? "Assay",
+    installationLogoUrl:
+      url("ASSAY_INSTALLATION_LOGO_URL", ["http:", "https:"]) ??
+      `${(publicUrlRaw ?? `http://${displayHost}:${port}`).replace(/\/$/, "")}/static/logo.svg`,
+    publicUrl: (publicUrlRaw ?? `http://${displayHost}:${port}`).replace(/\/$/, ""),
+    shutdownTimeoutSeconds: integer("ASSAY_SHUTDOWN_TIMEOUT_SECONDS", 10, 0, 3600),
+    databasePoolSize: integer("ASSAY_DATABASE_POOL_SIZE", 10, 1, 1000),
+    trustProxy: boolean("ASSAY_TRUST_PROXY", false),
+    redisKeyPrefix: text("ASSAY_REDIS_KEY_PREFIX") ?? "assay:rl",
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Every variable {@link parseConfig} reads, with its default and meaning (printed by the CLI, kept in README). */
+export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; meaning: string }> = [
+  { name: "PORT", default: "4000", meaning: "TCP port the HTTP server listens on (0 picks a free port)." },
+  {
+    name: "HOST",
+    default: "127.0.0.1",
+    meaning: "Address to bind; 0.0.0.0 to accept connections from other machines.",
+  },
+  {
+    name: "DATABASE_URL",
+    default: "(unset)",
+    meaning: "PostgreSQL connection string. Unset: the embedded database under ASSAY_DATA_DIR.",
+  },
+  {
+    name: "REDIS_URL",
+    default: "(unset)",
+    meaning: "Redis connection string for the shared rate-limit budget. Unset: in-memory, per instance.",
+  },
+  {
+    name: "ASSAY_DATA_DIR",
+    default: "./data",
+    meaning: "Where the embedded database and the demo token are kept.",
+  },
+  {
+    name: "RATE_LIMIT_PER_HOUR",
+    default: "5000",
+    meaning: "Requests per user account per one-hour window, reads and writes together; 0 turns it off.",
+  },
+  {
+    name: "ASSAY_TOKEN_PEPPER",
+    default: "(development value)",
+    meaning:
+      "Secret key for hashing tokens (HMAC-SHA256), at least 16 characters. Required in production; changing it invalidates every token.",
+  },
+  { name: "LOG_LEVEL", default: "info", meaning: `One of ${LOG_LEVELS.join(", ")}.` },
+  {
+    name: "NODE_ENV",
+    default: "(unset)",
+    meaning: "production hides validation suggestions and requires ASSAY_TOKEN_PEPPER.",
+  },
+  {
+    name: "ASSAY_GRAPHQL_JIT",
+    default: "false",
+    meaning: "Execute with graphql-jit (compiled once per document) instead of graphql-js.",
+  },
+  {
+    name: "ASSAY_MAX_BODY_BYTES",
+    default: "1048576",
+    meaning: "Largest accepted request body; larger bodies get HTTP 413.",
+  },
+  {
+    name: "ASSAY_PUBLIC_URL",
+    default: "http://HOST:PORT",
+    meaning: "Base URL clients reach this server at, used in links.",
+  },
+  { name: "ASSAY_INSTALLATION_NAME", default: "Assay", meaning: "Installation.name in the API." },
+  {
+    name: "ASSAY_INSTALLATION_LOGO_URL",
+    default: "ASSAY_PUBLIC_URL/static/logo.svg",
+    meaning: "Installation.logo in the API.",
+  },
+  {
+    name: "ASSAY_SHUTDOWN_TIMEOUT_SECONDS",
+    default: "10",
+    meaning: "How long SIGTERM/SIGINT waits for in-flight requests.",
+  },
+  {
+    name: "ASSAY_DATABASE_POOL_SIZE",
+    default: "10",
+    meaning: "Database connections per instance (the embedded database uses at most 4).",
+  },
+  {
+    name: "ASSAY_TRUST_PROXY",
+    default: "false",
+    meaning:
+      "Behind a load balancer: take the client address (for the unauthenticated rate limit) from X-Forwarded-For.",
+  },
+  {
+    name: "ASSAY_REDIS_KEY_PREFIX",
+    default: "assay:rl",
+    meaning: "Prefix of the rate-limit keys in Redis; give each deployment sharing one Redis its own.",
+  },
+];

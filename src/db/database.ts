@@ -1,0 +1,90 @@
+import { Kysely, Migrator, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { Config } from "../config.ts";
+import { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedDatabase } from "./embedded.ts";
+import { migrationProvider } from "./migrations/index.ts";
+import type { Database } from "./types.ts";
+
+/** The embedded database queues statements; more connections than this only wait longer. */
+const EMBEDDED_POOL_SIZE = 4;
+
+/** An open database, PostgreSQL or embedded, behind the same Kysely instance. */
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  kind: "postgres" | "embedded";
+  /** True when the database answers a trivial query within a second. */
+  ping(): Promise<boolean>;
+  /** Closes the pool and, for the embedded database, stops its process. */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the configured database: PostgreSQL when `DATABASE_URL` is set, otherwise the embedded
+ * one under `ASSAY_DATA_DIR` (started here, or reused when another Assay process serves it).
+ */
+export async function openDatabase(
+  config: Pick<Config, "databaseUrl" | "dataDir" | "databasePoolSize">,
+): Promise<DatabaseHandle> {
+  let embedded: EmbeddedDatabase | undefined;
+  let poolConfig: pg.PoolConfig;
+  if (config.databaseUrl) {
+    poolConfig = { connectionString: config.databaseUrl, max: config.databasePoolSize };
+  } else {
+    const running = findRunningEmbedded(config.dataDir);
+    if (!running) embedded = await startEmbeddedDatabase(config.dataDir);
+    const target = running ?? embedded!;
+    poolConfig = {
+      host: target.socketDirectory,
+      port: target.port,
+      user: "postgres",
+      database: "postgres",
+      max: Math.min(EMBEDDED_POOL_SIZE, config.databasePoolSize),
+    };
+  }
+  const pool = new pg.Pool({ ...poolConfig, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+
+  let closed: Promise<void> | undefined;
+  return {
+    db,
+    kind: config.databaseUrl ? "postgres" : "embedded",
+    async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const timeout = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timeout")), 1000);
+        });
+        await Promise.race([pool.query("SELECT 1"), timeout]);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close() {
+      closed ??= (async () => {
+        await db.destroy();
+        await embedded?.stop();
+      })();
+      return closed;
+    },
+  };
+}
+
+/** Applies every pending migration; throws with the failing migration's error. */
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/** Names of migrations not yet applied. */
+export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProvider });
+  const all = await migrator.getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}

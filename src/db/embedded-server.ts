@@ -1,0 +1,59 @@
+/**
+ * The embedded database: PGlite (PostgreSQL compiled to WebAssembly) served over the PostgreSQL
+ * wire protocol on a Unix socket, in its own process. Running it out of process keeps its
+ * synchronous WebAssembly work off the HTTP server's event loop, and lets the server talk to it
+ * with `pg` exactly as it talks to PostgreSQL.
+ *
+ * Started by `embedded.ts` with an IPC channel. Protocol: the child sends `{ type: "ready" }`
+ * once the socket accepts connections, or `{ type: "error", message }`; the parent sends
+ * `{ type: "stop" }` to close cleanly. If the parent goes away the child closes too.
+ */
+import fs from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+
+const [dataDirectory, socketPath] = process.argv.slice(2);
+
+function send(message: { type: "ready" } | { type: "error"; message: string }): void {
+  process.send?.(message);
+}
+
+async function main(): Promise<void> {
+  if (!dataDirectory || !socketPath) throw new Error("usage: embedded-server <data-directory> <socket-path>");
+  fs.mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
+  fs.rmSync(socketPath, { force: true });
+
+  const db = await PGlite.create({ dataDir: dataDirectory });
+  // Queries are queued at the statement level and a transaction keeps the database to its own
+  // connection until it ends, so several pooled connections are safe.
+  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 16 });
+  await server.start();
+  fs.chmodSync(socketPath, 0o600);
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await server.stop();
+      await db.close();
+    } finally {
+      fs.rmSync(socketPath, { force: true });
+      process.exit(0);
+    }
+  };
+  process.on("message", (message: { type?: string }) => {
+    if (message?.type === "stop") void stop();
+  });
+  process.on("disconnect", () => void stop());
+  process.on("SIGTERM", () => void stop());
+  process.on("SIGINT", () => {
+    // The parent handles Ctrl-C and tells us to stop; ignore the terminal's copy of the signal.
+  });
+  send({ type: "ready" });
+}
+
+main().catch((error: unknown) => {
+  send({ type: "error", message: error instanceof Error ? error.message : String(error) });
+  process.exit(1);
+});

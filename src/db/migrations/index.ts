@@ -1,0 +1,15 @@
+import type { Migration, MigrationProvider } from "kysely";
+import * as foundation from "./0001-foundation.ts";
+
+/**
+ * Every migration, in order. Listed statically (not read from the folder) so the set is the same
+ * however the code is run or packaged; the name's numeric prefix fixes the order.
+ */
+const migrations: Record<string, Migration> = {
+  "0001-foundation": foundation,
+};
+
+/** Kysely migration provider over {@link migrations}. */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+};

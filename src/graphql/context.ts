@@ -1,0 +1,70 @@
+import DataLoader from "dataloader";
+import type { Kysely } from "kysely";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/types.ts";
+import { ConnectionLoaders } from "./pagination.ts";
+
+/** The authenticated caller. */
+export interface Viewer {
+  /** Internal user id; never leaves the server. */
+  userId: string;
+  /** Internal id of the token that authenticated the request. */
+  tokenId: string;
+}
+
+/**
+ * Everything a resolver may use, built once per request. (A type alias, not an interface, so it
+ * satisfies graphql-http's `OperationContext` record constraint.)
+ */
+export type GraphQLContext = {
+  requestId: string;
+  viewer: Viewer;
+  db: Kysely<Database>;
+  config: Config;
+  loaders: RequestLoaders;
+};
+
+/**
+ * The per-request dataloaders. Loaders are created on first use by name, so each domain module
+ * declares its own with {@link defineLoader} and nothing central lists them.
+ */
+export class RequestLoaders {
+  readonly connections: ConnectionLoaders;
+  private readonly byName = new Map<string, DataLoader<unknown, unknown>>();
+
+  constructor(db: Kysely<Database>) {
+    this.connections = new ConnectionLoaders(db);
+  }
+
+  /** The loader called `name`, created with `create` on first use in this request. */
+  get<K, V>(name: string, create: () => DataLoader<K, V>): DataLoader<K, V> {
+    let loader = this.byName.get(name);
+    if (!loader) {
+      loader = create() as DataLoader<unknown, unknown>;
+      this.byName.set(name, loader);
+    }
+    return loader as DataLoader<K, V>;
+  }
+}
+
+/**
+ * Declares a request-scoped loader. `batch` receives the context (for the viewer and the database)
+ * and the keys, and answers one value per key in the same order (null for a missing row).
+ */
+export function defineLoader<K, V>(
+  name: string,
+  batch: (ctx: GraphQLContext, keys: readonly K[]) => Promise<V[]>,
+): (ctx: GraphQLContext) => DataLoader<K, V> {
+  return (ctx) => ctx.loaders.get(name, () => new DataLoader<K, V>((keys) => batch(ctx, keys)));
+}
+
+/** Orders `rows` to match `keys` by `keyOf`, with null where no row matched. */
+export function alignRows<K, R>(
+  keys: readonly K[],
+  rows: readonly R[],
+  keyOf: (row: R) => K,
+): Array<R | null> {
+  const map = new Map<K, R>();
+  for (const row of rows) map.set(keyOf(row), row);
+  return keys.map((key) => map.get(key) ?? null);
+}

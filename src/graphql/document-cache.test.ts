@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { buildSchema, execute, getIntrospectionQuery } from "graphql";
+import { DocumentCache } from "./document-cache.ts";
+import { MAX_DEPTH } from "./limits.ts";
+
+const schema = buildSchema(`
+  type Query {
+    viewer: User
+    repos(first: Int, last: Int, after: String, before: String, offset: Int): RepoConnection
+  }
+  type User { id: ID! email: String friend: User }
+  type RepoConnection { nodes: [Repo] totalCount: Int }
+  type Repo { id: ID! name: String }
+`);
+
+const repos = [
+  { id: "r1", name: "alpha" },
+  { id: "r2", name: "beta" },
+  { id: "r3", name: "gamma" },
+];
+
+// graphql-jit's default resolver reads properties but, unlike graphql-js's, does not call
+// functions, so the field that takes arguments gets a real resolver.
+const repoConnection = schema.getQueryType()?.getFields().repos;
+assert.ok(repoConnection);
+repoConnection.resolve = (_source, args: { first?: number | null }) => ({
+  nodes: repos.slice(0, args.first ?? 100),
+  totalCount: repos.length,
+});
+
+const rootValue = {
+  viewer: { id: "u1", email: "ada@example.com", friend: { id: "u2", email: null, friend: null } },
+};
+
+/** Drops null prototypes so results from graphql-js and graphql-jit compare by value. */
+function plain(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value));
+}
+
+describe("DocumentCache.prepare", () => {
+  it("returns the same DocumentNode object when the same text is prepared again", () => {
+    const cache = new DocumentCache(schema);
+    const first = cache.prepare("{ viewer { id } }");
+    const second = cache.prepare("{ viewer { id } }");
+    assert.ok(first.document);
+    assert.deepEqual(first.errors, []);
+    assert.equal(second.document, first.document);
+    assert.equal(cache.size, 1);
+  });
+
+  it("caches a parse failure as a GRAPHQL_PARSE_FAILED error without a document", () => {
+    const cache = new DocumentCache(schema);
+    const prepared = cache.prepare("{ viewer {");
+    assert.equal(prepared.document, undefined);
+    assert.deepEqual(
+      prepared.errors.map((error) => error.extensions.code),
+      ["GRAPHQL_PARSE_FAILED"],
+    );
+    assert.equal(cache.prepare("{ viewer {"), prepared);
+  });
+
+  it("marks validation errors GRAPHQL_VALIDATION_FAILED and keeps their locations", () => {
+    const prepared = new DocumentCache(schema).prepare("{ viewer { id nope } }");
+    assert.ok(prepared.document);
+    assert.equal(prepared.errors.length, 1);
+    assert.equal(prepared.errors[0]?.extensions.code, "GRAPHQL_VALIDATION_FAILED");
+    assert.deepEqual(prepared.errors[0]?.locations, [{ line: 1, column: 15 }]);
+  });
+
+  it("keeps the code of a limit error raised during validation", () => {
+    const deep = `{ viewer { ${"friend { ".repeat(MAX_DEPTH - 1)}id${" }".repeat(MAX_DEPTH - 1)} } }`;
+    const prepared = new DocumentCache(schema).prepare(deep);
+    assert.deepEqual(
+      prepared.errors.map((error) => error.extensions.code),
+      ["MAX_DEPTH_EXCEEDED"],
+    );
+  });
+
+  it("accepts the standard introspection query", () => {
+    assert.deepEqual(new DocumentCache(schema).prepare(getIntrospectionQuery()).errors, []);
+  });
+
+  it("hides did-you-mean suggestions when asked to", () => {
+    const query = "{ viewer { emial } }";
+    const hidden = new DocumentCache(schema, { hideSuggestions: true }).prepare(query);
+    assert.equal(hidden.errors[0]?.message, 'Cannot query field "emial" on type "User".');
+    const shown = new DocumentCache(schema).prepare(query);
+    assert.equal(
+      shown.errors[0]?.message,
+      'Cannot query field "emial" on type "User". Did you mean "email"?',
+    );
+  });
+
+  it("drops the least recently used text once past maxEntries", () => {
+    const cache = new DocumentCache(schema, { maxEntries: 2 });
+    const a = cache.prepare("{ viewer { id } }").document;
+    const b = cache.prepare("{ viewer { email } }").document;
+    cache.prepare("{ viewer { id } }");
+    cache.prepare("{ repos { totalCount } }");
+    assert.equal(cache.size, 2);
+    assert.equal(cache.prepare("{ viewer { id } }").document, a, "recently used text is kept");
+    assert.notEqual(cache.prepare("{ viewer { email } }").document, b, "oldest text was dropped");
+  });
+});
+
+describe("DocumentCache.compiled", () => {
+  const query = `
+    query Repos($n: Int) { repos(first: $n) { totalCount nodes { id name } } }
+    query Viewer { viewer { id email friend { id } } }
+  `;
+
+  it("returns nothing when jit is off", () => {
+    const cache = new DocumentCache(schema);
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    assert.equal(cache.compiled(document, "Repos"), undefined);
+  });
+
+  it("compiles each operation once and runs it to the same data as execute", async () => {
+    const cache = new DocumentCache(schema, { jit: true });
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    const compiled = cache.compiled(document, "Repos");
+    assert.ok(compiled);
+    assert.equal(cache.compiled(document, "Repos"), compiled);
+    assert.notEqual(cache.compiled(document, "Viewer"), compiled);
+
+    const variables = { n: 2 };
+    const jitResult = await compiled.query(rootValue, {}, variables);
+    const result = await execute({
+      schema,
+      document,
+      rootValue,
+      operationName: "Repos",
+      variableValues: variables,
+    });
+    assert.deepEqual(plain(jitResult), plain(result));
+    assert.deepEqual(plain(jitResult), {
+      data: { repos: { totalCount: 3, nodes: repos.slice(0, 2) } },
+    });
+  });
+
+  it("returns nothing for an operation that does not compile, so the caller falls back to execute", () => {
+    const cache = new DocumentCache(schema, { jit: true });
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    assert.equal(cache.compiled(document, "Missing"), undefined);
+    assert.equal(cache.compiled(document, undefined), undefined, "two operations and no name");
+  });
+});

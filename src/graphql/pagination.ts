@@ -1,0 +1,343 @@
+import DataLoader from "dataloader";
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import type { Database } from "../db/types.ts";
+import { badUserInput } from "./errors.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./limits.ts";
+
+/**
+ * Keyset pagination for Relay connections, batched by parent.
+ *
+ * A connection is a filtered, ordered set of rows under one parent (a user's accounts, a
+ * repository's runs). Pages are read with a keyset condition on the order columns, never with a
+ * growing OFFSET over the whole set, so a page after 10,000 rows costs what the first one does.
+ * All parents asked for in one tick are read with one statement, a LATERAL join over the parent
+ * ids, so a list of 100 repositories with their runs costs the same statements as a list of 10.
+ *
+ * Cursors are opaque: base64url of the row's order-column values. Timestamps keep PostgreSQL's
+ * microseconds (they pass through as text), so rows created within one millisecond still page
+ * correctly.
+ */
+
+/**
+ * One column of a connection's order. The last must be unique; use the row's random `key`, not
+ * its integer id, since cursors carry these values and integer ids never leave the database.
+ */
+export interface OrderKey {
+  column: string;
+  kind: "text" | "bigint" | "timestamptz" | "integer";
+}
+
+/** Where a connection's rows come from and in which order. */
+export interface ConnectionSource {
+  /** Names the loader; unique per source. */
+  name: string;
+  /** A table or parenthesised subquery; aliased `s` in the generated SQL. */
+  from: RawBuilder<unknown>;
+  /** Column of `from` holding the parent id. */
+  parentColumn: string;
+  /** Order columns, all in `direction`. */
+  order: readonly OrderKey[];
+  direction: "asc" | "desc";
+}
+
+/** The arguments every connection takes. */
+export interface ConnectionArgs {
+  first?: number | null;
+  last?: number | null;
+  after?: string | null;
+  before?: string | null;
+  offset?: number | null;
+}
+
+/** What a connection field resolves to; lazy parts are computed only when selected. */
+export interface ConnectionResult<Row> {
+  edges: Array<{ cursor: string; node: Row }>;
+  pageInfo: {
+    startCursor: string | null;
+    endCursor: string | null;
+    hasNextPage: () => Promise<boolean>;
+    hasPreviousPage: () => Promise<boolean>;
+  };
+  totalCount: () => Promise<number>;
+}
+
+interface NormalisedArgs {
+  first: number | null;
+  last: number | null;
+  after: string[] | null;
+  before: string[] | null;
+  offset: number;
+}
+
+const CURSOR_PREFIX = "cursor:";
+
+/** Encodes order-column values (as text) into an opaque cursor. */
+export function encodeCursor(values: readonly string[]): string {
+  return Buffer.from(CURSOR_PREFIX + JSON.stringify(values), "utf8").toString("base64url");
+}
+
+/** Decodes a cursor made by {@link encodeCursor}; `undefined` when it is not one of ours. */
+export function decodeCursor(cursor: string, width: number): string[] | undefined {
+  if (cursor.length > 1024) return undefined;
+  const text = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!text.startsWith(CURSOR_PREFIX)) return undefined;
+  try {
+    const values: unknown = JSON.parse(text.slice(CURSOR_PREFIX.length));
+    if (Array.isArray(values) && values.length === width && values.every((v) => typeof v === "string")) {
+      return values as string[];
+    }
+  } catch {
+    // Falls through to undefined.
+  }
+  return undefined;
+}
+
+function normaliseArgs(args: ConnectionArgs, source: ConnectionSource): NormalisedArgs {
+  const count = (name: "first" | "last" | "offset"): number | null => {
+    const value = args[name];
+    if (value === null || value === undefined) return null;
+    if (!Number.isInteger(value) || value < 0) {
+      throw badUserInput(`Argument "${name}" must be a non-negative integer.`, name);
+    }
+    if (name !== "offset" && value > MAX_PAGE_SIZE) {
+      throw badUserInput(`Argument "${name}" must not exceed ${MAX_PAGE_SIZE}.`, name);
+    }
+    return value;
+  };
+  const cursor = (name: "after" | "before"): string[] | null => {
+    const value = args[name];
+    if (value === null || value === undefined) return null;
+    const decoded = decodeCursor(value, source.order.length);
+    if (!decoded) throw badUserInput(`Argument "${name}" is not a valid cursor for this connection.`, name);
+    return decoded;
+  };
+  const first = count("first");
+  const last = count("last");
+  return {
+    first: first === null && last === null ? DEFAULT_PAGE_SIZE : first,
+    last,
+    after: cursor("after"),
+    before: cursor("before"),
+    offset: count("offset") ?? 0,
+  };
+}
+
+function columns(source: ConnectionSource, alias: string): RawBuilder<unknown> {
+  return sql.join(source.order.map((key) => sql.ref(`${alias}.${key.column}`)));
+}
+
+function cursorValues(source: ConnectionSource, values: readonly string[]): RawBuilder<unknown> {
+  return sql.join(source.order.map((key, i) => sql`cast(${values[i]} as ${sql.raw(key.kind)})`));
+}
+
+/** `(s.k1, s.k2) <op> (v1, v2)`: PostgreSQL compares row values lexicographically. */
+function compare(
+  source: ConnectionSource,
+  op: "<" | ">" | "<=" | ">=",
+  values: readonly string[],
+): RawBuilder<boolean> {
+  return sql<boolean>`(${columns(source, "s")}) ${sql.raw(op)} (${cursorValues(source, values)})`;
+}
+
+/** The operator meaning "comes after" in the connection's order. */
+function afterOp(source: ConnectionSource, inclusive = false): "<" | ">" | "<=" | ">=" {
+  const op = source.direction === "asc" ? ">" : "<";
+  return (inclusive ? `${op}=` : op) as "<" | ">" | "<=" | ">=";
+}
+
+function beforeOp(source: ConnectionSource, inclusive = false): "<" | ">" | "<=" | ">=" {
+  const op = source.direction === "asc" ? "<" : ">";
+  return (inclusive ? `${op}=` : op) as "<" | ">" | "<=" | ">=";
+}
+
+function cursorExpression(source: ConnectionSource): RawBuilder<string> {
+  return sql<string>`json_build_array(${sql.join(source.order.map((key) => sql`cast(${sql.ref(`s.${key.column}`)} as text)`))})::text`;
+}
+
+function orderBy(source: ConnectionSource, reverse: boolean, alias = "s"): RawBuilder<unknown> {
+  const dir = (source.direction === "desc") !== reverse ? sql.raw("DESC") : sql.raw("ASC");
+  return sql.join(source.order.map((key) => sql`${sql.ref(`${alias}.${key.column}`)} ${dir}`));
+}
+
+type Row = Record<string, unknown> & { __parent: string; __cursor: string };
+
+/**
+ * Loads pages of one connection for many parents at once. Create one per request (through
+ * {@link ConnectionLoaders}); each distinct (filter, arguments) pair gets its own batch.
+ */
+class ConnectionBatch<T> {
+  private readonly pages: DataLoader<string, Row[]>;
+  private readonly counts: DataLoader<string, number>;
+  private readonly existence: DataLoader<string, boolean>;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly source: ConnectionSource,
+    private readonly filter: RawBuilder<boolean>,
+    private readonly args: NormalisedArgs,
+  ) {
+    this.pages = new DataLoader((parents) => this.loadPages(parents));
+    this.counts = new DataLoader((parents) => this.loadCounts(parents));
+    this.existence = new DataLoader((probes) => this.loadExistence(probes));
+  }
+
+  /** The connection of one parent. */
+  async load(parentId: string): Promise<ConnectionResult<T>> {
+    const { first, last } = this.args;
+    const rows = await this.pages.load(parentId);
+    const backward = first === null;
+    const limit = (backward ? last : first) ?? DEFAULT_PAGE_SIZE;
+    const hasMore = rows.length > limit;
+    let page = hasMore ? rows.slice(0, limit) : rows;
+    if (backward) page = page.reverse();
+    let trimmedFront = false;
+    if (!backward && last !== null && page.length > last) {
+      page = page.slice(page.length - last);
+      trimmedFront = true;
+    }
+    const edges = page.map((row) => ({
+      cursor: encodeCursor(JSON.parse(row.__cursor)),
+      node: stripRow<T>(row),
+    }));
+    const firstValues = page[0] ? (JSON.parse(page[0].__cursor) as string[]) : null;
+    const lastValues = page.at(-1) ? (JSON.parse(page.at(-1)!.__cursor) as string[]) : null;
+
+    const anyBefore = (): Promise<boolean> => {
+      if (firstValues) return this.probe(parentId, "before", firstValues, false);
+      if (this.args.after) return this.probe(parentId, "before", this.args.after, true);
+      return this.args.offset > 0 ? this.probe(parentId, "any", null, false) : Promise.resolve(false);
+    };
+    const anyAfter = (): Promise<boolean> => {
+      if (lastValues) return this.probe(parentId, "after", lastValues, false);
+      if (this.args.before) return this.probe(parentId, "after", this.args.before, true);
+      return Promise.resolve(false);
+    };
+    return {
+      edges,
+      pageInfo: {
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+        hasNextPage: backward ? anyAfter : async () => hasMore,
+        hasPreviousPage: backward
+          ? async () => hasMore
+          : async () => trimmedFront || (page.length > 0 && this.args.offset > 0) || anyBefore(),
+      },
+      totalCount: () => this.counts.load(parentId),
+    };
+  }
+
+  private probe(
+    parentId: string,
+    side: "before" | "after" | "any",
+    values: string[] | null,
+    inclusive: boolean,
+  ) {
+    return this.existence.load(JSON.stringify([parentId, side, values, inclusive]));
+  }
+
+  private async loadPages(parents: readonly string[]): Promise<Row[][]> {
+    const { source, args } = this;
+    const backward = args.first === null;
+    const limit = ((backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE) + 1;
+    const conditions: RawBuilder<boolean>[] = [this.filter];
+    if (args.after) conditions.push(compare(source, afterOp(source), args.after));
+    if (args.before) conditions.push(compare(source, beforeOp(source), args.before));
+    if (backward && args.offset > 0) {
+      // `offset` skips rows from the front of the window; going backward, turn it into a bound:
+      // everything after the offset-th row of the window.
+      // The subquery's own alias `s` shadows the outer one, so the same conditions apply inside.
+      const nth = sql`(SELECT ${columns(source, "s")} FROM ${source.from} AS s
+        WHERE s.${sql.ref(source.parentColumn)} = p.parent_id AND ${sql.join(conditions, sql` AND `)}
+        ORDER BY ${orderBy(source, false)} OFFSET ${args.offset - 1} LIMIT 1)`;
+      conditions.push(sql<boolean>`(${columns(source, "s")}) ${sql.raw(afterOp(source))} ${nth}`);
+    }
+    const where = sql.join(conditions, sql` AND `);
+    const offset = backward ? 0 : args.offset;
+    const result = await sql<Row>`
+      SELECT p.parent_id::text AS __parent, x.*
+      FROM unnest(cast(${parents} as bigint[])) WITH ORDINALITY AS p(parent_id, ord)
+      CROSS JOIN LATERAL (
+        SELECT s.*, ${cursorExpression(source)} AS __cursor
+        FROM ${source.from} AS s
+        WHERE s.${sql.ref(source.parentColumn)} = p.parent_id AND ${where}
+        ORDER BY ${orderBy(source, backward)}
+        LIMIT ${limit} OFFSET ${offset}
+      ) AS x
+      ORDER BY p.ord, ${orderBy(source, backward, "x")}`.execute(this.db);
+    const byParent = new Map<string, Row[]>(parents.map((p) => [p, []]));
+    for (const row of result.rows) byParent.get(row.__parent)?.push(row);
+    return parents.map((p) => byParent.get(p) ?? []);
+  }
+
+  private async loadCounts(parents: readonly string[]): Promise<number[]> {
+    const result = await sql<{ parent: string; count: string }>`
+      SELECT s.${sql.ref(this.source.parentColumn)}::text AS parent, count(*) AS count
+      FROM ${this.source.from} AS s
+      WHERE s.${sql.ref(this.source.parentColumn)} = ANY(cast(${parents} as bigint[])) AND ${this.filter}
+      GROUP BY 1`.execute(this.db);
+    const counts = new Map(result.rows.map((r) => [r.parent, Number(r.count)]));
+    return parents.map((p) => counts.get(p) ?? 0);
+  }
+
+  private async loadExistence(probes: readonly string[]): Promise<boolean[]> {
+    const { source } = this;
+    const checks = probes.map((probe) => {
+      const [parentId, side, values, inclusive] = JSON.parse(probe) as [
+        string,
+        string,
+        string[] | null,
+        boolean,
+      ];
+      const bound =
+        side === "any" || !values
+          ? sql<boolean>`true`
+          : compare(
+              source,
+              side === "before" ? beforeOp(source, inclusive) : afterOp(source, inclusive),
+              values,
+            );
+      return sql<boolean>`EXISTS (SELECT 1 FROM ${source.from} AS s
+        WHERE s.${sql.ref(source.parentColumn)} = cast(${parentId} as bigint) AND ${this.filter} AND ${bound})`;
+    });
+    const result = await sql<Record<string, boolean>>`SELECT ${sql.join(
+      checks.map((check, i) => sql`${check} AS ${sql.ref(`e${i}`)}`),
+    )}`.execute(this.db);
+    const row = result.rows[0] ?? {};
+    return probes.map((_, i) => row[`e${i}`] === true);
+  }
+}
+
+function stripRow<T>(row: Row): T {
+  const { __parent: _parent, __cursor: _cursor, ...rest } = row;
+  return rest as T;
+}
+
+/**
+ * Per-request registry of connection batches: one batch per (source, filter, arguments), so
+ * sibling fields with the same arguments share one statement.
+ */
+export class ConnectionLoaders {
+  private readonly batches = new Map<string, ConnectionBatch<unknown>>();
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  /**
+   * The page of `source` under `parentId`. `filter` is a condition on alias `s`; `filterKey`
+   * identifies it (two calls with the same key must pass the same filter).
+   */
+  load<T>(
+    source: ConnectionSource,
+    parentId: string,
+    args: ConnectionArgs,
+    filter: { key: string; condition: RawBuilder<boolean> } = { key: "", condition: sql<boolean>`true` },
+  ): Promise<ConnectionResult<T>> {
+    const normalised = normaliseArgs(args, source);
+    const key = JSON.stringify([source.name, filter.key, normalised]);
+    let batch = this.batches.get(key);
+    if (!batch) {
+      batch = new ConnectionBatch<unknown>(this.db, source, filter.condition, normalised);
+      this.batches.set(key, batch);
+    }
+    return batch.load(parentId) as Promise<ConnectionResult<T>>;
+  }
+}

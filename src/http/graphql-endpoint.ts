@@ -1,0 +1,285 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+} from "graphql";
+import { createHandler, type Response as GraphQLHttpResponse, type OperationContext } from "graphql-http";
+import type { Kysely } from "kysely";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/types.ts";
+import { type GraphQLContext, RequestLoaders } from "../graphql/context.ts";
+import type { DocumentCache } from "../graphql/document-cache.ts";
+import {
+  AssayError,
+  badRequest,
+  ErrorCode,
+  errorDocument,
+  internalError,
+  payloadTooLarge,
+  rateLimited,
+  unauthenticated,
+  unsupportedMediaType,
+} from "../graphql/errors.ts";
+import { checkPageSizes } from "../graphql/limits.ts";
+import type { Logger } from "../logger.ts";
+import { parseBearer } from "../modules/auth/pat.ts";
+import type { TokenAuthenticator } from "../modules/auth/token-service.ts";
+import { BodyError, readBody } from "./body.ts";
+import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
+
+/** What the GraphQL endpoint needs. */
+export interface GraphQLEndpointDeps {
+  schema: GraphQLSchema;
+  documents: DocumentCache;
+  config: Config;
+  db: Kysely<Database>;
+  authenticator: TokenAuthenticator;
+  rateLimiter: RateLimiter;
+  logger: Logger;
+}
+
+/** Facts about one request, filled in as it is handled, for its log line. */
+export interface RequestRecord {
+  requestId: string;
+  userId?: string;
+  operationName?: string;
+}
+
+const LIMIT_CODES = new Set<string>([
+  ErrorCode.MAX_DEPTH_EXCEEDED,
+  ErrorCode.MAX_ALIASES_EXCEEDED,
+  ErrorCode.MAX_DIRECTIVES_EXCEEDED,
+  ErrorCode.MAX_TOKENS_EXCEEDED,
+  ErrorCode.MAX_PAGE_SIZE_EXCEEDED,
+  ErrorCode.MAX_NODES_EXCEEDED,
+]);
+const SUGGESTION = / ?Did you mean [^?]*\?/g;
+const JSON_TYPE = "application/json; charset=utf-8";
+
+type Headers = Record<string, string>;
+
+/** Sends `body` as JSON with `status` and `headers`. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
+  const text = typeof body === "string" ? body : JSON.stringify(body);
+  res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function rateLimitHeaders(decision: RateLimitDecision): Headers {
+  return {
+    "x-ratelimit-limit": String(decision.limit),
+    "x-ratelimit-remaining": String(decision.remaining),
+    "x-ratelimit-used": String(decision.used),
+    "x-ratelimit-reset": String(decision.resetEpochSeconds),
+    "x-ratelimit-resource": "graphql",
+  };
+}
+
+/** The caller's address for the unauthenticated limit; X-Forwarded-For only when configured. */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = req.headers["x-forwarded-for"];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? "unknown";
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const [mediaType, ...parameters] = header
+    .toLowerCase()
+    .split(";")
+    .map((part) => part.trim());
+  if (mediaType !== "application/json") return false;
+  const charset = parameters.find((p) => p.startsWith("charset="));
+  return charset === undefined || charset === "charset=utf-8";
+}
+
+/**
+ * Gives every error a stable code and hides what the caller should not see: unexpected errors
+ * become "Internal server error" with the request id (the real one is logged with its stack), and
+ * in production, validation suggestions are removed.
+ */
+function presentErrors(
+  errors: readonly GraphQLError[],
+  record: RequestRecord,
+  deps: Pick<GraphQLEndpointDeps, "logger" | "config">,
+): GraphQLError[] {
+  return errors.map((error) => {
+    if (error.extensions.code !== undefined) return error;
+    const original = error.originalError;
+    if (!error.path) {
+      // Request-level failures from graphql-js (variables that do not coerce, unknown operation).
+      const message = deps.config.isProduction ? error.message.replace(SUGGESTION, "") : error.message;
+      return new AssayError(message, ErrorCode.BAD_USER_INPUT, {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+      });
+    }
+    deps.logger.error(
+      { requestId: record.requestId, err: original ?? error, path: error.path },
+      "resolver failed",
+    );
+    const masked = internalError(record.requestId);
+    return new GraphQLError(masked.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: masked.extensions,
+    });
+  });
+}
+
+/** Builds the handler for `/graphql/` and `/api/graphql/`. */
+export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
+  const { schema, documents, config, db, authenticator, rateLimiter } = deps;
+
+  const handler = createHandler<
+    IncomingMessage,
+    { viewer: GraphQLContext["viewer"]; record: RequestRecord },
+    GraphQLContext
+  >({
+    schema,
+    onSubscribe: (req, params) => {
+      const { record, viewer } = req.context;
+      const prepared = documents.prepare(params.query);
+      const document = prepared.document;
+      record.operationName = params.operationName ?? undefined;
+      if (prepared.errors.length > 0 || !document)
+        return limitResponse(prepared.errors) ?? [...prepared.errors];
+      record.operationName ??= getOperationAST(document, params.operationName)?.name?.value;
+      const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
+      if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
+      const contextValue: GraphQLContext = {
+        requestId: record.requestId,
+        viewer,
+        db,
+        config,
+        loaders: new RequestLoaders(db),
+      };
+      const args: ExecutionArgs & { contextValue: GraphQLContext } = {
+        schema,
+        document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue,
+      };
+      return args;
+    },
+    execute: async (args) => {
+      const context = args.contextValue as GraphQLContext;
+      const compiled = documents.compiled(args.document, args.operationName);
+      const result: ExecutionResult = compiled
+        ? await compiled.query(undefined, context, args.variableValues ?? {})
+        : await execute(args);
+      if (!result.errors) return result;
+      return { ...result, errors: presentErrors(result.errors, { requestId: context.requestId }, deps) };
+    },
+    formatError: (error) => (error instanceof GraphQLError ? error : badRequest(error.message)),
+  });
+
+  /** Handles one request to the GraphQL endpoint; `record` gathers what the log line reports. */
+  return async function handleGraphQL(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RequestRecord,
+  ): Promise<void> {
+    const method = req.method ?? "GET";
+    if (method !== "GET" && method !== "POST") {
+      const error = new AssayError(
+        `Method ${method} is not allowed; use POST (or GET for queries).`,
+        ErrorCode.METHOD_NOT_ALLOWED,
+      );
+      return sendJson(res, 405, errorDocument(error), { allow: "GET, POST" });
+    }
+
+    const identity = await authenticator.authenticate(parseBearer(req.headers.authorization));
+    if (typeof identity === "string") {
+      const decision = await rateLimiter.consumeAnonymous(clientAddress(req, config.trustProxy));
+      if (!decision.allowed) {
+        return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
+          "retry-after": String(decision.retryAfterSeconds),
+        });
+      }
+      return sendJson(res, 401, errorDocument(unauthenticated()), {
+        "www-authenticate": 'Bearer realm="assay"',
+      });
+    }
+    record.userId = identity.userId;
+
+    let headers: Headers = {};
+    if (rateLimiter.enabled) {
+      const decision = await rateLimiter.consumeUser(identity.userId);
+      headers = rateLimitHeaders(decision);
+      if (!decision.allowed) {
+        return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
+          ...headers,
+          "retry-after": String(decision.retryAfterSeconds),
+        });
+      }
+    }
+
+    let body: unknown;
+    if (method === "POST") {
+      if (!isJsonContentType(req.headers["content-type"])) {
+        return sendJson(res, 415, errorDocument(unsupportedMediaType(req.headers["content-type"])), headers);
+      }
+      let text: string;
+      try {
+        text = await readBody(req, config.maxBodyBytes);
+      } catch (error) {
+        if (error instanceof BodyError && error.reason === "too-large") {
+          return sendJson(res, 413, errorDocument(payloadTooLarge(config.maxBodyBytes)), {
+            ...headers,
+            connection: "close",
+          });
+        }
+        throw error;
+      }
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : "invalid JSON";
+        return sendJson(
+          res,
+          400,
+          errorDocument(badRequest(`Request body is not valid JSON: ${reason}`)),
+          headers,
+        );
+      }
+    }
+
+    const [responseBody, init] = await handler({
+      method,
+      url: req.url ?? "/",
+      headers: req.headers,
+      body: body as string,
+      raw: req,
+      context: { viewer: identity, record },
+    } as Parameters<typeof handler>[0]);
+    const responseHeaders: Headers = { ...headers };
+    for (const [name, value] of Object.entries(init.headers ?? {})) {
+      if (value !== undefined) responseHeaders[name.toLowerCase()] = String(value);
+    }
+    responseHeaders["content-type"] ??= JSON_TYPE;
+    const text = responseBody ?? JSON.stringify(errorDocument(badRequest(init.statusText ?? "Bad request")));
+    res.writeHead(init.status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  };
+}
+
+/** A 400 response when any of `errors` is a query limit; undefined otherwise. */
+function limitResponse(errors: readonly GraphQLError[]): GraphQLHttpResponse | undefined {
+  if (!errors.some((e) => LIMIT_CODES.has(String(e.extensions.code)))) return undefined;
+  return [
+    JSON.stringify({ errors }),
+    { status: 400, statusText: "Bad Request", headers: { "content-type": JSON_TYPE } },
+  ];
+}
+
+export type { OperationContext };

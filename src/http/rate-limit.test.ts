@@ -1,0 +1,330 @@
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { Redis } from "ioredis";
+import { type RateLimitDecision, RateLimiter, type RateLimiterOptions } from "./rate-limit.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+/** A fallback answer must come back well within this, however Redis misbehaves. */
+const FAST_MS = 200;
+
+interface LogLine {
+  level: "warn" | "info";
+  obj: object;
+  msg: string;
+}
+
+function recordingLogger(): RateLimiterOptions["logger"] & {
+  lines: LogLine[];
+  count(level: string): number;
+} {
+  const lines: LogLine[] = [];
+  return {
+    lines,
+    warn: (obj, msg) => lines.push({ level: "warn", obj, msg }),
+    info: (obj, msg) => lines.push({ level: "info", obj, msg }),
+    count: (level) => lines.filter((line) => line.level === level).length,
+  };
+}
+
+const openLimiters: RateLimiter[] = [];
+after(() => Promise.all(openLimiters.map((limiter) => limiter.close())));
+
+async function createLimiter(options: Partial<RateLimiterOptions> = {}): Promise<RateLimiter> {
+  const limiter = await RateLimiter.create({ perHour: 5000, logger: recordingLogger(), ...options });
+  openLimiters.push(limiter);
+  return limiter;
+}
+
+/** A limiter on the shared test Redis under its own key prefix; fails the test if Redis is down. */
+async function createSharedLimiter(
+  keyPrefix: string,
+  options: Partial<RateLimiterOptions> = {},
+): Promise<RateLimiter> {
+  const limiter = await createLimiter({ redisUrl: REDIS_URL, keyPrefix, ...options });
+  assert.equal(limiter.status().redisUp, true, `Redis at ${REDIS_URL} must be reachable for this test`);
+  return limiter;
+}
+
+function uniquePrefix(): string {
+  return `assay:rl:test:${randomUUID()}`;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
+
+async function unusedPort(): Promise<number> {
+  const server = createServer().listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  assert.ok(address && typeof address === "object");
+  return address.port;
+}
+
+async function startRedisServer(port: number): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"],
+    { stdio: "ignore" },
+  );
+  const probe = new Redis(port, "127.0.0.1", { lazyConnect: true, retryStrategy: () => 50 });
+  try {
+    await probe.connect();
+  } finally {
+    probe.disconnect();
+  }
+  return child;
+}
+
+async function stopRedisServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, "exit");
+  child.kill("SIGKILL");
+  await exited;
+}
+
+async function deleteKeys(prefix: string): Promise<void> {
+  const admin = new Redis(REDIS_URL);
+  try {
+    const keys = await admin.keys(`${prefix}:*`);
+    if (keys.length > 0) await admin.del(...keys);
+  } finally {
+    admin.disconnect();
+  }
+}
+
+async function consumeMany(count: number, consume: () => Promise<RateLimitDecision>) {
+  const decisions: RateLimitDecision[] = [];
+  for (let i = 0; i < count; i++) decisions.push(await consume());
+  return decisions;
+}
+
+describe("user budgets in memory", () => {
+  test("a user gets exactly the hourly budget, then is denied with a retry delay and nothing remaining", async () => {
+    const limiter = await createLimiter({ perHour: 5 });
+    const allowed = await consumeMany(5, () => limiter.consumeUser("user-1"));
+    assert.ok(allowed.every((decision) => decision.allowed && decision.retryAfterSeconds === 0));
+
+    const denied = await limiter.consumeUser("user-1");
+    assert.equal(denied.allowed, false);
+    assert.equal(denied.remaining, 0);
+    assert.equal(denied.used, 5);
+    assert.ok(denied.retryAfterSeconds >= 1 && denied.retryAfterSeconds <= 3600);
+    assert.ok(Number.isInteger(denied.retryAfterSeconds));
+  });
+
+  test("used plus remaining equals the limit, and the reset stays an hour after the window opened", async () => {
+    const limiter = await createLimiter({ perHour: 4 });
+    const openedAt = Math.floor(Date.now() / 1000);
+    const decisions = await consumeMany(5, () => limiter.consumeUser("user-1"));
+
+    decisions.slice(0, 4).forEach((decision, index) => {
+      assert.equal(decision.limit, 4);
+      assert.equal(decision.used, index + 1);
+      assert.equal(decision.used + decision.remaining, decision.limit);
+    });
+    for (const decision of decisions) {
+      assert.ok(
+        Math.abs(decision.resetEpochSeconds - (openedAt + 3600)) <= 1,
+        `${decision.resetEpochSeconds}`,
+      );
+    }
+  });
+
+  test("each user spends from a separate budget", async () => {
+    const limiter = await createLimiter({ perHour: 2 });
+    await consumeMany(3, () => limiter.consumeUser("user-a"));
+
+    const other = await limiter.consumeUser("user-b");
+    assert.equal(other.allowed, true);
+    assert.equal(other.used, 1);
+  });
+
+  test("a per-hour limit of 0 disables user limiting and allows every request", async () => {
+    const limiter = await createLimiter({ perHour: 0 });
+    assert.equal(limiter.enabled, false);
+    assert.deepEqual(limiter.status(), { backend: "memory", redisUp: null });
+    assert.equal(await limiter.ping(), true);
+
+    const decisions = await consumeMany(50, () => limiter.consumeUser("user-1"));
+    assert.ok(decisions.every((decision) => decision.allowed));
+  });
+
+  test("invalid limits are rejected when the limiter is created", async () => {
+    await assert.rejects(createLimiter({ perHour: -1 }), RangeError);
+    await assert.rejects(createLimiter({ perHour: 1.5 }), RangeError);
+    await assert.rejects(createLimiter({ anonymousBurst: 0 }), RangeError);
+    await assert.rejects(createLimiter({ anonymousRefillSeconds: 0 }), RangeError);
+  });
+});
+
+describe("anonymous token buckets in memory", () => {
+  test("an address gets its burst, is denied, and gets one more request after the refill interval", async () => {
+    const limiter = await createLimiter({ anonymousBurst: 3, anonymousRefillSeconds: 1 });
+    const burst = await consumeMany(3, () => limiter.consumeAnonymous("203.0.113.7"));
+    assert.deepEqual(
+      burst.map((decision) => [decision.allowed, decision.used, decision.remaining]),
+      [
+        [true, 1, 2],
+        [true, 2, 1],
+        [true, 3, 0],
+      ],
+    );
+
+    const denied = await limiter.consumeAnonymous("203.0.113.7");
+    assert.equal(denied.allowed, false);
+    assert.equal(denied.limit, 3);
+    assert.equal(denied.retryAfterSeconds, 1);
+
+    await sleep(1050);
+    assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, true);
+    assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, false);
+  });
+
+  test("each address has its own bucket", async () => {
+    const limiter = await createLimiter({ anonymousBurst: 1, anonymousRefillSeconds: 60 });
+    await consumeMany(2, () => limiter.consumeAnonymous("203.0.113.7"));
+    assert.equal((await limiter.consumeAnonymous("2001:db8::1")).allowed, true);
+  });
+
+  test("anonymous limiting stays on when user limiting is off", async () => {
+    const limiter = await createLimiter({ perHour: 0, anonymousBurst: 2, anonymousRefillSeconds: 60 });
+    const decisions = await consumeMany(3, () => limiter.consumeAnonymous("203.0.113.7"));
+    assert.deepEqual(
+      decisions.map((decision) => decision.allowed),
+      [true, true, false],
+    );
+    assert.ok(decisions[2]!.retryAfterSeconds >= 59);
+  });
+});
+
+describe("budgets shared through Redis", () => {
+  test("two instances on one Redis allow exactly the budget among concurrent requests", async (t) => {
+    const prefix = uniquePrefix();
+    t.after(() => deleteKeys(prefix));
+    const limit = 100;
+    const first = await createSharedLimiter(prefix, { perHour: limit });
+    const second = await createSharedLimiter(prefix, { perHour: limit });
+
+    const decisions = await Promise.all(
+      Array.from({ length: limit + 50 }, (_, i) => (i % 2 === 0 ? first : second).consumeUser("user-1")),
+    );
+    const allowed = decisions.filter((decision) => decision.allowed);
+    assert.equal(allowed.length, limit);
+    assert.deepEqual(allowed.map((decision) => decision.used).sort((x, y) => x - y)[limit - 1], limit);
+    assert.ok(
+      decisions.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds >= 1),
+    );
+  });
+
+  test("two instances on one Redis share each address's anonymous burst", async (t) => {
+    const prefix = uniquePrefix();
+    t.after(() => deleteKeys(prefix));
+    const options = { anonymousBurst: 5, anonymousRefillSeconds: 60 };
+    const first = await createSharedLimiter(prefix, options);
+    const second = await createSharedLimiter(prefix, options);
+
+    const decisions = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? first : second).consumeAnonymous("203.0.113.7")),
+    );
+    assert.equal(decisions.filter((decision) => decision.allowed).length, 5);
+  });
+
+  test("a per-hour limit of 0 writes nothing to Redis for authenticated requests", async (t) => {
+    const prefix = uniquePrefix();
+    t.after(() => deleteKeys(prefix));
+    const limiter = await createSharedLimiter(prefix, { perHour: 0 });
+    await consumeMany(3, () => limiter.consumeUser("user-1"));
+
+    const admin = new Redis(REDIS_URL);
+    t.after(() => admin.disconnect());
+    assert.deepEqual(await admin.keys(`${prefix}:*`), []);
+    assert.equal(await limiter.ping(), true);
+  });
+});
+
+describe("Redis outages", () => {
+  test("with nothing listening at the Redis URL, requests are answered quickly from memory and one warning is logged", async () => {
+    const logger = recordingLogger();
+    const url = `redis://127.0.0.1:${await unusedPort()}`;
+    const limiter = await createLimiter({ perHour: 3, redisUrl: url, logger, anonymousBurst: 2 });
+    assert.deepEqual(limiter.status(), { backend: "redis", redisUp: false });
+
+    for (let round = 0; round < 2; round++) {
+      const user = await timed(() => limiter.consumeUser(`user-${round}`));
+      const anonymous = await timed(() => limiter.consumeAnonymous(`203.0.113.${round}`));
+      assert.ok(user.ms < FAST_MS && anonymous.ms < FAST_MS, `${user.ms} ms, ${anonymous.ms} ms`);
+      assert.equal(user.value.allowed, true);
+      assert.equal(user.value.used, 1);
+      assert.equal(anonymous.value.allowed, true);
+      // Let several reconnection attempts fail; none of them may log again.
+      await sleep(600);
+    }
+    const denied = await consumeMany(3, () => limiter.consumeUser("user-0"));
+    assert.equal(denied.at(-1)?.allowed, false, "the memory fallback still enforces the budget");
+    assert.equal(await limiter.ping(), false);
+    assert.equal(logger.count("warn"), 1);
+  });
+
+  test("when Redis stops and returns, memory answers meanwhile and the shared budget resumes", async (t) => {
+    const port = await unusedPort();
+    let server = await startRedisServer(port);
+    t.after(() => stopRedisServer(server));
+    const url = `redis://127.0.0.1:${port}`;
+    const [firstLog, secondLog] = [recordingLogger(), recordingLogger()];
+    const first = await createLimiter({ perHour: 10, redisUrl: url, logger: firstLog });
+    const second = await createLimiter({ perHour: 10, redisUrl: url, logger: secondLog });
+    await first.consumeUser("user-1");
+    assert.equal((await second.consumeUser("user-1")).used, 2);
+
+    await stopRedisServer(server);
+    await waitFor(() => first.status().redisUp === false && second.status().redisUp === false);
+    const during = await timed(() => first.consumeUser("user-1"));
+    assert.ok(during.ms < FAST_MS, `${during.ms} ms`);
+    assert.equal(during.value.allowed, true);
+    assert.equal(during.value.used, 1, "counted in this process's memory, not in Redis");
+
+    server = await startRedisServer(port);
+    await waitFor(() => first.status().redisUp === true && second.status().redisUp === true);
+    const resumed = await first.consumeUser("user-1");
+    assert.equal((await second.consumeUser("user-1")).used, resumed.used + 1);
+    for (const logger of [firstLog, secondLog]) {
+      assert.equal(logger.count("warn"), 1);
+      assert.equal(logger.count("info"), 1);
+    }
+  });
+
+  test("a Redis that stops answering holds a request no longer than about 100 ms", async (t) => {
+    const port = await unusedPort();
+    const server = await startRedisServer(port);
+    t.after(() => stopRedisServer(server));
+    const admin = new Redis(port, "127.0.0.1");
+    t.after(() => admin.disconnect());
+    const limiter = await createLimiter({ perHour: 10, redisUrl: `redis://127.0.0.1:${port}` });
+    await limiter.consumeUser("user-1");
+    await limiter.consumeAnonymous("203.0.113.7");
+
+    await admin.call("CLIENT", "PAUSE", "1000", "ALL");
+    const user = await timed(() => limiter.consumeUser("user-1"));
+    const anonymous = await timed(() => limiter.consumeAnonymous("203.0.113.7"));
+    assert.ok(user.ms < FAST_MS && anonymous.ms < FAST_MS, `${user.ms} ms, ${anonymous.ms} ms`);
+    assert.equal(user.value.allowed, true);
+    assert.equal(anonymous.value.allowed, true);
+  });
+});

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import { errorDocument, internalError, notFound } from "../graphql/errors.ts";
+import type { Logger } from "../logger.ts";
+import { type RequestRecord, sendJson } from "./graphql-endpoint.ts";
+
+/** Paths the GraphQL endpoint answers on: the cloud form and the on-premise form. */
+const GRAPHQL_PATHS = new Set(["/graphql", "/graphql/", "/api/graphql", "/api/graphql/"]);
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f6f5c"/><path d="M18 46 32 16l14 30h-7l-7-15-7 15z" fill="#fff"/></svg>`;
+
+/** What the server routes to. */
+export interface ServerRoutes {
+  graphql(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void>;
+  /** Readiness of dependencies: each named check true when it answers. */
+  readiness(): Promise<Record<string, "up" | "down" | "not configured">>;
+}
+
+/** A running HTTP server that can stop gracefully. */
+export interface AssayServer {
+  server: http.Server;
+  /** Stops accepting connections and waits (up to `timeoutMs`) for in-flight requests. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * Creates the HTTP server: GraphQL at both endpoint paths, `/healthz` and `/readyz` without
+ * authentication, and one JSON log line per request.
+ */
+export function createServer(routes: ServerRoutes, logger: Logger): AssayServer {
+  let inFlight = 0;
+  let draining: (() => void) | undefined;
+
+  const server = http.createServer(async (req, res) => {
+    const started = performance.now();
+    const incomingId = req.headers["x-request-id"];
+    const requestId =
+      typeof incomingId === "string" && REQUEST_ID_PATTERN.test(incomingId) ? incomingId : randomUUID();
+    const record: RequestRecord = { requestId };
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    res.setHeader("x-request-id", requestId);
+    inFlight += 1;
+    try {
+      if (GRAPHQL_PATHS.has(path)) {
+        await routes.graphql(req, res, record);
+      } else if (path === "/healthz") {
+        sendJson(res, 200, { status: "ok" });
+      } else if (path === "/readyz") {
+        const checks = await routes.readiness();
+        const ready = Object.values(checks).every((state) => state !== "down");
+        sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
+      } else if (path === "/static/logo.svg") {
+        res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
+        res.end(LOGO_SVG);
+      } else {
+        sendJson(
+          res,
+          404,
+          errorDocument(notFound(`No route for ${path}; the GraphQL endpoint is /graphql/.`)),
+        );
+      }
+    } catch (error) {
+      logger.error({ requestId, err: error }, "request failed");
+      if (!res.headersSent) sendJson(res, 500, errorDocument(internalError(requestId)));
+      else res.destroy();
+    } finally {
+      inFlight -= 1;
+      const entry = {
+        requestId,
+        userId: record.userId,
+        operationName: record.operationName,
+        method: req.method,
+        path,
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      };
+      if (GRAPHQL_PATHS.has(path)) logger.info(entry, "request");
+      else logger.debug(entry, "request");
+      if (inFlight === 0) draining?.();
+    }
+  });
+  // Idle keep-alive sockets must not hold a shutdown open.
+  server.keepAliveTimeout = 5_000;
+
+  return {
+    server,
+    close(timeoutMs) {
+      return new Promise<void>((resolve) => {
+        let timer: NodeJS.Timeout | undefined;
+        const finish = () => {
+          clearTimeout(timer);
+          server.closeAllConnections();
+          resolve();
+        };
+        server.close();
+        server.closeIdleConnections();
+        if (inFlight === 0) return finish();
+        draining = finish;
+        timer = setTimeout(() => {
+          logger.warn({ inFlight }, "shutdown timeout: closing connections with requests in flight");
+          finish();
+        }, timeoutMs);
+      });
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * `npm start`: runs the server. On the embedded database (no DATABASE_URL) it migrates, and on
+ * the first start of an empty database it seeds demo data and prints a demo token.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { startApp } from "./app.ts";
+import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { createLogger, flushLogger, type Logger } from "./logger.ts";
+import { hasDemoData, seedDemo } from "./modules/demo/demo-seed.ts";
+
+function readConfig(): Config {
+  try {
+    return parseConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+async function seedEmbeddedDemo(
+  config: Config,
+  db: Parameters<typeof seedDemo>[0],
+  logger: Logger,
+): Promise<string | undefined> {
+  const users = await db
+    .selectFrom("users")
+    .select(db.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
+  if (Number(users.count) > 0 || (await hasDemoData(db))) return undefined;
+  const { token, email } = await seedDemo(db, config.tokenPepper);
+  const file = path.join(config.dataDir, "demo-token");
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  logger.info({ user: email, tokenFile: file }, "seeded demo data");
+  return token;
+}
+
+function banner(url: string, token: string | undefined, config: Config): string {
+  const tokenFile = path.join(config.dataDir, "demo-token");
+  const tokenLine = token
+    ? `Demo token (shown once; also saved to ${tokenFile}):\n    ${token}\n`
+    : fs.existsSync(tokenFile)
+      ? `Demo token: in ${tokenFile}\n`
+      : "Create a token with: npm run assay -- token create --user <email> --name <name> --expires-in 30\n";
+  return [
+    "",
+    `Assay is listening on ${url}/graphql/ (${config.databaseUrl ? "PostgreSQL" : `embedded database in ${config.dataDir}`})`,
+    tokenLine,
+    "Try it:",
+    `    curl -s ${url}/graphql/ -H "Authorization: Bearer $(cat ${tokenFile})" \\`,
+    `      -H 'Content-Type: application/json' -d '{"query":"{ viewer { email accounts { edges { node { login } } } } }"}'`,
+    "",
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.logLevel);
+  if (config.tokenPepperIsDefault) {
+    logger.warn("ASSAY_TOKEN_PEPPER is not set: using the development pepper. Set it before real use.");
+  }
+  const app = await startApp(config, logger);
+  const token =
+    app.database.kind === "embedded" ? await seedEmbeddedDemo(config, app.database.db, logger) : undefined;
+  logger.info({ url: app.url, database: app.database.kind }, "listening");
+  process.stderr.write(banner(app.url, token, config));
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down");
+    try {
+      await app.stop();
+      logger.info("stopped");
+      await flushLogger(logger);
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, "shutdown failed");
+      await flushLogger(logger);
+      process.exit(1);
+    }
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Assay failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

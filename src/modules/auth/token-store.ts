@@ -1,0 +1,80 @@
+import { type Kysely, sql } from "kysely";
+import type { Database, PersonalAccessTokenRow } from "../../db/types.ts";
+
+/** The token row stored under `tokenHash`, if any. */
+export function findTokenByHash(
+  db: Kysely<Database>,
+  tokenHash: Buffer,
+): Promise<PersonalAccessTokenRow | undefined> {
+  return db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("token_hash", "=", tokenHash)
+    .executeTakeFirst();
+}
+
+/** Stores a new token's hash and metadata. */
+export function insertToken(
+  db: Kysely<Database>,
+  token: {
+    key: string;
+    userId: string;
+    name: string;
+    tokenHash: Buffer;
+    lastFour: string;
+    expiresAt: Date | null;
+  },
+): Promise<PersonalAccessTokenRow> {
+  return db
+    .insertInto("personal_access_tokens")
+    .values({
+      key: token.key,
+      user_id: token.userId,
+      name: token.name,
+      token_hash: token.tokenHash,
+      last_four: token.lastFour,
+      expires_at: token.expiresAt,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Records a use of the token, at most once a minute: the condition makes concurrent requests on
+ * any number of instances write at most one row version per minute.
+ */
+export async function touchToken(db: Kysely<Database>, tokenId: string): Promise<void> {
+  await db
+    .updateTable("personal_access_tokens")
+    .set({ last_used_at: sql`now()` })
+    .where("id", "=", tokenId)
+    .where((eb) =>
+      eb.or([
+        eb("last_used_at", "is", null),
+        eb("last_used_at", "<", sql<Date>`now() - interval '1 minute'`),
+      ]),
+    )
+    .execute();
+}
+
+/** A user's tokens, newest first. */
+export function listTokensOfUser(db: Kysely<Database>, userId: string): Promise<PersonalAccessTokenRow[]> {
+  return db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .execute();
+}
+
+/** Revokes a token by its key; false when there is no such unrevoked token. */
+export async function revokeTokenByKey(db: Kysely<Database>, key: string): Promise<boolean> {
+  const result = await db
+    .updateTable("personal_access_tokens")
+    .set({ revoked_at: sql`now()` })
+    .where("key", "=", key)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,61 @@
+import { type Kysely, sql } from "kysely";
+import type { Database, NewRepository, RepositoryRow, VcsProvider } from "../../db/types.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
+
+/** Repositories with these keys in accounts `viewerId` belongs to. */
+export function findVisibleRepositoriesByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<RepositoryRow[]> {
+  return db
+    .selectFrom("repositories as r")
+    .innerJoin("memberships as m", "m.account_id", "r.account_id")
+    .selectAll("r")
+    .where("m.user_id", "=", viewerId)
+    .where("r.key", "in", keys)
+    .execute();
+}
+
+/** Repositories by internal id, for foreign keys the caller already had access through. */
+export function findRepositoriesByIds(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<RepositoryRow[]> {
+  return db.selectFrom("repositories").selectAll().where("id", "in", ids).execute();
+}
+
+/** A repository by name under an account login and provider, if `viewerId` belongs to the account. */
+export function findVisibleRepositoryByName(
+  db: Kysely<Database>,
+  viewerId: string,
+  where: { name: string; login: string; vcsProvider: VcsProvider },
+): Promise<RepositoryRow | undefined> {
+  return db
+    .selectFrom("repositories as r")
+    .innerJoin("accounts as a", "a.id", "r.account_id")
+    .innerJoin("memberships as m", "m.account_id", "a.id")
+    .selectAll("r")
+    .where("m.user_id", "=", viewerId)
+    .where("a.vcs_provider", "=", where.vcsProvider)
+    .where(sql`lower(a.login)`, "=", where.login.toLowerCase())
+    .where(sql`lower(r.name)`, "=", where.name.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** Inserts a repository and returns the stored row. */
+export function insertRepository(db: Kysely<Database>, repository: NewRepository): Promise<RepositoryRow> {
+  return db.insertInto("repositories").values(repository).returningAll().executeTakeFirstOrThrow();
+}
+
+/** An account's repositories by name, then key. Parent: the account id. */
+export const repositoriesOfAccount: ConnectionSource = {
+  name: "repositoriesOfAccount",
+  from: sql`repositories`,
+  parentColumn: "account_id",
+  order: [
+    { column: "name", kind: "text" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};

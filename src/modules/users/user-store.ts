@@ -1,0 +1,47 @@
+import { type Kysely, sql } from "kysely";
+import type { Database, NewUser, UserRow } from "../../db/types.ts";
+
+/** Users with these keys that `viewerId` may see: themselves and members of a team they share. */
+export function findVisibleUsersByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<UserRow[]> {
+  return db
+    .selectFrom("users as u")
+    .selectAll("u")
+    .where("u.key", "in", keys)
+    .where((eb) =>
+      eb.or([
+        eb("u.id", "=", viewerId),
+        eb.exists(
+          eb
+            .selectFrom("memberships as theirs")
+            .innerJoin("memberships as mine", "mine.account_id", "theirs.account_id")
+            .select(sql.lit(1).as("one"))
+            .whereRef("theirs.user_id", "=", "u.id")
+            .where("mine.user_id", "=", viewerId),
+        ),
+      ]),
+    )
+    .execute();
+}
+
+/** Users by internal id, for foreign keys the caller already had access through. */
+export function findUsersByIds(db: Kysely<Database>, ids: readonly string[]): Promise<UserRow[]> {
+  return db.selectFrom("users").selectAll().where("id", "in", ids).execute();
+}
+
+/** A user by e-mail address, case-insensitively. */
+export function findUserByEmail(db: Kysely<Database>, email: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom("users")
+    .selectAll()
+    .where(sql`lower(email)`, "=", email.toLowerCase())
+    .executeTakeFirst();
+}
+
+/** Inserts a user and returns the stored row. */
+export function insertUser(db: Kysely<Database>, user: NewUser): Promise<UserRow> {
+  return db.insertInto("users").values(user).returningAll().executeTakeFirstOrThrow();
+}
