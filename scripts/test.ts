@@ -1,0 +1,91 @@
+/**
+ * `npm test`: the whole suite on the backend the environment selects (embedded database, or
+ * PostgreSQL + Redis when DATABASE_URL / REDIS_URL are set), first with graphql-js execution and
+ * then the HTTP tests again with graphql-jit. Prepares one migrated template database so each
+ * test file can clone its own in milliseconds.
+ *
+ * Usage: npm test [-- file-or-directory ...]
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { prepareTemplate } from "../test/helpers/database.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+function findTests(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  if (fs.statSync(dir).isFile()) return [dir];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === "node_modules" ? [] : findTests(full);
+      return entry.name.endsWith(".test.ts") ? [full] : [];
+    })
+    .sort();
+}
+
+function relative(files: string[]): string[] {
+  return files.map((f) => path.relative(root, f));
+}
+
+interface PassResult {
+  pass: number;
+  fail: number;
+  skipped: number;
+}
+
+function runPass(label: string, files: string[], env: Record<string, string>): PassResult {
+  const tap = path.join(root, ".tmp", `test-${label}.tap`);
+  fs.mkdirSync(path.dirname(tap), { recursive: true });
+  process.stdout.write(`\n== ${label}: ${files.length} file(s) ==\n`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--test",
+      "--test-concurrency=2",
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      "--test-reporter=tap",
+      `--test-reporter-destination=${tap}`,
+      ...relative(files),
+    ],
+    { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
+  );
+  const text = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
+  const count = (name: string) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
+  const counts = { pass: count("pass"), fail: count("fail") + count("cancelled"), skipped: count("skipped") + count("todo") };
+  if (result.status !== 0 && counts.fail === 0) counts.fail = 1;
+  return counts;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const targets = args.length > 0 ? args.map((a) => path.resolve(a)) : [path.join(root, "src"), path.join(root, "test")];
+  const files = targets.flatMap(findTests);
+  if (files.length === 0) throw new Error("no test files found");
+
+  const backend = process.env.DATABASE_URL ? `PostgreSQL${process.env.REDIS_URL ? " + Redis" : ""}` : "embedded database";
+  process.stdout.write(`Preparing the template database (${backend})...\n`);
+  await prepareTemplate(process.env.DATABASE_URL);
+
+  const totals = runPass("graphql-js", files, { ASSAY_GRAPHQL_JIT: "false" });
+  const httpFiles = files.filter((f) => f.startsWith(path.join(root, "test") + path.sep));
+  if (httpFiles.length > 0) {
+    const jit = runPass("graphql-jit", httpFiles, { ASSAY_GRAPHQL_JIT: "true" });
+    totals.pass += jit.pass;
+    totals.fail += jit.fail;
+    totals.skipped += jit.skipped;
+  }
+  process.stdout.write(`\n${backend}: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped\n`);
+  if (totals.skipped > 0) process.stdout.write("Skipped tests count as failures: nothing here may be skipped silently.\n");
+  process.exit(totals.fail > 0 || totals.skipped > 0 ? 1 : 0);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`test runner failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { migrateToLatest, openDatabase } from "../../src/db/database.ts";
+
+/**
+ * Isolated databases for tests. On the embedded database each test server gets a copy of a
+ * migrated template data directory (made once per run by scripts/test.ts); on PostgreSQL each gets
+ * a fresh database cloned from a migrated template database.
+ */
+
+/** Name of the migrated PostgreSQL template database. */
+export const PG_TEMPLATE = "assay_test_template";
+
+/** Where the embedded template lives (set by the test runner; made on demand otherwise). */
+export function embeddedTemplateDir(): string {
+  return process.env.ASSAY_TEST_TEMPLATE_DIR ?? path.join(process.cwd(), ".tmp", "test-template");
+}
+
+function adminUrl(databaseUrl: string, database = "postgres"): string {
+  const url = new URL(databaseUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Builds the template for the configured backend: migrated, empty of data. */
+export async function prepareTemplate(databaseUrl: string | undefined): Promise<void> {
+  if (databaseUrl) {
+    const admin = new pg.Client({ connectionString: adminUrl(databaseUrl) });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${PG_TEMPLATE} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${PG_TEMPLATE}`);
+    } finally {
+      await admin.end();
+    }
+    const handle = await openDatabase({ databaseUrl: adminUrl(databaseUrl, PG_TEMPLATE), dataDir: "", databasePoolSize: 2 });
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+    return;
+  }
+  const dir = embeddedTemplateDir();
+  fs.rmSync(dir, { recursive: true, force: true });
+  const handle = await openDatabase({ databaseUrl: undefined, dataDir: dir, databasePoolSize: 2 });
+  try {
+    await migrateToLatest(handle.db);
+  } finally {
+    await handle.close();
+  }
+  fs.rmSync(path.join(dir, "run"), { recursive: true, force: true });
+}
+
+/** A database of its own for one test server. */
+export interface TestDatabase {
+  /** For PostgreSQL: the connection string; undefined for embedded. */
+  databaseUrl: string | undefined;
+  /** For embedded: the data directory. */
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+/** Creates an isolated, migrated, empty database on the backend `DATABASE_URL` selects. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const base = process.env.DATABASE_URL;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-test-"));
+  if (base) {
+    const name = `assay_t_${randomBytes(6).toString("hex")}`;
+    const admin = new pg.Client({ connectionString: adminUrl(base) });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${PG_TEMPLATE}`);
+    } finally {
+      await admin.end();
+    }
+    return {
+      databaseUrl: adminUrl(base, name),
+      dataDir,
+      async drop() {
+        const client = new pg.Client({ connectionString: adminUrl(base) });
+        await client.connect();
+        try {
+          await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        } finally {
+          await client.end();
+        }
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const template = embeddedTemplateDir();
+  if (!fs.existsSync(path.join(template, "pgdata"))) await prepareTemplate(undefined);
+  fs.cpSync(path.join(template, "pgdata"), path.join(dataDir, "pgdata"), { recursive: true });
+  return {
+    databaseUrl: undefined,
+    dataDir,
+    async drop() {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

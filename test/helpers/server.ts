@@ -1,0 +1,84 @@
+import { randomBytes } from "node:crypto";
+import type { Kysely } from "kysely";
+import { type RunningApp, startApp } from "../../src/app.ts";
+import { type Config, parseConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/types.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+
+/** A real Assay server on port 0 over its own database. */
+export interface TestServer {
+  url: string;
+  /** The GraphQL endpoint (cloud form). */
+  endpoint: string;
+  db: Kysely<Database>;
+  config: Config;
+  app: RunningApp;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server for a test file. `env` overrides configuration variables (e.g.
+ * `RATE_LIMIT_PER_HOUR`). Uses Redis when `REDIS_URL` is set, with a key prefix of its own.
+ */
+export async function startTestServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
+  const database: TestDatabase = await createTestDatabase();
+  const config = parseConfig({
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: database.databaseUrl,
+    ASSAY_DATA_DIR: database.dataDir,
+    ASSAY_TOKEN_PEPPER: "test-pepper-0123456789abcdef",
+    ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...env,
+  });
+  const app = await startApp(config, createLogger(config.logLevel));
+  let stopped: Promise<void> | undefined;
+  return {
+    url: app.url,
+    endpoint: `${app.url}/graphql/`,
+    db: app.database.db,
+    config,
+    app,
+    stop() {
+      stopped ??= (async () => {
+        await app.stop();
+        await database.drop();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/** A GraphQL response as the tests read it. */
+export interface GraphQLResponse<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: {
+    data?: T | null;
+    errors?: Array<{ message: string; path?: Array<string | number>; locations?: unknown; extensions?: Record<string, unknown> }>;
+  };
+}
+
+/** POSTs a GraphQL request with `token` (or none) and parses the answer. */
+export async function gql<T = Record<string, unknown>>(
+  endpoint: string,
+  token: string | null,
+  query: string,
+  variables?: Record<string, unknown> | null,
+  extraHeaders: Record<string, string> = {},
+): Promise<GraphQLResponse<T>> {
+  const headers: Record<string, string> = { "content-type": "application/json", ...extraHeaders };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+  const text = await response.text();
+  let body: GraphQLResponse<T>["body"];
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new Error(`response ${response.status} is not JSON: ${text.slice(0, 200)}`);
+  }
+  return { status: response.status, headers: response.headers, body };
+}
