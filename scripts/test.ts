@@ -57,18 +57,25 @@ function runPass(label: string, files: string[], env: Record<string, string>): P
   );
   const text = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
   const count = (name: string) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
-  const counts = { pass: count("pass"), fail: count("fail") + count("cancelled"), skipped: count("skipped") + count("todo") };
+  const counts = {
+    pass: count("pass"),
+    fail: count("fail") + count("cancelled"),
+    skipped: count("skipped") + count("todo"),
+  };
   if (result.status !== 0 && counts.fail === 0) counts.fail = 1;
   return counts;
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const targets = args.length > 0 ? args.map((a) => path.resolve(a)) : [path.join(root, "src"), path.join(root, "test")];
+  const targets =
+    args.length > 0 ? args.map((a) => path.resolve(a)) : [path.join(root, "src"), path.join(root, "test")];
   const files = targets.flatMap(findTests);
   if (files.length === 0) throw new Error("no test files found");
 
-  const backend = process.env.DATABASE_URL ? `PostgreSQL${process.env.REDIS_URL ? " + Redis" : ""}` : "embedded database";
+  const backend = process.env.DATABASE_URL
+    ? `PostgreSQL${process.env.REDIS_URL ? " + Redis" : ""}`
+    : "embedded database";
   process.stdout.write(`Preparing the template database (${backend})...\n`);
   await prepareTemplate(process.env.DATABASE_URL);
 
@@ -80,8 +87,11 @@ async function main(): Promise<void> {
     totals.fail += jit.fail;
     totals.skipped += jit.skipped;
   }
-  process.stdout.write(`\n${backend}: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped\n`);
-  if (totals.skipped > 0) process.stdout.write("Skipped tests count as failures: nothing here may be skipped silently.\n");
+  process.stdout.write(
+    `\n${backend}: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped\n`,
+  );
+  if (totals.skipped > 0)
+    process.stdout.write("Skipped tests count as failures: nothing here may be skipped silently.\n");
   process.exit(totals.fail > 0 || totals.skipped > 0 ? 1 : 0);
 }
 

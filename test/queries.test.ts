@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
-import { aRepository, aRun, aToken, aUser, anAccount } from "./helpers/builders.ts";
+import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 describe("root queries", () => {
@@ -33,7 +33,11 @@ describe("root queries", () => {
   after(() => server.stop());
 
   test("viewer answers the token's user with every contract field", async () => {
-    const res = await gql(server.endpoint, aliceToken, `{ viewer { id email firstName lastName analyticsId isBetaTester ideSubscription { plan } } }`);
+    const res = await gql(
+      server.endpoint,
+      aliceToken,
+      `{ viewer { id email firstName lastName analyticsId isBetaTester ideSubscription { plan } } }`,
+    );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.errors, undefined);
     const viewer = res.body.data?.viewer as Record<string, unknown>;
@@ -45,27 +49,58 @@ describe("root queries", () => {
   });
 
   test("viewer.accounts lists only the accounts the user belongs to", async () => {
-    const res = await gql(server.endpoint, aliceToken, `{ viewer { accounts { totalCount edges { node { login type } } } } }`);
-    const accounts = (res.body.data?.viewer as { accounts: { totalCount: number; edges: Array<{ node: { login: string } }> } }).accounts;
+    const res = await gql(
+      server.endpoint,
+      aliceToken,
+      `{ viewer { accounts { totalCount edges { node { login type } } } } }`,
+    );
+    const accounts = (
+      res.body.data?.viewer as { accounts: { totalCount: number; edges: Array<{ node: { login: string } }> } }
+    ).accounts;
     assert.equal(accounts.totalCount, 1);
-    assert.deepEqual(accounts.edges.map((e) => e.node.login), ["wonderland"]);
+    assert.deepEqual(
+      accounts.edges.map((e) => e.node.login),
+      ["wonderland"],
+    );
   });
 
   test("account by login answers for a member and null for a stranger's account", async () => {
-    const mine = await gql(server.endpoint, aliceToken, `{ account(login: "WONDERLAND", vcsProvider: GITHUB) { login members { totalCount edges { node { role isOwner user { email } } } } } }`);
+    const mine = await gql(
+      server.endpoint,
+      aliceToken,
+      `{ account(login: "WONDERLAND", vcsProvider: GITHUB) { login members { totalCount edges { node { role isOwner user { email } } } } } }`,
+    );
     assert.equal((mine.body.data?.account as { login: string }).login, "wonderland");
     const members = (mine.body.data?.account as { members: { totalCount: number } }).members;
     assert.equal(members.totalCount, 2);
-    const theirs = await gql(server.endpoint, aliceToken, `{ account(login: "looking-glass", vcsProvider: GITHUB) { login } }`);
+    const theirs = await gql(
+      server.endpoint,
+      aliceToken,
+      `{ account(login: "looking-glass", vcsProvider: GITHUB) { login } }`,
+    );
     assert.equal(theirs.body.data?.account, null);
   });
 
   test("repository answers a visible repository and the exact not-found text otherwise", async () => {
-    const ok = await gql(server.endpoint, aliceToken, `{ repository(name: "tea-party", login: "wonderland", vcsProvider: GITHUB) { name account { login } vcsUrl dsn } }`);
+    const ok = await gql(
+      server.endpoint,
+      aliceToken,
+      `{ repository(name: "tea-party", login: "wonderland", vcsProvider: GITHUB) { name account { login } vcsUrl dsn } }`,
+    );
     assert.equal((ok.body.data?.repository as { name: string }).name, "tea-party");
-    assert.match(String((ok.body.data?.repository as { dsn: string }).dsn), /^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+$/);
-    for (const [name, login] of [["jabberwock", "looking-glass"], ["nope", "wonderland"]]) {
-      const res = await gql(server.endpoint, aliceToken, `{ repository(name: "${name}", login: "${login}", vcsProvider: GITHUB) { name } }`);
+    assert.match(
+      String((ok.body.data?.repository as { dsn: string }).dsn),
+      /^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+$/,
+    );
+    for (const [name, login] of [
+      ["jabberwock", "looking-glass"],
+      ["nope", "wonderland"],
+    ]) {
+      const res = await gql(
+        server.endpoint,
+        aliceToken,
+        `{ repository(name: "${name}", login: "${login}", vcsProvider: GITHUB) { name } }`,
+      );
       assert.equal(res.status, 200);
       assert.equal(res.body.data?.repository, null);
       assert.equal(res.body.errors?.[0]?.message, "Repository matching query does not exist");
@@ -75,18 +110,40 @@ describe("root queries", () => {
   });
 
   test("run answers by UID and by commit, newest first for a commit analysed twice", async () => {
-    const older = await aRun(server.db, repo, { commitOid: "a".repeat(40), createdAt: new Date(Date.now() - 60_000) });
+    const older = await aRun(server.db, repo, {
+      commitOid: "a".repeat(40),
+      createdAt: new Date(Date.now() - 60_000),
+    });
     const newer = await aRun(server.db, repo, { commitOid: "a".repeat(40), status: "FAILURE" });
-    const byUid = await gql(server.endpoint, aliceToken, `query($u: UUID) { run(runUid: $u) { runUid status repository { name } } }`, { u: older.run_uid });
+    const byUid = await gql(
+      server.endpoint,
+      aliceToken,
+      `query($u: UUID) { run(runUid: $u) { runUid status repository { name } } }`,
+      { u: older.run_uid },
+    );
     assert.equal((byUid.body.data?.run as { runUid: string }).runUid, older.run_uid);
-    const byCommit = await gql(server.endpoint, aliceToken, `{ run(commitOid: "${"a".repeat(40)}") { runUid status } }`);
+    const byCommit = await gql(
+      server.endpoint,
+      aliceToken,
+      `{ run(commitOid: "${"a".repeat(40)}") { runUid status } }`,
+    );
     assert.equal((byCommit.body.data?.run as { runUid: string }).runUid, newer.run_uid);
   });
 
   test("run of a hidden repository is not found, exactly like a missing run", async () => {
     const theirs = await aRun(server.db, hiddenRepo);
-    const hiddenRes = await gql(server.endpoint, aliceToken, `query($u: UUID) { run(runUid: $u) { runUid } }`, { u: theirs.run_uid });
-    const missingRes = await gql(server.endpoint, aliceToken, `query($u: UUID) { run(runUid: $u) { runUid } }`, { u: "00000000-0000-4000-8000-000000000000" });
+    const hiddenRes = await gql(
+      server.endpoint,
+      aliceToken,
+      `query($u: UUID) { run(runUid: $u) { runUid } }`,
+      { u: theirs.run_uid },
+    );
+    const missingRes = await gql(
+      server.endpoint,
+      aliceToken,
+      `query($u: UUID) { run(runUid: $u) { runUid } }`,
+      { u: "00000000-0000-4000-8000-000000000000" },
+    );
     assert.equal(hiddenRes.body.data, null);
     assert.deepEqual(hiddenRes.body.errors, missingRes.body.errors);
     assert.equal(hiddenRes.body.errors?.[0]?.extensions?.code, "NOT_FOUND");
@@ -102,7 +159,12 @@ describe("root queries", () => {
     const installation = res.body.data?.installation as { id: string; name: string; logo: string };
     assert.equal(installation.name, "Assay");
     assert.ok(new URL(installation.logo));
-    const node = await gql(server.endpoint, aliceToken, `query($id: ID!) { node(id: $id) { id ... on Installation { name } } }`, { id: installation.id });
+    const node = await gql(
+      server.endpoint,
+      aliceToken,
+      `query($id: ID!) { node(id: $id) { id ... on Installation { name } } }`,
+      { id: installation.id },
+    );
     assert.deepEqual(node.body.data?.node, { id: installation.id, name: "Assay" });
   });
 
@@ -116,7 +178,12 @@ describe("root queries", () => {
     ];
     for (const [type, key, fragment] of cases) {
       const id = encodeGlobalId(type, key);
-      const res = await gql(server.endpoint, aliceToken, `query($id: ID!) { node(id: $id) { __typename id ${fragment} ... on Installation { name } } }`, { id });
+      const res = await gql(
+        server.endpoint,
+        aliceToken,
+        `query($id: ID!) { node(id: $id) { __typename id ${fragment} ... on Installation { name } } }`,
+        { id },
+      );
       assert.equal(res.body.errors, undefined, type);
       const node = res.body.data?.node as Record<string, unknown>;
       assert.equal(node.__typename, type);
@@ -149,15 +216,26 @@ describe("root queries", () => {
 
   test("another user's accounts show only those shared with the viewer", async () => {
     const other = await anAccount(server.db, {}, [{ user: bob, role: "ADMIN" }]);
-    const res = await gql(server.endpoint, aliceToken, `query($id: ID!) { node(id: $id) { ... on User { accounts { edges { node { login } } } } } }`, { id: encodeGlobalId("User", bob.key) });
-    const logins = (res.body.data?.node as { accounts: { edges: Array<{ node: { login: string } }> } }).accounts.edges.map((e) => e.node.login);
+    const res = await gql(
+      server.endpoint,
+      aliceToken,
+      `query($id: ID!) { node(id: $id) { ... on User { accounts { edges { node { login } } } } } }`,
+      { id: encodeGlobalId("User", bob.key) },
+    );
+    const logins = (
+      res.body.data?.node as { accounts: { edges: Array<{ node: { login: string } }> } }
+    ).accounts.edges.map((e) => e.node.login);
     assert.deepEqual(logins, ["wonderland"]);
     assert.ok(!logins.includes(other.login));
   });
 
   test("a CONTRIBUTOR does not see the repository DSN", async () => {
     const bobToken = await aToken(server.db, server.config.tokenPepper, bob);
-    const res = await gql(server.endpoint, bobToken, `{ repository(name: "tea-party", login: "wonderland", vcsProvider: GITHUB) { name dsn } }`);
+    const res = await gql(
+      server.endpoint,
+      bobToken,
+      `{ repository(name: "tea-party", login: "wonderland", vcsProvider: GITHUB) { name dsn } }`,
+    );
     assert.deepEqual(res.body.data?.repository, { name: "tea-party", dsn: null });
   });
 });

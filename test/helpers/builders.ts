@@ -27,7 +27,10 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix}-${++counter}-${newRowKey().slice(0, 4)}`;
 
 /** Inserts a user. */
-export function aUser(db: Kysely<Database>, fields: Partial<{ email: string; firstName: string; lastName: string }> = {}): Promise<UserRow> {
+export function aUser(
+  db: Kysely<Database>,
+  fields: Partial<{ email: string; firstName: string; lastName: string }> = {},
+): Promise<UserRow> {
   return insertUser(db, {
     key: newRowKey(),
     email: fields.email ?? `${unique("user")}@example.test`,

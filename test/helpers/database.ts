@@ -36,7 +36,11 @@ export async function prepareTemplate(databaseUrl: string | undefined): Promise<
     } finally {
       await admin.end();
     }
-    const handle = await openDatabase({ databaseUrl: adminUrl(databaseUrl, PG_TEMPLATE), dataDir: "", databasePoolSize: 2 });
+    const handle = await openDatabase({
+      databaseUrl: adminUrl(databaseUrl, PG_TEMPLATE),
+      dataDir: "",
+      databasePoolSize: 2,
+    });
     try {
       await migrateToLatest(handle.db);
     } finally {

@@ -58,7 +58,12 @@ export interface GraphQLResponse<T = Record<string, unknown>> {
   headers: Headers;
   body: {
     data?: T | null;
-    errors?: Array<{ message: string; path?: Array<string | number>; locations?: unknown; extensions?: Record<string, unknown> }>;
+    errors?: Array<{
+      message: string;
+      path?: Array<string | number>;
+      locations?: unknown;
+      extensions?: Record<string, unknown>;
+    }>;
   };
 }
 
@@ -72,7 +77,11 @@ export async function gql<T = Record<string, unknown>>(
 ): Promise<GraphQLResponse<T>> {
   const headers: Record<string, string> = { "content-type": "application/json", ...extraHeaders };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const response = await fetch(endpoint, { method: "POST", headers, body: JSON.stringify({ query, variables }) });
+  const response = await fetch(endpoint, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ query, variables }),
+  });
   const text = await response.text();
   let body: GraphQLResponse<T>["body"];
   try {
