@@ -150,9 +150,16 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       const prepared = documents.prepare(params.query);
       const document = prepared.document;
       record.operationName = params.operationName ?? undefined;
-      if (prepared.errors.length > 0 || !document)
+      const operation = document ? getOperationAST(document, params.operationName) : null;
+      if (operation?.operation === "mutation" && req.method === "GET") {
+        // GraphQL over HTTP: GET is for queries only. Answered before validation, so it holds
+        // whatever the schema's mutations are.
+        return mutationOverGet();
+      }
+      if (prepared.errors.length > 0 || !document) {
         return limitResponse(prepared.errors) ?? [...prepared.errors];
-      record.operationName ??= getOperationAST(document, params.operationName)?.name?.value;
+      }
+      record.operationName ??= operation?.name?.value;
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
       const contextValue: GraphQLContext = {
@@ -271,6 +278,15 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res.writeHead(init.status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
     res.end(text);
   };
+}
+
+/** 405 for a mutation sent with GET. */
+function mutationOverGet(): GraphQLHttpResponse {
+  const error = new AssayError("Mutations cannot be sent with GET; use POST.", ErrorCode.METHOD_NOT_ALLOWED);
+  return [
+    JSON.stringify(errorDocument(error)),
+    { status: 405, statusText: "Method Not Allowed", headers: { allow: "POST", "content-type": JSON_TYPE } },
+  ];
 }
 
 /** A 400 response when any of `errors` is a query limit; undefined otherwise. */
