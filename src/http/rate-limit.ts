@@ -51,7 +51,10 @@ export interface RateLimiterOptions {
 export interface RateLimiterStatus {
   /** `redis` whenever a Redis URL is configured, even while it is down and memory stands in. */
   backend: "memory" | "redis";
-  /** `null` when no Redis is configured. */
+  /**
+   * Whether the Redis connection is open; `null` when no Redis is configured. A Redis that is connected
+   * but slow still counts as up: each command that misses the 100 ms deadline falls back on its own.
+   */
   redisUp: boolean | null;
 }
 
@@ -205,7 +208,10 @@ function takeToken(fullAtMs: number | null, nowMs: number, intervalMs: number, b
   return { allowed, nowMs, fullAtMs: allowed ? next : current };
 }
 
-/** The same step as {@link takeToken}, run inside Redis on Redis's clock so instances agree. */
+/**
+ * The same step as {@link takeToken}, run inside Redis on Redis's clock so instances agree. Writing
+ * after TIME needs effects replication, the default since Redis 5.
+ */
 const TAKE_TOKEN_LUA = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -326,6 +332,7 @@ class RedisConnection {
   readonly #logger: RateLimitLogger;
   #outageLogged = false;
   #closing = false;
+  #lastError: Error | null = null;
 
   constructor(url: string, logger: RateLimitLogger) {
     this.#logger = logger;
@@ -341,8 +348,12 @@ class RedisConnection {
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),
     });
     this.client.on("ready", () => this.#markUp());
-    this.client.on("error", (error: Error) => this.#markDown(error));
-    this.client.on("close", () => this.#markDown(null));
+    this.client.on("error", (error: Error) => {
+      this.#lastError = error;
+      // A failed connection attempt may report only an error; a lost connection also reports "close".
+      if (!this.isReady) this.#markDown();
+    });
+    this.client.on("close", () => this.#markDown());
   }
 
   get isReady(): boolean {
@@ -380,13 +391,14 @@ class RedisConnection {
       this.#logger.info({}, "Redis is reachable again; rate limits are shared across instances again");
     }
     this.#outageLogged = false;
+    this.#lastError = null;
   }
 
-  #markDown(error: Error | null): void {
+  #markDown(): void {
     if (this.#closing || this.#outageLogged) return;
     this.#outageLogged = true;
     this.#logger.warn(
-      error ? { err: error } : {},
+      this.#lastError ? { err: this.#lastError } : {},
       "Redis is unreachable; rate limits are counted in this process's memory until it returns",
     );
   }
