@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { prepareTemplate } from "../test/helpers/database.ts";
+import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -37,7 +37,7 @@ interface PassResult {
 }
 
 function runPass(label: string, files: string[], env: Record<string, string>): PassResult {
-  const tap = path.join(root, ".tmp", `test-${label}.tap`);
+  const tap = path.join(root, ".tmp", `test-${label}-${process.pid}.tap`);
   fs.mkdirSync(path.dirname(tap), { recursive: true });
   process.stdout.write(`\n== ${label}: ${files.length} file(s) ==\n`);
   const result = spawnSync(
@@ -56,6 +56,7 @@ function runPass(label: string, files: string[], env: Record<string, string>): P
     { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
   );
   const text = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
+  fs.rmSync(tap, { force: true });
   const count = (name: string) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
   const counts = {
     pass: count("pass"),
@@ -77,6 +78,10 @@ async function main(): Promise<void> {
     ? `PostgreSQL${process.env.REDIS_URL ? " + Redis" : ""}`
     : "embedded database";
   process.stdout.write(`Preparing the template database (${backend})...\n`);
+  // One template per run, so runs side by side do not rebuild each other's.
+  const templateDir = path.join(root, ".tmp", `test-template-${process.pid}`);
+  process.env.ASSAY_TEST_TEMPLATE_DIR = templateDir;
+  process.env.ASSAY_TEST_PG_TEMPLATE = `assay_test_template_${process.pid}`;
   await prepareTemplate(process.env.DATABASE_URL);
 
   const totals = runPass("graphql-js", files, { ASSAY_GRAPHQL_JIT: "false" });
@@ -90,6 +95,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\n${backend}: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped\n`,
   );
+  await dropTemplate(process.env.DATABASE_URL);
+  fs.rmSync(templateDir, { recursive: true, force: true });
   if (totals.skipped > 0)
     process.stdout.write("Skipped tests count as failures: nothing here may be skipped silently.\n");
   process.exit(totals.fail > 0 || totals.skipped > 0 ? 1 : 0);

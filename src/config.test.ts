@@ -30,7 +30,15 @@ test("every problem is reported at once, not just the first", () => {
     (error: unknown) => {
       assert.ok(error instanceof ConfigError);
       const text = error.problems.join("\n");
-      for (const name of ["PORT", "DATABASE_URL", "REDIS_URL", "RATE_LIMIT_PER_HOUR", "LOG_LEVEL", "ASSAY_TOKEN_PEPPER", "ASSAY_GRAPHQL_JIT"]) {
+      for (const name of [
+        "PORT",
+        "DATABASE_URL",
+        "REDIS_URL",
+        "RATE_LIMIT_PER_HOUR",
+        "LOG_LEVEL",
+        "ASSAY_TOKEN_PEPPER",
+        "ASSAY_GRAPHQL_JIT",
+      ]) {
         assert.match(text, new RegExp(name), `${name} should be reported`);
       }
       assert.equal(error.problems.length, 7);

@@ -1,11 +1,15 @@
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import type { LogLevel } from "./config.ts";
 
 /**
  * The process logger: one JSON object per line on stdout, written asynchronously so logging never
- * stalls a request. Call {@link flushLogger} before exiting.
+ * stalls a request. Call {@link flushLogger} before exiting. `destination` replaces stdout (tests
+ * read the lines from memory) and keeps every other option, redaction included.
  */
-export function createLogger(level: LogLevel): Logger {
+export function createLogger(
+  level: LogLevel,
+  destination: DestinationStream = pino.destination({ dest: 1, sync: false, minLength: 0 }),
+): Logger {
   return pino(
     {
       level,
@@ -17,7 +21,7 @@ export function createLogger(level: LogLevel): Logger {
         censor: "[redacted]",
       },
     },
-    pino.destination({ dest: 1, sync: false, minLength: 0 }),
+    destination,
   );
 }
 

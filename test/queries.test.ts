@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
-import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 describe("root queries", () => {
   let server: TestServer;
@@ -40,7 +40,7 @@ describe("root queries", () => {
     );
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.errors, undefined);
-    const viewer = res.body.data?.viewer as Record<string, unknown>;
+    const viewer = dataOf(res).viewer as Record<string, unknown>;
     assert.equal(viewer.email, "alice@example.test");
     assert.equal(viewer.firstName, "Alice");
     assert.equal(viewer.id, encodeGlobalId("User", alice.key));
@@ -55,7 +55,7 @@ describe("root queries", () => {
       `{ viewer { accounts { totalCount edges { node { login type } } } } }`,
     );
     const accounts = (
-      res.body.data?.viewer as { accounts: { totalCount: number; edges: Array<{ node: { login: string } }> } }
+      dataOf(res).viewer as { accounts: { totalCount: number; edges: Array<{ node: { login: string } }> } }
     ).accounts;
     assert.equal(accounts.totalCount, 1);
     assert.deepEqual(
@@ -70,15 +70,15 @@ describe("root queries", () => {
       aliceToken,
       `{ account(login: "WONDERLAND", vcsProvider: GITHUB) { login members { totalCount edges { node { role isOwner user { email } } } } } }`,
     );
-    assert.equal((mine.body.data?.account as { login: string }).login, "wonderland");
-    const members = (mine.body.data?.account as { members: { totalCount: number } }).members;
+    assert.equal((dataOf(mine).account as { login: string }).login, "wonderland");
+    const members = (dataOf(mine).account as { members: { totalCount: number } }).members;
     assert.equal(members.totalCount, 2);
     const theirs = await gql(
       server.endpoint,
       aliceToken,
       `{ account(login: "looking-glass", vcsProvider: GITHUB) { login } }`,
     );
-    assert.equal(theirs.body.data?.account, null);
+    assert.equal(dataOf(theirs).account, null);
   });
 
   test("repository answers a visible repository and the exact not-found text otherwise", async () => {
@@ -87,9 +87,9 @@ describe("root queries", () => {
       aliceToken,
       `{ repository(name: "tea-party", login: "wonderland", vcsProvider: GITHUB) { name account { login } vcsUrl dsn } }`,
     );
-    assert.equal((ok.body.data?.repository as { name: string }).name, "tea-party");
+    assert.equal((dataOf(ok).repository as { name: string }).name, "tea-party");
     assert.match(
-      String((ok.body.data?.repository as { dsn: string }).dsn),
+      String((dataOf(ok).repository as { dsn: string }).dsn),
       /^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+$/,
     );
     for (const [name, login] of [
@@ -102,7 +102,7 @@ describe("root queries", () => {
         `{ repository(name: "${name}", login: "${login}", vcsProvider: GITHUB) { name } }`,
       );
       assert.equal(res.status, 200);
-      assert.equal(res.body.data?.repository, null);
+      assert.equal(dataOf(res).repository, null);
       assert.equal(res.body.errors?.[0]?.message, "Repository matching query does not exist");
       assert.equal(res.body.errors?.[0]?.extensions?.code, "NOT_FOUND");
       assert.deepEqual(res.body.errors?.[0]?.path, ["repository"]);
@@ -121,13 +121,13 @@ describe("root queries", () => {
       `query($u: UUID) { run(runUid: $u) { runUid status repository { name } } }`,
       { u: older.run_uid },
     );
-    assert.equal((byUid.body.data?.run as { runUid: string }).runUid, older.run_uid);
+    assert.equal((dataOf(byUid).run as { runUid: string }).runUid, older.run_uid);
     const byCommit = await gql(
       server.endpoint,
       aliceToken,
       `{ run(commitOid: "${"a".repeat(40)}") { runUid status } }`,
     );
-    assert.equal((byCommit.body.data?.run as { runUid: string }).runUid, newer.run_uid);
+    assert.equal((dataOf(byCommit).run as { runUid: string }).runUid, newer.run_uid);
   });
 
   test("run of a hidden repository is not found, exactly like a missing run", async () => {
@@ -156,7 +156,7 @@ describe("root queries", () => {
 
   test("installation answers its name, a logo URL and a node id", async () => {
     const res = await gql(server.endpoint, aliceToken, `{ installation { id name logo } }`);
-    const installation = res.body.data?.installation as { id: string; name: string; logo: string };
+    const installation = dataOf(res).installation as { id: string; name: string; logo: string };
     assert.equal(installation.name, "Assay");
     assert.ok(new URL(installation.logo));
     const node = await gql(
@@ -165,7 +165,7 @@ describe("root queries", () => {
       `query($id: ID!) { node(id: $id) { id ... on Installation { name } } }`,
       { id: installation.id },
     );
-    assert.deepEqual(node.body.data?.node, { id: installation.id, name: "Assay" });
+    assert.deepEqual(dataOf(node).node, { id: installation.id, name: "Assay" });
   });
 
   test("node resolves User, Account, Repository and AnalysisRun the viewer can see", async () => {
@@ -185,7 +185,7 @@ describe("root queries", () => {
         { id },
       );
       assert.equal(res.body.errors, undefined, type);
-      const node = res.body.data?.node as Record<string, unknown>;
+      const node = dataOf(res).node as Record<string, unknown>;
       assert.equal(node.__typename, type);
       assert.equal(node.id, id);
       assert.equal(Object.keys(node).length, 3, `${type}: fragments on other types add nothing`);
@@ -223,7 +223,7 @@ describe("root queries", () => {
       { id: encodeGlobalId("User", bob.key) },
     );
     const logins = (
-      res.body.data?.node as { accounts: { edges: Array<{ node: { login: string } }> } }
+      dataOf(res).node as { accounts: { edges: Array<{ node: { login: string } }> } }
     ).accounts.edges.map((e) => e.node.login);
     assert.deepEqual(logins, ["wonderland"]);
     assert.ok(!logins.includes(other.login));
@@ -236,6 +236,6 @@ describe("root queries", () => {
       bobToken,
       `{ repository(name: "tea-party", login: "wonderland", vcsProvider: GITHUB) { name dsn } }`,
     );
-    assert.deepEqual(res.body.data?.repository, { name: "tea-party", dsn: null });
+    assert.deepEqual(dataOf(res).repository, { name: "tea-party", dsn: null });
   });
 });

@@ -16,6 +16,7 @@ import type { DocumentCache } from "../graphql/document-cache.ts";
 import {
   AssayError,
   badRequest,
+  badUserInput,
   ErrorCode,
   errorDocument,
   internalError,
@@ -111,7 +112,8 @@ function presentErrors(
   deps: Pick<GraphQLEndpointDeps, "logger" | "config">,
 ): GraphQLError[] {
   return errors.map((error) => {
-    if (error.extensions.code !== undefined) return error;
+    // graphql-jit's errors leave `extensions` undefined unless the original error had some.
+    if (error.extensions?.code !== undefined) return error;
     const original = error.originalError;
     if (!error.path) {
       // Request-level failures from graphql-js (variables that do not coerce, unknown operation).
@@ -149,8 +151,9 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       const { record, viewer } = req.context;
       const prepared = documents.prepare(params.query);
       const document = prepared.document;
-      record.operationName = params.operationName ?? undefined;
       const operation = document ? getOperationAST(document, params.operationName) : null;
+      // Known from the parse alone, so requests that fail validation are logged with it too.
+      record.operationName = params.operationName ?? operation?.name?.value;
       if (operation?.operation === "mutation" && req.method === "GET") {
         // GraphQL over HTTP: GET is for queries only. Answered before validation, so it holds
         // whatever the schema's mutations are.
@@ -159,7 +162,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       if (prepared.errors.length > 0 || !document) {
         return limitResponse(prepared.errors) ?? [...prepared.errors];
       }
-      record.operationName ??= operation?.name?.value;
+      if (!operation) return [operationNotFound(params.operationName)];
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
       const contextValue: GraphQLContext = {
@@ -213,6 +216,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
           "retry-after": String(decision.retryAfterSeconds),
         });
       }
+      // Every operation needs a token for now. Device login will be answered here, to callers
+      // without one, for the operations `isPublicRequest` (public-operations.ts) lets through.
       return sendJson(res, 401, errorDocument(unauthenticated()), {
         "www-authenticate": 'Bearer realm="assay"',
       });
@@ -287,6 +292,16 @@ function mutationOverGet(): GraphQLHttpResponse {
     JSON.stringify(errorDocument(error)),
     { status: 405, statusText: "Method Not Allowed", headers: { allow: "POST", "content-type": JSON_TYPE } },
   ];
+}
+
+/**
+ * `operationName` picks no operation of a valid document: graphql-js's words for it (GetOperation,
+ * spec §6.1) with a code, where graphql-http would answer a code-less "Unable to detect operation AST".
+ */
+function operationNotFound(operationName: string | null | undefined): AssayError {
+  return operationName
+    ? badUserInput(`Unknown operation named "${operationName}".`, "operationName")
+    : badUserInput("Must provide operation name if query contains multiple operations.", "operationName");
 }
 
 /** A 400 response when any of `errors` is a query limit; undefined otherwise. */

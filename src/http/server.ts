@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { errorDocument, internalError, notFound } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
+import { PAT_PREFIX } from "../modules/auth/pat.ts";
 import { type RequestRecord, sendJson } from "./graphql-endpoint.ts";
 
 /** Paths the GraphQL endpoint answers on: the cloud form and the on-premise form. */
@@ -9,6 +10,14 @@ const GRAPHQL_PATHS = new Set(["/graphql", "/graphql/", "/api/graphql", "/api/gr
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f6f5c"/><path d="M18 46 32 16l14 30h-7l-7-15-7 15z" fill="#fff"/></svg>`;
+
+/**
+ * True for an incoming x-request-id we may echo and log: short, plain characters, and not a
+ * personal access token pasted into the wrong header (it would end up in the log).
+ */
+function isUsableRequestId(value: string | string[] | undefined): value is string {
+  return typeof value === "string" && REQUEST_ID_PATTERN.test(value) && !value.startsWith(PAT_PREFIX);
+}
 
 /** What the server routes to. */
 export interface ServerRoutes {
@@ -35,8 +44,7 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
   const server = http.createServer(async (req, res) => {
     const started = performance.now();
     const incomingId = req.headers["x-request-id"];
-    const requestId =
-      typeof incomingId === "string" && REQUEST_ID_PATTERN.test(incomingId) ? incomingId : randomUUID();
+    const requestId = isUsableRequestId(incomingId) ? incomingId : randomUUID();
     const record: RequestRecord = { requestId };
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     res.setHeader("x-request-id", requestId);

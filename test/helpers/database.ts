@@ -11,8 +11,12 @@ import { migrateToLatest, openDatabase } from "../../src/db/database.ts";
  * a fresh database cloned from a migrated template database.
  */
 
-/** Name of the migrated PostgreSQL template database. */
-export const PG_TEMPLATE = "assay_test_template";
+/** Name of the migrated PostgreSQL template database (one per test run, named by the runner). */
+function pgTemplate(): string {
+  const name = process.env.ASSAY_TEST_PG_TEMPLATE ?? "assay_test_template";
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`bad template database name ${name}`);
+  return name;
+}
 
 /** Where the embedded template lives (set by the test runner; made on demand otherwise). */
 export function embeddedTemplateDir(): string {
@@ -31,13 +35,13 @@ export async function prepareTemplate(databaseUrl: string | undefined): Promise<
     const admin = new pg.Client({ connectionString: adminUrl(databaseUrl) });
     await admin.connect();
     try {
-      await admin.query(`DROP DATABASE IF EXISTS ${PG_TEMPLATE} WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE ${PG_TEMPLATE}`);
+      await admin.query(`DROP DATABASE IF EXISTS ${pgTemplate()} WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE ${pgTemplate()}`);
     } finally {
       await admin.end();
     }
     const handle = await openDatabase({
-      databaseUrl: adminUrl(databaseUrl, PG_TEMPLATE),
+      databaseUrl: adminUrl(databaseUrl, pgTemplate()),
       dataDir: "",
       databasePoolSize: 2,
     });
@@ -59,6 +63,18 @@ export async function prepareTemplate(databaseUrl: string | undefined): Promise<
   fs.rmSync(path.join(dir, "run"), { recursive: true, force: true });
 }
 
+/** Drops the PostgreSQL template of this run (the embedded one is a directory the runner removes). */
+export async function dropTemplate(databaseUrl: string | undefined): Promise<void> {
+  if (!databaseUrl) return;
+  const admin = new pg.Client({ connectionString: adminUrl(databaseUrl) });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${pgTemplate()} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
 /** A database of its own for one test server. */
 export interface TestDatabase {
   /** For PostgreSQL: the connection string; undefined for embedded. */
@@ -77,7 +93,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     const admin = new pg.Client({ connectionString: adminUrl(base) });
     await admin.connect();
     try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${PG_TEMPLATE}`);
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${pgTemplate()}`);
     } finally {
       await admin.end();
     }

@@ -91,3 +91,11 @@ export async function gql<T = Record<string, unknown>>(
   }
   return { status: response.status, headers: response.headers, body };
 }
+
+/** The `data` of a response, failing the test when there is none. */
+export function dataOf(response: GraphQLResponse): Record<string, unknown> {
+  if (!response.body.data) {
+    throw new Error(`expected data, got ${response.status}: ${JSON.stringify(response.body.errors)}`);
+  }
+  return response.body.data;
+}
