@@ -12,6 +12,8 @@ import path from "node:path";
 import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+/** A test file holding this line does not depend on the execution mode and runs in the first pass only. */
+const ONCE_MARKER = "// test-runner: execution-mode independent";
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -85,7 +87,10 @@ async function main(): Promise<void> {
   await prepareTemplate(process.env.DATABASE_URL);
 
   const totals = runPass("graphql-js", files, { ASSAY_GRAPHQL_JIT: "false" });
-  const httpFiles = files.filter((f) => f.startsWith(path.join(root, "test") + path.sep));
+  const httpFiles = files.filter(
+    (f) =>
+      f.startsWith(path.join(root, "test") + path.sep) && !fs.readFileSync(f, "utf8").includes(ONCE_MARKER),
+  );
   if (httpFiles.length > 0) {
     const jit = runPass("graphql-jit", httpFiles, { ASSAY_GRAPHQL_JIT: "true" });
     totals.pass += jit.pass;

@@ -78,3 +78,11 @@ export async function revokeTokenByKey(db: Kysely<Database>, key: string): Promi
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** A token row by its key (the id the admin CLI shows), whatever its state. */
+export function findTokenByKey(
+  db: Kysely<Database>,
+  key: string,
+): Promise<PersonalAccessTokenRow | undefined> {
+  return db.selectFrom("personal_access_tokens").selectAll().where("key", "=", key).executeTakeFirst();
+}

@@ -1,0 +1,232 @@
+/**
+ * `npm run assay -- <command>`: the admin CLI. Sets up users, accounts, memberships, repositories
+ * and tokens, applies migrations and seeds the demo, on the database the configuration selects
+ * (PostgreSQL, or the embedded one, reached through the running server when there is one).
+ *
+ * Results go to stdout, messages to stderr. Exit codes: 0 done, 1 bad input or failure (one line
+ * naming the problem), 2 the command line itself is wrong.
+ */
+import { parseArgs } from "node:util";
+import { ConfigError, parseConfig } from "../config.ts";
+import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "../db/database.ts";
+import { DataDirectoryInUseError } from "../db/embedded.ts";
+import {
+  CliError,
+  type Command,
+  type CommandContext,
+  Flags,
+  formatCommandHelp,
+  formatUsageLine,
+  isUniqueViolation,
+  UsageError,
+} from "./command.ts";
+import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
+import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
+import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
+
+const COMMANDS: readonly Command[] = [
+  migrate,
+  userCreate,
+  accountCreate,
+  memberAdd,
+  repositoryCreate,
+  tokenCreate,
+  tokenList,
+  tokenRevoke,
+  demoSeed,
+  showConfig,
+];
+
+/** The CLI needs one connection at a time; two leaves room for a transaction's look-ups. */
+const CLI_POOL_SIZE = 2;
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+const note = (line: string) => process.stderr.write(`${line}\n`);
+
+function usageText(): string {
+  const lines = ["Usage: npm run assay -- <command> [flags]", "", "Commands:"];
+  for (const command of COMMANDS) {
+    lines.push(`  ${formatUsageLine(command)}`, ...wrap(command.summary, 94).map((line) => `      ${line}`));
+  }
+  lines.push(
+    "",
+    'Run "npm run assay -- <command> --help" for a command\'s flags, and "npm run assay -- config" for',
+    "the environment variables that select the database. Exit codes: 0 done, 1 failed, 2 usage error.",
+  );
+  return lines.join("\n");
+}
+
+/** Splits `text` at spaces into lines of at most `width` characters (longer words stay whole). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  return line === "" ? lines : [...lines, line];
+}
+
+/** The command `argv` names (one or two words) and the arguments after it. */
+function findCommand(argv: string[]): { command: Command; args: string[] } {
+  const [first = "", second] = argv;
+  const twoWords = COMMANDS.find((c) => c.name === `${first} ${second}`);
+  if (twoWords) return { command: twoWords, args: argv.slice(2) };
+  const oneWord = COMMANDS.find((c) => c.name === first);
+  if (oneWord) return { command: oneWord, args: argv.slice(1) };
+  const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(" ")[1]);
+  if (group.length > 0) {
+    const problem = second === undefined || second.startsWith("-") ? "needs" : `has no "${second}"; it needs`;
+    throw new UsageError(`"${first}" ${problem} one of: ${group.join(", ")}`);
+  }
+  throw new UsageError(`unknown command "${first}"`);
+}
+
+/** Parses `args` against the command's flags; "help" when `--help` was asked for. */
+function parseFlags(command: Command, args: string[]): Flags | "help" {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    help: { type: "boolean", short: "h" },
+  };
+  for (const [name, spec] of Object.entries(command.flags)) options[name] = { type: spec.type };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: command.positional !== undefined });
+  } catch (error) {
+    throw new UsageError(describeParseError(error), command);
+  }
+  if (parsed.values.help === true) return "help";
+  const values = { ...parsed.values };
+  const [positional, ...extra] = parsed.positionals;
+  if (positional !== undefined && command.positional) {
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, command);
+    if (values[command.positional.flag] !== undefined) {
+      throw new UsageError(
+        `give ${command.positional.placeholder} or --${command.positional.flag}, not both`,
+        command,
+      );
+    }
+    values[command.positional.flag] = positional;
+  }
+  return new Flags(command, values);
+}
+
+/** The first sentence of `parseArgs`'s message, which goes on to explain `--` at length. */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const sentence = message.split(/\.\s/)[0] ?? message;
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
+}
+
+/** Opens the configured database and makes sure its schema is the one this code expects. */
+async function prepareDatabase(handle: DatabaseHandle, mode: "ready" | "raw"): Promise<void> {
+  if (mode === "raw") return;
+  if (handle.kind === "embedded") {
+    // As the server does on start, so the CLI works on a data directory the server never opened.
+    const applied = await migrateToLatest(handle.db);
+    if (applied.length > 0) note(`Migrated the embedded database: ${applied.join(", ")}`);
+    return;
+  }
+  const pending = await pendingMigrations(handle.db);
+  if (pending.length > 0) {
+    throw new CliError(
+      `the database has ${pending.length} pending migration(s) (${pending.join(", ")}); run "npm run migrate" first`,
+    );
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
+  const [first] = argv;
+  if (first === undefined) {
+    note(usageText());
+    return 2;
+  }
+  if (first === "help" || first === "--help" || first === "-h") {
+    print(argv.length > 1 ? formatCommandHelp(findCommand(argv.slice(1)).command) : usageText());
+    return 0;
+  }
+  const { command, args } = findCommand(argv);
+  const flags = parseFlags(command, args);
+  if (flags === "help") {
+    print(formatCommandHelp(command));
+    return 0;
+  }
+  const config = parseConfig();
+  let handle: DatabaseHandle | undefined;
+  const context: CommandContext = {
+    config,
+    flags,
+    async database(mode = "ready") {
+      if (!handle) {
+        handle = await openDatabase({
+          ...config,
+          databasePoolSize: Math.min(CLI_POOL_SIZE, config.databasePoolSize),
+        });
+        await prepareDatabase(handle, mode);
+      }
+      return handle;
+    },
+    print,
+    note,
+  };
+  try {
+    await command.run(context);
+  } finally {
+    // Stops the embedded database's process when this CLI started it.
+    await handle?.close();
+  }
+  return 0;
+}
+
+/** Prints `error` as the operator should see it (one line, no stack) and gives the exit code. */
+function report(error: unknown, argv: string[]): number {
+  if (error instanceof UsageError) {
+    note(`error: ${error.message}`);
+    const { command } = error;
+    note(
+      command ? `usage: assay ${formatUsageLine(command)}` : `Run "npm run assay -- help" for the commands.`,
+    );
+    return 2;
+  }
+  if (error instanceof ConfigError) {
+    note(error.message);
+    return 1;
+  }
+  if (error instanceof CliError || error instanceof DataDirectoryInUseError) {
+    note(`error: ${error.message}`);
+    return 1;
+  }
+  if (isUniqueViolation(error)) {
+    const { constraint } = error as { constraint?: string };
+    note(
+      `error: ${argv.slice(0, 2).join(" ")} conflicts with existing data (${constraint ?? "unique constraint"})`,
+    );
+    return 1;
+  }
+  const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
+  const message =
+    (error instanceof Error && error.message) || (typeof code === "string" ? code : String(error));
+  note(isConnectionError(code) ? `error: cannot connect to the database: ${message}` : `error: ${message}`);
+  return 1;
+}
+
+/** Node's network errors (ECONNREFUSED ...) and PostgreSQL's connection and login SQLSTATEs. */
+function isConnectionError(code: unknown): boolean {
+  return typeof code === "string" && (/^E[A-Z]+$/.test(code) || /^(08|28|3D)/.test(code) || code === "57P03");
+}
+
+// `assay token list | head` closes the pipe early; that is the reader's choice, not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+const argv = process.argv.slice(2);
+dispatch(argv)
+  .catch((error: unknown) => report(error, argv))
+  .then((code) => {
+    process.exitCode = code;
+  });

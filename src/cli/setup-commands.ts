@@ -1,0 +1,130 @@
+import fs from "node:fs";
+import path from "node:path";
+import { CONFIG_VARIABLES, type Config } from "../config.ts";
+import { migrateToLatest } from "../db/database.ts";
+import { DEMO_TEAM_LOGIN, hasDemoData, seedDemo } from "../modules/demo/demo-seed.ts";
+import { CliError, type Command, DEVELOPMENT_PEPPER_WARNING, isUniqueViolation } from "./command.ts";
+
+/** Commands that prepare an installation: migrations, demo data, and the configuration reference. */
+
+/** `migrate`: applies pending migrations. */
+export const migrate: Command = {
+  name: "migrate",
+  summary: "Apply pending database migrations. Required on PostgreSQL before start and after upgrades.",
+  flags: {},
+  async run({ database, print }) {
+    const handle = await database("raw");
+    const applied = await migrateToLatest(handle.db);
+    const label = handle.kind === "postgres" ? "PostgreSQL" : "embedded";
+    if (applied.length === 0) print(`The ${label} database is up to date.`);
+    for (const name of applied) print(`Applied ${name}`);
+  },
+};
+
+/** Sizes of demo data `demo seed` can make; `large` will come with the benchmark data set. */
+const DEMO_SIZES = ["small"];
+
+/** `demo seed`: the demo the embedded server seeds on first start, into any database. */
+export const demoSeed: Command = {
+  name: "demo seed",
+  summary:
+    "Seed demo data (the team acme-labs, its members, repositories and runs) and print a token for its admin, once; the token is also written to ASSAY_DATA_DIR/demo-token. Refuses when the demo is already there.",
+  flags: {
+    size: { type: "string", placeholder: "SIZE", description: "small (default; the only size so far)." },
+  },
+  async run({ flags, database, config, print, note }) {
+    const size = flags.optional("size") ?? "small";
+    if (!DEMO_SIZES.includes(size)) {
+      throw new CliError(`--size must be one of ${DEMO_SIZES.join(", ")}, got "${size}"`);
+    }
+    const { db } = await database();
+    if (await hasDemoData(db))
+      throw new CliError(`the demo is already seeded (account ${DEMO_TEAM_LOGIN} exists)`);
+    let seeded: Awaited<ReturnType<typeof seedDemo>>;
+    try {
+      seeded = await seedDemo(db, config.tokenPepper);
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new CliError("cannot seed the demo: one of its users or accounts already exists");
+      }
+      throw error;
+    }
+    const file = path.join(config.dataDir, "demo-token");
+    const written = writeSecretFile(file, seeded.token);
+    // Print the token even when the file could not be written: it cannot be recovered later.
+    print(seeded.token);
+    if (written instanceof Error) {
+      throw new CliError(`seeded the demo, but could not write ${file}: ${written.message}`);
+    }
+    if (config.tokenPepperIsDefault) note(DEVELOPMENT_PEPPER_WARNING);
+    note(
+      `Seeded the demo; the token belongs to ${seeded.email}. Saved to ${file}; this is the only time it is printed.`,
+    );
+  },
+};
+
+/** Writes `secret` readable by the owner alone, even when the file already existed. */
+function writeSecretFile(file: string, secret: string): Error | undefined {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+/** `config`: every configuration variable with its meaning, default and effective value. */
+export const showConfig: Command = {
+  name: "config",
+  summary: "Print every configuration variable: its effective value, default and meaning.",
+  flags: {},
+  async run({ config, print }) {
+    const values = effectiveValues(config);
+    print("Assay reads its configuration from these environment variables (effective values shown):");
+    for (const variable of CONFIG_VARIABLES) {
+      print("");
+      print(`${variable.name} = ${values[variable.name] ?? "(not shown)"}`);
+      print(`    ${variable.meaning}`);
+      print(`    Default: ${variable.default}`);
+    }
+  },
+};
+
+/**
+ * The value in effect for each variable of {@link CONFIG_VARIABLES}, safe to print: the pepper is
+ * only said to be set or not, and passwords in connection strings are masked.
+ */
+export function effectiveValues(config: Config): Record<string, string> {
+  return {
+    PORT: String(config.port),
+    HOST: config.host,
+    DATABASE_URL: config.databaseUrl ? maskPassword(config.databaseUrl) : "(unset: embedded database)",
+    REDIS_URL: config.redisUrl ? maskPassword(config.redisUrl) : "(unset: in-memory rate limits)",
+    ASSAY_DATA_DIR: config.dataDir,
+    RATE_LIMIT_PER_HOUR: String(config.rateLimitPerHour),
+    ASSAY_TOKEN_PEPPER: config.tokenPepperIsDefault ? "(development default)" : "(set)",
+    LOG_LEVEL: config.logLevel,
+    NODE_ENV: config.isProduction ? "production" : "(not production)",
+    ASSAY_GRAPHQL_JIT: String(config.graphqlJit),
+    ASSAY_MAX_BODY_BYTES: String(config.maxBodyBytes),
+    ASSAY_PUBLIC_URL: config.publicUrl,
+    ASSAY_INSTALLATION_NAME: config.installationName,
+    ASSAY_INSTALLATION_LOGO_URL: config.installationLogoUrl,
+    ASSAY_SHUTDOWN_TIMEOUT_SECONDS: String(config.shutdownTimeoutSeconds),
+    ASSAY_DATABASE_POOL_SIZE: String(config.databasePoolSize),
+    ASSAY_TRUST_PROXY: String(config.trustProxy),
+    ASSAY_REDIS_KEY_PREFIX: config.redisKeyPrefix,
+  };
+}
+
+function maskPassword(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    if (url.password) url.password = "****";
+    return url.toString();
+  } catch {
+    return "(set)";
+  }
+}
