@@ -1,6 +1,12 @@
 import type { AddressInfo } from "node:net";
 import type { Config } from "./config.ts";
-import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "./db/database.ts";
+import {
+  type DatabaseHandle,
+  type DatabaseOptions,
+  migrateToLatest,
+  openDatabase,
+  pendingMigrations,
+} from "./db/database.ts";
 import { DocumentCache } from "./graphql/document-cache.ts";
 import { buildAssaySchema } from "./graphql/schema.ts";
 import { createGraphQLEndpoint } from "./http/graphql-endpoint.ts";
@@ -19,12 +25,22 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startApp} that do not come from the environment. */
+export interface AppOptions {
+  /** Passed to {@link openDatabase}; tests use `onQuery` to count SQL statements. */
+  database?: DatabaseOptions;
+}
+
 /**
  * Starts Assay with `config`: opens the database (migrating the embedded one; PostgreSQL must be
  * migrated with `npm run migrate`), connects the rate limiter, and listens.
  */
-export async function startApp(config: Config, logger: Logger): Promise<RunningApp> {
-  const database = await openDatabase(config);
+export async function startApp(
+  config: Config,
+  logger: Logger,
+  options: AppOptions = {},
+): Promise<RunningApp> {
+  const database = await openDatabase(config, options.database);
   let server: AssayServer | undefined;
   let rateLimiter: RateLimiter | undefined;
   try {

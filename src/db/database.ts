@@ -1,4 +1,4 @@
-import { Kysely, Migrator, PostgresDialect } from "kysely";
+import { Kysely, type LogEvent, Migrator, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedDatabase } from "./embedded.ts";
@@ -18,12 +18,22 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+/** Options of {@link openDatabase} beyond the configuration. */
+export interface DatabaseOptions {
+  /**
+   * Called with the SQL of every statement run through Kysely, after it ran (failed or not).
+   * Tests count statements with it; it must be cheap and must not throw.
+   */
+  onQuery?: (sql: string) => void;
+}
+
 /**
  * Opens the configured database: PostgreSQL when `DATABASE_URL` is set, otherwise the embedded
  * one under `ASSAY_DATA_DIR` (started here, or reused when another Assay process serves it).
  */
 export async function openDatabase(
   config: Pick<Config, "databaseUrl" | "dataDir" | "databasePoolSize">,
+  options: DatabaseOptions = {},
 ): Promise<DatabaseHandle> {
   let embedded: EmbeddedDatabase | undefined;
   let poolConfig: pg.PoolConfig;
@@ -44,7 +54,11 @@ export async function openDatabase(
   const pool = new pg.Pool({ ...poolConfig, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const { onQuery } = options;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool }),
+    ...(onQuery && { log: (event: LogEvent) => onQuery(event.query.sql) }),
+  });
 
   let closed: Promise<void> | undefined;
   return {

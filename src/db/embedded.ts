@@ -25,6 +25,9 @@ interface LockFile {
   socketDirectory: string;
 }
 
+/** Data directories this process serves, so a second open in the same process reuses the first. */
+const startedHere = new Set<string>();
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -46,9 +49,10 @@ function lockPath(dataDir: string): string {
 export function findRunningEmbedded(dataDir: string): { socketDirectory: string; port: number } | undefined {
   try {
     const lock = JSON.parse(fs.readFileSync(lockPath(dataDir), "utf8")) as LockFile;
-    if (lock.pid !== process.pid && isAlive(lock.pid)) {
-      return { socketDirectory: lock.socketDirectory, port: SOCKET_PORT };
-    }
+    // Our own pid counts only if this process really started it (a crashed server's pid can be
+    // reused by a later process, leaving a lock that names us).
+    const live = lock.pid === process.pid ? startedHere.has(path.resolve(dataDir)) : isAlive(lock.pid);
+    if (live) return { socketDirectory: lock.socketDirectory, port: SOCKET_PORT };
   } catch {
     // No lock, or a torn one: nobody is serving.
   }
@@ -107,11 +111,13 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
 
   const lock: LockFile = { pid: process.pid, socketDirectory };
   fs.writeFileSync(lockPath(dataDir), JSON.stringify(lock), { mode: 0o600 });
+  startedHere.add(path.resolve(dataDir));
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
     stopped ??= new Promise<void>((resolve) => {
       fs.rmSync(lockPath(dataDir), { force: true });
+      startedHere.delete(path.resolve(dataDir));
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       child.once("exit", () => {

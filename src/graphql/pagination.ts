@@ -92,6 +92,38 @@ export function decodeCursor(cursor: string, width: number): string[] | undefine
   return undefined;
 }
 
+// What each order column's text form looks like. A cursor from another connection (or an edited
+// one) would otherwise reach the SQL casts and fail the request with an internal error.
+const CURSOR_VALUE_PATTERNS: Record<OrderKey["kind"], RegExp> = {
+  text: /^/,
+  bigint: /^-?\d{1,19}$/,
+  integer: /^-?\d{1,10}$/,
+  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2}){0,2}|Z)?$/,
+};
+
+/** True when the date and time parts name a real instant (no February 30th, no hour 25). */
+function isRealTimestamp(text: string): boolean {
+  const [, y, mo, d, h, mi, se] = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(text) ?? [];
+  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(se)));
+  return (
+    date.getUTCFullYear() === Number(y) &&
+    date.getUTCMonth() === Number(mo) - 1 &&
+    date.getUTCDate() === Number(d) &&
+    date.getUTCHours() === Number(h) &&
+    date.getUTCMinutes() === Number(mi) &&
+    date.getUTCSeconds() === Number(se)
+  );
+}
+
+function fitsOrder(values: readonly string[], source: ConnectionSource): boolean {
+  return source.order.every((key, i) => {
+    const value = values[i] ?? "";
+    return (
+      CURSOR_VALUE_PATTERNS[key.kind].test(value) && (key.kind !== "timestamptz" || isRealTimestamp(value))
+    );
+  });
+}
+
 function normaliseArgs(args: ConnectionArgs, source: ConnectionSource): NormalisedArgs {
   const count = (name: "first" | "last" | "offset"): number | null => {
     const value = args[name];
@@ -108,7 +140,9 @@ function normaliseArgs(args: ConnectionArgs, source: ConnectionSource): Normalis
     const value = args[name];
     if (value === null || value === undefined) return null;
     const decoded = decodeCursor(value, source.order.length);
-    if (!decoded) throw badUserInput(`Argument "${name}" is not a valid cursor for this connection.`, name);
+    if (!decoded || !fitsOrder(decoded, source)) {
+      throw badUserInput(`Argument "${name}" is not a valid cursor for this connection.`, name);
+    }
     return decoded;
   };
   const first = count("first");

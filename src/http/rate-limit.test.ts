@@ -269,6 +269,20 @@ describe("budgets shared through Redis", () => {
     assert.equal(decisions.filter((decision) => decision.allowed).length, 5);
   });
 
+  test("a Redis reply held up only by a busy event loop still counts in the shared budget", async (t) => {
+    const prefix = uniquePrefix();
+    t.after(() => deleteKeys(prefix));
+    const first = await createSharedLimiter(prefix, { perHour: 10 });
+    const second = await createSharedLimiter(prefix, { perHour: 10 });
+    await second.consumeUser("user-1");
+
+    const pending = first.consumeUser("user-1");
+    // Blocks this process well past the deadline, while Redis answers within a millisecond.
+    const busyUntil = performance.now() + 3 * FAST_MS;
+    while (performance.now() < busyUntil) {}
+    assert.equal((await pending).used, 2, "answered by Redis, not by this process's memory");
+  });
+
   test("a per-hour limit of 0 writes nothing to Redis for authenticated requests", async (t) => {
     const prefix = uniquePrefix();
     t.after(() => deleteKeys(prefix));

@@ -63,7 +63,9 @@ const DEFAULT_KEY_PREFIX = "assay:rl";
 const DEFAULT_ANONYMOUS_BURST = 20;
 const DEFAULT_ANONYMOUS_REFILL_SECONDS = 3;
 /** A Redis that does not answer within this long is treated as down for that request. */
-const REDIS_COMMAND_TIMEOUT_MS = 100;
+const REDIS_DEADLINE_MS = 100;
+/** Commands still unanswered this long are abandoned, so a hung Redis cannot pile them up. */
+const REDIS_COMMAND_TIMEOUT_MS = 2000;
 const REDIS_CONNECT_TIMEOUT_MS = 1000;
 const REDIS_MAX_RECONNECT_DELAY_MS = 1000;
 const MEMORY_SWEEP_INTERVAL_MS = 60_000;
@@ -86,7 +88,7 @@ export class RateLimiter {
   /** False when `perHour` is 0: users are never limited and callers should omit the headers. */
   readonly enabled: boolean;
   readonly #perHour: number;
-  readonly #users: RateLimiterAbstract | null;
+  readonly #users: UserBudgets | null;
   readonly #anonymous: AnonymousBuckets;
   readonly #redis: RedisConnection | null;
 
@@ -122,13 +124,12 @@ export class RateLimiter {
    */
   async consumeUser(userKey: string): Promise<RateLimitDecision> {
     if (!this.#users) return unlimitedDecision();
-    try {
-      const res = await this.#users.consume(userKey);
-      return windowDecision(res, this.#perHour, true);
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return windowDecision(rejection, this.#perHour, false);
-      throw rejection;
-    }
+    const { shared, memory } = this.#users;
+    // Memory stands in while Redis is down, and for each request Redis does not answer in time.
+    const spent =
+      (shared && (await withinDeadline(spendPoint(shared, userKey), REDIS_DEADLINE_MS))) ??
+      (await spendPoint(memory, userKey));
+    return windowDecision(spent.res, this.#perHour, spent.allowed);
   }
 
   /** Counts one request that carried no valid token against its client address's token bucket. */
@@ -154,21 +155,61 @@ export class RateLimiter {
   }
 }
 
-function createUserLimiter(
-  perHour: number,
-  keyPrefix: string,
-  redis: RedisConnection | null,
-): RateLimiterAbstract {
+/** The per-user windows: in Redis when one is configured, and in memory as its stand-in. */
+interface UserBudgets {
+  shared: RateLimiterAbstract | null;
+  memory: RateLimiterAbstract;
+}
+
+function createUserLimiter(perHour: number, keyPrefix: string, redis: RedisConnection | null): UserBudgets {
   const memory = new RateLimiterMemory({ points: perHour, duration: WINDOW_SECONDS, keyPrefix });
-  if (!redis) return memory;
-  return new RateLimiterRedis({
-    storeClient: redis.client,
-    points: perHour,
-    duration: WINDOW_SECONDS,
-    keyPrefix,
-    // Skip Redis entirely while it is reconnecting, rather than failing each command on its own.
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: memory,
+  const shared =
+    redis &&
+    new RateLimiterRedis({
+      storeClient: redis.client,
+      points: perHour,
+      duration: WINDOW_SECONDS,
+      keyPrefix,
+      // Skip Redis entirely while it is reconnecting, rather than failing each command on its own.
+      rejectIfRedisNotReady: true,
+    });
+  return { shared, memory };
+}
+
+/** One point taken from `limiter`'s window for `key`, whether or not the window had one left. */
+async function spendPoint(
+  limiter: RateLimiterAbstract,
+  key: string,
+): Promise<{ res: RateLimiterRes; allowed: boolean }> {
+  try {
+    return { res: await limiter.consume(key), allowed: true };
+  } catch (rejection) {
+    if (rejection instanceof RateLimiterRes) return { res: rejection, allowed: false };
+    throw rejection;
+  }
+}
+
+/**
+ * What `work` resolves to, or null when it fails or has not settled `ms` after the call. At the
+ * deadline it lets the event loop read pending I/O once more before giving up: a reply that arrived
+ * while this process was busy (a burst of requests, a garbage collection) must not be taken for a
+ * slow Redis, because Redis has already counted that request and counting it again in memory would
+ * let the instances together spend more than the shared budget.
+ */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
+  return new Promise((resolve) => {
+    // Timers run before the poll phase that reads sockets, and immediates after it.
+    const timer = setTimeout(() => setImmediate(() => resolve(null)), ms);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(null);
+      },
+    );
   });
 }
 
@@ -293,14 +334,9 @@ class AnonymousBuckets {
     if (!this.#redis?.isReady) return null;
     const client = this.#redis.client as Redis & TakeTokenCommand;
     const key = `${this.#keyPrefix}:${clientAddress}`;
-    try {
-      return parseBucketReply(
-        await client.assayTakeToken(key, String(this.#intervalMs), String(this.#burst)),
-      );
-    } catch {
-      // Outages are logged once by RedisConnection; a per-request log here would flood.
-      return null;
-    }
+    // Outages are logged once by RedisConnection; a per-request log here would flood.
+    const reply = client.assayTakeToken(key, String(this.#intervalMs), String(this.#burst));
+    return withinDeadline(reply.then(parseBucketReply), REDIS_DEADLINE_MS);
   }
 
   #takeFromMemory(clientAddress: string): BucketState {
@@ -342,7 +378,8 @@ class RedisConnection {
       enableOfflineQueue: false,
       // Commands in flight when the connection drops reject at once instead of being retried.
       maxRetriesPerRequest: 0,
-      // Bounds the wait on a Redis that is connected but not answering (paused, overloaded, partitioned).
+      // Requests stop waiting after REDIS_DEADLINE_MS; this frees the commands of a Redis that is
+      // connected but not answering (paused, overloaded, partitioned).
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),

@@ -1,0 +1,180 @@
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Kysely } from "kysely";
+import { startApp } from "../../src/app.ts";
+import { type Config, parseConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/types.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createTestDatabase } from "./database.ts";
+
+/**
+ * Assay instances for tests that need more than {@link startTestServer}: the SQL each one runs,
+ * its log lines, and several instances over one database (as several replicas behind a load
+ * balancer would be).
+ */
+
+/** Every line the logger wrote, kept in memory and parsed on demand. */
+export class MemoryLog extends Writable {
+  text = "";
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
+    this.text += chunk.toString();
+    callback();
+  }
+
+  /** Each line as a JSON object. */
+  entries(): Array<Record<string, unknown>> {
+    return this.text
+      .split("\n")
+      .filter((line) => line.length > 0)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+/** A running Assay app started by a test. */
+export interface TestInstance {
+  url: string;
+  /** The GraphQL endpoint (cloud form). */
+  endpoint: string;
+  db: Kysely<Database>;
+  config: Config;
+  /** The SQL of every statement this instance ran, in the order they finished. */
+  statements: string[];
+  log: MemoryLog;
+  /** A PostgreSQL connection string another instance can use to reach this instance's database. */
+  databaseUrl: string;
+  /** Whether that database is the embedded one (served by the first instance on it). */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startInstance}. */
+export interface InstanceOptions {
+  /** Configuration variables over the test defaults. */
+  env?: Record<string, string | undefined>;
+  /** Serve the database of this instance instead of a new one of its own. */
+  sameDatabaseAs?: TestInstance;
+}
+
+/**
+ * Starts an app on port 0 that records its SQL statements and log lines. Without `sameDatabaseAs`
+ * it gets a new database (dropped by `stop`); with it, it shares that instance's database, which
+ * outlives it. Redis keys get a prefix of their own unless `env` names one.
+ */
+export async function startInstance(options: InstanceOptions = {}): Promise<TestInstance> {
+  const shared = options.sameDatabaseAs;
+  const database = shared ? undefined : await createTestDatabase();
+  const config = parseConfig({
+    ...process.env,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: shared ? shared.databaseUrl : database?.databaseUrl,
+    ASSAY_DATA_DIR: shared ? shared.config.dataDir : database?.dataDir,
+    ASSAY_TOKEN_PEPPER: "test-pepper-0123456789abcdef",
+    ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
+    LOG_LEVEL: "info",
+    // The embedded database accepts 16 connections in all; its own instance takes at most 4.
+    ASSAY_DATABASE_POOL_SIZE: shared?.embedded ? "4" : undefined,
+    ...options.env,
+  });
+  const statements: string[] = [];
+  const log = new MemoryLog();
+  const app = await startApp(config, createLogger(config.logLevel, log), {
+    database: { onQuery: (sql) => statements.push(sql) },
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    url: app.url,
+    endpoint: `${app.url}/graphql/`,
+    db: app.database.db,
+    config,
+    statements,
+    log,
+    databaseUrl: config.databaseUrl ?? embeddedDatabaseUrl(config.dataDir),
+    embedded: shared ? shared.embedded : app.database.kind === "embedded",
+    stop() {
+      stopped ??= (async () => {
+        await app.stop();
+        await database?.drop();
+      })();
+      return stopped;
+    },
+  };
+}
+
+/**
+ * A connection string for the embedded database this process serves from `dataDir`. A second app
+ * in the same process cannot reuse it through the lock file (the lock names this process, which
+ * the lock check skips), so it connects to the socket as it would to PostgreSQL.
+ */
+function embeddedDatabaseUrl(dataDir: string): string {
+  const lock = JSON.parse(fs.readFileSync(path.join(dataDir, "embedded.lock"), "utf8")) as {
+    socketDirectory: string;
+  };
+  return `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(lock.socketDirectory)}&port=5432`;
+}
+
+/** Resolves once `condition` holds; fails with `what` after `timeoutMs`. */
+export async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    assert.ok(Date.now() < deadline, `timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/**
+ * Resolves once `statements` has not grown for `quietMs`, so work a previous request left running
+ * in the background (such as recording a token's last use) is not counted against the next one.
+ */
+export async function settle(statements: readonly string[], quietMs = 150): Promise<void> {
+  let seen = statements.length;
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < quietMs) {
+    await sleep(20);
+    if (statements.length !== seen) {
+      seen = statements.length;
+      quietSince = Date.now();
+    }
+  }
+}
+
+/** An HTTP answer with its body as sent, for tests that compare bodies byte for byte. */
+export interface RawAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON. */
+  json: {
+    data?: unknown;
+    errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+  };
+}
+
+/** POSTs `{ query }` to `endpoint` with exactly `headers` (plus the JSON content type). */
+export async function post(
+  endpoint: string,
+  query: string,
+  headers: Record<string, string> = {},
+): Promise<RawAnswer> {
+  const response = await fetch(endpoint, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ query }),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: JSON.parse(text) };
+}
+
+/** The `Authorization` header for `token`. */
+export function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
+}
