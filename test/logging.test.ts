@@ -1,95 +1,28 @@
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import { type RunningApp, startApp } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
 import type { UserRow } from "../src/db/types.ts";
-import { createLogger } from "../src/logger.ts";
 import { generatePat } from "../src/modules/auth/pat.ts";
 import { anAccount, aToken, aUser } from "./helpers/builders.ts";
-import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { startInstance, type TestInstance } from "./helpers/instance.ts";
 import { gql } from "./helpers/server.ts";
 
-/** Every byte the logger wrote, kept in memory. */
-class MemoryLog extends Writable {
-  text = "";
-
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-
-  /** Each line parsed; fails the test on a line that is not one JSON object. */
-  entries(): Array<Record<string, unknown>> {
-    return this.text
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .map((line) => {
-        const parsed: unknown = JSON.parse(line);
-        assert.ok(parsed !== null && typeof parsed === "object" && !Array.isArray(parsed), line);
-        return parsed as Record<string, unknown>;
-      });
-  }
-
-  /** The entries with `requestId`, once `count` of them are there (the line follows the response). */
-  async forRequest(requestId: string | null, count = 1): Promise<Array<Record<string, unknown>>> {
-    const deadline = Date.now() + 2000;
-    for (;;) {
-      const found = this.entries().filter((entry) => entry.requestId === requestId);
-      if (found.length >= count || Date.now() > deadline) return found;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-}
-
-/** An app started with the production logger writing to memory, over a database of its own. */
-interface LoggedApp {
-  app: RunningApp;
-  endpoint: string;
-  log: MemoryLog;
-  pepper: string;
-  stop(): Promise<void>;
-}
-
-async function startLoggedApp(): Promise<LoggedApp> {
-  const database: TestDatabase = await createTestDatabase();
-  const config = parseConfig({
-    ...process.env,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: database.databaseUrl,
-    ASSAY_DATA_DIR: database.dataDir,
-    ASSAY_TOKEN_PEPPER: "logging-test-pepper-0123456789",
-    ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
-    // Everything the server can say, so a token cannot hide in a level the test does not read.
-    LOG_LEVEL: "trace",
-  });
-  const log = new MemoryLog();
-  const app = await startApp(config, createLogger(config.logLevel, log));
-  return {
-    app,
-    endpoint: `${app.url}/graphql/`,
-    log,
-    pepper: config.tokenPepper,
-    async stop() {
-      await app.stop();
-      await database.drop();
-    },
-  };
+/** An instance with the production logger writing every level to memory. */
+function startLoggedApp(): Promise<TestInstance> {
+  // Everything the server can say, so a token cannot hide in a level the test does not read.
+  return startInstance({ env: { LOG_LEVEL: "trace" } });
 }
 
 describe("request logging", () => {
-  let server: LoggedApp;
+  let server: TestInstance;
   let alice: UserRow;
   let token: string;
 
   before(async () => {
     server = await startLoggedApp();
-    const { db } = server.app.database;
+    const { db } = server;
     alice = await aUser(db);
     await anAccount(db, {}, [{ user: alice }]);
-    token = await aToken(db, server.pepper, alice);
+    token = await aToken(db, server.config.tokenPepper, alice);
   });
   after(() => server.stop());
 
@@ -180,9 +113,9 @@ describe("logging unexpected errors", () => {
   test("a masked resolver error is logged with its request id and stack", async () => {
     const server = await startLoggedApp();
     try {
-      const { db } = server.app.database;
+      const { db } = server;
       const user = await aUser(db);
-      const token = await aToken(db, server.pepper, user);
+      const token = await aToken(db, server.config.tokenPepper, user);
       await db.schema.dropTable("memberships").cascade().execute();
       const res = await gql(server.endpoint, token, "query Broken { viewer { accounts { totalCount } } }");
       const requestId = res.headers.get("x-request-id");

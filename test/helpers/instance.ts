@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
@@ -26,12 +24,26 @@ export class MemoryLog extends Writable {
     callback();
   }
 
-  /** Each line as a JSON object. */
+  /** Each line parsed; fails the test on a line that is not one JSON object. */
   entries(): Array<Record<string, unknown>> {
     return this.text
       .split("\n")
       .filter((line) => line.length > 0)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
+      .map((line) => {
+        const parsed: unknown = JSON.parse(line);
+        assert.ok(parsed !== null && typeof parsed === "object" && !Array.isArray(parsed), line);
+        return parsed as Record<string, unknown>;
+      });
+  }
+
+  /** The entries with `requestId`, once `count` of them are there (the line follows the response). */
+  async forRequest(requestId: string | null, count = 1): Promise<Array<Record<string, unknown>>> {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const found = this.entries().filter((entry) => entry.requestId === requestId);
+      if (found.length >= count || Date.now() > deadline) return found;
+      await sleep(10);
+    }
   }
 }
 
@@ -45,10 +57,6 @@ export interface TestInstance {
   /** The SQL of every statement this instance ran, in the order they finished. */
   statements: string[];
   log: MemoryLog;
-  /** A PostgreSQL connection string another instance can use to reach this instance's database. */
-  databaseUrl: string;
-  /** Whether that database is the embedded one (served by the first instance on it). */
-  embedded: boolean;
   stop(): Promise<void>;
 }
 
@@ -72,13 +80,12 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     ...process.env,
     PORT: "0",
     HOST: "127.0.0.1",
-    DATABASE_URL: shared ? shared.databaseUrl : database?.databaseUrl,
+    // A second instance on the embedded database reaches it through the first one's lock file.
+    DATABASE_URL: shared ? shared.config.databaseUrl : database?.databaseUrl,
     ASSAY_DATA_DIR: shared ? shared.config.dataDir : database?.dataDir,
     ASSAY_TOKEN_PEPPER: "test-pepper-0123456789abcdef",
     ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
     LOG_LEVEL: "info",
-    // The embedded database accepts 16 connections in all; its own instance takes at most 4.
-    ASSAY_DATABASE_POOL_SIZE: shared?.embedded ? "4" : undefined,
     ...options.env,
   });
   const statements: string[] = [];
@@ -94,8 +101,6 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     config,
     statements,
     log,
-    databaseUrl: config.databaseUrl ?? embeddedDatabaseUrl(config.dataDir),
-    embedded: shared ? shared.embedded : app.database.kind === "embedded",
     stop() {
       stopped ??= (async () => {
         await app.stop();
@@ -104,18 +109,6 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
       return stopped;
     },
   };
-}
-
-/**
- * A connection string for the embedded database this process serves from `dataDir`. A second app
- * in the same process cannot reuse it through the lock file (the lock names this process, which
- * the lock check skips), so it connects to the socket as it would to PostgreSQL.
- */
-function embeddedDatabaseUrl(dataDir: string): string {
-  const lock = JSON.parse(fs.readFileSync(path.join(dataDir, "embedded.lock"), "utf8")) as {
-    socketDirectory: string;
-  };
-  return `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(lock.socketDirectory)}&port=5432`;
 }
 
 /** Resolves once `condition` holds; fails with `what` after `timeoutMs`. */
