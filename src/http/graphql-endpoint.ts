@@ -30,6 +30,7 @@ import type { Logger } from "../logger.ts";
 import { parseBearer } from "../modules/auth/pat.ts";
 import type { TokenAuthenticator } from "../modules/auth/token-service.ts";
 import { BodyError, readBody } from "./body.ts";
+import { rateLimitKeyOfAddress } from "./client-address.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
 
 /** What the GraphQL endpoint needs. */
@@ -210,7 +211,9 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
 
     const identity = await authenticator.authenticate(parseBearer(req.headers.authorization));
     if (typeof identity === "string") {
-      const decision = await rateLimiter.consumeAnonymous(clientAddress(req, config.trustProxy));
+      const decision = await rateLimiter.consumeAnonymous(
+        rateLimitKeyOfAddress(clientAddress(req, config.trustProxy)),
+      );
       if (!decision.allowed) {
         return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
           "retry-after": String(decision.retryAfterSeconds),
