@@ -121,6 +121,323 @@ export interface AnalysisRunsTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
+  pull_request_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+}
+
+export type IssueCategory =
+  | "ANTI_PATTERN"
+  | "BUG_RISK"
+  | "PERFORMANCE"
+  | "SECURITY"
+  | "COVERAGE"
+  | "TYPECHECK"
+  | "STYLE"
+  | "DOCUMENTATION"
+  | "SECRETS";
+export type IssueSeverity = "CRITICAL" | "MAJOR" | "MINOR";
+export type AnalyzerType = "CORE" | "COMMUNITY" | "CUSTOM";
+export type CheckStatus =
+  | "WAITING"
+  | "PENDING"
+  | "SUCCESS"
+  | "FAILURE"
+  | "TIMEOUT"
+  | "CANCEL"
+  | "READY"
+  | "NEUTRAL"
+  | "ARTIFACT_TIMEOUT"
+  | "SKIPPED";
+/** A finding's state against the run's base: new, still there, or gone. */
+export type FindingState = "INTRODUCED" | "EXISTING" | "RESOLVED";
+export type MetricShortcode =
+  | "BCV"
+  | "CCV"
+  | "DCV"
+  | "DDP"
+  | "LCV"
+  | "CPCV"
+  | "NLCV"
+  | "NBCV"
+  | "NCCV"
+  | "NCPCV";
+export type MetricKey =
+  | "AGGREGATE"
+  | "C_AND_CPP"
+  | "CSHARP"
+  | "GO"
+  | "JAVA"
+  | "JAVASCRIPT"
+  | "PHP"
+  | "PYTHON"
+  | "RUBY"
+  | "RUST"
+  | "SCALA"
+  | "KOTLIN"
+  | "SWIFT";
+export type Ecosystem = "NPM" | "PYPI" | "MAVEN" | "GO" | "RUBYGEMS" | "NUGET" | "PACKAGIST" | "CRATES_IO";
+export type VulnerabilitySeverity = "NONE" | "LOW" | "MEDIUM" | "HIGH" | "CRITICAL";
+
+type Bool = ColumnType<boolean, boolean | undefined, boolean>;
+type TextArray = ColumnType<string[], string[] | undefined, string[]>;
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+export interface AnalyzersTable {
+  id: Generated<Id>;
+  key: string;
+  shortcode: string;
+  name: string;
+  description: WithDefault<string>;
+  version: WithDefault<string>;
+  meta_schema: ColumnType<unknown, string | undefined, string>;
+  example_config: string | null;
+  logo_url: string | null;
+  type: WithDefault<AnalyzerType>;
+  created_at: CreatedAt;
+}
+
+export interface IssuesTable {
+  id: Generated<Id>;
+  key: string;
+  analyzer_id: ForeignKey;
+  shortcode: string;
+  title: string;
+  description: WithDefault<string>;
+  short_description: WithDefault<string>;
+  category: IssueCategory;
+  severity: IssueSeverity;
+  autofix_available: Bool;
+  autofix_ai_available: boolean | null;
+  is_recommended: Bool;
+  tags: TextArray;
+  created_at: CreatedAt;
+}
+
+export interface CodeFormattersTable {
+  id: Generated<Id>;
+  key: string;
+  shortcode: string;
+  name: string;
+  description: WithDefault<string>;
+  example_config: string | null;
+  logo_url: string | null;
+  analyzer_id: ForeignKey | null;
+  created_at: CreatedAt;
+}
+
+export interface PullRequestsTable {
+  id: Generated<Id>;
+  key: string;
+  repository_id: ForeignKey;
+  number: number;
+  title: string | null;
+  branch: string | null;
+  base_branch: string | null;
+  state: WithDefault<"OPEN" | "CLOSED" | "MERGED">;
+  vcs_url: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ChecksTable {
+  id: Generated<Id>;
+  key: string;
+  run_id: ForeignKey;
+  analyzer_id: ForeignKey;
+  sequence: number;
+  status: CheckStatus;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+export interface OccurrencesTable {
+  id: Generated<Id>;
+  key: string;
+  check_id: ForeignKey;
+  issue_id: ForeignKey;
+  path: string;
+  begin_line: number;
+  begin_column: WithDefault<number>;
+  end_line: number;
+  end_column: WithDefault<number>;
+  title: string;
+  explanation: string | null;
+  source: WithDefault<"STATIC" | "AI">;
+  fingerprint: string;
+  state: FindingState;
+  is_suppressed: Bool;
+  created_at: CreatedAt;
+}
+
+export interface MetricsTable {
+  id: Generated<Id>;
+  key: string;
+  shortcode: MetricShortcode;
+  name: string;
+  description: string;
+  positive_direction: "UPWARD" | "DOWNWARD";
+  unit: string | null;
+  min_value_allowed: number | null;
+  max_value_allowed: number | null;
+}
+
+export interface RepositoryMetricItemsTable {
+  id: Generated<Id>;
+  key: string;
+  repository_id: ForeignKey;
+  metric_shortcode: MetricShortcode;
+  metric_key: MetricKey;
+  threshold: number | null;
+}
+
+export interface MetricValuesTable {
+  id: Generated<Id>;
+  key: string;
+  item_id: ForeignKey;
+  check_id: ForeignKey | null;
+  commit_oid: string;
+  value: number;
+  threshold: number | null;
+  created_at: CreatedAt;
+}
+
+export interface RepositoryMetricSettingsTable {
+  repository_id: ForeignKey;
+  metric_shortcode: MetricShortcode;
+  is_reported: Bool;
+  is_threshold_enforced: Bool;
+}
+
+export interface RepositoryIssueCategorySettingsTable {
+  repository_id: ForeignKey;
+  category: IssueCategory;
+  is_reported: Bool;
+  can_fail_check: Bool;
+}
+
+export interface RepositoryIssuePrioritySettingsTable {
+  repository_id: ForeignKey;
+  priority_type: "LOW" | "MEDIUM" | "HIGH";
+  is_reported: Bool;
+  can_fail_check: Bool;
+}
+
+export interface IgnoreRulesTable {
+  id: Generated<Id>;
+  key: string;
+  repository_id: ForeignKey;
+  issue_id: ForeignKey;
+  level: "REPOSITORY" | "FILE";
+  type: "FOREVER" | "PATTERN" | "TEST_PATTERN";
+  file_path: string | null;
+  glob_pattern: string | null;
+  created_by: ForeignKey | null;
+  created_at: CreatedAt;
+}
+
+export interface TeamSuppressedIssuesTable {
+  id: Generated<Id>;
+  key: string;
+  account_id: ForeignKey;
+  issue_id: ForeignKey;
+  user_id: ForeignKey | null;
+  created_at: CreatedAt;
+}
+
+export interface PackagesTable {
+  id: Generated<Id>;
+  key: string;
+  ecosystem: Ecosystem;
+  name: string;
+  purl: string | null;
+}
+
+export interface PackageVersionsTable {
+  id: Generated<Id>;
+  key: string;
+  package_id: ForeignKey;
+  version: string;
+  version_type: "SEMVER" | "ECOSYSTEM" | "GIT" | null;
+}
+
+export interface VulnerabilitiesTable {
+  id: Generated<Id>;
+  key: string;
+  identifier: string;
+  aliases: TextArray;
+  summary: string | null;
+  details: string | null;
+  cvss_v2_vector: string | null;
+  cvss_v2_base_score: number | null;
+  cvss_v2_severity: VulnerabilitySeverity | null;
+  cvss_v3_vector: string | null;
+  cvss_v3_base_score: number | null;
+  cvss_v3_severity: VulnerabilitySeverity | null;
+  cvss_v4_vector: string | null;
+  cvss_v4_base_score: number | null;
+  cvss_v4_severity: VulnerabilitySeverity | null;
+  severity: VulnerabilitySeverity | null;
+  published_at: ColumnType<Date, Date | string, Date | string>;
+  updated_at: ColumnType<Date, Date | string, Date | string>;
+  withdrawn_at: NullableTimestamp;
+  epss_score: number | null;
+  epss_percentile: number | null;
+  introduced_versions: TextArray;
+  fixed_versions: TextArray;
+  reference_urls: TextArray;
+}
+
+export interface RepositoryTargetsTable {
+  id: Generated<Id>;
+  key: string;
+  repository_id: ForeignKey;
+  ecosystem: Ecosystem;
+  package_manager: string;
+  manifest_path: string | null;
+  lockfile_path: string;
+  source: WithDefault<"AUTO" | "CUSTOM">;
+  is_activated: Bool;
+  created_at: CreatedAt;
+}
+
+export interface ScaChecksTable {
+  id: Generated<Id>;
+  key: string;
+  run_id: ForeignKey;
+  target_id: ForeignKey | null;
+  status: WithDefault<string>;
+  created_at: CreatedAt;
+}
+
+export interface VulnerabilityOccurrencesTable {
+  id: Generated<Id>;
+  key: string;
+  sca_check_id: ForeignKey;
+  vulnerability_id: ForeignKey;
+  package_version_id: ForeignKey;
+  reachability: WithDefault<"REACHABLE" | "UNREACHABLE" | "UNKNOWN">;
+  fixability: WithDefault<
+    "ERROR" | "UNFIXABLE" | "GENERATING_FIX" | "POSSIBLY_FIXABLE" | "MANUALLY_FIXABLE" | "AUTO_FIXABLE"
+  >;
+  state: FindingState;
+  created_at: CreatedAt;
+}
+
+type Count = number | null;
+export interface CoverageReportsTable {
+  check_id: ForeignKey;
+  lines_total: Count;
+  lines_covered: Count;
+  lines_new: Count;
+  lines_new_covered: Count;
+  branches_total: Count;
+  branches_covered: Count;
+  branches_new: Count;
+  branches_new_covered: Count;
+  conditions_total: Count;
+  conditions_covered: Count;
+  conditions_new: Count;
+  conditions_new_covered: Count;
 }
 
 /** The database as Kysely sees it. */
@@ -132,6 +449,27 @@ export interface Database {
   personal_access_tokens: PersonalAccessTokensTable;
   repositories: RepositoriesTable;
   analysis_runs: AnalysisRunsTable;
+  analyzers: AnalyzersTable;
+  issues: IssuesTable;
+  code_formatters: CodeFormattersTable;
+  pull_requests: PullRequestsTable;
+  checks: ChecksTable;
+  occurrences: OccurrencesTable;
+  metrics: MetricsTable;
+  repository_metric_items: RepositoryMetricItemsTable;
+  metric_values: MetricValuesTable;
+  repository_metric_settings: RepositoryMetricSettingsTable;
+  repository_issue_category_settings: RepositoryIssueCategorySettingsTable;
+  repository_issue_priority_settings: RepositoryIssuePrioritySettingsTable;
+  ignore_rules: IgnoreRulesTable;
+  team_suppressed_issues: TeamSuppressedIssuesTable;
+  packages: PackagesTable;
+  package_versions: PackageVersionsTable;
+  vulnerabilities: VulnerabilitiesTable;
+  repository_targets: RepositoryTargetsTable;
+  sca_checks: ScaChecksTable;
+  vulnerability_occurrences: VulnerabilityOccurrencesTable;
+  coverage_reports: CoverageReportsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -146,3 +484,21 @@ export type NewAccount = Insertable<AccountsTable>;
 export type NewRepository = Insertable<RepositoriesTable>;
 export type NewAnalysisRun = Insertable<AnalysisRunsTable>;
 export type RepositoryUpdate = Updateable<RepositoriesTable>;
+export type AnalyzerRow = Selectable<AnalyzersTable>;
+export type IssueRow = Selectable<IssuesTable>;
+export type CodeFormatterRow = Selectable<CodeFormattersTable>;
+export type PullRequestRow = Selectable<PullRequestsTable>;
+export type CheckRow = Selectable<ChecksTable>;
+export type OccurrenceRow = Selectable<OccurrencesTable>;
+export type MetricRow = Selectable<MetricsTable>;
+export type RepositoryMetricItemRow = Selectable<RepositoryMetricItemsTable>;
+export type MetricValueRow = Selectable<MetricValuesTable>;
+export type IgnoreRuleRow = Selectable<IgnoreRulesTable>;
+export type TeamSuppressedIssueRow = Selectable<TeamSuppressedIssuesTable>;
+export type PackageRow = Selectable<PackagesTable>;
+export type PackageVersionRow = Selectable<PackageVersionsTable>;
+export type VulnerabilityRow = Selectable<VulnerabilitiesTable>;
+export type RepositoryTargetRow = Selectable<RepositoryTargetsTable>;
+export type ScaCheckRow = Selectable<ScaChecksTable>;
+export type VulnerabilityOccurrenceRow = Selectable<VulnerabilityOccurrencesTable>;
+export type CoverageReportRow = Selectable<CoverageReportsTable>;

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as foundation from "./0001-foundation.ts";
+import * as readModel from "./0002-read-model.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -7,6 +8,7 @@ import * as foundation from "./0001-foundation.ts";
  */
 const migrations: Record<string, Migration> = {
   "0001-foundation": foundation,
+  "0002-read-model": readModel,
 };
 
 /** Kysely migration provider over {@link migrations}. */
