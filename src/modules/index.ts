@@ -4,6 +4,7 @@
  */
 import "../graphql/scalars.ts";
 import "../graphql/node.ts";
+import "./catalog/catalog-type.ts";
 import "./users/user-type.ts";
 import "./accounts/account-type.ts";
 import "./repositories/repository-type.ts";
