@@ -14,6 +14,7 @@ import { RateLimiter } from "./http/rate-limit.ts";
 import { type AssayServer, createServer } from "./http/server.ts";
 import type { Logger } from "./logger.ts";
 import { TokenAuthenticator } from "./modules/auth/token-service.ts";
+import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
 
 /** A started Assay instance. */
@@ -59,6 +60,7 @@ export async function startApp(
       name: config.installationName,
       logoUrl: config.installationLogoUrl,
     });
+    await ensureCatalog(database.db);
 
     rateLimiter = await RateLimiter.create({
       perHour: config.rateLimitPerHour,

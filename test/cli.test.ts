@@ -108,7 +108,7 @@ describe("assay CLI on its own", () => {
     assertFails(
       runCli(database, ["demo", "seed", "--size", "huge"]),
       1,
-      /--size must be one of small, got "huge"/,
+      /--size must be one of small, large, got "huge"/,
     );
   });
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { CONFIG_VARIABLES, type Config } from "../config.ts";
 import { migrateToLatest } from "../db/database.ts";
 import { DEMO_TEAM_LOGIN, hasDemoData, seedDemo } from "../modules/demo/demo-seed.ts";
+import { DEMO_SIZES, type DemoSize } from "../modules/demo/generator.ts";
 import { CliError, type Command, DEVELOPMENT_PEPPER_WARNING, isUniqueViolation } from "./command.ts";
 
 /** Commands that prepare an installation: migrations, demo data, and the configuration reference. */
@@ -21,34 +22,57 @@ export const migrate: Command = {
   },
 };
 
-/** Sizes of demo data `demo seed` can make; `large` will come with the benchmark data set. */
-const DEMO_SIZES = ["small"];
-
 /** `demo seed`: the demo the embedded server seeds on first start, into any database. */
 export const demoSeed: Command = {
   name: "demo seed",
   summary:
-    "Seed demo data (the team acme-labs, its members, repositories and runs) and print a token for its admin, once; the token is also written to ASSAY_DATA_DIR/demo-token. Refuses when the demo is already there.",
+    "Seed demo data (the team acme-labs, its members, repositories with months of runs, findings, coverage and dependencies) and print a token for its admin, once; the token is also written to ASSAY_DATA_DIR/demo-token. Refuses when the demo is already there.",
   flags: {
-    size: { type: "string", placeholder: "SIZE", description: "small (default; the only size so far)." },
+    size: {
+      type: "string",
+      placeholder: "SIZE",
+      description:
+        "small (default: what `npm start` seeds) or large (the demo plus 1,000 generated repositories and over 1,000,000 occurrences; meant for PostgreSQL and benchmarks).",
+    },
+    scale: {
+      type: "string",
+      placeholder: "FACTOR",
+      description: "With --size large: multiply the generated teams and repositories (default 1).",
+    },
   },
   async run({ flags, database, config, print, note }) {
     const size = flags.optional("size") ?? "small";
-    if (!DEMO_SIZES.includes(size)) {
+    if (!isDemoSize(size)) {
       throw new CliError(`--size must be one of ${DEMO_SIZES.join(", ")}, got "${size}"`);
     }
-    const { db } = await database();
+    const scaleText = flags.optional("scale");
+    const scale = scaleText === undefined ? 1 : Number(scaleText);
+    if (!(scale > 0 && scale <= 100))
+      throw new CliError(`--scale must be a number above 0 and at most 100, got "${scaleText}"`);
+    if (scaleText !== undefined && size !== "large")
+      throw new CliError("--scale applies to --size large only");
+    const { db, kind } = await database();
     if (await hasDemoData(db))
       throw new CliError(`the demo is already seeded (account ${DEMO_TEAM_LOGIN} exists)`);
+    if (size === "large" && kind === "embedded") {
+      note(
+        "Seeding the large data set into the embedded database; this takes a while (PostgreSQL is much faster).",
+      );
+    }
+    const started = Date.now();
     let seeded: Awaited<ReturnType<typeof seedDemo>>;
     try {
-      seeded = await seedDemo(db, config.tokenPepper);
+      seeded = await seedDemo(db, config.tokenPepper, new Date(), { size, scale, onProgress: note });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new CliError("cannot seed the demo: one of its users or accounts already exists");
       }
       throw error;
     }
+    const { counts } = seeded;
+    note(
+      `Wrote ${counts.repositories ?? 0} repositories, ${counts.analysis_runs ?? 0} runs and ${counts.occurrences ?? 0} occurrences in ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+    );
     const file = path.join(config.dataDir, "demo-token");
     const written = writeSecretFile(file, seeded.token);
     // Print the token even when the file could not be written: it cannot be recovered later.
@@ -62,6 +86,10 @@ export const demoSeed: Command = {
     );
   },
 };
+
+function isDemoSize(size: string): size is DemoSize {
+  return (DEMO_SIZES as readonly string[]).includes(size);
+}
 
 /** Writes `secret` readable by the owner alone, even when the file already existed. */
 function writeSecretFile(file: string, secret: string): Error | undefined {

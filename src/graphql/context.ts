@@ -68,3 +68,10 @@ export function alignRows<K, R>(
   for (const row of rows) map.set(keyOf(row), row);
   return keys.map((key) => map.get(key) ?? null);
 }
+
+/** Groups `rows` by `keyOf`: one list per key (empty when no row matched), in the order of `keys`. */
+export function groupRows<K, R>(keys: readonly K[], rows: readonly R[], keyOf: (row: R) => K): R[][] {
+  const groups = new Map<K, R[]>(keys.map((key) => [key, []]));
+  for (const row of rows) groups.get(keyOf(row))?.push(row);
+  return keys.map((key) => groups.get(key) ?? []);
+}

@@ -35,6 +35,11 @@ export interface ConnectionSource {
   from: RawBuilder<unknown>;
   /** Column of `from` holding the parent id. */
   parentColumn: string;
+  /**
+   * A second parent column, for a connection under a pair of ids (such as the occurrences of one
+   * issue in one check). Parent ids are then given as `"<first>:<second>"`.
+   */
+  secondParentColumn?: string;
   /** Order columns, all in `direction`. */
   order: readonly OrderKey[];
   direction: "asc" | "desc";
@@ -195,6 +200,33 @@ function orderBy(source: ConnectionSource, reverse: boolean, alias = "s"): RawBu
 
 type Row = Record<string, unknown> & { __parent: string; __cursor: string };
 
+function parentColumns(source: ConnectionSource): string[] {
+  return source.secondParentColumn ? [source.parentColumn, source.secondParentColumn] : [source.parentColumn];
+}
+
+/** `s.<parent column> = <value>` for each parent column. */
+function matchParent(source: ConnectionSource, values: readonly RawBuilder<unknown>[]): RawBuilder<boolean> {
+  return sql<boolean>`${sql.join(
+    parentColumns(source).map((column, i) => sql`s.${sql.ref(column)} = ${values[i]}`),
+    sql` AND `,
+  )}`;
+}
+
+/** The parent ids as one bigint array per parent column. */
+function parentArrays(source: ConnectionSource, parents: readonly string[]): RawBuilder<unknown>[] {
+  return parentColumns(source).map(
+    (_, i) => sql`cast(${parents.map((parent) => parent.split(":")[i] ?? "")} as bigint[])`,
+  );
+}
+
+/** The text form of a parent id, from the columns `refs` (the inverse of splitting on `:`). */
+function parentText(refs: readonly string[]): RawBuilder<string> {
+  return sql<string>`${sql.join(
+    refs.map((ref) => sql`${sql.ref(ref)}::text`),
+    sql` || ':' || `,
+  )}`;
+}
+
 /**
  * Loads pages of one connection for many parents at once. Create one per request (through
  * {@link ConnectionLoaders}); each distinct (filter, arguments) pair gets its own batch.
@@ -273,6 +305,8 @@ class ConnectionBatch<T> {
     const { source, args } = this;
     const backward = args.first === null;
     const limit = ((backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE) + 1;
+    const parentNames = parentColumns(source).map((_, i) => (i === 0 ? "parent_id" : `parent_id${i + 1}`));
+    const parentRefs = parentNames.map((name) => sql.ref(`p.${name}`));
     const conditions: RawBuilder<boolean>[] = [this.filter];
     if (args.after) conditions.push(compare(source, afterOp(source), args.after));
     if (args.before) conditions.push(compare(source, beforeOp(source), args.before));
@@ -281,19 +315,20 @@ class ConnectionBatch<T> {
       // everything after the offset-th row of the window.
       // The subquery's own alias `s` shadows the outer one, so the same conditions apply inside.
       const nth = sql`(SELECT ${columns(source, "s")} FROM ${source.from} AS s
-        WHERE s.${sql.ref(source.parentColumn)} = p.parent_id AND ${sql.join(conditions, sql` AND `)}
+        WHERE ${matchParent(source, parentRefs)} AND ${sql.join(conditions, sql` AND `)}
         ORDER BY ${orderBy(source, false)} OFFSET ${args.offset - 1} LIMIT 1)`;
       conditions.push(sql<boolean>`(${columns(source, "s")}) ${sql.raw(afterOp(source))} ${nth}`);
     }
     const where = sql.join(conditions, sql` AND `);
     const offset = backward ? 0 : args.offset;
     const result = await sql<Row>`
-      SELECT p.parent_id::text AS __parent, x.*
-      FROM unnest(cast(${parents} as bigint[])) WITH ORDINALITY AS p(parent_id, ord)
+      SELECT ${parentText(parentNames.map((name) => `p.${name}`))} AS __parent, x.*
+      FROM unnest(${sql.join(parentArrays(source, parents))}) WITH ORDINALITY
+        AS p(${sql.join(parentNames.map((name) => sql.ref(name)))}, ord)
       CROSS JOIN LATERAL (
         SELECT s.*, ${cursorExpression(source)} AS __cursor
         FROM ${source.from} AS s
-        WHERE s.${sql.ref(source.parentColumn)} = p.parent_id AND ${where}
+        WHERE ${matchParent(source, parentRefs)} AND ${where}
         ORDER BY ${orderBy(source, backward)}
         LIMIT ${limit} OFFSET ${offset}
       ) AS x
@@ -304,10 +339,15 @@ class ConnectionBatch<T> {
   }
 
   private async loadCounts(parents: readonly string[]): Promise<number[]> {
+    const { source } = this;
+    const columnRefs = parentColumns(source).map((column) => `s.${column}`);
+    const inParents = source.secondParentColumn
+      ? sql`(${sql.join(columnRefs.map((ref) => sql.ref(ref)))}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`
+      : sql`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
     const result = await sql<{ parent: string; count: string }>`
-      SELECT s.${sql.ref(this.source.parentColumn)}::text AS parent, count(*) AS count
-      FROM ${this.source.from} AS s
-      WHERE s.${sql.ref(this.source.parentColumn)} = ANY(cast(${parents} as bigint[])) AND ${this.filter}
+      SELECT ${parentText(columnRefs)} AS parent, count(*) AS count
+      FROM ${source.from} AS s
+      WHERE ${inParents} AND ${this.filter}
       GROUP BY 1`.execute(this.db);
     const counts = new Map(result.rows.map((r) => [r.parent, Number(r.count)]));
     return parents.map((p) => counts.get(p) ?? 0);
@@ -330,8 +370,9 @@ class ConnectionBatch<T> {
               side === "before" ? beforeOp(source, inclusive) : afterOp(source, inclusive),
               values,
             );
+      const ids = parentId.split(":").map((id) => sql`cast(${id} as bigint)`);
       return sql<boolean>`EXISTS (SELECT 1 FROM ${source.from} AS s
-        WHERE s.${sql.ref(source.parentColumn)} = cast(${parentId} as bigint) AND ${this.filter} AND ${bound})`;
+        WHERE ${matchParent(source, ids)} AND ${this.filter} AND ${bound})`;
     });
     const result = await sql<Record<string, boolean>>`SELECT ${sql.join(
       checks.map((check, i) => sql`${check} AS ${sql.ref(`e${i}`)}`),

@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from "kysely";
 import * as foundation from "./0001-foundation.ts";
 import * as readModel from "./0002-read-model.ts";
+import * as checksIndexes from "./0003-checks-indexes.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -9,6 +10,7 @@ import * as readModel from "./0002-read-model.ts";
 const migrations: Record<string, Migration> = {
   "0001-foundation": foundation,
   "0002-read-model": readModel,
+  "0003-checks-indexes": checksIndexes,
 };
 
 /** Kysely migration provider over {@link migrations}. */

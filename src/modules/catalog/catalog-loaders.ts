@@ -1,9 +1,13 @@
-import type { AnalyzerRow, IssueRow } from "../../db/types.ts";
+import type { AnalyzerRow, CodeFormatterRow, IssueCategory, IssueRow } from "../../db/types.ts";
 import { alignRows, defineLoader } from "../../graphql/context.ts";
 import {
+  countIssuesByCategory,
   findAnalyzersByIds,
   findAnalyzersByKeys,
   findAnalyzersByShortcodes,
+  findCodeFormattersByKeys,
+  findCodeFormattersByShortcodes,
+  findIssuesByAnalyzerAndShortcode,
   findIssuesByIds,
   findIssuesByKeys,
 } from "./catalog-store.ts";
@@ -33,4 +37,50 @@ export const issueByKey = defineLoader<string, IssueRow | null>("issueByKey", as
 /** Issues by internal id. */
 export const issueById = defineLoader<string, IssueRow | null>("issueById", async (ctx, ids) =>
   alignRows(ids, await findIssuesByIds(ctx.db, ids), (i) => i.id),
+);
+
+/** The loader key of {@link issueByAnalyzerAndShortcode}: one analyzer's issue by shortcode. */
+export function analyzerIssueKey(analyzerId: string, shortcode: string): string {
+  return JSON.stringify([analyzerId, shortcode]);
+}
+
+/** Issues by {@link analyzerIssueKey} (analyzer id and shortcode). */
+export const issueByAnalyzerAndShortcode = defineLoader<string, IssueRow | null>(
+  "issueByAnalyzerAndShortcode",
+  async (ctx, keys) => {
+    const pairs = keys.map((key) => {
+      const [analyzerId, shortcode] = JSON.parse(key) as [string, string];
+      return { analyzerId, shortcode };
+    });
+    const rows = await findIssuesByAnalyzerAndShortcode(ctx.db, pairs);
+    return alignRows(keys, rows, (i) => analyzerIssueKey(String(i.analyzer_id), i.shortcode));
+  },
+);
+
+/**
+ * Per analyzer id, how many of its issues fall in each category. One statement answers both
+ * `numIssues` and `issueDistribution` for every analyzer of a request.
+ */
+export const issueCountsByAnalyzer = defineLoader<string, ReadonlyMap<IssueCategory, number>>(
+  "issueCountsByAnalyzer",
+  async (ctx, analyzerIds) => {
+    const counts = new Map<string, Map<IssueCategory, number>>(analyzerIds.map((id) => [id, new Map()]));
+    for (const row of await countIssuesByCategory(ctx.db, analyzerIds)) {
+      counts.get(row.analyzer_id)?.set(row.category, row.count);
+    }
+    return analyzerIds.map((id) => counts.get(id) ?? new Map());
+  },
+);
+
+/** Code formatters by key. */
+export const codeFormatterByKey = defineLoader<string, CodeFormatterRow | null>(
+  "codeFormatterByKey",
+  async (ctx, keys) => alignRows(keys, await findCodeFormattersByKeys(ctx.db, keys), (f) => f.key),
+);
+
+/** Code formatters by shortcode. */
+export const codeFormatterByShortcode = defineLoader<string, CodeFormatterRow | null>(
+  "codeFormatterByShortcode",
+  async (ctx, shortcodes) =>
+    alignRows(shortcodes, await findCodeFormattersByShortcodes(ctx.db, shortcodes), (f) => f.shortcode),
 );

@@ -1,10 +1,31 @@
-import type { Kysely } from "kysely";
-import type { AnalyzerRow, Database, IssueRow } from "../../db/types.ts";
+import { type Insertable, type Kysely, sql } from "kysely";
+import type {
+  AnalyzerRow,
+  AnalyzersTable,
+  CodeFormatterRow,
+  CodeFormattersTable,
+  Database,
+  IssueCategory,
+  IssueRow,
+  IssuesTable,
+} from "../../db/types.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
+
+export type NewAnalyzer = Insertable<AnalyzersTable>;
+export type NewIssue = Insertable<IssuesTable>;
+export type NewCodeFormatter = Insertable<CodeFormattersTable>;
 
 /**
- * The analyzer and issue catalog. It is global: every user may read it, so these lookups take no
- * viewer.
+ * The analyzer, issue and code-formatter catalog. It is global: every user may read it, so these
+ * lookups take no viewer.
  */
+
+/**
+ * The parent id of catalog-wide connections (`analyzers`, `codeFormatters`). Connections are
+ * batched per parent row; a whole-catalog list has none, so its source carries this constant as
+ * the parent column.
+ */
+export const CATALOG_ROOT = "0";
 
 /** Analyzers by key. */
 export function findAnalyzersByKeys(db: Kysely<Database>, keys: readonly string[]): Promise<AnalyzerRow[]> {
@@ -32,4 +53,142 @@ export function findIssuesByKeys(db: Kysely<Database>, keys: readonly string[]):
 /** Issues by internal id. */
 export function findIssuesByIds(db: Kysely<Database>, ids: readonly string[]): Promise<IssueRow[]> {
   return db.selectFrom("issues").selectAll().where("id", "in", ids).execute();
+}
+
+/** Issues by (analyzer id, shortcode) pairs; a shortcode is unique within its analyzer. */
+export function findIssuesByAnalyzerAndShortcode(
+  db: Kysely<Database>,
+  pairs: ReadonlyArray<{ analyzerId: string; shortcode: string }>,
+): Promise<IssueRow[]> {
+  if (pairs.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom("issues")
+    .selectAll()
+    .where((eb) =>
+      eb(
+        eb.refTuple("analyzer_id", "shortcode"),
+        "in",
+        pairs.map((pair) => eb.tuple(pair.analyzerId, pair.shortcode)),
+      ),
+    )
+    .execute();
+}
+
+/** How many issues each analyzer has in each category; categories without issues are absent. */
+export function countIssuesByCategory(
+  db: Kysely<Database>,
+  analyzerIds: readonly string[],
+): Promise<Array<{ analyzer_id: string; category: IssueCategory; count: number }>> {
+  return db
+    .selectFrom("issues")
+    .select(["analyzer_id", "category"])
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("analyzer_id", "in", analyzerIds)
+    .groupBy(["analyzer_id", "category"])
+    .execute()
+    .then((rows) =>
+      rows.map((row) => ({ ...row, analyzer_id: String(row.analyzer_id), count: Number(row.count) })),
+    );
+}
+
+/** Code formatters by key. */
+export function findCodeFormattersByKeys(
+  db: Kysely<Database>,
+  keys: readonly string[],
+): Promise<CodeFormatterRow[]> {
+  return db.selectFrom("code_formatters").selectAll().where("key", "in", keys).execute();
+}
+
+/** Code formatters by shortcode. */
+export function findCodeFormattersByShortcodes(
+  db: Kysely<Database>,
+  shortcodes: readonly string[],
+): Promise<CodeFormatterRow[]> {
+  return db.selectFrom("code_formatters").selectAll().where("shortcode", "in", shortcodes).execute();
+}
+
+/** Inserts analyzers in one statement and returns the stored rows. */
+export function insertAnalyzers(db: Kysely<Database>, rows: readonly NewAnalyzer[]): Promise<AnalyzerRow[]> {
+  if (rows.length === 0) return Promise.resolve([]);
+  return db
+    .insertInto("analyzers")
+    .values([...rows])
+    .returningAll()
+    .execute();
+}
+
+/** Inserts issues in one statement and returns the stored rows. */
+export function insertIssues(db: Kysely<Database>, rows: readonly NewIssue[]): Promise<IssueRow[]> {
+  if (rows.length === 0) return Promise.resolve([]);
+  return db
+    .insertInto("issues")
+    .values([...rows])
+    .returningAll()
+    .execute();
+}
+
+/** Inserts code formatters in one statement and returns the stored rows. */
+export function insertCodeFormatters(
+  db: Kysely<Database>,
+  rows: readonly NewCodeFormatter[],
+): Promise<CodeFormatterRow[]> {
+  if (rows.length === 0) return Promise.resolve([]);
+  return db
+    .insertInto("code_formatters")
+    .values([...rows])
+    .returningAll()
+    .execute();
+}
+
+/** Every analyzer, by shortcode. Parent: {@link CATALOG_ROOT}. */
+export const allAnalyzers: ConnectionSource = {
+  name: "allAnalyzers",
+  from: sql`(SELECT a.*, cast(${sql.lit(CATALOG_ROOT)} as bigint) AS catalog_root FROM analyzers a)`,
+  parentColumn: "catalog_root",
+  order: [
+    { column: "shortcode", kind: "text" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};
+
+/** An analyzer's issues, by shortcode. Parent: the analyzer id. */
+export const issuesOfAnalyzer: ConnectionSource = {
+  name: "issuesOfAnalyzer",
+  from: sql`issues`,
+  parentColumn: "analyzer_id",
+  order: [
+    { column: "shortcode", kind: "text" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};
+
+/** Every code formatter, by name. Parent: {@link CATALOG_ROOT}. */
+export const allCodeFormatters: ConnectionSource = {
+  name: "allCodeFormatters",
+  from: sql`(SELECT f.*, cast(${sql.lit(CATALOG_ROOT)} as bigint) AS catalog_root FROM code_formatters f)`,
+  parentColumn: "catalog_root",
+  order: [
+    { column: "name", kind: "text" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};
+
+/** `text` with the LIKE wildcards (`%`, `_`) and the escape character itself escaped. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * The filter `codeFormatters(name_Icontains:)` applies: the name contains `text`, ignoring case,
+ * with every character of `text` taken literally.
+ */
+export function nameContainsFilter(text: string | null | undefined) {
+  if (text === null || text === undefined || text === "") return undefined;
+  return {
+    key: `name_icontains:${text}`,
+    condition: sql<boolean>`s.name ILIKE ${`%${escapeLike(text)}%`} ESCAPE '\\'`,
+  };
 }

@@ -1,8 +1,30 @@
 import type { AnalyzerRow, IssueRow } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
+import { notFound } from "../../graphql/errors.ts";
 import { registerNodeType } from "../../graphql/node.ts";
-import { globalIdField, NodeInterface } from "../../graphql/relay.ts";
-import { analyzerById, analyzerByKey, issueByKey } from "./catalog-loaders.ts";
+import {
+  connectionArgs,
+  connectionType,
+  globalIdField,
+  NodeInterface,
+  pageArgs,
+} from "../../graphql/relay.ts";
+import {
+  analyzerById,
+  analyzerByKey,
+  analyzerByShortcode,
+  analyzerIssueKey,
+  issueByAnalyzerAndShortcode,
+  issueByKey,
+  issueCountsByAnalyzer,
+} from "./catalog-loaders.ts";
+import { allAnalyzers, CATALOG_ROOT, issuesOfAnalyzer } from "./catalog-store.ts";
+import { type CategoryCount, distributionOf } from "./issue-categories.ts";
+
+/** The error of `analyzer(shortcode:)` for a shortcode no analyzer has. */
+export const ANALYZER_NOT_FOUND = "Analyzer matching query does not exist";
+/** The error of `Analyzer.issue(shortcode:)` for a shortcode the analyzer has no issue under. */
+export const ISSUE_NOT_FOUND = "Issue matching query does not exist";
 
 /** The contract's `IssueCategory`. */
 export const IssueCategoryEnum = builder.enumType("IssueCategory", {
@@ -111,6 +133,88 @@ export const IssueRef = builder.objectRef<IssueRow>("Issue").implement({
     }),
   }),
 });
+
+/** `XConnection` of analyzers, for `analyzers`. */
+export const AnalyzerConnection = connectionType("Analyzer", AnalyzerRef, "analyzer");
+
+/** `XConnection` of catalog issues, for `Analyzer.issues`. */
+export const IssueConnection = connectionType("Issue", IssueRef, "issue");
+
+const IssueDistributionItemRef = builder.objectRef<CategoryCount>("IssueDistributionItem").implement({
+  description: "How many issues of a set fall in one category.",
+  fields: (t) => ({
+    category: t.field({ type: IssueCategoryEnum, description: "The category.", resolve: (d) => d.category }),
+    title: t.string({
+      description: "The category's display name, e.g. `Bug Risk`.",
+      resolve: (d) => d.title,
+    }),
+    count: t.int({ description: "How many issues fall in the category.", resolve: (d) => d.count }),
+  }),
+});
+
+builder.objectFields(AnalyzerRef, (t) => ({
+  numIssues: t.int({
+    description: "How many issues (rules) the analyzer has in the catalog.",
+    resolve: async (a, _args, ctx) => {
+      let total = 0;
+      for (const count of (await issueCountsByAnalyzer(ctx).load(a.id)).values()) total += count;
+      return total;
+    },
+  }),
+  issues: t.field({
+    type: IssueConnection,
+    nullable: true,
+    description: "The analyzer's issues (rules), ordered by shortcode.",
+    args: connectionArgs(t.arg),
+    resolve: (a, args, ctx) => ctx.loaders.connections.load<IssueRow>(issuesOfAnalyzer, a.id, pageArgs(args)),
+  }),
+  issue: t.field({
+    type: IssueRef,
+    nullable: true,
+    description: `One of the analyzer's issues by its shortcode. An unknown shortcode answers null with the error "${ISSUE_NOT_FOUND}".`,
+    args: {
+      shortcode: t.arg.string({ required: true, description: "The issue's shortcode, e.g. `PYL-W0611`." }),
+    },
+    resolve: async (a, args, ctx) => {
+      const issue = await issueByAnalyzerAndShortcode(ctx).load(analyzerIssueKey(a.id, args.shortcode));
+      if (!issue) throw notFound(ISSUE_NOT_FOUND);
+      return issue;
+    },
+  }),
+  issueDistribution: t.field({
+    type: [IssueDistributionItemRef],
+    description:
+      "How many of the analyzer's issues fall in each category, in the `IssueCategory` order; categories with none are left out.",
+    resolve: async (a, _args, ctx) => distributionOf(await issueCountsByAnalyzer(ctx).load(a.id)),
+  }),
+}));
+
+builder.queryField("analyzer", (t) =>
+  t.field({
+    type: AnalyzerRef,
+    nullable: true,
+    description: `An analyzer by its shortcode. An unknown shortcode answers null with the error "${ANALYZER_NOT_FOUND}".`,
+    args: {
+      shortcode: t.arg.string({ required: true, description: "The analyzer's shortcode, e.g. `python`." }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const analyzer = await analyzerByShortcode(ctx).load(args.shortcode);
+      if (!analyzer) throw notFound(ANALYZER_NOT_FOUND);
+      return analyzer;
+    },
+  }),
+);
+
+builder.queryField("analyzers", (t) =>
+  t.field({
+    type: AnalyzerConnection,
+    nullable: true,
+    description: "Every analyzer of the catalog, ordered by shortcode.",
+    args: connectionArgs(t.arg),
+    resolve: (_root, args, ctx) =>
+      ctx.loaders.connections.load<AnalyzerRow>(allAnalyzers, CATALOG_ROOT, pageArgs(args)),
+  }),
+);
 
 registerNodeType("Analyzer", (ctx, key) => analyzerByKey(ctx).load(key));
 registerNodeType("Issue", (ctx, key) => issueByKey(ctx).load(key));

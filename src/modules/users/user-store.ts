@@ -1,16 +1,11 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, NewUser, UserRow } from "../../db/types.ts";
 
-/** Users with these keys that `viewerId` may see: themselves and members of a team they share. */
-export function findVisibleUsersByKeys(
-  db: Kysely<Database>,
-  viewerId: string,
-  keys: readonly string[],
-): Promise<UserRow[]> {
+/** Users `viewerId` may see: themselves and members of a team they share. */
+function visibleUsers(db: Kysely<Database>, viewerId: string) {
   return db
     .selectFrom("users as u")
     .selectAll("u")
-    .where("u.key", "in", keys)
     .where((eb) =>
       eb.or([
         eb("u.id", "=", viewerId),
@@ -23,8 +18,28 @@ export function findVisibleUsersByKeys(
             .where("mine.user_id", "=", viewerId),
         ),
       ]),
-    )
-    .execute();
+    );
+}
+
+/** Users with these keys that `viewerId` may see: themselves and members of a team they share. */
+export function findVisibleUsersByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<UserRow[]> {
+  return visibleUsers(db, viewerId).where("u.key", "in", keys).execute();
+}
+
+/**
+ * Users with these internal ids that `viewerId` may see, for references (such as who suppressed an
+ * issue) that must not outlive the person's membership of a team the viewer shares.
+ */
+export function findVisibleUsersByIds(
+  db: Kysely<Database>,
+  viewerId: string,
+  ids: readonly string[],
+): Promise<UserRow[]> {
+  return visibleUsers(db, viewerId).where("u.id", "in", ids).execute();
 }
 
 /** Users by internal id, for foreign keys the caller already had access through. */

@@ -1,0 +1,78 @@
+import { parseArgs } from "node:util";
+
+/**
+ * The benchmark's own settings, from flags first and `BENCH_*` variables second. (The server's
+ * settings, DATABASE_URL and REDIS_URL among them, go through src/config.ts as everywhere else.)
+ */
+
+/** How long and how hard each measurement runs, and which targets run. */
+export interface BenchOptions {
+  warmupSeconds: number;
+  durationSeconds: number;
+  connections: number;
+  tool: "auto" | "wrk" | "autocannon";
+  /** Target groups to run (`bare`, `embedded`, `postgres`); undefined runs every available one. */
+  only: string[] | undefined;
+}
+
+export const USAGE = `Usage: npm run bench [-- options]
+
+Loads a bare node:http server and Assay (embedded database; PostgreSQL and Redis too when
+DATABASE_URL / REDIS_URL are set) with wrk, or autocannon when wrk is not installed, and prints
+req/s, p50, p99 and the ratio to the bare server for two queries.
+
+Options (environment variable in brackets):
+  --quick              smoke run: 1 s warm-up, 2 s per measurement
+  --warmup SECONDS     warm-up before each measurement, default 3 [BENCH_WARMUP]
+  --duration SECONDS   length of each measurement, default 10 [BENCH_DURATION]
+  --connections N      concurrent keep-alive connections, default 50 [BENCH_CONNECTIONS]
+  --tool NAME          wrk, autocannon or auto (wrk when installed), default auto [BENCH_TOOL]
+  --only GROUPS        comma-separated subset of bare,embedded,postgres [BENCH_ONLY]
+  --help               this text
+`;
+
+const GROUPS = ["bare", "embedded", "postgres"];
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1)
+    throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+/** Parses `argv` (without node and the script) and `env`; undefined means help was asked for. */
+export function parseBenchOptions(
+  argv: string[],
+  env: Record<string, string | undefined>,
+): BenchOptions | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: "boolean" },
+      warmup: { type: "string" },
+      duration: { type: "string" },
+      connections: { type: "string" },
+      tool: { type: "string" },
+      only: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) return undefined;
+  const quick = values.quick === true;
+  const tool = values.tool ?? env.BENCH_TOOL ?? "auto";
+  if (tool !== "auto" && tool !== "wrk" && tool !== "autocannon") {
+    throw new Error(`--tool must be wrk, autocannon or auto, got "${tool}"`);
+  }
+  const onlyRaw = values.only ?? env.BENCH_ONLY;
+  const only = onlyRaw?.split(",").map((group) => group.trim());
+  const unknown = only?.filter((group) => !GROUPS.includes(group)) ?? [];
+  if (unknown.length > 0) throw new Error(`--only takes ${GROUPS.join(", ")}; got ${unknown.join(", ")}`);
+  return {
+    warmupSeconds: positiveInteger("--warmup", values.warmup ?? env.BENCH_WARMUP, quick ? 1 : 3),
+    durationSeconds: positiveInteger("--duration", values.duration ?? env.BENCH_DURATION, quick ? 2 : 10),
+    connections: positiveInteger("--connections", values.connections ?? env.BENCH_CONNECTIONS, 50),
+    tool,
+    only,
+  };
+}

@@ -1,0 +1,345 @@
+/**
+ * `npm run bench`: loads a bare `node:http` server and Assay in its configurations (embedded
+ * database; PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set; graphql-js and
+ * graphql-jit; rate limiting off and on) with two queries, each server alone on core 0 and the
+ * load generator on core 1, and prints one table. `--help` lists the options; docs/benchmarks.md
+ * has the figures and how to read them.
+ */
+import type { ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError, parseConfig } from "../src/config.ts";
+import { otherCpuCores, SERVICE_PROCESSES, snapshotCpu } from "./contention.ts";
+import {
+  type BenchDatabase,
+  countRedisKeys,
+  createBenchDatabase,
+  deleteRedisKeys,
+  postgresVersion,
+  redisVersion,
+} from "./databases.ts";
+import { autocannonTool, findWrk, type LoadResult, type LoadTool } from "./load.ts";
+import { type BenchOptions, parseBenchOptions, USAGE } from "./options.ts";
+import { Cleanup, canPin, describe, LOAD_CORE, SERVER_CORE, spawnOnCore, stopChild } from "./processes.ts";
+import { describeRun, formatTable, type Measurement } from "./report.ts";
+import {
+  allTargets,
+  type BenchQuery,
+  QUERIES,
+  RATE_LIMIT_ON,
+  requestHeaders,
+  type Target,
+  verifyAnswer,
+} from "./targets.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+/** Per-request logging at info would measure pino, not Assay; warn is what production runs with. */
+const LOG_LEVEL = "warn";
+const READY_TIMEOUT_MS = 120_000;
+/** Other processes using more than this many cores during a measurement make its row suspect. */
+const CONTENDED_CORES = 0.1;
+
+/** What every step of a run shares. */
+interface RunContext {
+  options: BenchOptions;
+  cleanup: Cleanup;
+  tool: LoadTool;
+  pin: boolean;
+  pepper: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+/** The environment Assay runs with for `target`: production-like, on an ephemeral port. */
+function assayEnvironment(ctx: RunContext, target: Target, db: BenchDatabase): NodeJS.ProcessEnv {
+  const settings = target.assay!;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL,
+    ASSAY_TOKEN_PEPPER: ctx.pepper,
+    ASSAY_DATA_DIR: db.dataDir,
+    ASSAY_GRAPHQL_JIT: String(settings.jit),
+    RATE_LIMIT_PER_HOUR: settings.rateLimit === "off" ? "0" : String(RATE_LIMIT_ON),
+    ASSAY_REDIS_KEY_PREFIX: ctx.redisPrefix,
+    // Requests whose client hung up while they waited for the database never finish (see
+    // docs/benchmarks.md), so a graceful stop after a load run always waits out this timeout.
+    ASSAY_SHUTDOWN_TIMEOUT_SECONDS: "1",
+  };
+  delete env.DATABASE_URL;
+  delete env.REDIS_URL;
+  if (db.databaseUrl) env.DATABASE_URL = db.databaseUrl;
+  if (settings.redis && ctx.redisUrl) env.REDIS_URL = ctx.redisUrl;
+  return env;
+}
+
+/** Resolves with the URL `child` sends once it listens; rejects if it fails, exits or takes too long. */
+function waitUntilReady(child: ChildProcess, label: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => finish(new Error(`${label} did not start within ${READY_TIMEOUT_MS / 1000} s`)),
+      READY_TIMEOUT_MS,
+    );
+    const onMessage = (message: { type?: string; url?: string; message?: string }) => {
+      if (message.type === "ready" && message.url) finish(undefined, message.url);
+      else if (message.type === "error") finish(new Error(`${label} failed to start: ${message.message}`));
+    };
+    const onExit = (code: number | null) => finish(new Error(`${label} exited during start (code ${code})`));
+    const finish = (error: Error | undefined, url?: string) => {
+      clearTimeout(timer);
+      child.off("message", onMessage);
+      child.off("exit", onExit);
+      if (error) reject(error);
+      else resolve(url!);
+    };
+    child.on("message", onMessage);
+    child.on("exit", onExit);
+  });
+}
+
+/** Starts `target` in its own process on the server core; resolves once it listens. */
+async function startTarget(
+  ctx: RunContext,
+  target: Target,
+  db: BenchDatabase | undefined,
+): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
+  const script = path.join(import.meta.dirname, target.assay ? "server.ts" : "bare-server.ts");
+  const env = target.assay && db ? assayEnvironment(ctx, target, db) : process.env;
+  const child = spawnOnCore(ctx.pin ? SERVER_CORE : null, process.execPath, ["--import", "tsx", script], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const stop = ctx.cleanup.add(`stop ${target.label}`, () => stopChild(child));
+  try {
+    return { url: await waitUntilReady(child, target.label), child, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The process names of the services `target` talks to, whose CPU is part of its work. */
+function servicesUsedBy(target: Target): Set<string> {
+  const services = new Set<string>();
+  if (target.assay?.backend === "postgres") services.add(SERVICE_PROCESSES.postgres);
+  if (target.assay?.redis) services.add(SERVICE_PROCESSES.redis);
+  return services;
+}
+
+/** Checks the answer, warms up, then measures one query against a running target. */
+async function measureQuery(
+  ctx: RunContext,
+  target: Target,
+  server: { url: string; child: ChildProcess },
+  query: BenchQuery,
+  db: BenchDatabase | undefined,
+): Promise<{ result: LoadResult; otherCores: number | undefined }> {
+  await verifyAnswer(server.url, target, query, db);
+  if (target.assay?.rateLimit === "redis" && ctx.redisUrl) {
+    if ((await countRedisKeys(ctx.redisUrl, ctx.redisPrefix)) === 0) {
+      throw new Error(`${target.label} did not count the request in Redis (is Redis up?)`);
+    }
+  }
+  const spec = {
+    url: server.url,
+    body: query.body(db),
+    headers: requestHeaders(db),
+    connections: ctx.options.connections,
+  };
+  const warmup = await ctx.tool.run({ ...spec, durationSeconds: ctx.options.warmupSeconds });
+  if (warmup.non2xx > 0 || warmup.socketErrors > 0) {
+    throw new Error(
+      `${target.label}, "${query.name}": ${warmup.non2xx} non-2xx answers and ${warmup.socketErrors} socket errors during warm-up`,
+    );
+  }
+  const before = snapshotCpu();
+  const started = performance.now();
+  const result = await ctx.tool.run({ ...spec, durationSeconds: ctx.options.durationSeconds });
+  const seconds = (performance.now() - started) / 1000;
+  const otherCores = otherCpuCores(before, snapshotCpu(), seconds, servicesUsedBy(target));
+  if (server.child.exitCode !== null || server.child.signalCode !== null) {
+    throw new Error(`${target.label} exited during the measurement`);
+  }
+  return { result, otherCores };
+}
+
+/** Picks wrk when installed (unless autocannon is asked for), autocannon otherwise. */
+function chooseTool(options: BenchOptions, pin: boolean, cleanup: Cleanup, scratchDir: string): LoadTool {
+  const wrk = options.tool === "autocannon" ? undefined : findWrk(pin, cleanup, scratchDir);
+  if (wrk) return wrk;
+  if (options.tool === "wrk")
+    throw new Error("--tool wrk: wrk is not installed (Debian: apt-get install wrk)");
+  if (options.tool === "auto")
+    log("wrk is not installed; using autocannon (apt-get install wrk for the lighter tool)");
+  return autocannonTool(pin, cleanup);
+}
+
+async function servicesInUse(targets: Target[], ctx: RunContext): Promise<string[]> {
+  const services: string[] = [];
+  if (ctx.databaseUrl && targets.some((t) => t.assay?.backend === "postgres")) {
+    services.push(`PostgreSQL ${await postgresVersion(ctx.databaseUrl)} (unpinned, same machine)`);
+  }
+  if (ctx.redisUrl && targets.some((t) => t.assay?.redis)) {
+    services.push(`Redis ${await redisVersion(ctx.redisUrl)} (unpinned, same machine)`);
+  }
+  return services;
+}
+
+/** Starts `target`, measures each query against it, and stops it. */
+async function measureTarget(
+  ctx: RunContext,
+  target: Target,
+  db: BenchDatabase | undefined,
+  bare: Map<string, LoadResult>,
+): Promise<Measurement[]> {
+  log(`\n${target.label}`);
+  const server = await startTarget(ctx, target, db);
+  const rows: Measurement[] = [];
+  for (const query of QUERIES) {
+    const { result, otherCores } = await measureQuery(ctx, target, server, query, db);
+    if (!target.assay) bare.set(query.name, result);
+    rows.push({ target: target.label, query: query.name, result, bare: bare.get(query.name), otherCores });
+    log(
+      `  ${query.name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, non-2xx ${result.non2xx}, other processes ${otherCores?.toFixed(2) ?? "?"} cores`,
+    );
+  }
+  await server.stop();
+  return rows;
+}
+
+/** Checks the machine, picks the tool, and gathers what every step shares. */
+function prepareRun(
+  options: BenchOptions,
+  databaseUrl: string | undefined,
+  redisUrl: string | undefined,
+  cleanup: Cleanup,
+): { ctx: RunContext; pinning: string } {
+  const [load] = os.loadavg();
+  if (load !== undefined && load > 0.5) {
+    log(`WARNING: the 1-minute load average is ${load.toFixed(2)}: other processes will lower the figures`);
+  }
+  const pinning = canPin();
+  if (!pinning.ok) log(`WARNING: running unpinned (${pinning.reason}); server and load share the cores`);
+  const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-scratch-"));
+  cleanup.add(`remove ${scratchDir}`, async () => fs.rmSync(scratchDir, { recursive: true, force: true }));
+  const ctx: RunContext = {
+    options,
+    cleanup,
+    tool: chooseTool(options, pinning.ok, cleanup, scratchDir),
+    pin: pinning.ok,
+    pepper: randomBytes(24).toString("hex"),
+    databaseUrl,
+    redisUrl,
+    redisPrefix: `assay:bench:${randomBytes(4).toString("hex")}`,
+  };
+  if (redisUrl) cleanup.add("delete the Redis keys", () => deleteRedisKeys(redisUrl, ctx.redisPrefix));
+  return {
+    ctx,
+    pinning: pinning.ok
+      ? `server on core ${SERVER_CORE} (its embedded database process too), load on core ${LOAD_CORE}`
+      : `none (${pinning.reason})`,
+  };
+}
+
+/** Runs every selected target and query, and prints the table. */
+async function runBench(
+  options: BenchOptions,
+  databaseUrl: string | undefined,
+  redisUrl: string | undefined,
+  cleanup: Cleanup,
+): Promise<void> {
+  const { ctx, pinning } = prepareRun(options, databaseUrl, redisUrl, cleanup);
+  const targets = allTargets(databaseUrl, redisUrl).filter(
+    (t) => !options.only || options.only.includes(t.group),
+  );
+  const header = describeRun({
+    tool: ctx.tool.name,
+    pinning,
+    settings: `${options.warmupSeconds} s warm-up, then ${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}`,
+    services: await servicesInUse(targets, ctx),
+  });
+  log(header.join("\n"));
+
+  const databases = new Map<string, BenchDatabase>();
+  const databaseFor = async (backend: "embedded" | "postgres"): Promise<BenchDatabase> => {
+    let db = databases.get(backend);
+    if (!db) {
+      log(`\nseeding a fresh ${backend} database...`);
+      db = await createBenchDatabase(backend, databaseUrl, ctx.pepper, cleanup);
+      databases.set(backend, db);
+    }
+    return db;
+  };
+  const bare = new Map<string, LoadResult>();
+  const rows: Measurement[] = [];
+  for (const target of targets) {
+    const db = target.assay ? await databaseFor(target.assay.backend) : undefined;
+    rows.push(...(await measureTarget(ctx, target, db, bare)));
+  }
+
+  process.stdout.write(`\n${header.join("\n")}\n\n${formatTable(rows)}\n`);
+  const failing = rows.filter((r) => r.result.non2xx > 0 || r.result.socketErrors > 0);
+  if (failing.length > 0) {
+    log(
+      `\nWARNING: ${failing.length} row(s) saw non-2xx answers or socket errors; their figures are suspect.`,
+    );
+    process.exitCode = 1;
+  }
+  const contended = rows.filter((r) => (r.otherCores ?? 0) > CONTENDED_CORES);
+  if (contended.length > 0) {
+    log(
+      `\nWARNING: other processes used more than ${CONTENDED_CORES} core during ${contended.length} row(s) (the "other CPU" column), so those figures are low; run again on a quiet machine.`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  let options: BenchOptions | undefined;
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    options = parseBenchOptions(process.argv.slice(2), process.env);
+    config = parseConfig();
+  } catch (error) {
+    log(error instanceof ConfigError ? error.message : `${describe(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (!options) {
+    process.stdout.write(USAGE);
+    return;
+  }
+
+  const cleanup = new Cleanup();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    log(`\n${signal}: stopping the servers and removing the benchmark data (again to force)...`);
+    void cleanup.runAll().then(() => process.exit(130));
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+
+  try {
+    await runBench(options, config.databaseUrl, config.redisUrl, cleanup);
+  } catch (error) {
+    if (!interrupted) {
+      log(`\nbenchmark failed: ${describe(error)}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await cleanup.runAll();
+  }
+  if (interrupted) process.exit(130);
+}
+
+await main();

@@ -1,0 +1,109 @@
+import { type Kysely, sql } from "kysely";
+import type { CheckRow, CoverageReportRow, Database, IssueCategory } from "../../db/types.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
+
+/** The analyzer whose check carries a run's coverage report (`changesetStats`). */
+export const COVERAGE_ANALYZER_SHORTCODE = "test-coverage";
+
+/** Checks with these keys in runs of repositories `viewerId` can see. */
+export function findVisibleChecksByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<CheckRow[]> {
+  return db
+    .selectFrom("checks as c")
+    .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+    .innerJoin("repositories as repo", "repo.id", "r.repository_id")
+    .innerJoin("memberships as m", "m.account_id", "repo.account_id")
+    .selectAll("c")
+    .where("m.user_id", "=", viewerId)
+    .where("c.key", "in", keys)
+    .execute();
+}
+
+/** A run's checks in the order they were scheduled: sequence, then key. Parent: the run id. */
+export const checksOfRun: ConnectionSource = {
+  name: "checksOfRun",
+  from: sql`checks`,
+  parentColumn: "run_id",
+  order: [
+    { column: "sequence", kind: "integer" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};
+
+// The three counts of docs/read-model.md, over occurrences aliased `o`.
+const COUNTS = sql`
+  count(*) FILTER (WHERE o.state = 'INTRODUCED' AND NOT o.is_suppressed)::int AS introduced,
+  count(*) FILTER (WHERE o.state = 'RESOLVED')::int AS resolved,
+  count(*) FILTER (WHERE o.is_suppressed AND o.state <> 'RESOLVED')::int AS suppressed`;
+
+interface Counts {
+  category: IssueCategory;
+  introduced: number;
+  resolved: number;
+  suppressed: number;
+}
+
+/** Occurrence counts of these checks, one row per (check, issue category) that has occurrences. */
+export async function countOccurrencesOfChecks(
+  db: Kysely<Database>,
+  checkIds: readonly string[],
+): Promise<Array<Counts & { check_id: string }>> {
+  const result = await sql<Counts & { check_id: string }>`
+    SELECT o.check_id::text AS check_id, i.category, ${COUNTS}
+    FROM occurrences AS o
+    JOIN issues AS i ON i.id = o.issue_id
+    WHERE o.check_id = ANY(cast(${checkIds} as bigint[]))
+    GROUP BY o.check_id, i.category`.execute(db);
+  return result.rows;
+}
+
+/**
+ * Occurrence counts of these runs, one row per (run, analyzer, issue category) that has
+ * occurrences.
+ */
+export async function countOccurrencesOfRuns(
+  db: Kysely<Database>,
+  runIds: readonly string[],
+): Promise<Array<Counts & { run_id: string; analyzer_shortcode: string }>> {
+  const result = await sql<Counts & { run_id: string; analyzer_shortcode: string }>`
+    SELECT c.run_id::text AS run_id, a.shortcode AS analyzer_shortcode, i.category, ${COUNTS}
+    FROM checks AS c
+    JOIN analyzers AS a ON a.id = c.analyzer_id
+    JOIN occurrences AS o ON o.check_id = c.id
+    JOIN issues AS i ON i.id = o.issue_id
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[]))
+    GROUP BY c.run_id, a.shortcode, i.category`.execute(db);
+  return result.rows;
+}
+
+/** How many vulnerability occurrences the SCA checks of these runs introduced, per run that has any. */
+export async function countVulnerabilitiesIntroduced(
+  db: Kysely<Database>,
+  runIds: readonly string[],
+): Promise<Array<{ run_id: string; introduced: number }>> {
+  const result = await sql<{ run_id: string; introduced: number }>`
+    SELECT sc.run_id::text AS run_id, count(*)::int AS introduced
+    FROM sca_checks AS sc
+    JOIN vulnerability_occurrences AS vo ON vo.sca_check_id = sc.id
+    WHERE sc.run_id = ANY(cast(${runIds} as bigint[])) AND vo.state = 'INTRODUCED'
+    GROUP BY sc.run_id`.execute(db);
+  return result.rows;
+}
+
+/** The coverage report of each of these runs that has one: the report of its `test-coverage` check. */
+export async function findCoverageReportsOfRuns(
+  db: Kysely<Database>,
+  runIds: readonly string[],
+): Promise<Array<CoverageReportRow & { run_id: string }>> {
+  const result = await sql<CoverageReportRow & { run_id: string }>`
+    SELECT c.run_id::text AS run_id, cr.*
+    FROM checks AS c
+    JOIN analyzers AS a ON a.id = c.analyzer_id AND a.shortcode = ${COVERAGE_ANALYZER_SHORTCODE}
+    JOIN coverage_reports AS cr ON cr.check_id = c.id
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[]))`.execute(db);
+  return result.rows;
+}

@@ -1,0 +1,121 @@
+import type { ArgBuilder } from "@pothos/core";
+import type { OccurrenceRow } from "../../db/types.ts";
+import { type BuilderTypes, builder } from "../../graphql/builder.ts";
+import { registerNodeType } from "../../graphql/node.ts";
+import { connectionType, globalIdField, NodeInterface } from "../../graphql/relay.ts";
+import { issueById } from "../catalog/catalog-loaders.ts";
+import { IssueCategoryEnum, IssueRef, IssueSeverityEnum } from "../catalog/catalog-type.ts";
+import { visibleOccurrenceByKey } from "./checks-loaders.ts";
+import type { AnalysisIssueRow } from "./occurrence-store.ts";
+
+/** The `analyzerIn: [String]` argument of the occurrence and check connections. */
+export function analyzerInArg(t: ArgBuilder<BuilderTypes>, what: string) {
+  return t.stringList({
+    required: { list: false, items: false },
+    description: `Only ${what} of analyzers with these shortcodes (e.g. \`python\`). Null or an empty list does not filter.`,
+  });
+}
+
+/** One finding of a check: an issue at a place in a file. */
+export const OccurrenceRef = builder.objectRef<OccurrenceRow>("Occurrence").implement({
+  description: "One finding of a check: an issue reported at a span of a file.",
+  interfaces: [NodeInterface],
+  fields: (t) => ({
+    id: t.id(globalIdField("Occurrence")),
+    path: t.string({ description: "The file, relative to the repository root.", resolve: (o) => o.path }),
+    beginLine: t.int({ description: "First line of the span (1-based).", resolve: (o) => o.begin_line }),
+    beginColumn: t.int({
+      description: "First column of the span (1-based).",
+      resolve: (o) => o.begin_column,
+    }),
+    endLine: t.int({ description: "Last line of the span.", resolve: (o) => o.end_line }),
+    endColumn: t.int({ description: "Last column of the span.", resolve: (o) => o.end_column }),
+    issue: t.field({
+      type: IssueRef,
+      description: "The rule this finding breaks.",
+      resolve: async (o, _args, ctx) => (await issueById(ctx).load(o.issue_id))!,
+    }),
+    title: t.string({
+      description: "The message for this place, which may be more specific than the issue's title.",
+      resolve: (o) => o.title,
+    }),
+  }),
+});
+
+/** `OccurrenceConnection`, for every connection of occurrences. */
+export const OccurrenceConnection = connectionType("Occurrence", OccurrenceRef, "occurrence");
+
+/** The contract's `AnalysisIssueSource`. */
+export const AnalysisIssueSourceEnum = builder.enumType("AnalysisIssueSource", {
+  description: "Who found a finding: STATIC for an analyzer's rules, AI for AI review.",
+  values: ["STATIC", "AI"] as const,
+});
+
+/** A finding in the 2026 flat shape (`Check.issues`, `PullRequest.issues`). */
+export const AnalysisIssueRef = builder.objectRef<AnalysisIssueRow>("AnalysisIssue").implement({
+  description:
+    "One finding with its issue's code, category and severity inlined: the flat shape that replaces `Check.occurrences`.",
+  fields: (t) => ({
+    source: t.field({
+      type: AnalysisIssueSourceEnum,
+      description: "Whether an analyzer's rules or AI review found it.",
+      resolve: (o) => o.source,
+    }),
+    path: t.string({ description: "The file, relative to the repository root.", resolve: (o) => o.path }),
+    beginLine: t.int({ description: "First line of the span (1-based).", resolve: (o) => o.begin_line }),
+    beginColumn: t.int({
+      description: "First column of the span (1-based).",
+      resolve: (o) => o.begin_column,
+    }),
+    endLine: t.int({ description: "Last line of the span.", resolve: (o) => o.end_line }),
+    endColumn: t.int({ description: "Last column of the span.", resolve: (o) => o.end_column }),
+    title: t.string({ description: "The message for this place.", resolve: (o) => o.title }),
+    shortcode: t.string({
+      description: "The issue's code, e.g. `PYL-W0611`.",
+      resolve: (o) => o.issue_shortcode,
+    }),
+    category: t.field({
+      type: IssueCategoryEnum,
+      description: "The issue's category.",
+      resolve: (o) => o.category,
+    }),
+    severity: t.field({
+      type: IssueSeverityEnum,
+      description: "The issue's severity.",
+      resolve: (o) => o.severity,
+    }),
+    explanation: t.string({
+      nullable: true,
+      description: "Why this place was flagged, when the analyzer or AI review said more than the title.",
+      resolve: (o) => o.explanation,
+    }),
+    issue: t.field({
+      type: IssueRef,
+      description: "The issue (rule) found.",
+      resolve: async (o, _args, ctx) => (await issueById(ctx).load(o.issue_id))!,
+    }),
+  }),
+});
+
+/** `AnalysisIssueConnection`. */
+export const AnalysisIssueConnection = connectionType("AnalysisIssue", AnalysisIssueRef, "finding");
+
+/** The filter arguments of `Check.issues` (and `PullRequest.issues`). */
+export function analysisIssueArgs(t: ArgBuilder<BuilderTypes>) {
+  return {
+    source: t({
+      type: AnalysisIssueSourceEnum,
+      required: false,
+      description: "Only findings from this source.",
+    }),
+    category: t({ type: IssueCategoryEnum, required: false, description: "Only issues of this category." }),
+    severity: t({ type: IssueSeverityEnum, required: false, description: "Only issues of this severity." }),
+    q: t.string({
+      required: false,
+      description:
+        "Only findings whose title, file path or issue code contains this text (case-insensitive; surrounding whitespace ignored).",
+    }),
+  };
+}
+
+registerNodeType("Occurrence", (ctx, key) => visibleOccurrenceByKey(ctx).load(key));

@@ -1,0 +1,70 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../../db/types.ts";
+
+/**
+ * Fast inserts for generated data: each statement sends one array per column and inserts
+ * `INSERT ... SELECT * FROM unnest($1::type[], $2::type[], ...)`. A statement then has as many
+ * parameters as the table has columns, whatever the number of rows, and PostgreSQL parses it once
+ * per batch: about ten times faster than multi-row VALUES through the same driver.
+ */
+
+/** Rows per statement: large enough to amortise round trips, small enough to keep memory flat. */
+export const BATCH_ROWS = 5000;
+
+/** A column to insert: its name, its PostgreSQL type, and how to read it from a row. */
+export interface Column<Row> {
+  name: string;
+  type: "text" | "bigint" | "integer" | "boolean" | "timestamptz" | "double precision" | "jsonb" | "uuid";
+  value: (row: Row) => string | number | boolean | Date | null;
+}
+
+/** A column spec, compactly. */
+export function column<Row>(
+  name: string,
+  type: Column<Row>["type"],
+  value: Column<Row>["value"],
+): Column<Row> {
+  return { name, type, value };
+}
+
+function statement<Row>(table: string, columns: Column<Row>[], rows: Row[], returning: boolean) {
+  const names = sql.join(columns.map((c) => sql.ref(c.name)));
+  const arrays = sql.join(
+    columns.map((c) => {
+      const values = rows.map(c.value);
+      return sql`${values}::${sql.raw(c.type)}[]`;
+    }),
+  );
+  const returningKeys = returning ? sql` RETURNING key, id` : sql``;
+  return sql<{
+    key: string;
+    id: string;
+  }>`INSERT INTO ${sql.table(table)} (${names}) SELECT * FROM unnest(${arrays})${returningKeys}`;
+}
+
+/** Inserts `rows` into `table` in batches. */
+export async function insertRows<Row>(
+  db: Kysely<Database>,
+  table: string,
+  columns: Column<Row>[],
+  rows: Row[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) {
+    await statement(table, columns, rows.slice(i, i + BATCH_ROWS), false).execute(db);
+  }
+}
+
+/** Inserts `rows` (whose table has `key` and `id`) and returns the new ids by key. */
+export async function insertRowsReturningIds<Row>(
+  db: Kysely<Database>,
+  table: string,
+  columns: Column<Row>[],
+  rows: Row[],
+): Promise<Map<string, string>> {
+  const ids = new Map<string, string>();
+  for (let i = 0; i < rows.length; i += BATCH_ROWS) {
+    const result = await statement(table, columns, rows.slice(i, i + BATCH_ROWS), true).execute(db);
+    for (const row of result.rows) ids.set(row.key, String(row.id));
+  }
+  return ids;
+}

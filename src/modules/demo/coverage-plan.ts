@@ -1,0 +1,280 @@
+import type { CheckStatus, MetricKey, MetricShortcode } from "../../db/types.ts";
+import type {
+  PlannedCoverageReport,
+  PlannedMetricItem,
+  PlannedMetricValue,
+  PlannedSettings,
+} from "./plan-types.ts";
+import type { Random } from "./random.ts";
+
+/**
+ * Coverage reports and metric histories of one repository. Coverage drifts along a per-language
+ * trend with noise; line, branch and condition percentages are computed from the report's counts,
+ * so a metric value always agrees with its check's coverage report. Metric values are recorded
+ * for runs on the default branch only (the repository's history); pull-request runs get a
+ * coverage report (the change set's stats) but no metric values.
+ */
+
+/** The metric key of each language analyzer. */
+export const LANGUAGE_KEY: Record<string, MetricKey> = {
+  python: "PYTHON",
+  javascript: "JAVASCRIPT",
+  go: "GO",
+  java: "JAVA",
+  ruby: "RUBY",
+  rust: "RUST",
+  php: "PHP",
+  csharp: "CSHARP",
+  cxx: "C_AND_CPP",
+  scala: "SCALA",
+  kotlin: "KOTLIN",
+  swift: "SWIFT",
+};
+
+/** Languages whose coverage tools report condition coverage. */
+const HAS_CONDITIONS = new Set<MetricKey>(["JAVA", "CSHARP", "C_AND_CPP"]);
+
+interface LanguageCoverage {
+  key: MetricKey;
+  lines: number;
+  growth: number;
+  ratio: number;
+  trend: number;
+  branchShare: number;
+  branchGap: number;
+}
+
+interface Threshold {
+  early: number;
+  late: number;
+  changeAt: number;
+  enforced: boolean;
+}
+
+type Counts = [number, number, number, number];
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
+const percent = (covered: number, total: number) => (total === 0 ? 0 : round2((covered / total) * 100));
+
+export class CoveragePlanner {
+  readonly items: PlannedMetricItem[] = [];
+  readonly values: PlannedMetricValue[] = [];
+  readonly reports: PlannedCoverageReport[] = [];
+  private readonly itemKeys = new Map<string, string>();
+  private readonly languages: LanguageCoverage[];
+  private readonly thresholds = new Map<string, Threshold>();
+  private readonly docs: { key: MetricKey; value: number; trend: number } | null;
+  private readonly duplication: { value: number; trend: number };
+
+  constructor(
+    private readonly rand: Random,
+    private readonly keys: { item: () => string; value: () => string },
+    coverage: MetricKey[],
+    primary: string,
+    span: { start: number; end: number },
+  ) {
+    const r = rand;
+    this.languages = coverage.map((key) => ({
+      key,
+      lines: r.int(1_500, 40_000),
+      growth: r.between(0, 0.4),
+      ratio: r.between(0.45, 0.88),
+      trend: r.between(-0.08, 0.12),
+      branchShare: r.between(0.18, 0.35),
+      branchGap: r.between(0.03, 0.15),
+    }));
+    const docKey = LANGUAGE_KEY[primary];
+    this.docs = docKey ? { key: docKey, value: r.between(20, 80), trend: r.between(-5, 15) } : null;
+    this.duplication = { value: r.between(1, 12), trend: r.between(-3, 2) };
+    const threshold = (id: string, chance: number, options: number[]) => {
+      if (!r.chance(chance)) return;
+      const late = r.pick(options);
+      this.thresholds.set(id, {
+        late,
+        early: r.chance(0.3) ? late - 5 : late,
+        changeAt: r.between(span.start, span.end),
+        enforced: r.chance(0.6),
+      });
+    };
+    if (this.languages.length > 0) {
+      threshold("LCV:AGGREGATE", 0.6, [60, 70, 75, 80]);
+      threshold("BCV:AGGREGATE", 0.3, [50, 60, 65]);
+      threshold("NLCV:AGGREGATE", 0.2, [70, 80]);
+    }
+    threshold("DDP:AGGREGATE", 0.3, [3, 5, 8]);
+    if (this.docs) threshold(`DCV:${this.docs.key}`, 0.2, [40, 50, 60]);
+  }
+
+  /** The metric settings rows: one per metric with a threshold, and some unreported metrics. */
+  settings(): PlannedSettings["metrics"] {
+    const rows: PlannedSettings["metrics"] = [];
+    for (const [id, threshold] of this.thresholds) {
+      const metric = id.split(":")[0] as MetricShortcode;
+      if (!rows.some((row) => row.metric === metric)) {
+        rows.push({ metric, isReported: true, isThresholdEnforced: threshold.enforced });
+      }
+    }
+    if (!this.thresholds.has("DDP:AGGREGATE") && this.rand.chance(0.15)) {
+      rows.push({ metric: "DDP", isReported: false, isThresholdEnforced: false });
+    }
+    return rows;
+  }
+
+  private thresholdAt(id: string, time: number): number | null {
+    const t = this.thresholds.get(id);
+    if (!t) return null;
+    return time < t.changeAt ? t.early : t.late;
+  }
+
+  private record(metric: MetricShortcode, key: MetricKey, value: number, at: Moment): void {
+    const id = `${metric}:${key}`;
+    let itemKey = this.itemKeys.get(id);
+    if (!itemKey) {
+      itemKey = this.keys.item();
+      this.itemKeys.set(id, itemKey);
+      this.items.push({
+        key: itemKey,
+        metric,
+        metricKey: key,
+        threshold: this.thresholds.get(id)?.late ?? null,
+      });
+    }
+    this.values.push({
+      key: this.keys.value(),
+      itemKey,
+      checkKey: at.checkKey,
+      commitOid: at.commitOid,
+      value,
+      threshold: this.thresholdAt(id, at.time.getTime()),
+      createdAt: at.time,
+    });
+  }
+
+  /** Counts of one language at `progress` (0 = first run, 1 = now) for a change of `changed` lines. */
+  private counts(language: LanguageCoverage, progress: number, changed: number) {
+    const r = this.rand;
+    const lines = Math.round(language.lines * (1 + language.growth * progress));
+    const ratio = clamp(language.ratio + language.trend * progress + r.normal() * 0.01, 0.05, 0.98);
+    const branches = Math.round(lines * language.branchShare);
+    const branchRatio = clamp(ratio - language.branchGap + r.normal() * 0.01, 0.02, 0.97);
+    const newRatio = clamp(ratio + r.normal() * 0.12, 0, 1);
+    const newBranches = Math.round(changed * language.branchShare);
+    const result: { lines: Counts; branches: Counts; conditions: Counts | null } = {
+      lines: [lines, Math.round(lines * ratio), changed, Math.round(changed * newRatio)],
+      branches: [
+        branches,
+        Math.round(branches * branchRatio),
+        newBranches,
+        Math.round(newBranches * newRatio * 0.9),
+      ],
+      conditions: null,
+    };
+    if (HAS_CONDITIONS.has(language.key)) {
+      const conditions = Math.round(branches * 1.4);
+      const newConditions = Math.round(newBranches * 1.4);
+      result.conditions = [
+        conditions,
+        Math.round(conditions * clamp(branchRatio - 0.05, 0.01, 0.95)),
+        newConditions,
+        Math.round(newConditions * newRatio * 0.85),
+      ];
+    }
+    return result;
+  }
+
+  /**
+   * Coverage of one run: a report for `checkKey` and, on the default branch, metric values.
+   * Returns the coverage check's status (ARTIFACT_TIMEOUT when the report "never arrived").
+   */
+  coverageRun(at: Moment, progress: number, onDefaultBranch: boolean): CheckStatus {
+    if (this.languages.length === 0 || this.rand.chance(0.05)) return "ARTIFACT_TIMEOUT";
+    const changed = this.rand.int(8, onDefaultBranch ? 400 : 250);
+    const perLanguage = this.languages.map((language) => ({
+      key: language.key,
+      ...this.counts(language, progress, Math.round(changed / this.languages.length)),
+    }));
+    const sum = (pick: (c: (typeof perLanguage)[number]) => Counts | null): Counts | null => {
+      const present = perLanguage.map(pick).filter((c): c is Counts => c !== null);
+      if (present.length === 0) return null;
+      return present.reduce((a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3]]);
+    };
+    const total = {
+      key: "AGGREGATE" as MetricKey,
+      lines: sum((c) => c.lines)!,
+      branches: sum((c) => c.branches)!,
+      conditions: sum((c) => c.conditions),
+    };
+    this.reports.push({
+      checkKey: at.checkKey!,
+      lines: total.lines,
+      branches: total.branches,
+      conditions: total.conditions,
+    });
+    const lcv = percent(total.lines[1], total.lines[0]);
+    const nlcv = percent(total.lines[3], total.lines[2]);
+    if (onDefaultBranch) {
+      for (const c of [total, ...perLanguage]) {
+        this.recordCoverage(c, at);
+      }
+      const threshold = this.thresholdAt("LCV:AGGREGATE", at.time.getTime());
+      if (threshold !== null && this.thresholds.get("LCV:AGGREGATE")!.enforced && lcv < threshold)
+        return "FAILURE";
+    } else {
+      const threshold = this.thresholdAt("NLCV:AGGREGATE", at.time.getTime());
+      if (threshold !== null && this.thresholds.get("NLCV:AGGREGATE")!.enforced && nlcv < threshold)
+        return "FAILURE";
+    }
+    return "SUCCESS";
+  }
+
+  private recordCoverage(
+    c: { key: MetricKey; lines: Counts; branches: Counts; conditions: Counts | null },
+    at: Moment,
+  ): void {
+    const conditions = c.conditions ?? [0, 0, 0, 0];
+    this.record("LCV", c.key, percent(c.lines[1], c.lines[0]), at);
+    this.record("BCV", c.key, percent(c.branches[1], c.branches[0]), at);
+    if (c.conditions) this.record("CCV", c.key, percent(conditions[1], conditions[0]), at);
+    this.record(
+      "CPCV",
+      c.key,
+      percent(c.lines[1] + c.branches[1] + conditions[1], c.lines[0] + c.branches[0] + conditions[0]),
+      at,
+    );
+    if (c.lines[2] > 0) {
+      this.record("NLCV", c.key, percent(c.lines[3], c.lines[2]), at);
+      this.record(
+        "NCPCV",
+        c.key,
+        percent(c.lines[3] + c.branches[3] + conditions[3], c.lines[2] + c.branches[2] + conditions[2]),
+        at,
+      );
+    }
+    if (c.branches[2] > 0) this.record("NBCV", c.key, percent(c.branches[3], c.branches[2]), at);
+    if (c.conditions && conditions[2] > 0)
+      this.record("NCCV", c.key, percent(conditions[3], conditions[2]), at);
+  }
+
+  /** Documentation coverage and duplication of a default-branch run, from its primary analyzer's check. */
+  codeMetrics(at: Moment, progress: number): void {
+    const r = this.rand;
+    if (this.docs) {
+      this.record(
+        "DCV",
+        this.docs.key,
+        round2(clamp(this.docs.value + this.docs.trend * progress + r.normal(), 0, 100)),
+        at,
+      );
+    }
+    const ddp = clamp(this.duplication.value + this.duplication.trend * progress + r.normal() * 0.3, 0, 100);
+    this.record("DDP", "AGGREGATE", round2(ddp), at);
+  }
+}
+
+/** Where a metric value or report belongs: a check of a run at a time. */
+export interface Moment {
+  checkKey: string | null;
+  commitOid: string;
+  time: Date;
+}

@@ -1,0 +1,210 @@
+import type {
+  AnalysisRunStatus,
+  CheckStatus,
+  Ecosystem,
+  FindingState,
+  IssueCategory,
+  MetricKey,
+  MetricShortcode,
+  VcsProvider,
+} from "../../db/types.ts";
+import type { RepositoryProfile } from "./vocabulary.ts";
+
+/**
+ * What the generator plans before anything is written: rows that refer to each other by their
+ * (deterministic) keys, and to catalog rows by natural keys. The writer turns keys into ids.
+ */
+
+/** How much history a size generates for each repository. */
+export interface HistoryParameters {
+  /** Days between the first run and now. */
+  historyDays: number;
+  /** Runs on the default branch, [min, max]. */
+  mainRuns: [number, number];
+  /** Pull requests, [min, max]. */
+  pullRequests: [number, number];
+  /** Runs per pull request, [min, max]. */
+  runsPerPullRequest: [number, number];
+  /** Multiplies how many findings a repository carries. */
+  findingsScale: number;
+}
+
+/** An issue of the catalog, referred to as `analyzer:shortcode`. */
+export type IssueRef = string;
+
+/** A repository to generate, with what its account contributes. */
+export interface RepositorySpec {
+  /** Position among all generated repositories; its rows' keys live in namespace index + 1. */
+  index: number;
+  accountKey: string;
+  accountLogin: string;
+  provider: VcsProvider;
+  name: string;
+  profile: RepositoryProfile;
+  /** Analyzers that run on it, primary first; `test-coverage` last when coverage is reported. */
+  analyzers: string[];
+  isPrivate: boolean;
+  defaultBranch: string;
+  /** Branches that must have an open pull request (the demo's named ones). */
+  openBranches: string[];
+  /** Keys of the account's members, who create ignore rules. */
+  memberKeys: string[];
+  /** Issues the account suppressed, and since when. */
+  teamSuppressions: Array<{ issue: IssueRef; createdAt: Date }>;
+}
+
+export interface PlannedRepository {
+  key: string;
+  accountKey: string;
+  name: string;
+  vcsUrl: string;
+  isPrivate: boolean;
+  defaultBranch: string;
+  latestCommitOid: string | null;
+  configJson: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PlannedPullRequest {
+  key: string;
+  number: number;
+  title: string;
+  branch: string;
+  baseBranch: string;
+  state: "OPEN" | "CLOSED" | "MERGED";
+  vcsUrl: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface PlannedRun {
+  key: string;
+  runUid: string;
+  branch: string;
+  baseOid: string | null;
+  commitOid: string;
+  status: AnalysisRunStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+  pullRequestKey: string | null;
+}
+
+export interface PlannedCheck {
+  key: string;
+  runKey: string;
+  analyzer: string;
+  sequence: number;
+  status: CheckStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface PlannedOccurrence {
+  key: string;
+  checkKey: string;
+  issue: IssueRef;
+  path: string;
+  beginLine: number;
+  beginColumn: number;
+  endLine: number;
+  endColumn: number;
+  title: string;
+  explanation: string | null;
+  source: "STATIC" | "AI";
+  fingerprint: string;
+  state: FindingState;
+  isSuppressed: boolean;
+  createdAt: Date;
+}
+
+export interface PlannedMetricItem {
+  key: string;
+  metric: MetricShortcode;
+  metricKey: MetricKey;
+  threshold: number | null;
+}
+
+export interface PlannedMetricValue {
+  key: string;
+  itemKey: string;
+  checkKey: string | null;
+  commitOid: string;
+  value: number;
+  threshold: number | null;
+  createdAt: Date;
+}
+
+/** Totals of one coverage check: [total, covered, new, new covered] for each measure. */
+export interface PlannedCoverageReport {
+  checkKey: string;
+  lines: [number, number, number, number];
+  branches: [number, number, number, number];
+  conditions: [number, number, number, number] | null;
+}
+
+export interface PlannedSettings {
+  metrics: Array<{ metric: MetricShortcode; isReported: boolean; isThresholdEnforced: boolean }>;
+  categories: Array<{ category: IssueCategory; isReported: boolean; canFailCheck: boolean }>;
+  priorities: Array<{ priority: "LOW" | "MEDIUM" | "HIGH"; isReported: boolean; canFailCheck: boolean }>;
+}
+
+export interface PlannedIgnoreRule {
+  key: string;
+  issue: IssueRef;
+  level: "REPOSITORY" | "FILE";
+  type: "FOREVER" | "PATTERN" | "TEST_PATTERN";
+  filePath: string | null;
+  globPattern: string | null;
+  createdByKey: string | null;
+  createdAt: Date;
+}
+
+export interface PlannedTarget {
+  key: string;
+  ecosystem: Ecosystem;
+  packageManager: string;
+  manifestPath: string | null;
+  lockfilePath: string;
+  isActivated: boolean;
+  createdAt: Date;
+}
+
+export interface PlannedScaCheck {
+  key: string;
+  runKey: string;
+  targetKey: string;
+  status: string;
+  createdAt: Date;
+}
+
+export interface PlannedVulnerabilityOccurrence {
+  key: string;
+  scaCheckKey: string;
+  vulnerability: string;
+  /** `${ecosystem}:${name}@${version}`. */
+  packageVersion: string;
+  reachability: "REACHABLE" | "UNREACHABLE" | "UNKNOWN";
+  fixability: "UNFIXABLE" | "POSSIBLY_FIXABLE" | "MANUALLY_FIXABLE" | "AUTO_FIXABLE";
+  state: FindingState;
+  createdAt: Date;
+}
+
+/** Everything generated for one repository. */
+export interface RepositoryPlan {
+  repository: PlannedRepository;
+  pullRequests: PlannedPullRequest[];
+  runs: PlannedRun[];
+  checks: PlannedCheck[];
+  occurrences: PlannedOccurrence[];
+  metricItems: PlannedMetricItem[];
+  metricValues: PlannedMetricValue[];
+  coverageReports: PlannedCoverageReport[];
+  settings: PlannedSettings;
+  ignoreRules: PlannedIgnoreRule[];
+  targets: PlannedTarget[];
+  scaChecks: PlannedScaCheck[];
+  vulnerabilityOccurrences: PlannedVulnerabilityOccurrence[];
+}

@@ -1,0 +1,304 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/types.ts";
+import type { AdvisoryIds } from "./advisories.ts";
+import { type Column, column as c, insertRows, insertRowsReturningIds } from "./bulk-insert.ts";
+import type {
+  PlannedCheck,
+  PlannedCoverageReport,
+  PlannedIgnoreRule,
+  PlannedMetricItem,
+  PlannedMetricValue,
+  PlannedOccurrence,
+  PlannedPullRequest,
+  PlannedRepository,
+  PlannedRun,
+  PlannedScaCheck,
+  PlannedSettings,
+  PlannedTarget,
+  PlannedVulnerabilityOccurrence,
+  RepositoryPlan,
+} from "./plan-types.ts";
+
+/** Ids the writer needs from rows written before the repositories. */
+export interface WriterContext {
+  accountIds: Map<string, string>;
+  userIds: Map<string, string>;
+  analyzerIds: Map<string, string>;
+  /** By `analyzer:shortcode`. */
+  issueIds: Map<string, string>;
+  advisories: AdvisoryIds;
+}
+
+/** Row counts written, by table. */
+export type RowCounts = Record<string, number>;
+
+function need(map: Map<string, string>, key: string | null, what: string): string {
+  const id = key === null ? undefined : map.get(key);
+  if (id === undefined) throw new Error(`generated data refers to a missing ${what}: ${key}`);
+  return id;
+}
+
+/** Writes the plans of some repositories, table by table; adds the row counts to `counts`. */
+export async function writeRepositoryPlans(
+  db: Kysely<Database>,
+  plans: RepositoryPlan[],
+  ctx: WriterContext,
+  counts: RowCounts,
+): Promise<void> {
+  const all = <T>(pick: (plan: RepositoryPlan) => T[]) => plans.flatMap(pick);
+  const tally = (table: string, rows: unknown[]) => {
+    counts[table] = (counts[table] ?? 0) + rows.length;
+  };
+  const write = async <Row>(table: string, columns: Column<Row>[], rows: Row[]) => {
+    tally(table, rows);
+    await insertRows(db, table, columns, rows);
+  };
+  const writeReturning = async <Row>(table: string, columns: Column<Row>[], rows: Row[]) => {
+    tally(table, rows);
+    return insertRowsReturningIds(db, table, columns, rows);
+  };
+
+  const repositoryIds = await writeReturning<PlannedRepository>(
+    "repositories",
+    [
+      c("key", "text", (r) => r.key),
+      c("account_id", "bigint", (r) => need(ctx.accountIds, r.accountKey, "account")),
+      c("name", "text", (r) => r.name),
+      c("vcs_url", "text", (r) => r.vcsUrl),
+      c("is_private", "boolean", (r) => r.isPrivate),
+      c("is_activated", "boolean", () => true),
+      c("default_branch", "text", (r) => r.defaultBranch),
+      c("latest_commit_oid", "text", (r) => r.latestCommitOid),
+      c("config_json", "jsonb", (r) => r.configJson),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+      c("updated_at", "timestamptz", (r) => r.updatedAt),
+    ],
+    plans.map((p) => p.repository),
+  );
+  const repoOf = new Map<unknown, string>();
+  for (const plan of plans) {
+    const id = need(repositoryIds, plan.repository.key, "repository");
+    for (const rows of [plan.pullRequests, plan.ignoreRules, plan.targets, plan.metricItems]) {
+      for (const row of rows) repoOf.set(row, id);
+    }
+    for (const row of plan.runs) repoOf.set(row, id);
+  }
+  const repoId = (row: unknown) => repoOf.get(row)!;
+
+  const pullRequestIds = await writeReturning<PlannedPullRequest>(
+    "pull_requests",
+    [
+      c("key", "text", (r) => r.key),
+      c("repository_id", "bigint", repoId),
+      c("number", "integer", (r) => r.number),
+      c("title", "text", (r) => r.title),
+      c("branch", "text", (r) => r.branch),
+      c("base_branch", "text", (r) => r.baseBranch),
+      c("state", "text", (r) => r.state),
+      c("vcs_url", "text", (r) => r.vcsUrl),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+      c("updated_at", "timestamptz", (r) => r.updatedAt),
+    ],
+    all((p) => p.pullRequests),
+  );
+
+  const runIds = await writeReturning<PlannedRun>(
+    "analysis_runs",
+    [
+      c("key", "text", (r) => r.key),
+      c("run_uid", "uuid", (r) => r.runUid),
+      c("repository_id", "bigint", repoId),
+      c("branch_name", "text", (r) => r.branch),
+      c("base_oid", "text", (r) => r.baseOid),
+      c("commit_oid", "text", (r) => r.commitOid),
+      c("status", "text", (r) => r.status),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+      c("updated_at", "timestamptz", (r) => r.updatedAt),
+      c("finished_at", "timestamptz", (r) => r.finishedAt),
+      c("pull_request_id", "bigint", (r) =>
+        r.pullRequestKey === null ? null : need(pullRequestIds, r.pullRequestKey, "pull request"),
+      ),
+    ],
+    all((p) => p.runs),
+  );
+
+  const checkIds = await writeReturning<PlannedCheck>(
+    "checks",
+    [
+      c("key", "text", (r) => r.key),
+      c("run_id", "bigint", (r) => need(runIds, r.runKey, "run")),
+      c("analyzer_id", "bigint", (r) => need(ctx.analyzerIds, r.analyzer, "analyzer")),
+      c("sequence", "integer", (r) => r.sequence),
+      c("status", "text", (r) => r.status),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+      c("updated_at", "timestamptz", (r) => r.updatedAt),
+      c("finished_at", "timestamptz", (r) => r.finishedAt),
+    ],
+    all((p) => p.checks),
+  );
+
+  await write<PlannedOccurrence>(
+    "occurrences",
+    [
+      c("key", "text", (r) => r.key),
+      c("check_id", "bigint", (r) => need(checkIds, r.checkKey, "check")),
+      c("issue_id", "bigint", (r) => need(ctx.issueIds, r.issue, "issue")),
+      c("path", "text", (r) => r.path),
+      c("begin_line", "integer", (r) => r.beginLine),
+      c("begin_column", "integer", (r) => r.beginColumn),
+      c("end_line", "integer", (r) => r.endLine),
+      c("end_column", "integer", (r) => r.endColumn),
+      c("title", "text", (r) => r.title),
+      c("explanation", "text", (r) => r.explanation),
+      c("source", "text", (r) => r.source),
+      c("fingerprint", "text", (r) => r.fingerprint),
+      c("state", "text", (r) => r.state),
+      c("is_suppressed", "boolean", (r) => r.isSuppressed),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+    ],
+    all((p) => p.occurrences),
+  );
+
+  const itemIds = await writeReturning<PlannedMetricItem>(
+    "repository_metric_items",
+    [
+      c("key", "text", (r) => r.key),
+      c("repository_id", "bigint", repoId),
+      c("metric_shortcode", "text", (r) => r.metric),
+      c("metric_key", "text", (r) => r.metricKey),
+      c("threshold", "integer", (r) => r.threshold),
+    ],
+    all((p) => p.metricItems),
+  );
+  await write<PlannedMetricValue>(
+    "metric_values",
+    [
+      c("key", "text", (r) => r.key),
+      c("item_id", "bigint", (r) => need(itemIds, r.itemKey, "metric item")),
+      c("check_id", "bigint", (r) => (r.checkKey === null ? null : need(checkIds, r.checkKey, "check"))),
+      c("commit_oid", "text", (r) => r.commitOid),
+      c("value", "double precision", (r) => r.value),
+      c("threshold", "integer", (r) => r.threshold),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+    ],
+    all((p) => p.metricValues),
+  );
+  const counts4 = (name: string, pick: (r: PlannedCoverageReport) => number[] | null) =>
+    ["total", "covered", "new", "new_covered"].map((part, i) =>
+      c<PlannedCoverageReport>(`${name}_${part}`, "integer", (r) => pick(r)?.[i] ?? null),
+    );
+  await write<PlannedCoverageReport>(
+    "coverage_reports",
+    [
+      c("check_id", "bigint", (r) => need(checkIds, r.checkKey, "check")),
+      ...counts4("lines", (r) => r.lines),
+      ...counts4("branches", (r) => r.branches),
+      ...counts4("conditions", (r) => r.conditions),
+    ],
+    all((p) => p.coverageReports),
+  );
+
+  await writeSettings(plans, repositoryIds, write);
+  await write<PlannedIgnoreRule>(
+    "ignore_rules",
+    [
+      c("key", "text", (r) => r.key),
+      c("repository_id", "bigint", repoId),
+      c("issue_id", "bigint", (r) => need(ctx.issueIds, r.issue, "issue")),
+      c("level", "text", (r) => r.level),
+      c("type", "text", (r) => r.type),
+      c("file_path", "text", (r) => r.filePath),
+      c("glob_pattern", "text", (r) => r.globPattern),
+      c("created_by", "bigint", (r) =>
+        r.createdByKey === null ? null : need(ctx.userIds, r.createdByKey, "user"),
+      ),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+    ],
+    all((p) => p.ignoreRules),
+  );
+
+  const targetIds = await writeReturning<PlannedTarget>(
+    "repository_targets",
+    [
+      c("key", "text", (r) => r.key),
+      c("repository_id", "bigint", repoId),
+      c("ecosystem", "text", (r) => r.ecosystem),
+      c("package_manager", "text", (r) => r.packageManager),
+      c("manifest_path", "text", (r) => r.manifestPath),
+      c("lockfile_path", "text", (r) => r.lockfilePath),
+      c("source", "text", () => "AUTO"),
+      c("is_activated", "boolean", (r) => r.isActivated),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+    ],
+    all((p) => p.targets),
+  );
+  const scaIds = await writeReturning<PlannedScaCheck>(
+    "sca_checks",
+    [
+      c("key", "text", (r) => r.key),
+      c("run_id", "bigint", (r) => need(runIds, r.runKey, "run")),
+      c("target_id", "bigint", (r) => need(targetIds, r.targetKey, "target")),
+      c("status", "text", (r) => r.status),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+    ],
+    all((p) => p.scaChecks),
+  );
+  await write<PlannedVulnerabilityOccurrence>(
+    "vulnerability_occurrences",
+    [
+      c("key", "text", (r) => r.key),
+      c("sca_check_id", "bigint", (r) => need(scaIds, r.scaCheckKey, "SCA check")),
+      c("vulnerability_id", "bigint", (r) =>
+        need(ctx.advisories.vulnerability, r.vulnerability, "vulnerability"),
+      ),
+      c("package_version_id", "bigint", (r) =>
+        need(ctx.advisories.packageVersion, r.packageVersion, "package version"),
+      ),
+      c("reachability", "text", (r) => r.reachability),
+      c("fixability", "text", (r) => r.fixability),
+      c("state", "text", (r) => r.state),
+      c("created_at", "timestamptz", (r) => r.createdAt),
+    ],
+    all((p) => p.vulnerabilityOccurrences),
+  );
+}
+
+type Write = <Row>(table: string, columns: Column<Row>[], rows: Row[]) => Promise<void>;
+
+async function writeSettings(plans: RepositoryPlan[], repositoryIds: Map<string, string>, write: Write) {
+  const rowsOf = <T>(pick: (plan: RepositoryPlan) => T[]): Array<T & { repositoryId: string }> =>
+    plans.flatMap((plan) =>
+      pick(plan).map((row) => ({ ...row, repositoryId: repositoryIds.get(plan.repository.key)! })),
+    );
+  type Of<K extends keyof PlannedSettings> = PlannedSettings[K][number] & { repositoryId: string };
+  await write<Of<"metrics">>(
+    "repository_metric_settings",
+    [
+      c("repository_id", "bigint", (r) => r.repositoryId),
+      c("metric_shortcode", "text", (r) => r.metric),
+      c("is_reported", "boolean", (r) => r.isReported),
+      c("is_threshold_enforced", "boolean", (r) => r.isThresholdEnforced),
+    ],
+    rowsOf((p) => p.settings.metrics),
+  );
+  await write<Of<"categories">>(
+    "repository_issue_category_settings",
+    [
+      c("repository_id", "bigint", (r) => r.repositoryId),
+      c("category", "text", (r) => r.category),
+      c("is_reported", "boolean", (r) => r.isReported),
+      c("can_fail_check", "boolean", (r) => r.canFailCheck),
+    ],
+    rowsOf((p) => p.settings.categories),
+  );
+  await write<Of<"priorities">>(
+    "repository_issue_priority_settings",
+    [
+      c("repository_id", "bigint", (r) => r.repositoryId),
+      c("priority_type", "text", (r) => r.priority),
+      c("is_reported", "boolean", (r) => r.isReported),
+      c("can_fail_check", "boolean", (r) => r.canFailCheck),
+    ],
+    rowsOf((p) => p.settings.priorities),
+  );
+}

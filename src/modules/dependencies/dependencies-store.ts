@@ -1,0 +1,200 @@
+import { type Kysely, sql } from "kysely";
+import type {
+  Database,
+  PackageRow,
+  PackageVersionRow,
+  RepositoryTargetRow,
+  ScaCheckRow,
+  VulnerabilityOccurrenceRow,
+  VulnerabilityRow,
+} from "../../db/types.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { overallSeverityRankSql } from "./severity.ts";
+
+/**
+ * Dependencies and their vulnerabilities (SCA). Packages, their versions and vulnerabilities are
+ * public advisory data, global like the analyzer catalog, so their lookups take no viewer. Targets,
+ * SCA checks and vulnerability occurrences belong to a repository and are read through the
+ * viewer's memberships.
+ */
+
+/** A vulnerability occurrence with the foreign keys its fields need, besides its own columns. */
+export type VulnerabilityOccurrenceNode = VulnerabilityOccurrenceRow & {
+  /** The package of the occurrence's package version, so both load in the same tick. */
+  package_id: string;
+};
+
+/** A vulnerability occurrence read by key, with the repository it was found in. */
+export type LocatedVulnerabilityOccurrence = VulnerabilityOccurrenceNode & { repository_id: string };
+
+/** Packages by key. */
+export function findPackagesByKeys(db: Kysely<Database>, keys: readonly string[]): Promise<PackageRow[]> {
+  return db.selectFrom("packages").selectAll().where("key", "in", keys).execute();
+}
+
+/** Packages by internal id. */
+export function findPackagesByIds(db: Kysely<Database>, ids: readonly string[]): Promise<PackageRow[]> {
+  return db.selectFrom("packages").selectAll().where("id", "in", ids).execute();
+}
+
+/** Package versions by key. */
+export function findPackageVersionsByKeys(
+  db: Kysely<Database>,
+  keys: readonly string[],
+): Promise<PackageVersionRow[]> {
+  return db.selectFrom("package_versions").selectAll().where("key", "in", keys).execute();
+}
+
+/** Package versions by internal id. */
+export function findPackageVersionsByIds(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<PackageVersionRow[]> {
+  return db.selectFrom("package_versions").selectAll().where("id", "in", ids).execute();
+}
+
+/** Vulnerabilities by key. */
+export function findVulnerabilitiesByKeys(
+  db: Kysely<Database>,
+  keys: readonly string[],
+): Promise<VulnerabilityRow[]> {
+  return db.selectFrom("vulnerabilities").selectAll().where("key", "in", keys).execute();
+}
+
+/** Vulnerabilities by internal id. */
+export function findVulnerabilitiesByIds(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<VulnerabilityRow[]> {
+  return db.selectFrom("vulnerabilities").selectAll().where("id", "in", ids).execute();
+}
+
+/** Repository targets with these keys in repositories of accounts `viewerId` belongs to. */
+export function findVisibleTargetsByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<RepositoryTargetRow[]> {
+  return db
+    .selectFrom("repository_targets as t")
+    .innerJoin("repositories as repo", "repo.id", "t.repository_id")
+    .innerJoin("memberships as m", "m.account_id", "repo.account_id")
+    .selectAll("t")
+    .where("m.user_id", "=", viewerId)
+    .where("t.key", "in", keys)
+    .execute();
+}
+
+/** SCA checks with these keys in runs of repositories `viewerId` can see. */
+export function findVisibleScaChecksByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<ScaCheckRow[]> {
+  return db
+    .selectFrom("sca_checks as c")
+    .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+    .innerJoin("repositories as repo", "repo.id", "r.repository_id")
+    .innerJoin("memberships as m", "m.account_id", "repo.account_id")
+    .selectAll("c")
+    .where("m.user_id", "=", viewerId)
+    .where("c.key", "in", keys)
+    .execute();
+}
+
+/** Vulnerability occurrences with these keys in runs of repositories `viewerId` can see. */
+export function findVisibleVulnerabilityOccurrencesByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<LocatedVulnerabilityOccurrence[]> {
+  return db
+    .selectFrom("vulnerability_occurrences as vo")
+    .innerJoin("package_versions as pv", "pv.id", "vo.package_version_id")
+    .innerJoin("sca_checks as c", "c.id", "vo.sca_check_id")
+    .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+    .innerJoin("repositories as repo", "repo.id", "r.repository_id")
+    .innerJoin("memberships as m", "m.account_id", "repo.account_id")
+    .selectAll("vo")
+    .select(["pv.package_id", "r.repository_id"])
+    .where("m.user_id", "=", viewerId)
+    .where("vo.key", "in", keys)
+    .execute();
+}
+
+/** A repository's targets by lockfile path, then key. Parent: the repository id. */
+export const targetsOfRepository: ConnectionSource = {
+  name: "targetsOfRepository",
+  from: sql`repository_targets`,
+  parentColumn: "repository_id",
+  order: [
+    { column: "lockfile_path", kind: "text" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};
+
+/** A run's SCA checks, oldest first. Parent: the run id. */
+export const scaChecksOfRun: ConnectionSource = {
+  name: "scaChecksOfRun",
+  from: sql`sca_checks`,
+  parentColumn: "run_id",
+  order: [
+    { column: "created_at", kind: "timestamptz" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "asc",
+};
+
+// The order every vulnerability-occurrence connection shares: the vulnerability's overall severity
+// (CRITICAL first, unrated last), then the occurrence's key.
+const bySeverity = [
+  { column: "severity_rank", kind: "integer" },
+  { column: "key", kind: "text" },
+] as const;
+
+/**
+ * The occurrences a SCA check found in its commit: INTRODUCED and EXISTING ones. RESOLVED rows
+ * record a finding of the base that is gone and are only counted, never listed. Parent: the check.
+ */
+export const vulnerabilityOccurrencesOfScaCheck: ConnectionSource = {
+  name: "vulnerabilityOccurrencesOfScaCheck",
+  from: sql`(
+    SELECT vo.*, pv.package_id, ${overallSeverityRankSql("v")} AS severity_rank
+    FROM vulnerability_occurrences AS vo
+    JOIN package_versions AS pv ON pv.id = vo.package_version_id
+    JOIN vulnerabilities AS v ON v.id = vo.vulnerability_id
+    WHERE vo.state <> 'RESOLVED'
+  )`,
+  parentColumn: "sca_check_id",
+  order: bySeverity,
+  direction: "asc",
+};
+
+/**
+ * A repository's current vulnerability occurrences: those its latest finished run (SUCCESS or
+ * FAILURE) on its default branch found, RESOLVED ones left out. Older runs, runs on other branches
+ * and unfinished runs do not count. Parent: the repository id.
+ */
+export const vulnerabilityOccurrencesOfRepository: ConnectionSource = {
+  name: "vulnerabilityOccurrencesOfRepository",
+  from: sql`(
+    SELECT vo.*, pv.package_id, repo.id AS repository_id, ${overallSeverityRankSql("v")} AS severity_rank
+    FROM repositories AS repo
+    CROSS JOIN LATERAL (
+      SELECT lr.id FROM analysis_runs AS lr
+      WHERE lr.repository_id = repo.id AND lr.branch_name = repo.default_branch
+        AND lr.status IN ('SUCCESS', 'FAILURE')
+      ORDER BY lr.created_at DESC, lr.key DESC
+      LIMIT 1
+    ) AS latest
+    JOIN sca_checks AS c ON c.run_id = latest.id
+    JOIN vulnerability_occurrences AS vo ON vo.sca_check_id = c.id
+    JOIN package_versions AS pv ON pv.id = vo.package_version_id
+    JOIN vulnerabilities AS v ON v.id = vo.vulnerability_id
+    WHERE vo.state <> 'RESOLVED'
+  )`,
+  parentColumn: "repository_id",
+  order: bySeverity,
+  direction: "asc",
+};

@@ -1,0 +1,46 @@
+/**
+ * How a metric value reads and whether it meets its threshold. Pure functions, shared by the
+ * repository's metric items (latest value) and the recorded values (their history).
+ */
+
+/** Which way a metric improves: coverage goes UPWARD, duplication DOWNWARD. */
+export type Direction = "UPWARD" | "DOWNWARD";
+
+/** The contract's `MetricThresholdStatus`. */
+export type ThresholdStatus = "PASSING" | "FAILING";
+
+/**
+ * Compares `value` with `threshold` in the metric's positive direction: an UPWARD metric passes
+ * at or above its threshold, a DOWNWARD one at or below it. Null when there is no threshold or
+ * no value to compare.
+ */
+export function thresholdStatusOf(
+  value: number | null | undefined,
+  threshold: number | null | undefined,
+  direction: Direction,
+): ThresholdStatus | null {
+  if (value === null || value === undefined || threshold === null || threshold === undefined) return null;
+  const passes = direction === "UPWARD" ? value >= threshold : value <= threshold;
+  return passes ? "PASSING" : "FAILING";
+}
+
+/** `value` rounded to `decimals` places, without trailing zeros (and never "-0"). */
+function trimmed(value: number, decimals: number): string {
+  const text = value.toFixed(decimals);
+  const short = text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+  return short === "-0" ? "0" : short;
+}
+
+/**
+ * A value as people read it: a percentage with one decimal and the sign attached (`83.4%`);
+ * any other unit after up to two decimals and a space (`12.5 ms`); a bare number when the metric
+ * has no unit (`12`, `0.25`).
+ */
+export function formatMetricValue(value: number, unit: string | null | undefined): string {
+  if (unit === "%") {
+    const text = value.toFixed(1);
+    return `${text === "-0.0" ? "0.0" : text}%`;
+  }
+  const number = trimmed(value, 2);
+  return unit ? `${number} ${unit}` : number;
+}

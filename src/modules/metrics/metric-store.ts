@@ -1,0 +1,192 @@
+import { type Kysely, type Selectable, sql } from "kysely";
+import type {
+  Database,
+  MetricRow,
+  MetricValueRow,
+  RepositoryMetricItemRow,
+  RepositoryMetricSettingsTable,
+} from "../../db/types.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
+
+/**
+ * Metric definitions (a global catalog of ten), each repository's metric items with their
+ * thresholds, the values recorded for them, and the repository's metric settings. Items and
+ * values carry their metric's unit and direction, so formatting and threshold checks need no
+ * further lookup.
+ */
+
+type Direction = MetricRow["positive_direction"];
+
+/** A repository metric item with what its metric says about reading its values. */
+export interface MetricItemRow extends RepositoryMetricItemRow {
+  metric_unit: string | null;
+  metric_direction: Direction;
+}
+
+/** A recorded value with its metric's unit and direction. */
+export interface MetricValueView extends MetricValueRow {
+  metric_unit: string | null;
+  metric_direction: Direction;
+}
+
+/** A value recorded by a check, with the item it belongs to. */
+export interface CheckMetricValue {
+  value: MetricValueView;
+  item: MetricItemRow;
+}
+
+/** A stored metric setting of a repository. */
+export type MetricSettingRow = Selectable<RepositoryMetricSettingsTable>;
+
+/** Every metric definition. */
+export function findAllMetrics(db: Kysely<Database>): Promise<MetricRow[]> {
+  return db.selectFrom("metrics").selectAll().execute();
+}
+
+/** Metric definitions by key; the catalog is global, so no viewer applies. */
+export function findMetricsByKeys(db: Kysely<Database>, keys: readonly string[]): Promise<MetricRow[]> {
+  return db.selectFrom("metrics").selectAll().where("key", "in", keys).execute();
+}
+
+function metricItems(db: Kysely<Database>) {
+  return db
+    .selectFrom("repository_metric_items as i")
+    .innerJoin("metrics as m", "m.shortcode", "i.metric_shortcode")
+    .selectAll("i")
+    .select(["m.unit as metric_unit", "m.positive_direction as metric_direction"]);
+}
+
+/** The metric items of these repositories (parents the caller already sees). */
+export function findMetricItemsOfRepositories(
+  db: Kysely<Database>,
+  repositoryIds: readonly string[],
+): Promise<MetricItemRow[]> {
+  return metricItems(db).where("i.repository_id", "in", repositoryIds).execute();
+}
+
+/** Metric items with these keys in repositories `viewerId` can see. */
+export function findVisibleMetricItemsByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<MetricItemRow[]> {
+  return metricItems(db)
+    .innerJoin("repositories as r", "r.id", "i.repository_id")
+    .innerJoin("memberships as ms", "ms.account_id", "r.account_id")
+    .where("ms.user_id", "=", viewerId)
+    .where("i.key", "in", keys)
+    .execute();
+}
+
+/** The newest value of each of these items, in one statement; items without values are absent. */
+export function findLatestValuesOfItems(
+  db: Kysely<Database>,
+  itemIds: readonly string[],
+): Promise<MetricValueRow[]> {
+  return db
+    .selectFrom("metric_values")
+    .selectAll()
+    .distinctOn("item_id")
+    .where("item_id", "in", itemIds)
+    .orderBy("item_id")
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .execute();
+}
+
+function metricValues(db: Kysely<Database>) {
+  return db
+    .selectFrom("metric_values as v")
+    .innerJoin("repository_metric_items as i", "i.id", "v.item_id")
+    .innerJoin("metrics as m", "m.shortcode", "i.metric_shortcode")
+    .selectAll("v")
+    .select(["m.unit as metric_unit", "m.positive_direction as metric_direction"]);
+}
+
+/** Metric values with these keys in repositories `viewerId` can see. */
+export function findVisibleMetricValuesByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<MetricValueView[]> {
+  return metricValues(db)
+    .innerJoin("repositories as r", "r.id", "i.repository_id")
+    .innerJoin("memberships as ms", "ms.account_id", "r.account_id")
+    .where("ms.user_id", "=", viewerId)
+    .where("v.key", "in", keys)
+    .execute();
+}
+
+/** Every value these checks recorded, with its item, in one statement. */
+export async function findMetricValuesOfChecks(
+  db: Kysely<Database>,
+  checkIds: readonly string[],
+): Promise<CheckMetricValue[]> {
+  const rows = await metricValues(db)
+    .select([
+      "i.key as item_key",
+      "i.repository_id as item_repository_id",
+      "i.metric_shortcode as item_metric_shortcode",
+      "i.metric_key as item_metric_key",
+      "i.threshold as item_threshold",
+    ])
+    .where("v.check_id", "in", checkIds)
+    .execute();
+  return rows.map(
+    ({ item_key, item_repository_id, item_metric_shortcode, item_metric_key, item_threshold, ...value }) => ({
+      value,
+      item: {
+        id: value.item_id,
+        key: item_key,
+        repository_id: item_repository_id,
+        metric_shortcode: item_metric_shortcode,
+        metric_key: item_metric_key,
+        threshold: item_threshold,
+        metric_unit: value.metric_unit,
+        metric_direction: value.metric_direction,
+      },
+    }),
+  );
+}
+
+/** The stored metric settings of these repositories. */
+export function findMetricSettingsOfRepositories(
+  db: Kysely<Database>,
+  repositoryIds: readonly string[],
+): Promise<MetricSettingRow[]> {
+  return db
+    .selectFrom("repository_metric_settings")
+    .selectAll()
+    .where("repository_id", "in", repositoryIds)
+    .execute();
+}
+
+/** An item's recorded values, newest first, with their metric's unit and direction. Parent: the item id. */
+export const valuesOfMetricItem: ConnectionSource = {
+  name: "valuesOfMetricItem",
+  from: sql`(SELECT v.*, m.unit AS metric_unit, m.positive_direction AS metric_direction
+    FROM metric_values v
+    JOIN repository_metric_items i ON i.id = v.item_id
+    JOIN metrics m ON m.shortcode = i.metric_shortcode)`,
+  parentColumn: "item_id",
+  order: [
+    { column: "created_at", kind: "timestamptz" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "desc",
+};
+
+/**
+ * The filter `values(commitOidIn:)` applies. Null, an empty list and a list of nulls mean "no
+ * filter", as the contract's server treats an empty `__in` lookup.
+ */
+export function commitOidFilter(commitOids: ReadonlyArray<string | null | undefined> | null | undefined) {
+  const wanted = [
+    ...new Set((commitOids ?? []).filter((oid): oid is string => typeof oid === "string")),
+  ].sort();
+  if (wanted.length === 0) return undefined;
+  return {
+    key: `commitOidIn:${JSON.stringify(wanted)}`,
+    condition: sql<boolean>`s.commit_oid = ANY(cast(${wanted} as text[]))`,
+  };
+}

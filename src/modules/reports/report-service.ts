@@ -1,0 +1,245 @@
+import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { groupRows } from "../../graphql/context.ts";
+import { badUserInput } from "../../graphql/errors.ts";
+import { ISSUE_CATEGORIES } from "../catalog/issue-categories.ts";
+import type { ScopeRunIssueRow } from "./report-store.ts";
+import { countsAt, currentCounts, daysBetween, type RunCounts, type TrendValue, trendsOf } from "./series.ts";
+import { COMPLIANCE_STANDARDS, type ComplianceItem, type ComplianceReportKey } from "./standards.ts";
+
+/**
+ * Builds the reports of a scope (an account or one repository) from the per-run issue counts of
+ * its repositories' finished default-branch runs. The formulas are in docs/reports.md.
+ */
+
+/** One issue's counts in one run. */
+export interface IssueFact {
+  category: IssueCategory;
+  severity: IssueSeverity;
+  tags: readonly string[];
+  analyzerShortcode: string;
+  open: number;
+  resolved: number;
+}
+
+/** One finished default-branch run of a repository in a scope, with its issues' counts. */
+export interface RunFact {
+  repositoryId: string;
+  key: string;
+  at: number;
+  issues: IssueFact[];
+}
+
+/** Groups the store's rows per scope and run, in the order of `scopeIds`. */
+export function runFactsOfScopes(
+  scopeIds: readonly string[],
+  rows: readonly ScopeRunIssueRow[],
+): RunFact[][] {
+  return groupRows(scopeIds, rows, (row) => row.scope_id).map((scopeRows) => {
+    const runs = new Map<string, RunFact>();
+    for (const row of scopeRows) {
+      let run = runs.get(row.run_key);
+      if (!run) {
+        run = {
+          repositoryId: row.repository_id,
+          key: row.run_key,
+          at: new Date(row.created_at).getTime(),
+          issues: [],
+        };
+        runs.set(row.run_key, run);
+      }
+      if (row.issue_id !== null) {
+        run.issues.push({
+          category: row.category!,
+          severity: row.severity!,
+          tags: row.tags ?? [],
+          analyzerShortcode: row.analyzer_shortcode!,
+          open: Number(row.open),
+          resolved: Number(row.resolved),
+        });
+      }
+    }
+    return [...runs.values()];
+  });
+}
+
+/** The report keys of the contract's `ReportKey` enum. */
+export type ReportKey =
+  | ComplianceReportKey
+  | "CODE_COVERAGE"
+  | "CODE_HEALTH_TREND"
+  | "ISSUE_DISTRIBUTION"
+  | "ISSUES_PREVENTED"
+  | "ISSUES_AUTOFIXED";
+
+export type ReportStatus = "PASSING" | "FAILING" | "NOOP";
+
+/** One daily series of a report: its key in `values` and the count it reads. */
+interface Series {
+  key: string;
+  count: string;
+}
+
+/** Everything a report's fields answer from; built once per report and scope. */
+export interface ReportView {
+  key: ReportKey;
+  title: string;
+  /** The count that is the headline number. */
+  headline: string;
+  series: readonly Series[];
+  runs: readonly RunCounts[];
+  /** The compliance items, for `securityIssueStats`; empty for other reports. */
+  items: readonly ComplianceItem[];
+  now: Date;
+}
+
+const TOTAL = "total";
+const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
+
+function runCounts(
+  runs: readonly RunFact[],
+  count: (issue: IssueFact, add: (name: string, n: number) => void) => void,
+) {
+  return runs.map((run): RunCounts => {
+    const counts = new Map<string, number>();
+    const add = (name: string, n: number) => {
+      if (n !== 0) counts.set(name, (counts.get(name) ?? 0) + n);
+    };
+    for (const issue of run.issues) count(issue, add);
+    return { repositoryId: run.repositoryId, at: run.at, key: run.key, counts };
+  });
+}
+
+/** A compliance report: open occurrences of issues that belong to at least one of its items. */
+export function complianceView(key: ComplianceReportKey, runs: readonly RunFact[], now: Date): ReportView {
+  const standard = COMPLIANCE_STANDARDS[key];
+  return {
+    key,
+    title: standard.title,
+    headline: TOTAL,
+    series: standard.items.map((item) => ({ key: item.key, count: item.key })),
+    items: standard.items,
+    now,
+    runs: runCounts(runs, (issue, add) => {
+      const items = standard.itemsOfTags(issue.tags);
+      if (items.length === 0 || issue.open === 0) return;
+      add(TOTAL, issue.open);
+      for (const item of items) {
+        add(item, issue.open);
+        add(`${item}:${issue.severity}`, issue.open);
+      }
+    }),
+  };
+}
+
+/** The issue distribution: open occurrences by category and by analyzer. */
+export function distributionView(runs: readonly RunFact[], now: Date): ReportView {
+  return {
+    key: "ISSUE_DISTRIBUTION",
+    title: "Issue Distribution",
+    headline: TOTAL,
+    series: ISSUE_CATEGORIES.map((category) => ({ key: category, count: `category:${category}` })),
+    items: [],
+    now,
+    runs: runCounts(runs, (issue, add) => {
+      add(TOTAL, issue.open);
+      add(`category:${issue.category}`, issue.open);
+      add(`analyzer:${issue.analyzerShortcode}`, issue.open);
+    }),
+  };
+}
+
+/** The code health trend: open (active) and resolved occurrences of the latest runs. */
+export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView {
+  return {
+    key: "CODE_HEALTH_TREND",
+    title: "Code Health Trend",
+    headline: "active",
+    series: [
+      { key: "active", count: "active" },
+      { key: "resolved", count: "resolved" },
+    ],
+    items: [],
+    now,
+    runs: runCounts(runs, (issue, add) => {
+      add("active", issue.open);
+      add("resolved", issue.resolved);
+    }),
+  };
+}
+
+/** The headline number now. */
+export function currentValueOf(view: ReportView): number {
+  return currentCounts(view.runs).get(view.headline) ?? 0;
+}
+
+/** PASSING when nothing is open, FAILING otherwise, NOOP when no repository has a finished run. */
+export function statusOf(view: ReportView): ReportStatus {
+  if (view.runs.length === 0) return "NOOP";
+  return currentValueOf(view) === 0 ? "PASSING" : "FAILING";
+}
+
+/** `ReportValueItem`: one day and the report's series as of its end. */
+export interface DailyValues {
+  date: string;
+  values: Array<{ key: string; value: number }>;
+}
+
+/** Each day of the range with the series as of the end of that day (UTC). */
+export function valuesOf(view: ReportView, startDate: string, endDate: string): DailyValues[] {
+  let days: Array<{ date: string; end: number }>;
+  try {
+    days = daysBetween(startDate, endDate);
+  } catch (error) {
+    if (error instanceof RangeError) throw badUserInput(error.message, "endDate");
+    throw error;
+  }
+  const counts = countsAt(
+    view.runs,
+    days.map((day) => day.end),
+  );
+  return days.map((day, i) => ({
+    date: day.date,
+    values: view.series.map((series) => ({ key: series.key, value: counts[i]!.get(series.count) ?? 0 })),
+  }));
+}
+
+/** The headline number against 1, 3, 6 and 12 months ago. */
+export function trendsOfView(view: ReportView): TrendValue[] {
+  return trendsOf(view.runs, view.headline, view.now);
+}
+
+/** `SecurityIssueStat`: an item with its open occurrences by severity. */
+export interface ItemStat {
+  key: string;
+  title: string;
+  occurrence: { critical: number; major: number; minor: number; total: number };
+}
+
+/** Every item of a compliance report, in display order, with its current counts. */
+export function itemStatsOf(view: ReportView): ItemStat[] {
+  const counts = currentCounts(view.runs);
+  return view.items.map((item) => {
+    const [critical, major, minor] = SEVERITIES.map((severity) => counts.get(`${item.key}:${severity}`) ?? 0);
+    return {
+      key: item.key,
+      title: item.title,
+      occurrence: { critical: critical!, major: major!, minor: minor!, total: counts.get(item.key) ?? 0 },
+    };
+  });
+}
+
+/** Named current counts with a prefix (`category:`, `analyzer:`), without the prefix. */
+export function currentCountsWithPrefix(
+  view: ReportView,
+  prefix: string,
+): Array<{ key: string; value: number }> {
+  return [...currentCounts(view.runs)]
+    .filter(([name, value]) => name.startsWith(prefix) && value > 0)
+    .map(([name, value]) => ({ key: name.slice(prefix.length), value }));
+}
+
+/** Whose reports: an account (all its repositories) or one repository. */
+export interface ReportScope {
+  kind: "account" | "repository";
+  id: string;
+}

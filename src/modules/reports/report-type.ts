@@ -1,0 +1,233 @@
+import type { ObjectRef } from "@pothos/core";
+import { type BuilderTypes, builder } from "../../graphql/builder.ts";
+import { AccountRef } from "../accounts/account-type.ts";
+import { RepositoryRef } from "../repositories/repository-type.ts";
+import { runFactsOf } from "./report-loaders.ts";
+import {
+  complianceView,
+  currentValueOf,
+  type DailyValues,
+  type ItemStat,
+  itemStatsOf,
+  type ReportScope,
+  type ReportView,
+  statusOf,
+  trendsOfView,
+  valuesOf,
+} from "./report-service.ts";
+import type { TrendValue } from "./series.ts";
+import type { ComplianceReportKey } from "./standards.ts";
+
+/** The contract's `ReportKey` enum. */
+export const ReportKeyEnum = builder.enumType("ReportKey", {
+  description: "Which report: the three compliance standards and the insight reports.",
+  values: [
+    "OWASP_TOP_10",
+    "SANS_TOP_25",
+    "MISRA_C",
+    "CODE_COVERAGE",
+    "CODE_HEALTH_TREND",
+    "ISSUE_DISTRIBUTION",
+    "ISSUES_PREVENTED",
+    "ISSUES_AUTOFIXED",
+  ] as const,
+});
+
+/** The contract's `ReportStatus` enum. */
+export const ReportStatusEnum = builder.enumType("ReportStatus", {
+  description:
+    "PASSING when the report counts no open finding, FAILING when it counts some, NOOP when no repository in scope has a finished default-branch run yet.",
+  values: ["PASSING", "FAILING", "NOOP"] as const,
+});
+
+const ReportValueRef = builder.objectRef<{ key: string; value: number }>("ReportValue").implement({
+  description: "One series of a report on one day.",
+  fields: (t) => ({
+    key: t.string({
+      description: "The series, e.g. an OWASP category key or an issue category.",
+      resolve: (v) => v.key,
+    }),
+    value: t.int({ description: "Its count at the end of the day.", resolve: (v) => v.value }),
+  }),
+});
+
+/** `ReportValueItem`: one day of a report's daily series. */
+export const ReportValueItemRef = builder.objectRef<DailyValues>("ReportValueItem").implement({
+  description:
+    "A report's series on one day (UTC), as of the latest default-branch runs created by the end of it.",
+  fields: (t) => ({
+    date: t.field({ type: "Date", description: "The day.", resolve: (d) => d.date }),
+    values: t.field({
+      type: [ReportValueRef],
+      nullable: true,
+      description: "Each series' count.",
+      resolve: (d) => d.values,
+    }),
+  }),
+});
+
+/** `Trend`: the headline number some months ago and the change since. */
+export const TrendRef = builder.objectRef<TrendValue>("Trend").implement({
+  description: "The report's headline number at a past moment and how today's compares with it.",
+  fields: (t) => ({
+    label: t.string({
+      nullable: true,
+      description: "The moment, e.g. `3 months ago`.",
+      resolve: (v) => v.label,
+    }),
+    value: t.int({ nullable: true, description: "The headline number then.", resolve: (v) => v.value }),
+    changePercentage: t.float({
+      nullable: true,
+      description: "Change from then to now in percent (two decimals); null when the value then was 0.",
+      resolve: (v) => v.changePercentage,
+    }),
+    rate: t.float({
+      nullable: true,
+      description: "The same as `changePercentage`.",
+      deprecationReason: "Deprecated in favor of `changePercentage`.",
+      resolve: (v) => v.changePercentage,
+    }),
+  }),
+});
+
+const SeverityDistributionRef = builder.objectRef<ItemStat["occurrence"]>("SeverityDistribution").implement({
+  description: "Open occurrences by severity.",
+  fields: (t) => ({
+    critical: t.int({ nullable: true, description: "CRITICAL occurrences.", resolve: (o) => o.critical }),
+    major: t.int({ nullable: true, description: "MAJOR occurrences.", resolve: (o) => o.major }),
+    minor: t.int({ nullable: true, description: "MINOR occurrences.", resolve: (o) => o.minor }),
+    total: t.int({ nullable: true, description: "All of them.", resolve: (o) => o.total }),
+  }),
+});
+
+const SecurityIssueStatRef = builder.objectRef<ItemStat>("SecurityIssueStat").implement({
+  description: "One item of a compliance standard with its open occurrences by severity.",
+  fields: (t) => ({
+    key: t.string({
+      description: "The item: an OWASP category (`A03`), a CWE id (`CWE-89`) or a MISRA rule group (`10`).",
+      resolve: (s) => s.key,
+    }),
+    title: t.string({ description: "The item's name.", resolve: (s) => s.title }),
+    occurrence: t.field({
+      type: SeverityDistributionRef,
+      description: "Its open occurrences.",
+      resolve: (s) => s.occurrence,
+    }),
+  }),
+});
+
+/** The fields every report with a daily series shares. */
+function seriesFields(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ReportView>) {
+  return {
+    key: t.field({ type: ReportKeyEnum, description: "Which report this is.", resolve: (r) => r.key }),
+    title: t.string({ description: "The report's display title.", resolve: (r) => r.title }),
+    currentValue: t.int({
+      nullable: true,
+      description: "The headline number now, from each repository's latest finished default-branch run.",
+      resolve: currentValueOf,
+    }),
+    values: t.field({
+      type: [ReportValueItemRef],
+      description: "The daily series from `startDate` to `endDate` (both included, at most 366 days).",
+      args: {
+        startDate: t.arg({ type: "Date", required: true, description: "The first day." }),
+        endDate: t.arg({ type: "Date", required: true, description: "The last day." }),
+      },
+      resolve: (r, args) => valuesOf(r, args.startDate, args.endDate),
+    }),
+    trends: t.field({
+      type: [TrendRef],
+      description: "The headline number 1, 3, 6 and 12 months ago, against now.",
+      resolve: trendsOfView,
+    }),
+  };
+}
+
+function complianceReportType(name: string, description: string, items: string) {
+  return builder.objectRef<ReportView>(name).implement({
+    description,
+    fields: (t) => ({
+      ...seriesFields(t),
+      status: t.field({
+        type: ReportStatusEnum,
+        description: "Whether anything in scope is open.",
+        resolve: statusOf,
+      }),
+      securityIssueStats: t.field({
+        type: [SecurityIssueStatRef],
+        description: `${items}, in the standard's order, with open occurrences by severity.`,
+        resolve: itemStatsOf,
+      }),
+    }),
+  });
+}
+
+const OwaspTop10ReportRef = complianceReportType(
+  "OwaspTop10Report",
+  "Open findings of weaknesses in the OWASP Top 10 (2021).",
+  "Every category A01 to A10",
+);
+const SansTop25ReportRef = complianceReportType(
+  "SansTop25Report",
+  "Open findings of weaknesses on the 2023 CWE/SANS Top 25 list.",
+  "Every CWE entry of the list",
+);
+const MisraCReportRef = complianceReportType(
+  "MisraCReport",
+  "Open findings of MISRA C:2012 rules, grouped by section.",
+  "Every rule group",
+);
+
+const COMPLIANCE_FIELDS: ReadonlyArray<
+  [string, ComplianceReportKey, ObjectRef<BuilderTypes, ReportView>, string]
+> = [
+  ["owaspTop10", "OWASP_TOP_10", OwaspTop10ReportRef, "The OWASP Top 10 report."],
+  ["sansTop25", "SANS_TOP_25", SansTop25ReportRef, "The CWE/SANS Top 25 report."],
+  ["misraC", "MISRA_C", MisraCReportRef, "The MISRA C report."],
+];
+
+function namespaceType(name: string, description: string) {
+  return builder.objectRef<ReportScope>(name).implement({
+    description,
+    fields: (t) =>
+      Object.fromEntries(
+        COMPLIANCE_FIELDS.map(([field, key, ref, about]) => [
+          field,
+          t.field({
+            type: ref,
+            description: about,
+            resolve: async (scope, _args, ctx) =>
+              complianceView(key, await runFactsOf(ctx, scope), new Date()),
+          }),
+        ]),
+      ),
+  });
+}
+
+/** `Account.reports`. */
+export const AccountReportsNamespaceRef = namespaceType(
+  "AccountReportsNamespace",
+  "The account's reports, over all its repositories.",
+);
+
+/** `Repository.reports`. */
+export const RepositoryReportsNamespaceRef = namespaceType(
+  "RepositoryReportsNamespace",
+  "The repository's reports.",
+);
+
+builder.objectField(AccountRef, "reports", (t) =>
+  t.field({
+    type: AccountReportsNamespaceRef,
+    description: "Compliance and insight reports over all of the account's repositories.",
+    resolve: (a): ReportScope => ({ kind: "account", id: a.id }),
+  }),
+);
+
+builder.objectField(RepositoryRef, "reports", (t) =>
+  t.field({
+    type: RepositoryReportsNamespaceRef,
+    description: "Compliance and insight reports of this repository.",
+    resolve: (r): ReportScope => ({ kind: "repository", id: r.id }),
+  }),
+);

@@ -1,0 +1,154 @@
+import type { AnalysisRunRow } from "../../db/types.ts";
+import { builder } from "../../graphql/builder.ts";
+import type { GraphQLContext } from "../../graphql/context.ts";
+import { registerNodeType } from "../../graphql/node.ts";
+import { globalIdField, NodeInterface } from "../../graphql/relay.ts";
+import { visibleRunByKey } from "../runs/run-loaders.ts";
+import { AnalysisRunRef } from "../runs/run-type.ts";
+import { type CoverageScore, type DimensionScore, type ReportCard, reportCardOf } from "./report-card.ts";
+import { coverageValuesByRunId, openCountsByRunId } from "./report-loaders.ts";
+
+/**
+ * `AnalysisRun.reportCard`: the run's grades (formula in docs/reports.md). The node's id key is
+ * the run's key, so it resolves through `node(id:)` exactly when the run does.
+ */
+
+/** A run whose report card is asked for; the card itself is computed on demand. */
+type RunReportSource = AnalysisRunRow;
+
+const cards = new WeakMap<RunReportSource, Promise<ReportCard | null>>();
+
+/** The run's card, computed once per run row; null while the run is pending. */
+function cardOf(run: RunReportSource, ctx: GraphQLContext): Promise<ReportCard | null> {
+  let card = cards.get(run);
+  if (!card) {
+    card =
+      run.status === "PENDING"
+        ? Promise.resolve(null)
+        : Promise.all([openCountsByRunId(ctx).load(run.id), coverageValuesByRunId(ctx).load(run.id)]).then(
+            ([counts, coverage]) => reportCardOf(counts, coverage),
+          );
+    cards.set(run, card);
+  }
+  return card;
+}
+
+const RunReportDimensionRef = builder.objectRef<DimensionScore>("RunReportDimension").implement({
+  description: "One issue dimension of a report card.",
+  fields: (t) => ({
+    grade: t.string({ nullable: true, description: "A, B, C or D.", resolve: (d) => d.grade }),
+    score: t.int({
+      nullable: true,
+      description: "0 to 100; 100 means nothing open.",
+      resolve: (d) => d.score,
+    }),
+    issuesCount: t.int({
+      nullable: true,
+      description: "Open occurrences the dimension counts.",
+      resolve: (d) => d.issuesCount,
+    }),
+  }),
+});
+
+const RunReportCoverageRef = builder.objectRef<CoverageScore>("RunReportCoverage").implement({
+  description: "The coverage dimension of a report card; null values when the run reported no coverage.",
+  fields: (t) => ({
+    grade: t.string({ nullable: true, description: "A, B, C or D.", resolve: (c) => c.grade }),
+    score: t.int({
+      nullable: true,
+      description: "Mean of line and branch coverage, rounded.",
+      resolve: (c) => c.score,
+    }),
+    lineCoverage: t.float({
+      nullable: true,
+      description: "Line coverage (LCV) in percent.",
+      resolve: (c) => c.lineCoverage,
+    }),
+    branchCoverage: t.float({
+      nullable: true,
+      description: "Branch coverage (BCV) in percent.",
+      resolve: (c) => c.branchCoverage,
+    }),
+  }),
+});
+
+const RunReportAggregateRef = builder.objectRef<ReportCard["aggregate"]>("RunReportAggregate").implement({
+  description: "The overall grade: a weighted mean of the four issue dimensions.",
+  fields: (t) => ({
+    grade: t.string({ nullable: true, description: "A, B, C or D.", resolve: (a) => a.grade }),
+    score: t.int({ nullable: true, description: "0 to 100.", resolve: (a) => a.score }),
+  }),
+});
+
+const RunReportFocusAreaRef = builder
+  .objectRef<NonNullable<ReportCard["focusArea"]>>("RunReportFocusArea")
+  .implement({
+    description: "The dimension that most needs work, with a suggestion.",
+    fields: (t) => ({
+      dimension: t.string({
+        nullable: true,
+        description: "SECURITY, RELIABILITY, COMPLEXITY or HYGIENE.",
+        resolve: (f) => f.dimension,
+      }),
+      action: t.string({ nullable: true, description: "What to do about it.", resolve: (f) => f.action }),
+    }),
+  });
+
+const RunReportRef = builder.objectRef<RunReportSource>("RunReport").implement({
+  description: "Letter grades for one analysis run.",
+  interfaces: [NodeInterface],
+  fields: (t) => {
+    const dimension = (name: "SECURITY" | "RELIABILITY" | "COMPLEXITY" | "HYGIENE", about: string) =>
+      t.field({
+        type: RunReportDimensionRef,
+        nullable: true,
+        description: about,
+        resolve: async (run, _args, ctx) => (await cardOf(run, ctx))?.dimensions[name] ?? null,
+      });
+    return {
+      id: t.id(globalIdField("RunReport")),
+      status: t.string({
+        nullable: true,
+        description: "READY once the run has finished and the grades are known; PENDING before.",
+        resolve: (run) => (run.status === "PENDING" ? "PENDING" : "READY"),
+      }),
+      security: dimension("SECURITY", "Security and secrets findings."),
+      reliability: dimension("RELIABILITY", "Bug risks and type errors."),
+      complexity: dimension("COMPLEXITY", "Anti-patterns and performance findings."),
+      hygiene: dimension("HYGIENE", "Style and documentation findings."),
+      coverage: t.field({
+        type: RunReportCoverageRef,
+        nullable: true,
+        description: "Test coverage from the run's line and branch coverage metrics.",
+        resolve: async (run, _args, ctx) => (await cardOf(run, ctx))?.coverage ?? null,
+      }),
+      aggregate: t.field({
+        type: RunReportAggregateRef,
+        nullable: true,
+        description: "The overall grade.",
+        resolve: async (run, _args, ctx) => (await cardOf(run, ctx))?.aggregate ?? null,
+      }),
+      focusArea: t.field({
+        type: RunReportFocusAreaRef,
+        nullable: true,
+        description: "The weakest issue dimension; null when every dimension scores 100.",
+        resolve: async (run, _args, ctx) => (await cardOf(run, ctx))?.focusArea ?? null,
+      }),
+    };
+  },
+});
+
+// A copy: `node(id:)` tags the row with its type name, and the loader's row is the AnalysisRun.
+registerNodeType("RunReport", async (ctx, key) => {
+  const run = await visibleRunByKey(ctx).load(key);
+  return run ? { ...run } : null;
+});
+
+builder.objectField(AnalysisRunRef, "reportCard", (t) =>
+  t.field({
+    type: RunReportRef,
+    nullable: true,
+    description: "The run's report card: grades for security, reliability, complexity, hygiene and coverage.",
+    resolve: (run) => run,
+  }),
+);

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { changePercentage, countsAt, daysBetween, monthsBefore, type RunCounts } from "./series.ts";
+
+const run = (repositoryId: string, at: number, key: string, total: number): RunCounts => ({
+  repositoryId,
+  at,
+  key,
+  counts: new Map([["total", total]]),
+});
+
+describe("report series", () => {
+  test("each instant sums every repository's latest run created strictly before it", () => {
+    const runs = [run("a", 10, "r1", 5), run("a", 20, "r2", 2), run("b", 15, "r3", 7)];
+    const [t10, t16, t21, later] = countsAt(runs, [10, 16, 21, 1000]);
+    assert.equal(t10!.get("total") ?? 0, 0);
+    assert.equal(t16!.get("total"), 12);
+    assert.equal(t21!.get("total"), 9);
+    assert.equal(later!.get("total"), 9);
+  });
+
+  test("instants may come in any order", () => {
+    const runs = [run("a", 10, "r1", 5), run("a", 20, "r2", 2)];
+    assert.deepEqual(
+      countsAt(runs, [25, 15]).map((c) => c.get("total")),
+      [2, 5],
+    );
+  });
+
+  test("days run from start to end inclusive, each ending at the next midnight UTC", () => {
+    const days = daysBetween("2026-02-27", "2026-03-01");
+    assert.deepEqual(
+      days.map((d) => d.date),
+      ["2026-02-27", "2026-02-28", "2026-03-01"],
+    );
+    assert.equal(days[0]!.end, Date.parse("2026-02-28T00:00:00Z"));
+    assert.throws(() => daysBetween("2026-03-02", "2026-03-01"), RangeError);
+    assert.equal(daysBetween("2025-01-01", "2026-01-01").length, 366);
+    assert.throws(() => daysBetween("2025-01-01", "2026-01-02"), RangeError);
+  });
+
+  test("change is a percentage to two decimals, and null without a base", () => {
+    assert.equal(changePercentage(7, 2), 250);
+    assert.equal(changePercentage(1, 3), -66.67);
+    assert.equal(changePercentage(4, 0), null);
+  });
+
+  test("months before clamp to the end of a shorter month", () => {
+    assert.equal(monthsBefore(new Date("2026-03-31T12:00:00Z"), 1).toISOString(), "2026-02-28T12:00:00.000Z");
+    assert.equal(
+      monthsBefore(new Date("2026-01-15T00:00:00Z"), 12).toISOString(),
+      "2025-01-15T00:00:00.000Z",
+    );
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The arithmetic of report histories (docs/reports.md): a scope's value at an instant is the sum,
+ * over its repositories, of the counts of each repository's latest default-branch run created
+ * before that instant. Pure functions; the store supplies the runs.
+ */
+
+/** What one finished default-branch run contributes to a report: named counts. */
+export interface RunCounts {
+  repositoryId: string;
+  /** When the run was created, in epoch milliseconds. */
+  at: number;
+  /** The run key, which breaks ties between runs created at the same instant. */
+  key: string;
+  counts: ReadonlyMap<string, number>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The longest range `values(startDate, endDate)` accepts, in days (both ends included). */
+export const MAX_RANGE_DAYS = 366;
+
+function compareRuns(a: RunCounts, b: RunCounts): number {
+  return a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/**
+ * The scope's counts at each instant (exclusive: a run created exactly at an instant does not
+ * count yet), for instants in any order. One sweep over the runs sorted by time, keeping running
+ * totals, so the cost is runs + instants rather than their product.
+ */
+export function countsAt(
+  runs: readonly RunCounts[],
+  instants: readonly number[],
+): Array<Map<string, number>> {
+  const sorted = [...runs].sort(compareRuns);
+  const order = instants.map((instant, index) => ({ instant, index })).sort((a, b) => a.instant - b.instant);
+  const answers: Array<Map<string, number>> = new Array(instants.length);
+  const latest = new Map<string, RunCounts>();
+  const totals = new Map<string, number>();
+  const add = (counts: ReadonlyMap<string, number>, sign: number) => {
+    for (const [name, value] of counts) totals.set(name, (totals.get(name) ?? 0) + sign * value);
+  };
+  let next = 0;
+  for (const { instant, index } of order) {
+    while (next < sorted.length && sorted[next]!.at < instant) {
+      const run = sorted[next++]!;
+      const previous = latest.get(run.repositoryId);
+      if (previous) add(previous.counts, -1);
+      add(run.counts, 1);
+      latest.set(run.repositoryId, run);
+    }
+    answers[index] = new Map(totals);
+  }
+  return answers;
+}
+
+/** The scope's counts now: every repository's latest run. */
+export function currentCounts(runs: readonly RunCounts[]): Map<string, number> {
+  return countsAt(runs, [Number.POSITIVE_INFINITY])[0]!;
+}
+
+/**
+ * The days from `startDate` to `endDate` (YYYY-MM-DD, both included), each with the instant that
+ * ends it (midnight UTC of the next day). Throws a RangeError when the range is reversed or longer
+ * than {@link MAX_RANGE_DAYS}.
+ */
+export function daysBetween(startDate: string, endDate: string): Array<{ date: string; end: number }> {
+  const start = Date.parse(`${startDate}T00:00:00Z`);
+  const end = Date.parse(`${endDate}T00:00:00Z`);
+  if (end < start) throw new RangeError("endDate must not be before startDate");
+  const count = (end - start) / DAY_MS + 1;
+  if (count > MAX_RANGE_DAYS) throw new RangeError(`The range may span at most ${MAX_RANGE_DAYS} days`);
+  return Array.from({ length: count }, (_, i) => {
+    const day = start + i * DAY_MS;
+    return { date: new Date(day).toISOString().slice(0, 10), end: day + DAY_MS };
+  });
+}
+
+/** `Trend`: a past value and how the current value compares with it. */
+export interface TrendValue {
+  label: string;
+  value: number;
+  changePercentage: number | null;
+}
+
+/** The periods trends compare with, in months. */
+export const TREND_MONTHS = [1, 3, 6, 12] as const;
+
+/** `now` moved back by whole calendar months (UTC), clamped to the end of a shorter month. */
+export function monthsBefore(now: Date, months: number): Date {
+  const target = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - months, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(now.getUTCDate(), lastDay));
+  target.setUTCHours(now.getUTCHours(), now.getUTCMinutes(), now.getUTCSeconds(), now.getUTCMilliseconds());
+  return target;
+}
+
+/** Percentage change from `then` to `now`, to two decimals; null when `then` is 0 (no base). */
+export function changePercentage(now: number, then: number): number | null {
+  if (then === 0) return null;
+  return Math.round(((now - then) / then) * 10_000) / 100;
+}
+
+/** The trends of one named count: now against 1, 3, 6 and 12 months ago. */
+export function trendsOf(runs: readonly RunCounts[], name: string, now: Date): TrendValue[] {
+  const instants = TREND_MONTHS.map((months) => monthsBefore(now, months).getTime());
+  const [current, ...past] = countsAt(runs, [Number.POSITIVE_INFINITY, ...instants]);
+  const value = current!.get(name) ?? 0;
+  return TREND_MONTHS.map((months, i) => {
+    const then = past[i]!.get(name) ?? 0;
+    return {
+      label: months === 1 ? "1 month ago" : `${months} months ago`,
+      value: then,
+      changePercentage: changePercentage(value, then),
+    };
+  });
+}

@@ -1,0 +1,278 @@
+// test-runner: execution-mode independent (the seeding is SQL; one GraphQL check of the result suffices)
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type Kysely, sql } from "kysely";
+import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
+import type { Database } from "../src/db/types.ts";
+import { ensureCatalog } from "../src/modules/catalog/catalog-data.ts";
+import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL, hasDemoData, seedDemo } from "../src/modules/demo/demo-seed.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * The generator as it runs for real: `seedDemo` into fresh databases, then SQL over the result.
+ * One server holds the small demo (and answers GraphQL); a second database repeats the seed to
+ * compare; a third holds `large` at a reduced scale.
+ */
+
+const NOW = new Date("2026-11-21T12:00:00Z");
+const PEPPER = "generator-test-pepper-0123456789";
+
+/** Tables the server fills itself at start rather than the generator. */
+const NOT_GENERATED = new Set(["installation"]);
+
+async function tableNames(db: Kysely<Database>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`
+    SELECT table_name AS name FROM information_schema.tables
+    WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND table_name NOT LIKE 'kysely_%'
+    ORDER BY 1`.execute(db);
+  return rows.map((r) => r.name);
+}
+
+async function rowCount(db: Kysely<Database>, table: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(db);
+  return Number(rows[0]!.n);
+}
+
+/**
+ * Counts of findings whose state disagrees with the base run (the analyzed run of `base_oid` in
+ * the same repository): carried or resolved but absent from the base check, introduced yet
+ * present in it, or present in the base check and missing from the run.
+ */
+async function stateViolations(db: Kysely<Database>) {
+  const { rows } = await sql<Record<string, string>>`
+    WITH pairs AS (
+      SELECT c.id AS check_id, bc.id AS base_id
+      FROM analysis_runs r
+      JOIN checks c ON c.run_id = r.id
+      JOIN analysis_runs b ON b.repository_id = r.repository_id AND b.commit_oid = r.base_oid
+      JOIN checks bc ON bc.run_id = b.id AND bc.analyzer_id = c.analyzer_id
+      WHERE r.status IN ('SUCCESS', 'FAILURE')
+    ),
+    sca_pairs AS (
+      SELECT s.id AS check_id, bs.id AS base_id
+      FROM analysis_runs r
+      JOIN sca_checks s ON s.run_id = r.id
+      JOIN analysis_runs b ON b.repository_id = r.repository_id AND b.commit_oid = r.base_oid
+      JOIN sca_checks bs ON bs.run_id = b.id AND bs.target_id = s.target_id
+    )
+    SELECT
+      (SELECT count(*) FROM pairs) AS pairs,
+      (SELECT count(*) FROM pairs p JOIN occurrences o ON o.check_id = p.check_id
+        WHERE o.state IN ('EXISTING', 'RESOLVED') AND NOT EXISTS (SELECT 1 FROM occurrences x
+          WHERE x.check_id = p.base_id AND x.fingerprint = o.fingerprint AND x.state <> 'RESOLVED')) AS not_in_base,
+      (SELECT count(*) FROM pairs p JOIN occurrences o ON o.check_id = p.check_id
+        WHERE o.state = 'INTRODUCED' AND EXISTS (SELECT 1 FROM occurrences x
+          WHERE x.check_id = p.base_id AND x.fingerprint = o.fingerprint AND x.state <> 'RESOLVED')) AS introduced_in_base,
+      (SELECT count(*) FROM pairs p JOIN occurrences x ON x.check_id = p.base_id AND x.state <> 'RESOLVED'
+        WHERE NOT EXISTS (SELECT 1 FROM occurrences o
+          WHERE o.check_id = p.check_id AND o.fingerprint = x.fingerprint AND o.state <> 'INTRODUCED')) AS lost,
+      (SELECT count(*) FROM analysis_runs r WHERE r.base_oid IS NOT NULL AND NOT EXISTS (
+          SELECT 1 FROM analysis_runs b WHERE b.repository_id = r.repository_id AND b.commit_oid = r.base_oid
+          AND b.status IN ('SUCCESS', 'FAILURE'))) AS unanalyzed_base,
+      (SELECT count(*) FROM sca_pairs) AS sca_pairs,
+      (SELECT count(*) FROM sca_pairs p JOIN vulnerability_occurrences o ON o.sca_check_id = p.check_id
+        WHERE (o.state = 'INTRODUCED') = EXISTS (SELECT 1 FROM vulnerability_occurrences x
+          WHERE x.sca_check_id = p.base_id AND x.vulnerability_id = o.vulnerability_id
+          AND x.package_version_id = o.package_version_id AND x.state <> 'RESOLVED')) AS sca_mismatched`.execute(
+    db,
+  );
+  return Object.fromEntries(Object.entries(rows[0]!).map(([k, v]) => [k, Number(v)]));
+}
+
+function assertConsistent(violations: Record<string, number>): void {
+  assert.ok(violations.pairs! > 0 && violations.sca_pairs! > 0, "there are runs with bases to compare");
+  assert.deepEqual(
+    { ...violations, pairs: 0, sca_pairs: 0 },
+    {
+      pairs: 0,
+      not_in_base: 0,
+      introduced_in_base: 0,
+      lost: 0,
+      unanalyzed_base: 0,
+      sca_pairs: 0,
+      sca_mismatched: 0,
+    },
+  );
+}
+
+/** A digest of a table's generated content, by key, independent of integer ids. */
+async function digest(db: Kysely<Database>, query: ReturnType<typeof sql>): Promise<string> {
+  const { rows } = await sql<{
+    d: string;
+  }>`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS d FROM (${query}) t`.execute(db);
+  return rows[0]!.d;
+}
+
+const DIGESTS = {
+  occurrences: sql`SELECT o.key, c.key AS check_key, i.shortcode, o.path, o.begin_line, o.end_line, o.title,
+    o.fingerprint, o.state, o.is_suppressed, o.created_at FROM occurrences o
+    JOIN checks c ON c.id = o.check_id JOIN issues i ON i.id = o.issue_id`,
+  runs: sql`SELECT r.key, r.run_uid, r.branch_name, r.base_oid, r.commit_oid, r.status, r.created_at, r.finished_at,
+    p.number FROM analysis_runs r LEFT JOIN pull_requests p ON p.id = r.pull_request_id`,
+  metricValues: sql`SELECT v.key, i.metric_shortcode, i.metric_key, v.value, v.threshold, v.commit_oid FROM metric_values v
+    JOIN repository_metric_items i ON i.id = v.item_id`,
+  vulnerabilityOccurrences: sql`SELECT o.key, v.identifier, pv.version, o.state, o.reachability, o.fixability
+    FROM vulnerability_occurrences o JOIN vulnerabilities v ON v.id = o.vulnerability_id
+    JOIN package_versions pv ON pv.id = o.package_version_id`,
+  users: sql`SELECT key, email, analytics_id FROM users`,
+};
+
+describe("the demo seed in a database", () => {
+  let server: TestServer;
+  let token: string;
+  let counts: Record<string, number>;
+
+  before(async () => {
+    server = await startTestServer();
+    ({ token, counts } = await seedDemo(server.db, server.config.tokenPepper, NOW));
+  });
+  after(() => server.stop());
+
+  test("ensureCatalog is idempotent: a second run changes no row and restores edited ones", async () => {
+    const { db } = server;
+    const snapshot = () =>
+      sql<{ t: string }>`SELECT (SELECT string_agg(key || ':' || xmin::text, ',' ORDER BY key) FROM issues)
+        || (SELECT string_agg(key || ':' || xmin::text, ',' ORDER BY key) FROM analyzers)
+        || (SELECT string_agg(key || ':' || xmin::text, ',' ORDER BY key) FROM code_formatters) AS t`
+        .execute(db)
+        .then((r) => r.rows[0]!.t);
+    const counted = async () => [
+      await rowCount(db, "analyzers"),
+      await rowCount(db, "issues"),
+      await rowCount(db, "code_formatters"),
+    ];
+    const before = { rows: await snapshot(), counts: await counted() };
+    await ensureCatalog(db);
+    await ensureCatalog(db);
+    assert.deepEqual({ rows: await snapshot(), counts: await counted() }, before);
+    assert.ok(before.counts[1]! >= 200);
+
+    await db.updateTable("issues").set({ title: "edited" }).where("shortcode", "=", "PYL-W0611").execute();
+    await ensureCatalog(db);
+    const issue = await db
+      .selectFrom("issues")
+      .select("title")
+      .where("shortcode", "=", "PYL-W0611")
+      .executeTakeFirstOrThrow();
+    assert.equal(issue.title, "Unused import");
+    assert.deepEqual(await counted(), before.counts);
+  });
+
+  test("every table except the installation row holds generated rows, as many as seedDemo reports", async () => {
+    const tables = await tableNames(server.db);
+    assert.ok(tables.length >= 28, tables.join(", "));
+    for (const table of tables) {
+      if (NOT_GENERATED.has(table)) continue;
+      const n = await rowCount(server.db, table);
+      assert.ok(n > 0, `${table} is empty`);
+      if (counts[table] !== undefined) assert.equal(n, counts[table], table);
+    }
+    assert.ok(counts.occurrences! > 1000 && counts.occurrences! < 6000, `${counts.occurrences} occurrences`);
+    assert.ok(await hasDemoData(server.db));
+  });
+
+  test("finding and vulnerability states agree with each run's base run", async () => {
+    assertConsistent(await stateViolations(server.db));
+  });
+
+  test("the demo token sees acme-labs and its own account with their repositories, and not globex", async () => {
+    const res = await gql(
+      server.endpoint,
+      token,
+      `{
+        viewer { email accounts { edges { node { login repositories { totalCount } } } } }
+        repository(login: "${DEMO_TEAM_LOGIN}", name: "api-gateway", vcsProvider: GITHUB) {
+          defaultBranch analysisRuns { totalCount }
+        }
+        hidden: account(login: "globex", vcsProvider: GITLAB) { login }
+        analyzer(shortcode: "python") { name }
+      }`,
+    );
+    assert.equal(res.body.errors, undefined, JSON.stringify(res.body.errors));
+    const data = dataOf(res) as {
+      viewer: {
+        email: string;
+        accounts: { edges: Array<{ node: { login: string; repositories: { totalCount: number } } }> };
+      };
+      repository: { defaultBranch: string; analysisRuns: { totalCount: number } };
+      hidden: null;
+      analyzer: { name: string };
+    };
+    assert.equal(data.viewer.email, DEMO_USER_EMAIL);
+    assert.deepEqual(
+      Object.fromEntries(
+        data.viewer.accounts.edges.map((e) => [e.node.login, e.node.repositories.totalCount]),
+      ),
+      { "acme-labs": 6, "ada-lovelace": 1 },
+    );
+    assert.equal(data.repository.defaultBranch, "main");
+    assert.ok(data.repository.analysisRuns.totalCount >= 8);
+    assert.equal(data.hidden, null);
+    assert.equal(data.analyzer.name, "Python");
+  });
+
+  describe("seeded again elsewhere with the same seed and clock", () => {
+    let other: TestDatabase;
+    let handle: DatabaseHandle;
+
+    before(async () => {
+      other = await createTestDatabase();
+      handle = await openDatabase({ ...other, databasePoolSize: 2 });
+      await seedDemo(handle.db, PEPPER, NOW);
+    });
+    after(async () => {
+      await handle.close();
+      await other.drop();
+    });
+
+    test("gives the same rows, keys and values included", async () => {
+      for (const [name, query] of Object.entries(DIGESTS)) {
+        assert.equal(await digest(handle.db, query), await digest(server.db, query), name);
+      }
+      for (const table of await tableNames(server.db)) {
+        if (NOT_GENERATED.has(table)) continue;
+        assert.equal(await rowCount(handle.db, table), await rowCount(server.db, table), table);
+      }
+    });
+  });
+});
+
+describe("the large size at a reduced scale", () => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle;
+  const progress: string[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    handle = await openDatabase({ ...database, databasePoolSize: 2 });
+    await seedDemo(handle.db, PEPPER, NOW, {
+      size: "large",
+      scale: 0.012,
+      chunkSize: 5,
+      onProgress: (line) => progress.push(line),
+    });
+  });
+  after(async () => {
+    await handle.close();
+    await database.drop();
+  });
+
+  test("holds the demo plus the generated teams and repositories, and reports progress per chunk", async () => {
+    assert.equal(await rowCount(handle.db, "repositories"), 8 + 12);
+    assert.ok((await rowCount(handle.db, "accounts")) > 3);
+    assert.deepEqual(progress.length, 4);
+    assert.match(progress.at(-1)!, /^20\/20 repositories, [\d,]+ occurrences \(\d+\.\d s\)$/);
+    const memberships = await handle.db
+      .selectFrom("memberships as m")
+      .innerJoin("users as u", "u.id", "m.user_id")
+      .select(handle.db.fn.countAll<string>().as("n"))
+      .where("u.email", "=", DEMO_USER_EMAIL)
+      .executeTakeFirstOrThrow();
+    assert.ok(Number(memberships.n) > 2, "the demo user belongs to generated teams too");
+  });
+
+  test("keeps finding states consistent across runs", async () => {
+    assertConsistent(await stateViolations(handle.db));
+  });
+});

@@ -1,0 +1,361 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { AccountRow, AnalyzerRow, IssueRow, RepositoryRow, UserRow } from "../src/db/types.ts";
+import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
+import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anAnalyzer, issuesIn } from "./helpers/builders-catalog.ts";
+import { aCheck } from "./helpers/builders-checks.ts";
+import { aMetricItem, aMetricValue } from "./helpers/builders-metrics.ts";
+import { aRunWithFindings, daysAgo } from "./helpers/builders-reports.ts";
+import { settle, startInstance, type TestInstance } from "./helpers/instance.ts";
+import { gql } from "./helpers/server.ts";
+
+interface Stat {
+  key: string;
+  title: string;
+  occurrence: { critical: number; major: number; minor: number; total: number };
+}
+
+interface ComplianceAnswer {
+  key: string;
+  title: string;
+  currentValue: number;
+  status: string;
+  securityIssueStats: Stat[];
+}
+
+const COMPLIANCE =
+  "key title currentValue status securityIssueStats { key title occurrence { critical major minor total } }";
+const DAY = 86_400_000;
+
+describe("reports and report cards", () => {
+  let server: TestInstance;
+  let alice: UserRow;
+  let team: AccountRow;
+  let hidden: AccountRow;
+  let token: string;
+  let analyzer: AnalyzerRow;
+  let issues: Record<"sql" | "xss" | "misconfig" | "ssrf" | "misra" | "style", IssueRow>;
+  let web: RepositoryRow;
+  let api: RepositoryRow;
+
+  before(async () => {
+    server = await startInstance();
+    const { db } = server;
+    alice = await aUser(db);
+    const carol = await aUser(db);
+    team = await anAccount(db, {}, [{ user: alice }]);
+    hidden = await anAccount(db, {}, [{ user: carol, role: "ADMIN" }]);
+    token = await aToken(db, server.config.tokenPepper, alice);
+    analyzer = await anAnalyzer(db, { shortcode: `py-${newRowKey()}` });
+    const [sql, xss, misconfig, ssrf, misra, style] = await issuesIn(db, [
+      { analyzer, category: "SECURITY", severity: "CRITICAL", tags: ["security", "cwe-89"] },
+      { analyzer, category: "SECURITY", severity: "MAJOR", tags: ["security", "cwe-79"] },
+      { analyzer, category: "SECURITY", severity: "MINOR", tags: ["owasp-top-10-2021-a05"] },
+      { analyzer, category: "SECURITY", severity: "MINOR", tags: ["cwe-918"] },
+      { analyzer, category: "BUG_RISK", severity: "MAJOR", tags: ["misra-c-2012-rule-10.3"] },
+      { analyzer, category: "STYLE", severity: "MINOR", tags: ["style"] },
+    ]);
+    issues = { sql: sql!, xss: xss!, misconfig: misconfig!, ssrf: ssrf!, misra: misra!, style: style! };
+
+    // web: history 40 and 10 days ago, the latest run now, and runs that must not count.
+    web = await aRepository(db, team);
+    const now = Date.now();
+    await aRunWithFindings(db, web, analyzer, [{ issue: issues.sql, count: 2 }], {
+      createdAt: new Date(now - 40 * DAY),
+    });
+    await aRunWithFindings(db, web, analyzer, [{ issue: issues.sql, count: 10 }], {
+      createdAt: new Date(now - 10 * DAY),
+    });
+    await aRunWithFindings(
+      db,
+      web,
+      analyzer,
+      [
+        { issue: issues.sql, count: 3 },
+        { issue: issues.sql, count: 4, state: "RESOLVED" },
+        { issue: issues.xss, count: 2, state: "INTRODUCED" },
+        { issue: issues.misconfig, count: 1 },
+        { issue: issues.style, count: 5 },
+      ],
+      { createdAt: new Date(now - 1000) },
+    );
+    await aRunWithFindings(db, web, analyzer, [{ issue: issues.sql, count: 50 }], { status: "PENDING" });
+    await aRunWithFindings(db, web, analyzer, [{ issue: issues.sql, count: 50 }], { branch: "feature" });
+    // api: one run five days ago.
+    api = await aRepository(db, team);
+    await aRunWithFindings(
+      db,
+      api,
+      analyzer,
+      [
+        { issue: issues.ssrf, count: 1 },
+        { issue: issues.misra, count: 2 },
+      ],
+      { createdAt: new Date(now - 5 * DAY) },
+    );
+  });
+  after(() => server.stop());
+
+  async function query<T>(text: string, variables: Record<string, unknown> = {}): Promise<T> {
+    const res = await gql<T>(server.endpoint, token, text, variables);
+    assert.deepEqual(res.body.errors, undefined, text);
+    assert.ok(res.body.data);
+    return res.body.data;
+  }
+
+  async function accountReports<T>(account: AccountRow, selection: string, variables = {}, declared = "") {
+    const data = await query<{ account: { reports: T } }>(
+      `query($login: String!${declared}) { account(login: $login, vcsProvider: GITHUB) { reports { ${selection} } } }`,
+      { login: account.login, ...variables },
+    );
+    return data.account.reports;
+  }
+
+  async function repositoryReports<T>(repository: RepositoryRow, account: AccountRow, selection: string) {
+    const data = await query<{ repository: { reports: T } }>(
+      `query($name: String!, $login: String!) {
+        repository(name: $name, login: $login, vcsProvider: GITHUB) { reports { ${selection} } } }`,
+      { name: repository.name, login: account.login },
+    );
+    return data.repository.reports;
+  }
+
+  const stat = (report: ComplianceAnswer, key: string) =>
+    report.securityIssueStats.find((s) => s.key === key)!;
+
+  test("the account's OWASP report counts open findings of the latest default-branch runs by category and severity", async () => {
+    const { owaspTop10 } = await accountReports<{ owaspTop10: ComplianceAnswer }>(
+      team,
+      `owaspTop10 { ${COMPLIANCE} }`,
+    );
+    assert.equal(owaspTop10.key, "OWASP_TOP_10");
+    assert.equal(owaspTop10.currentValue, 7);
+    assert.equal(owaspTop10.status, "FAILING");
+    assert.deepEqual(
+      owaspTop10.securityIssueStats.map((s) => s.key),
+      ["A01", "A02", "A03", "A04", "A05", "A06", "A07", "A08", "A09", "A10"],
+    );
+    assert.deepEqual(stat(owaspTop10, "A03"), {
+      key: "A03",
+      title: "Injection",
+      occurrence: { critical: 3, major: 2, minor: 0, total: 5 },
+    });
+    assert.deepEqual(stat(owaspTop10, "A05").occurrence, { critical: 0, major: 0, minor: 1, total: 1 });
+    assert.deepEqual(stat(owaspTop10, "A10").occurrence, { critical: 0, major: 0, minor: 1, total: 1 });
+    assert.equal(stat(owaspTop10, "A01").occurrence.total, 0);
+  });
+
+  test("the SANS report keys its rows by CWE id and the MISRA report by rule group", async () => {
+    const reports = await accountReports<{ sansTop25: ComplianceAnswer; misraC: ComplianceAnswer }>(
+      team,
+      `sansTop25 { ${COMPLIANCE} } misraC { ${COMPLIANCE} }`,
+    );
+    assert.equal(reports.sansTop25.securityIssueStats.length, 25);
+    assert.equal(reports.sansTop25.currentValue, 6);
+    assert.deepEqual(stat(reports.sansTop25, "CWE-89").occurrence, {
+      critical: 3,
+      major: 0,
+      minor: 0,
+      total: 3,
+    });
+    assert.deepEqual(stat(reports.sansTop25, "CWE-79").occurrence, {
+      critical: 0,
+      major: 2,
+      minor: 0,
+      total: 2,
+    });
+    assert.deepEqual(stat(reports.sansTop25, "CWE-918").occurrence, {
+      critical: 0,
+      major: 0,
+      minor: 1,
+      total: 1,
+    });
+    assert.equal(reports.misraC.currentValue, 2);
+    assert.equal(reports.misraC.securityIssueStats.length, 22);
+    assert.deepEqual(stat(reports.misraC, "10").occurrence, { critical: 0, major: 2, minor: 0, total: 2 });
+  });
+
+  test("a repository's reports count only that repository", async () => {
+    const { owaspTop10, misraC } = await repositoryReports<{
+      owaspTop10: ComplianceAnswer;
+      misraC: ComplianceAnswer;
+    }>(web, team, `owaspTop10 { ${COMPLIANCE} } misraC { ${COMPLIANCE} }`);
+    assert.equal(owaspTop10.currentValue, 6);
+    assert.equal(stat(owaspTop10, "A10").occurrence.total, 0);
+    assert.equal(misraC.currentValue, 0);
+    assert.equal(misraC.status, "PASSING");
+  });
+
+  test("status is NOOP when no repository in scope has a finished default-branch run", async () => {
+    const empty = await anAccount(server.db, {}, [{ user: alice }]);
+    const repository = await aRepository(server.db, empty);
+    await aRunWithFindings(server.db, repository, analyzer, [{ issue: issues.sql, count: 1 }], {
+      status: "PENDING",
+    });
+    const { owaspTop10 } = await accountReports<{ owaspTop10: ComplianceAnswer }>(
+      empty,
+      `owaspTop10 { ${COMPLIANCE} }`,
+    );
+    assert.equal(owaspTop10.status, "NOOP");
+    assert.equal(owaspTop10.currentValue, 0);
+  });
+
+  test("values give each day the counts of the latest runs created by the end of that day", async () => {
+    const { owaspTop10 } = await accountReports<{
+      owaspTop10: { values: Array<{ date: string; values: Array<{ key: string; value: number }> }> };
+    }>(
+      team,
+      "owaspTop10 { values(startDate: $start, endDate: $end) { date values { key value } } }",
+      { start: daysAgo(12), end: daysAgo(0) },
+      ", $start: Date!, $end: Date!",
+    );
+    assert.equal(owaspTop10.values.length, 13);
+    const series = (key: string) =>
+      owaspTop10.values.map((day) => day.values.find((v) => v.key === key)!.value);
+    assert.deepEqual(series("A03"), [2, 2, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 5]);
+    assert.deepEqual(series("A10"), [0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(
+      owaspTop10.values.map((day) => day.date),
+      Array.from({ length: 13 }, (_, i) => daysAgo(12 - i)),
+    );
+  });
+
+  test("values refuse a reversed range and one longer than 366 days", async () => {
+    for (const [start, end] of [
+      [daysAgo(1), daysAgo(2)],
+      [daysAgo(366), daysAgo(0)],
+    ]) {
+      const res = await gql(
+        server.endpoint,
+        token,
+        `query($login: String!, $start: Date!, $end: Date!) { account(login: $login, vcsProvider: GITHUB) {
+          reports { sansTop25 { values(startDate: $start, endDate: $end) { date } } } } }`,
+        { login: team.login, start, end },
+      );
+      assert.equal(res.body.errors?.[0]?.extensions?.code, "BAD_USER_INPUT", `${start}..${end}`);
+    }
+  });
+
+  test("trends compare the current value with 1, 3, 6 and 12 months ago", async () => {
+    const { owaspTop10 } = await accountReports<{
+      owaspTop10: {
+        trends: Array<{ label: string; value: number; changePercentage: number | null; rate: number | null }>;
+      };
+    }>(team, "owaspTop10 { trends { label value changePercentage rate } }");
+    assert.deepEqual(owaspTop10.trends, [
+      { label: "1 month ago", value: 2, changePercentage: 250, rate: 250 },
+      { label: "3 months ago", value: 0, changePercentage: null, rate: null },
+      { label: "6 months ago", value: 0, changePercentage: null, rate: null },
+      { label: "12 months ago", value: 0, changePercentage: null, rate: null },
+    ]);
+  });
+
+  test("an account's reports take the same number of statements for 2 repositories as for 8", async () => {
+    async function statementsFor(repositories: number): Promise<number> {
+      const account = await anAccount(server.db, {}, [{ user: alice }]);
+      for (let i = 0; i < repositories; i++) {
+        const repository = await aRepository(server.db, account);
+        await aRunWithFindings(server.db, repository, analyzer, [{ issue: issues.sql, count: i + 1 }]);
+      }
+      await settle(server.statements);
+      const start = server.statements.length;
+      const reports = await accountReports<{ owaspTop10: ComplianceAnswer; misraC: ComplianceAnswer }>(
+        account,
+        `owaspTop10 { ${COMPLIANCE} trends { value } } sansTop25 { ${COMPLIANCE} } misraC { ${COMPLIANCE} }`,
+      );
+      assert.equal(reports.owaspTop10.currentValue, (repositories * (repositories + 1)) / 2);
+      await settle(server.statements);
+      return server.statements.length - start;
+    }
+    assert.equal(await statementsFor(8), await statementsFor(2));
+  });
+
+  describe("report cards", () => {
+    const CARD = `reportCard { id status
+      security { grade score issuesCount } reliability { grade score issuesCount }
+      complexity { grade score issuesCount } hygiene { grade score issuesCount }
+      coverage { grade score lineCoverage branchCoverage } aggregate { grade score }
+      focusArea { dimension action } }`;
+
+    async function cardOf(runUid: string) {
+      const data = await query<{ run: { reportCard: Record<string, unknown> } }>(
+        `query($uid: UUID!) { run(runUid: $uid) { ${CARD} } }`,
+        { uid: runUid },
+      );
+      return data.run.reportCard;
+    }
+
+    test("grades each dimension from its open findings, caps the aggregate on a critical security finding, and reads coverage", async () => {
+      const { db } = server;
+      const repository = await aRepository(db, team);
+      const [critical, bug, style] = await issuesIn(db, [
+        { analyzer, category: "SECURITY", severity: "CRITICAL" },
+        { analyzer, category: "BUG_RISK", severity: "MAJOR" },
+        { analyzer, category: "DOCUMENTATION", severity: "MINOR" },
+      ]);
+      const run = await aRunWithFindings(db, repository, analyzer, [
+        { issue: critical!, count: 1 },
+        { issue: critical!, count: 3, state: "RESOLVED" },
+        { issue: bug!, count: 2 },
+        { issue: style!, count: 5 },
+      ]);
+      const coverageCheck = await aCheck(db, run, await anAnalyzer(db, { shortcode: `cov-${newRowKey()}` }));
+      await aMetricValue(db, await aMetricItem(db, repository, "LCV"), {
+        value: 82.5,
+        checkId: coverageCheck.id,
+      });
+      await aMetricValue(db, await aMetricItem(db, repository, "BCV"), {
+        value: 61,
+        checkId: coverageCheck.id,
+      });
+      assert.deepEqual(await cardOf(run.run_uid), {
+        id: encodeGlobalId("RunReport", run.key),
+        status: "READY",
+        security: { grade: "B", score: 76, issuesCount: 1 },
+        reliability: { grade: "B", score: 85, issuesCount: 2 },
+        complexity: { grade: "A", score: 100, issuesCount: 0 },
+        hygiene: { grade: "B", score: 87, issuesCount: 5 },
+        coverage: { grade: "C", score: 72, lineCoverage: 82.5, branchCoverage: 61 },
+        aggregate: { grade: "C", score: 74 },
+        focusArea: {
+          dimension: "SECURITY",
+          action: "Fix the open security findings and remove any secrets from the code, critical ones first.",
+        },
+      });
+    });
+
+    test("a run without findings or coverage scores 100 with null coverage, and a pending run has no grades", async () => {
+      const repository = await aRepository(server.db, team);
+      const clean = await aRun(server.db, repository);
+      const card = await cardOf(clean.run_uid);
+      assert.deepEqual(card.aggregate, { grade: "A", score: 100 });
+      assert.deepEqual(card.coverage, { grade: null, score: null, lineCoverage: null, branchCoverage: null });
+      assert.equal(card.focusArea, null);
+      const pending = await aRun(server.db, repository, { status: "PENDING" });
+      const pendingCard = await cardOf(pending.run_uid);
+      assert.equal(pendingCard.status, "PENDING");
+      assert.equal(pendingCard.security, null);
+      assert.equal(pendingCard.aggregate, null);
+    });
+
+    test("a report card resolves through node for a member and answers another account's like a missing id", async () => {
+      const mine = await aRun(server.db, await aRepository(server.db, team));
+      const theirs = await aRun(server.db, await aRepository(server.db, hidden));
+      const nodeQuery =
+        "query($id: ID!) { node(id: $id) { id ... on RunReport { status aggregate { grade } } } }";
+      const ok = await query<{ node: { id: string; status: string } }>(nodeQuery, {
+        id: encodeGlobalId("RunReport", mine.key),
+      });
+      assert.equal(ok.node.status, "READY");
+      const answers = [];
+      for (const key of [theirs.key, newRowKey()]) {
+        const id = encodeGlobalId("RunReport", key);
+        const res = await gql(server.endpoint, token, nodeQuery, { id });
+        assert.equal(res.body.errors?.[0]?.extensions?.code, "NOT_FOUND");
+        answers.push(res.body.errors?.[0]?.message.replace(id, "<id>"));
+      }
+      assert.equal(answers[0], answers[1]);
+    });
+  });
+});
