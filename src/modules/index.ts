@@ -22,4 +22,5 @@ import "./settings/ignore-rule-type.ts";
 import "./settings/suppressed-issue-type.ts";
 import "./pull-requests/pull-request-type.ts";
 import "./reports/report-type.ts";
+import "./reports/coverage-type.ts";
 import "./reports/run-report-type.ts";

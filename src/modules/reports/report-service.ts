@@ -90,6 +90,8 @@ export interface ReportView {
   /** The compliance items, for `securityIssueStats`; empty for other reports. */
   items: readonly ComplianceItem[];
   now: Date;
+  /** The GraphQL type to answer as through the `Report` interface, when not the key's default. */
+  typeName?: string;
 }
 
 const TOTAL = "total";

@@ -1,12 +1,16 @@
 import type { ObjectRef } from "@pothos/core";
 import { type BuilderTypes, builder } from "../../graphql/builder.ts";
+import { badUserInput } from "../../graphql/errors.ts";
 import { AccountRef } from "../accounts/account-type.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
 import { runFactsOf } from "./report-loaders.ts";
 import {
   complianceView,
+  currentCountsWithPrefix,
   currentValueOf,
   type DailyValues,
+  distributionView,
+  healthTrendView,
   type ItemStat,
   itemStatsOf,
   type ReportScope,
@@ -15,7 +19,7 @@ import {
   trendsOfView,
   valuesOf,
 } from "./report-service.ts";
-import type { TrendValue } from "./series.ts";
+import { daysBetween, TREND_MONTHS, type TrendValue } from "./series.ts";
 import type { ComplianceReportKey } from "./standards.ts";
 
 /** The contract's `ReportKey` enum. */
@@ -116,6 +120,88 @@ const SecurityIssueStatRef = builder.objectRef<ItemStat>("SecurityIssueStat").im
   }),
 });
 
+const HistoricalValueRef = builder.objectRef<{ key: string; value: number }>("HistoricalValue").implement({
+  description: "One series of a report on one day (the older shape of `ReportValue`).",
+  fields: (t) => ({
+    key: t.string({ nullable: true, description: "The series.", resolve: (v) => v.key }),
+    value: t.int({
+      nullable: true,
+      description: "Its count at the end of the day.",
+      resolve: (v) => v.value,
+    }),
+  }),
+});
+
+const HistoricalValueItemRef = builder.objectRef<DailyValues>("HistoricalValueItem").implement({
+  description: "A report's series on one day (the older shape of `ReportValueItem`).",
+  fields: (t) => ({
+    date: t.field({ type: "Date", nullable: true, description: "The day.", resolve: (d) => d.date }),
+    values: t.field({
+      type: [HistoricalValueRef],
+      nullable: true,
+      description: "Each series' count.",
+      resolve: (d) => d.values,
+    }),
+  }),
+});
+
+/** The GraphQL type a report view is shown as when it is answered through the `Report` interface. */
+export function reportTypeName(view: ReportView): string {
+  if (view.typeName) return view.typeName;
+  return view.key === "ISSUE_DISTRIBUTION" ? "IssueDistributionReport" : "InsightReport";
+}
+
+/** The contract's deprecated `Report` interface. */
+export const ReportInterfaceRef = builder.interfaceRef<ReportView>("Report").implement({
+  description: "What every report of the older `report(key:)` field answers.",
+  fields: (t) => ({
+    key: t.field({ type: ReportKeyEnum, description: "Which report this is.", resolve: (r) => r.key }),
+    title: t.string({ description: "The report's display title.", resolve: (r) => r.title }),
+    currentValue: t.int({
+      nullable: true,
+      description: "The headline number now, from each repository's latest finished default-branch run.",
+      resolve: currentValueOf,
+    }),
+    status: t.field({
+      type: ReportStatusEnum,
+      nullable: true,
+      description: "Whether the report counts anything open now; NOOP before any finished run.",
+      resolve: statusOf,
+    }),
+    historicalValues: t.field({
+      type: [HistoricalValueItemRef],
+      nullable: true,
+      description: "The daily series from `startDate` to `endDate` (both included, at most 366 days).",
+      args: {
+        startDate: t.arg({ type: "Date", required: true, description: "The first day." }),
+        endDate: t.arg({ type: "Date", required: true, description: "The last day." }),
+      },
+      resolve: (r, args) => valuesOf(r, args.startDate, args.endDate),
+    }),
+    trends: t.field({
+      type: [TrendRef],
+      nullable: { list: true, items: false },
+      description: "The headline number 1, 3, 6 and 12 months ago, against now.",
+      resolve: trendsOfView,
+    }),
+  }),
+  resolveType: reportTypeName,
+});
+
+const IssueDistributionRef = builder
+  .objectRef<{ key: string; value: number }>("IssueDistribution")
+  .implement({
+    description: "Open occurrences under one key (an analyzer shortcode or an issue category).",
+    fields: (t) => ({
+      key: t.string({
+        nullable: true,
+        description: "The analyzer shortcode or issue category.",
+        resolve: (v) => v.key,
+      }),
+      value: t.int({ nullable: true, description: "Its open occurrences now.", resolve: (v) => v.value }),
+    }),
+  });
+
 /** The fields every report with a daily series shares. */
 function seriesFields(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ReportView>) {
   return {
@@ -178,6 +264,102 @@ const MisraCReportRef = complianceReportType(
   "Every rule group",
 );
 
+const IssueDistributionReportRef = builder.objectRef<ReportView>("IssueDistributionReport").implement({
+  description:
+    "Open occurrences in scope, by issue category (the daily series) and by analyzer, from each repository's latest finished default-branch run.",
+  interfaces: [ReportInterfaceRef],
+  fields: (t) => ({
+    ...seriesFields(t),
+    status: t.field({
+      type: ReportStatusEnum,
+      nullable: true,
+      description: "PASSING when nothing is open, FAILING otherwise, NOOP before any finished run.",
+      deprecationReason: "Report doesn't have a status.",
+      resolve: statusOf,
+    }),
+    historicalValues: t.field({
+      type: [HistoricalValueItemRef],
+      nullable: true,
+      description: "The same daily series as `values`.",
+      deprecationReason: "Deprecated in favor of `values`.",
+      args: {
+        startDate: t.arg({ type: "Date", required: true, description: "The first day." }),
+        endDate: t.arg({ type: "Date", required: true, description: "The last day." }),
+      },
+      resolve: (r, args) => valuesOf(r, args.startDate, args.endDate),
+    }),
+    issueDistributionByAnalyzer: t.field({
+      type: [IssueDistributionRef],
+      nullable: { list: true, items: false },
+      description: "Open occurrences per analyzer shortcode, most first (analyzers with none are left out).",
+      resolve: (r) => sortedDistribution(currentCountsWithPrefix(r, "analyzer:")),
+    }),
+    issueDistributionByCategory: t.field({
+      type: [IssueDistributionRef],
+      nullable: { list: true, items: false },
+      description: "Open occurrences per issue category, most first (categories with none are left out).",
+      resolve: (r) => sortedDistribution(currentCountsWithPrefix(r, "category:")),
+    }),
+  }),
+});
+
+function sortedDistribution(entries: Array<{ key: string; value: number }>) {
+  return entries.sort((a, b) => b.value - a.value || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+const CodeHealthTrendReportRef = builder.objectRef<ReportView>("CodeHealthTrendReport").implement({
+  description:
+    "Open (active) and resolved occurrences in each repository's latest finished default-branch run, over time; the headline is the active count.",
+  fields: (t) => seriesFields(t),
+});
+
+const IssuesAutofixedReportRef = builder.objectRef<Record<string, never>>("IssuesAutofixedReport").implement({
+  description:
+    "Findings fixed by autofix. Assay stores no autofix facts (it receives findings, not fixes), so this report has no numbers: it answers null and empty series rather than invented ones.",
+  fields: (t) => ({
+    key: t.field({
+      type: ReportKeyEnum,
+      description: "Always ISSUES_AUTOFIXED.",
+      resolve: () => "ISSUES_AUTOFIXED" as const,
+    }),
+    title: t.string({ description: "The report's display title.", resolve: () => "Issues Autofixed" }),
+    currentValue: t.int({
+      nullable: true,
+      description: "Always null: no autofix facts are stored.",
+      resolve: () => null,
+    }),
+    values: t.field({
+      type: [ReportValueItemRef],
+      description: "Always empty (no autofix facts are stored); the range is still checked.",
+      args: {
+        startDate: t.arg({ type: "Date", required: true, description: "The first day." }),
+        endDate: t.arg({ type: "Date", required: true, description: "The last day." }),
+      },
+      resolve: (_r, args) => {
+        try {
+          daysBetween(args.startDate, args.endDate);
+        } catch (error) {
+          if (error instanceof RangeError) throw badUserInput(error.message, "endDate");
+          throw error;
+        }
+        return [];
+      },
+    }),
+    trends: t.field({
+      type: [TrendRef],
+      description: "The usual four periods, each with a null value and change.",
+      resolve: () =>
+        TREND_MONTHS.map(
+          (months): TrendValue => ({
+            label: months === 1 ? "1 month ago" : `${months} months ago`,
+            value: null,
+            changePercentage: null,
+          }),
+        ),
+    }),
+  }),
+});
+
 const COMPLIANCE_FIELDS: ReadonlyArray<
   [string, ComplianceReportKey, ObjectRef<BuilderTypes, ReportView>, string]
 > = [
@@ -189,8 +371,8 @@ const COMPLIANCE_FIELDS: ReadonlyArray<
 function namespaceType(name: string, description: string) {
   return builder.objectRef<ReportScope>(name).implement({
     description,
-    fields: (t) =>
-      Object.fromEntries(
+    fields: (t) => ({
+      ...Object.fromEntries(
         COMPLIANCE_FIELDS.map(([field, key, ref, about]) => [
           field,
           t.field({
@@ -201,6 +383,22 @@ function namespaceType(name: string, description: string) {
           }),
         ]),
       ),
+      issueDistribution: t.field({
+        type: IssueDistributionReportRef,
+        description: "Open occurrences by category and by analyzer.",
+        resolve: async (scope, _args, ctx) => distributionView(await runFactsOf(ctx, scope), new Date()),
+      }),
+      issuesAutofixed: t.field({
+        type: IssuesAutofixedReportRef,
+        description: "Findings fixed by autofix (not stored: null values).",
+        resolve: () => ({}),
+      }),
+      codeHealthTrend: t.field({
+        type: CodeHealthTrendReportRef,
+        description: "Active and resolved occurrences over time.",
+        resolve: async (scope, _args, ctx) => healthTrendView(await runFactsOf(ctx, scope), new Date()),
+      }),
+    }),
   });
 }
 

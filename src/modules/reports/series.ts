@@ -79,7 +79,8 @@ export function daysBetween(startDate: string, endDate: string): Array<{ date: s
 /** `Trend`: a past value and how the current value compares with it. */
 export interface TrendValue {
   label: string;
-  value: number;
+  /** Null when the report stores nothing to compare (issues autofixed). */
+  value: number | null;
   changePercentage: number | null;
 }
 
