@@ -10,6 +10,8 @@ export interface BenchOptions {
   warmupSeconds: number;
   durationSeconds: number;
   connections: number;
+  /** Measurements per row; the row shows the median one and the spread. */
+  repeat: number;
   tool: "auto" | "wrk" | "autocannon";
   /** Target groups to run (`bare`, `embedded`, `postgres`); undefined runs every available one. */
   only: string[] | undefined;
@@ -26,6 +28,7 @@ Options (environment variable in brackets):
   --warmup SECONDS     warm-up before each measurement, default 3 [BENCH_WARMUP]
   --duration SECONDS   length of each measurement, default 10 [BENCH_DURATION]
   --connections N      concurrent keep-alive connections, default 50 [BENCH_CONNECTIONS]
+  --repeat N           measure each row N times, show the median and the spread, default 1 [BENCH_REPEAT]
   --tool NAME          wrk, autocannon or auto (wrk when installed), default auto [BENCH_TOOL]
   --only GROUPS        comma-separated subset of bare,embedded,postgres [BENCH_ONLY]
   --help               this text
@@ -52,6 +55,7 @@ export function parseBenchOptions(
       warmup: { type: "string" },
       duration: { type: "string" },
       connections: { type: "string" },
+      repeat: { type: "string" },
       tool: { type: "string" },
       only: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -72,6 +76,7 @@ export function parseBenchOptions(
     warmupSeconds: positiveInteger("--warmup", values.warmup ?? env.BENCH_WARMUP, quick ? 1 : 3),
     durationSeconds: positiveInteger("--duration", values.duration ?? env.BENCH_DURATION, quick ? 2 : 10),
     connections: positiveInteger("--connections", values.connections ?? env.BENCH_CONNECTIONS, 50),
+    repeat: positiveInteger("--repeat", values.repeat ?? env.BENCH_REPEAT, 1),
     tool,
     only,
   };

@@ -14,6 +14,8 @@ export interface Measurement {
   bare: LoadResult | undefined;
   /** Cores' worth of CPU other programs used meanwhile (undefined where /proc is unreadable). */
   otherCores: number | undefined;
+  /** (highest − lowest req/s) ÷ median req/s over repeated runs; undefined for one run. */
+  spread: number | undefined;
 }
 
 function cpuModel(): string {
@@ -39,6 +41,7 @@ function commit(): string {
 
 /** Lines describing the tool, the machine, Node and the commit. */
 export function describeRun(facts: {
+  busyBefore: number | undefined;
   tool: string;
   pinning: string;
   settings: string;
@@ -51,7 +54,7 @@ export function describeRun(facts: {
     `node:     ${process.version}`,
     `cpu:      ${cpuModel()} × ${os.availableParallelism()}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Linux ${os.release()}`,
     `commit:   ${commit()}`,
-    `load:     ${os.loadavg()[0]?.toFixed(2)} (1-minute load average before the run)`,
+    `busy:     ${facts.busyBefore === undefined ? "unknown" : facts.busyBefore.toFixed(2)} cores used by other processes in the second before the run`,
     ...facts.services.map((s) => `service:  ${s}`),
   ];
 }
@@ -60,6 +63,7 @@ const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
 /** The results as a Markdown table (readable as it is in a terminal). */
 export function formatTable(rows: Measurement[]): string {
+  const withSpread = rows.some((row) => row.spread !== undefined);
   const header = [
     "target",
     "query",
@@ -71,17 +75,22 @@ export function formatTable(rows: Measurement[]): string {
     "socket errors",
     "other CPU",
   ];
-  const body = rows.map(({ target, query, result, bare, otherCores }) => [
-    target,
-    query,
-    number.format(result.requestsPerSecond),
-    result.p50Ms.toFixed(2),
-    result.p99Ms.toFixed(2),
-    bare ? (result.requestsPerSecond / bare.requestsPerSecond).toFixed(3) : "–",
-    String(result.non2xx),
-    String(result.socketErrors),
-    otherCores === undefined ? "?" : otherCores.toFixed(2),
-  ]);
+  if (withSpread) header.splice(3, 0, "spread");
+  const body = rows.map(({ target, query, result, bare, otherCores, spread }) => {
+    const cells = [
+      target,
+      query,
+      number.format(result.requestsPerSecond),
+      result.p50Ms.toFixed(2),
+      result.p99Ms.toFixed(2),
+      bare ? (result.requestsPerSecond / bare.requestsPerSecond).toFixed(3) : "–",
+      String(result.non2xx),
+      String(result.socketErrors),
+      otherCores === undefined ? "?" : otherCores.toFixed(2),
+    ];
+    if (withSpread) cells.splice(3, 0, spread === undefined ? "–" : `±${((spread / 2) * 100).toFixed(0)}%`);
+    return cells;
+  });
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const numeric = (i: number) => i >= 2;
   const line = (cells: string[]) =>

@@ -128,6 +128,14 @@ async function startTarget(
   }
 }
 
+/** One row's figures: the median run, and how much the runs and the machine varied. */
+interface QueryOutcome {
+  result: LoadResult;
+  otherCores: number | undefined;
+  /** (highest − lowest req/s) ÷ median req/s over the repeats; undefined for one run. */
+  spread: number | undefined;
+}
+
 /** The process names of the services `target` talks to, whose CPU is part of its work. */
 function servicesUsedBy(target: Target): Set<string> {
   const services = new Set<string>();
@@ -143,7 +151,7 @@ async function measureQuery(
   server: { url: string; child: ChildProcess },
   query: BenchQuery,
   db: BenchDatabase | undefined,
-): Promise<{ result: LoadResult; otherCores: number | undefined }> {
+): Promise<QueryOutcome> {
   await verifyAnswer(server.url, target, query, db);
   if (target.assay?.rateLimit === "redis" && ctx.redisUrl) {
     if ((await countRedisKeys(ctx.redisUrl, ctx.redisPrefix)) === 0) {
@@ -162,15 +170,36 @@ async function measureQuery(
       `${target.label}, "${query.name}": ${warmup.non2xx} non-2xx answers and ${warmup.socketErrors} socket errors during warm-up`,
     );
   }
-  const before = snapshotCpu();
-  const started = performance.now();
-  const result = await ctx.tool.run({ ...spec, durationSeconds: ctx.options.durationSeconds });
-  const seconds = (performance.now() - started) / 1000;
-  const otherCores = otherCpuCores(before, snapshotCpu(), seconds, servicesUsedBy(target));
-  if (server.child.exitCode !== null || server.child.signalCode !== null) {
-    throw new Error(`${target.label} exited during the measurement`);
+  const runs: Array<{ result: LoadResult; otherCores: number | undefined }> = [];
+  for (let i = 0; i < ctx.options.repeat; i++) {
+    const before = snapshotCpu();
+    const started = performance.now();
+    const result = await ctx.tool.run({ ...spec, durationSeconds: ctx.options.durationSeconds });
+    const seconds = (performance.now() - started) / 1000;
+    runs.push({ result, otherCores: otherCpuCores(before, snapshotCpu(), seconds, servicesUsedBy(target)) });
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new Error(`${target.label} exited during the measurement`);
+    }
   }
-  return { result, otherCores };
+  return summarizeRuns(runs);
+}
+
+/** The median run by req/s, the spread of req/s over the runs, and the most CPU others took in any. */
+function summarizeRuns(runs: Array<{ result: LoadResult; otherCores: number | undefined }>): QueryOutcome {
+  const sorted = [...runs].sort((a, b) => a.result.requestsPerSecond - b.result.requestsPerSecond);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!.result;
+  const others = runs.map((r) => r.otherCores).filter((c): c is number => c !== undefined);
+  const lowest = sorted[0]!.result.requestsPerSecond;
+  const highest = sorted[sorted.length - 1]!.result.requestsPerSecond;
+  return {
+    result: {
+      ...median,
+      non2xx: runs.reduce((sum, r) => sum + r.result.non2xx, 0),
+      socketErrors: runs.reduce((sum, r) => sum + r.result.socketErrors, 0),
+    },
+    otherCores: others.length === runs.length ? Math.max(...others) : undefined,
+    spread: runs.length > 1 ? (highest - lowest) / median.requestsPerSecond : undefined,
+  };
 }
 
 /** Picks wrk when installed (unless autocannon is asked for), autocannon otherwise. */
@@ -206,15 +235,33 @@ async function measureTarget(
   const server = await startTarget(ctx, target, db);
   const rows: Measurement[] = [];
   for (const query of QUERIES) {
-    const { result, otherCores } = await measureQuery(ctx, target, server, query, db);
+    const { result, otherCores, spread } = await measureQuery(ctx, target, server, query, db);
     if (!target.assay) bare.set(query.name, result);
-    rows.push({ target: target.label, query: query.name, result, bare: bare.get(query.name), otherCores });
+    rows.push({
+      target: target.label,
+      query: query.name,
+      result,
+      bare: bare.get(query.name),
+      otherCores,
+      spread,
+    });
     log(
       `  ${query.name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, non-2xx ${result.non2xx}, other processes ${otherCores?.toFixed(2) ?? "?"} cores`,
     );
   }
   await server.stop();
   return rows;
+}
+
+/** Cores' worth of CPU other processes use over one second, before anything of ours runs. */
+async function measureIdleCpu(): Promise<number | undefined> {
+  const before = snapshotCpu();
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const busy = otherCpuCores(before, snapshotCpu(), 1, new Set());
+  if (busy !== undefined && busy > CONTENDED_CORES) {
+    log(`WARNING: other processes are using ${busy.toFixed(2)} cores: the figures will be low`);
+  }
+  return busy;
 }
 
 /** Checks the machine, picks the tool, and gathers what every step shares. */
@@ -224,10 +271,6 @@ function prepareRun(
   redisUrl: string | undefined,
   cleanup: Cleanup,
 ): { ctx: RunContext; pinning: string } {
-  const [load] = os.loadavg();
-  if (load !== undefined && load > 0.5) {
-    log(`WARNING: the 1-minute load average is ${load.toFixed(2)}: other processes will lower the figures`);
-  }
   const pinning = canPin();
   if (!pinning.ok) log(`WARNING: running unpinned (${pinning.reason}); server and load share the cores`);
   const scratchDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-scratch-"));
@@ -258,6 +301,7 @@ async function runBench(
   redisUrl: string | undefined,
   cleanup: Cleanup,
 ): Promise<void> {
+  const busyBefore = await measureIdleCpu();
   const { ctx, pinning } = prepareRun(options, databaseUrl, redisUrl, cleanup);
   const targets = allTargets(databaseUrl, redisUrl).filter(
     (t) => !options.only || options.only.includes(t.group),
@@ -265,8 +309,9 @@ async function runBench(
   const header = describeRun({
     tool: ctx.tool.name,
     pinning,
-    settings: `${options.warmupSeconds} s warm-up, then ${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}`,
+    settings: `${options.warmupSeconds} s warm-up, then ${options.repeat > 1 ? `${options.repeat} × ` : ""}${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}`,
     services: await servicesInUse(targets, ctx),
+    busyBefore,
   });
   log(header.join("\n"));
 

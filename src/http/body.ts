@@ -19,6 +19,11 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(new BodyError("too-large", "body too large"));
   }
+  // A client that hung up while we were authenticating leaves a destroyed stream that will never
+  // emit `end` (only `close`, already past): settle now instead of waiting forever.
+  if (req.destroyed || req.readableAborted) {
+    return Promise.reject(new BodyError("aborted", "request aborted"));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -41,15 +46,21 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
       cleanup();
       reject(new BodyError("aborted", "request aborted"));
     };
+    const onClose = () => {
+      // `close` after `end` is normal; `close` without it means the client went away mid-body.
+      if (!req.readableEnded) onError();
+    };
     const cleanup = () => {
       req.off("data", onData);
       req.off("end", onEnd);
       req.off("error", onError);
       req.off("aborted", onError);
+      req.off("close", onClose);
     };
     req.on("data", onData);
     req.on("end", onEnd);
     req.on("error", onError);
     req.on("aborted", onError);
+    req.on("close", onClose);
   });
 }

@@ -254,6 +254,11 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
             connection: "close",
           });
         }
+        if (error instanceof BodyError && error.reason === "aborted") {
+          // Nobody is listening any more; end the exchange without an answer.
+          res.destroy();
+          return;
+        }
         throw error;
       }
       try {
