@@ -1,0 +1,210 @@
+import { type IssueDefinition, rule } from "./rule.ts";
+
+/** Rules of the `sql` analyzer (SQL files and migrations). */
+export const SQL_ISSUES: IssueDefinition[] = [
+  rule(
+    "SQL-L010",
+    "STYLE",
+    "MINOR",
+    "Inconsistent keyword capitalisation",
+    "SQL keywords mix upper and lower case within a file.",
+    "Pick one style so queries scan easily.",
+    { autofix: true, recommended: false },
+  ),
+  rule(
+    "SQL-L044",
+    "ANTI_PATTERN",
+    "MINOR",
+    "`SELECT *` in a query",
+    "A query selects every column with `*`.",
+    "Adding a column later silently changes the result. Name the columns.",
+  ),
+  rule(
+    "SQL-L029",
+    "BUG_RISK",
+    "MINOR",
+    "Keyword used as an identifier",
+    "A table or column is named after a reserved word.",
+    "It needs quoting everywhere and breaks on other databases.",
+  ),
+  rule(
+    "SQL-W001",
+    "BUG_RISK",
+    "CRITICAL",
+    "`DELETE` without `WHERE`",
+    "A `DELETE` statement has no condition.",
+    "It removes every row of the table. Add a condition or use `TRUNCATE` deliberately.",
+  ),
+  rule(
+    "SQL-W002",
+    "BUG_RISK",
+    "CRITICAL",
+    "`UPDATE` without `WHERE`",
+    "An `UPDATE` statement changes every row.",
+    "Add the missing condition.",
+  ),
+  rule(
+    "SQL-W003",
+    "BUG_RISK",
+    "MAJOR",
+    "`NOT IN` with a nullable subquery",
+    "`NOT IN` compares against a subquery that can return NULL.",
+    "One NULL makes the whole predicate unknown and no rows match. Use `NOT EXISTS`.",
+  ),
+  rule(
+    "SQL-W004",
+    "BUG_RISK",
+    "MAJOR",
+    "Implicit cross join",
+    "Tables are listed in `FROM` without a join condition.",
+    "The result is every combination of rows. Write an explicit `JOIN ... ON`.",
+  ),
+  rule(
+    "SQL-P002",
+    "PERFORMANCE",
+    "MINOR",
+    "`LIKE` with a leading wildcard",
+    "A pattern starts with `%`.",
+    "An ordinary B-tree index cannot serve it, so the table is scanned. Use a trigram or full-text index.",
+  ),
+  rule(
+    "SQL-P003",
+    "PERFORMANCE",
+    "MAJOR",
+    "Ordering by a random function",
+    "`ORDER BY random()` is used to pick rows.",
+    "The database sorts the entire table. Sample with `TABLESAMPLE` or by key.",
+  ),
+  rule(
+    "SQL-P004",
+    "PERFORMANCE",
+    "MAJOR",
+    "Index created without `CONCURRENTLY` in a migration",
+    "A migration creates an index on an existing table with a blocking lock.",
+    "Writes stall until the build finishes. Create it concurrently.",
+  ),
+  rule(
+    "SQL-S001",
+    "SECURITY",
+    "MAJOR",
+    "Privileges granted to `PUBLIC`",
+    "`GRANT ALL` or write privileges are given to every role.",
+    "Grant only the privileges each role needs.",
+    { cwe: [276] },
+  ),
+];
+
+/** Rules of the `secrets` analyzer: credentials committed to the repository. */
+export const SECRETS_ISSUES: IssueDefinition[] = [
+  [
+    "SCT-1000",
+    "Generic API key",
+    "A string assigned to a key- or token-like name looks like a high-entropy credential.",
+  ],
+  [
+    "SCT-1001",
+    "AWS access key ID",
+    "An identifier in the format of an AWS access key appears in the source.",
+  ],
+  ["SCT-1002", "AWS secret access key", "A 40-character value next to an AWS key ID looks like its secret."],
+  [
+    "SCT-1003",
+    "GitHub personal access token",
+    "A token with a GitHub token prefix is committed.",
+  ],
+  ["SCT-1004", "Slack webhook URL", "An incoming-webhook URL for Slack is committed."],
+  ["SCT-1005", "Stripe secret key", "A live or test Stripe secret key is committed."],
+  ["SCT-1006", "Google API key", "A key in the format Google Cloud uses is committed."],
+  ["SCT-1007", "Private key", "A PEM block holding a private key is committed."],
+  ["SCT-1008", "JSON Web Token", "A signed JWT, which may still be valid, is committed."],
+  [
+    "SCT-1009",
+    "Database URL with password",
+    "A connection URL includes a user name and password.",
+  ],
+  ["SCT-1010", "Twilio API key", "A Twilio account key is committed."],
+  ["SCT-1011", "SendGrid API key", "A SendGrid key is committed."],
+  ["SCT-1012", "npm access token", "An npm automation or publish token is committed."],
+  ["SCT-1013", "GitLab personal access token", "A token with a GitLab token prefix is committed."],
+  ["SCT-1014", "Azure storage account key", "A storage account key or connection string is committed."],
+].map(([shortcode, title, summary]) =>
+  rule(
+    shortcode!,
+    "SECRETS",
+    shortcode === "SCT-1000" ? "MAJOR" : "CRITICAL",
+    title!,
+    summary!,
+    "Anyone with read access to the repository, including its history and forks, can use it. Revoke it at the provider now, remove it from the code, and load it from the environment or a secret manager.",
+    { cwe: [798] },
+  ),
+);
+
+/** Rules of the `test-coverage` analyzer. */
+export const COVERAGE_ISSUES: IssueDefinition[] = [
+  rule(
+    "TCV-001",
+    "COVERAGE",
+    "MINOR",
+    "Lines not covered by tests",
+    "Lines in this range never ran during the reported test suite.",
+    "Add tests that exercise them, or remove the code if it is unreachable.",
+    { recommended: false },
+  ),
+  rule(
+    "TCV-002",
+    "COVERAGE",
+    "MINOR",
+    "Branch not taken by tests",
+    "One outcome of a condition was never exercised by the tests.",
+    "Add a test case for the missing outcome.",
+    { recommended: false },
+  ),
+  rule(
+    "TCV-003",
+    "COVERAGE",
+    "MAJOR",
+    "Changed lines without tests",
+    "Lines added or changed in this change set are not covered.",
+    "Cover new code before merging so coverage does not erode.",
+  ),
+];
+
+/** Rules of the `swift` analyzer. */
+export const SWIFT_ISSUES: IssueDefinition[] = [
+  rule(
+    "SW-W1001",
+    "BUG_RISK",
+    "MAJOR",
+    "Force unwrap",
+    "An optional is unwrapped with `!`.",
+    "It crashes when the value is nil. Use `if let`, `guard let` or `??`.",
+    { cwe: [476] },
+  ),
+  rule(
+    "SW-W1005",
+    "BUG_RISK",
+    "MAJOR",
+    "Strong reference cycle in a closure",
+    "A stored closure captures `self` strongly.",
+    "The object and closure keep each other alive. Capture `[weak self]`.",
+    { cwe: [401] },
+  ),
+  rule(
+    "SW-C1002",
+    "STYLE",
+    "MINOR",
+    "Trailing closure not used",
+    "The last closure argument is passed inside the parentheses.",
+    "Trailing closure syntax reads better.",
+    { autofix: true },
+  ),
+  rule(
+    "SW-S1001",
+    "SECURITY",
+    "MAJOR",
+    "App Transport Security disabled",
+    "`NSAllowsArbitraryLoads` is enabled.",
+    "The app can then load resources over plain HTTP.",
+    { cwe: [319] },
+  ),
+];
