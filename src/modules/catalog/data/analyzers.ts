@@ -5,8 +5,8 @@ import { JAVASCRIPT_ISSUES } from "./issues-javascript.ts";
 import { JAVA_ISSUES, KOTLIN_ISSUES, SCALA_ISSUES } from "./issues-jvm.ts";
 import { COVERAGE_ISSUES, SECRETS_ISSUES, SQL_ISSUES, SWIFT_ISSUES } from "./issues-misc.ts";
 import { PYTHON_ISSUES } from "./issues-python.ts";
-import type { IssueDefinition } from "./rule.ts";
 import { CSHARP_ISSUES, PHP_ISSUES, RUBY_ISSUES } from "./issues-web.ts";
+import type { IssueDefinition } from "./rule.ts";
 
 /** One analyzer of the catalog and its rules. */
 export interface AnalyzerDefinition {
@@ -31,7 +31,11 @@ function options(properties: Record<string, Record<string, unknown>>): Record<st
   };
 }
 
-const runtime = (versions: string[], description: string) => ({ type: "string", enum: versions, description });
+const runtime = (versions: string[], description: string) => ({
+  type: "string",
+  enum: versions,
+  description,
+});
 const patterns = (description: string) => ({ type: "array", items: { type: "string" }, description });
 
 /** Every analyzer Assay knows about, in the order lists show them. */
@@ -85,7 +89,9 @@ export const ANALYZERS: AnalyzerDefinition[] = [
     name: "Java",
     description: "Bug, security and performance checks for Java projects built with Maven or Gradle.",
     version: "1.14.0",
-    metaSchema: options({ runtime_version: runtime(["8", "11", "17", "21"], "Java version the code targets.") }),
+    metaSchema: options({
+      runtime_version: runtime(["8", "11", "17", "21"], "Java version the code targets."),
+    }),
     exampleMeta: ['runtime_version = "17"'],
     issues: JAVA_ISSUES,
   },
@@ -187,7 +193,9 @@ export const ANALYZERS: AnalyzerDefinition[] = [
     name: "Shell",
     description: "Finds quoting bugs and unsafe constructs in POSIX sh and Bash scripts.",
     version: "1.0.3",
-    metaSchema: options({ dialect: { type: "string", enum: ["sh", "bash", "dash", "ksh"], default: "bash" } }),
+    metaSchema: options({
+      dialect: { type: "string", enum: ["sh", "bash", "dash", "ksh"], default: "bash" },
+    }),
     exampleMeta: ['dialect = "bash"'],
     issues: SHELL_ISSUES,
   },
@@ -282,7 +290,12 @@ export const FORMATTERS: FormatterDefinition[] = [
   { shortcode: "gofumpt", name: "gofumpt", description: "A stricter superset of gofmt.", analyzer: "go" },
   { shortcode: "rustfmt", name: "rustfmt", description: "The standard Rust formatter.", analyzer: "rust" },
   { shortcode: "scalafmt", name: "scalafmt", description: "Code formatter for Scala.", analyzer: "scala" },
-  { shortcode: "ktlint", name: "ktlint", description: "Kotlin linter with a built-in formatter.", analyzer: "kotlin" },
+  {
+    shortcode: "ktlint",
+    name: "ktlint",
+    description: "Kotlin linter with a built-in formatter.",
+    analyzer: "kotlin",
+  },
   {
     shortcode: "swift-format",
     name: "swift-format",
@@ -295,7 +308,12 @@ export const FORMATTERS: FormatterDefinition[] = [
     description: "Formats C, C++ and Objective-C.",
     analyzer: "cxx",
   },
-  { shortcode: "rubocop", name: "RuboCop", description: "Ruby style checker with autocorrection.", analyzer: "ruby" },
+  {
+    shortcode: "rubocop",
+    name: "RuboCop",
+    description: "Ruby style checker with autocorrection.",
+    analyzer: "ruby",
+  },
   {
     shortcode: "php-cs-fixer",
     name: "PHP CS Fixer",

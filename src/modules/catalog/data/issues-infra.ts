@@ -94,7 +94,7 @@ export const DOCKER_ISSUES: IssueDefinition[] = [
     "MINOR",
     "Pipe in `RUN` without `pipefail`",
     "A `RUN` instruction pipes commands while the shell ignores failures of all but the last.",
-    "Set `SHELL [\"/bin/bash\", \"-o\", \"pipefail\", \"-c\"]` so a failing step fails the build.",
+    'Set `SHELL ["/bin/bash", "-o", "pipefail", "-c"]` so a failing step fails the build.',
   ),
   rule(
     "DOK-DL3003",
@@ -158,7 +158,7 @@ export const TERRAFORM_ISSUES: IssueDefinition[] = [
     "SECURITY",
     "MAJOR",
     "IAM policy grants every action",
-    "A policy statement allows `\"*\"` actions.",
+    'A policy statement allows `"*"` actions.',
     "Grant only the actions the role needs.",
     { cwe: [269] },
   ),
@@ -230,7 +230,8 @@ export const TERRAFORM_ISSUES: IssueDefinition[] = [
     "STYLE",
     "MINOR",
     "Interpolation-only expression",
-    "An expression is wrapped in `\"${...}\"` with nothing else in the string.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Terraform interpolation syntax, shown literally.
+    'An expression is wrapped in `"${...}"` with nothing else in the string.',
     "Since Terraform 0.12 the bare expression is enough.",
     { autofix: true },
   ),
@@ -321,7 +322,8 @@ export const SHELL_ISSUES: IssueDefinition[] = [
     "CRITICAL",
     "`rm -rf` on a path that may be empty",
     "A variable in an `rm -rf` path may be empty or unset.",
-    "`rm -rf \"$DIR/\"` with an empty `DIR` deletes from the root. Use `${DIR:?}`.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion, shown literally.
+    '`rm -rf "$DIR/"` with an empty `DIR` deletes from the root. Use `${DIR:?}`.',
   ),
   rule(
     "SH-2068",
@@ -329,7 +331,7 @@ export const SHELL_ISSUES: IssueDefinition[] = [
     "MAJOR",
     "Unquoted `$@`",
     "Arguments are forwarded as `$@` without quotes.",
-    "Arguments with spaces are split. Write `\"$@\"`.",
+    'Arguments with spaces are split. Write `"$@"`.',
     { autofix: true },
   ),
   rule(

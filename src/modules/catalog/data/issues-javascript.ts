@@ -17,7 +17,7 @@ export const JAVASCRIPT_ISSUES: IssueDefinition[] = [
     "MINOR",
     "Loose equality comparison",
     "Two values are compared with `==` or `!=`.",
-    "Loose equality converts types in surprising ways (`0 == \"\"` is true). Use `===` and `!==`.",
+    'Loose equality converts types in surprising ways (`0 == ""` is true). Use `===` and `!==`.',
     { autofix: true, recommended: true },
   ),
   rule(

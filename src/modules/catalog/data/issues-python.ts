@@ -101,7 +101,7 @@ export const PYTHON_ISSUES: IssueDefinition[] = [
     "MINOR",
     "`open()` without an explicit encoding",
     "A text file is opened without an `encoding` argument.",
-    "The default encoding depends on the platform, so the same code reads files differently on Windows and Linux. Pass `encoding=\"utf-8\"`.",
+    'The default encoding depends on the platform, so the same code reads files differently on Windows and Linux. Pass `encoding="utf-8"`.',
     { autofix: true },
   ),
   rule(
@@ -136,7 +136,7 @@ export const PYTHON_ISSUES: IssueDefinition[] = [
     "MAJOR",
     "Test assertion that always passes",
     "An `assert` statement checks a non-empty tuple, which is always true.",
-    "Writing `assert (condition, \"message\")` builds a tuple instead of passing a message. Remove the parentheses.",
+    'Writing `assert (condition, "message")` builds a tuple instead of passing a message. Remove the parentheses.',
   ),
   rule(
     "PTC-W0019",

@@ -144,7 +144,7 @@ export const PHP_ISSUES: IssueDefinition[] = [
     "MAJOR",
     "Loose comparison",
     "Values are compared with `==` where types may differ.",
-    "PHP's type juggling makes `\"abc\" == 0` true in older versions. Use `===`.",
+    'PHP\'s type juggling makes `"abc" == 0` true in older versions. Use `===`.',
     { autofix: true },
   ),
   rule(
