@@ -30,6 +30,8 @@ export interface RunningApp {
 export interface AppOptions {
   /** Passed to {@link openDatabase}; tests use `onQuery` to count SQL statements. */
   database?: DatabaseOptions;
+  /** Runs once the database is migrated and before the server accepts connections. */
+  beforeListen?: (database: DatabaseHandle) => Promise<void>;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function startApp(
       logoUrl: config.installationLogoUrl,
     });
     await ensureCatalog(database.db);
+    await options.beforeListen?.(database);
 
     rateLimiter = await RateLimiter.create({
       perHour: config.rateLimitPerHour,

@@ -62,9 +62,13 @@ async function main(): Promise<void> {
   if (config.tokenPepperIsDefault) {
     logger.warn("ASSAY_TOKEN_PEPPER is not set: using the development pepper. Set it before real use.");
   }
-  const app = await startApp(config, logger);
-  const token =
-    app.database.kind === "embedded" ? await seedEmbeddedDemo(config, app.database.db, logger) : undefined;
+  // Seed before listening, so nothing can call the server before the demo token exists.
+  let token: string | undefined;
+  const app = await startApp(config, logger, {
+    beforeListen: async (database) => {
+      if (database.kind === "embedded") token = await seedEmbeddedDemo(config, database.db, logger);
+    },
+  });
   logger.info({ url: app.url, database: app.database.kind }, "listening");
   process.stderr.write(banner(app.url, token, config));
 
