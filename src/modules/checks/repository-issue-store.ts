@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisRunRow, Database } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { latestDefaultBranchRun } from "../runs/run-store.ts";
 import { allOf, analyzerInFilter, type ConnectionFilter, normaliseNames, normalisePath } from "./filters.ts";
 
 /**
@@ -34,17 +35,6 @@ export function splitRepositoryIssueKey(
   return { repositoryKey: key.slice(0, REPOSITORY_KEY_LENGTH), issueKey: key.slice(REPOSITORY_KEY_LENGTH) };
 }
 
-// A run's latest-finished-run test, shared by the loader and the node lookup: the newest SUCCESS
-// or FAILURE run on the repository's default branch, in the order `analysisRuns` lists runs.
-const latestRunOf = (repository: string) => sql`(
-  SELECT lr.* FROM analysis_runs AS lr
-  WHERE lr.repository_id = ${sql.ref(`${repository}.id`)}
-    AND lr.branch_name = ${sql.ref(`${repository}.default_branch`)}
-    AND lr.status IN ('SUCCESS', 'FAILURE')
-  ORDER BY lr.created_at DESC, lr.key DESC
-  LIMIT 1
-)`;
-
 /**
  * The latest finished (SUCCESS or FAILURE) run on the default branch of each of these
  * repositories that has one.
@@ -56,7 +46,7 @@ export async function findLatestDefaultBranchRuns(
   const result = await sql<AnalysisRunRow>`
     SELECT r.*
     FROM repositories AS repo
-    CROSS JOIN LATERAL ${latestRunOf("repo")} AS r
+    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS r
     WHERE repo.id = ANY(cast(${repositoryIds} as bigint[]))`.execute(db);
   return result.rows;
 }
@@ -138,7 +128,7 @@ export async function findVisibleRepositoryIssuesByKeys(
       AS w(repository_key, issue_key)
     JOIN repositories AS repo ON repo.key = w.repository_key
     JOIN memberships AS m ON m.account_id = repo.account_id AND m.user_id = ${viewerId}
-    CROSS JOIN LATERAL ${latestRunOf("repo")} AS r
+    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS r
     JOIN issues AS i ON i.key = w.issue_key
     JOIN checks AS c ON c.run_id = r.id AND c.analyzer_id = i.analyzer_id
     WHERE EXISTS (SELECT 1 FROM occurrences AS o

@@ -9,6 +9,7 @@ import type {
   VulnerabilityRow,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { latestDefaultBranchRun } from "../runs/run-store.ts";
 import { overallSeverityRankSql } from "./severity.ts";
 
 /**
@@ -181,13 +182,7 @@ export const vulnerabilityOccurrencesOfRepository: ConnectionSource = {
   from: sql`(
     SELECT vo.*, pv.package_id, repo.id AS repository_id, ${overallSeverityRankSql("v")} AS severity_rank
     FROM repositories AS repo
-    CROSS JOIN LATERAL (
-      SELECT lr.id FROM analysis_runs AS lr
-      WHERE lr.repository_id = repo.id AND lr.branch_name = repo.default_branch
-        AND lr.status IN ('SUCCESS', 'FAILURE')
-      ORDER BY lr.created_at DESC, lr.key DESC
-      LIMIT 1
-    ) AS latest
+    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS latest
     JOIN sca_checks AS c ON c.run_id = latest.id
     JOIN vulnerability_occurrences AS vo ON vo.sca_check_id = c.id
     JOIN package_versions AS pv ON pv.id = vo.package_version_id

@@ -68,3 +68,20 @@ export function branchFilter(branch: string | null | undefined) {
   if (branch === null || branch === undefined) return undefined;
   return { key: `branch:${branch}`, condition: sql<boolean>`s.branch_name = ${branch}` };
 }
+
+/**
+ * The run a repository's current state is read from: its newest SUCCESS or FAILURE run on its
+ * default branch, in the order `analysisRuns` lists runs. A lateral subquery over the repository
+ * row aliased `repository`; repository issues, issue occurrences and dependency vulnerabilities
+ * all read this one run.
+ */
+export function latestDefaultBranchRun(repository: string) {
+  return sql`(
+    SELECT lr.* FROM analysis_runs AS lr
+    WHERE lr.repository_id = ${sql.ref(`${repository}.id`)}
+      AND lr.branch_name = ${sql.ref(`${repository}.default_branch`)}
+      AND lr.status IN ('SUCCESS', 'FAILURE')
+    ORDER BY lr.created_at DESC, lr.key DESC
+    LIMIT 1
+  )`;
+}
