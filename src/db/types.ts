@@ -1,11 +1,17 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { AuthFlowTables } from "./types-auth-flows.ts";
+import type { WebhookTables } from "./types-webhooks.ts";
 
 /** `bigint` identity columns arrive from `pg` as strings; we keep them as strings (never exposed). */
-type Id = string;
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type ForeignKey = ColumnType<string, string | number | bigint, string | number | bigint>;
+export type Id = string;
+export type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+export type ForeignKey = ColumnType<string, string | number | bigint, string | number | bigint>;
 
 export type VcsProvider =
   | "GITHUB"
@@ -441,7 +447,8 @@ export interface CoverageReportsTable {
 }
 
 /** The database as Kysely sees it. */
-export interface Database {
+/** Every table. Workflow tables are declared beside their migrations' owners and merged in here. */
+export interface Database extends AuthFlowTables, WebhookTables {
   installation: InstallationTable;
   users: UsersTable;
   accounts: AccountsTable;

@@ -4,6 +4,7 @@
  */
 import "../graphql/scalars.ts";
 import "../graphql/node.ts";
+import "../graphql/mutations.ts";
 import "./catalog/catalog-type.ts";
 import "./catalog/code-formatter-type.ts";
 import "./users/user-type.ts";
@@ -24,3 +25,10 @@ import "./pull-requests/pull-request-type.ts";
 import "./reports/report-type.ts";
 import "./reports/coverage-type.ts";
 import "./reports/run-report-type.ts";
+import "./repositories/repository-mutations.ts";
+import "./settings/settings-mutations.ts";
+import "./settings/suppression-mutations.ts";
+import "./settings/ignore-rule-mutations.ts";
+import "./accounts/team-mutations.ts";
+import "./auth/auth-mutations.ts";
+import "./webhooks/webhook-type.ts";

@@ -2,6 +2,8 @@ import type { Migration, MigrationProvider } from "kysely";
 import * as foundation from "./0001-foundation.ts";
 import * as readModel from "./0002-read-model.ts";
 import * as checksIndexes from "./0003-checks-indexes.ts";
+import * as authFlows from "./0005-auth-flows.ts";
+import * as webhooks from "./0006-webhooks.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -11,6 +13,8 @@ const migrations: Record<string, Migration> = {
   "0001-foundation": foundation,
   "0002-read-model": readModel,
   "0003-checks-indexes": checksIndexes,
+  "0005-auth-flows": authFlows,
+  "0006-webhooks": webhooks,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -1,0 +1,77 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../db/types.ts";
+import { builder } from "./builder.ts";
+import type { GraphQLContext } from "./context.ts";
+import { badUserInput } from "./errors.ts";
+import { decodeGlobalId } from "./global-id.ts";
+
+/**
+ * Conventions every mutation follows (docs/workflows.md):
+ * - Relay style: one `input: XInput!` argument whose type ends with an optional
+ *   `clientMutationId: String`, and an `XPayload` that echoes it (contract mutations keep the
+ *   contract's exact input and payload shapes, even where they differ).
+ * - One transaction per mutation ({@link inTransaction}); events for webhooks are written in that
+ *   same transaction (modules/webhooks/outbox.ts), so a change and its event commit together.
+ * - Ids: {@link keyOfId} turns a wrong-type or malformed id into BAD_USER_INPUT naming the field;
+ *   an id of the right type that does not exist or is not visible is NOT_FOUND, worded exactly as
+ *   for ids that never existed (modules/accounts/access.ts).
+ */
+
+builder.mutationType({ description: "The root of every change." });
+
+/** The `clientMutationId` a payload echoes. */
+export interface MutationEcho {
+  clientMutationId: string | null;
+}
+
+/** The optional `clientMutationId` input field every `XInput` ends with. */
+export function clientMutationIdInput(t: PothosSchemaTypes.InputFieldBuilder<BuilderTypesOf, "InputObject">) {
+  return t.string({
+    required: false,
+    description: "Any string; the payload's `clientMutationId` echoes it (Relay).",
+  });
+}
+
+/** The `clientMutationId` output field of every `XPayload`. */
+export function clientMutationIdOutput<P extends MutationEcho>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypesOf, P>,
+) {
+  return t.string({
+    nullable: true,
+    description: "The input's `clientMutationId`, unchanged.",
+    resolve: (payload) => payload.clientMutationId,
+  });
+}
+
+/** `clientMutationId` from an input object, for the payload. */
+export function echoOf(input: { clientMutationId?: string | null }): MutationEcho {
+  return { clientMutationId: input.clientMutationId ?? null };
+}
+
+/**
+ * Runs `change` in one transaction: everything it writes (the change and the events it records)
+ * commits together or not at all. Reads for the payload happen after the commit, through the
+ * request's loaders, so they see the new state.
+ */
+export function inTransaction<T>(
+  ctx: GraphQLContext,
+  change: (tx: Kysely<Database>) => Promise<T>,
+): Promise<T> {
+  return ctx.db.transaction().execute(change);
+}
+
+/**
+ * The key inside a global id of type `typeName`. A malformed id or one of another type is the
+ * caller's mistake and is answered BAD_USER_INPUT naming `field`; whether an object with that key
+ * exists (and is visible) is for the caller of this function to settle, as NOT_FOUND.
+ */
+export function keyOfId(id: string | number, typeName: string, field: string): string {
+  const decoded = decodeGlobalId(String(id));
+  if (!decoded) throw badUserInput(`${field} is not a valid id.`, field);
+  if (decoded.typeName !== typeName) {
+    throw badUserInput(`${field} must be the id of a ${typeName}, not of a ${decoded.typeName}.`, field);
+  }
+  return decoded.key;
+}
+
+type BuilderTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;

@@ -1,0 +1,2 @@
+/** Mutations of this module (docs/workflows.md); being written. */
+export {};
