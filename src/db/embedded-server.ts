@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
+import { serializeProtocolGroups } from "./embedded-queue.ts";
 
 const [dataDirectory, socketPath] = process.argv.slice(2);
 
@@ -24,9 +25,10 @@ async function main(): Promise<void> {
   fs.rmSync(socketPath, { force: true });
 
   const db = await PGlite.create({ dataDir: dataDirectory });
-  // Queries are queued at the statement level and a transaction keeps the database to its own
-  // connection until it ends, so several pooled connections are safe.
+  // One session serves every pooled connection: each connection holds it for a whole protocol
+  // group (Parse … Sync) and for a whole transaction (embedded-queue.ts).
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 16 });
+  serializeProtocolGroups(server);
   await server.start();
   fs.chmodSync(socketPath, 0o600);
 
