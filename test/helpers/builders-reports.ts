@@ -3,11 +3,14 @@ import type {
   AnalysisRunRow,
   AnalysisRunStatus,
   AnalyzerRow,
+  CheckRow,
+  CheckStatus,
   Database,
   FindingState,
   IssueRow,
   RepositoryRow,
 } from "../../src/db/types.ts";
+import { newRowKey } from "../../src/graphql/global-id.ts";
 import { aRun } from "./builders.ts";
 import { aCheck, occurrencesIn } from "./builders-checks.ts";
 
@@ -46,4 +49,45 @@ export async function aRunWithFindings(
 /** The date `days` days before `now`, in UTC, as YYYY-MM-DD. */
 export function daysAgo(days: number, now = new Date()): string {
   return new Date(now.getTime() - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** A finding tracked across runs: its issue, its fingerprint (its identity) and its state. */
+export interface TrackedFinding {
+  issue: IssueRow;
+  fingerprint: string;
+  state: FindingState;
+  isSuppressed?: boolean;
+}
+
+/**
+ * Inserts the check of `analyzer` in `run` holding these findings, each with the fingerprint
+ * given, so a later run can report (or drop) the same finding.
+ */
+export async function aCheckWithTrackedFindings(
+  db: Kysely<Database>,
+  run: AnalysisRunRow,
+  analyzer: AnalyzerRow,
+  findings: readonly TrackedFinding[],
+  fields: Partial<{ status: CheckStatus }> = {},
+): Promise<CheckRow> {
+  const check = await aCheck(db, run, analyzer, { status: fields.status ?? "SUCCESS" });
+  if (findings.length === 0) return check;
+  await db
+    .insertInto("occurrences")
+    .values(
+      findings.map((finding, i) => ({
+        key: newRowKey(),
+        check_id: check.id,
+        issue_id: finding.issue.id,
+        path: `src/${finding.fingerprint}.py`,
+        begin_line: i + 1,
+        end_line: i + 1,
+        title: finding.issue.title,
+        fingerprint: finding.fingerprint,
+        state: finding.state,
+        is_suppressed: finding.isSuppressed ?? false,
+      })),
+    )
+    .execute();
+  return check;
 }

@@ -50,11 +50,18 @@ const LOCATED = sql`(
   WHERE o.state <> 'RESOLVED'
 )`;
 
+// The issue's columns are looked up per row rather than joined: a join with the issues table lets
+// PostgreSQL hash it, which loses the order of occurrences_check_order_idx, so every page of a
+// check read and sorted all of its findings. Subqueries keep the index order (a page reads about
+// one page of rows), and after a sort (a run's pages) PostgreSQL runs them for the page's rows only.
+const issueColumn = (column: "shortcode" | "category" | "severity") =>
+  sql`(SELECT i.${sql.ref(column)} FROM issues AS i WHERE i.id = o.issue_id)`;
+
 const WITH_ISSUE = sql`(
-  SELECT o.*, c.run_id, c.analyzer_id, i.shortcode AS issue_shortcode, i.category, i.severity
+  SELECT o.*, c.run_id, c.analyzer_id, ${issueColumn("shortcode")} AS issue_shortcode,
+    ${issueColumn("category")} AS category, ${issueColumn("severity")} AS severity
   FROM occurrences AS o
   JOIN checks AS c ON c.id = o.check_id
-  JOIN issues AS i ON i.id = o.issue_id
   WHERE o.state <> 'RESOLVED'
 )`;
 

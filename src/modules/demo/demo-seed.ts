@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { createToken } from "../auth/token-service.ts";
 import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL } from "./account-plan.ts";
@@ -24,6 +24,10 @@ export async function hasDemoData(db: Kysely<Database>): Promise<boolean> {
  * (see generator.ts; `options.size` "large" adds generated teams and a thousand repositories).
  * Also makes sure the catalog is there. Returns the demo token, which exists nowhere else in
  * plain text, and the rows written per table.
+ *
+ * Ends with ANALYZE: a bulk load leaves the planner's statistics describing empty tables, and the
+ * report queries then scan whole tables until autovacuum catches up (measured on the large size:
+ * minutes before, about a second after; docs/benchmarks.md).
  */
 export async function seedDemo(
   db: Kysely<Database>,
@@ -31,7 +35,7 @@ export async function seedDemo(
   now = new Date(),
   options: Omit<GenerateOptions, "now"> = { size: "small" },
 ): Promise<{ token: string; email: string; counts: RowCounts }> {
-  return db.transaction().execute(async (trx) => {
+  const seeded = await db.transaction().execute(async (trx) => {
     const { demoUserId, counts } = await generateData(trx, { ...options, now });
     const { token } = await createToken(trx, pepper, {
       userId: demoUserId,
@@ -42,4 +46,6 @@ export async function seedDemo(
     counts.personal_access_tokens = 1;
     return { token, email: DEMO_USER_EMAIL, counts };
   });
+  await sql`ANALYZE`.execute(db);
+  return seeded;
 }

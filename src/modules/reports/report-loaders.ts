@@ -1,8 +1,28 @@
 import { alignRows, defineLoader, type GraphQLContext, groupRows } from "../../graphql/context.ts";
-import { type ReportScope, type RunFact, runFactsOfScopes } from "./report-service.ts";
+import {
+  autofixedView,
+  type CoverageFact,
+  coverageFactsOfScopes,
+  coverageInsightView,
+  type PreventionFact,
+  preventedView,
+  preventionFactsOfScopes,
+} from "./insight-views.ts";
+import {
+  complianceView,
+  distributionView,
+  healthTrendView,
+  type ReportKey,
+  type ReportScope,
+  type ReportView,
+  type RunFact,
+  runFactsOfScopes,
+} from "./report-service.ts";
 import {
   countOpenOccurrencesOfRuns,
   findCoverageValuesOfRuns,
+  findScopeLineCoverage,
+  findScopePreventions,
   findScopeRunIssueCounts,
   type RunCategoryCountRow,
   type RunCoverageRow,
@@ -18,6 +38,30 @@ export const reportRunsByAccountId = defineLoader<string, RunFact[]>(
 export const reportRunsByRepositoryId = defineLoader<string, RunFact[]>(
   "reportRunsByRepositoryId",
   async (ctx, ids) => runFactsOfScopes(ids, await findScopeRunIssueCounts(ctx.db, "id", ids)),
+);
+
+/** The pull-request runs that prevented findings in any repository of each account. */
+const preventionsByAccountId = defineLoader<string, PreventionFact[]>(
+  "preventionsByAccountId",
+  async (ctx, ids) => preventionFactsOfScopes(ids, await findScopePreventions(ctx.db, "account_id", ids)),
+);
+
+/** The pull-request runs that prevented findings in each repository. */
+const preventionsByRepositoryId = defineLoader<string, PreventionFact[]>(
+  "preventionsByRepositoryId",
+  async (ctx, ids) => preventionFactsOfScopes(ids, await findScopePreventions(ctx.db, "id", ids)),
+);
+
+/** The AGGREGATE line coverage values of all repositories of each account. */
+const lineCoverageByAccountId = defineLoader<string, CoverageFact[]>(
+  "lineCoverageByAccountId",
+  async (ctx, ids) => coverageFactsOfScopes(ids, await findScopeLineCoverage(ctx.db, "account_id", ids)),
+);
+
+/** The AGGREGATE line coverage values of each repository. */
+const lineCoverageByRepositoryId = defineLoader<string, CoverageFact[]>(
+  "lineCoverageByRepositoryId",
+  async (ctx, ids) => coverageFactsOfScopes(ids, await findScopeLineCoverage(ctx.db, "id", ids)),
 );
 
 /** A run's open occurrence counts by category and severity, by run id. */
@@ -37,4 +81,40 @@ export function runFactsOf(ctx: GraphQLContext, scope: ReportScope): Promise<Run
   return scope.kind === "account"
     ? reportRunsByAccountId(ctx).load(scope.id)
     : reportRunsByRepositoryId(ctx).load(scope.id);
+}
+
+/** The issues prevented report of a scope. */
+export async function preventedViewOf(ctx: GraphQLContext, scope: ReportScope): Promise<ReportView> {
+  const loader = scope.kind === "account" ? preventionsByAccountId : preventionsByRepositoryId;
+  return preventedView(await loader(ctx).load(scope.id), new Date());
+}
+
+/**
+ * Any report of a scope by its key, as `report(key:)` answers it. Every report reads its facts
+ * through the batched loaders, so asking many scopes costs one statement per kind of fact.
+ */
+export async function reportViewOf(
+  ctx: GraphQLContext,
+  scope: ReportScope,
+  key: ReportKey,
+): Promise<ReportView> {
+  const now = new Date();
+  switch (key) {
+    case "OWASP_TOP_10":
+    case "SANS_TOP_25":
+    case "MISRA_C":
+      return { ...complianceView(key, await runFactsOf(ctx, scope), now), typeName: "ComplianceReport" };
+    case "ISSUE_DISTRIBUTION":
+      return distributionView(await runFactsOf(ctx, scope), now);
+    case "CODE_HEALTH_TREND":
+      return healthTrendView(await runFactsOf(ctx, scope), now);
+    case "ISSUES_PREVENTED":
+      return preventedViewOf(ctx, scope);
+    case "ISSUES_AUTOFIXED":
+      return autofixedView(now);
+    case "CODE_COVERAGE": {
+      const loader = scope.kind === "account" ? lineCoverageByAccountId : lineCoverageByRepositoryId;
+      return coverageInsightView(await loader(ctx).load(scope.id), now);
+    }
+  }
 }

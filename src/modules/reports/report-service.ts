@@ -3,7 +3,16 @@ import { groupRows } from "../../graphql/context.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import { ISSUE_CATEGORIES } from "../catalog/issue-categories.ts";
 import type { ScopeRunIssueRow } from "./report-store.ts";
-import { countsAt, currentCounts, daysBetween, type RunCounts, type TrendValue, trendsOf } from "./series.ts";
+import {
+  countsAt,
+  currentCounts,
+  daysBetween,
+  type RunCounts,
+  TREND_MONTHS,
+  type TrendValue,
+  trendLabel,
+  trendsOf,
+} from "./series.ts";
 import { COMPLIANCE_STANDARDS, type ComplianceItem, type ComplianceReportKey } from "./standards.ts";
 
 /**
@@ -73,18 +82,37 @@ export type ReportKey =
 
 export type ReportStatus = "PASSING" | "FAILING" | "NOOP";
 
-/** One daily series of a report: its key in `values` and the count it reads. */
-interface Series {
-  key: string;
+/** What a report's number reads from a snapshot's summed counts. */
+export interface Measure {
+  /** The named count. */
   count: string;
+  /**
+   * When set, the number is `count` divided by this count, rounded to an integer (a mean over the
+   * repositories that have a value); null when this count is 0.
+   */
+  per?: string;
+}
+
+/** One daily series of a report: its key in `values` and what it reads. */
+export interface Series {
+  key: string;
+  measure: Measure;
+  /**
+   * True for a series of events: its value is how much the count grew during the day, not the
+   * level at the end of it. Only for plain counts (no `per`).
+   */
+  perDay?: boolean;
 }
 
 /** Everything a report's fields answer from; built once per report and scope. */
 export interface ReportView {
   key: ReportKey;
   title: string;
-  /** The count that is the headline number. */
-  headline: string;
+  /**
+   * The headline number. Null when Assay stores nothing the report could count (issues
+   * autofixed): the headline and trends are null and `values` is empty.
+   */
+  headline: Measure | null;
   series: readonly Series[];
   runs: readonly RunCounts[];
   /** The compliance items, for `securityIssueStats`; empty for other reports. */
@@ -96,6 +124,14 @@ export interface ReportView {
 
 const TOTAL = "total";
 const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
+
+/** The number `measure` reads from `counts`. */
+export function readMeasure(counts: ReadonlyMap<string, number>, measure: Measure): number | null {
+  const value = counts.get(measure.count) ?? 0;
+  if (measure.per === undefined) return value;
+  const per = counts.get(measure.per) ?? 0;
+  return per === 0 ? null : Math.round(value / per);
+}
 
 function runCounts(
   runs: readonly RunFact[],
@@ -117,8 +153,8 @@ export function complianceView(key: ComplianceReportKey, runs: readonly RunFact[
   return {
     key,
     title: standard.title,
-    headline: TOTAL,
-    series: standard.items.map((item) => ({ key: item.key, count: item.key })),
+    headline: { count: TOTAL },
+    series: standard.items.map((item) => ({ key: item.key, measure: { count: item.key } })),
     items: standard.items,
     now,
     runs: runCounts(runs, (issue, add) => {
@@ -138,8 +174,11 @@ export function distributionView(runs: readonly RunFact[], now: Date): ReportVie
   return {
     key: "ISSUE_DISTRIBUTION",
     title: "Issue Distribution",
-    headline: TOTAL,
-    series: ISSUE_CATEGORIES.map((category) => ({ key: category, count: `category:${category}` })),
+    headline: { count: TOTAL },
+    series: ISSUE_CATEGORIES.map((category) => ({
+      key: category,
+      measure: { count: `category:${category}` },
+    })),
     items: [],
     now,
     runs: runCounts(runs, (issue, add) => {
@@ -155,10 +194,10 @@ export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView
   return {
     key: "CODE_HEALTH_TREND",
     title: "Code Health Trend",
-    headline: "active",
+    headline: { count: "active" },
     series: [
-      { key: "active", count: "active" },
-      { key: "resolved", count: "resolved" },
+      { key: "active", measure: { count: "active" } },
+      { key: "resolved", measure: { count: "resolved" } },
     ],
     items: [],
     now,
@@ -169,9 +208,9 @@ export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView
   };
 }
 
-/** The headline number now. */
-export function currentValueOf(view: ReportView): number {
-  return currentCounts(view.runs).get(view.headline) ?? 0;
+/** The headline number now; null when the report has none (see {@link ReportView.headline}). */
+export function currentValueOf(view: ReportView): number | null {
+  return view.headline === null ? null : readMeasure(currentCounts(view.runs), view.headline);
 }
 
 /** PASSING when nothing is open, FAILING otherwise, NOOP when no repository has a finished run. */
@@ -186,28 +225,53 @@ export interface DailyValues {
   values: Array<{ key: string; value: number }>;
 }
 
-/** Each day of the range with the series as of the end of that day (UTC). */
-export function valuesOf(view: ReportView, startDate: string, endDate: string): DailyValues[] {
-  let days: Array<{ date: string; end: number }>;
+/** The days of `values(startDate, endDate)`; a reversed or too long range is an input error. */
+function daysOfRange(startDate: string, endDate: string) {
   try {
-    days = daysBetween(startDate, endDate);
+    return daysBetween(startDate, endDate);
   } catch (error) {
     if (error instanceof RangeError) throw badUserInput(error.message, "endDate");
     throw error;
   }
-  const counts = countsAt(
+}
+
+/**
+ * Each day of the range with the series as of the end of that day (UTC); a series of events
+ * (`perDay`) gives the day's growth instead. A series with no value on a day (a mean over no
+ * repository) is left out of that day. Empty when the report has no headline.
+ */
+export function valuesOf(view: ReportView, startDate: string, endDate: string): DailyValues[] {
+  const days = daysOfRange(startDate, endDate);
+  if (view.headline === null) return [];
+  const ends = countsAt(
     view.runs,
     days.map((day) => day.end),
   );
+  const starts = view.series.some((series) => series.perDay)
+    ? countsAt(
+        view.runs,
+        days.map((day) => day.start),
+      )
+    : [];
   return days.map((day, i) => ({
     date: day.date,
-    values: view.series.map((series) => ({ key: series.key, value: counts[i]!.get(series.count) ?? 0 })),
+    values: view.series.flatMap((series) => {
+      const { count } = series.measure;
+      const value = series.perDay
+        ? (ends[i]!.get(count) ?? 0) - (starts[i]!.get(count) ?? 0)
+        : readMeasure(ends[i]!, series.measure);
+      return value === null ? [] : [{ key: series.key, value }];
+    }),
   }));
 }
 
-/** The headline number against 1, 3, 6 and 12 months ago. */
+/** The headline number against 1, 3, 6 and 12 months ago; all null without a headline. */
 export function trendsOfView(view: ReportView): TrendValue[] {
-  return trendsOf(view.runs, view.headline, view.now);
+  const { headline } = view;
+  if (headline === null) {
+    return TREND_MONTHS.map((months) => ({ label: trendLabel(months), value: null, changePercentage: null }));
+  }
+  return trendsOf(view.runs, (counts) => readMeasure(counts, headline), view.now);
 }
 
 /** `SecurityIssueStat`: an item with its open occurrences by severity. */

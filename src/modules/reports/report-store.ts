@@ -2,9 +2,10 @@ import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 
 /**
- * SQL of the reports (docs/reports.md). Every report of a scope (an account or one repository) is
- * computed from one batched statement: the open and resolved occurrence counts of every finished
- * default-branch run of every repository in the scopes asked for, per issue. Report cards read
+ * SQL of the reports (docs/reports.md). Every snapshot report of a scope (an account or one
+ * repository) is computed from one batched statement: the open and resolved occurrence counts of
+ * every finished default-branch run of every repository in the scopes asked for, per issue. Issues
+ * prevented and code coverage as an insight read one batched statement each. Report cards read
  * one statement of per-run counts by category and severity, and one of coverage metric values.
  */
 
@@ -103,5 +104,84 @@ export async function findCoverageValuesOfRuns(
     WHERE c.run_id = ANY(cast(${runIds} as bigint[]))
       AND it.metric_key = 'AGGREGATE' AND it.metric_shortcode IN ('LCV', 'BCV')
     GROUP BY c.run_id`.execute(db);
+  return result.rows;
+}
+
+/** One run of a pull request and how many findings it was the first to be without for good. */
+export interface ScopePreventionRow {
+  scope_id: string;
+  repository_id: string;
+  run_key: string;
+  created_at: Date | string;
+  prevented: number;
+}
+
+/**
+ * The findings prevented in the pull requests of every repository whose `column` is one of
+ * `scopeIds`, counted per fixing run (docs/reports.md, "Issues prevented"). Only finished runs
+ * (SUCCESS, FAILURE) of a pull request and, in them, the checks that published results (SUCCESS,
+ * FAILURE, NEUTRAL) are read, so an analyzer that did not report never looks like a fix. A
+ * finding is (analyzer, issue, fingerprint); it is prevented when one of those checks introduced
+ * it unsuppressed and a later check of its analyzer in the same pull request no longer has it.
+ * Its fixing run is the first run after the last one that had it. One statement for any number
+ * of scopes.
+ */
+export async function findScopePreventions(
+  db: Kysely<Database>,
+  column: ScopeColumn,
+  scopeIds: readonly string[],
+): Promise<ScopePreventionRow[]> {
+  const result = await sql<ScopePreventionRow>`
+    WITH pr_checks AS (
+      SELECT repo.${sql.ref(column)}::text AS scope_id, r.repository_id, r.pull_request_id,
+        r.key AS run_key, r.created_at, c.id AS check_id, c.analyzer_id,
+        row_number() OVER (PARTITION BY r.pull_request_id, c.analyzer_id ORDER BY r.created_at, r.key) AS seq
+      FROM repositories AS repo
+      JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.pull_request_id IS NOT NULL
+        AND r.status IN ('SUCCESS', 'FAILURE')
+      JOIN checks AS c ON c.run_id = r.id AND c.status IN ('SUCCESS', 'FAILURE', 'NEUTRAL')
+      WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))
+    ), findings AS (
+      SELECT pc.pull_request_id, pc.analyzer_id, max(pc.seq) AS last_seen
+      FROM pr_checks AS pc
+      JOIN occurrences AS o ON o.check_id = pc.check_id
+      GROUP BY pc.pull_request_id, pc.analyzer_id, o.issue_id, o.fingerprint
+      HAVING bool_or(o.state = 'INTRODUCED' AND NOT o.is_suppressed)
+    )
+    SELECT fix.scope_id, fix.repository_id::text AS repository_id, fix.run_key, fix.created_at,
+      count(*)::int AS prevented
+    FROM findings AS f
+    JOIN pr_checks AS fix ON fix.pull_request_id = f.pull_request_id
+      AND fix.analyzer_id = f.analyzer_id AND fix.seq = f.last_seen + 1
+    GROUP BY fix.scope_id, fix.repository_id, fix.run_key, fix.created_at`.execute(db);
+  return result.rows;
+}
+
+/** One recorded repository-wide line coverage value of a repository in a scope. */
+export interface ScopeCoverageRow {
+  scope_id: string;
+  repository_id: string;
+  value_key: string;
+  created_at: Date | string;
+  value: number;
+}
+
+/**
+ * Every AGGREGATE LCV value recorded for every repository whose `column` is one of `scopeIds`
+ * (the values `codeCoverage` reads the latest of). One statement for any number of scopes.
+ */
+export async function findScopeLineCoverage(
+  db: Kysely<Database>,
+  column: ScopeColumn,
+  scopeIds: readonly string[],
+): Promise<ScopeCoverageRow[]> {
+  const result = await sql<ScopeCoverageRow>`
+    SELECT repo.${sql.ref(column)}::text AS scope_id, repo.id::text AS repository_id,
+      v.key AS value_key, v.created_at, v.value
+    FROM repositories AS repo
+    JOIN repository_metric_items AS it ON it.repository_id = repo.id
+      AND it.metric_shortcode = 'LCV' AND it.metric_key = 'AGGREGATE'
+    JOIN metric_values AS v ON v.item_id = it.id
+    WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
   return result.rows;
 }

@@ -1,9 +1,9 @@
 import type { ObjectRef } from "@pothos/core";
 import { type BuilderTypes, builder } from "../../graphql/builder.ts";
-import { badUserInput } from "../../graphql/errors.ts";
 import { AccountRef } from "../accounts/account-type.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
-import { runFactsOf } from "./report-loaders.ts";
+import { autofixedView } from "./insight-views.ts";
+import { preventedViewOf, runFactsOf } from "./report-loaders.ts";
 import {
   complianceView,
   currentCountsWithPrefix,
@@ -19,7 +19,7 @@ import {
   trendsOfView,
   valuesOf,
 } from "./report-service.ts";
-import { daysBetween, TREND_MONTHS, type TrendValue } from "./series.ts";
+import type { TrendValue } from "./series.ts";
 import type { ComplianceReportKey } from "./standards.ts";
 
 /** The contract's `ReportKey` enum. */
@@ -159,7 +159,8 @@ export const ReportInterfaceRef = builder.interfaceRef<ReportView>("Report").imp
     title: t.string({ description: "The report's display title.", resolve: (r) => r.title }),
     currentValue: t.int({
       nullable: true,
-      description: "The headline number now, from each repository's latest finished default-branch run.",
+      description:
+        "The headline number now: what the report of this key under `reports` answers as `currentValue`.",
       resolve: currentValueOf,
     }),
     status: t.field({
@@ -202,30 +203,38 @@ const IssueDistributionRef = builder
     }),
   });
 
+/** The descriptions of a report's `currentValue`, `values` and `trends`: what its numbers count. */
+interface SeriesDescriptions {
+  currentValue: string;
+  values: string;
+  trends: string;
+}
+
+const SNAPSHOT_DESCRIPTIONS: SeriesDescriptions = {
+  currentValue: "The headline number now, from each repository's latest finished default-branch run.",
+  values: "The daily series from `startDate` to `endDate` (both included, at most 366 days).",
+  trends: "The headline number 1, 3, 6 and 12 months ago, against now.",
+};
+
 /** The fields every report with a daily series shares. */
-function seriesFields(t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ReportView>) {
+function seriesFields(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ReportView>,
+  about: SeriesDescriptions = SNAPSHOT_DESCRIPTIONS,
+) {
   return {
     key: t.field({ type: ReportKeyEnum, description: "Which report this is.", resolve: (r) => r.key }),
     title: t.string({ description: "The report's display title.", resolve: (r) => r.title }),
-    currentValue: t.int({
-      nullable: true,
-      description: "The headline number now, from each repository's latest finished default-branch run.",
-      resolve: currentValueOf,
-    }),
+    currentValue: t.int({ nullable: true, description: about.currentValue, resolve: currentValueOf }),
     values: t.field({
       type: [ReportValueItemRef],
-      description: "The daily series from `startDate` to `endDate` (both included, at most 366 days).",
+      description: about.values,
       args: {
         startDate: t.arg({ type: "Date", required: true, description: "The first day." }),
         endDate: t.arg({ type: "Date", required: true, description: "The last day." }),
       },
       resolve: (r, args) => valuesOf(r, args.startDate, args.endDate),
     }),
-    trends: t.field({
-      type: [TrendRef],
-      description: "The headline number 1, 3, 6 and 12 months ago, against now.",
-      resolve: trendsOfView,
-    }),
+    trends: t.field({ type: [TrendRef], description: about.trends, resolve: trendsOfView }),
   };
 }
 
@@ -313,51 +322,27 @@ const CodeHealthTrendReportRef = builder.objectRef<ReportView>("CodeHealthTrendR
   fields: (t) => seriesFields(t),
 });
 
-const IssuesAutofixedReportRef = builder.objectRef<Record<string, never>>("IssuesAutofixedReport").implement({
+const IssuesPreventedReportRef = builder.objectRef<ReportView>("IssuesPreventedReport").implement({
+  description:
+    "Findings caught in pull requests and fixed before they reached the default branch: introduced (unsuppressed) by a run of a pull request and gone from a later run of the same pull request, counted once per finding and pull request.",
+  fields: (t) =>
+    seriesFields(t, {
+      currentValue: "Every finding prevented in scope so far.",
+      values:
+        "Per day from `startDate` to `endDate` (both included, at most 366 days): `prevented`, the findings whose fixing run was created that day, and `total`, all prevented by the end of it.",
+      trends: "The total prevented 1, 3, 6 and 12 months ago, against now.",
+    }),
+});
+
+const IssuesAutofixedReportRef = builder.objectRef<ReportView>("IssuesAutofixedReport").implement({
   description:
     "Findings fixed by autofix. Assay stores no autofix facts (it receives findings, not fixes), so this report has no numbers: it answers null and empty series rather than invented ones.",
-  fields: (t) => ({
-    key: t.field({
-      type: ReportKeyEnum,
-      description: "Always ISSUES_AUTOFIXED.",
-      resolve: () => "ISSUES_AUTOFIXED" as const,
+  fields: (t) =>
+    seriesFields(t, {
+      currentValue: "Always null: no autofix facts are stored.",
+      values: "Always empty (no autofix facts are stored); the range is still checked.",
+      trends: "The usual four periods, each with a null value and change.",
     }),
-    title: t.string({ description: "The report's display title.", resolve: () => "Issues Autofixed" }),
-    currentValue: t.int({
-      nullable: true,
-      description: "Always null: no autofix facts are stored.",
-      resolve: () => null,
-    }),
-    values: t.field({
-      type: [ReportValueItemRef],
-      description: "Always empty (no autofix facts are stored); the range is still checked.",
-      args: {
-        startDate: t.arg({ type: "Date", required: true, description: "The first day." }),
-        endDate: t.arg({ type: "Date", required: true, description: "The last day." }),
-      },
-      resolve: (_r, args) => {
-        try {
-          daysBetween(args.startDate, args.endDate);
-        } catch (error) {
-          if (error instanceof RangeError) throw badUserInput(error.message, "endDate");
-          throw error;
-        }
-        return [];
-      },
-    }),
-    trends: t.field({
-      type: [TrendRef],
-      description: "The usual four periods, each with a null value and change.",
-      resolve: () =>
-        TREND_MONTHS.map(
-          (months): TrendValue => ({
-            label: months === 1 ? "1 month ago" : `${months} months ago`,
-            value: null,
-            changePercentage: null,
-          }),
-        ),
-    }),
-  }),
 });
 
 const COMPLIANCE_FIELDS: ReadonlyArray<
@@ -388,10 +373,15 @@ function namespaceType(name: string, description: string) {
         description: "Open occurrences by category and by analyzer.",
         resolve: async (scope, _args, ctx) => distributionView(await runFactsOf(ctx, scope), new Date()),
       }),
+      issuesPrevented: t.field({
+        type: IssuesPreventedReportRef,
+        description: "Findings fixed in pull requests before they reached the default branch.",
+        resolve: (scope, _args, ctx) => preventedViewOf(ctx, scope),
+      }),
       issuesAutofixed: t.field({
         type: IssuesAutofixedReportRef,
         description: "Findings fixed by autofix (not stored: null values).",
-        resolve: () => ({}),
+        resolve: () => autofixedView(new Date()),
       }),
       codeHealthTrend: t.field({
         type: CodeHealthTrendReportRef,

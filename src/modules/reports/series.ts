@@ -60,11 +60,14 @@ export function currentCounts(runs: readonly RunCounts[]): Map<string, number> {
 }
 
 /**
- * The days from `startDate` to `endDate` (YYYY-MM-DD, both included), each with the instant that
- * ends it (midnight UTC of the next day). Throws a RangeError when the range is reversed or longer
+ * The days from `startDate` to `endDate` (YYYY-MM-DD, both included), each with the instants that
+ * start it (its midnight UTC) and end it (midnight UTC of the next day). Throws a RangeError when the range is reversed or longer
  * than {@link MAX_RANGE_DAYS}.
  */
-export function daysBetween(startDate: string, endDate: string): Array<{ date: string; end: number }> {
+export function daysBetween(
+  startDate: string,
+  endDate: string,
+): Array<{ date: string; start: number; end: number }> {
   const start = Date.parse(`${startDate}T00:00:00Z`);
   const end = Date.parse(`${endDate}T00:00:00Z`);
   if (end < start) throw new RangeError("endDate must not be before startDate");
@@ -72,7 +75,7 @@ export function daysBetween(startDate: string, endDate: string): Array<{ date: s
   if (count > MAX_RANGE_DAYS) throw new RangeError(`The range may span at most ${MAX_RANGE_DAYS} days`);
   return Array.from({ length: count }, (_, i) => {
     const day = start + i * DAY_MS;
-    return { date: new Date(day).toISOString().slice(0, 10), end: day + DAY_MS };
+    return { date: new Date(day).toISOString().slice(0, 10), start: day, end: day + DAY_MS };
   });
 }
 
@@ -102,17 +105,29 @@ export function changePercentage(now: number, then: number): number | null {
   return Math.round(((now - then) / then) * 10_000) / 100;
 }
 
-/** The trends of one named count: now against 1, 3, 6 and 12 months ago. */
-export function trendsOf(runs: readonly RunCounts[], name: string, now: Date): TrendValue[] {
+/** A trend's label: `1 month ago`, `3 months ago`, ... */
+export function trendLabel(months: number): string {
+  return months === 1 ? "1 month ago" : `${months} months ago`;
+}
+
+/**
+ * The trends of one number read from the counts (a named count, or a value derived from several):
+ * now against 1, 3, 6 and 12 months ago. A null reading (nothing to read then) has no change.
+ */
+export function trendsOf(
+  runs: readonly RunCounts[],
+  read: (counts: ReadonlyMap<string, number>) => number | null,
+  now: Date,
+): TrendValue[] {
   const instants = TREND_MONTHS.map((months) => monthsBefore(now, months).getTime());
   const [current, ...past] = countsAt(runs, [Number.POSITIVE_INFINITY, ...instants]);
-  const value = current!.get(name) ?? 0;
+  const value = read(current!);
   return TREND_MONTHS.map((months, i) => {
-    const then = past[i]!.get(name) ?? 0;
+    const then = read(past[i]!);
     return {
-      label: months === 1 ? "1 month ago" : `${months} months ago`,
+      label: trendLabel(months),
       value: then,
-      changePercentage: changePercentage(value, then),
+      changePercentage: value === null || then === null ? null : changePercentage(value, then),
     };
   });
 }
