@@ -67,6 +67,7 @@ function assayEnvironment(ctx: RunContext, target: Target, db: BenchDatabase): N
     HOST: "127.0.0.1",
     LOG_LEVEL,
     ASSAY_TOKEN_PEPPER: ctx.pepper,
+    ASSAY_SESSION_SECRET: `${ctx.pepper}-session-secret-for-the-benchmark`,
     ASSAY_DATA_DIR: db.dataDir,
     ASSAY_GRAPHQL_JIT: String(settings.jit),
     RATE_LIMIT_PER_HOUR: settings.rateLimit === "off" ? "0" : String(RATE_LIMIT_ON),

@@ -12,6 +12,7 @@ import { buildAssaySchema } from "./graphql/schema.ts";
 import { createGraphQLEndpoint } from "./http/graphql-endpoint.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { type AssayServer, createServer } from "./http/server.ts";
+import { startJobWorker, workerPoolSize } from "./jobs/handlers.ts";
 import type { Logger } from "./logger.ts";
 import { TokenAuthenticator } from "./modules/auth/token-service.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
@@ -46,6 +47,7 @@ export async function startApp(
   const database = await openDatabase(config, options.database);
   let server: AssayServer | undefined;
   let rateLimiter: RateLimiter | undefined;
+  let workerDatabase: DatabaseHandle | undefined;
   try {
     if (database.kind === "embedded") {
       const applied = await migrateToLatest(database.db);
@@ -64,6 +66,11 @@ export async function startApp(
     });
     await ensureCatalog(database.db);
     await options.beforeListen?.(database);
+    // The job worker (webhook delivery) gets a small pool of its own: its polling never competes
+    // with requests for connections, and never shows in the statements `onQuery` reports.
+    if (config.worker) {
+      workerDatabase = await openDatabase({ ...config, databasePoolSize: workerPoolSize(config) });
+    }
 
     rateLimiter = await RateLimiter.create({
       perHour: config.rateLimitPerHour,
@@ -103,6 +110,9 @@ export async function startApp(
       listening.server.listen(config.port, config.host, () => resolve());
     });
     const { port } = listening.server.address() as AddressInfo;
+    // Background jobs run in every instance unless ASSAY_WORKER=false.
+    const jobDatabase = workerDatabase;
+    const worker = jobDatabase ? startJobWorker(jobDatabase.db, config, logger) : undefined;
     const host = config.host.includes(":") ? `[${config.host}]` : config.host;
     let stopping: Promise<void> | undefined;
     return {
@@ -111,7 +121,11 @@ export async function startApp(
       database,
       stop() {
         stopping ??= (async () => {
-          await listening.close(config.shutdownTimeoutSeconds * 1000);
+          await Promise.all([
+            listening.close(config.shutdownTimeoutSeconds * 1000),
+            worker?.stop(config.shutdownTimeoutSeconds * 1000),
+          ]);
+          await jobDatabase?.close();
           await limiter.close();
           await database.close();
         })();
@@ -120,6 +134,7 @@ export async function startApp(
     };
   } catch (error) {
     await rateLimiter?.close();
+    await workerDatabase?.close();
     await database.close();
     throw error;
   }

@@ -52,11 +52,43 @@ test("a rate limit of 0 turns limiting off and 10000 is accepted", () => {
   assert.equal(parseConfig({ RATE_LIMIT_PER_HOUR: "10000" }).rateLimitPerHour, 10000);
 });
 
+const SESSION_SECRET = "a-session-secret-of-32-characters!";
+
 test("production refuses to start without a token pepper", () => {
   assert.throws(() => parseConfig({ NODE_ENV: "production" }), /ASSAY_TOKEN_PEPPER must be set/);
-  const config = parseConfig({ NODE_ENV: "production", ASSAY_TOKEN_PEPPER: "a-real-secret-of-some-length" });
+  const config = parseConfig({
+    NODE_ENV: "production",
+    ASSAY_TOKEN_PEPPER: "a-real-secret-of-some-length",
+    ASSAY_SESSION_SECRET: SESSION_SECRET,
+  });
   assert.equal(config.isProduction, true);
   assert.equal(config.tokenPepperIsDefault, false);
+});
+
+test("production refuses to start without a session secret, and a short one is refused anywhere", () => {
+  const pepper = "a-real-secret-of-some-length";
+  assert.throws(
+    () => parseConfig({ NODE_ENV: "production", ASSAY_TOKEN_PEPPER: pepper }),
+    /ASSAY_SESSION_SECRET must be set/,
+  );
+  assert.throws(
+    () => parseConfig({ ASSAY_SESSION_SECRET: SESSION_SECRET.slice(0, 31) }),
+    /ASSAY_SESSION_SECRET must be at least 32 characters/,
+  );
+  const config = parseConfig({ ASSAY_SESSION_SECRET: SESSION_SECRET });
+  assert.equal(config.sessionSecret, SESSION_SECRET);
+  assert.equal(config.sessionSecretIsDefault, false);
+});
+
+test("outside production the session secret is derived from the pepper, never equal to it", () => {
+  const one = parseConfig({ ASSAY_TOKEN_PEPPER: "pepper-number-one-0123" });
+  const again = parseConfig({ ASSAY_TOKEN_PEPPER: "pepper-number-one-0123" });
+  const two = parseConfig({ ASSAY_TOKEN_PEPPER: "pepper-number-two-0123" });
+  assert.equal(one.sessionSecretIsDefault, true);
+  assert.equal(one.sessionSecret, again.sessionSecret);
+  assert.notEqual(one.sessionSecret, two.sessionSecret);
+  assert.ok(one.sessionSecret.length >= 32);
+  assert.ok(!one.sessionSecret.includes("pepper-number-one-0123"));
 });
 
 test("README documents every configuration variable", () => {

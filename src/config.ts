@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import path from "node:path";
 
 /** Log levels accepted by `LOG_LEVEL` (pino's names). */
@@ -18,6 +19,10 @@ export interface Config {
   tokenPepper: string;
   /** True when the pepper was not configured and the development default is in use. */
   tokenPepperIsDefault: boolean;
+  /** Key signing session access tokens (HS256 JWTs). */
+  sessionSecret: string;
+  /** True when no session secret was configured and one derived from the pepper is in use. */
+  sessionSecretIsDefault: boolean;
   logLevel: LogLevel;
   /** Compile documents with graphql-jit instead of graphql-js `execute`. */
   graphqlJit: boolean;
@@ -37,6 +42,26 @@ export interface Config {
   trustProxy: boolean;
   /** Prefix of every Redis key Assay writes. */
   redisKeyPrefix: string;
+  /** Run the job worker (webhook delivery) inside the server. */
+  worker: boolean;
+  /** How often an idle worker looks for due jobs, in milliseconds. */
+  workerPollMs: number;
+  /** How long a claimed job stays reserved without renewal, in seconds. */
+  jobLeaseSeconds: number;
+  /** Timeout of one webhook delivery attempt, in milliseconds. */
+  webhookTimeoutMs: number;
+  /** Wait before the first retry of a failed delivery, in milliseconds (doubled per retry). */
+  webhookBackoffBaseMs: number;
+  /** Longest wait between two delivery attempts, in milliseconds. */
+  webhookBackoffMaxMs: number;
+  /** How long failed deliveries are retried, in seconds. */
+  webhookRetryWindowSeconds: number;
+  /** How long an endpoint may fail every attempt before it is disabled, in seconds. */
+  webhookDisableAfterSeconds: number;
+  /** Accept plain `http://` endpoint URLs. */
+  webhookAllowHttp: boolean;
+  /** Accept endpoints on private, loopback and other internal addresses. */
+  webhookAllowPrivateNetworks: boolean;
 }
 
 /** The development pepper; refused when NODE_ENV=production. */
@@ -109,6 +134,14 @@ export function parseConfig(env: Env = process.env): Config {
     problems.push("ASSAY_TOKEN_PEPPER must be set when NODE_ENV=production");
   }
 
+  const configuredSessionSecret = text("ASSAY_SESSION_SECRET");
+  if (configuredSessionSecret !== undefined && configuredSessionSecret.length < 32) {
+    problems.push("ASSAY_SESSION_SECRET must be at least 32 characters long");
+  }
+  if (configuredSessionSecret === undefined && isProduction) {
+    problems.push("ASSAY_SESSION_SECRET must be set when NODE_ENV=production");
+  }
+
   const logLevelRaw = (text("LOG_LEVEL") ?? "info").toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(logLevelRaw)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevelRaw}"`);
@@ -125,6 +158,9 @@ export function parseConfig(env: Env = process.env): Config {
     rateLimitPerHour,
     tokenPepper: configuredPepper ?? DEVELOPMENT_PEPPER,
     tokenPepperIsDefault: configuredPepper === undefined,
+    sessionSecret:
+      configuredSessionSecret ?? developmentSessionSecret(configuredPepper ?? DEVELOPMENT_PEPPER),
+    sessionSecretIsDefault: configuredSessionSecret === undefined,
     logLevel: (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as LogLevel) : "info",
     graphqlJit: boolean("ASSAY_GRAPHQL_JIT", false),
     maxBodyBytes: integer("ASSAY_MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
@@ -138,9 +174,28 @@ export function parseConfig(env: Env = process.env): Config {
     databasePoolSize: integer("ASSAY_DATABASE_POOL_SIZE", 10, 1, 1000),
     trustProxy: boolean("ASSAY_TRUST_PROXY", false),
     redisKeyPrefix: text("ASSAY_REDIS_KEY_PREFIX") ?? "assay:rl",
+    worker: boolean("ASSAY_WORKER", true),
+    workerPollMs: integer("ASSAY_WORKER_POLL_MS", 1000, 10, 60_000),
+    jobLeaseSeconds: integer("ASSAY_JOB_LEASE_SECONDS", 60, 1, 3600),
+    webhookTimeoutMs: integer("ASSAY_WEBHOOK_TIMEOUT_MS", 10_000, 100, 60_000),
+    webhookBackoffBaseMs: integer("ASSAY_WEBHOOK_BACKOFF_BASE_MS", 60_000, 10, 86_400_000),
+    webhookBackoffMaxMs: integer("ASSAY_WEBHOOK_BACKOFF_MAX_MS", 14_400_000, 10, 86_400_000),
+    webhookRetryWindowSeconds: integer("ASSAY_WEBHOOK_RETRY_WINDOW_SECONDS", 86_400, 1, 2_592_000),
+    webhookDisableAfterSeconds: integer("ASSAY_WEBHOOK_DISABLE_AFTER_SECONDS", 259_200, 1, 31_536_000),
+    webhookAllowHttp: boolean("ASSAY_WEBHOOK_ALLOW_HTTP", false),
+    webhookAllowPrivateNetworks: boolean("ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * The session secret outside production when none is configured: derived from the pepper, so one
+ * pepper shared by several development instances gives them one secret, and a changed pepper (which
+ * already invalidates every token) changes it too. Production requires a secret of its own.
+ */
+function developmentSessionSecret(pepper: string): string {
+  return createHmac("sha256", pepper).update("assay session secret").digest("hex");
 }
 
 /** Every variable {@link parseConfig} reads, with its default and meaning (printed by the CLI, kept in README). */
@@ -177,11 +232,18 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     meaning:
       "Secret key for hashing tokens (HMAC-SHA256), at least 16 characters. Required in production; changing it invalidates every token.",
   },
+  {
+    name: "ASSAY_SESSION_SECRET",
+    default: "(derived from the pepper)",
+    meaning:
+      "Secret key signing session access tokens (HS256 JWTs), at least 32 characters. Required in production; changing it invalidates every access token (refresh tokens keep working).",
+  },
   { name: "LOG_LEVEL", default: "info", meaning: `One of ${LOG_LEVELS.join(", ")}.` },
   {
     name: "NODE_ENV",
     default: "(unset)",
-    meaning: "production hides validation suggestions and requires ASSAY_TOKEN_PEPPER.",
+    meaning:
+      "production hides validation suggestions and requires ASSAY_TOKEN_PEPPER and ASSAY_SESSION_SECRET.",
   },
   {
     name: "ASSAY_GRAPHQL_JIT",
@@ -224,5 +286,50 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "ASSAY_REDIS_KEY_PREFIX",
     default: "assay:rl",
     meaning: "Prefix of the rate-limit keys in Redis; give each deployment sharing one Redis its own.",
+  },
+  {
+    name: "ASSAY_WORKER",
+    default: "true",
+    meaning:
+      "Run the job worker (webhook delivery) in this server; false when workers run apart (`npm run assay -- worker`).",
+  },
+  { name: "ASSAY_WORKER_POLL_MS", default: "1000", meaning: "How often an idle worker looks for due jobs." },
+  {
+    name: "ASSAY_JOB_LEASE_SECONDS",
+    default: "60",
+    meaning:
+      "How long a claimed job stays reserved without renewal: after a crash, when another worker takes it over.",
+  },
+  { name: "ASSAY_WEBHOOK_TIMEOUT_MS", default: "10000", meaning: "Timeout of one webhook delivery attempt." },
+  {
+    name: "ASSAY_WEBHOOK_BACKOFF_BASE_MS",
+    default: "60000",
+    meaning: "Wait before the first retry of a failed webhook delivery; doubled for each further retry.",
+  },
+  {
+    name: "ASSAY_WEBHOOK_BACKOFF_MAX_MS",
+    default: "14400000",
+    meaning: "Longest wait between two attempts of a webhook delivery.",
+  },
+  {
+    name: "ASSAY_WEBHOOK_RETRY_WINDOW_SECONDS",
+    default: "86400",
+    meaning: "How long failed webhook deliveries are retried.",
+  },
+  {
+    name: "ASSAY_WEBHOOK_DISABLE_AFTER_SECONDS",
+    default: "259200",
+    meaning: "How long a webhook endpoint may fail every attempt before it is disabled.",
+  },
+  {
+    name: "ASSAY_WEBHOOK_ALLOW_HTTP",
+    default: "false",
+    meaning: "Accept plain http:// webhook endpoint URLs.",
+  },
+  {
+    name: "ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+    default: "false",
+    meaning:
+      "Accept webhook endpoints on private, loopback, link-local and other internal addresses (on-premise receivers).",
   },
 ];

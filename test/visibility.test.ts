@@ -16,6 +16,7 @@ import type {
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { nodeTypeNames } from "../src/graphql/node.ts";
 import "../src/modules/index.ts";
+import { createToken } from "../src/modules/auth/token-service.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { aCodeFormatter, anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, anOccurrence } from "./helpers/builders-checks.ts";
@@ -29,6 +30,7 @@ import {
 } from "./helpers/builders-dependencies.ts";
 import { aMetricItem, aMetricValue, anIgnoreRule, aSuppressedIssue } from "./helpers/builders-metrics.ts";
 import { aPullRequest, aPullRequestRun } from "./helpers/builders-pull-requests.ts";
+import { aWebhookDelivery, aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { dataOf, type GraphQLResponse, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -68,6 +70,11 @@ const ACCOUNT_TYPES = [
   "TeamSuppressedIssue",
   "User",
   "VulnerabilityOccurrence",
+  // Readable by the team's ADMINs only; each world's owner is its ADMIN.
+  "WebhookDelivery",
+  "WebhookEndpoint",
+  // A user's, not an account's: seeded for each world's owner, visible to that owner alone.
+  "PersonalAccessToken",
 ] as const;
 
 /** Types another helper may be adding; covered when registered (keyed by the repository). */
@@ -118,6 +125,13 @@ async function seedWorld(
     vulnerability: catalog.vulnerability,
     version: catalog.version,
   });
+  const { row: personalAccessToken } = await createToken(db, "visibility-pepper-0123456789", {
+    userId: owner.id,
+    name: "seeded",
+    expiresInDays: 30,
+  });
+  const webhookEndpoint = await aWebhookEndpoint(db, "visibility-pepper-0123456789", account);
+  const webhookDelivery = await aWebhookDelivery(db, webhookEndpoint);
   const membership = await db
     .selectFrom("memberships")
     .select("key")
@@ -142,6 +156,9 @@ async function seedWorld(
     TeamSuppressedIssue: suppressed.key,
     User: owner.key,
     VulnerabilityOccurrence: vulnerabilityOccurrence.key,
+    WebhookDelivery: webhookDelivery.key,
+    WebhookEndpoint: webhookEndpoint.key,
+    PersonalAccessToken: personalAccessToken.key,
     CodeCoverageReportRepository: repository.key,
   };
   const ids = new Map(Object.entries(keys).map(([type, key]) => [type, encodeGlobalId(type, key)]));
@@ -304,7 +321,7 @@ describe("visibility across accounts", () => {
       await gql(
         server.endpoint,
         token,
-        paged(`{ viewer { id accounts { edges { node { id
+        paged(`{ viewer { id personalAccessTokens { edges { node { id } } } accounts { edges { node { id
             members { edges { node { id user { id accounts { edges { node { id } } } } } } }
             suppressedIssues { edges { node { id issue { id } user { id } } } }
             repositories { edges { node { id } } } } } } } }`),

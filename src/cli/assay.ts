@@ -23,6 +23,7 @@ import {
 import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
 import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
 import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
+import { workerCommand } from "./worker-command.ts";
 
 const COMMANDS: readonly Command[] = [
   migrate,
@@ -35,6 +36,7 @@ const COMMANDS: readonly Command[] = [
   tokenRevoke,
   demoSeed,
   showConfig,
+  workerCommand,
 ];
 
 /** The CLI needs one connection at a time; two leaves room for a transaction's look-ups. */

@@ -133,6 +133,7 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_DATA_DIR: config.dataDir,
     RATE_LIMIT_PER_HOUR: String(config.rateLimitPerHour),
     ASSAY_TOKEN_PEPPER: config.tokenPepperIsDefault ? "(development default)" : "(set)",
+    ASSAY_SESSION_SECRET: config.sessionSecretIsDefault ? "(derived from the pepper)" : "(set)",
     LOG_LEVEL: config.logLevel,
     NODE_ENV: config.isProduction ? "production" : "(not production)",
     ASSAY_GRAPHQL_JIT: String(config.graphqlJit),
@@ -144,6 +145,16 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_DATABASE_POOL_SIZE: String(config.databasePoolSize),
     ASSAY_TRUST_PROXY: String(config.trustProxy),
     ASSAY_REDIS_KEY_PREFIX: config.redisKeyPrefix,
+    ASSAY_WORKER: String(config.worker),
+    ASSAY_WORKER_POLL_MS: String(config.workerPollMs),
+    ASSAY_JOB_LEASE_SECONDS: String(config.jobLeaseSeconds),
+    ASSAY_WEBHOOK_TIMEOUT_MS: String(config.webhookTimeoutMs),
+    ASSAY_WEBHOOK_BACKOFF_BASE_MS: String(config.webhookBackoffBaseMs),
+    ASSAY_WEBHOOK_BACKOFF_MAX_MS: String(config.webhookBackoffMaxMs),
+    ASSAY_WEBHOOK_RETRY_WINDOW_SECONDS: String(config.webhookRetryWindowSeconds),
+    ASSAY_WEBHOOK_DISABLE_AFTER_SECONDS: String(config.webhookDisableAfterSeconds),
+    ASSAY_WEBHOOK_ALLOW_HTTP: String(config.webhookAllowHttp),
+    ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: String(config.webhookAllowPrivateNetworks),
   };
 }
 

@@ -2,15 +2,34 @@ import DataLoader from "dataloader";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
+import { unauthenticated } from "./errors.ts";
 import { ConnectionLoaders } from "./pagination.ts";
 
 /** The authenticated caller. */
 export interface Viewer {
   /** Internal user id; never leaves the server. */
   userId: string;
-  /** Internal id of the token that authenticated the request. */
-  tokenId: string;
+  /**
+   * Internal id of the personal access token that authenticated the request; null when a session
+   * access token (a JWT, src/modules/auth/session-jwt.ts) did.
+   */
+  tokenId: string | null;
 }
+
+/**
+ * The viewer of a request sent without a valid token. Such a request only runs operations whose
+ * every root field is on the public allow-list (src/http/public-operations.ts), and those resolvers
+ * never read the viewer. Should any other resolver run anyway, reading `userId` or `tokenId` throws
+ * UNAUTHENTICATED instead of answering for nobody.
+ */
+export const ANONYMOUS_VIEWER: Viewer = Object.freeze({
+  get userId(): string {
+    throw unauthenticated();
+  },
+  get tokenId(): string | null {
+    throw unauthenticated();
+  },
+});
 
 /**
  * Everything a resolver may use, built once per request. (A type alias, not an interface, so it

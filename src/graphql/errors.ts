@@ -23,6 +23,15 @@ export const ErrorCode = {
   MAX_PAGE_SIZE_EXCEEDED: "MAX_PAGE_SIZE_EXCEEDED",
   MAX_NODES_EXCEEDED: "MAX_NODES_EXCEEDED",
   INTERNAL_SERVER_ERROR: "INTERNAL_SERVER_ERROR",
+  // Device login and session tokens, named after RFC 8628 §3.5's error codes.
+  /** The device login is waiting for a user to approve it; poll again after the interval. */
+  AUTHORIZATION_PENDING: "AUTHORIZATION_PENDING",
+  /** Polled faster than the interval; `extensions.interval` is the new, longer interval. */
+  SLOW_DOWN: "SLOW_DOWN",
+  /** The device code (or a session token) has expired; start again. */
+  EXPIRED_TOKEN: "EXPIRED_TOKEN",
+  /** The user denied the device login. */
+  ACCESS_DENIED: "ACCESS_DENIED",
 } as const;
 
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

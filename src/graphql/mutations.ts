@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../db/types.ts";
 import { builder } from "./builder.ts";
-import type { GraphQLContext } from "./context.ts";
+import { type GraphQLContext, RequestLoaders } from "./context.ts";
 import { badUserInput } from "./errors.ts";
 import { decodeGlobalId } from "./global-id.ts";
 
@@ -50,14 +50,22 @@ export function echoOf(input: { clientMutationId?: string | null }): MutationEch
 
 /**
  * Runs `change` in one transaction: everything it writes (the change and the events it records)
- * commits together or not at all. Reads for the payload happen after the commit, through the
- * request's loaders, so they see the new state.
+ * commits together or not at all.
+ *
+ * Inside `change`, read and write through `tx` only, never through `ctx.db` or a loader: the
+ * embedded database runs one session at a time, so a query on another connection waits for this
+ * transaction to end, which waits for the query — a deadlock.
+ *
+ * After the commit the request's loaders are replaced, so the payload's fields, and any later root
+ * field of the same mutation document, read the new state rather than rows cached before it.
  */
-export function inTransaction<T>(
+export async function inTransaction<T>(
   ctx: GraphQLContext,
   change: (tx: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
-  return ctx.db.transaction().execute(change);
+  const result = await ctx.db.transaction().execute(change);
+  ctx.loaders = new RequestLoaders(ctx.db);
+  return result;
 }
 
 /**

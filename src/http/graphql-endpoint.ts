@@ -11,7 +11,7 @@ import { createHandler, type Response as GraphQLHttpResponse, type OperationCont
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
-import { type GraphQLContext, RequestLoaders } from "../graphql/context.ts";
+import { ANONYMOUS_VIEWER, type GraphQLContext, RequestLoaders, type Viewer } from "../graphql/context.ts";
 import type { DocumentCache } from "../graphql/document-cache.ts";
 import {
   AssayError,
@@ -28,9 +28,12 @@ import {
 import { checkPageSizes } from "../graphql/limits.ts";
 import type { Logger } from "../logger.ts";
 import { parseBearer } from "../modules/auth/pat.ts";
-import type { TokenAuthenticator } from "../modules/auth/token-service.ts";
+import { looksLikeJwt } from "../modules/auth/session-jwt.ts";
+import { SessionAuthenticator } from "../modules/auth/session-service.ts";
+import type { TokenAuthenticator, TokenRefusal } from "../modules/auth/token-service.ts";
 import { BodyError, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
+import { isPublicRequest, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
 
 /** What the GraphQL endpoint needs. */
@@ -141,12 +144,9 @@ function presentErrors(
 /** Builds the handler for `/graphql/` and `/api/graphql/`. */
 export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   const { schema, documents, config, db, authenticator, rateLimiter } = deps;
+  const sessions = new SessionAuthenticator(db, config.sessionSecret);
 
-  const handler = createHandler<
-    IncomingMessage,
-    { viewer: GraphQLContext["viewer"]; record: RequestRecord },
-    GraphQLContext
-  >({
+  const handler = createHandler<IncomingMessage, { viewer: Viewer; record: RequestRecord }, GraphQLContext>({
     schema,
     onSubscribe: (req, params) => {
       const { record, viewer } = req.context;
@@ -194,6 +194,41 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     formatError: (error) => (error instanceof GraphQLError ? error : badRequest(error.message)),
   });
 
+  /**
+   * Who is calling: the identity behind a personal access token or a session access token (a
+   * JWT, told apart by its shape), or why the credential is refused.
+   */
+  const identify = (credential: string | null): Promise<Viewer | TokenRefusal> =>
+    credential !== null && looksLikeJwt(credential)
+      ? sessions.authenticate(credential)
+      : authenticator.authenticate(credential);
+
+  /**
+   * What a request without a valid credential may still run: a public operation (as
+   * ANONYMOUS_VIEWER), or `refreshPat` alone with a token that expired within its grace period (as
+   * that token). Anything else, including a body that cannot be read as a GraphQL request, gets
+   * the same 401 as before; "aborted" when the client went away.
+   */
+  async function admitWithoutToken(
+    req: IncomingMessage,
+    credential: string | null,
+    refusal: TokenRefusal,
+  ): Promise<{ viewer: Viewer; body: unknown } | "refused" | "too-large" | "aborted"> {
+    const request = await readRequestWithoutToken(req, config.maxBodyBytes);
+    if (typeof request === "string") return request;
+    if (
+      refusal === "expired" &&
+      isPublicRequest(documents, request.query, request.operationName, TOKEN_REFRESH_ROOT_FIELDS)
+    ) {
+      const identity = await authenticator.authenticateForRefresh(credential);
+      if (typeof identity !== "string") return { viewer: identity, body: request.body };
+    }
+    if (isPublicRequest(documents, request.query, request.operationName)) {
+      return { viewer: ANONYMOUS_VIEWER, body: request.body };
+    }
+    return "refused";
+  }
+
   /** Handles one request to the GraphQL endpoint; `record` gathers what the log line reports. */
   return async function handleGraphQL(
     req: IncomingMessage,
@@ -209,7 +244,11 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       return sendJson(res, 405, errorDocument(error), { allow: "GET, POST" });
     }
 
-    const identity = await authenticator.authenticate(parseBearer(req.headers.authorization));
+    const credential = parseBearer(req.headers.authorization);
+    const identity = await identify(credential);
+    let viewer: Viewer;
+    let body: unknown;
+    let bodyRead = false;
     if (typeof identity === "string") {
       const decision = await rateLimiter.consumeAnonymous(
         rateLimitKeyOfAddress(clientAddress(req, config.trustProxy)),
@@ -219,59 +258,43 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
           "retry-after": String(decision.retryAfterSeconds),
         });
       }
-      // Every operation needs a token for now. Device login will be answered here, to callers
-      // without one, for the operations `isPublicRequest` (public-operations.ts) lets through.
-      return sendJson(res, 401, errorDocument(unauthenticated()), {
-        "www-authenticate": 'Bearer realm="assay"',
-      });
-    }
-    record.userId = identity.userId;
-
-    let headers: Headers = {};
-    if (rateLimiter.enabled) {
-      const decision = await rateLimiter.consumeUser(identity.userId);
-      headers = rateLimitHeaders(decision);
-      if (!decision.allowed) {
-        return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
-          ...headers,
-          "retry-after": String(decision.retryAfterSeconds),
+      const admitted = await admitWithoutToken(req, credential, identity);
+      if (admitted === "aborted") {
+        res.destroy();
+        return;
+      }
+      if (admitted === "refused" || admitted === "too-large") {
+        // An oversized body is not read to its end: close the connection instead of draining it.
+        return sendJson(res, 401, errorDocument(unauthenticated()), {
+          "www-authenticate": 'Bearer realm="assay"',
+          ...(admitted === "too-large" ? { connection: "close" } : {}),
         });
       }
+      ({ viewer, body } = admitted);
+      bodyRead = true;
+    } else {
+      viewer = identity;
     }
 
-    let body: unknown;
-    if (method === "POST") {
-      if (!isJsonContentType(req.headers["content-type"])) {
-        return sendJson(res, 415, errorDocument(unsupportedMediaType(req.headers["content-type"])), headers);
-      }
-      let text: string;
-      try {
-        text = await readBody(req, config.maxBodyBytes);
-      } catch (error) {
-        if (error instanceof BodyError && error.reason === "too-large") {
-          return sendJson(res, 413, errorDocument(payloadTooLarge(config.maxBodyBytes)), {
+    let headers: Headers = {};
+    if (viewer !== ANONYMOUS_VIEWER) {
+      record.userId = viewer.userId;
+      if (rateLimiter.enabled) {
+        const decision = await rateLimiter.consumeUser(viewer.userId);
+        headers = rateLimitHeaders(decision);
+        if (!decision.allowed) {
+          return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
             ...headers,
-            connection: "close",
+            "retry-after": String(decision.retryAfterSeconds),
           });
         }
-        if (error instanceof BodyError && error.reason === "aborted") {
-          // Nobody is listening any more; end the exchange without an answer.
-          res.destroy();
-          return;
-        }
-        throw error;
       }
-      try {
-        body = JSON.parse(text);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : "invalid JSON";
-        return sendJson(
-          res,
-          400,
-          errorDocument(badRequest(`Request body is not valid JSON: ${reason}`)),
-          headers,
-        );
-      }
+    }
+
+    if (method === "POST" && !bodyRead) {
+      const read = await readJsonBody(req, res, headers, config.maxBodyBytes);
+      if (read === undefined) return;
+      body = read.body;
     }
 
     const [responseBody, init] = await handler({
@@ -280,7 +303,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       headers: req.headers,
       body: body as string,
       raw: req,
-      context: { viewer: identity, record },
+      context: { viewer, record },
     } as Parameters<typeof handler>[0]);
     const responseHeaders: Headers = { ...headers };
     for (const [name, value] of Object.entries(init.headers ?? {})) {
@@ -291,6 +314,83 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res.writeHead(init.status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
     res.end(text);
   };
+}
+
+/**
+ * The JSON body of an admitted POST, or undefined once an error answer was sent (415, 413, 400) or
+ * the client went away. `headers` (the rate-limit headers) go on the error answers too.
+ */
+async function readJsonBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  headers: Headers,
+  maxBodyBytes: number,
+): Promise<{ body: unknown } | undefined> {
+  if (!isJsonContentType(req.headers["content-type"])) {
+    sendJson(res, 415, errorDocument(unsupportedMediaType(req.headers["content-type"])), headers);
+    return undefined;
+  }
+  let text: string;
+  try {
+    text = await readBody(req, maxBodyBytes);
+  } catch (error) {
+    if (error instanceof BodyError && error.reason === "too-large") {
+      sendJson(res, 413, errorDocument(payloadTooLarge(maxBodyBytes)), { ...headers, connection: "close" });
+      return undefined;
+    }
+    if (error instanceof BodyError && error.reason === "aborted") {
+      // Nobody is listening any more; end the exchange without an answer.
+      res.destroy();
+      return undefined;
+    }
+    throw error;
+  }
+  try {
+    return { body: JSON.parse(text) };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "invalid JSON";
+    sendJson(res, 400, errorDocument(badRequest(`Request body is not valid JSON: ${reason}`)), headers);
+    return undefined;
+  }
+}
+
+/** A GraphQL request read before its caller is admitted: the parsed body and what it asks for. */
+interface RequestWithoutToken {
+  body: unknown;
+  query: string;
+  operationName: string | null | undefined;
+}
+
+/**
+ * The query text and operation name of a request sent without a valid token, from the URL (GET)
+ * or a JSON body (POST). "refused" for anything that is not plainly a GraphQL request, whatever the
+ * reason (wrong Content-Type, not JSON, no query; "too-large" past the size limit): such callers
+ * get the usual 401, not a 415, 413 or 400.
+ */
+async function readRequestWithoutToken(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+): Promise<RequestWithoutToken | "refused" | "too-large" | "aborted"> {
+  if (req.method === "GET") {
+    const params = new URL(req.url ?? "/", "http://localhost").searchParams;
+    const query = params.get("query");
+    return query === null
+      ? "refused"
+      : { body: undefined, query, operationName: params.get("operationName") };
+  }
+  if (!isJsonContentType(req.headers["content-type"])) return "refused";
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req, maxBodyBytes));
+  } catch (error) {
+    return error instanceof BodyError ? error.reason : "refused";
+  }
+  if (body === null || typeof body !== "object") return "refused";
+  const { query, operationName } = body as Record<string, unknown>;
+  if (typeof query !== "string") return "refused";
+  if (operationName !== undefined && operationName !== null && typeof operationName !== "string")
+    return "refused";
+  return { body, query, operationName };
 }
 
 /** 405 for a mutation sent with GET. */

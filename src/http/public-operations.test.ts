@@ -7,6 +7,7 @@ import {
   isPublicRequest,
   PUBLIC_ROOT_FIELDS,
   type PublicRootFields,
+  TOKEN_REFRESH_ROOT_FIELDS,
 } from "./public-operations.ts";
 
 const schema = buildSchema(`
@@ -60,10 +61,36 @@ describe("isPublicOperation", () => {
     assert.equal(isPublic(text), false, "two operations and no name pick none");
   });
 
-  test("with the endpoint's allow-list, which is empty, nothing is public", () => {
-    assert.equal(PUBLIC_ROOT_FIELDS.query.size + PUBLIC_ROOT_FIELDS.mutation.size, 0);
-    assert.equal(isPublicOperation(parse("mutation { requestDeviceCode }"), undefined), false);
+  test("the endpoint's allow-list opens device login and the session-token mutations, and nothing else", () => {
+    assert.deepEqual([...PUBLIC_ROOT_FIELDS.query], []);
+    assert.deepEqual([...PUBLIC_ROOT_FIELDS.mutation].sort(), [
+      "refreshToken",
+      "registerDevice",
+      "requestPatWithDeviceCode",
+      "revokeToken",
+      "verifyToken",
+    ]);
+    assert.equal(isPublicOperation(parse("mutation { registerDevice }"), undefined), true);
+    assert.equal(isPublicOperation(parse("mutation { registerDevice refreshPat }"), undefined), false);
+    assert.equal(isPublicOperation(parse("mutation { revokePat }"), undefined), false);
     assert.equal(isPublicOperation(parse("{ __typename }"), undefined), false);
+    assert.equal(isPublicOperation(parse("{ viewer }"), undefined), false);
+  });
+
+  test("the expired-token list opens refreshPat alone", () => {
+    assert.equal(
+      isPublicOperation(parse("mutation { refreshPat }"), undefined, TOKEN_REFRESH_ROOT_FIELDS),
+      true,
+    );
+    assert.equal(
+      isPublicOperation(parse("mutation { refreshPat revokePat }"), undefined, TOKEN_REFRESH_ROOT_FIELDS),
+      false,
+    );
+    assert.equal(isPublicOperation(parse("{ refreshPat }"), undefined, TOKEN_REFRESH_ROOT_FIELDS), false);
+    assert.equal(
+      isPublicOperation(parse("mutation { registerDevice }"), undefined, TOKEN_REFRESH_ROOT_FIELDS),
+      false,
+    );
   });
 });
 
@@ -79,9 +106,13 @@ describe("isPublicRequest", () => {
     assert.equal(isPublicRequest(documents, "mutation { requestDeviceCode", null, deviceLogin), false);
   });
 
-  test("with an empty allow-list nothing is parsed", () => {
+  test("a text naming no listed field is not parsed", () => {
     const documents = new DocumentCache(schema);
-    assert.equal(isPublicRequest(documents, "mutation { requestDeviceCode }", null), false);
+    assert.equal(isPublicRequest(documents, "{ viewer }", null, deviceLogin), false);
+    assert.equal(isPublicRequest(documents, "mutation { revokeToken }", null, deviceLogin), false);
+    assert.equal(documents.size, 0);
+    const empty = { query: new Set<string>(), mutation: new Set<string>() };
+    assert.equal(isPublicRequest(documents, "mutation { requestDeviceCode }", null, empty), false);
     assert.equal(documents.size, 0);
   });
 });

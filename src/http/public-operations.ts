@@ -2,9 +2,11 @@ import { type DocumentNode, getOperationAST, Kind } from "graphql";
 import type { DocumentCache } from "../graphql/document-cache.ts";
 
 /**
- * Which operations a caller may send without a valid token. Today none: every request needs one.
- * The contract's device login is the first expected entry; it will be answered to callers who have
- * no token yet, and that is the only kind of operation that should ever be listed here.
+ * Which operations a caller may send without a valid token: those that carry their own credential
+ * or need none. Device login (`registerDevice`, then polling `requestPatWithDeviceCode`) is how a
+ * client without a token gets one; `verifyToken`, `refreshToken` and `revokeToken` are
+ * authenticated by the token in their argument. Only such fields belong here: their resolvers must
+ * never read `ctx.viewer` (on these requests it is ANONYMOUS_VIEWER, which throws UNAUTHENTICATED).
  */
 
 /** Root fields, by operation type, that a caller without a token may select. */
@@ -13,8 +15,26 @@ export interface PublicRootFields {
   mutation: ReadonlySet<string>;
 }
 
-/** The allow-list the endpoint uses: empty, so every operation needs a valid token. */
-export const PUBLIC_ROOT_FIELDS: PublicRootFields = { query: new Set(), mutation: new Set() };
+/** The allow-list the endpoint uses. */
+export const PUBLIC_ROOT_FIELDS: PublicRootFields = {
+  query: new Set(),
+  mutation: new Set([
+    "registerDevice",
+    "requestPatWithDeviceCode",
+    "verifyToken",
+    "refreshToken",
+    "revokeToken",
+  ]),
+};
+
+/**
+ * The one operation a personal access token that expired recently (within its grace period) may
+ * still authenticate: trading itself in for a new token. Judged like the public list.
+ */
+export const TOKEN_REFRESH_ROOT_FIELDS: PublicRootFields = {
+  query: new Set(),
+  mutation: new Set(["refreshPat"]),
+};
 
 /**
  * True when the operation of `document` that `operationName` picks (GetOperation, spec §6.1)
@@ -39,8 +59,9 @@ export function isPublicOperation(
 
 /**
  * {@link isPublicOperation} for a query text, parsed and validated through `documents` so the
- * endpoint does not parse it twice. A text that does not parse or validate is never public. With an
- * empty allow-list it answers false without parsing anything.
+ * endpoint does not parse it twice. A text that does not parse or validate is never public. A text
+ * that does not even contain a listed name answers false without being parsed, so the many texts
+ * sent without a token that could never be public cost nothing and stay out of the cache.
  */
 export function isPublicRequest(
   documents: DocumentCache,
@@ -48,7 +69,8 @@ export function isPublicRequest(
   operationName: string | null | undefined,
   publicRootFields: PublicRootFields = PUBLIC_ROOT_FIELDS,
 ): boolean {
-  if (publicRootFields.query.size === 0 && publicRootFields.mutation.size === 0) return false;
+  const names = [...publicRootFields.query, ...publicRootFields.mutation];
+  if (!names.some((name) => query.includes(name))) return false;
   const { document, errors } = documents.prepare(query);
   return (
     document !== undefined &&

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { errorDocument, internalError, notFound } from "../graphql/errors.ts";
+import { AssayError, ErrorCode, errorDocument, internalError, notFound } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
+import { renderDevicePage } from "../modules/auth/device-page.ts";
 import { PAT_PREFIX } from "../modules/auth/pat.ts";
 import { type RequestRecord, sendJson } from "./graphql-endpoint.ts";
 
@@ -19,6 +20,33 @@ function isUsableRequestId(value: string | string[] | undefined): value is strin
   return typeof value === "string" && REQUEST_ID_PATTERN.test(value) && !value.startsWith(PAT_PREFIX);
 }
 
+/**
+ * `GET /device`: the page a device login's `verificationUri` opens, explaining how to approve the
+ * code in `?user_code=`. Sent with no caching and no referrer, since its URL may hold that code.
+ */
+function sendDevicePage(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const error = new AssayError(
+      `Method ${req.method} is not allowed; use GET.`,
+      ErrorCode.METHOD_NOT_ALLOWED,
+    );
+    sendJson(res, 405, errorDocument(error), { allow: "GET, HEAD" });
+    return;
+  }
+  const userCode = new URL(req.url ?? "/", "http://localhost").searchParams.get("user_code");
+  const html = renderDevicePage(userCode);
+  res.writeHead(200, {
+    "content-type": "text/html; charset=utf-8",
+    "content-length": Buffer.byteLength(html),
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  });
+  res.end(req.method === "HEAD" ? undefined : html);
+}
+
 /** What the server routes to. */
 export interface ServerRoutes {
   graphql(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void>;
@@ -34,8 +62,8 @@ export interface AssayServer {
 }
 
 /**
- * Creates the HTTP server: GraphQL at both endpoint paths, `/healthz` and `/readyz` without
- * authentication, and one JSON log line per request.
+ * Creates the HTTP server: GraphQL at both endpoint paths, `/healthz`, `/readyz` and the device
+ * login page `/device` without authentication, and one JSON log line per request.
  */
 export function createServer(routes: ServerRoutes, logger: Logger): AssayServer {
   let inFlight = 0;
@@ -58,6 +86,8 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
         const checks = await routes.readiness();
         const ready = Object.values(checks).every((state) => state !== "down");
         sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
+      } else if (path === "/device") {
+        sendDevicePage(req, res);
       } else if (path === "/static/logo.svg") {
         res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
         res.end(LOGO_SVG);

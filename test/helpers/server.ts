@@ -30,6 +30,7 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     DATABASE_URL: database.databaseUrl,
     ASSAY_DATA_DIR: database.dataDir,
     ASSAY_TOKEN_PEPPER: "test-pepper-0123456789abcdef",
+    ASSAY_SESSION_SECRET: "test-session-secret-0123456789abcdef",
     ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     ...env,

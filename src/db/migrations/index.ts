@@ -4,6 +4,7 @@ import * as readModel from "./0002-read-model.ts";
 import * as checksIndexes from "./0003-checks-indexes.ts";
 import * as authFlows from "./0005-auth-flows.ts";
 import * as webhooks from "./0006-webhooks.ts";
+import * as readIndexes from "./0007-read-indexes.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   "0003-checks-indexes": checksIndexes,
   "0005-auth-flows": authFlows,
   "0006-webhooks": webhooks,
+  "0007-read-indexes": readIndexes,
 };
 
 /** Kysely migration provider over {@link migrations}. */

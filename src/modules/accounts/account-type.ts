@@ -30,7 +30,8 @@ const AccountType = builder.enumType("AccountType", {
   values: ["INDIVIDUAL", "TEAM"] as const,
 });
 
-const TeamMemberRole = builder.enumType("TeamMemberRole", {
+/** The contract's `TeamMemberRole` enum. */
+export const TeamMemberRoleEnum = builder.enumType("TeamMemberRole", {
   description: "A member's role in a team: ADMIN manages the team; MEMBER and CONTRIBUTOR use it.",
   values: ["ADMIN", "MEMBER", "CONTRIBUTOR"] as const,
 });
@@ -60,7 +61,7 @@ export const TeamMemberRef = builder.objectRef<MembershipRow>("TeamMember").impl
       description: "The member.",
       resolve: async (m, _args, ctx) => (await userById(ctx).load(m.user_id))!,
     }),
-    role: t.field({ type: TeamMemberRole, description: "The member's role.", resolve: (m) => m.role }),
+    role: t.field({ type: TeamMemberRoleEnum, description: "The member's role.", resolve: (m) => m.role }),
     isOwner: t.boolean({ description: "True for the account's owner.", resolve: (m) => m.is_owner }),
     joinedAt: t.field({
       type: "DateTime",

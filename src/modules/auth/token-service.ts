@@ -7,6 +7,17 @@ import { findTokenByHash, insertToken, touchToken } from "./token-store.ts";
 /** Longest lifetime a token may be given, in days. */
 export const MAX_TOKEN_DAYS = 3650;
 
+/** How long after its expiry a token may still be traded in with `refreshPat`, in days. */
+export const REFRESH_GRACE_DAYS = 7;
+
+const DAY_MS = 86_400_000;
+
+/** True when `row` is not revoked and has not expired, or expired less than the grace period ago. */
+export function isRefreshable(row: PersonalAccessTokenRow, now: Date): boolean {
+  if (row.revoked_at) return false;
+  return row.expires_at === null || row.expires_at.getTime() + REFRESH_GRACE_DAYS * DAY_MS > now.getTime();
+}
+
 /** Who a valid token belongs to. */
 export interface TokenIdentity {
   userId: string;
@@ -32,15 +43,36 @@ export class TokenAuthenticator {
 
   /** The identity behind `token`, or the reason it is refused. */
   async authenticate(token: string | null, now = new Date()): Promise<TokenIdentity | TokenRefusal> {
+    const row = await this.lookUp(token);
+    if (typeof row === "string") return row;
+    if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return "expired";
+    this.recordUse(row, now.getTime());
+    return { userId: row.user_id, tokenId: row.id };
+  }
+
+  /**
+   * {@link authenticate} for `refreshPat` alone: also accepts a token that expired less than
+   * {@link REFRESH_GRACE_DAYS} days ago, so a client that was away when its token ran out can still
+   * trade it for a new one. Never a revoked token.
+   */
+  async authenticateForRefresh(
+    token: string | null,
+    now = new Date(),
+  ): Promise<TokenIdentity | TokenRefusal> {
+    const row = await this.lookUp(token);
+    if (typeof row === "string") return row;
+    if (!isRefreshable(row, now)) return "expired";
+    return { userId: row.user_id, tokenId: row.id };
+  }
+
+  private async lookUp(token: string | null): Promise<PersonalAccessTokenRow | TokenRefusal> {
     if (token === null) return "missing";
     if (!isWellFormedPat(token)) return "malformed";
     const hash = hashPat(token, this.pepper);
     const row = await findTokenByHash(this.db, hash);
     if (!row || !patHashesEqual(row.token_hash, hash)) return "unknown";
     if (row.revoked_at) return "revoked";
-    if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return "expired";
-    this.recordUse(row, now.getTime());
-    return { userId: row.user_id, tokenId: row.id };
+    return row;
   }
 
   private recordUse(row: PersonalAccessTokenRow, nowMs: number): void {

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, PersonalAccessTokenRow } from "../../db/types.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /** The token row stored under `tokenHash`, if any. */
 export function findTokenByHash(
@@ -86,3 +87,68 @@ export function findTokenByKey(
 ): Promise<PersonalAccessTokenRow | undefined> {
   return db.selectFrom("personal_access_tokens").selectAll().where("key", "=", key).executeTakeFirst();
 }
+
+/** The token with internal id `id`, locked for update (the mutation's transaction holds it). */
+export function lockTokenById(db: Kysely<Database>, id: string): Promise<PersonalAccessTokenRow | undefined> {
+  return db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("id", "=", id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** `userId`'s token with this key, locked for update; undefined for anyone else's or no such key. */
+export function lockTokenOfUserByKey(
+  db: Kysely<Database>,
+  userId: string,
+  key: string,
+): Promise<PersonalAccessTokenRow | undefined> {
+  return db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("key", "=", key)
+    .where("user_id", "=", userId)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Marks the token with internal id `id` revoked at `at`, unless it already is; the row after. */
+export function revokeTokenById(
+  db: Kysely<Database>,
+  id: string,
+  at: Date,
+): Promise<PersonalAccessTokenRow | undefined> {
+  return db
+    .updateTable("personal_access_tokens")
+    .set({ revoked_at: sql<Date>`coalesce(revoked_at, ${at})` })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** `userId`'s tokens with these keys (nobody else's, whatever the keys). */
+export function findTokensOfUserByKeys(
+  db: Kysely<Database>,
+  userId: string,
+  keys: readonly string[],
+): Promise<PersonalAccessTokenRow[]> {
+  return db
+    .selectFrom("personal_access_tokens")
+    .selectAll()
+    .where("user_id", "=", userId)
+    .where("key", "in", keys)
+    .execute();
+}
+
+/** A user's tokens, newest first, revoked and expired ones included. Parent: the user id. */
+export const tokensOfUser: ConnectionSource = {
+  name: "tokensOfUser",
+  from: sql`personal_access_tokens`,
+  parentColumn: "user_id",
+  order: [
+    { column: "created_at", kind: "timestamptz" },
+    { column: "key", kind: "text" },
+  ],
+  direction: "desc",
+};

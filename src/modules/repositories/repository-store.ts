@@ -59,3 +59,41 @@ export const repositoriesOfAccount: ConnectionSource = {
   ],
   direction: "asc",
 };
+
+/** Switches analysis on or off; answers the updated row. */
+export function updateRepositoryActivation(
+  db: Kysely<Database>,
+  repositoryId: string,
+  isActivated: boolean,
+): Promise<RepositoryRow> {
+  return db
+    .updateTable("repositories")
+    .set({ is_activated: isActivated, updated_at: new Date() })
+    .where("id", "=", repositoryId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets the branch treated as the default; answers the updated row. */
+export function updateRepositoryDefaultBranch(
+  db: Kysely<Database>,
+  repositoryId: string,
+  defaultBranch: string,
+): Promise<RepositoryRow> {
+  return db
+    .updateTable("repositories")
+    .set({ default_branch: defaultBranch, updated_at: new Date() })
+    .where("id", "=", repositoryId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Moves the repository to its next DSN generation, so earlier DSN tokens stop matching. */
+export function incrementDsnGeneration(db: Kysely<Database>, repositoryId: string): Promise<RepositoryRow> {
+  return db
+    .updateTable("repositories")
+    .set((eb) => ({ dsn_generation: eb("dsn_generation", "+", 1), updated_at: new Date() }))
+    .where("id", "=", repositoryId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -19,14 +19,16 @@ import {
   issueShortcodeFilter,
 } from "./settings-store.ts";
 
-const IgnoreRuleLevelEnum = builder.enumType("IgnoreRuleLevel", {
+/** The contract's `IgnoreRuleLevel` enum. */
+export const IgnoreRuleLevelEnum = builder.enumType("IgnoreRuleLevel", {
   description: "Where an ignore rule applies: the whole repository, or one file.",
   values: ["REPOSITORY", "FILE"] as const,
 });
 
-const IgnoreRuleTypeEnum = builder.enumType("IgnoreRuleType", {
+/** The contract's `IgnoreRuleType` enum. */
+export const IgnoreRuleTypeEnum = builder.enumType("IgnoreRuleType", {
   description:
-    "How an ignore rule matches: FOREVER everywhere in its scope; PATTERN in paths matching its glob; TEST_PATTERN in paths matching the repository's test patterns.",
+    "How an ignore rule matches: FOREVER everywhere in its scope; PATTERN in paths matching its glob; TEST_PATTERN in the test files its glob names (matched like PATTERN).",
   values: ["FOREVER", "PATTERN", "TEST_PATTERN"] as const,
 });
 

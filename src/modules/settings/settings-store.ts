@@ -2,8 +2,12 @@ import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type {
   Database,
   IgnoreRuleRow,
+  IssueCategory,
+  MetricKey,
+  MetricShortcode,
   RepositoryIssueCategorySettingsTable,
   RepositoryIssuePrioritySettingsTable,
+  RepositoryMetricItemRow,
   TeamSuppressedIssueRow,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
@@ -132,4 +136,126 @@ export function bothFilters(...filters: Array<RowFilter | undefined>): RowFilter
       sql` AND `,
     )})`,
   };
+}
+
+/** A quality-gate setting as a mutation stores it. */
+export interface IssueSettingValues {
+  isReported: boolean;
+  canFailCheck: boolean;
+}
+
+/** Stores a repository's setting for one issue category, replacing any stored before. */
+export async function upsertIssueCategorySetting(
+  db: Kysely<Database>,
+  repositoryId: string,
+  category: IssueCategory,
+  values: IssueSettingValues,
+): Promise<void> {
+  await db
+    .insertInto("repository_issue_category_settings")
+    .values({
+      repository_id: repositoryId,
+      category,
+      is_reported: values.isReported,
+      can_fail_check: values.canFailCheck,
+    })
+    .onConflict((oc) =>
+      oc.columns(["repository_id", "category"]).doUpdateSet({
+        is_reported: values.isReported,
+        can_fail_check: values.canFailCheck,
+      }),
+    )
+    .execute();
+}
+
+/** Stores a repository's setting for one issue priority, replacing any stored before. */
+export async function upsertIssuePrioritySetting(
+  db: Kysely<Database>,
+  repositoryId: string,
+  priorityType: IssuePrioritySettingRow["priority_type"],
+  values: IssueSettingValues,
+): Promise<void> {
+  await db
+    .insertInto("repository_issue_priority_settings")
+    .values({
+      repository_id: repositoryId,
+      priority_type: priorityType,
+      is_reported: values.isReported,
+      can_fail_check: values.canFailCheck,
+    })
+    .onConflict((oc) =>
+      oc.columns(["repository_id", "priority_type"]).doUpdateSet({
+        is_reported: values.isReported,
+        can_fail_check: values.canFailCheck,
+      }),
+    )
+    .execute();
+}
+
+/** Stores a repository's setting for one metric, replacing any stored before. */
+export async function upsertMetricSetting(
+  db: Kysely<Database>,
+  repositoryId: string,
+  shortcode: MetricShortcode,
+  values: { isReported: boolean; isThresholdEnforced: boolean },
+): Promise<void> {
+  await db
+    .insertInto("repository_metric_settings")
+    .values({
+      repository_id: repositoryId,
+      metric_shortcode: shortcode,
+      is_reported: values.isReported,
+      is_threshold_enforced: values.isThresholdEnforced,
+    })
+    .onConflict((oc) =>
+      oc.columns(["repository_id", "metric_shortcode"]).doUpdateSet({
+        is_reported: values.isReported,
+        is_threshold_enforced: values.isThresholdEnforced,
+      }),
+    )
+    .execute();
+}
+
+/** Which metric item of a repository a threshold belongs to. */
+export interface MetricItemAddress {
+  repositoryId: string;
+  shortcode: MetricShortcode;
+  metricKey: MetricKey;
+}
+
+/**
+ * Sets the threshold of a repository's metric item, creating the item (with `newKey`) when the
+ * repository has none for that metric and key yet.
+ */
+export function upsertMetricItemThreshold(
+  db: Kysely<Database>,
+  item: MetricItemAddress,
+  threshold: number,
+  newKey: string,
+): Promise<RepositoryMetricItemRow> {
+  return db
+    .insertInto("repository_metric_items")
+    .values({
+      key: newKey,
+      repository_id: item.repositoryId,
+      metric_shortcode: item.shortcode,
+      metric_key: item.metricKey,
+      threshold,
+    })
+    .onConflict((oc) =>
+      oc.columns(["repository_id", "metric_shortcode", "metric_key"]).doUpdateSet({ threshold }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Removes the threshold of a repository's metric item; an item that does not exist stays absent. */
+export async function clearMetricItemThreshold(db: Kysely<Database>, item: MetricItemAddress): Promise<void> {
+  await db
+    .updateTable("repository_metric_items")
+    .set({ threshold: null })
+    .where("repository_id", "=", item.repositoryId)
+    .where("metric_shortcode", "=", item.shortcode)
+    .where("metric_key", "=", item.metricKey)
+    .execute();
 }

@@ -9,7 +9,8 @@ import {
   issuePrioritySettingsOf,
 } from "./settings-service.ts";
 
-const IssuePriorityTypeEnum = builder.enumType("IssuePriorityType", {
+/** The contract's `IssuePriorityType`. */
+export const IssuePriorityTypeEnum = builder.enumType("IssuePriorityType", {
   description: "A priority bucket issues are sorted into for the quality gates.",
   values: ISSUE_PRIORITY_TYPES,
 });

@@ -1,11 +1,14 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
+import { enqueueJobs, type NewJob } from "../../jobs/job-store.ts";
 import type { WebhookObject } from "./payloads.ts";
 
 /**
  * The outbox: a change records the events it causes with {@link recordEvent}, in the change's own
- * transaction, so an event exists exactly when its change committed. Delivery to endpoints happens
- * later, from the stored row (docs/webhooks.md).
+ * transaction, so an event exists exactly when its change committed. In that same transaction
+ * the event gets one delivery per enabled endpoint subscribed to its type, each with a queued
+ * job; the worker delivers them later, from the stored rows (docs/webhooks.md).
  */
 
 /** The contract's event types (api-notes §10.3) that Assay sends. */
@@ -24,6 +27,14 @@ export const WEBHOOK_EVENT_TYPES = [
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
+/** The test event: sent on demand to one endpoint, never subscribed to. */
+export const TEST_EVENT_TYPE = "test.event" satisfies WebhookEventType;
+
+/** The event types an endpoint can subscribe to: all but the test event. */
+export const SUBSCRIBABLE_EVENT_TYPES: readonly WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter(
+  (type) => type !== TEST_EVENT_TYPE,
+);
+
 /** What a change reports: which account's endpoints hear it, the type, and `data`. */
 export interface NewEvent {
   /** Internal id of the account whose endpoints receive the event. */
@@ -33,10 +44,53 @@ export interface NewEvent {
   data: { object?: WebhookObject } & Record<string, unknown>;
 }
 
-/** Records `event` in the transaction `tx` (never outside one: use the mutation's transaction). */
+/** The job kind that delivers one webhook delivery. */
+export const DELIVERY_JOB_KIND = "webhook.deliver";
+
+/** The job that delivers delivery `deliveryId` (one per delivery, by its dedupe key). */
+export function deliveryJob(deliveryId: string, delayMs = 0): NewJob {
+  return { kind: DELIVERY_JOB_KIND, payload: { deliveryId }, dedupeKey: deliveryJobKey(deliveryId), delayMs };
+}
+
+/** The dedupe key of {@link deliveryJob}. */
+export function deliveryJobKey(deliveryId: string): string {
+  return `${DELIVERY_JOB_KIND}:${deliveryId}`;
+}
+
+/**
+ * Records `event` in the transaction `tx` (never outside one: use the mutation's transaction),
+ * with a delivery and its job for every enabled endpoint of the account subscribed to the type.
+ */
 export async function recordEvent(tx: Kysely<Database>, event: NewEvent): Promise<void> {
-  await tx
+  const stored = await tx
     .insertInto("webhook_events")
     .values({ account_id: event.accountId, type: event.type, data: JSON.stringify(event.data) })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  if (event.type === TEST_EVENT_TYPE) return;
+  const endpoints = await tx
+    .selectFrom("webhook_endpoints")
+    .select("id")
+    .where("account_id", "=", event.accountId)
+    .where("status", "=", "ENABLED")
+    .where(sql<boolean>`${event.type} = ANY(event_types)`)
     .execute();
+  if (endpoints.length === 0) return;
+  const deliveries = await tx
+    .insertInto("webhook_deliveries")
+    .values(
+      endpoints.map((endpoint) => ({
+        key: newRowKey(),
+        endpoint_id: endpoint.id,
+        event_id: stored.id,
+        event_type: event.type,
+        next_attempt_at: sql<Date>`now()`,
+      })),
+    )
+    .returning("id")
+    .execute();
+  await enqueueJobs(
+    tx,
+    deliveries.map((delivery) => deliveryJob(String(delivery.id))),
+  );
 }

@@ -1,0 +1,241 @@
+import { randomBytes } from "node:crypto";
+import os from "node:os";
+import type { Kysely } from "kysely";
+import type { Database } from "../db/types.ts";
+import type { Logger } from "../logger.ts";
+import {
+  type ClaimedJob,
+  claimJobs,
+  failJob,
+  finishJob,
+  lockClaimedJob,
+  releaseJob,
+  renewLeases,
+  rescheduleJob,
+} from "./job-store.ts";
+
+/**
+ * The job worker (docs/webhooks.md "Durable background work"): polls for due jobs, runs them
+ * with their handlers while renewing their leases, and settles each in one transaction. One runs
+ * inside every server instance by default, and `assay worker` runs one alone.
+ */
+
+/** How a job ends this time: finished, to run again later, or given up. */
+export type JobOutcome =
+  | { status: "done" }
+  | { status: "retry"; delayMs: number; error: string | null }
+  | { status: "failed"; error: string };
+
+/**
+ * Writes a job's results in the settling transaction and answers what happens to the job. Runs
+ * only while the worker still holds the job's lease.
+ */
+export type JobSettlement = (tx: Kysely<Database>) => Promise<JobOutcome>;
+
+/** Runs the jobs of one kind. */
+export interface JobHandler {
+  kind: string;
+  /**
+   * Does the work outside any transaction (so a slow job holds no database lock) and answers
+   * how to settle it. `signal` aborts when the worker stops before the job finished: the job is
+   * then given back unsettled, and runs again elsewhere.
+   */
+  run(job: ClaimedJob, signal: AbortSignal): Promise<JobSettlement>;
+}
+
+/** What a worker needs. */
+export interface WorkerOptions {
+  db: Kysely<Database>;
+  logger: Logger;
+  handlers: readonly JobHandler[];
+  pollMs: number;
+  leaseSeconds: number;
+  /** Jobs run at once (default 8). */
+  concurrency?: number;
+}
+
+/** After an unexpected error a job is retried with this backoff, and given up after this many claims. */
+const ERROR_RETRY_CAP_MS = 10 * 60_000;
+const ERROR_MAX_ATTEMPTS = 25;
+
+/** A running worker. */
+export class JobWorker {
+  private readonly handlers: Map<string, JobHandler>;
+  private readonly concurrency: number;
+  private readonly workerId = `${os.hostname()}:${process.pid}:${randomBytes(3).toString("hex")}`;
+  private readonly running = new Map<
+    string,
+    { job: ClaimedJob; abort: AbortController; done: Promise<void> }
+  >();
+  private stopping = false;
+  private stopped: Promise<void> | undefined;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  /** A wake-up that came while the loop was not sleeping: the next sleep ends at once. */
+  private woken = false;
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
+    this.concurrency = options.concurrency ?? 8;
+  }
+
+  /** Starts polling. */
+  start(): this {
+    if (this.loop) return this;
+    const renewEvery = Math.max(100, (this.options.leaseSeconds * 1000) / 3);
+    this.heartbeat = setInterval(() => void this.renew(), renewEvery);
+    this.heartbeat.unref();
+    this.loop = this.poll();
+    this.options.logger.debug(
+      { workerId: this.workerId, kinds: [...this.handlers.keys()] },
+      "job worker started",
+    );
+    return this;
+  }
+
+  /** Looks for due jobs now rather than at the next poll. */
+  wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  /**
+   * Stops claiming, lets running jobs finish for up to `graceMs`, then aborts the rest and gives
+   * them back to the queue (another worker claims them at once).
+   */
+  stop(graceMs: number): Promise<void> {
+    this.stopped ??= this.shutDown(graceMs);
+    return this.stopped;
+  }
+
+  private async shutDown(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.loop;
+    const running = [...this.running.values()];
+    if (running.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([Promise.all(running.map((r) => r.done)), grace]);
+      clearTimeout(timer);
+      for (const r of this.running.values()) r.abort.abort();
+      await Promise.all([...this.running.values()].map((r) => r.done));
+    }
+    clearInterval(this.heartbeat);
+  }
+
+  private async poll(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.concurrency - this.running.size;
+      let claimed: ClaimedJob[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimJobs(this.options.db, {
+            kinds: [...this.handlers.keys()],
+            limit: free,
+            leaseSeconds: this.options.leaseSeconds,
+            workerId: this.workerId,
+          });
+        } catch (error) {
+          this.options.logger.warn({ err: error }, "job worker could not claim jobs");
+        }
+        for (const job of claimed) this.runJob(job);
+      }
+      // A full claim may leave more due jobs: claim again at once while there is room.
+      if (
+        this.stopping ||
+        (claimed.length > 0 && claimed.length === free && this.running.size < this.concurrency)
+      ) {
+        continue;
+      }
+      await this.sleep(this.options.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+
+  private runJob(job: ClaimedJob): void {
+    const abort = new AbortController();
+    const done = this.execute(job, abort.signal).finally(() => {
+      this.running.delete(job.id);
+      // A slot is free: a worker that was full looks for more work.
+      this.wake();
+    });
+    this.running.set(job.id, { job, abort, done });
+  }
+
+  private async execute(job: ClaimedJob, signal: AbortSignal): Promise<void> {
+    const { logger } = this.options;
+    const handler = this.handlers.get(job.kind);
+    let settlement: JobSettlement;
+    try {
+      if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
+      settlement = await handler.run(job, signal);
+    } catch (error) {
+      if (signal.aborted) {
+        await releaseJob(this.options.db, job).catch((err: unknown) =>
+          logger.warn({ err, jobId: job.id }, "could not release a job; it runs again when its lease ends"),
+        );
+        return;
+      }
+      logger.error({ err: error, jobId: job.id, kind: job.kind }, "job failed unexpectedly");
+      const message = error instanceof Error ? error.message : String(error);
+      settlement = async () =>
+        job.attempts >= ERROR_MAX_ATTEMPTS
+          ? { status: "failed", error: message }
+          : {
+              status: "retry",
+              delayMs: Math.min(1000 * 2 ** job.attempts, ERROR_RETRY_CAP_MS),
+              error: message,
+            };
+    }
+    try {
+      await this.settle(job, settlement);
+    } catch (error) {
+      // The lease runs out and the job runs again: at least once, never lost.
+      logger.error({ err: error, jobId: job.id, kind: job.kind }, "could not settle a job");
+    }
+  }
+
+  private async settle(job: ClaimedJob, settlement: JobSettlement): Promise<void> {
+    await this.options.db.transaction().execute(async (tx) => {
+      if (!(await lockClaimedJob(tx, job))) {
+        this.options.logger.warn(
+          { jobId: job.id, kind: job.kind },
+          "job lease lost before settling; result dropped",
+        );
+        return;
+      }
+      const outcome = await settlement(tx);
+      if (outcome.status === "done") await finishJob(tx, job);
+      else if (outcome.status === "retry") await rescheduleJob(tx, job, outcome.delayMs, outcome.error);
+      else await failJob(tx, job, outcome.error);
+    });
+  }
+
+  private async renew(): Promise<void> {
+    const tokens = [...new Set([...this.running.values()].map((r) => r.job.leaseToken))];
+    try {
+      await renewLeases(this.options.db, tokens, this.options.leaseSeconds);
+    } catch (error) {
+      this.options.logger.warn({ err: error }, "job worker could not renew its leases");
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import type { Kysely } from "kysely";
+import type { Config } from "../../config.ts";
+import type { Database } from "../../db/types.ts";
+import type { JobHandler } from "../../jobs/worker.ts";
+import {
+  attemptDelivery,
+  failPendingDelivery,
+  loadDeliveryContext,
+  settleAttempt,
+} from "./delivery-service.ts";
+import { DELIVERY_JOB_KIND, TEST_EVENT_TYPE } from "./outbox.ts";
+
+/**
+ * The job that delivers one webhook delivery (kind `webhook.deliver`, payload `{ deliveryId }`):
+ * one attempt per run; a failed attempt reschedules the job after the backoff (a retry is the
+ * same row with a later `run_at`). Run again after a crash, it sends the same delivery id.
+ */
+export function webhookDeliveryHandler(db: Kysely<Database>, config: Config): JobHandler {
+  return {
+    kind: DELIVERY_JOB_KIND,
+    async run(job, signal) {
+      const { deliveryId } = (job.payload ?? {}) as { deliveryId?: unknown };
+      const context = typeof deliveryId === "string" ? await loadDeliveryContext(db, deliveryId) : undefined;
+      // Deleted with its endpoint, or settled already (a test the mutation answered).
+      if (context?.status !== "PENDING") return async () => ({ status: "done" });
+      if (context.endpointStatus !== "ENABLED" && context.eventType !== TEST_EVENT_TYPE) {
+        return async (tx) => {
+          await failPendingDelivery(tx, context.deliveryId);
+          return { status: "done" };
+        };
+      }
+      const result = await attemptDelivery(context, config, signal);
+      return (tx) => settleAttempt(tx, context, result, config);
+    },
+  };
+}
