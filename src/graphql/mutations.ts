@@ -77,9 +77,17 @@ export function keyOfId(id: string | number, typeName: string, field: string): s
   const decoded = decodeGlobalId(String(id));
   if (!decoded) throw badUserInput(`${field} is not a valid id.`, field);
   if (decoded.typeName !== typeName) {
-    throw badUserInput(`${field} must be the id of a ${typeName}, not of a ${decoded.typeName}.`, field);
+    throw badUserInput(
+      `${field} must be the id of ${withArticle(typeName)}, not of ${withArticle(decoded.typeName)}.`,
+      field,
+    );
   }
   return decoded.key;
+}
+
+/** "a Repository", "an Account". */
+function withArticle(typeName: string): string {
+  return `${/^[AEIOU]/.test(typeName) ? "an" : "a"} ${typeName}`;
 }
 
 type BuilderTypesOf = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
