@@ -1,0 +1,211 @@
+import { normaliseCoveragePath } from "./paths.ts";
+import {
+  type CoverageCounts,
+  type CoverageErrorLocation,
+  type CoverageFormat,
+  CoverageFormatError,
+  type CoveragePathOptions,
+  type CoverageReport,
+  type CoverageTotals,
+  type FileCoverage,
+  type LineCoverage,
+} from "./types.ts";
+
+interface LineState {
+  hits: number | null;
+  branches?: CoverageCounts;
+  conditions?: CoverageCounts;
+  /** LCOV branch outcomes by `block,branch` id, so repeated records merge outcome by outcome. */
+  outcomes?: Map<string, number>;
+}
+
+/** A file's own summary (LCOV LF/LH, BRF/BRH), used only when the report gives no line detail. */
+export interface FileSummary {
+  lines?: CoverageCounts;
+  branches?: CoverageCounts;
+}
+
+/** Handle on one file being accumulated; obtained from {@link CoverageAccumulator.file}. */
+export interface FileHandle {
+  readonly path: string;
+}
+
+interface FileState extends FileHandle {
+  lines: Map<number, LineState>;
+  summary: FileSummary;
+}
+
+/**
+ * Collects what a parser reads, file by file and line by line, merging a file or line the report
+ * mentions more than once: hit counts add up (each record is a separate run or class), branch and
+ * condition counts keep the larger covered and total (the same branch point seen twice), and LCOV
+ * branch outcomes merge by their ids. `build` then computes the totals.
+ */
+export class CoverageAccumulator {
+  private readonly files = new Map<string, FileState>();
+
+  constructor(
+    private readonly format: CoverageFormat,
+    private readonly pathOptions: CoveragePathOptions,
+  ) {}
+
+  /** The file for a path as the report writes it, created on first use. */
+  file(rawPath: string, where: CoverageErrorLocation): FileHandle {
+    const normalised = normaliseCoveragePath(rawPath, this.pathOptions);
+    if (normalised === "" || normalised === ".") {
+      throw new CoverageFormatError(this.format, "a file has an empty path", where);
+    }
+    let state = this.files.get(normalised);
+    if (state === undefined) {
+      state = { path: normalised, lines: new Map(), summary: {} };
+      this.files.set(normalised, state);
+    }
+    return state;
+  }
+
+  /** Adds an execution count for a line. */
+  addHits(file: FileHandle, line: number, hits: number): void {
+    const state = this.line(file, line);
+    state.hits = (state.hits ?? 0) + hits;
+  }
+
+  /** Records branch outcomes covered / total for a line. */
+  addBranches(file: FileHandle, line: number, counts: CoverageCounts): void {
+    const state = this.line(file, line);
+    state.branches = mergeCounts(state.branches, counts);
+  }
+
+  /** Records condition outcomes covered / total for a line. */
+  addConditions(file: FileHandle, line: number, counts: CoverageCounts): void {
+    const state = this.line(file, line);
+    state.conditions = mergeCounts(state.conditions, counts);
+  }
+
+  /** Records how often one identified branch outcome (LCOV BRDA) was taken. */
+  addBranchOutcome(file: FileHandle, line: number, id: string, taken: number): void {
+    const state = this.line(file, line);
+    state.outcomes ??= new Map();
+    state.outcomes.set(id, (state.outcomes.get(id) ?? 0) + taken);
+  }
+
+  /** Keeps a file's own summary counts, merged by sum over repeated records. */
+  addSummary(file: FileHandle, summary: FileSummary): void {
+    const state = file as FileState;
+    if (summary.lines) state.summary.lines = sumCounts(state.summary.lines, summary.lines);
+    if (summary.branches) state.summary.branches = sumCounts(state.summary.branches, summary.branches);
+  }
+
+  /** The finished report, files ordered by path. */
+  build(): CoverageReport {
+    const files = [...this.files.values()]
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .map(finishFile);
+    return { format: this.format, files, totals: sumTotals(files.map((f) => f.totals)) };
+  }
+
+  private line(file: FileHandle, line: number): LineState {
+    const lines = (file as FileState).lines;
+    let state = lines.get(line);
+    if (state === undefined) {
+      state = { hits: null };
+      lines.set(line, state);
+    }
+    return state;
+  }
+}
+
+function finishFile(state: FileState): FileCoverage {
+  const lines: LineCoverage[] = [...state.lines.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([line, s]) => {
+      const entry: LineCoverage = { line, hits: s.hits };
+      const branches = s.outcomes ? mergeCounts(s.branches, countOutcomes(s.outcomes)) : s.branches;
+      if (branches) entry.branches = branches;
+      if (s.conditions) entry.conditions = s.conditions;
+      return entry;
+    });
+  const totals: CoverageTotals = {
+    lines: { covered: 0, total: 0 },
+    branches: { covered: 0, total: 0 },
+    conditions: null,
+  };
+  let hasLineDetail = false;
+  let hasBranchDetail = false;
+  for (const entry of lines) {
+    if (entry.hits !== null) {
+      hasLineDetail = true;
+      totals.lines.total += 1;
+      if (entry.hits > 0) totals.lines.covered += 1;
+    }
+    if (entry.branches) {
+      hasBranchDetail = true;
+      totals.branches = sumCounts(totals.branches, entry.branches);
+    }
+    if (entry.conditions) totals.conditions = sumCounts(totals.conditions ?? undefined, entry.conditions);
+  }
+  if (!hasLineDetail && state.summary.lines) totals.lines = state.summary.lines;
+  if (!hasBranchDetail && state.summary.branches) totals.branches = state.summary.branches;
+  return { path: state.path, lines, totals };
+}
+
+function countOutcomes(outcomes: Map<string, number>): CoverageCounts {
+  let covered = 0;
+  for (const taken of outcomes.values()) if (taken > 0) covered += 1;
+  return { covered, total: outcomes.size };
+}
+
+function mergeCounts(a: CoverageCounts | undefined, b: CoverageCounts): CoverageCounts {
+  if (a === undefined) return { ...b };
+  return { covered: Math.max(a.covered, b.covered), total: Math.max(a.total, b.total) };
+}
+
+function sumCounts(a: CoverageCounts | undefined, b: CoverageCounts): CoverageCounts {
+  return { covered: (a?.covered ?? 0) + b.covered, total: (a?.total ?? 0) + b.total };
+}
+
+/** Adds up totals; conditions stay null unless some part has them. */
+export function sumTotals(parts: CoverageTotals[]): CoverageTotals {
+  const totals: CoverageTotals = {
+    lines: { covered: 0, total: 0 },
+    branches: { covered: 0, total: 0 },
+    conditions: null,
+  };
+  for (const part of parts) {
+    totals.lines = sumCounts(totals.lines, part.lines);
+    totals.branches = sumCounts(totals.branches, part.branches);
+    if (part.conditions) totals.conditions = sumCounts(totals.conditions ?? undefined, part.conditions);
+  }
+  return totals;
+}
+
+/**
+ * Reads a non-negative integer count, or throws naming what it is and where. Accepts plain
+ * decimal digits only (`1e3`, `0x10`, `1.5` are rejected); values beyond 2^53 are clamped.
+ */
+export function readCount(
+  format: CoverageFormat,
+  raw: string | undefined,
+  what: string,
+  where: CoverageErrorLocation,
+): number {
+  const text = raw?.trim();
+  if (text === undefined || text === "") {
+    throw new CoverageFormatError(format, `${what} is missing`, where);
+  }
+  if (/^-\d+$/.test(text)) throw new CoverageFormatError(format, `${what} is negative: ${text}`, where);
+  if (!/^\d+$/.test(text))
+    throw new CoverageFormatError(format, `${what} is not a whole number: "${text}"`, where);
+  return Math.min(Number(text), Number.MAX_SAFE_INTEGER);
+}
+
+/** Reads a 1-based line number, or throws naming where. */
+export function readLineNumber(
+  format: CoverageFormat,
+  raw: string | undefined,
+  what: string,
+  where: CoverageErrorLocation,
+): number {
+  const line = readCount(format, raw, what, where);
+  if (line < 1) throw new CoverageFormatError(format, `${what} must be 1 or more, got ${line}`, where);
+  return line;
+}

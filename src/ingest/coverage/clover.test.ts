@@ -1,0 +1,56 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseClover } from "./clover.ts";
+import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
+import { CoverageFormatError } from "./types.ts";
+
+test("an OpenClover report gives stmt, method and cond lines, with cond outcomes as branches", () => {
+  const report = parseClover(readFixture("openclover.clover.xml"), {
+    workDir: "/home/runner/work/shop/shop",
+  });
+  assert.deepEqual(
+    report.files.map((f) => f.path),
+    ["src/main/java/com/example/shop/Cart.java", "src/main/java/com/example/shop/Empty.java"],
+  );
+  const cart = fileOf(report, "src/main/java/com/example/shop/Cart.java");
+  // A cond line without count takes truecount + falsecount as its hits.
+  assert.deepEqual(hitsOf(cart), { 8: 4, 9: 3, 10: 3, 12: 1, 15: 2, 16: 2, 17: 0 });
+  assert.deepEqual(cart.lines.find((l) => l.line === 9)?.branches, { covered: 1, total: 2 });
+  assert.deepEqual(cart.totals, {
+    lines: { covered: 6, total: 7 },
+    branches: { covered: 1, total: 2 },
+    conditions: { covered: 1, total: 2 },
+  });
+  assert.deepEqual(fileOf(report, "src/main/java/com/example/shop/Empty.java").totals.lines, {
+    covered: 0,
+    total: 0,
+  });
+});
+
+test("an Istanbul clover report uses the cond line's own count", () => {
+  const report = parseClover(readFixture("istanbul.clover.xml"), { workDir: "/tmp/project/" });
+  const file = fileOf(report, "m.mjs");
+  assert.deepEqual(hitsOf(file), { 1: 2, 2: 2, 3: 1, 5: 1, 6: 0 });
+  assert.deepEqual(file.lines[1]?.conditions, { covered: 2, total: 2 });
+  assert.deepEqual(report.totals.lines, { covered: 4, total: 5 });
+});
+
+test("bad input throws CoverageFormatError naming the problem, element and line", () => {
+  const wrap = (line: string) =>
+    `<coverage clover="4"><project><file path="a.php">\n${line}\n</file></project></coverage>`;
+  const cases: [string, RegExp][] = [
+    [wrap('<line num="1" count="-1" type="stmt"/>'), /count is negative: -1 \(in <line> at line 2\)/],
+    [wrap('<line num="-3" count="1" type="stmt"/>'), /num is negative: -3 \(in <line> at line 2\)/],
+    [wrap('<line num="1" type="cond" truecount="x"/>'), /truecount is not a whole number/],
+    ['<coverage clover="4"><project><file/></project></coverage>', /a file has neither a path nor a name/],
+    ['<coverage clover="4"><project>', /invalid XML/],
+  ];
+  for (const [text, message] of cases) {
+    assert.throws(
+      () => parseClover(text),
+      (error: unknown) => error instanceof CoverageFormatError && message.test(error.message),
+      text,
+    );
+  }
+});

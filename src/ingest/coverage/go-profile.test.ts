@@ -1,0 +1,66 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseGoProfile } from "./go-profile.ts";
+import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
+import { CoverageFormatError } from "./types.ts";
+
+test("a -coverpkg profile merges duplicate blocks and strips the module path", () => {
+  const report = parseGoProfile(readFixture("coverpkg.go.out"), { stripPrefixes: ["example.com/shop"] });
+  assert.deepEqual(
+    report.files.map((f) => f.path),
+    ["cart/cart.go", "cart/doc.go", "internal/money/money.go"],
+  );
+  const cart = fileOf(report, "cart/cart.go");
+  // Line 12 is shared by two blocks (counts 4 and 1): the larger wins.
+  assert.deepEqual(hitsOf(cart), { 10: 4, 11: 4, 12: 4, 13: 1, 14: 1, 15: 4, 18: 0, 19: 0, 20: 0 });
+  assert.deepEqual(cart.totals, {
+    lines: { covered: 6, total: 9 },
+    branches: { covered: 0, total: 0 },
+    conditions: null,
+  });
+  assert.deepEqual(hitsOf(fileOf(report, "internal/money/money.go")), { 5: 4, 6: 4, 7: 4 });
+  assert.deepEqual(fileOf(report, "cart/doc.go").lines, []);
+});
+
+test("in set mode duplicate blocks are covered when any copy is, without adding up", () => {
+  const report = parseGoProfile("mode: set\nm/a.go:1.1,1.10 1 1\nm/a.go:1.1,1.10 1 1\nm/a.go:2.1,2.5 1 0\n");
+  assert.deepEqual(hitsOf(fileOf(report, "m/a.go")), { 1: 1, 2: 0 });
+});
+
+test("concatenated count profiles repeating mode: add up", () => {
+  const report = parseGoProfile("mode: count\nm/a.go:3.1,3.9 1 2\nmode: count\nm/a.go:3.1,3.9 1 5\n");
+  assert.deepEqual(hitsOf(fileOf(report, "m/a.go")), { 3: 7 });
+});
+
+test("Windows paths in a GOPATH-style profile normalise against workDir", () => {
+  const report = parseGoProfile("mode: set\nC:\\src\\proj\\main.go:4.13,6.2 1 1\n", {
+    workDir: "C:/src/proj",
+  });
+  assert.deepEqual(
+    report.files.map((f) => f.path),
+    ["main.go"],
+  );
+});
+
+test("bad input throws CoverageFormatError naming the problem and the line", () => {
+  const cases: [string, RegExp][] = [
+    ["m/a.go:1.1,1.2 1 1\n", /the first line must be mode: set\|count\|atomic \(at line 1\)/],
+    ["mode: fast\n", /unknown mode "fast"/],
+    ["mode: set\nm/a.go:1.1,1.2 1 -1\n", /execution count is negative: -1 \(at line 2\)/],
+    ["mode: set\nm/a.go:0.1,1.2 1 1\n", /start line must be 1 or more, got 0 \(at line 2\)/],
+    ["mode: set\nm/a.go:5.1,3.2 1 1\n", /block ends \(line 3\) before it starts \(line 5\) \(at line 2\)/],
+    [
+      "mode: set\nnot a block\n",
+      /expected file:startLine.startCol,endLine.endCol numStmts count \(at line 2\)/,
+    ],
+    ["mode: set\nm/a.go:1.1,1.2 1 1\nmode: count\n", /mode count mixed with mode set \(at line 3\)/],
+  ];
+  for (const [text, message] of cases) {
+    assert.throws(
+      () => parseGoProfile(text),
+      (error: unknown) => error instanceof CoverageFormatError && message.test(error.message),
+      text,
+    );
+  }
+});

@@ -1,0 +1,59 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseJacoco } from "./jacoco.ts";
+import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
+import { CoverageFormatError } from "./types.ts";
+
+test("a JaCoCo report with its DOCTYPE gives package-relative files, covered lines and branch counters", () => {
+  const report = parseJacoco(readFixture("jacoco.xml"));
+  assert.equal(report.format, "jacoco");
+  assert.deepEqual(
+    report.files.map((f) => f.path),
+    ["com/example/shop/Cart.java", "com/example/shop/util/Interface.java"],
+  );
+  const cart = fileOf(report, "com/example/shop/Cart.java");
+  assert.deepEqual(hitsOf(cart), { 5: 1, 8: 1, 9: 1, 11: 0 });
+  assert.deepEqual(
+    cart.lines.find((l) => l.line === 8),
+    {
+      line: 8,
+      hits: 1,
+      branches: { covered: 3, total: 4 },
+      conditions: { covered: 3, total: 4 },
+    },
+  );
+  assert.deepEqual(cart.totals, {
+    lines: { covered: 3, total: 4 },
+    branches: { covered: 3, total: 4 },
+    conditions: { covered: 3, total: 4 },
+  });
+  assert.deepEqual(fileOf(report, "com/example/shop/util/Interface.java").lines, []);
+  assert.deepEqual(report.totals.lines, { covered: 3, total: 4 });
+});
+
+test("a line with no instructions and no branches is not a line of code", () => {
+  const report = parseJacoco(
+    '<report name="r"><package name="p"><sourcefile name="A.java"><line nr="3" mi="0" ci="0" mb="0" cb="0"/></sourcefile></package></report>',
+  );
+  assert.deepEqual(fileOf(report, "p/A.java").lines, []);
+});
+
+test("bad input throws CoverageFormatError naming the problem, element and line", () => {
+  const wrap = (line: string) =>
+    `<report name="r"><package name="p"><sourcefile name="A.java">\n${line}\n</sourcefile></package></report>`;
+  const cases: [string, RegExp][] = [
+    [wrap('<line nr="1" mi="0" ci="-4" mb="0" cb="0"/>'), /ci is negative: -4 \(in <line> at line 2\)/],
+    [wrap('<line nr="0" mi="0" ci="1"/>'), /nr must be 1 or more, got 0 \(in <line> at line 2\)/],
+    ['<report><package name="p"><sourcefile/></package></report>', /a sourcefile has no name attribute/],
+    ["<coverage/>", /the root element is <coverage>, expected <report>/],
+    ["<report><package></report>", /invalid XML/],
+  ];
+  for (const [text, message] of cases) {
+    assert.throws(
+      () => parseJacoco(text),
+      (error: unknown) => error instanceof CoverageFormatError && message.test(error.message),
+      text,
+    );
+  }
+});

@@ -1,0 +1,135 @@
+/**
+ * The common in-memory shape every coverage format is parsed into. A parser reads one report and
+ * answers one {@link CoverageReport}: files with repository-relative paths, per-line detail and
+ * totals computed from that detail. Nothing here knows about the database or the API; the
+ * ingestion step turns a report into metrics (LCV, BCV, CCV ...) and per-file rows.
+ *
+ * See docs/ingestion-coverage.md for how each format maps onto this shape.
+ */
+
+/** The report formats Assay reads. */
+export type CoverageFormat = "lcov" | "cobertura" | "clover" | "jacoco" | "go";
+
+/** Every format name, in the order detection tries them. */
+export const COVERAGE_FORMATS: readonly CoverageFormat[] = ["lcov", "cobertura", "clover", "jacoco", "go"];
+
+/** A covered / total pair: covered lines, covered branch outcomes or covered condition outcomes. */
+export interface CoverageCounts {
+  covered: number;
+  total: number;
+}
+
+/** What one report says about one source line. */
+export interface LineCoverage {
+  /** 1-based line number in the source file. */
+  line: number;
+  /**
+   * How many times the line ran, or null when the report has branch data for the line but no line
+   * count (such a line does not count toward line totals). Formats without execution counts
+   * (JaCoCo) give 1 for a covered line and 0 for a missed one.
+   */
+  hits: number | null;
+  /** Branch outcomes on this line, when the format reports branches. */
+  branches?: CoverageCounts;
+  /**
+   * Outcomes of the individual boolean conditions on this line, when the format reports them
+   * (Cobertura `condition-coverage`, JaCoCo branch counters, Clover `cond` lines).
+   */
+  conditions?: CoverageCounts;
+}
+
+/** Covered / total counts for a file or a whole report. */
+export interface CoverageTotals {
+  lines: CoverageCounts;
+  branches: CoverageCounts;
+  /** Null when the format has no condition data for any line in scope. */
+  conditions: CoverageCounts | null;
+}
+
+/** One source file's coverage. */
+export interface FileCoverage {
+  /** Repository-relative path with `/` separators (see {@link CoveragePathOptions}). */
+  path: string;
+  /** Lines the report mentions, ordered by line number, one entry per line. */
+  lines: LineCoverage[];
+  /** Totals over `lines`; from the report's own summary only when it gives no line detail. */
+  totals: CoverageTotals;
+}
+
+/** A parsed coverage report. */
+export interface CoverageReport {
+  format: CoverageFormat;
+  /** Files ordered by path; a file the report lists more than once appears once, merged. */
+  files: FileCoverage[];
+  /** Sum of the files' totals. */
+  totals: CoverageTotals;
+}
+
+/** How report paths become repository-relative paths. */
+export interface CoveragePathOptions {
+  /**
+   * The directory the report was produced in (the upload's `metadata.workDir`, normally the
+   * repository root in CI). Paths under it lose this prefix; `\` and `/` are both accepted.
+   */
+  workDir?: string;
+  /**
+   * Further prefixes to remove when a path starts with one, tried after `workDir`: e.g. the Go
+   * module path (`example.com/project`), whose profiles name files by import path.
+   */
+  stripPrefixes?: string[];
+}
+
+/** Options for {@link parseCoverage}. */
+export interface ParseCoverageOptions extends CoveragePathOptions {
+  /** Parse as this format instead of detecting it. */
+  format?: CoverageFormat;
+}
+
+/** Where in the report a problem is: a text line, an XML element, or both. */
+export interface CoverageErrorLocation {
+  /** 1-based line of the report text. */
+  line?: number;
+  /** The XML element the problem is in. */
+  element?: string;
+}
+
+/**
+ * A report that cannot be read: not well-formed, not a coverage report, or holding impossible
+ * values (negative counts, line numbers below 1). The message names the problem and where it is,
+ * so it can be shown to the uploader as is.
+ */
+export class CoverageFormatError extends Error {
+  override readonly name = "CoverageFormatError";
+  readonly format: CoverageFormat | null;
+  readonly location: CoverageErrorLocation;
+
+  constructor(format: CoverageFormat | null, problem: string, location: CoverageErrorLocation = {}) {
+    super(`${describeFormat(format)}: ${problem}${describeLocation(location)}`);
+    this.format = format;
+    this.location = location;
+  }
+}
+
+function describeFormat(format: CoverageFormat | null): string {
+  switch (format) {
+    case null:
+      return "coverage report";
+    case "lcov":
+      return "LCOV report";
+    case "cobertura":
+      return "Cobertura report";
+    case "clover":
+      return "Clover report";
+    case "jacoco":
+      return "JaCoCo report";
+    case "go":
+      return "Go cover profile";
+  }
+}
+
+function describeLocation({ line, element }: CoverageErrorLocation): string {
+  const parts: string[] = [];
+  if (element !== undefined) parts.push(`in <${element}>`);
+  if (line !== undefined) parts.push(`at line ${line}`);
+  return parts.length > 0 ? ` (${parts.join(" ")})` : "";
+}

@@ -1,0 +1,100 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { after, before, it } from "node:test";
+import { classifySarifRule } from "./mapping.ts";
+import { readSarif } from "./reader.ts";
+import type { SarifEvent, SarifResult, SarifRun } from "./types.ts";
+
+/** The part of ESLint 8's API the test drives (ESLint ships no types; it comes with the SARIF formatter). */
+interface ESLintApi {
+  lintFiles(patterns: string[]): Promise<unknown[]>;
+  getRulesMetaForResults(results: unknown[]): unknown;
+}
+type ESLintClass = new (options: Record<string, unknown>) => ESLintApi;
+type SarifFormatter = (results: unknown[], data: { cwd: string; rulesMeta: unknown }) => string;
+
+const require = createRequire(import.meta.url);
+const { ESLint } = require("eslint") as { ESLint: ESLintClass };
+const formatSarif = require("@microsoft/eslint-formatter-sarif") as SarifFormatter;
+
+let workDir = "";
+let sarif = "";
+
+before(async () => {
+  workDir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-eslint-")));
+  await fs.mkdir(path.join(workDir, "src"));
+  await fs.writeFile(
+    path.join(workDir, "src", "app.js"),
+    "const unused = 1;\nif (x == null) {\n  eval('1');\n}\n",
+  );
+  await fs.writeFile(path.join(workDir, "src", "my file.js"), "debugger;\n");
+  const eslint = new ESLint({
+    cwd: workDir,
+    useEslintrc: false,
+    overrideConfig: {
+      parserOptions: { ecmaVersion: 2022 },
+      rules: {
+        "no-unused-vars": "error",
+        "no-undef": "error",
+        eqeqeq: "warn",
+        "no-eval": "error",
+        "no-debugger": "warn",
+      },
+    },
+  });
+  const results = await eslint.lintFiles(["src"]);
+  sarif = formatSarif(results, { cwd: workDir, rulesMeta: eslint.getRulesMetaForResults(results) });
+});
+
+after(async () => {
+  await fs.rm(workDir, { recursive: true, force: true });
+});
+
+async function read(text: string): Promise<{ runs: SarifRun[]; results: SarifResult[] }> {
+  const events: SarifEvent[] = [];
+  // ESLint's formatter writes one JSON text; feed it in 100-byte slices as an upload would arrive.
+  const slices = Array.from({ length: Math.ceil(text.length / 100) }, (_, i) =>
+    text.slice(i * 100, i * 100 + 100),
+  );
+  for await (const event of readSarif(slices, { workDir })) events.push(event);
+  return {
+    runs: events.flatMap((event) => (event.type === "run" ? [event.run] : [])),
+    results: events.flatMap((event) => (event.type === "result" ? [event.result] : [])),
+  };
+}
+
+it("reads the SARIF that ESLint's formatter writes", async () => {
+  const { runs, results } = await read(sarif);
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0]?.tool.name, "ESLint");
+  const summary = results
+    .map(
+      (r) =>
+        `${r.ruleId} ${r.level} ${r.locations[0]?.path}:${r.locations[0]?.region?.startLine}:${r.locations[0]?.region?.startColumn}`,
+    )
+    .sort();
+  assert.deepEqual(summary, [
+    "eqeqeq warning src/app.js:2:7",
+    "no-debugger warning src/my file.js:1:1",
+    "no-eval error src/app.js:3:3",
+    "no-undef error src/app.js:2:5",
+    "no-unused-vars error src/app.js:1:7",
+  ]);
+  assert.ok(
+    results.every((r) => r.rule !== null && r.message.length > 0 && !r.locations[0]?.outsideRepository),
+  );
+  const eval_ = results.find((r) => r.ruleId === "no-eval");
+  assert.equal(eval_?.rule?.helpUri, "https://eslint.org/docs/latest/rules/no-eval");
+  assert.ok(eval_?.rule?.shortDescription);
+});
+
+it("maps ESLint's rules to issue fields by the result's level", async () => {
+  const { results } = await read(sarif);
+  const byRule = new Map(results.map((r) => [r.ruleId, r.rule ? classifySarifRule(r.rule, r.level) : null]));
+  assert.deepEqual(byRule.get("no-undef"), { category: "BUG_RISK", severity: "MAJOR", tags: [] });
+  assert.deepEqual(byRule.get("eqeqeq"), { category: "ANTI_PATTERN", severity: "MINOR", tags: [] });
+});

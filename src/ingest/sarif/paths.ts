@@ -1,0 +1,112 @@
+import path from "node:path";
+
+/**
+ * Turning SARIF artifact locations (`uri` + `uriBaseId`, SARIF §3.4) into repository-relative
+ * paths. A relative URI is resolved through the run's `originalUriBaseIds` (§3.14.14), which may
+ * chain; an unknown base id (typically `%SRCROOT%` left undefined) means the repository root. An
+ * absolute `file://` URI or path is made relative to the checkout directory the CI reported
+ * (`workDir`). Percent-escapes are decoded and `\` separators become `/`.
+ */
+
+/** One entry of a run's `originalUriBaseIds`. */
+export interface UriBase {
+  uri?: string;
+  uriBaseId?: string;
+}
+
+/** Where the repository was checked out when the tool ran, and the run's named bases. */
+export interface PathContext {
+  /** The checkout directory (absolute, POSIX or Windows style); null when unknown. */
+  workDir: string | null;
+  originalUriBaseIds: Readonly<Record<string, UriBase>>;
+}
+
+/** A resolved artifact path. */
+export interface ResolvedPath {
+  /** Repository-relative when inside the repository; otherwise the normalised path as resolved. */
+  path: string;
+  outsideRepository: boolean;
+}
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const WINDOWS_ABSOLUTE = /^[a-z]:\//i;
+
+/** Decodes percent-escapes, leaving a malformed escape as written rather than failing. */
+function percentDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replace(/%([0-9a-f]{2})/gi, (written, hex: string) => {
+      const code = Number.parseInt(hex, 16);
+      return code < 0x80 ? String.fromCharCode(code) : written;
+    });
+  }
+}
+
+/** `file:///C:/x` → `C:/x`, `file:///x` → `/x`, `file://host/x` → `//host/x`; other schemes unchanged. */
+function pathOfUri(uri: string): string {
+  const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
+  // A single letter "scheme" is a Windows drive (C:\src), not a URI scheme.
+  if (scheme === undefined || scheme.length === 1) return uri.replaceAll("\\", "/");
+  if (scheme !== "file") return uri;
+  let rest = uri.slice("file:".length).replace(/[?#].*$/, "");
+  if (rest.startsWith("//")) {
+    rest = rest.slice(2);
+    const slash = rest.indexOf("/");
+    const host = slash < 0 ? rest : rest.slice(0, slash);
+    rest = slash < 0 ? "/" : rest.slice(slash);
+    if (host !== "" && host !== "localhost") return `//${host}${rest}`;
+  }
+  if (/^\/[a-z]:/i.test(rest)) rest = rest.slice(1);
+  return rest;
+}
+
+function isAbsolute(p: string): boolean {
+  return p.startsWith("/") || WINDOWS_ABSOLUTE.test(p);
+}
+
+/** Normalises `.`/`..` and repeated separators; a drive letter is lower-cased for comparisons. */
+function normalise(p: string): string {
+  const drive = WINDOWS_ABSOLUTE.test(p) ? p.slice(0, 2).toLowerCase() : "";
+  const rest = drive ? p.slice(2) : p;
+  const normalised = path.posix.normalize(rest);
+  return drive + (normalised === "." ? "" : normalised);
+}
+
+/** Follows `uriBaseId` through `originalUriBaseIds` to a base path; null for "the repository root". */
+function basePath(id: string | undefined, context: PathContext, seen: Set<string>): string | null {
+  if (id === undefined || seen.has(id)) return null;
+  seen.add(id);
+  const base = context.originalUriBaseIds[id];
+  if (base?.uri === undefined) return null;
+  const own = percentDecode(pathOfUri(base.uri));
+  if (isAbsolute(own) || SCHEME.exec(own)?.[1]?.length !== undefined) return own;
+  const parent = basePath(base.uriBaseId, context, seen);
+  return parent === null ? own : `${parent.replace(/\/?$/, "/")}${own}`;
+}
+
+/**
+ * Resolves an artifact location to a repository-relative path. An absolute path is relative to
+ * `workDir` when under it and outside the repository otherwise (also when `workDir` is unknown); a
+ * relative path that climbs above the root (`../x`) is outside too.
+ */
+export function resolveArtifactPath(
+  uri: string,
+  uriBaseId: string | undefined,
+  context: PathContext,
+): ResolvedPath {
+  const own = percentDecode(pathOfUri(uri));
+  const base = isAbsolute(own) ? null : basePath(uriBaseId, context, new Set());
+  const joined = normalise(base === null ? own : `${base.replace(/\/?$/, "/")}${own}`);
+  if (SCHEME.exec(joined)?.[1] && !WINDOWS_ABSOLUTE.test(joined)) {
+    return { path: joined, outsideRepository: true };
+  }
+  if (!isAbsolute(joined)) {
+    const relative = joined.replace(/^\.\//, "");
+    return { path: relative, outsideRepository: relative === ".." || relative.startsWith("../") };
+  }
+  if (context.workDir === null) return { path: joined, outsideRepository: true };
+  const root = normalise(percentDecode(pathOfUri(context.workDir))).replace(/\/$/, "");
+  if (joined.startsWith(`${root}/`)) return { path: joined.slice(root.length + 1), outsideRepository: false };
+  return { path: joined, outsideRepository: true };
+}

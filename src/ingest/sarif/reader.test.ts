@@ -1,0 +1,334 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { readSarif } from "./reader.ts";
+import { type SarifEvent, SarifFormatError, type SarifResult } from "./types.ts";
+
+/** Feeds the text in small byte chunks, so values straddle chunk boundaries. */
+function* chunked(text: string, size = 7): Generator<Uint8Array> {
+  const bytes = Buffer.from(text);
+  for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size);
+}
+
+async function readAll(document: unknown, workDir: string | null = "/work/repo"): Promise<SarifEvent[]> {
+  const text = typeof document === "string" ? document : JSON.stringify(document);
+  const events: SarifEvent[] = [];
+  for await (const event of readSarif(chunked(text), { workDir })) events.push(event);
+  return events;
+}
+
+function results(events: SarifEvent[]): SarifResult[] {
+  return events.flatMap((event) => (event.type === "result" ? [event.result] : []));
+}
+
+async function rejection(document: unknown): Promise<SarifFormatError> {
+  try {
+    await readAll(document);
+  } catch (error) {
+    assert.ok(error instanceof SarifFormatError, `expected a SarifFormatError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail("the document was accepted");
+}
+
+const driver = {
+  name: "demo",
+  version: "1.2.3",
+  rules: [
+    {
+      id: "js/xss",
+      name: "Xss",
+      shortDescription: { text: "Cross-site scripting" },
+      fullDescription: { text: "Writing user input to a page allows XSS." },
+      help: { text: "Escape it.", markdown: "**Escape** it." },
+      defaultConfiguration: { level: "error" },
+      properties: {
+        tags: ["security", "external/cwe/cwe-079"],
+        "security-severity": "6.1",
+        precision: "high",
+        "problem.severity": "error",
+      },
+      messageStrings: { default: { text: "Value {0} flows to {1}." } },
+    },
+    { id: "style/semi" },
+  ],
+};
+
+function result(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ruleId: "js/xss",
+    message: { text: "XSS here" },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: "src/a.js" },
+          region: { startLine: 3, startColumn: 5, endColumn: 9 },
+        },
+      },
+    ],
+    ...extra,
+  };
+}
+
+describe("readSarif", () => {
+  it("yields the run's driver with its rules, then the results in order", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [{ tool: { driver }, results: [result(), result({ ruleId: "style/semi", level: "note" })] }],
+    });
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ["run", "result", "result"],
+    );
+    const run = events[0]?.type === "run" ? events[0].run : assert.fail("no run first");
+    assert.equal(run.tool.name, "demo");
+    assert.equal(run.tool.version, "1.2.3");
+    assert.deepEqual(run.tool.rules[0], {
+      id: "js/xss",
+      index: 0,
+      name: "Xss",
+      shortDescription: "Cross-site scripting",
+      fullDescription: "Writing user input to a page allows XSS.",
+      help: "**Escape** it.",
+      helpUri: null,
+      defaultLevel: "error",
+      tags: ["security", "external/cwe/cwe-079"],
+      securitySeverity: 6.1,
+      precision: "high",
+      problemSeverity: "error",
+      messageStrings: { default: "Value {0} flows to {1}." },
+    });
+    const [first, second] = results(events);
+    assert.equal(first?.rule?.id, "js/xss");
+    assert.equal(first?.level, "error", "the rule's default level applies");
+    assert.deepEqual(first?.locations[0]?.region, {
+      startLine: 3,
+      startColumn: 5,
+      endLine: 3,
+      endColumn: 9,
+      snippet: null,
+    });
+    assert.equal(first?.locations[0]?.path, "src/a.js");
+    assert.equal(second?.level, "note");
+    assert.equal(second?.rule?.index, 1);
+  });
+
+  it("reads several runs, each result under its own run", async () => {
+    const other = { name: "second", rules: [{ id: "B1" }] };
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        { tool: { driver }, results: [result()] },
+        {
+          tool: { driver: other },
+          results: [
+            { ruleId: "B1", message: { text: "b" } },
+            { ruleIndex: 0, message: { text: "c" } },
+          ],
+        },
+        { tool: { driver: other }, results: [] },
+      ],
+    });
+    assert.deepEqual(
+      events.map((event) =>
+        event.type === "run"
+          ? `run ${event.run.index} ${event.run.tool.name}`
+          : `result ${event.result.runIndex} ${event.result.ruleId}`,
+      ),
+      ["run 0 demo", "result 0 js/xss", "run 1 second", "result 1 B1", "result 1 B1", "run 2 second"],
+    );
+  });
+
+  it("accepts a location without a region and a result without locations", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver },
+          results: [
+            result({ locations: [{ physicalLocation: { artifactLocation: { uri: "README.md" } } }] }),
+            result({ locations: undefined }),
+          ],
+        },
+      ],
+    });
+    const [whole, none] = results(events);
+    assert.equal(whole?.locations[0]?.path, "README.md");
+    assert.equal(whole?.locations[0]?.region, null);
+    assert.deepEqual(none?.locations, []);
+  });
+
+  it("resolves percent-encoded, file:// and base-id URIs to repository paths", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver },
+          originalUriBaseIds: {
+            ROOT: { uri: "file:///work/repo/" },
+            SRC: { uri: "src%20dir/", uriBaseId: "ROOT" },
+          },
+          results: [
+            result({
+              locations: [
+                { physicalLocation: { artifactLocation: { uri: "caf%C3%A9.js", uriBaseId: "SRC" } } },
+              ],
+            }),
+            result({
+              locations: [{ physicalLocation: { artifactLocation: { uri: "file:///work/repo/lib/x.js" } } }],
+            }),
+            result({
+              locations: [{ physicalLocation: { artifactLocation: { uri: "file:///usr/lib/node/y.js" } } }],
+            }),
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(
+      results(events).map((r) => [r.locations[0]?.path, r.locations[0]?.outsideRepository]),
+      [
+        ["src dir/café.js", false],
+        ["lib/x.js", false],
+        ["/usr/lib/node/y.js", true],
+      ],
+    );
+  });
+
+  it("keeps baselineState, suppressions, fingerprints and related locations", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver },
+          results: [
+            result({
+              baselineState: "unchanged",
+              suppressions: [{ kind: "inSource", justification: "false positive" }],
+              partialFingerprints: { primaryLocationLineHash: "abc:1", ignored: 3 },
+              fingerprints: { "0": "f" },
+              relatedLocations: [
+                {
+                  id: 1,
+                  message: { text: "source" },
+                  physicalLocation: { artifactLocation: { uri: "src/b.js" }, region: { startLine: 9 } },
+                },
+              ],
+            }),
+            result({ baselineState: "new", suppressions: [{ kind: "external", status: "underReview" }] }),
+            result({ baselineState: "bogus", suppressions: [{ kind: "external", status: "rejected" }] }),
+          ],
+        },
+      ],
+    });
+    const [unchanged, review, rejected] = results(events);
+    assert.equal(unchanged?.baselineState, "unchanged");
+    assert.deepEqual(unchanged?.suppressions, [
+      { kind: "inSource", status: null, justification: "false positive" },
+    ]);
+    assert.equal(unchanged?.isSuppressed, true);
+    assert.deepEqual(unchanged?.partialFingerprints, { primaryLocationLineHash: "abc:1" });
+    assert.deepEqual(unchanged?.fingerprints, { "0": "f" });
+    assert.deepEqual(unchanged?.relatedLocations, [
+      {
+        path: "src/b.js",
+        outsideRepository: false,
+        uri: "src/b.js",
+        uriBaseId: null,
+        region: { startLine: 9, startColumn: null, endLine: 9, endColumn: null, snippet: null },
+        message: "source",
+        id: 1,
+      },
+    ]);
+    assert.equal(review?.baselineState, "new");
+    assert.equal(review?.isSuppressed, false, "under review is not suppressed yet");
+    assert.equal(rejected?.baselineState, null);
+    assert.equal(rejected?.isSuppressed, false);
+  });
+
+  it("buffers results that come before the tool and yields them after the run header", async () => {
+    const text = `{"runs":[{"results":[${JSON.stringify(result())},${JSON.stringify({ rule: { index: 1 }, message: { text: "s" } })}],"tool":${JSON.stringify({ driver })}}],"version":"2.1.0"}`;
+    const events = await readAll(text);
+    assert.deepEqual(
+      events.map((event) => (event.type === "run" ? "run" : event.result.ruleId)),
+      ["run", "js/xss", "style/semi"],
+    );
+  });
+
+  it("fills message strings from the rule with the result's arguments", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        { tool: { driver }, results: [result({ message: { id: "default", arguments: ["x", "html"] } })] },
+      ],
+    });
+    assert.equal(results(events)[0]?.message, "Value x flows to html.");
+  });
+
+  it("resolves a rule id that the driver does not describe to no rule", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [{ tool: { driver }, results: [result({ ruleId: "unknown" })] }],
+    });
+    assert.equal(results(events)[0]?.rule, null);
+    assert.equal(results(events)[0]?.level, "warning");
+  });
+});
+
+describe("readSarif rejects", () => {
+  it("another version, naming it", async () => {
+    const error = await rejection({ version: "2.0.0", runs: [] });
+    assert.equal(error.problem, "UNSUPPORTED_VERSION");
+    assert.match(error.message, /"2\.0\.0"/);
+  });
+
+  it("a version that comes after the runs", async () => {
+    const error = await rejection(
+      `{"runs":[{"tool":${JSON.stringify({ driver })},"results":[]}],"version":"1.0.0"}`,
+    );
+    assert.equal(error.problem, "UNSUPPORTED_VERSION");
+  });
+
+  it("a log without version", async () => {
+    assert.equal((await rejection({ runs: [] })).problem, "MISSING_VERSION");
+  });
+
+  it("a log without runs", async () => {
+    const error = await rejection({ version: "2.1.0" });
+    assert.equal(error.problem, "MISSING_RUNS");
+    assert.match(error.message, /"runs"/);
+  });
+
+  it("invalid JSON, with the position", async () => {
+    const error = await rejection('{"version":"2.1.0","runs":[tru]}');
+    assert.equal(error.problem, "INVALID_JSON");
+    assert.match(error.message, /position "30"/);
+    assert.equal((await rejection('{"version":"2.1.0","runs":[')).problem, "INVALID_JSON");
+    assert.equal((await rejection("")).problem, "INVALID_JSON");
+  });
+
+  it("a result without ruleId and rule, naming the result", async () => {
+    const error = await rejection({
+      version: "2.1.0",
+      runs: [{ tool: { driver }, results: [result(), { message: { text: "?" } }] }],
+    });
+    assert.equal(error.problem, "MISSING_RULE");
+    assert.match(error.message, /runs\[0\]\.results\[1\]/);
+  });
+
+  it("a rule index past the driver's rules", async () => {
+    const error = await rejection({
+      version: "2.1.0",
+      runs: [{ tool: { driver }, results: [{ ruleIndex: 5, message: { text: "?" } }] }],
+    });
+    assert.equal(error.problem, "MISSING_RULE");
+  });
+
+  it("a run without tool", async () => {
+    const error = await rejection({
+      version: "2.1.0",
+      runs: [{ tool: { driver }, results: [] }, { results: [result()] }],
+    });
+    assert.equal(error.problem, "MISSING_TOOL");
+    assert.match(error.message, /runs\[1\]/);
+  });
+});

@@ -1,0 +1,373 @@
+import { JSONParser, type ParsedTokenInfo, TokenType } from "@streamparser/json";
+import { type PathContext, resolveArtifactPath, type UriBase } from "./paths.ts";
+import {
+  type SarifEvent,
+  SarifFormatError,
+  type SarifLevel,
+  type SarifLocation,
+  type SarifRegion,
+  type SarifResult,
+  type SarifRule,
+  type SarifSuppression,
+  type SarifTool,
+} from "./types.ts";
+
+/**
+ * A streaming SARIF 2.1.0 reader. The document is tokenised chunk by chunk (@streamparser/json);
+ * only `version`, each run's `tool` and `originalUriBaseIds`, and one result at a time are ever
+ * built as objects. With `keepStack: false` every finished value is dropped from its parent (unless
+ * an enclosing value is selected), so neither `results` nor the arrays ingestion does not use
+ * (artifacts, invocations, ...) grow; a token watcher (`DocumentShape`) notes the document's shape.
+ *
+ * Order: SARIF writers put `tool` before `results`, but JSON does not promise key order (tools that
+ * sort keys put `results` first). Results met before their run's `tool` are buffered until it
+ * arrives, so such a file costs memory in proportion to its results; with `tool` first, memory is
+ * bounded by the largest single result. `version` is checked when it arrives; when it comes after
+ * the runs, a wrong version fails the iteration at that point, after results were yielded, so a
+ * consumer must treat the whole iteration as one unit (all or nothing).
+ */
+
+/** Options of {@link readSarif}. */
+export interface ReadSarifOptions {
+  /** The checkout directory on the CI machine (the upload's `metadata.workDir`), if known. */
+  workDir?: string | null;
+}
+
+const SELECTORS = ["$.version", "$.runs.*.tool", "$.runs.*.originalUriBaseIds", "$.runs.*.results.*"];
+
+/**
+ * Watches the token stream for what the value callbacks cannot tell (with `keepStack: false`
+ * nothing unselected is kept): whether the root is an object, whether it has a `runs` array, and
+ * how many runs that array holds, including runs from which nothing was selected.
+ */
+class DocumentShape {
+  rootIsObject: boolean | null = null;
+  hasRuns = false;
+  runCount = 0;
+  private depth = 0;
+  private inRuns = false;
+  private previous: ParsedTokenInfo | null = null;
+  private rootKey: unknown = null;
+
+  observe(token: ParsedTokenInfo): void {
+    if (this.rootIsObject === null) this.rootIsObject = token.token === TokenType.LEFT_BRACE;
+    if (this.depth === 1 && token.token === TokenType.COLON) this.rootKey = this.previous?.value;
+    if (token.token === TokenType.LEFT_BRACE || token.token === TokenType.LEFT_BRACKET) {
+      if (this.depth === 1 && this.rootKey === "runs" && this.previous?.token === TokenType.COLON) {
+        this.inRuns = token.token === TokenType.LEFT_BRACKET;
+        this.hasRuns = this.inRuns;
+      } else if (this.depth === 2 && this.inRuns) {
+        this.runCount += 1;
+      }
+      this.depth += 1;
+    } else if (token.token === TokenType.RIGHT_BRACE || token.token === TokenType.RIGHT_BRACKET) {
+      this.depth -= 1;
+      if (this.depth === 1) this.inRuns = false;
+    } else if (this.depth === 2 && this.inRuns && token.token !== TokenType.COMMA) {
+      // A scalar where a run object should be; counted so the run is reported as having no tool.
+      this.runCount += 1;
+    }
+    this.previous = token;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringOf(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
+}
+
+function textOf(message: unknown): string | null {
+  return isObject(message) ? (stringOf(message.text) ?? stringOf(message.markdown)) : null;
+}
+
+function levelOf(value: unknown): SarifLevel | null {
+  return value === "error" || value === "warning" || value === "note" || value === "none" ? value : null;
+}
+
+function positiveInteger(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value >= 1 ? value : null;
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  if (!isObject(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+  );
+}
+
+/** One run's state while its bytes stream past. */
+interface RunState {
+  index: number;
+  tool: SarifTool | null;
+  context: PathContext;
+  /** Raw results met before the run's `tool` (see the module comment). */
+  pending: Array<{ raw: unknown; index: number }>;
+}
+
+function ruleOf(raw: unknown, index: number, where: string): SarifRule {
+  if (!isObject(raw) || typeof raw.id !== "string") {
+    throw new SarifFormatError("INVALID_STRUCTURE", `${where}.rules[${index}] has no string "id".`);
+  }
+  const properties = isObject(raw.properties) ? raw.properties : {};
+  const severity = Number(properties["security-severity"]);
+  const help = isObject(raw.help) ? (stringOf(raw.help.markdown) ?? stringOf(raw.help.text)) : null;
+  const messageStrings = isObject(raw.messageStrings)
+    ? Object.fromEntries(
+        Object.entries(raw.messageStrings).flatMap(([id, text]) => {
+          const value = textOf(text);
+          return value === null ? [] : [[id, value]];
+        }),
+      )
+    : {};
+  return {
+    id: raw.id,
+    index,
+    name: stringOf(raw.name),
+    shortDescription: textOf(raw.shortDescription),
+    fullDescription: textOf(raw.fullDescription) ?? (isObject(raw.help) ? stringOf(raw.help.text) : null),
+    help,
+    helpUri: stringOf(raw.helpUri),
+    defaultLevel: isObject(raw.defaultConfiguration) ? levelOf(raw.defaultConfiguration.level) : null,
+    tags: Array.isArray(properties.tags) ? properties.tags.filter((tag) => typeof tag === "string") : [],
+    securitySeverity:
+      properties["security-severity"] !== undefined &&
+      properties["security-severity"] !== "" &&
+      Number.isFinite(severity)
+        ? severity
+        : null,
+    precision: stringOf(properties.precision),
+    problemSeverity: stringOf(properties["problem.severity"]),
+    messageStrings,
+  };
+}
+
+function toolOf(raw: unknown, runIndex: number): SarifTool {
+  const where = `runs[${runIndex}].tool.driver`;
+  const driver = isObject(raw) ? raw.driver : undefined;
+  if (!isObject(driver) || typeof driver.name !== "string") {
+    throw new SarifFormatError("MISSING_TOOL", `${where} is missing or has no string "name".`);
+  }
+  const rules = driver.rules === undefined ? [] : driver.rules;
+  if (!Array.isArray(rules))
+    throw new SarifFormatError("INVALID_STRUCTURE", `${where}.rules is not an array.`);
+  return {
+    name: driver.name,
+    version: stringOf(driver.version) ?? stringOf(driver.semanticVersion),
+    informationUri: stringOf(driver.informationUri),
+    rules: rules.map((rule, index) => ruleOf(rule, index, where)),
+  };
+}
+
+function regionOf(raw: unknown): SarifRegion | null {
+  if (!isObject(raw)) return null;
+  const startLine = positiveInteger(raw.startLine);
+  if (startLine === null) return null;
+  return {
+    startLine,
+    startColumn: positiveInteger(raw.startColumn),
+    endLine: positiveInteger(raw.endLine) ?? startLine,
+    endColumn: positiveInteger(raw.endColumn),
+    snippet: isObject(raw.snippet) ? stringOf(raw.snippet.text) : null,
+  };
+}
+
+function locationOf(raw: unknown, context: PathContext): SarifLocation {
+  const physical = isObject(raw) ? raw.physicalLocation : undefined;
+  const artifact = isObject(physical) ? physical.artifactLocation : undefined;
+  const uri = isObject(artifact) ? stringOf(artifact.uri) : null;
+  const uriBaseId = isObject(artifact) ? stringOf(artifact.uriBaseId) : null;
+  const resolved = uri === null ? null : resolveArtifactPath(uri, uriBaseId ?? undefined, context);
+  return {
+    path: resolved?.path ?? null,
+    outsideRepository: resolved?.outsideRepository ?? false,
+    uri,
+    uriBaseId,
+    region: isObject(physical) ? regionOf(physical.region) : null,
+    message: isObject(raw) ? textOf(raw.message) : null,
+    id: isObject(raw) && typeof raw.id === "number" ? raw.id : null,
+  };
+}
+
+function locationsOf(raw: unknown, context: PathContext): SarifLocation[] {
+  return Array.isArray(raw) ? raw.map((location) => locationOf(location, context)) : [];
+}
+
+function suppressionsOf(raw: unknown): SarifSuppression[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter(isObject).map((suppression) => ({
+    kind: suppression.kind === "external" ? "external" : "inSource",
+    status:
+      suppression.status === "accepted" ||
+      suppression.status === "underReview" ||
+      suppression.status === "rejected"
+        ? suppression.status
+        : null,
+    justification: stringOf(suppression.justification),
+  }));
+}
+
+/** `message.text`, or the rule's `messageStrings[message.id]` with `{0}`-style arguments filled in (§3.11.5). */
+function messageOf(raw: unknown, rule: SarifRule | null): string {
+  const text = textOf(raw);
+  if (text !== null || !isObject(raw)) return text ?? "";
+  const template = typeof raw.id === "string" ? rule?.messageStrings[raw.id] : undefined;
+  if (template === undefined) return "";
+  const args = Array.isArray(raw.arguments) ? raw.arguments : [];
+  return template.replace(/\{(\d+)\}/g, (whole, n: string) => {
+    const arg = args[Number(n)];
+    return typeof arg === "string" ? arg : whole;
+  });
+}
+
+function resultOf(raw: unknown, index: number, run: RunState, tool: SarifTool): SarifResult {
+  const where = `runs[${run.index}].results[${index}]`;
+  if (!isObject(raw)) throw new SarifFormatError("INVALID_STRUCTURE", `${where} is not an object.`);
+  const reference = isObject(raw.rule) ? raw.rule : {};
+  const ruleIndex = typeof raw.ruleIndex === "number" ? raw.ruleIndex : reference.index;
+  const ruleId = stringOf(raw.ruleId) ?? stringOf(reference.id);
+  let rule: SarifRule | null = null;
+  if (typeof ruleIndex === "number" && ruleIndex >= 0) {
+    rule = tool.rules[ruleIndex] ?? null;
+    if (rule === null) {
+      throw new SarifFormatError(
+        "MISSING_RULE",
+        `${where} refers to rule index ${ruleIndex}, but the driver has ${tool.rules.length} rules.`,
+      );
+    }
+  } else if (ruleId !== null) {
+    rule = tool.rules.find((candidate) => candidate.id === ruleId) ?? null;
+  }
+  const id = ruleId ?? rule?.id;
+  if (id === undefined)
+    throw new SarifFormatError("MISSING_RULE", `${where} has neither "ruleId" nor "rule".`);
+  const suppressions = suppressionsOf(raw.suppressions);
+  const kind = stringOf(raw.kind) ?? "fail";
+  const baseline = raw.baselineState;
+  return {
+    runIndex: run.index,
+    index,
+    ruleId: id,
+    rule,
+    level: levelOf(raw.level) ?? (kind !== "fail" ? "none" : (rule?.defaultLevel ?? "warning")),
+    message: messageOf(raw.message, rule),
+    locations: locationsOf(raw.locations, run.context),
+    relatedLocations: locationsOf(raw.relatedLocations, run.context),
+    suppressions,
+    isSuppressed:
+      suppressions.some((s) => s.status === null || s.status === "accepted") &&
+      !suppressions.some((s) => s.status === "underReview"),
+    baselineState:
+      baseline === "new" || baseline === "unchanged" || baseline === "updated" || baseline === "absent"
+        ? baseline
+        : null,
+    partialFingerprints: stringRecord(raw.partialFingerprints),
+    fingerprints: stringRecord(raw.fingerprints),
+  };
+}
+
+function checkVersion(version: unknown): void {
+  if (version !== "2.1.0") {
+    throw new SarifFormatError(
+      "UNSUPPORTED_VERSION",
+      `Unsupported SARIF version ${JSON.stringify(version)}: only "2.1.0" is accepted.`,
+    );
+  }
+}
+
+/** A chunk of the document: bytes (UTF-8) or text. */
+export type SarifChunk = Uint8Array | string;
+
+/**
+ * Reads a SARIF 2.1.0 log from a stream of chunks (a file read stream, an HTTP body, a
+ * decompressor's output ...), yielding each run's header and then its results one by one.
+ * Throws {@link SarifFormatError} naming the problem: invalid JSON (with the byte position), a
+ * version other than 2.1.0 or none, no `runs` array, a run without `tool.driver`, a result
+ * without a rule.
+ */
+export async function* readSarif(
+  source: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
+  options: ReadSarifOptions = {},
+): AsyncGenerator<SarifEvent> {
+  const workDir = options.workDir ?? null;
+  const parser = new JSONParser({ paths: SELECTORS, keepStack: false });
+  const queue: SarifEvent[] = [];
+  const runs = new Map<number, RunState>();
+  const shape = new DocumentShape();
+  parser.onToken = (token) => shape.observe(token);
+  let versionSeen = false;
+  let bytesRead = 0;
+
+  const runState = (index: number): RunState => {
+    let run = runs.get(index);
+    if (run === undefined) {
+      run = { index, tool: null, context: { workDir, originalUriBaseIds: {} }, pending: [] };
+      runs.set(index, run);
+    }
+    return run;
+  };
+
+  parser.onValue = ({ value, key, stack }) => {
+    if (stack.length === 1) {
+      if (key === "version") {
+        checkVersion(value);
+        versionSeen = true;
+      }
+      return;
+    }
+    const runIndex = stack[2]?.key;
+    if (typeof runIndex !== "number") return;
+    const run = runState(runIndex);
+    if (stack.length === 4 && stack[3]?.key === "results" && typeof key === "number") {
+      if (run.tool === null) run.pending.push({ raw: value, index: key });
+      else queue.push({ type: "result", result: resultOf(value, key, run, run.tool) });
+    } else if (stack.length === 3 && key === "tool") {
+      const tool = toolOf(value, runIndex);
+      run.tool = tool;
+      queue.push({ type: "run", run: { index: runIndex, tool } });
+      for (const { raw, index } of run.pending)
+        queue.push({ type: "result", result: resultOf(raw, index, run, tool) });
+      run.pending = [];
+    } else if (stack.length === 3 && key === "originalUriBaseIds" && isObject(value)) {
+      run.context = { workDir, originalUriBaseIds: value as Record<string, UriBase> };
+    }
+  };
+
+  const feed = (chunk: SarifChunk | null): void => {
+    const size = chunk === null ? 0 : typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength;
+    try {
+      if (chunk === null) {
+        if (!parser.isEnded) parser.end();
+      } else parser.write(chunk);
+    } catch (error) {
+      if (error instanceof SarifFormatError) throw error;
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new SarifFormatError("INVALID_JSON", `Invalid JSON near byte ${bytesRead + size}: ${detail}`);
+    }
+    bytesRead += size;
+  };
+
+  for await (const chunk of source) {
+    feed(chunk);
+    yield* queue.splice(0);
+  }
+  if (bytesRead === 0) throw new SarifFormatError("INVALID_JSON", "Invalid JSON: the document is empty.");
+  feed(null);
+  yield* queue.splice(0);
+
+  if (shape.rootIsObject !== true) {
+    throw new SarifFormatError("INVALID_STRUCTURE", "The SARIF log is not a JSON object.");
+  }
+  if (!versionSeen) {
+    throw new SarifFormatError("MISSING_VERSION", 'The SARIF log has no "version" (expected "2.1.0").');
+  }
+  if (!shape.hasRuns) throw new SarifFormatError("MISSING_RUNS", 'The SARIF log has no "runs" array.');
+  for (let index = 0; index < shape.runCount; index += 1) {
+    if (runs.get(index)?.tool == null)
+      throw new SarifFormatError("MISSING_TOOL", `runs[${index}] has no "tool".`);
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The shapes the streaming SARIF 2.1.0 reader (reader.ts) yields: only the parts of a SARIF log
+ * that ingestion uses, already validated and with artifact paths made repository-relative.
+ * Spec: https://docs.oasis-open.org/sarif/sarif/v2.1.0/sarif-v2.1.0.html
+ */
+
+/** A result's or rule's `level` (SARIF §3.27.10). */
+export type SarifLevel = "error" | "warning" | "note" | "none";
+
+/** A rule (`reportingDescriptor`, SARIF §3.49) of the run's tool driver. */
+export interface SarifRule {
+  /** The rule's stable id (`id`), e.g. `no-unused-vars` or `js/xss`. */
+  id: string;
+  /** Its position in `tool.driver.rules`, which results may refer to by `ruleIndex`. */
+  index: number;
+  name: string | null;
+  shortDescription: string | null;
+  /** `fullDescription.text`, else `help.text`. */
+  fullDescription: string | null;
+  /** `help.markdown`, else `help.text`. */
+  help: string | null;
+  helpUri: string | null;
+  /** `defaultConfiguration.level`; null when the rule does not say (SARIF then means `warning`). */
+  defaultLevel: SarifLevel | null;
+  /** `properties.tags`, as the tool wrote them. */
+  tags: string[];
+  /** `properties["security-severity"]`, a CVSS-like score 0.0-10.0, when present and numeric. */
+  securitySeverity: number | null;
+  /** `properties.precision` (`very-high`, `high`, `medium`, `low`). */
+  precision: string | null;
+  /** `properties["problem.severity"]` (`error`, `warning`, `recommendation`). */
+  problemSeverity: string | null;
+  /** `messageStrings`: templates a result's `message.id` refers to. */
+  messageStrings: Record<string, string>;
+}
+
+/** The analysis tool of one run (`tool.driver`, SARIF §3.18-3.19). */
+export interface SarifTool {
+  name: string;
+  version: string | null;
+  informationUri: string | null;
+  rules: SarifRule[];
+}
+
+/** One run's header, yielded before its results. */
+export interface SarifRun {
+  /** The run's position in `runs`. */
+  index: number;
+  tool: SarifTool;
+}
+
+/** A text region (SARIF §3.30); lines and columns are 1-based as in SARIF. */
+export interface SarifRegion {
+  startLine: number;
+  startColumn: number | null;
+  endLine: number;
+  endColumn: number | null;
+  /** `snippet.text`, when the tool included the source text. */
+  snippet: string | null;
+}
+
+/** A location of a result (SARIF §3.28), with the artifact's path made repository-relative. */
+export interface SarifLocation {
+  /**
+   * The path relative to the repository root, `/`-separated and percent-decoded; for a location
+   * outside the repository, the resolved absolute (or `../`-leading) path; null when the location
+   * has no artifact.
+   */
+  path: string | null;
+  /** True when the artifact lies outside the repository root (see paths.ts). */
+  outsideRepository: boolean;
+  /** The artifact URI as written, and its `uriBaseId`. */
+  uri: string | null;
+  uriBaseId: string | null;
+  /** Null when the location has no region (a finding about the whole file). */
+  region: SarifRegion | null;
+  /** The location's own message (mostly on related locations). */
+  message: string | null;
+  /** The location's `id`, which `[text](id)` links in messages refer to. */
+  id: number | null;
+}
+
+/** One suppression of a result (SARIF §3.35). */
+export interface SarifSuppression {
+  kind: "inSource" | "external";
+  status: "accepted" | "underReview" | "rejected" | null;
+  justification: string | null;
+}
+
+/** One result (SARIF §3.27), in stream order, after the header of the run it belongs to. */
+export interface SarifResult {
+  runIndex: number;
+  /** The result's position in its run's `results`. */
+  index: number;
+  ruleId: string;
+  /** The driver's rule the result refers to; null when the driver does not describe it. */
+  rule: SarifRule | null;
+  /** The result's level, else the rule's default level, else `warning` (`none` when `kind` is not `fail`). */
+  level: SarifLevel;
+  /** `message.text`, or the rule's message string the message names, with arguments filled in. */
+  message: string;
+  locations: SarifLocation[];
+  relatedLocations: SarifLocation[];
+  suppressions: SarifSuppression[];
+  /** True when some suppression is accepted (or has no status) and none is under review. */
+  isSuppressed: boolean;
+  baselineState: "new" | "unchanged" | "updated" | "absent" | null;
+  partialFingerprints: Record<string, string>;
+  fingerprints: Record<string, string>;
+}
+
+/** What the reader yields: each run's header, then that run's results one by one. */
+export type SarifEvent = { type: "run"; run: SarifRun } | { type: "result"; result: SarifResult };
+
+/** Which rule of the format a document broke. */
+export type SarifFormatProblem =
+  | "INVALID_JSON"
+  | "UNSUPPORTED_VERSION"
+  | "MISSING_VERSION"
+  | "MISSING_RUNS"
+  | "MISSING_TOOL"
+  | "MISSING_RULE"
+  | "INVALID_STRUCTURE";
+
+/** A SARIF document the reader cannot accept; the message says what is wrong and where. */
+export class SarifFormatError extends Error {
+  override name = "SarifFormatError";
+  constructor(
+    readonly problem: SarifFormatProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
