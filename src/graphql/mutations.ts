@@ -43,6 +43,34 @@ export function clientMutationIdOutput<P extends MutationEcho>(
   });
 }
 
+/** A payload that only says the change was made. */
+export interface OkPayload extends MutationEcho {
+  ok: boolean;
+}
+
+/**
+ * `XPayload { ok, clientMutationId }` for the mutations whose answer is only `ok`. The contract
+ * types `ok` as `Boolean!` on some payloads and `Boolean` on others; `nullable` follows it.
+ */
+export function okPayloadType(
+  name: string,
+  description: string,
+  okDescription: string,
+  options: { nullable?: boolean } = {},
+) {
+  return builder.objectRef<OkPayload>(name).implement({
+    description,
+    fields: (t) => ({
+      ok: t.boolean({
+        nullable: options.nullable ?? false,
+        description: okDescription,
+        resolve: (p) => p.ok,
+      }),
+      clientMutationId: clientMutationIdOutput(t),
+    }),
+  });
+}
+
 /** `clientMutationId` from an input object, for the payload. */
 export function echoOf(input: { clientMutationId?: string | null }): MutationEcho {
   return { clientMutationId: input.clientMutationId ?? null };

@@ -3,6 +3,7 @@ import type { AccountRow, Database, MembershipRow, RepositoryRow, VcsProvider } 
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
 import { keyOfId } from "../../graphql/mutations.ts";
+import { findMembershipsOfUser } from "./account-store.ts";
 
 /**
  * Who may change what (docs/permissions.md). Read access is membership of the account; these are
@@ -20,6 +21,19 @@ export function noSuchId(id: string | number): never {
 
 /** Roles that may change a repository's settings and run its workflows. */
 export const REPOSITORY_WRITE_ROLES: ReadonlySet<MembershipRow["role"]> = new Set(["ADMIN", "MEMBER"]);
+
+/**
+ * The viewer's membership in `accountId`, read in `tx` after the account's or repository's row is
+ * locked. Read separately on purpose: a locking read re-checks only the locked row once the lock
+ * is granted, so a role joined into that read could predate a change that committed meanwhile.
+ */
+async function viewerMembershipAfterLock(
+  ctx: GraphQLContext,
+  tx: Kysely<Database>,
+  accountId: string,
+): Promise<MembershipRow | undefined> {
+  return (await findMembershipsOfUser(tx, ctx.viewer.userId, [accountId]))[0];
+}
 
 /** A repository and the caller's membership in its account. */
 export interface RepositoryAccess {
@@ -39,38 +53,38 @@ export async function writableRepository(
   field: string,
 ): Promise<RepositoryAccess> {
   const key = keyOfId(id, "Repository", field);
-  const row = await tx
+  const repository = await tx
     .selectFrom("repositories as r")
     .innerJoin("memberships as m", "m.account_id", "r.account_id")
     .selectAll("r")
-    .select([
-      "m.id as m_id",
-      "m.key as m_key",
-      "m.account_id as m_account_id",
-      "m.user_id as m_user_id",
-      "m.role as m_role",
-      "m.is_owner as m_is_owner",
-      "m.joined_at as m_joined_at",
-    ])
     .where("r.key", "=", key)
     .where("m.user_id", "=", ctx.viewer.userId)
     .forUpdate("r")
     .executeTakeFirst();
-  if (!row) noSuchId(id);
-  const { m_id, m_key, m_account_id, m_user_id, m_role, m_is_owner, m_joined_at, ...repository } = row;
-  const membership: MembershipRow = {
-    id: m_id,
-    key: m_key,
-    account_id: m_account_id,
-    user_id: m_user_id,
-    role: m_role,
-    is_owner: m_is_owner,
-    joined_at: m_joined_at,
-  };
+  if (!repository) noSuchId(id);
+  const membership = await viewerMembershipAfterLock(ctx, tx, repository.account_id);
+  if (!membership) noSuchId(id);
   if (!REPOSITORY_WRITE_ROLES.has(membership.role)) {
     throw forbidden("Changing this repository needs the ADMIN or MEMBER role in its account.");
   }
   return { repository, membership };
+}
+
+/**
+ * Requires the viewer to be an ADMIN of `account`, whose row the caller has locked in `tx`:
+ * no membership any more → `notVisible()`; another role → FORBIDDEN with `message`.
+ */
+export async function requireAdmin(
+  ctx: GraphQLContext,
+  tx: Kysely<Database>,
+  account: AccountRow,
+  notVisible: () => never,
+  message = "Only ADMINs of this account may do this.",
+): Promise<MembershipRow> {
+  const membership = await viewerMembershipAfterLock(ctx, tx, account.id);
+  if (!membership) notVisible();
+  if (membership.role !== "ADMIN") throw forbidden(message);
+  return membership;
 }
 
 /** A team account and the caller's membership in it. */
@@ -82,43 +96,29 @@ export interface TeamAccess {
 /**
  * The account named by (`login`, `vcsProvider`), locked for update, if the viewer is one of its
  * ADMINs. Not a member (or no such account) → NOT_FOUND naming what was asked for; a member
- * without ADMIN → FORBIDDEN. Whether a personal (INDIVIDUAL) account is acceptable is the caller's
- * decision: the account's `type` is in the answer. The owner of a personal account is its ADMIN.
+ * without ADMIN → FORBIDDEN with `adminOnlyMessage`. Whether a personal (INDIVIDUAL) account is
+ * acceptable is the caller's decision: the account's `type` is in the answer. The owner of a
+ * personal account is its ADMIN.
  */
 export async function administeredAccount(
   ctx: GraphQLContext,
   tx: Kysely<Database>,
   where: { login: string; vcsProvider: VcsProvider },
+  adminOnlyMessage?: string,
 ): Promise<TeamAccess> {
-  const row = await tx
+  const notVisible = (): never => {
+    throw notFound(`No account "${where.login}" on ${where.vcsProvider} exists.`);
+  };
+  const account = await tx
     .selectFrom("accounts as a")
     .innerJoin("memberships as m", "m.account_id", "a.id")
     .selectAll("a")
-    .select([
-      "m.id as m_id",
-      "m.key as m_key",
-      "m.account_id as m_account_id",
-      "m.user_id as m_user_id",
-      "m.role as m_role",
-      "m.is_owner as m_is_owner",
-      "m.joined_at as m_joined_at",
-    ])
     .where("a.vcs_provider", "=", where.vcsProvider)
     .where(sql`lower(a.login)`, "=", where.login.toLowerCase())
     .where("m.user_id", "=", ctx.viewer.userId)
     .forUpdate("a")
     .executeTakeFirst();
-  if (!row) throw notFound(`No account "${where.login}" on ${where.vcsProvider} exists.`);
-  const { m_id, m_key, m_account_id, m_user_id, m_role, m_is_owner, m_joined_at, ...account } = row;
-  const membership: MembershipRow = {
-    id: m_id,
-    key: m_key,
-    account_id: m_account_id,
-    user_id: m_user_id,
-    role: m_role,
-    is_owner: m_is_owner,
-    joined_at: m_joined_at,
-  };
-  if (membership.role !== "ADMIN") throw forbidden("Only ADMINs of this account may do this.");
+  if (!account) return notVisible();
+  const membership = await requireAdmin(ctx, tx, account, notVisible, adminOnlyMessage);
   return { account, membership };
 }

@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
 import type { AccountRow, Database, MembershipRow, VcsProvider } from "../../db/types.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
-import { badUserInput, forbidden, notFound } from "../../graphql/errors.ts";
+import { badUserInput } from "../../graphql/errors.ts";
 import { keyOfId } from "../../graphql/mutations.ts";
-import { administeredAccount, noSuchId } from "./access.ts";
-import { countAdmins, findMembership, lockAccountOfMembership, lockMembershipByKey } from "./team-store.ts";
+import { administeredAccount, noSuchId, requireAdmin } from "./access.ts";
+import { countAdmins, lockAccountOfMembership, lockMembershipByKey } from "./team-store.ts";
 
 /**
  * The checks of team membership changes (docs/permissions.md, "Team"): the caller is an ADMIN of
@@ -22,10 +22,7 @@ export async function administeredTeam(
   tx: Kysely<Database>,
   where: { login: string; vcsProvider: VcsProvider },
 ): Promise<AccountRow> {
-  const { account } = await administeredAccount(ctx, tx, where);
-  await requireAdminAfterLock(ctx, tx, account, () => {
-    throw notFound(`No account "${where.login}" on ${where.vcsProvider} exists.`);
-  });
+  const { account } = await administeredAccount(ctx, tx, where, ADMIN_ONLY);
   requireTeam(account, "login");
   return account;
 }
@@ -50,7 +47,7 @@ export async function memberOfAdministeredTeam(
   const key = keyOfId(teamMemberId, "TeamMember", field);
   const account = await lockAccountOfMembership(tx, ctx.viewer.userId, key);
   if (!account) noSuchId(teamMemberId);
-  await requireAdminAfterLock(ctx, tx, account, () => noSuchId(teamMemberId));
+  await requireAdmin(ctx, tx, account, () => noSuchId(teamMemberId), ADMIN_ONLY);
   requireTeam(account, field);
   const member = await lockMembershipByKey(tx, account.id, key);
   if (!member) noSuchId(teamMemberId);
@@ -82,16 +79,4 @@ function requireTeam(account: AccountRow, field: string): void {
     "This is a personal account, whose only member is its owner; members are managed in TEAM accounts only.",
     field,
   );
-}
-
-/** The viewer's role read again now that the account is locked (the locking read may predate it). */
-async function requireAdminAfterLock(
-  ctx: GraphQLContext,
-  tx: Kysely<Database>,
-  account: AccountRow,
-  notVisible: () => never,
-): Promise<void> {
-  const mine = await findMembership(tx, account.id, ctx.viewer.userId);
-  if (!mine) notVisible();
-  if (mine.role !== "ADMIN") throw forbidden(ADMIN_ONLY);
 }

@@ -8,6 +8,7 @@ import {
   echoOf,
   inTransaction,
   type MutationEcho,
+  okPayloadType,
 } from "../../graphql/mutations.ts";
 import { findUserByEmail, findUsersByIds } from "../users/user-store.ts";
 import { recordEvent, type WebhookEventType } from "../webhooks/outbox.ts";
@@ -105,15 +106,11 @@ const RemoveTeamMemberInput = builder.inputType("RemoveTeamMemberInput", {
   }),
 });
 
-const RemoveTeamMemberPayload = builder
-  .objectRef<MutationEcho & { ok: boolean }>("RemoveTeamMemberPayload")
-  .implement({
-    description: "The answer of `removeTeamMember`.",
-    fields: (t) => ({
-      ok: t.boolean({ description: "True when the member was removed.", resolve: (p) => p.ok }),
-      clientMutationId: clientMutationIdOutput(t),
-    }),
-  });
+const RemoveTeamMemberPayload = okPayloadType(
+  "RemoveTeamMemberPayload",
+  "The answer of `removeTeamMember`.",
+  "True when the member was removed.",
+);
 
 builder.mutationField("removeTeamMember", (t) =>
   t.field({

@@ -28,20 +28,6 @@ export function lockAccountOfMembership(
     .executeTakeFirst();
 }
 
-/** `userId`'s membership in `accountId`, if any. */
-export function findMembership(
-  db: Kysely<Database>,
-  accountId: string,
-  userId: string,
-): Promise<MembershipRow | undefined> {
-  return db
-    .selectFrom("memberships")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("user_id", "=", userId)
-    .executeTakeFirst();
-}
-
 /** The membership `key` of `accountId`, locked for update, if it is still there. */
 export function lockMembershipByKey(
   db: Kysely<Database>,

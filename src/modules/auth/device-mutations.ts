@@ -6,6 +6,7 @@ import {
   echoOf,
   inTransaction,
   type MutationEcho,
+  okPayloadType,
 } from "../../graphql/mutations.ts";
 import { userById } from "../users/user-loaders.ts";
 import { UserRef } from "../users/user-type.ts";
@@ -193,13 +194,7 @@ const DeviceDecisionInput = (name: string, verb: string) =>
   });
 
 const DeviceDecisionPayload = (name: string, verb: string) =>
-  builder.objectRef<MutationEcho>(name).implement({
-    description: `The answer of \`${verb}\`.`,
-    fields: (t) => ({
-      ok: t.boolean({ description: "True: the decision is recorded.", resolve: () => true }),
-      clientMutationId: clientMutationIdOutput(t),
-    }),
-  });
+  okPayloadType(name, `The answer of \`${verb}\`.`, "True: the decision is recorded.");
 
 const ApproveDeviceInput = DeviceDecisionInput("ApproveDeviceInput", "approveDevice");
 const ApproveDevicePayload = DeviceDecisionPayload("ApproveDevicePayload", "approveDevice");
@@ -222,7 +217,7 @@ builder.mutationField("approveDevice", (t) =>
           approve: true,
         }),
       );
-      return echoOf(input);
+      return { ok: true, ...echoOf(input) };
     },
   }),
 );
@@ -243,7 +238,7 @@ builder.mutationField("denyDevice", (t) =>
           approve: false,
         }),
       );
-      return echoOf(input);
+      return { ok: true, ...echoOf(input) };
     },
   }),
 );

@@ -9,6 +9,8 @@ import {
   echoOf,
   inTransaction,
   type MutationEcho,
+  type OkPayload,
+  okPayloadType,
 } from "../../graphql/mutations.ts";
 import { noSuchId, type RepositoryAccess, writableRepository } from "../accounts/access.ts";
 import { findAccountsByIds } from "../accounts/account-store.ts";
@@ -41,22 +43,6 @@ export function changeRepository<T>(
   change: (tx: Kysely<Database>, access: RepositoryAccess) => Promise<T>,
 ): Promise<T> {
   return inTransaction(ctx, async (tx) => change(tx, await writableRepository(ctx, tx, id, field)));
-}
-
-/** A payload that only says the change was made. */
-export interface OkPayload extends MutationEcho {
-  ok: boolean;
-}
-
-/** `XPayload { ok: Boolean!, clientMutationId }` for the mutations whose answer is only `ok`. */
-export function okPayloadType(name: string, description: string, okDescription: string) {
-  return builder.objectRef<OkPayload>(name).implement({
-    description,
-    fields: (t) => ({
-      ok: t.boolean({ description: okDescription, resolve: (p) => p.ok }),
-      clientMutationId: clientMutationIdOutput(t),
-    }),
-  });
 }
 
 /** `XInput { repositoryId: ID!, clientMutationId }` for the mutations that need only the repository. */

@@ -8,6 +8,7 @@ import {
   inTransaction,
   keyOfId,
   type MutationEcho,
+  okPayloadType,
 } from "../../graphql/mutations.ts";
 import { noSuchId, writableRepository } from "../accounts/access.ts";
 import { checkIgnoreRuleShape, pickIssue } from "./ignore-rule-input.ts";
@@ -118,15 +119,11 @@ const DeleteIgnoreRuleInput = builder.inputType("DeleteIgnoreRuleInput", {
   }),
 });
 
-const DeleteIgnoreRulePayload = builder
-  .objectRef<MutationEcho & { ok: boolean }>("DeleteIgnoreRulePayload")
-  .implement({
-    description: "The answer of `deleteIgnoreRule`.",
-    fields: (t) => ({
-      ok: t.boolean({ description: "True when the rule was deleted.", resolve: (p) => p.ok }),
-      clientMutationId: clientMutationIdOutput(t),
-    }),
-  });
+const DeleteIgnoreRulePayload = okPayloadType(
+  "DeleteIgnoreRulePayload",
+  "The answer of `deleteIgnoreRule`.",
+  "True when the rule was deleted.",
+);
 
 builder.mutationField("deleteIgnoreRule", (t) =>
   t.field({

@@ -4,12 +4,12 @@ import { builder } from "../../graphql/builder.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
-import { clientMutationIdInput, clientMutationIdOutput, echoOf } from "../../graphql/mutations.ts";
+import { clientMutationIdInput, echoOf, type OkPayload, okPayloadType } from "../../graphql/mutations.ts";
 import { IssueCategoryEnum } from "../catalog/catalog-type.ts";
 import { MetricKeyEnum } from "../metrics/metric-item-type.ts";
 import { findAllMetrics } from "../metrics/metric-store.ts";
 import { MetricShortcodeEnum } from "../metrics/metric-type.ts";
-import { changeRepository, type OkPayload, okPayloadType } from "../repositories/repository-mutations.ts";
+import { changeRepository } from "../repositories/repository-mutations.ts";
 import type { IssuePriorityType } from "./settings-service.ts";
 import {
   clearMetricItemThreshold,
@@ -266,19 +266,12 @@ const SetRepositoryMetricThresholdInput = builder.inputType("SetRepositoryMetric
   }),
 });
 
-const SetRepositoryMetricThresholdPayload = builder
-  .objectRef<OkPayload>("SetRepositoryMetricThresholdPayload")
-  .implement({
-    description: "The answer of `setRepositoryMetricThreshold`.",
-    fields: (t) => ({
-      ok: t.boolean({
-        nullable: true,
-        description: "True when the threshold is stored (or removed).",
-        resolve: (p) => p.ok,
-      }),
-      clientMutationId: clientMutationIdOutput(t),
-    }),
-  });
+const SetRepositoryMetricThresholdPayload = okPayloadType(
+  "SetRepositoryMetricThresholdPayload",
+  "The answer of `setRepositoryMetricThreshold`.",
+  "True when the threshold is stored (or removed).",
+  { nullable: true },
+);
 
 builder.mutationField("setRepositoryMetricThreshold", (t) =>
   t.field({

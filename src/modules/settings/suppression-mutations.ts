@@ -3,13 +3,7 @@ import type { Database, VcsProvider } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { badUserInput } from "../../graphql/errors.ts";
-import {
-  clientMutationIdInput,
-  clientMutationIdOutput,
-  echoOf,
-  inTransaction,
-  type MutationEcho,
-} from "../../graphql/mutations.ts";
+import { clientMutationIdInput, echoOf, inTransaction, okPayloadType } from "../../graphql/mutations.ts";
 import { administeredAccount } from "../accounts/access.ts";
 import { VcsProviderEnum } from "../accounts/account-type.ts";
 import {
@@ -50,17 +44,12 @@ function teamIssueInput(name: string, verb: string) {
 }
 
 function okPayload(name: string, verb: string) {
-  return builder.objectRef<MutationEcho & { ok: boolean }>(name).implement({
-    description: `The answer of \`${verb}\`.`,
-    fields: (t) => ({
-      ok: t.boolean({
-        nullable: true,
-        description: "True when the change is in place (also when it already was).",
-        resolve: (p) => p.ok,
-      }),
-      clientMutationId: clientMutationIdOutput(t),
-    }),
-  });
+  return okPayloadType(
+    name,
+    `The answer of \`${verb}\`.`,
+    "True when the change is in place (also when it already was).",
+    { nullable: true },
+  );
 }
 
 /**

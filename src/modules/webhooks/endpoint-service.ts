@@ -6,7 +6,7 @@ import { badUserInput, forbidden } from "../../graphql/errors.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { inTransaction, keyOfId } from "../../graphql/mutations.ts";
 import { cancelJobs, enqueueJob } from "../../jobs/job-store.ts";
-import { administeredAccount, noSuchId } from "../accounts/access.ts";
+import { administeredAccount, noSuchId, requireAdmin } from "../accounts/access.ts";
 import { checkEndpointUrl, MAX_URL_LENGTH, urlShapeProblem } from "./addresses.ts";
 import type { AttemptResult } from "./delivery-http.ts";
 import { attemptDelivery, loadDeliveryContext, settleAttempt } from "./delivery-service.ts";
@@ -64,12 +64,17 @@ async function administeredTeam(
     const id = selector.accountId as string | number;
     const found = await lockAccountOfViewer(tx, ctx.viewer.userId, keyOfId(id, "Account", "accountId"));
     if (!found) noSuchId(id);
-    if (found.viewer_role !== "ADMIN") throw forbidden(ADMIN_ONLY);
     const { viewer_role: _role, ...row } = found;
+    await requireAdmin(ctx, tx, row, () => noSuchId(id), ADMIN_ONLY);
     account = row;
   } else {
     account = (
-      await administeredAccount(ctx, tx, { login: selector.login!, vcsProvider: selector.vcsProvider! })
+      await administeredAccount(
+        ctx,
+        tx,
+        { login: selector.login!, vcsProvider: selector.vcsProvider! },
+        ADMIN_ONLY,
+      )
     ).account;
   }
   if (account.type !== "TEAM") {
