@@ -42,7 +42,7 @@ export interface Config {
   trustProxy: boolean;
   /** Prefix of every Redis key Assay writes. */
   redisKeyPrefix: string;
-  /** Run the job worker (webhook delivery) inside the server. */
+  /** Run the job worker (artifact processing, webhook delivery) inside the server. */
   worker: boolean;
   /** How often an idle worker looks for due jobs, in milliseconds. */
   workerPollMs: number;
@@ -62,6 +62,12 @@ export interface Config {
   webhookAllowHttp: boolean;
   /** Accept endpoints on private, loopback and other internal addresses. */
   webhookAllowPrivateNetworks: boolean;
+  /** Largest artifact accepted, in bytes of report text (after decompression). */
+  artifactMaxBytes: number;
+  /** Largest request body of an artifact upload, in bytes (base64 of the compressed report). */
+  artifactMaxBodyBytes: number;
+  /** How long a run waits for the artifacts of its expected checks, in seconds. */
+  artifactTimeoutSeconds: number;
 }
 
 /** The development pepper; refused when NODE_ENV=production. */
@@ -184,6 +190,9 @@ export function parseConfig(env: Env = process.env): Config {
     webhookDisableAfterSeconds: integer("ASSAY_WEBHOOK_DISABLE_AFTER_SECONDS", 259_200, 1, 31_536_000),
     webhookAllowHttp: boolean("ASSAY_WEBHOOK_ALLOW_HTTP", false),
     webhookAllowPrivateNetworks: boolean("ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
+    artifactMaxBytes: integer("ASSAY_ARTIFACT_MAX_BYTES", 268_435_456, 1024, 4_294_967_296),
+    artifactMaxBodyBytes: integer("ASSAY_ARTIFACT_MAX_BODY_BYTES", 104_857_600, 1024, 1_073_741_824),
+    artifactTimeoutSeconds: integer("ASSAY_ARTIFACT_TIMEOUT_SECONDS", 3600, 1, 604_800),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -291,7 +300,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "ASSAY_WORKER",
     default: "true",
     meaning:
-      "Run the job worker (webhook delivery) in this server; false when workers run apart (`npm run assay -- worker`).",
+      "Run the job worker (artifact processing, webhook delivery) in this server; false when workers run apart (`npm run assay -- worker`).",
   },
   { name: "ASSAY_WORKER_POLL_MS", default: "1000", meaning: "How often an idle worker looks for due jobs." },
   {
@@ -331,5 +340,21 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     default: "false",
     meaning:
       "Accept webhook endpoints on private, loopback, link-local and other internal addresses (on-premise receivers).",
+  },
+  {
+    name: "ASSAY_ARTIFACT_MAX_BYTES",
+    default: "268435456",
+    meaning: "Largest analysis artifact accepted, in bytes of report text after decompression (256 MiB).",
+  },
+  {
+    name: "ASSAY_ARTIFACT_MAX_BODY_BYTES",
+    default: "104857600",
+    meaning:
+      "Largest request body of an artifact upload (`/graphql/cli/` and `uploadArtifact`); larger bodies get HTTP 413.",
+  },
+  {
+    name: "ASSAY_ARTIFACT_TIMEOUT_SECONDS",
+    default: "3600",
+    meaning: "How long a run waits for the artifact of each expected check before it ends ARTIFACT_TIMEOUT.",
   },
 ];

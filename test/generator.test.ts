@@ -33,6 +33,10 @@ const NOT_GENERATED = new Set([
   "webhook_deliveries",
   "webhook_delivery_attempts",
   "jobs",
+  // Upload state: the demo writes the read model directly, without artifacts.
+  "artifacts",
+  "artifact_chunks",
+  "coverage_files",
 ]);
 
 async function tableNames(db: Kysely<Database>): Promise<string[]> {

@@ -90,7 +90,7 @@ describe("root queries", () => {
     assert.equal((dataOf(ok).repository as { name: string }).name, "tea-party");
     assert.match(
       String((dataOf(ok).repository as { dsn: string }).dsn),
-      /^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+$/,
+      /^http:\/\/[a-z0-9]{10}[0-9a-f]{32}@127\.0\.0\.1:\d+$/,
     );
     for (const [name, login] of [
       ["jabberwock", "looking-glass"],

@@ -7,7 +7,7 @@
  * naming the problem), 2 the command line itself is wrong.
  */
 import { parseArgs } from "node:util";
-import { ConfigError, parseConfig } from "../config.ts";
+import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "../db/database.ts";
 import { DataDirectoryInUseError } from "../db/embedded.ts";
 import {
@@ -23,6 +23,7 @@ import {
 import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
 import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
 import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
+import { uploadCommand } from "./upload-command.ts";
 import { workerCommand } from "./worker-command.ts";
 
 const COMMANDS: readonly Command[] = [
@@ -37,6 +38,7 @@ const COMMANDS: readonly Command[] = [
   demoSeed,
   showConfig,
   workerCommand,
+  uploadCommand,
 ];
 
 /** The CLI needs one connection at a time; two leaves room for a transaction's look-ups. */
@@ -156,16 +158,21 @@ async function dispatch(argv: string[]): Promise<number> {
     print(formatCommandHelp(command));
     return 0;
   }
-  const config = parseConfig();
+  // Read on first use: a client command such as `upload` runs in CI environments whose variables
+  // (a production NODE_ENV, a DATABASE_URL of another kind) are not a server's configuration.
+  let config: Config | undefined;
   let handle: DatabaseHandle | undefined;
   const context: CommandContext = {
-    config,
+    get config() {
+      config ??= parseConfig();
+      return config;
+    },
     flags,
     async database(mode = "ready") {
       if (!handle) {
         handle = await openDatabase({
-          ...config,
-          databasePoolSize: Math.min(CLI_POOL_SIZE, config.databasePoolSize),
+          ...context.config,
+          databasePoolSize: Math.min(CLI_POOL_SIZE, context.config.databasePoolSize),
         });
         await prepareDatabase(handle, mode);
       }

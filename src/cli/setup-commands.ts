@@ -155,6 +155,9 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_WEBHOOK_DISABLE_AFTER_SECONDS: String(config.webhookDisableAfterSeconds),
     ASSAY_WEBHOOK_ALLOW_HTTP: String(config.webhookAllowHttp),
     ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: String(config.webhookAllowPrivateNetworks),
+    ASSAY_ARTIFACT_MAX_BYTES: String(config.artifactMaxBytes),
+    ASSAY_ARTIFACT_MAX_BODY_BYTES: String(config.artifactMaxBodyBytes),
+    ASSAY_ARTIFACT_TIMEOUT_SECONDS: String(config.artifactTimeoutSeconds),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { AuthFlowTables } from "./types-auth-flows.ts";
+import type { IngestionTables } from "./types-ingestion.ts";
 import type { WebhookTables } from "./types-webhooks.ts";
 
 /** `bigint` identity columns arrive from `pg` as strings; we keep them as strings (never exposed). */
@@ -128,6 +129,10 @@ export interface AnalysisRunsTable {
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
   pull_request_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** The run this one was compared with (migration 0008). */
+  base_run_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** When the run's WAITING checks time out; null when it expects nothing more. */
+  deadline_at: NullableTimestamp;
 }
 
 export type IssueCategory =
@@ -273,6 +278,8 @@ export interface OccurrencesTable {
   state: FindingState;
   is_suppressed: Bool;
   created_at: CreatedAt;
+  /** The artifact the occurrence came from (migration 0008); null for RESOLVED and seeded rows. */
+  artifact_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
 }
 
 export interface MetricsTable {
@@ -305,6 +312,8 @@ export interface MetricValuesTable {
   value: number;
   threshold: number | null;
   created_at: CreatedAt;
+  /** False for values of runs off the default branch (migration 0008): not the repository's history. */
+  on_default_branch: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface RepositoryMetricSettingsTable {
@@ -448,7 +457,7 @@ export interface CoverageReportsTable {
 
 /** The database as Kysely sees it. */
 /** Every table. Workflow tables are declared beside their migrations' owners and merged in here. */
-export interface Database extends AuthFlowTables, WebhookTables {
+export interface Database extends AuthFlowTables, WebhookTables, IngestionTables {
   installation: InstallationTable;
   users: UsersTable;
   accounts: AccountsTable;

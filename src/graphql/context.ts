@@ -2,6 +2,7 @@ import DataLoader from "dataloader";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
+import type { Logger } from "../logger.ts";
 import { unauthenticated } from "./errors.ts";
 import { ConnectionLoaders } from "./pagination.ts";
 
@@ -40,6 +41,8 @@ export type GraphQLContext = {
   viewer: Viewer;
   db: Kysely<Database>;
   config: Config;
+  /** The request's logger (with its request id). */
+  logger: Logger;
   loaders: RequestLoaders;
 };
 

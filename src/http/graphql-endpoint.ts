@@ -26,6 +26,7 @@ import {
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
+import { CLI_GRAPHQL_PATHS, createCliEndpoint } from "../ingestion/cli-endpoint.ts";
 import type { Logger } from "../logger.ts";
 import { parseBearer } from "../modules/auth/pat.ts";
 import { looksLikeJwt } from "../modules/auth/session-jwt.ts";
@@ -33,7 +34,7 @@ import { SessionAuthenticator } from "../modules/auth/session-service.ts";
 import type { TokenAuthenticator, TokenRefusal } from "../modules/auth/token-service.ts";
 import { BodyError, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
-import { isPublicRequest, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
+import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
 
 /** What the GraphQL endpoint needs. */
@@ -66,6 +67,12 @@ const SUGGESTION = / ?Did you mean [^?]*\?/g;
 const JSON_TYPE = "application/json; charset=utf-8";
 
 type Headers = Record<string, string>;
+
+/**
+ * The operation that may send a body over `ASSAY_MAX_BODY_BYTES` (up to
+ * `ASSAY_ARTIFACT_MAX_BODY_BYTES`) with a valid token: an artifact upload, and nothing beside it.
+ */
+const UPLOAD_ROOT_FIELDS: PublicRootFields = { query: new Set(), mutation: new Set(["uploadArtifact"]) };
 
 /** Sends `body` as JSON with `status` and `headers`. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
@@ -141,10 +148,32 @@ function presentErrors(
   });
 }
 
-/** Builds the handler for `/graphql/` and `/api/graphql/`. */
+/**
+ * Builds the handler for `/graphql/` and `/api/graphql/`, which also hands the artifact endpoint's
+ * paths (`/graphql/cli/`, src/ingestion/cli-endpoint.ts) to that endpoint's own handler.
+ */
 export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   const { schema, documents, config, db, authenticator, rateLimiter } = deps;
   const sessions = new SessionAuthenticator(db, config.sessionSecret);
+  const artifactEndpoint = createCliEndpoint({ db, config, logger: deps.logger });
+  const bodyLimits: BodyLimits = {
+    maxBodyBytes: config.maxBodyBytes,
+    uploadMaxBodyBytes: Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes),
+    isUpload: (request) => isUploadRequest(request),
+  };
+
+  /**
+   * True when the parsed body asks for `uploadArtifact` alone, with a query document within
+   * `ASSAY_MAX_BODY_BYTES` (the report belongs in the variables, never in the cached document).
+   */
+  function isUploadRequest(request: unknown): boolean {
+    if (request === null || typeof request !== "object") return false;
+    const { query, operationName } = request as Record<string, unknown>;
+    if (typeof query !== "string" || Buffer.byteLength(query) > config.maxBodyBytes) return false;
+    if (operationName !== undefined && operationName !== null && typeof operationName !== "string")
+      return false;
+    return isPublicRequest(documents, query, operationName, UPLOAD_ROOT_FIELDS);
+  }
 
   const handler = createHandler<IncomingMessage, { viewer: Viewer; record: RequestRecord }, GraphQLContext>({
     schema,
@@ -171,6 +200,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         viewer,
         db,
         config,
+        logger: deps.logger.child({ requestId: record.requestId }),
         loaders: new RequestLoaders(db),
       };
       const args: ExecutionArgs & { contextValue: GraphQLContext } = {
@@ -235,6 +265,9 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res: ServerResponse,
     record: RequestRecord,
   ): Promise<void> {
+    if (CLI_GRAPHQL_PATHS.has((req.url ?? "/").split("?")[0] ?? "/")) {
+      return artifactEndpoint(req, res, record);
+    }
     const method = req.method ?? "GET";
     if (method !== "GET" && method !== "POST") {
       const error = new AssayError(
@@ -292,7 +325,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     }
 
     if (method === "POST" && !bodyRead) {
-      const read = await readJsonBody(req, res, headers, config.maxBodyBytes);
+      const read = await readJsonBody(req, res, headers, bodyLimits);
       if (read === undefined) return;
       body = read.body;
     }
@@ -317,25 +350,44 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
 }
 
 /**
+ * How large an authenticated request's body may be: `maxBodyBytes`, or up to `uploadMaxBodyBytes`
+ * for a request `isUpload` accepts (an artifact upload, which carries its report in the body).
+ */
+interface BodyLimits {
+  maxBodyBytes: number;
+  uploadMaxBodyBytes: number;
+  isUpload: (body: unknown) => boolean;
+}
+
+/**
  * The JSON body of an admitted POST, or undefined once an error answer was sent (415, 413, 400) or
- * the client went away. `headers` (the rate-limit headers) go on the error answers too.
+ * the client went away. `headers` (the rate-limit headers) go on the error answers too. A body
+ * over `limits.maxBodyBytes` is read (up to the upload limit) only to see whether it is an upload;
+ * anything else that large is still refused with 413.
  */
 async function readJsonBody(
   req: IncomingMessage,
   res: ServerResponse,
   headers: Headers,
-  maxBodyBytes: number,
+  limits: BodyLimits,
 ): Promise<{ body: unknown } | undefined> {
   if (!isJsonContentType(req.headers["content-type"])) {
     sendJson(res, 415, errorDocument(unsupportedMediaType(req.headers["content-type"])), headers);
     return undefined;
   }
+  const tooLarge = (maxBytes: number) => {
+    sendJson(res, 413, errorDocument(payloadTooLarge(maxBytes)), headers);
+    return undefined;
+  };
   let text: string;
   try {
-    text = await readBody(req, maxBodyBytes);
+    text = await readBody(req, limits.uploadMaxBodyBytes);
   } catch (error) {
     if (error instanceof BodyError && error.reason === "too-large") {
-      sendJson(res, 413, errorDocument(payloadTooLarge(maxBodyBytes)), { ...headers, connection: "close" });
+      sendJson(res, 413, errorDocument(payloadTooLarge(limits.uploadMaxBodyBytes)), {
+        ...headers,
+        connection: "close",
+      });
       return undefined;
     }
     if (error instanceof BodyError && error.reason === "aborted") {
@@ -345,13 +397,18 @@ async function readJsonBody(
     }
     throw error;
   }
+  const oversized = Buffer.byteLength(text) > limits.maxBodyBytes;
+  let body: unknown;
   try {
-    return { body: JSON.parse(text) };
+    body = JSON.parse(text);
   } catch (error) {
+    if (oversized) return tooLarge(limits.maxBodyBytes);
     const reason = error instanceof Error ? error.message : "invalid JSON";
     sendJson(res, 400, errorDocument(badRequest(`Request body is not valid JSON: ${reason}`)), headers);
     return undefined;
   }
+  if (oversized && !limits.isUpload(body)) return tooLarge(limits.maxBodyBytes);
+  return { body };
 }
 
 /** A GraphQL request read before its caller is admitted: the parsed body and what it asks for. */

@@ -1,13 +1,24 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { AssayError, ErrorCode, errorDocument, internalError, notFound } from "../graphql/errors.ts";
+import { CLI_GRAPHQL_PATHS } from "../ingestion/cli-endpoint.ts";
 import type { Logger } from "../logger.ts";
 import { renderDevicePage } from "../modules/auth/device-page.ts";
 import { PAT_PREFIX } from "../modules/auth/pat.ts";
 import { type RequestRecord, sendJson } from "./graphql-endpoint.ts";
 
-/** Paths the GraphQL endpoint answers on: the cloud form and the on-premise form. */
-const GRAPHQL_PATHS = new Set(["/graphql", "/graphql/", "/api/graphql", "/api/graphql/"]);
+/**
+ * Paths the GraphQL endpoint answers on: the cloud form and the on-premise form, and the same two
+ * for the artifact endpoint of the contract's CLI (`/graphql/cli/`), which the GraphQL route hands
+ * to its own handler.
+ */
+const GRAPHQL_PATHS = new Set([
+  "/graphql",
+  "/graphql/",
+  "/api/graphql",
+  "/api/graphql/",
+  ...CLI_GRAPHQL_PATHS,
+]);
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f6f5c"/><path d="M18 46 32 16l14 30h-7l-7-15-7 15z" fill="#fff"/></svg>`;
@@ -62,8 +73,9 @@ export interface AssayServer {
 }
 
 /**
- * Creates the HTTP server: GraphQL at both endpoint paths, `/healthz`, `/readyz` and the device
- * login page `/device` without authentication, and one JSON log line per request.
+ * Creates the HTTP server: GraphQL at both endpoint paths (and the CLI's artifact endpoint),
+ * `/healthz`, `/readyz` and the device login page `/device` without authentication, and one JSON
+ * log line per request.
  */
 export function createServer(routes: ServerRoutes, logger: Logger): AssayServer {
   let inFlight = 0;

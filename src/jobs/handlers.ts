@@ -1,21 +1,28 @@
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
+import { artifactProcessingHandler, runDeadlineHandler } from "../ingestion/process-job.ts";
 import type { Logger } from "../logger.ts";
 import { webhookDeliveryHandler } from "../modules/webhooks/delivery-job.ts";
 import { type JobHandler, JobWorker } from "./worker.ts";
 
 /** Every kind of background job and its handler: the one list to extend with a new kind. */
-export function jobHandlers(db: Kysely<Database>, config: Config): JobHandler[] {
-  return [webhookDeliveryHandler(db, config)];
+export function jobHandlers(db: Kysely<Database>, config: Config, logger: Logger): JobHandler[] {
+  return [
+    webhookDeliveryHandler(db, config),
+    artifactProcessingHandler(db, config, logger),
+    runDeadlineHandler(db),
+  ];
 }
 
 /**
- * Connections a worker's own pool should have: up to 4 on PostgreSQL; one on the embedded
- * database, which is a single session that serves one connection at a time anyway.
+ * Connections a worker's own pool should have: up to 4 on PostgreSQL; two on the embedded
+ * database, which serves one session at a time anyway — the second lets lease renewals and claims
+ * wait in the database's queue behind a long processing transaction instead of timing out in the
+ * pool.
  */
 export function workerPoolSize(config: Pick<Config, "databaseUrl" | "databasePoolSize">): number {
-  return config.databaseUrl ? Math.min(4, config.databasePoolSize) : 1;
+  return config.databaseUrl ? Math.min(4, config.databasePoolSize) : 2;
 }
 
 /** Starts a worker for every job kind, as configured; stop it with `stop(graceMs)`. */
@@ -23,7 +30,7 @@ export function startJobWorker(db: Kysely<Database>, config: Config, logger: Log
   return new JobWorker({
     db,
     logger,
-    handlers: jobHandlers(db, config),
+    handlers: jobHandlers(db, config, logger),
     pollMs: config.workerPollMs,
     leaseSeconds: config.jobLeaseSeconds,
   }).start();

@@ -34,3 +34,4 @@ import "./settings/ignore-rule-mutations.ts";
 import "./accounts/team-mutations.ts";
 import "./auth/auth-mutations.ts";
 import "./webhooks/webhook-type.ts";
+import "../ingestion/upload-mutation.ts";

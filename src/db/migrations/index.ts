@@ -5,6 +5,7 @@ import * as checksIndexes from "./0003-checks-indexes.ts";
 import * as authFlows from "./0005-auth-flows.ts";
 import * as webhooks from "./0006-webhooks.ts";
 import * as readIndexes from "./0007-read-indexes.ts";
+import * as ingestion from "./0008-ingestion.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   "0005-auth-flows": authFlows,
   "0006-webhooks": webhooks,
   "0007-read-indexes": readIndexes,
+  "0008-ingestion": ingestion,
 };
 
 /** Kysely migration provider over {@link migrations}. */

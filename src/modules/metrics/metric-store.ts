@@ -88,6 +88,7 @@ export function findLatestValuesOfItems(
     .selectAll()
     .distinctOn("item_id")
     .where("item_id", "in", itemIds)
+    .where("on_default_branch", "=", true)
     .orderBy("item_id")
     .orderBy("created_at", "desc")
     .orderBy("key", "desc")
@@ -167,7 +168,8 @@ export const valuesOfMetricItem: ConnectionSource = {
   from: sql`(SELECT v.*, m.unit AS metric_unit, m.positive_direction AS metric_direction
     FROM metric_values v
     JOIN repository_metric_items i ON i.id = v.item_id
-    JOIN metrics m ON m.shortcode = i.metric_shortcode)`,
+    JOIN metrics m ON m.shortcode = i.metric_shortcode
+    WHERE v.on_default_branch)`,
   parentColumn: "item_id",
   order: [
     { column: "created_at", kind: "timestamptz" },

@@ -41,7 +41,7 @@ function latestAggregate(shortcode: "LCV" | "BCV"): RawBuilder<unknown> {
       FROM repository_metric_items AS it
       CROSS JOIN LATERAL (
         SELECT mv.value, mv.threshold FROM metric_values AS mv
-        WHERE mv.item_id = it.id
+        WHERE mv.item_id = it.id AND mv.on_default_branch
         ORDER BY mv.created_at DESC, mv.key DESC
         LIMIT 1
       ) AS v

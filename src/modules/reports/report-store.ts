@@ -181,7 +181,7 @@ export async function findScopeLineCoverage(
     FROM repositories AS repo
     JOIN repository_metric_items AS it ON it.repository_id = repo.id
       AND it.metric_shortcode = 'LCV' AND it.metric_key = 'AGGREGATE'
-    JOIN metric_values AS v ON v.item_id = it.id
+    JOIN metric_values AS v ON v.item_id = it.id AND v.on_default_branch
     WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
   return result.rows;
 }

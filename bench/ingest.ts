@@ -1,0 +1,536 @@
+/**
+ * `node --import tsx bench/ingest.ts`: how fast a SARIF artifact becomes occurrences. On a fresh
+ * database (PostgreSQL under DATABASE_URL, else the embedded one) holding the demo seed, it writes
+ * a generated SARIF log to a temp file and measures, in one run:
+ *
+ * - the streaming reader alone over the file (the ceiling for everything after it);
+ * - `processSarif` end to end from the file's bytes, for each batch size;
+ * - the insert alone on the same rows: the `unnest` statement processSarif uses, against plain
+ *   multi-row `VALUES` inserts (the baseline) and one INSERT per row;
+ *
+ * and prints each rate with its ratio to the baseline. docs/benchmarks.md "Ingestion" has the
+ * figures and how to read them.
+ */
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { type Kysely, sql } from "kysely";
+import { openDatabase } from "../src/db/database.ts";
+import type { Database } from "../src/db/types.ts";
+import type { ArtifactRow } from "../src/db/types-ingestion.ts";
+import { newRowKey } from "../src/graphql/global-id.ts";
+import { readSarif } from "../src/ingest/sarif/reader.ts";
+import {
+  type BatchTarget,
+  insertOccurrenceBatch,
+  OCCURRENCE_BATCH_SIZE,
+  OccurrenceBatch,
+  type OccurrenceRow,
+  processSarif,
+} from "../src/ingestion/sarif-process.ts";
+import type { ProcessResult } from "../src/ingestion/types.ts";
+import { writeGeneratedSarif } from "../test/helpers/generated-sarif.ts";
+import { otherCpuCores, snapshotCpu } from "./contention.ts";
+import { createBenchDatabase, postgresVersion } from "./databases.ts";
+import { Cleanup, describe } from "./processes.ts";
+import { describeRun } from "./report.ts";
+
+const USAGE = `Usage: node --import tsx bench/ingest.ts [options]
+
+Measures SARIF ingestion into the database DATABASE_URL names (the embedded database when it is
+unset): the reader alone, processSarif end to end for each batch size, and the insert statement
+alone against plain multi-row VALUES inserts of the same rows.
+
+Options:
+  --results N        results in the generated SARIF log, default 200000 (about 400 bytes each)
+  --batch-sizes A,B  processSarif batch sizes to measure, default 1000,5000,10000
+  --row-by-row N     rows for the one-INSERT-per-row figure, default 10000
+  --help             this text
+`;
+
+interface Options {
+  results: number;
+  batchSizes: number[];
+  rowByRow: number;
+}
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+function positive(name: string, raw: string): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1)
+    throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function parseOptions(argv: string[]): Options | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      results: { type: "string" },
+      "batch-sizes": { type: "string" },
+      "row-by-row": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) return undefined;
+  return {
+    results: positive("--results", values.results ?? "200000"),
+    batchSizes: (values["batch-sizes"] ?? "1000,5000,10000")
+      .split(",")
+      .map((n) => positive("--batch-sizes", n)),
+    rowByRow: positive("--row-by-row", values["row-by-row"] ?? "10000"),
+  };
+}
+
+/** A run, a check and a SARIF artifact of `analyzerId` in `repositoryId`, for one measurement. */
+async function aTarget(
+  db: Kysely<Database>,
+  ids: { repositoryId: string; analyzerId: string; analyzer: string },
+): Promise<{ artifact: ArtifactRow; checkId: string }> {
+  const run = await db
+    .insertInto("analysis_runs")
+    .values({
+      key: newRowKey(),
+      run_uid: crypto.randomUUID(),
+      repository_id: ids.repositoryId,
+      branch_name: "main",
+      commit_oid: randomBytes(20).toString("hex"),
+      status: "PENDING",
+      updated_at: new Date(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const check = await db
+    .insertInto("checks")
+    .values({
+      key: newRowKey(),
+      run_id: run.id,
+      analyzer_id: ids.analyzerId,
+      sequence: 1,
+      status: "PENDING",
+      updated_at: new Date(),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const artifact = await db
+    .insertInto("artifacts")
+    .values({
+      key: newRowKey(),
+      repository_id: ids.repositoryId,
+      run_id: run.id,
+      check_id: check.id,
+      kind: "SARIF",
+      analyzer: ids.analyzer,
+      analyzer_type: "community",
+      reporter: "bench",
+      compression: "NONE",
+      stored_bytes: 0,
+      content_sha256: randomBytes(32),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { artifact, checkId: check.id };
+}
+
+/** Peak resident memory of this process so far, in MiB (Linux). */
+function peakRssMiB(): number | undefined {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fileChunks(file: string): AsyncIterable<Uint8Array> {
+  return fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
+}
+
+/** One printed figure. */
+interface Figure {
+  label: string;
+  rows: number;
+  seconds: number;
+  /** CPU seconds this process used. */
+  nodeCpu: number;
+  /** CPU seconds the PostgreSQL backend of the transaction used; undefined when not readable. */
+  databaseCpu: number | undefined;
+  /** Cores' worth of CPU every other process used meanwhile; undefined where /proc is unreadable. */
+  otherCores: number | undefined;
+}
+
+const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+function formatFigures(figures: Figure[], baseline: Figure): string {
+  const rate = (f: Figure) => f.rows / f.seconds;
+  const perRow = (cpu: number | undefined, f: Figure) =>
+    cpu === undefined ? "–" : ((cpu * 1e6) / f.rows).toFixed(1);
+  const lines = [
+    "| measurement | rows | seconds | rows/s | ÷ baseline | node CPU µs/row | PostgreSQL CPU µs/row | other CPU |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ...figures.map(
+      (f) =>
+        `| ${f.label} | ${number.format(f.rows)} | ${f.seconds.toFixed(2)} | ${number.format(rate(f))} | ${(rate(f) / rate(baseline)).toFixed(2)} | ${perRow(f.nodeCpu, f)} | ${perRow(f.databaseCpu, f)} | ${f.otherCores?.toFixed(2) ?? "?"} |`,
+    ),
+  ];
+  return lines.join("\n");
+}
+
+const TICKS_PER_SECOND =
+  Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
+
+/** CPU seconds process `pid` used so far, when it is a PostgreSQL process of this machine. */
+function postgresCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    if (!stat.includes("(postgres)")) return undefined;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs `work` in one transaction and measures it: wall time, this process's CPU, the CPU of the
+ * PostgreSQL backend serving the transaction, and what every other process used meanwhile.
+ */
+async function measure<T>(
+  db: Kysely<Database>,
+  label: string,
+  work: (tx: Kysely<Database>) => Promise<T>,
+  rowsOf: (value: T) => number,
+): Promise<{ value: T; figure: Figure }> {
+  const before = snapshotCpu();
+  const node = process.cpuUsage();
+  const started = performance.now();
+  let backend: { pid: number; cpu: number | undefined } | undefined;
+  const value = await db.transaction().execute(async (tx) => {
+    const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx);
+    backend = { pid: rows[0]!.pid, cpu: postgresCpuSeconds(rows[0]!.pid) };
+    return work(tx);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  const nodeUsage = process.cpuUsage(node);
+  const backendAfter = backend ? postgresCpuSeconds(backend.pid) : undefined;
+  const databaseCpu =
+    backend?.cpu !== undefined && backendAfter !== undefined ? backendAfter - backend.cpu : undefined;
+  const others = otherCpuCores(before, snapshotCpu(), seconds, new Set());
+  return {
+    value,
+    figure: {
+      label,
+      rows: rowsOf(value),
+      seconds,
+      nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
+      databaseCpu,
+      // Our backend is not a child of this process, so otherCpuCores counted it: take it out.
+      otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
+    },
+  };
+}
+
+/** Empties the occurrences table between measurements, so each starts from the same table. */
+async function emptyOccurrences(db: Kysely<Database>): Promise<void> {
+  await sql`TRUNCATE occurrences`.execute(db);
+  await sql`VACUUM ANALYZE occurrences`.execute(db);
+}
+
+/** The rows processSarif stored for `artifactId`, as insert batches of `size`. */
+async function storedBatches(
+  db: Kysely<Database>,
+  artifactId: string,
+  size: number,
+): Promise<OccurrenceBatch[]> {
+  const rows = await db
+    .selectFrom("occurrences")
+    .select([
+      "issue_id",
+      "path",
+      "begin_line",
+      "begin_column",
+      "end_line",
+      "end_column",
+      "title",
+      "fingerprint",
+      "is_suppressed",
+    ])
+    .where("artifact_id", "=", artifactId)
+    .orderBy("id")
+    .execute();
+  const batches: OccurrenceBatch[] = [];
+  for (let start = 0; start < rows.length; start += size) {
+    const batch = new OccurrenceBatch();
+    for (const row of rows.slice(start, start + size)) batch.push(rowOf(row));
+    batches.push(batch);
+  }
+  return batches;
+}
+
+function rowOf(row: {
+  issue_id: string;
+  path: string;
+  begin_line: number;
+  begin_column: number;
+  end_line: number;
+  end_column: number;
+  title: string;
+  fingerprint: string;
+  is_suppressed: boolean;
+}): OccurrenceRow {
+  return {
+    issueId: row.issue_id,
+    path: row.path,
+    beginLine: row.begin_line,
+    beginColumn: row.begin_column,
+    endLine: row.end_line,
+    endColumn: row.end_column,
+    title: row.title,
+    fingerprint: row.fingerprint,
+    isSuppressed: row.is_suppressed,
+  };
+}
+
+/** The baseline: the same rows through Kysely's multi-row VALUES, `perStatement` rows a statement. */
+async function insertWithValues(
+  tx: Kysely<Database>,
+  target: BatchTarget,
+  batches: OccurrenceBatch[],
+  perStatement: number,
+): Promise<void> {
+  for (const batch of batches) {
+    for (let start = 0; start < batch.size; start += perStatement) {
+      const values = [];
+      for (let i = start; i < Math.min(start + perStatement, batch.size); i += 1)
+        values.push(valuesRow(target, batch, i));
+      await tx.insertInto("occurrences").values(values).execute();
+    }
+  }
+}
+
+function valuesRow(target: BatchTarget, batch: OccurrenceBatch, i: number) {
+  return {
+    key: newRowKey(),
+    check_id: target.checkId,
+    issue_id: batch.issueIds[i]!,
+    artifact_id: target.artifactId,
+    path: batch.paths[i]!,
+    begin_line: batch.beginLines[i]!,
+    begin_column: batch.beginColumns[i]!,
+    end_line: batch.endLines[i]!,
+    end_column: batch.endColumns[i]!,
+    title: batch.titles[i]!,
+    fingerprint: batch.fingerprints[i]!,
+    state: "INTRODUCED" as const,
+    is_suppressed: batch.suppressed[i]!,
+  };
+}
+
+/** One INSERT per row, for the first `limit` rows. */
+async function insertRowByRow(
+  tx: Kysely<Database>,
+  target: BatchTarget,
+  batches: OccurrenceBatch[],
+  limit: number,
+): Promise<number> {
+  let written = 0;
+  for (const batch of batches) {
+    for (let i = 0; i < batch.size && written < limit; i += 1, written += 1) {
+      await tx
+        .insertInto("occurrences")
+        .values(valuesRow(target, batch, i))
+        .execute();
+    }
+  }
+  return written;
+}
+
+async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  if (!databaseUrl) log("DATABASE_URL is not set: measuring the embedded database.");
+  const backend = databaseUrl ? "postgres" : "embedded";
+  const services = databaseUrl ? [`PostgreSQL ${await postgresVersion(databaseUrl)} (same machine)`] : [];
+  const header = describeRun({
+    tool: "bench/ingest.ts",
+    pinning: "none",
+    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks`,
+    services,
+    busyBefore: undefined,
+  });
+  log(header.join("\n"));
+
+  log(`\nseeding a fresh ${backend} database...`);
+  const bench = await createBenchDatabase(backend, databaseUrl, randomBytes(24).toString("hex"), cleanup);
+  const handle = await openDatabase({
+    databaseUrl: bench.databaseUrl,
+    dataDir: bench.dataDir,
+    databasePoolSize: 2,
+  });
+  cleanup.add("close the database", () => handle.close());
+  const db = handle.db;
+
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-ingest-"));
+  cleanup.add(`remove ${scratch}`, async () => fs.rmSync(scratch, { recursive: true, force: true }));
+  const file = path.join(scratch, "generated.sarif");
+  const bytes = await writeGeneratedSarif(file, { results: options.results });
+  log(
+    `generated ${(bytes / 2 ** 20).toFixed(0)} MiB of SARIF with ${number.format(options.results)} results`,
+  );
+
+  const repository = await db.selectFrom("repositories").select(["id"]).limit(1).executeTakeFirstOrThrow();
+  const analyzerShortcode = `bench-${randomBytes(3).toString("hex")}`;
+  const analyzer = await db
+    .insertInto("analyzers")
+    .values({ key: newRowKey(), shortcode: analyzerShortcode, name: "Bench", type: "COMMUNITY" })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const ids = { repositoryId: repository.id, analyzerId: analyzer.id, analyzer: analyzerShortcode };
+  const figures: Figure[] = [];
+
+  // The reader alone.
+  {
+    const before = snapshotCpu();
+    const node = process.cpuUsage();
+    const started = performance.now();
+    let results = 0;
+    for await (const event of readSarif(fileChunks(file))) if (event.type === "result") results += 1;
+    const seconds = (performance.now() - started) / 1000;
+    const usage = process.cpuUsage(node);
+    figures.push({
+      label: "reader alone (no database)",
+      rows: results,
+      seconds,
+      nodeCpu: (usage.user + usage.system) / 1e6,
+      databaseCpu: undefined,
+      otherCores: otherCpuCores(before, snapshotCpu(), seconds, new Set()),
+    });
+    log(`reader: ${number.format(results / seconds)} results/s`);
+  }
+
+  // processSarif end to end, per batch size; the last run's rows feed the insert-only figures.
+  const repositoryRow = await db
+    .selectFrom("repositories")
+    .selectAll()
+    .where("id", "=", ids.repositoryId)
+    .executeTakeFirstOrThrow();
+  const processFile = async (label: string, batchSize: number, baseCheckId: string | null) => {
+    const { artifact, checkId } = await aTarget(db, ids);
+    const run = await db
+      .selectFrom("analysis_runs")
+      .selectAll()
+      .where("id", "=", artifact.run_id)
+      .executeTakeFirstOrThrow();
+    const { value, figure } = await measure(
+      db,
+      label,
+      (tx): Promise<ProcessResult> =>
+        processSarif(
+          {
+            tx,
+            artifact,
+            repository: repositoryRow,
+            run,
+            check: { id: checkId, key: "", run_id: run.id, analyzer_id: ids.analyzerId },
+            baseCheckId,
+            text: () => fileChunks(file),
+          },
+          { batchSize },
+        ),
+      (result) => result.occurrences!,
+    );
+    figures.push(figure);
+    log(`${label}: ${number.format(figure.rows / figure.seconds)} occurrences/s (${JSON.stringify(value)})`);
+    return { artifact, checkId };
+  };
+  let last: { artifact: ArtifactRow; checkId: string } | undefined;
+  for (const batchSize of options.batchSizes) {
+    await emptyOccurrences(db);
+    last = await processFile(
+      `processSarif end to end, batches of ${number.format(batchSize)}`,
+      batchSize,
+      null,
+    );
+  }
+  // The same report again as the next run's, against the last one: every finding EXISTING.
+  await processFile(
+    "processSarif end to end, against a base of the same findings (all EXISTING)",
+    OCCURRENCE_BATCH_SIZE,
+    last!.checkId,
+  );
+
+  // The insert alone, on the same rows: unnest (processSarif's statement) against VALUES.
+  const batches = await storedBatches(db, last!.artifact.id, OCCURRENCE_BATCH_SIZE);
+  const rows = batches.reduce((sum, b) => sum + b.size, 0);
+  const insertOnly = async (
+    label: string,
+    write: (tx: Kysely<Database>, target: BatchTarget) => Promise<number>,
+  ) => {
+    await emptyOccurrences(db);
+    const { artifact, checkId } = await aTarget(db, ids);
+    const target = { checkId, artifactId: artifact.id, baseCheckId: null };
+    const { figure } = await measure(
+      db,
+      label,
+      (tx) => write(tx, target),
+      (written) => written,
+    );
+    figures.push(figure);
+    log(`${label}: ${number.format(figure.rows / figure.seconds)} rows/s`);
+    return figure;
+  };
+  await insertOnly(
+    `insert only: unnest, batches of ${number.format(OCCURRENCE_BATCH_SIZE)}`,
+    async (tx, target) => {
+      for (const batch of batches) await insertOccurrenceBatch(tx, target, batch);
+      return rows;
+    },
+  );
+  const baseline = await insertOnly(
+    "insert only: multi-row VALUES, 1,000 rows a statement (baseline)",
+    async (tx, target) => {
+      await insertWithValues(tx, target, batches, 1000);
+      return rows;
+    },
+  );
+  await insertOnly(
+    `insert only: one INSERT per row (first ${number.format(options.rowByRow)} rows)`,
+    (tx, target) => insertRowByRow(tx, target, batches, options.rowByRow),
+  );
+
+  const peak = peakRssMiB();
+  process.stdout.write(
+    `\n${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results; backend ${backend}; peak RSS of this process ${peak === undefined ? "unknown" : `${peak.toFixed(0)} MiB`} (it also held ${number.format(rows)} rows for the insert-only figures)\n\n${formatFigures(figures, baseline)}\n`,
+  );
+}
+
+async function main(): Promise<void> {
+  let options: Options | undefined;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    log(`${describe(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (!options) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const cleanup = new Cleanup();
+  process.on("SIGINT", () => void cleanup.runAll().then(() => process.exit(130)));
+  try {
+    await runBench(options, cleanup);
+  } catch (error) {
+    log(`\nbenchmark failed: ${describe(error)}`);
+    process.exitCode = 1;
+  } finally {
+    await cleanup.runAll();
+  }
+}
+
+await main();

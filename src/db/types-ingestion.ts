@@ -1,0 +1,75 @@
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { CreatedAt, ForeignKey, Id, NullableTimestamp } from "./types.ts";
+
+/** Tables of migration 0008 (docs/ingestion.md). */
+
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+/** What an artifact holds: findings, coverage, or the run's changed lines. */
+export type ArtifactKind = "SARIF" | "COVERAGE" | "CHANGES";
+/** How an artifact's stored bytes are compressed. */
+export type ArtifactCompression = "NONE" | "ZSTD" | "GZIP";
+export type ArtifactStatus = "QUEUED" | "PROCESSED" | "FAILED";
+
+export interface ArtifactsTable {
+  id: Generated<Id>;
+  key: string;
+  repository_id: ForeignKey;
+  run_id: ForeignKey;
+  check_id: ColumnType<string | null, string | number | null, string | number | null>;
+  kind: ArtifactKind;
+  /** The analyzer shortcode as uploaded (`test-coverage`, `eslint`, `changes`...). */
+  analyzer: string;
+  analyzer_type: string | null;
+  /** Coverage: the language key as uploaded (`javascript`, `go`...). */
+  language_key: string | null;
+  reporter: string;
+  reporter_version: string | null;
+  work_dir: string | null;
+  compression: ArtifactCompression;
+  /** Bytes stored (after base64 decoding, before decompression). */
+  stored_bytes: ColumnType<string, number | string, number | string>;
+  content_sha256: Buffer;
+  status: WithDefault<ArtifactStatus>;
+  /** Why processing failed, in words a user can act on. */
+  error: string | null;
+  /** What processing found (counts), as JSON text on insert. */
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  uploaded_by: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  created_at: CreatedAt;
+  processed_at: NullableTimestamp;
+}
+
+export interface ArtifactChunksTable {
+  artifact_id: ForeignKey;
+  seq: number;
+  data: Buffer;
+}
+
+export interface CoverageFilesTable {
+  id: Generated<Id>;
+  check_id: ForeignKey;
+  artifact_id: ForeignKey;
+  language_key: string;
+  path: string;
+  lines_total: number;
+  lines_covered: number;
+  branches_total: number;
+  branches_covered: number;
+  conditions_total: number | null;
+  conditions_covered: number | null;
+  covered_lines: number[];
+  uncovered_lines: number[];
+  branch_lines: WithDefault<number[]>;
+  branch_totals: WithDefault<number[]>;
+  branch_taken: WithDefault<number[]>;
+}
+
+export interface IngestionTables {
+  artifacts: ArtifactsTable;
+  artifact_chunks: ArtifactChunksTable;
+  coverage_files: CoverageFilesTable;
+}
+
+export type ArtifactRow = Selectable<ArtifactsTable>;
+export type CoverageFileRow = Selectable<CoverageFilesTable>;

@@ -1,0 +1,284 @@
+import { createHash } from "node:crypto";
+import type { Kysely } from "kysely";
+import type { Config } from "../config.ts";
+import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
+import type { ArtifactKind } from "../db/types-ingestion.ts";
+import { newRowKey } from "../graphql/global-id.ts";
+import { CoverageFormatError } from "../ingest/coverage/index.ts";
+import { SarifFormatError } from "../ingest/sarif/types.ts";
+import { enqueueJob } from "../jobs/job-store.ts";
+import type { Logger } from "../logger.ts";
+import { catalogKey } from "../modules/catalog/catalog-data.ts";
+import { branchNameProblem } from "../modules/repositories/branch-name.ts";
+import { decodeUploadData, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
+import { ChangedLinesFormatError } from "./changes.ts";
+import { validateChanges, validateCoverage } from "./coverage-process.ts";
+import { UploadError } from "./errors.ts";
+import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
+import { validateSarif } from "./sarif-validate.ts";
+import {
+  type ArtifactUpload,
+  artifactKindOf,
+  COVERAGE_LANGUAGE_KEYS,
+  type CoverageLanguageKey,
+} from "./types.ts";
+
+/**
+ * The upload intake shared by `createArtifact` (DSN) and `uploadArtifact` (token): checks the
+ * upload, validates the whole report, then stores it and queues its processing in one transaction
+ * (docs/ingestion.md "Upload paths").
+ */
+
+/** The job that processes one artifact. */
+export const PROCESS_JOB_KIND = "ingest.artifact";
+
+/** What an accepted upload answers. */
+export interface UploadAccepted {
+  message: string;
+  artifactKey: string;
+  runKey: string;
+  runUid: string;
+  /** True when the same report was already uploaded for this run (nothing changed). */
+  duplicate: boolean;
+}
+
+const COMMIT_PATTERN = /^[0-9a-fA-F]{7,64}$/;
+const COMMUNITY_SHORTCODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** An upload's checked fields. */
+interface CheckedUpload {
+  commitOid: string;
+  branch: string | null;
+  kind: ArtifactKind;
+  analyzer: string;
+  languageKey: CoverageLanguageKey | null;
+  community: boolean;
+}
+
+/** Checks everything about an upload but its report; throws {@link UploadError}. */
+function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): CheckedUpload {
+  if (!repository.is_activated) {
+    throw new UploadError(
+      "REPOSITORY_INACTIVE",
+      `repository ${repository.name} is not activated; activate it before uploading artifacts`,
+    );
+  }
+  const commitOid = upload.commitOid.trim();
+  if (!COMMIT_PATTERN.test(commitOid)) {
+    throw new UploadError(
+      "INVALID_COMMIT",
+      `commitOid must be a git commit id of 7 to 64 hexadecimal characters, got "${commitOid.slice(0, 80)}"`,
+    );
+  }
+  const branch = upload.branch?.trim() || null;
+  const branchProblem = branch === null ? undefined : branchNameProblem(branch);
+  if (branchProblem)
+    throw new UploadError("INVALID_INPUT", `branch "${branch}" is not a valid branch name: ${branchProblem}`);
+  const analyzer = upload.analyzer.trim();
+  if (analyzer === "") throw new UploadError("INVALID_INPUT", "analyzer is empty");
+  const kind = artifactKindOf(analyzer);
+  let languageKey: CoverageLanguageKey | null = null;
+  if (kind === "COVERAGE") {
+    const key = (upload.key ?? "").trim().toLowerCase();
+    if (!Object.hasOwn(COVERAGE_LANGUAGE_KEYS, key)) {
+      throw new UploadError(
+        "UNKNOWN_LANGUAGE",
+        `unknown language key "${upload.key ?? ""}" for test-coverage; expected one of ${Object.keys(COVERAGE_LANGUAGE_KEYS).join(", ")}`,
+      );
+    }
+    languageKey = key as CoverageLanguageKey;
+  }
+  const community = (upload.analyzerType ?? "").trim().toLowerCase() === "community";
+  if (community && !COMMUNITY_SHORTCODE.test(analyzer)) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `analyzer "${analyzer.slice(0, 80)}" is not a valid shortcode (letters, digits, ".", "_" and "-", at most 64)`,
+    );
+  }
+  return { commitOid: commitOid.toLowerCase(), branch, kind, analyzer, languageKey, community };
+}
+
+/** Collects a text stream (bounded by the size cap upstream) into a string. */
+async function collectText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/**
+ * Validates the whole report in its format, streaming it through the decompressor with the size
+ * cap; answers the SHA-256 of its text. Throws {@link UploadError}.
+ */
+async function validateReport(
+  bytes: Buffer,
+  upload: ArtifactUpload,
+  checked: CheckedUpload,
+  config: Config,
+): Promise<Buffer> {
+  const hash = createHash("sha256");
+  const text = () => sha256Of(textChunks(bytes, upload.compression, config.artifactMaxBytes), hash);
+  try {
+    if (checked.kind === "SARIF") await validateSarif(text(), upload.workDir);
+    else if (checked.kind === "COVERAGE") {
+      validateCoverage(await collectText(text()), checked.languageKey as string, upload.workDir);
+    } else validateChanges(await collectText(text()), upload.workDir);
+  } catch (error) {
+    if (error instanceof SarifFormatError) {
+      throw new UploadError("INVALID_REPORT", `the SARIF report is invalid: ${error.message}`);
+    }
+    if (error instanceof CoverageFormatError) {
+      throw new UploadError("INVALID_REPORT", `the coverage report is invalid: ${error.message}`);
+    }
+    if (error instanceof ChangedLinesFormatError) {
+      throw new UploadError("INVALID_REPORT", `the changed lines are invalid: ${error.message}`);
+    }
+    throw error;
+  }
+  return hash.digest();
+}
+
+function unknownAnalyzer(shortcode: string): UploadError {
+  return new UploadError(
+    "UNKNOWN_ANALYZER",
+    `analyzer "${shortcode.slice(0, 80)}" is not in the catalog; a community analyzer's upload needs analyzerType "community"`,
+  );
+}
+
+/**
+ * The analyzer an upload names: the catalog's, or for a community upload a COMMUNITY analyzer
+ * made on first use. Throws UNKNOWN_ANALYZER otherwise.
+ */
+async function analyzerOf(tx: Kysely<Database>, checked: CheckedUpload): Promise<AnalyzerRow> {
+  const found = await tx
+    .selectFrom("analyzers")
+    .selectAll()
+    .where("shortcode", "=", checked.analyzer)
+    .executeTakeFirst();
+  if (found) return found;
+  if (!checked.community) throw unknownAnalyzer(checked.analyzer);
+  await tx
+    .insertInto("analyzers")
+    .values({
+      key: catalogKey(`analyzer:${checked.analyzer}`),
+      shortcode: checked.analyzer,
+      name: checked.analyzer,
+      description: `Community analyzer ${checked.analyzer}, reported as SARIF.`,
+      type: "COMMUNITY",
+    })
+    .onConflict((oc) => oc.column("shortcode").doNothing())
+    .execute();
+  return tx
+    .selectFrom("analyzers")
+    .selectAll()
+    .where("shortcode", "=", checked.analyzer)
+    .executeTakeFirstOrThrow();
+}
+
+/** Validates, stores and queues one upload; throws {@link UploadError} for anything the uploader can fix. */
+export async function acceptUpload(
+  db: Kysely<Database>,
+  config: Config,
+  logger: Logger,
+  repository: RepositoryRow,
+  upload: ArtifactUpload,
+): Promise<UploadAccepted> {
+  const checked = checkUpload(repository, upload);
+  // A catalog analyzer is checked before the (possibly long) validation, so a typo is answered at once.
+  if (checked.kind === "SARIF" && !checked.community) {
+    const known = await db
+      .selectFrom("analyzers")
+      .select("id")
+      .where("shortcode", "=", checked.analyzer)
+      .executeTakeFirst();
+    if (!known) throw unknownAnalyzer(checked.analyzer);
+  }
+  const bytes = decodeUploadData(upload.data, upload.compression);
+  const sha256 = await validateReport(bytes, upload, checked, config);
+
+  const accepted = await db.transaction().execute(async (tx) => {
+    const locked = await tx
+      .selectFrom("repositories")
+      .selectAll()
+      .where("id", "=", repository.id)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!locked) throw new UploadError("INVALID_DSN", "the repository no longer exists");
+    const account = await tx
+      .selectFrom("accounts")
+      .selectAll()
+      .where("id", "=", locked.account_id)
+      .executeTakeFirstOrThrow();
+    const analyzer = checked.kind === "CHANGES" ? null : await analyzerOf(tx, checked);
+    const { run } = await openRun(tx, locked, account, {
+      commitOid: checked.commitOid,
+      branch: checked.branch,
+      timeoutSeconds: config.artifactTimeoutSeconds,
+    });
+
+    const duplicate = await tx
+      .selectFrom("artifacts")
+      .select("key")
+      .where("run_id", "=", run.id)
+      .where("analyzer", "=", checked.analyzer)
+      .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", checked.languageKey ?? "")
+      .where("content_sha256", "=", sha256)
+      .executeTakeFirst();
+    if (duplicate) return { run, artifactKey: duplicate.key, duplicate: true };
+
+    const check = analyzer ? await openCheck(tx, run, analyzer) : null;
+    const artifact = await tx
+      .insertInto("artifacts")
+      .values({
+        key: newRowKey(),
+        repository_id: locked.id,
+        run_id: run.id,
+        check_id: check?.id ?? null,
+        kind: checked.kind,
+        analyzer: checked.analyzer,
+        analyzer_type: upload.analyzerType?.trim() || null,
+        language_key: checked.languageKey,
+        reporter: upload.reporter.trim().slice(0, 100) || "unknown",
+        reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
+        work_dir: upload.workDir?.trim() || null,
+        compression: upload.compression,
+        stored_bytes: bytes.length,
+        content_sha256: sha256,
+        uploaded_by: upload.uploadedBy,
+      })
+      .returning(["id", "key"])
+      .executeTakeFirstOrThrow();
+    await storeArtifactBytes(tx, artifact.id, bytes);
+    await enqueueJob(tx, {
+      kind: PROCESS_JOB_KIND,
+      payload: { artifactId: artifact.id },
+      dedupeKey: `${PROCESS_JOB_KIND}:${artifact.id}`,
+    });
+    // A finished run that gets a new artifact is PENDING again until it is processed.
+    const settled = await settleRun(tx, run.id, check?.id ?? null);
+    return { run: settled, artifactKey: artifact.key, duplicate: false };
+  });
+
+  logger.info(
+    {
+      repository: repository.key,
+      run: accepted.run.key,
+      artifact: accepted.artifactKey,
+      analyzer: checked.analyzer,
+      bytes: bytes.length,
+      duplicate: accepted.duplicate,
+    },
+    "artifact accepted",
+  );
+  const account = await db
+    .selectFrom("accounts")
+    .select("login")
+    .where("id", "=", repository.account_id)
+    .executeTakeFirstOrThrow();
+  return {
+    message: `Artifact successfully uploaded for repository ${account.login}/${repository.name} on commit ${checked.commitOid}.`,
+    artifactKey: accepted.artifactKey,
+    runKey: accepted.run.key,
+    runUid: accepted.run.run_uid,
+    duplicate: accepted.duplicate,
+  };
+}

@@ -1,0 +1,453 @@
+import { randomUUID } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import type {
+  AccountRow,
+  AnalysisRunRow,
+  AnalysisRunStatus,
+  AnalyzerRow,
+  CheckStatus,
+  Database,
+  RepositoryRow,
+} from "../db/types.ts";
+import { newRowKey } from "../graphql/global-id.ts";
+import { enqueueJob } from "../jobs/job-store.ts";
+import { countOccurrencesOfChecks, countOccurrencesOfRuns } from "../modules/checks/check-store.ts";
+import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
+import { recordEvent } from "../modules/webhooks/outbox.ts";
+import {
+  analysisRunStartedEvent,
+  analysisRunUpdatedEvent,
+  type CheckForEvent,
+  repositoryIssueIntroducedEvent,
+  repositoryIssueResolvedEvent,
+} from "../modules/webhooks/payloads.ts";
+
+/**
+ * A run's life (docs/ingestion.md "The run's life"): one run per (repository, commit), created by
+ * the first upload with its base and its expected checks, and settled — check by check, then the
+ * run — after each processed artifact or when its deadline passes. Every function here runs inside
+ * the caller's transaction and writes only through `tx`.
+ */
+
+/** The job that ends a run's WAITING checks when its deadline passes. */
+export const DEADLINE_JOB_KIND = "ingest.deadline";
+
+/** A check row as this module reads it. */
+export interface CheckRow {
+  id: string;
+  key: string;
+  run_id: string;
+  analyzer_id: string;
+  sequence: number;
+  status: CheckStatus;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
+/** Shortcodes of the catalog analyzers the repository's configuration turns on, in its order. */
+function configuredAnalyzers(repository: RepositoryRow): string[] {
+  const config = repository.config_json as { analyzers?: unknown } | null;
+  if (!config || !Array.isArray(config.analyzers)) return [];
+  const names: string[] = [];
+  for (const entry of config.analyzers) {
+    if (typeof entry !== "object" || entry === null) continue;
+    const { name, enabled } = entry as { name?: unknown; enabled?: unknown };
+    if (typeof name === "string" && enabled !== false && !names.includes(name)) names.push(name);
+  }
+  return names;
+}
+
+/** The latest run of `commitOid` in the repository, if any. */
+export function findRunOfCommit(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  commitOid: string,
+): Promise<AnalysisRunRow | undefined> {
+  return tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("commit_oid", "=", commitOid)
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The latest finished (SUCCESS or FAILURE) run on the repository's default branch, if any. */
+export function latestAnalysedDefaultBranchRun(
+  tx: Kysely<Database>,
+  repository: RepositoryRow,
+  except?: string,
+): Promise<AnalysisRunRow | undefined> {
+  if (!repository.default_branch) return Promise.resolve(undefined);
+  let query = tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repository.id)
+    .where("branch_name", "=", repository.default_branch)
+    .where("status", "in", ["SUCCESS", "FAILURE"]);
+  if (except) query = query.where("id", "<>", except);
+  return query.orderBy("created_at", "desc").orderBy("key", "desc").limit(1).executeTakeFirst();
+}
+
+/** What {@link openRun} needs to create a run. */
+export interface NewRunSpec {
+  commitOid: string;
+  branch: string | null;
+  timeoutSeconds: number;
+}
+
+/**
+ * The run of `spec.commitOid`, created when there is none yet (`created: true`): branch from the
+ * spec, else the repository's default branch; base = the default branch's last analysed run;
+ * a WAITING check per configured analyzer, with a deadline job. The caller holds the repository
+ * row lock, so two first uploads make one run.
+ */
+export async function openRun(
+  tx: Kysely<Database>,
+  repository: RepositoryRow,
+  account: AccountRow,
+  spec: NewRunSpec,
+): Promise<{ run: AnalysisRunRow; created: boolean }> {
+  const existing = await findRunOfCommit(tx, repository.id, spec.commitOid);
+  if (existing) return { run: existing, created: false };
+
+  const base = await latestAnalysedDefaultBranchRun(tx, repository);
+  const expected = configuredAnalyzers(repository);
+  const expectedAnalyzers =
+    expected.length === 0
+      ? []
+      : await tx.selectFrom("analyzers").selectAll().where("shortcode", "in", expected).execute();
+  const run = await tx
+    .insertInto("analysis_runs")
+    .values({
+      key: newRowKey(),
+      run_uid: randomUUID(),
+      repository_id: repository.id,
+      branch_name: spec.branch ?? repository.default_branch,
+      commit_oid: spec.commitOid,
+      base_oid: base?.commit_oid ?? null,
+      base_run_id: base?.id ?? null,
+      status: "PENDING",
+      deadline_at:
+        expectedAnalyzers.length > 0
+          ? sql<Date>`now() + make_interval(secs => ${spec.timeoutSeconds})`
+          : null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+
+  const ordered = expected.flatMap((shortcode) => expectedAnalyzers.filter((a) => a.shortcode === shortcode));
+  const checks: CheckForEvent[] = [];
+  for (const [index, analyzer] of ordered.entries()) {
+    const check = await tx
+      .insertInto("checks")
+      .values({
+        key: newRowKey(),
+        run_id: run.id,
+        analyzer_id: analyzer.id,
+        sequence: index + 1,
+        status: "WAITING",
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    checks.push({ check, analyzer, summary: EMPTY_SUMMARY });
+  }
+  if (ordered.length > 0) {
+    await enqueueJob(tx, {
+      kind: DEADLINE_JOB_KIND,
+      payload: { runId: run.id },
+      dedupeKey: `${DEADLINE_JOB_KIND}:${run.id}`,
+      delayMs: spec.timeoutSeconds * 1000,
+    });
+  }
+  await recordEvent(
+    tx,
+    analysisRunStartedEvent({ run, repository, account, summary: EMPTY_SUMMARY, checks }),
+  );
+  return { run, created: true };
+}
+
+/**
+ * The run's check of `analyzer`, made PENDING for a new artifact (created when the run has none,
+ * after the run's other checks).
+ */
+export async function openCheck(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  analyzer: AnalyzerRow,
+): Promise<CheckRow> {
+  const existing = await tx
+    .selectFrom("checks")
+    .selectAll()
+    .where("run_id", "=", run.id)
+    .where("analyzer_id", "=", analyzer.id)
+    .executeTakeFirst();
+  if (existing) {
+    return tx
+      .updateTable("checks")
+      .set({ status: "PENDING", finished_at: null, updated_at: sql<Date>`now()` })
+      .where("id", "=", existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  }
+  const last = await tx
+    .selectFrom("checks")
+    .select(sql<number>`coalesce(max(sequence), 0)::int`.as("sequence"))
+    .where("run_id", "=", run.id)
+    .executeTakeFirstOrThrow();
+  return tx
+    .insertInto("checks")
+    .values({
+      key: newRowKey(),
+      run_id: run.id,
+      analyzer_id: analyzer.id,
+      sequence: last.sequence + 1,
+      status: "PENDING",
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Severity → the contract's issue priority (docs/ingestion.md "Quality gates"). */
+export const PRIORITY_OF_SEVERITY_SQL = sql`CASE i.severity WHEN 'CRITICAL' THEN 'HIGH'
+  WHEN 'MAJOR' THEN 'MEDIUM' ELSE 'LOW' END`;
+
+/**
+ * Why a findings check fails its quality gate: its INTRODUCED, unsuppressed occurrences whose
+ * category and priority can both fail checks, counted per category; empty when it passes.
+ */
+export async function findingsGateFailures(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  checkId: string,
+): Promise<string[]> {
+  const result = await sql<{ category: string; count: number }>`
+    SELECT i.category, count(*)::int AS count
+    FROM occurrences AS o
+    JOIN issues AS i ON i.id = o.issue_id
+    LEFT JOIN repository_issue_category_settings AS cs
+      ON cs.repository_id = ${repositoryId} AND cs.category = i.category
+    LEFT JOIN repository_issue_priority_settings AS ps
+      ON ps.repository_id = ${repositoryId} AND ps.priority_type = ${PRIORITY_OF_SEVERITY_SQL}
+    WHERE o.check_id = ${checkId} AND o.state = 'INTRODUCED' AND NOT o.is_suppressed
+      AND coalesce(cs.can_fail_check, true) AND coalesce(ps.can_fail_check, true)
+    GROUP BY i.category
+    ORDER BY i.category`.execute(tx);
+  return result.rows.map(
+    (row) =>
+      `${row.count} introduced ${row.category} occurrence${row.count === 1 ? "" : "s"} can fail the check`,
+  );
+}
+
+/** How a check's status is decided once its artifacts are processed. */
+export type CheckGate = (tx: Kysely<Database>, check: CheckRow) => Promise<string[]>;
+
+/**
+ * Settles a PENDING check whose artifacts are all processed: FAILURE when one failed to process
+ * or the gate finds reasons, else SUCCESS. A check with artifacts still queued stays PENDING.
+ * Answers the check as it now stands.
+ */
+export async function settleCheck(tx: Kysely<Database>, check: CheckRow, gate: CheckGate): Promise<CheckRow> {
+  const artifacts = await tx
+    .selectFrom("artifacts")
+    .select(["status"])
+    .where("check_id", "=", check.id)
+    .execute();
+  if (artifacts.some((a) => a.status === "QUEUED")) return check;
+  const failed = artifacts.some((a) => a.status === "FAILED");
+  const status: CheckStatus = failed || (await gate(tx, check)).length > 0 ? "FAILURE" : "SUCCESS";
+  return tx
+    .updateTable("checks")
+    .set({ status, finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where("id", "=", check.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** A run's status from its checks' (docs/ingestion.md "Status"). */
+export function runStatusOf(statuses: readonly CheckStatus[]): AnalysisRunStatus {
+  if (statuses.length === 0) return "PENDING";
+  if (statuses.some((s) => s === "WAITING" || s === "PENDING")) return "PENDING";
+  if (statuses.some((s) => s === "ARTIFACT_TIMEOUT" || s === "TIMEOUT")) return "TIMEOUT";
+  if (statuses.some((s) => s === "FAILURE")) return "FAILURE";
+  return "SUCCESS";
+}
+
+/**
+ * Sets the run's status from its checks; when it changed, records `analysis_run.updated` (with
+ * `lastCheckId`'s check last), and when a default-branch run finished and is now the latest
+ * analysed one there, the repository-issue events against the run it replaced.
+ */
+export async function settleRun(
+  tx: Kysely<Database>,
+  runId: string,
+  lastCheckId: string | null,
+): Promise<AnalysisRunRow> {
+  const run = await tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("id", "=", runId)
+    .executeTakeFirstOrThrow();
+  const checks = await tx
+    .selectFrom("checks")
+    .selectAll()
+    .where("run_id", "=", runId)
+    .orderBy("sequence")
+    .execute();
+  const status = runStatusOf(checks.map((c) => c.status));
+  if (status === run.status) return run;
+
+  const updated = await tx
+    .updateTable("analysis_runs")
+    .set({
+      status,
+      finished_at: status === "PENDING" ? null : sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const repository = await tx
+    .selectFrom("repositories")
+    .selectAll()
+    .where("id", "=", run.repository_id)
+    .executeTakeFirstOrThrow();
+  const account = await tx
+    .selectFrom("accounts")
+    .selectAll()
+    .where("id", "=", repository.account_id)
+    .executeTakeFirstOrThrow();
+
+  const ordered = [
+    ...checks.filter((c) => c.id !== lastCheckId),
+    ...checks.filter((c) => c.id === lastCheckId),
+  ];
+  const analyzers =
+    ordered.length === 0
+      ? []
+      : await tx
+          .selectFrom("analyzers")
+          .selectAll()
+          .where(
+            "id",
+            "in",
+            ordered.map((c) => c.analyzer_id),
+          )
+          .execute();
+  const checkCounts = await countOccurrencesOfChecks(
+    tx,
+    ordered.map((c) => c.id),
+  );
+  const checkSummaries = summariseByParent(
+    ordered.map((c) => c.id),
+    checkCounts,
+    (row) => row.check_id,
+  );
+  const runCounts = await countOccurrencesOfRuns(tx, [runId]);
+  const summary = summariseOccurrences(
+    runCounts.map((row) => ({ ...row, analyzerShortcode: row.analyzer_shortcode })),
+  );
+  await recordEvent(
+    tx,
+    analysisRunUpdatedEvent({
+      run: updated,
+      repository,
+      account,
+      summary,
+      checks: ordered.map((check, index) => ({
+        check,
+        analyzer: analyzers.find((a) => a.id === check.analyzer_id) as AnalyzerRow,
+        summary: checkSummaries[index] ?? EMPTY_SUMMARY,
+      })),
+    }),
+  );
+
+  if ((status === "SUCCESS" || status === "FAILURE") && updated.branch_name === repository.default_branch) {
+    await recordRepositoryIssueEvents(tx, updated, repository, account);
+  }
+  return updated;
+}
+
+/**
+ * `repository_issue.introduced` / `.resolved` for a default-branch run that just finished, when it
+ * is now the latest analysed run there: each issue present in it and not in the run it replaced,
+ * and the reverse. An issue is present in a run when the run has a non-RESOLVED occurrence of it.
+ */
+async function recordRepositoryIssueEvents(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  repository: RepositoryRow,
+  account: AccountRow,
+): Promise<void> {
+  const latest = await latestAnalysedDefaultBranchRun(tx, repository);
+  if (latest?.id !== run.id) return;
+  const previous = await tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repository.id)
+    .where("branch_name", "=", run.branch_name)
+    .where("status", "in", ["SUCCESS", "FAILURE"])
+    .where("id", "<>", run.id)
+    .where((eb) =>
+      eb.or([
+        eb("created_at", "<", run.created_at),
+        eb.and([eb("created_at", "=", run.created_at), eb("key", "<", run.key)]),
+      ]),
+    )
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+
+  const present = (runId: string) =>
+    sql<{ issue_id: string; count: number }>`
+      SELECT o.issue_id::text AS issue_id, count(*)::int AS count
+      FROM checks AS c JOIN occurrences AS o ON o.check_id = c.id
+      WHERE c.run_id = ${runId} AND o.state <> 'RESOLVED'
+      GROUP BY o.issue_id`
+      .execute(tx)
+      .then((result) => new Map(result.rows.map((row) => [row.issue_id, row.count])));
+  const now = await present(run.id);
+  const before = previous ? await present(previous.id) : new Map<string, number>();
+  const introduced = [...now.keys()].filter((id) => !before.has(id));
+  const resolved = [...before.keys()].filter((id) => !now.has(id));
+  if (introduced.length === 0 && resolved.length === 0) return;
+
+  const issues = await tx
+    .selectFrom("issues")
+    .selectAll()
+    .where("id", "in", [...introduced, ...resolved])
+    .execute();
+  const analyzers = await tx
+    .selectFrom("analyzers")
+    .selectAll()
+    .where("id", "in", [...new Set(issues.map((i) => i.analyzer_id))])
+    .execute();
+  const subjectOf = (issueId: string) => {
+    const issue = issues.find((i) => i.id === issueId);
+    const analyzer = analyzers.find((a) => a.id === issue?.analyzer_id);
+    return issue && analyzer ? { repository, account, issue, analyzer } : undefined;
+  };
+  for (const issueId of introduced) {
+    const subject = subjectOf(issueId);
+    if (!subject) continue;
+    const occurrences = await tx
+      .selectFrom("occurrences")
+      .innerJoin("checks", "checks.id", "occurrences.check_id")
+      .selectAll("occurrences")
+      .where("checks.run_id", "=", run.id)
+      .where("occurrences.issue_id", "=", issueId)
+      .where("occurrences.state", "<>", "RESOLVED")
+      .orderBy("occurrences.path")
+      .orderBy("occurrences.begin_line")
+      .execute();
+    await recordEvent(tx, repositoryIssueIntroducedEvent(subject, occurrences));
+  }
+  for (const issueId of resolved) {
+    const subject = subjectOf(issueId);
+    if (subject) await recordEvent(tx, repositoryIssueResolvedEvent(subject, before.get(issueId) ?? 0));
+  }
+}

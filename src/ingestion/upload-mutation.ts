@@ -1,0 +1,216 @@
+import type { ArtifactCompression } from "../db/types-ingestion.ts";
+import { builder } from "../graphql/builder.ts";
+import { type GraphQLContext, RequestLoaders } from "../graphql/context.ts";
+import {
+  clientMutationIdInput,
+  clientMutationIdOutput,
+  echoOf,
+  inTransaction,
+  type MutationEcho,
+} from "../graphql/mutations.ts";
+import { writableRepository } from "../modules/accounts/access.ts";
+import { visibleRunByKey } from "../modules/runs/run-loaders.ts";
+import { AnalysisRunRef } from "../modules/runs/run-type.ts";
+import { UploadError } from "./errors.ts";
+import { acceptUpload } from "./intake.ts";
+import type { ArtifactUpload } from "./types.ts";
+
+/**
+ * `uploadArtifact` on the main endpoint: the token-authenticated way to upload an artifact (used
+ * by `assay upload` and scripts; docs/ingestion.md "Upload paths"). It ends in the same intake as
+ * the contract CLI's `createArtifact`, and answers refusals the same way: `ok: false` with an
+ * `error` sentence, not a GraphQL error, since the upload itself was answered.
+ */
+
+/** `UploadArtifactInput` as Pothos coerces it. */
+export interface UploadArtifactInputValue {
+  repositoryId: string | number;
+  commitOid: string;
+  branch?: string | null;
+  analyzer: string;
+  analyzerType?: string | null;
+  key?: string | null;
+  data: string;
+  compression?: ArtifactCompression | null;
+  workDir?: string | null;
+  reporter?: string | null;
+  reporterVersion?: string | null;
+  clientMutationId?: string | null;
+}
+
+/** What `uploadArtifact` answers; `run` resolves from `runKey` after the intake's commit. */
+interface UploadArtifactResult extends MutationEcho {
+  ok: boolean;
+  message: string;
+  error: string;
+  artifactKey: string | null;
+  runKey: string | null;
+}
+
+/** The reporter recorded when the input names none. */
+export const DEFAULT_API_REPORTER = "api";
+
+/** "" and null both mean absent. */
+function presentOrNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === "" ? null : value;
+}
+
+/** The intake's view of an `uploadArtifact` input, uploaded by `userId`. */
+export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: string): ArtifactUpload {
+  return {
+    commitOid: input.commitOid,
+    branch: presentOrNull(input.branch),
+    analyzer: input.analyzer,
+    analyzerType: presentOrNull(input.analyzerType),
+    key: presentOrNull(input.key),
+    data: input.data,
+    compression: input.compression ?? "NONE",
+    workDir: presentOrNull(input.workDir),
+    reporter: presentOrNull(input.reporter) ?? DEFAULT_API_REPORTER,
+    reporterVersion: presentOrNull(input.reporterVersion),
+    uploadedBy: userId,
+  };
+}
+
+/**
+ * Authorises the upload (ADMIN or MEMBER of the repository's account, checked in a short
+ * transaction of its own: the intake opens its own transaction, which takes the repository lock
+ * again), then hands it to the intake. An {@link UploadError} answers `ok: false`; anything else
+ * is a server error.
+ */
+async function uploadArtifact(
+  ctx: GraphQLContext,
+  input: UploadArtifactInputValue,
+): Promise<UploadArtifactResult> {
+  const { repository } = await inTransaction(ctx, (tx) =>
+    writableRepository(ctx, tx, input.repositoryId, "repositoryId"),
+  );
+  const upload = uploadOfUploadArtifact(input, ctx.viewer.userId);
+  try {
+    const accepted = await acceptUpload(ctx.db, ctx.config, ctx.logger, repository, upload);
+    return {
+      ok: true,
+      message: accepted.message,
+      error: "",
+      artifactKey: accepted.artifactKey,
+      runKey: accepted.runKey,
+      ...echoOf(input),
+    };
+  } catch (error) {
+    if (!(error instanceof UploadError)) throw error;
+    return {
+      ok: false,
+      message: "",
+      error: error.message,
+      artifactKey: null,
+      runKey: null,
+      ...echoOf(input),
+    };
+  } finally {
+    // The intake committed (or not) on its own: later fields read the state after it.
+    ctx.loaders = new RequestLoaders(ctx.db);
+  }
+}
+
+const ArtifactCompressionEnum = builder.enumType("ArtifactCompression", {
+  description: "How an uploaded artifact's `data` is encoded.",
+  values: {
+    NONE: { description: "The report text itself." },
+    ZSTD: { description: "Base64 of the report text compressed with zstd." },
+    GZIP: { description: "Base64 of the report text compressed with gzip." },
+  } as const,
+});
+
+const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
+  description: "One artifact (an analyzer's SARIF report, a coverage report, or changed lines) for a commit.",
+  fields: (t) => ({
+    repositoryId: t.id({ required: true, description: "The global id of the repository." }),
+    commitOid: t.string({
+      required: true,
+      description: "The analysed commit: 7 to 64 hexadecimal characters.",
+    }),
+    branch: t.string({
+      required: false,
+      description:
+        "The branch the commit was built on. Without it the run takes the branch of an earlier run of the commit, else the repository's default branch.",
+    }),
+    analyzer: t.string({
+      required: true,
+      description:
+        "The analyzer's shortcode; `test-coverage` for coverage, `changes` for the run's changed lines.",
+    }),
+    analyzerType: t.string({
+      required: false,
+      description: 'Set to "community" for an analyzer outside the catalog; otherwise omitted.',
+    }),
+    key: t.string({
+      required: false,
+      description: "For `test-coverage`, the language (`python`, `go`, `javascript`...); ignored otherwise.",
+    }),
+    data: t.string({
+      required: true,
+      description: "The report text, or base64 of its compression when `compression` is not NONE.",
+    }),
+    compression: t.field({
+      type: ArtifactCompressionEnum,
+      required: false,
+      defaultValue: "NONE",
+      description: "How `data` is encoded.",
+    }),
+    workDir: t.string({
+      required: false,
+      description:
+        "The directory the report was made in; kept with the artifact for resolving relative paths.",
+    }),
+    reporter: t.string({ required: false, description: 'The uploading program; "api" when omitted.' }),
+    reporterVersion: t.string({ required: false, description: "The uploading program's version." }),
+    clientMutationId: clientMutationIdInput(t),
+  }),
+});
+
+const UploadArtifactPayload = builder.objectRef<UploadArtifactResult>("UploadArtifactPayload").implement({
+  description:
+    "The answer of `uploadArtifact`: accepted with its run, or the reason for the refusal in `error`.",
+  fields: (t) => ({
+    ok: t.boolean({ description: "True when the artifact was accepted.", resolve: (p) => p.ok }),
+    message: t.string({
+      description: 'What was accepted ("Artifact successfully uploaded for repository ..."); "" on refusal.',
+      resolve: (p) => p.message,
+    }),
+    error: t.string({
+      description: 'Why the artifact was refused, in one sentence; "" when it was accepted.',
+      resolve: (p) => p.error,
+    }),
+    artifactId: t.string({
+      nullable: true,
+      description:
+        "The accepted artifact's key (the same for a repeated upload of the same report to the run); null on refusal.",
+      resolve: (p) => p.artifactKey,
+    }),
+    run: t.field({
+      type: AnalysisRunRef,
+      nullable: true,
+      description:
+        "The run of the commit the artifact joined (PENDING until it is processed); null on refusal.",
+      resolve: (p, _args, ctx) => (p.runKey ? visibleRunByKey(ctx).load(p.runKey) : null),
+    }),
+    clientMutationId: clientMutationIdOutput(t),
+  }),
+});
+
+builder.mutationField("uploadArtifact", (t) =>
+  t.field({
+    type: UploadArtifactPayload,
+    nullable: true,
+    description:
+      "Uploads one artifact for a commit of a repository, as `createArtifact` does with a DSN, but with a personal access token. Needs the ADMIN or MEMBER role in the repository's account. Processing is asynchronous: the run is PENDING until the artifact is processed. A refused upload answers `ok: false` with the reason in `error`; nothing is stored then.",
+    args: {
+      input: t.arg({
+        type: UploadArtifactInput,
+        required: true,
+        description: "The artifact and its commit.",
+      }),
+    },
+    resolve: (_root, { input }, ctx) => uploadArtifact(ctx, input),
+  }),
+);

@@ -1,0 +1,927 @@
+// test-runner: execution-mode independent (SARIF processing is SQL inside a transaction, no GraphQL)
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { createHash, randomUUID } from "node:crypto";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import type { Kysely } from "kysely";
+import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
+import type {
+  AccountRow,
+  AnalysisRunRow,
+  AnalyzerRow,
+  AnalyzerType,
+  CheckRow,
+  Database,
+  IssueCategory,
+  RepositoryRow,
+} from "../src/db/types.ts";
+import type { ArtifactRow } from "../src/db/types-ingestion.ts";
+import { newRowKey } from "../src/graphql/global-id.ts";
+import { SarifFormatError } from "../src/ingest/sarif/types.ts";
+import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
+import { processSarif, recomputeFindingStates } from "../src/ingestion/sarif-process.ts";
+import { validateSarif } from "../src/ingestion/sarif-validate.ts";
+import type { ProcessResult } from "../src/ingestion/types.ts";
+import { anAccount, aRepository, aRun } from "./helpers/builders.ts";
+import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
+import { aCheck } from "./helpers/builders-checks.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+
+/**
+ * `processSarif` on a real database: SARIF that ESLint and Biome write during the test, and
+ * hand-made logs for the edge cases (docs/ingestion.md "Fingerprints", "States against the base").
+ */
+
+let testDb: TestDatabase;
+let handle: DatabaseHandle;
+let db: Kysely<Database>;
+
+before(async () => {
+  testDb = await createTestDatabase();
+  handle = await openDatabase({
+    databaseUrl: testDb.databaseUrl,
+    dataDir: testDb.dataDir,
+    databasePoolSize: 2,
+  });
+  db = handle.db;
+});
+
+after(async () => {
+  await handle.close();
+  await testDb.drop();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures
+
+/** A repository with a run and a check of one analyzer, ready for artifacts. */
+interface Scene {
+  account: AccountRow;
+  repository: RepositoryRow;
+  analyzer: AnalyzerRow;
+  run: AnalysisRunRow;
+  check: CheckRow;
+}
+
+async function aScene(
+  fields: Partial<{ analyzer: AnalyzerRow; analyzerType: AnalyzerType; repository: RepositoryRow }> = {},
+): Promise<Scene> {
+  const repository = fields.repository ?? (await aRepository(db, await anAccount(db)));
+  const account = await db
+    .selectFrom("accounts")
+    .selectAll()
+    .where("id", "=", repository.account_id)
+    .executeTakeFirstOrThrow();
+  const analyzer = fields.analyzer ?? (await anAnalyzer(db, { type: fields.analyzerType ?? "COMMUNITY" }));
+  const run = await aRun(db, repository, { status: "PENDING" });
+  const check = await aCheck(db, run, analyzer, { status: "PENDING", finishedAt: null });
+  return { account, repository, analyzer, run, check };
+}
+
+/** A later run of the same repository and analyzer (its base is `scene`'s check). */
+function aNextScene(scene: Scene): Promise<Scene> {
+  return aScene({ analyzer: scene.analyzer, repository: scene.repository });
+}
+
+async function anArtifact(scene: Scene, workDir: string | null = null): Promise<ArtifactRow> {
+  return db
+    .insertInto("artifacts")
+    .values({
+      key: newRowKey(),
+      repository_id: scene.repository.id,
+      run_id: scene.run.id,
+      check_id: scene.check.id,
+      kind: "SARIF",
+      analyzer: scene.analyzer.shortcode,
+      analyzer_type: scene.analyzer.type === "COMMUNITY" ? "community" : null,
+      reporter: "test",
+      work_dir: workDir,
+      compression: "NONE",
+      stored_bytes: 0,
+      content_sha256: createHash("sha256").update(randomUUID()).digest(),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** The text in 100-byte chunks, as stored bytes stream back. */
+async function* chunks(text: string): AsyncGenerator<Uint8Array> {
+  const bytes = Buffer.from(text);
+  for (let start = 0; start < bytes.length; start += 100) yield bytes.subarray(start, start + 100);
+}
+
+async function processText(
+  scene: Scene,
+  artifact: ArtifactRow,
+  text: string,
+  fields: Partial<{ baseCheckId: string | null; batchSize: number }> = {},
+): Promise<ProcessResult> {
+  return db.transaction().execute((tx) =>
+    processSarif(
+      {
+        tx,
+        artifact,
+        repository: scene.repository,
+        run: scene.run,
+        check: scene.check,
+        baseCheckId: fields.baseCheckId ?? null,
+        text: () => chunks(text),
+      },
+      { batchSize: fields.batchSize },
+    ),
+  );
+}
+
+/** Processes `text` as a new artifact of `scene`. */
+async function ingest(
+  scene: Scene,
+  text: string,
+  fields: Partial<{ baseCheckId: string | null; batchSize: number; workDir: string }> = {},
+): Promise<{ artifact: ArtifactRow; result: ProcessResult }> {
+  const artifact = await anArtifact(scene, fields.workDir ?? null);
+  return { artifact, result: await processText(scene, artifact, text, fields) };
+}
+
+/** A stored occurrence with its issue's shortcode, category and severity. */
+interface StoredOccurrence {
+  rule: string;
+  category: IssueCategory;
+  severity: string;
+  path: string;
+  begin_line: number;
+  begin_column: number;
+  end_line: number;
+  end_column: number;
+  title: string;
+  fingerprint: string;
+  state: string;
+  is_suppressed: boolean;
+  artifact_id: string | null;
+  key: string;
+}
+
+async function occurrencesOf(checkId: string): Promise<StoredOccurrence[]> {
+  return db
+    .selectFrom("occurrences as o")
+    .innerJoin("issues as i", "i.id", "o.issue_id")
+    .select([
+      "i.shortcode as rule",
+      "i.category",
+      "i.severity",
+      "o.path",
+      "o.begin_line",
+      "o.begin_column",
+      "o.end_line",
+      "o.end_column",
+      "o.title",
+      "o.fingerprint",
+      "o.state",
+      "o.is_suppressed",
+      "o.artifact_id",
+      "o.key",
+    ])
+    .where("o.check_id", "=", checkId)
+    .orderBy("o.path")
+    .orderBy("o.begin_line")
+    .orderBy("o.begin_column")
+    .orderBy("o.fingerprint")
+    .orderBy("o.state")
+    .execute();
+}
+
+/** `rule path:line:column state` lines, sorted. */
+async function summaryOf(checkId: string): Promise<string[]> {
+  return (await occurrencesOf(checkId))
+    .map((o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column} ${o.state}`)
+    .sort();
+}
+
+/** A SARIF 2.1.0 log of the given runs. */
+function sarifLog(
+  runs: Array<{ tool?: string; rules?: unknown[]; results: unknown[]; originalUriBaseIds?: unknown }>,
+): string {
+  return JSON.stringify({
+    version: "2.1.0",
+    runs: runs.map((run) => ({
+      tool: { driver: { name: run.tool ?? "hand-made", rules: run.rules ?? [] } },
+      ...(run.originalUriBaseIds === undefined ? {} : { originalUriBaseIds: run.originalUriBaseIds }),
+      results: run.results,
+    })),
+  });
+}
+
+/** A result of `ruleId` at `uri` (line `line`, or no region when null). */
+function aResult(
+  ruleId: string,
+  uri: string,
+  line: number | null,
+  fields: Record<string, unknown> & { message?: string; snippet?: string } = {},
+): Record<string, unknown> {
+  const { message, snippet, ...rest } = fields;
+  const region =
+    line === null
+      ? undefined
+      : {
+          startLine: line,
+          startColumn: 3,
+          endLine: line,
+          endColumn: 9,
+          ...(snippet ? { snippet: { text: snippet } } : {}),
+        };
+  return {
+    ruleId,
+    level: "warning",
+    message: { text: message ?? `Problem of ${ruleId}.` },
+    locations: [{ physicalLocation: { artifactLocation: { uri }, ...(region ? { region } : {}) } }],
+    ...rest,
+  };
+}
+
+const execFileAsync = promisify(execFile);
+const require = createRequire(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Real analyzers
+
+/** The part of ESLint 8's API the test drives (ESLint ships no types; it comes with the formatter). */
+interface ESLintApi {
+  lintFiles(patterns: string[]): Promise<unknown[]>;
+  getRulesMetaForResults(results: unknown[]): unknown;
+}
+type ESLintClass = new (options: Record<string, unknown>) => ESLintApi;
+type SarifFormatter = (results: unknown[], data: { cwd: string; rulesMeta: unknown }) => string;
+
+/** A temp checkout with `files`, its real path (ESLint and Biome report real paths). */
+async function aCheckout(prefix: string, files: Record<string, string>): Promise<string> {
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+  for (const [name, text] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await fs.writeFile(path.join(dir, name), text);
+  }
+  return dir;
+}
+
+async function eslintSarif(dir: string): Promise<string> {
+  const { ESLint } = require("eslint") as { ESLint: ESLintClass };
+  const formatSarif = require("@microsoft/eslint-formatter-sarif") as SarifFormatter;
+  const eslint = new ESLint({
+    cwd: dir,
+    useEslintrc: false,
+    overrideConfig: {
+      parserOptions: { ecmaVersion: 2022 },
+      rules: { "no-unused-vars": "error", "no-undef": "error", eqeqeq: "warn", "no-debugger": "warn" },
+    },
+  });
+  const results = await eslint.lintFiles(["src"]);
+  return formatSarif(results, { cwd: dir, rulesMeta: eslint.getRulesMetaForResults(results) });
+}
+
+/**
+ * Biome's SARIF for `dir`, with the checkout's own configuration (`--config-path`): the temp
+ * directory is outside the project, so the project's biome.json does not apply.
+ */
+async function biomeSarif(dir: string): Promise<string> {
+  await fs.writeFile(
+    path.join(dir, "biome.json"),
+    JSON.stringify({
+      vcs: { enabled: false },
+      files: { includes: ["src/**"] },
+      linter: { enabled: true, rules: { suspicious: { noDoubleEquals: "error", noVar: "warn" } } },
+    }),
+  );
+  const biome = require.resolve("@biomejs/biome/bin/biome");
+  try {
+    const { stdout } = await execFileAsync(
+      process.execPath,
+      [biome, "lint", "--reporter=sarif", `--config-path=${dir}`, "."],
+      { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+    );
+    return stdout;
+  } catch (error) {
+    // Biome exits 1 when it found errors; the report is still on stdout.
+    const stdout = (error as { stdout?: string }).stdout;
+    if (typeof stdout === "string" && stdout.trimStart().startsWith("{")) return stdout;
+    throw error;
+  }
+}
+
+describe("SARIF written by real analyzers", () => {
+  it("stores ESLint's findings with repository paths, lines, issues and categories", async () => {
+    const dir = await aCheckout("assay-eslint-", {
+      "src/app.js": "const unused = 1;\nif (x == null) {\n  debugger;\n}\n",
+      "src/my file.js": "debugger;\n",
+    });
+    try {
+      const sarif = await eslintSarif(dir);
+      assert.match(sarif, /my%20file\.js/, "ESLint percent-encodes the file URI");
+      const scene = await aScene();
+      const { result } = await ingest(scene, sarif, { workDir: dir });
+      assert.deepEqual(result, {
+        results: 5,
+        occurrences: 5,
+        skipped: 0,
+        suppressed: 0,
+        introduced: 5,
+        existing: 0,
+        resolved: 0,
+        rules: 4,
+      });
+      const rows = await occurrencesOf(scene.check.id);
+      assert.deepEqual(
+        rows.map(
+          (o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column}-${o.end_line}:${o.end_column}`,
+        ),
+        [
+          "no-unused-vars src/app.js:1:7-1:13",
+          "no-undef src/app.js:2:5-2:6",
+          "eqeqeq src/app.js:2:7-2:9",
+          "no-debugger src/app.js:3:3-3:12",
+          "no-debugger src/my file.js:1:1-1:10",
+        ],
+      );
+      assert.equal(rows.find((o) => o.rule === "no-undef")?.title, "'x' is not defined.");
+      assert.ok(rows.every((o) => /^[0-9a-f]{32}$/.test(o.fingerprint) && o.state === "INTRODUCED"));
+      // ESLint's rules have no tags and no default level: ANTI_PATTERN, MINOR (docs/ingestion-sarif.md).
+      assert.ok(rows.every((o) => o.category === "ANTI_PATTERN" && o.severity === "MINOR"));
+      const issue = await db
+        .selectFrom("issues")
+        .selectAll()
+        .where("analyzer_id", "=", scene.analyzer.id)
+        .where("shortcode", "=", "no-debugger")
+        .executeTakeFirstOrThrow();
+      assert.equal(issue.title, "Disallow the use of `debugger`");
+      assert.match(issue.description, /https:\/\/eslint\.org\/docs\/latest\/rules\/no-debugger/);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("stores Biome's findings, its absolute paths made relative to the work directory", async () => {
+    const dir = await aCheckout("assay-biome-", {
+      "src/app.js": "const unused = 1;\nif (x == 1) {\n  debugger;\n}\nvar y = 2;\nexport { y };\n",
+      "src/my dir/b.js": "debugger;\n",
+    });
+    try {
+      const sarif = await biomeSarif(dir);
+      const scene = await aScene();
+      const { result } = await ingest(scene, sarif, { workDir: dir });
+      assert.equal(result.results, 5);
+      assert.equal(result.occurrences, 5);
+      assert.deepEqual(
+        (await occurrencesOf(scene.check.id)).map(
+          (o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column} ${o.category}`,
+        ),
+        [
+          "lint/correctness/noUnusedVariables src/app.js:1:7 ANTI_PATTERN",
+          "lint/suspicious/noDoubleEquals src/app.js:2:7 ANTI_PATTERN",
+          "lint/suspicious/noDebugger src/app.js:3:3 ANTI_PATTERN",
+          "lint/suspicious/noVar src/app.js:5:1 ANTI_PATTERN",
+          "lint/suspicious/noDebugger src/my dir/b.js:1:1 ANTI_PATTERN",
+        ],
+      );
+      // Without the work directory Biome's absolute paths lie outside the repository.
+      const blind = await aScene();
+      const { result: skipped } = await ingest(blind, sarif);
+      assert.equal(skipped.occurrences, 0);
+      assert.equal(skipped.skipped, 5);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Hand-made edge cases
+
+describe("hand-made SARIF", () => {
+  it("stores the results of every run in the file", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      { tool: "first", rules: [{ id: "A1" }], results: [aResult("A1", "src/a.py", 3)] },
+      {
+        tool: "second",
+        rules: [{ id: "B1" }],
+        results: [aResult("B1", "src/b.py", 4), aResult("A1", "src/c.py", 5)],
+      },
+    ]);
+    const { result } = await ingest(scene, sarif);
+    assert.equal(result.results, 3);
+    assert.equal(result.rules, 2);
+    assert.deepEqual(await summaryOf(scene.check.id), [
+      "A1 src/a.py:3:3 INTRODUCED",
+      "A1 src/c.py:5:3 INTRODUCED",
+      "B1 src/b.py:4:3 INTRODUCED",
+    ]);
+  });
+
+  it("puts a finding without a region at line 1, column 1", async () => {
+    const scene = await aScene();
+    await ingest(scene, sarifLog([{ results: [aResult("R", "README.md", null)] }]));
+    const [row] = await occurrencesOf(scene.check.id);
+    assert.deepEqual([row?.begin_line, row?.begin_column, row?.end_line, row?.end_column], [1, 1, 1, 1]);
+  });
+
+  it("decodes percent-encoded URIs and resolves base ids", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        originalUriBaseIds: { SRC: { uri: "src/" } },
+        results: [
+          aResult("R", "lib/my%20file%2B1.ts", 2),
+          {
+            ...aResult("R", "caf%C3%A9.ts", 3),
+            locations: [
+              { physicalLocation: { artifactLocation: { uri: "caf%C3%A9.ts", uriBaseId: "SRC" } } },
+            ],
+          },
+          aResult("R", "file:///ci/checkout/pkg/x%23y.go", 4),
+        ],
+      },
+    ]);
+    await ingest(scene, sarif, { workDir: "/ci/checkout" });
+    assert.deepEqual((await occurrencesOf(scene.check.id)).map((o) => o.path).sort(), [
+      "lib/my file+1.ts",
+      "pkg/x#y.go",
+      "src/café.ts",
+    ]);
+  });
+
+  it("skips results outside the repository, without a path, or absent per baselineState", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        results: [
+          aResult("R", "/usr/lib/node/x.js", 1),
+          aResult("R", "../outside.js", 1),
+          { ruleId: "R", message: { text: "whole repository" } },
+          {
+            ruleId: "R",
+            message: { text: "logical only" },
+            locations: [{ logicalLocations: [{ name: "f" }] }],
+          },
+          aResult("R", "src/gone.js", 1, { baselineState: "absent" }),
+          aResult("R", "src/new.js", 1, { baselineState: "new" }),
+          aResult("R", "src/kept.js", 2, { baselineState: "unchanged" }),
+        ],
+      },
+    ]);
+    const { result } = await ingest(scene, sarif, { workDir: "/ci/checkout" });
+    assert.equal(result.results, 7);
+    assert.equal(result.skipped, 5);
+    // The tool's baselineState does not decide the state: Assay compares with its own base.
+    assert.deepEqual(await summaryOf(scene.check.id), [
+      "R src/kept.js:2:3 INTRODUCED",
+      "R src/new.js:1:3 INTRODUCED",
+    ]);
+  });
+
+  it("stores a result at its primary location, not at its related locations", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        results: [
+          aResult("R", "src/sink.js", 10, {
+            relatedLocations: [
+              {
+                id: 1,
+                physicalLocation: { artifactLocation: { uri: "src/source.js" }, region: { startLine: 3 } },
+              },
+            ],
+          }),
+        ],
+      },
+    ]);
+    await ingest(scene, sarif);
+    assert.deepEqual(await summaryOf(scene.check.id), ["R src/sink.js:10:3 INTRODUCED"]);
+  });
+
+  it("marks SARIF suppressions: accepted or without status, not under review or rejected", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        results: [
+          aResult("R", "src/accepted.js", 1, { suppressions: [{ kind: "inSource", status: "accepted" }] }),
+          aResult("R", "src/plain.js", 1, { suppressions: [{ kind: "external" }] }),
+          aResult("R", "src/review.js", 1, {
+            suppressions: [{ kind: "inSource" }, { kind: "external", status: "underReview" }],
+          }),
+          aResult("R", "src/rejected.js", 1, { suppressions: [{ kind: "inSource", status: "rejected" }] }),
+          aResult("R", "src/none.js", 1),
+        ],
+      },
+    ]);
+    const { result } = await ingest(scene, sarif);
+    assert.equal(result.suppressed, 2);
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.path} ${o.is_suppressed}`),
+      [
+        "src/accepted.js true",
+        "src/none.js false",
+        "src/plain.js true",
+        "src/rejected.js false",
+        "src/review.js false",
+      ],
+    );
+  });
+
+  it("applies the repository's ignore rules and the team's suppressions in force when the run began", async () => {
+    const analyzer = await anAnalyzer(db, { type: "COMMUNITY" });
+    const ignored = await anIssue(db, analyzer, { shortcode: "IGNORED" });
+    const team = await anIssue(db, analyzer, { shortcode: "TEAM" });
+    const late = await anIssue(db, analyzer, { shortcode: "LATE" });
+    const repository = await aRepository(db, await anAccount(db));
+    const earlier = new Date(Date.now() - 60_000);
+    await db
+      .insertInto("ignore_rules")
+      .values([
+        {
+          key: newRowKey(),
+          repository_id: repository.id,
+          issue_id: ignored.id,
+          level: "REPOSITORY",
+          type: "PATTERN",
+          file_path: null,
+          glob_pattern: "tests/**",
+          created_at: earlier,
+        },
+      ])
+      .execute();
+    await db
+      .insertInto("team_suppressed_issues")
+      .values({ key: newRowKey(), account_id: repository.account_id, issue_id: team.id, created_at: earlier })
+      .execute();
+    const scene = await aScene({ analyzer, repository });
+    // Made after the run began: not in force for it.
+    await db
+      .insertInto("ignore_rules")
+      .values({
+        key: newRowKey(),
+        repository_id: repository.id,
+        issue_id: late.id,
+        level: "REPOSITORY",
+        type: "FOREVER",
+        file_path: null,
+        glob_pattern: null,
+        created_at: new Date(Date.now() + 60_000),
+      })
+      .execute();
+    const { result } = await ingest(
+      scene,
+      sarifLog([
+        {
+          results: [
+            aResult("IGNORED", "tests/a.test.js", 1),
+            aResult("IGNORED", "src/a.js", 1),
+            aResult("TEAM", "src/b.js", 1),
+            aResult("LATE", "src/c.js", 1),
+          ],
+        },
+      ]),
+    );
+    assert.equal(result.suppressed, 2);
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.path} ${o.is_suppressed}`),
+      ["IGNORED src/a.js false", "TEAM src/b.js true", "LATE src/c.js false", "IGNORED tests/a.test.js true"],
+    );
+  });
+
+  it("skips findings of a category or priority the repository does not report", async () => {
+    const scene = await aScene();
+    await db
+      .insertInto("repository_issue_category_settings")
+      .values({
+        repository_id: scene.repository.id,
+        category: "STYLE",
+        is_reported: false,
+        can_fail_check: false,
+      })
+      .execute();
+    await db
+      .insertInto("repository_issue_priority_settings")
+      .values({
+        repository_id: scene.repository.id,
+        priority_type: "HIGH",
+        is_reported: false,
+        can_fail_check: false,
+      })
+      .execute();
+    const sarif = sarifLog([
+      {
+        rules: [
+          { id: "naming", properties: { tags: ["style"] } },
+          { id: "sqli", properties: { tags: ["security"], "security-severity": "9.8" } },
+          { id: "xss", properties: { tags: ["security"], "security-severity": "6.1" } },
+          { id: "bug", defaultConfiguration: { level: "error" } },
+        ],
+        results: [
+          aResult("naming", "src/a.js", 1),
+          aResult("sqli", "src/a.js", 2),
+          aResult("xss", "src/a.js", 3),
+          aResult("bug", "src/a.js", 4),
+        ],
+      },
+    ]);
+    const { result } = await ingest(scene, sarif);
+    assert.equal(result.skipped, 2);
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.category} ${o.severity}`),
+      ["xss SECURITY MAJOR", "bug BUG_RISK MAJOR"],
+    );
+  });
+
+  it("files a rule the driver does not describe under its id, and keeps identical findings distinct", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        results: [
+          aResult("custom/undescribed", "src/a.js", 1, { level: "error", message: "Same." }),
+          aResult("custom/undescribed", "src/a.js", 1, { level: "error", message: "Same." }),
+        ],
+      },
+    ]);
+    const { result } = await ingest(scene, sarif);
+    assert.equal(result.occurrences, 2);
+    const issue = await db
+      .selectFrom("issues")
+      .selectAll()
+      .where("analyzer_id", "=", scene.analyzer.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [issue.shortcode, issue.title, issue.category, issue.severity],
+      ["custom/undescribed", "custom/undescribed", "BUG_RISK", "MAJOR"],
+    );
+    const rows = await occurrencesOf(scene.check.id);
+    const identity = {
+      analyzer: scene.analyzer.shortcode,
+      ruleId: "custom/undescribed",
+      path: "src/a.js",
+      context: "Same.",
+    };
+    assert.deepEqual(
+      rows.map((o) => o.fingerprint).sort(),
+      [fingerprintOf(identity, 0), fingerprintOf(identity, 1)].sort(),
+    );
+  });
+
+  it("gives a rule met undescribed the description a later run of the file brings", async () => {
+    const scene = await aScene();
+    await ingest(
+      scene,
+      sarifLog([
+        { results: [aResult("LATE", "a.js", 1)] },
+        {
+          rules: [{ id: "LATE", shortDescription: { text: "Described late" } }],
+          results: [aResult("LATE", "b.js", 1)],
+        },
+      ]),
+    );
+    const issues = await db
+      .selectFrom("issues")
+      .select(["shortcode", "title"])
+      .where("analyzer_id", "=", scene.analyzer.id)
+      .execute();
+    assert.deepEqual(issues, [{ shortcode: "LATE", title: "Described late" }]);
+    assert.equal((await occurrencesOf(scene.check.id)).length, 2);
+  });
+
+  it("updates a community analyzer's issues when its rules change, never a core analyzer's", async () => {
+    const community = await aScene({ analyzerType: "COMMUNITY" });
+    const core = await aScene({ analyzerType: "CORE" });
+    const known = await anIssue(db, core.analyzer, {
+      shortcode: "KNOWN",
+      title: "Catalog title",
+      category: "PERFORMANCE",
+    });
+    const rules = (title: string) => [
+      { id: "KNOWN", shortDescription: { text: title }, properties: { tags: ["security"] } },
+      { id: "NEW", shortDescription: { text: title } },
+    ];
+    const results = [aResult("KNOWN", "a.js", 1), aResult("NEW", "a.js", 2)];
+    await ingest(community, sarifLog([{ rules: rules("First"), results }]));
+    await ingest(community, sarifLog([{ rules: rules("Second"), results }]));
+    await ingest(core, sarifLog([{ rules: rules("First"), results }]));
+    await ingest(core, sarifLog([{ rules: rules("Second"), results }]));
+    const issues = await db
+      .selectFrom("issues")
+      .select(["analyzer_id", "shortcode", "title", "category", "key"])
+      .where("analyzer_id", "in", [community.analyzer.id, core.analyzer.id])
+      .orderBy("analyzer_id")
+      .orderBy("shortcode")
+      .execute();
+    assert.deepEqual(
+      issues
+        .map(
+          (i) =>
+            `${i.analyzer_id === core.analyzer.id ? "core" : "community"} ${i.shortcode} ${i.title} ${i.category}`,
+        )
+        .sort(),
+      [
+        "community KNOWN Second SECURITY",
+        "community NEW Second ANTI_PATTERN",
+        "core KNOWN Catalog title PERFORMANCE",
+        "core NEW First ANTI_PATTERN",
+      ],
+    );
+    assert.equal(
+      issues.find((i) => i.shortcode === "KNOWN" && i.analyzer_id === core.analyzer.id)?.key,
+      known.key,
+    );
+  });
+
+  it("uses the rule's description when the message is empty, cuts long messages and drops NUL", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        rules: [{ id: "R", shortDescription: { text: "Rule R." } }],
+        results: [
+          { ...aResult("R", "a.js", 1), message: { text: "" } },
+          aResult("R", "b.js", 1, { message: `x${"y".repeat(5000)}` }),
+          aResult("R", "c.js", 1, { message: "nul\u0000here" }),
+        ],
+      },
+    ]);
+    await ingest(scene, sarif);
+    const titles = (await occurrencesOf(scene.check.id)).map((o) => o.title);
+    assert.equal(titles[0], "Rule R.");
+    assert.equal(titles[1]?.length, 4000);
+    assert.ok(titles[1]?.endsWith("…"));
+    assert.equal(titles[2], "nulhere");
+  });
+
+  it("writes the same rows whatever the batch size", async () => {
+    const results = Array.from({ length: 23 }, (_, i) => aResult(`R${i % 3}`, `src/f${i % 4}.js`, i + 1));
+    const sarif = sarifLog([{ results }]);
+    const small = await aScene();
+    const large = await aNextScene(small);
+    await ingest(small, sarif, { batchSize: 2 });
+    await ingest(large, sarif);
+    const strip = (rows: StoredOccurrence[]) => rows.map(({ key: _k, artifact_id: _a, ...rest }) => rest);
+    const smallRows = await occurrencesOf(small.check.id);
+    assert.equal(smallRows.length, 23);
+    assert.deepEqual(strip(smallRows), strip(await occurrencesOf(large.check.id)));
+  });
+
+  it("fails with the database's error when a batch cannot be written", async () => {
+    const scene = await aScene();
+    const artifact = await anArtifact(scene);
+    const results = Array.from({ length: 5 }, (_, i) => aResult("R", "src/a.js", i + 1));
+    // A check that does not exist: the first batch breaks its foreign key while the next one fills.
+    const ghost = { ...scene, check: { ...scene.check, id: "999999999" } };
+    await assert.rejects(
+      processText(ghost, artifact, sarifLog([{ results }]), { batchSize: 2 }),
+      /foreign key/,
+    );
+    assert.deepEqual(await occurrencesOf(scene.check.id), []);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// States against the base, and processing again
+
+describe("states against the base check", () => {
+  const baseSarif = sarifLog([
+    {
+      rules: [{ id: "unused" }, { id: "eq" }],
+      results: [
+        aResult("unused", "src/a.js", 3, { message: "'a' is unused.", snippet: "const a = 1;" }),
+        aResult("eq", "src/a.js", 8, { message: "Use ===.", snippet: "if (x == y)" }),
+        aResult("eq", "src/a.js", 12, { message: "Use ===.", snippet: "if (x == y)" }),
+        aResult("unused", "src/gone.js", 1, { message: "'g' is unused." }),
+      ],
+    },
+  ]);
+  // Two lines were added at the top of a.js; one `==` was fixed; gone.js was deleted; new.js came.
+  const headSarif = sarifLog([
+    {
+      rules: [{ id: "unused" }, { id: "eq" }],
+      results: [
+        aResult("unused", "src/a.js", 5, { message: "'a' is unused.", snippet: "  const a = 1;" }),
+        aResult("eq", "src/a.js", 10, { message: "Use ===.", snippet: "if (x == y)" }),
+        aResult("unused", "src/new.js", 2, { message: "'n' is unused." }),
+      ],
+    },
+  ]);
+
+  it("marks moved findings EXISTING, new ones INTRODUCED, and copies gone ones as RESOLVED", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    const { artifact, result } = await ingest(head, headSarif, { baseCheckId: base.check.id });
+    assert.deepEqual([result.introduced, result.existing, result.resolved, result.occurrences], [1, 2, 2, 3]);
+    assert.deepEqual(await summaryOf(head.check.id), [
+      "eq src/a.js:10:3 EXISTING",
+      // The second `==` of the base: identical findings are told apart by their order.
+      "eq src/a.js:12:3 RESOLVED",
+      "unused src/a.js:5:3 EXISTING",
+      "unused src/gone.js:1:3 RESOLVED",
+      "unused src/new.js:2:3 INTRODUCED",
+    ]);
+    const rows = await occurrencesOf(head.check.id);
+    const baseRows = await occurrencesOf(base.check.id);
+    for (const resolved of rows.filter((o) => o.state === "RESOLVED")) {
+      assert.equal(resolved.artifact_id, null);
+      const original = baseRows.find((o) => o.fingerprint === resolved.fingerprint);
+      assert.ok(original);
+      assert.notEqual(resolved.key, original.key);
+      assert.deepEqual(
+        [resolved.rule, resolved.path, resolved.begin_line, resolved.end_column, resolved.title],
+        [original.rule, original.path, original.begin_line, original.end_column, original.title],
+      );
+    }
+    assert.ok(rows.filter((o) => o.state !== "RESOLVED").every((o) => o.artifact_id === artifact.id));
+  });
+
+  it("gives the same rows when an artifact is processed again", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    const { artifact, result } = await ingest(head, headSarif, { baseCheckId: base.check.id });
+    const first = await occurrencesOf(head.check.id);
+    const again = await processText(head, artifact, headSarif, { baseCheckId: base.check.id });
+    assert.deepEqual(again, result);
+    const strip = (rows: StoredOccurrence[]) => rows.map(({ key: _key, ...rest }) => rest);
+    assert.deepEqual(strip(await occurrencesOf(head.check.id)), strip(first));
+  });
+
+  it("judges every artifact of the check together", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    await ingest(head, headSarif, { baseCheckId: base.check.id });
+    // A second artifact of the same check brings back gone.js's finding: no longer RESOLVED.
+    const { result } = await ingest(
+      head,
+      sarifLog([{ results: [aResult("unused", "src/gone.js", 1, { message: "'g' is unused." })] }]),
+      { baseCheckId: base.check.id },
+    );
+    assert.deepEqual([result.introduced, result.existing, result.resolved], [1, 3, 1]);
+    assert.deepEqual(await summaryOf(head.check.id), [
+      "eq src/a.js:10:3 EXISTING",
+      "eq src/a.js:12:3 RESOLVED",
+      "unused src/a.js:5:3 EXISTING",
+      "unused src/gone.js:1:3 EXISTING",
+      "unused src/new.js:2:3 INTRODUCED",
+    ]);
+  });
+
+  it("re-judges the check's other artifacts against the base it is given", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    await ingest(head, headSarif);
+    const { result } = await ingest(
+      head,
+      sarifLog([{ results: [aResult("unused", "src/other.js", 1, { message: "'o' is unused." })] }]),
+      { baseCheckId: base.check.id },
+    );
+    assert.deepEqual([result.introduced, result.existing, result.resolved], [2, 2, 2]);
+  });
+
+  it("recomputes states when the base changes, and makes everything INTRODUCED without one", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    await ingest(head, headSarif);
+    assert.deepEqual(await summaryOf(head.check.id), [
+      "eq src/a.js:10:3 INTRODUCED",
+      "unused src/a.js:5:3 INTRODUCED",
+      "unused src/new.js:2:3 INTRODUCED",
+    ]);
+    const counts = await db
+      .transaction()
+      .execute((tx) => recomputeFindingStates(tx, head.check.id, base.check.id));
+    assert.deepEqual(counts, { introduced: 1, existing: 2, resolved: 2 });
+    const withoutBase = await db
+      .transaction()
+      .execute((tx) => recomputeFindingStates(tx, head.check.id, null));
+    assert.deepEqual(withoutBase, { introduced: 3, existing: 0, resolved: 0 });
+  });
+});
+
+describe("validateSarif", () => {
+  it("counts runs, results and rules of a valid report", async () => {
+    const sarif = sarifLog([
+      { rules: [{ id: "A" }, { id: "B" }], results: [aResult("A", "a.js", 1)] },
+      { rules: [{ id: "C" }], results: [aResult("C", "a.js", 1), aResult("X", "b.js", 2)] },
+    ]);
+    assert.deepEqual(await validateSarif(chunks(sarif), null), { runs: 2, results: 3, rules: 3 });
+  });
+
+  it("throws the reader's SarifFormatError unchanged", async () => {
+    await assert.rejects(validateSarif(chunks('{"version":"2.0.0","runs":[]}'), null), (error: unknown) => {
+      assert.ok(error instanceof SarifFormatError);
+      assert.equal(error.problem, "UNSUPPORTED_VERSION");
+      assert.match(error.message, /only "2\.1\.0"/);
+      return true;
+    });
+    await assert.rejects(validateSarif(chunks('{"version":"2.1.0","runs":[{"results":[]'), null), {
+      name: "SarifFormatError",
+      problem: "INVALID_JSON",
+    });
+  });
+});
