@@ -233,6 +233,21 @@ describe("a run's life", () => {
     assert.equal(resolved[0]?.issueOccurrencesResolved, 1);
   });
 
+  test("an introduced event lists at most 100 occurrences and counts them all", async () => {
+    const repository = await aRepository(server.db, account);
+    const findings = Array.from({ length: 130 }, (_, i) => ({
+      rule: "many",
+      path: "src/big.js",
+      line: i + 1,
+      message: `finding ${i}`,
+    }));
+    const accepted = await upload(repository, { commitOid: "4".repeat(40), data: sarif(findings) });
+    await settled(accepted.runKey);
+    const [event] = await eventsOf(repository, "repository_issue.introduced");
+    assert.equal(event?.issueOccurrencesIntroduced, 130);
+    assert.equal((event?.object as { occurrences: unknown[] }).occurrences.length, 100);
+  });
+
   test("a pull-request branch's run is compared with the default branch but does not move it", async () => {
     const repository = await aRepository(server.db, account);
     const base = await upload(repository, {

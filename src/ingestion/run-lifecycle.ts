@@ -29,6 +29,12 @@ import {
  * the caller's transaction and writes only through `tx`.
  */
 
+/**
+ * Occurrences listed in one `repository_issue.introduced` event (the count covers them all): an
+ * issue with thousands of findings would otherwise make a payload of megabytes.
+ */
+export const EVENT_OCCURRENCE_LIMIT = 100;
+
 /** The job that ends a run's WAITING checks when its deadline passes. */
 export const DEADLINE_JOB_KIND = "ingest.deadline";
 
@@ -443,8 +449,9 @@ async function recordRepositoryIssueEvents(
       .where("occurrences.state", "<>", "RESOLVED")
       .orderBy("occurrences.path")
       .orderBy("occurrences.begin_line")
+      .limit(EVENT_OCCURRENCE_LIMIT)
       .execute();
-    await recordEvent(tx, repositoryIssueIntroducedEvent(subject, occurrences));
+    await recordEvent(tx, repositoryIssueIntroducedEvent(subject, occurrences, now.get(issueId) ?? 0));
   }
   for (const issueId of resolved) {
     const subject = subjectOf(issueId);

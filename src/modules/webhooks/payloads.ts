@@ -303,19 +303,21 @@ export function repositoryIssueObject(
 }
 
 /**
- * `repository_issue.introduced`: an issue gained `occurrences` on the default branch (one event
- * per issue); `issueOccurrencesIntroduced` counts them.
+ * `repository_issue.introduced`: an issue gained occurrences on the default branch (one event per
+ * issue); `issueOccurrencesIntroduced` counts them (`count`, default all of `occurrences`, which
+ * may list only the first of them to keep the payload small).
  */
 export function repositoryIssueIntroducedEvent(
   input: RepositoryIssueForEvent,
   occurrences: readonly OccurrenceRow[],
+  count = occurrences.length,
 ): NewEvent {
   return {
     accountId: input.account.id,
     type: "repository_issue.introduced",
     data: {
       object: repositoryIssueObject(input, occurrences),
-      issueOccurrencesIntroduced: occurrences.length,
+      issueOccurrencesIntroduced: count,
     },
   };
 }
