@@ -19,12 +19,8 @@ import {
   detectBranch,
   detectCommit,
   type Env,
-  formatBytes,
   type Git,
-  interpretUploadAnswer,
   parseRepositoryReference,
-  postGraphql,
-  resolveRepositoryId,
   resolveUploadOptions,
   UPLOAD_MUTATION,
   type UploadFields,
@@ -32,6 +28,7 @@ import {
   uploadBody,
   uploadCommand,
 } from "./upload-command.ts";
+import { formatBytes, interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SHA = "0123456789abcdef0123456789abcdef01234567";

@@ -6,6 +6,13 @@ import { createGzip } from "node:zlib";
 import type { VcsProvider } from "../db/types.ts";
 import { VCS_PROVIDERS } from "../modules/accounts/vcs.ts";
 import { CliError, type Command, type Flags, UsageError } from "./command.ts";
+import {
+  CLI_VERSION,
+  formatBytes,
+  interpretUploadAnswer,
+  postGraphql,
+  resolveRepositoryId,
+} from "./upload-request.ts";
 
 /**
  * `assay upload`: sends an analyzer or coverage report from CI to a running Assay server through
@@ -18,17 +25,9 @@ import { CliError, type Command, type Flags, UsageError } from "./command.ts";
 export const UPLOAD_MUTATION =
   "mutation Upload($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok message error artifactId run { id runUid status } } }";
 
-const REPOSITORY_QUERY =
-  "query Repository($name: String!, $login: String!, $vcsProvider: VCSProvider!) { repository(name: $name, login: $login, vcsProvider: $vcsProvider) { id } }";
-
 const DEFAULT_URL = "http://localhost:4000";
 const READ_CHUNK_BYTES = 1024 * 1024;
 const COMMIT_PATTERN = /^[0-9a-fA-F]{7,64}$/;
-
-/** This program's version, sent as `reporterVersion`. */
-const VERSION = (
-  JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
 
 /** Commit variables of the common CI services, in the order they are tried. */
 const COMMIT_VARIABLES = [
@@ -105,13 +104,6 @@ export interface UploadFields {
   workDir: string;
   reporter: string;
   reporterVersion: string;
-}
-
-/** What `uploadArtifact` answered when it accepted the report. */
-export interface UploadAnswer {
-  message: string;
-  artifactId: string | null;
-  run: { id: string; runUid: string; status: string } | null;
 }
 
 /** The first non-empty variable of `names` in `env`. */
@@ -320,167 +312,6 @@ export function createProgress(options: ProgressOptions): {
   };
 }
 
-/** Bytes for people: B, KiB, MiB or GiB with one decimal. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KiB", "MiB", "GiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
-
-/** One GraphQL answer as received. */
-export interface HttpAnswer {
-  status: number;
-  text: string;
-}
-
-/**
- * POSTs a GraphQL request to `<url>/graphql/` with the token. A streamed body is sent as it is
- * produced (`duplex: "half"`). Network failures become a {@link CliError} naming the server.
- */
-export async function postGraphql(
-  url: string,
-  token: string,
-  body: string | AsyncIterable<Uint8Array>,
-): Promise<HttpAnswer> {
-  const endpoint = `${url}/graphql/`;
-  try {
-    const response = await fetch(endpoint, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json",
-        authorization: `Bearer ${token}`,
-        "user-agent": `assay-cli/${VERSION}`,
-      },
-      body: typeof body === "string" ? body : streamOf(body),
-      duplex: "half",
-      // A streamed body cannot be sent twice, so a redirect could not be followed anyway; and
-      // with redirects allowed, undici tees the body and keeps the whole upload in memory
-      // (nodejs/undici#4058).
-      redirect: "error",
-    });
-    return { status: response.status, text: await response.text() };
-  } catch (error) {
-    throw ownError(error) ?? new CliError(`cannot reach ${endpoint}: ${describeNetworkError(error)}`);
-  }
-}
-
-/** A pull-driven web stream over `chunks`: the next chunk is made only when fetch wants it. */
-function streamOf(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const next = await iterator.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-}
-
-/** A CliError raised while the body was produced (e.g. the file could not be read), if that is what failed. */
-function ownError(error: unknown): CliError | null {
-  for (let e = error; e instanceof Error; e = e.cause) if (e instanceof CliError) return e;
-  return null;
-}
-
-function describeNetworkError(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof Error && cause.message === "unexpected redirect") {
-    return "the server answered with a redirect; give --url the address it redirects to";
-  }
-  const code = (cause as { code?: unknown } | null)?.code;
-  const message = cause instanceof Error ? cause.message : String(cause);
-  return typeof code === "string" && !message.includes(code) ? `${code} ${message}` : message;
-}
-
-interface GraphqlDocument {
-  data?: Record<string, unknown> | null;
-  errors?: Array<{ message?: string }>;
-}
-
-/** The JSON document of an answer, after refusing HTTP errors with what they mean here. */
-function documentOf(answer: HttpAnswer, sentBytes: number | null): GraphqlDocument {
-  let document: GraphqlDocument | null = null;
-  try {
-    document = JSON.parse(answer.text) as GraphqlDocument;
-  } catch {
-    document = null;
-  }
-  const firstError = document?.errors?.[0]?.message;
-  if (answer.status === 413) {
-    const size = sentBytes === null ? "" : ` (${formatBytes(sentBytes)} after gzip and base64)`;
-    throw new CliError(
-      `the server refused the upload with HTTP 413: the file exceeds the server's upload limit${size}, ASSAY_ARTIFACT_MAX_BODY_BYTES`,
-    );
-  }
-  if (answer.status === 401) {
-    throw new CliError(
-      `the server refused the token (HTTP 401)${firstError ? `: ${firstError}` : ""}; set ASSAY_TOKEN to a valid personal access token`,
-    );
-  }
-  if (answer.status < 200 || answer.status > 299 || document === null) {
-    const detail = firstError ?? (answer.text.trim().slice(0, 200) || "no body");
-    throw new CliError(`the server answered HTTP ${answer.status}: ${detail}`);
-  }
-  if (firstError) throw new CliError(`the server answered with an error: ${firstError}`);
-  return document;
-}
-
-/**
- * What `uploadArtifact` answered: the accepted upload, or a {@link CliError} saying why not (the
- * refusal's `error`, a GraphQL error, an HTTP status; 413 means the body limit).
- */
-export function interpretUploadAnswer(answer: HttpAnswer, sentBytes: number | null): UploadAnswer {
-  const document = documentOf(answer, sentBytes);
-  const payload = document.data?.uploadArtifact as
-    | {
-        ok?: boolean;
-        message?: string | null;
-        error?: string | null;
-        artifactId?: string | null;
-        run?: UploadAnswer["run"];
-      }
-    | null
-    | undefined;
-  if (!payload) throw new CliError("the server's answer has no uploadArtifact result");
-  if (payload.ok !== true)
-    throw new CliError(payload.error || "the server refused the upload without a reason");
-  return {
-    message: payload.message ?? "Uploaded.",
-    artifactId: payload.artifactId ?? null,
-    run: payload.run ?? null,
-  };
-}
-
-/** The repository's id: as given, or looked up by provider, login and name. */
-export async function resolveRepositoryId(
-  options: Pick<UploadOptions, "repository" | "url" | "token">,
-): Promise<string> {
-  const reference = options.repository;
-  if ("id" in reference) return reference.id;
-  const answer = await postGraphql(
-    options.url,
-    options.token,
-    JSON.stringify({ query: REPOSITORY_QUERY, variables: reference }),
-  );
-  const repository = documentOf(answer, null).data?.repository as { id?: string } | null | undefined;
-  if (!repository?.id) {
-    throw new CliError(
-      `no repository ${reference.login}/${reference.name} on ${reference.vcsProvider} that this token can see`,
-    );
-  }
-  return repository.id;
-}
-
 /** The report's bytes and size: the file (checked readable now), or stdin. */
 async function openReport(file: string): Promise<{ chunks: AsyncIterable<Uint8Array>; size: number | null }> {
   if (file === "-") return { chunks: process.stdin, size: null };
@@ -599,7 +430,7 @@ export const uploadCommand: Command = {
         key: options.key,
         workDir: options.workDir,
         reporter: "assay-cli",
-        reporterVersion: VERSION,
+        reporterVersion: CLI_VERSION,
       },
       {
         onRead: (bytes) => progress?.read(bytes),

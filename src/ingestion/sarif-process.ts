@@ -214,6 +214,11 @@ class IssueCatalog {
     for (const id of fresh.keys()) this.undescribed.delete(id);
   }
 
+  /** The issue of a rule met before, if any (no query). */
+  known(ruleId: string): IssueRef | undefined {
+    return this.byRule.get(ruleId);
+  }
+
   /** The issue of `result`'s rule, filed now when no run described it. */
   async issueFor(result: SarifResult): Promise<IssueRef> {
     const known = this.byRule.get(result.ruleId);
@@ -373,9 +378,10 @@ class OccurrenceWriter {
     private readonly batchSize: number,
   ) {}
 
-  async add(row: OccurrenceRow): Promise<void> {
+  /** Adds a row; true when the batch is full and should be sent ({@link send}). */
+  add(row: OccurrenceRow): boolean {
     this.batch.push(row);
-    if (this.batch.size >= this.batchSize) await this.send();
+    return this.batch.size >= this.batchSize;
   }
 
   /** Writes what is left and waits for every statement. */
@@ -390,7 +396,8 @@ class OccurrenceWriter {
     await this.inFlight?.catch(() => {});
   }
 
-  private async send(): Promise<void> {
+  /** Sends the batch once the statement in flight is done, and starts a new batch. */
+  async send(): Promise<void> {
     const batch = this.batch;
     this.batch = new OccurrenceBatch();
     await this.inFlight;
@@ -430,16 +437,23 @@ interface ResultContext {
 }
 
 /**
- * The row `result` becomes, or null when it is not stored: reported as absent by the tool
- * (`baselineState: absent`), without a location in the repository, or of an issue whose
- * category or priority the repository does not report.
+ * Where `result` is stored: its primary location, or null when the result is not stored because
+ * the tool reports it absent (`baselineState: absent`) or it has no file in the repository.
  */
-async function occurrenceOf(result: SarifResult, context: ResultContext): Promise<OccurrenceRow | null> {
+function storedLocation(result: SarifResult): (SarifLocation & { path: string }) | null {
   if (result.baselineState === "absent") return null;
   const location = primaryLocation(result);
   if (!location?.path || location.outsideRepository) return null;
-  const issue = await context.catalog.issueFor(result);
-  if (!issue.reported) return null;
+  return { ...location, path: location.path };
+}
+
+/** The row `result` becomes at `location`, as a finding of `issue`. */
+function occurrenceOf(
+  result: SarifResult,
+  location: SarifLocation & { path: string },
+  issue: IssueRef,
+  context: ResultContext,
+): OccurrenceRow {
   const path = withoutNul(location.path);
   const region = location.region;
   const beginLine = clampInteger(region?.startLine ?? 1);
@@ -502,14 +516,18 @@ export async function processSarif(
         continue;
       }
       counts.results += 1;
-      const row = await occurrenceOf(event.result, context);
-      if (row === null) {
+      const result = event.result;
+      const location = storedLocation(result);
+      // Known rules need no query: the common path stays synchronous.
+      const issue = location && (catalog.known(result.ruleId) ?? (await catalog.issueFor(result)));
+      if (!location || !issue?.reported) {
         counts.skipped += 1;
         continue;
       }
+      const row = occurrenceOf(result, location, issue, context);
       counts.occurrences += 1;
       if (row.isSuppressed) counts.suppressed += 1;
-      await writer.add(row);
+      if (writer.add(row)) await writer.send();
     }
     await writer.finish();
   } catch (error) {
