@@ -244,8 +244,9 @@ describe("a run's life", () => {
     const accepted = await upload(repository, { commitOid: "4".repeat(40), data: sarif(findings) });
     await settled(accepted.runKey);
     const [event] = await eventsOf(repository, "repository_issue.introduced");
-    assert.equal(event?.issueOccurrencesIntroduced, 130);
-    assert.equal((event?.object as { occurrences: unknown[] }).occurrences.length, 100);
+    assert.ok(event);
+    assert.equal(event.issueOccurrencesIntroduced, 130);
+    assert.equal((event.object as { occurrences: unknown[] }).occurrences.length, 100);
   });
 
   test("a pull-request branch's run is compared with the default branch but does not move it", async () => {
