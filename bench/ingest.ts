@@ -5,6 +5,9 @@
  *
  * - the streaming reader alone over the file (the ceiling for everything after it);
  * - `processSarif` end to end from the file's bytes, for each batch size;
+ * - a read the API makes (a page of a check's findings) in a loop on another connection, alone
+ *   and while the report is processed again;
+ * - the report again as the next run's, against the previous one (every finding EXISTING);
  * - the insert alone on the same rows: the `unnest` statement processSarif uses, against plain
  *   multi-row `VALUES` inserts (the baseline) and one INSERT per row;
  *
@@ -237,9 +240,49 @@ async function measure<T>(
 }
 
 /** Empties the occurrences table between measurements, so each starts from the same table. */
-async function emptyOccurrences(db: Kysely<Database>): Promise<void> {
-  await sql`TRUNCATE occurrences`.execute(db);
+async function emptyOccurrences(db: Kysely<Database>, analyzerId: string): Promise<void> {
+  await sql`DELETE FROM occurrences AS o USING checks AS c WHERE c.id = o.check_id AND c.analyzer_id = ${analyzerId}`.execute(
+    db,
+  );
   await sql`VACUUM ANALYZE occurrences`.execute(db);
+}
+
+/** The demo check with the most findings: the read-path query pages its occurrences. */
+async function busiestCheck(db: Kysely<Database>): Promise<string> {
+  const row = await db
+    .selectFrom("occurrences")
+    .select((eb) => ["check_id", eb.fn.countAll().as("n")])
+    .groupBy("check_id")
+    .orderBy("n", "desc")
+    .limit(1)
+    .executeTakeFirstOrThrow();
+  return row.check_id;
+}
+
+/**
+ * Latencies in ms of a read the API makes (the first page of a check's findings, as
+ * `Check.issues` orders them) sent one after another on a connection of its own until `done()`.
+ */
+async function readLatencies(db: Kysely<Database>, checkId: string, done: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  while (!done()) {
+    const started = performance.now();
+    await sql`
+      SELECT o.key, o.path, o.begin_line, i.shortcode FROM occurrences AS o JOIN issues AS i ON i.id = o.issue_id
+      WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' ORDER BY o.path, o.begin_line, o.key LIMIT 100
+    `.execute(db);
+    latencies.push(performance.now() - started);
+  }
+  return latencies;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+function describeLatencies(values: number[]): string {
+  return `${values.length} reads, p50 ${percentile(values, 50).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms, max ${Math.max(...values).toFixed(0)} ms`;
 }
 
 /** The rows processSarif stored for `artifactId`, as insert batches of `size`. */
@@ -450,13 +493,31 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   };
   let last: { artifact: ArtifactRow; checkId: string } | undefined;
   for (const batchSize of options.batchSizes) {
-    await emptyOccurrences(db);
+    await emptyOccurrences(db, ids.analyzerId);
     last = await processFile(
       `processSarif end to end, batches of ${number.format(batchSize)}`,
       batchSize,
       null,
     );
   }
+
+  // The read path: a page of findings read in a loop, first alone, then while a report is processed.
+  const readCheck = await busiestCheck(db);
+  const idleUntil = performance.now() + 3000;
+  const idleReads = await readLatencies(db, readCheck, () => performance.now() > idleUntil);
+  let processing = true;
+  const reading = readLatencies(db, readCheck, () => !processing);
+  await processFile(
+    "processSarif end to end, while another connection reads in a loop",
+    OCCURRENCE_BATCH_SIZE,
+    null,
+  ).finally(() => {
+    processing = false;
+  });
+  const busyReads = await reading;
+  const readPath = `read path (a page of a check's findings, one read after another on another connection): alone ${describeLatencies(idleReads)}; during processSarif ${describeLatencies(busyReads)}`;
+  log(readPath);
+
   // The same report again as the next run's, against the last one: every finding EXISTING.
   await processFile(
     "processSarif end to end, against a base of the same findings (all EXISTING)",
@@ -471,7 +532,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     label: string,
     write: (tx: Kysely<Database>, target: BatchTarget) => Promise<number>,
   ) => {
-    await emptyOccurrences(db);
+    await emptyOccurrences(db, ids.analyzerId);
     const { artifact, checkId } = await aTarget(db, ids);
     const target = { checkId, artifactId: artifact.id, baseCheckId: null };
     const { figure } = await measure(
@@ -505,7 +566,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
 
   const peak = peakRssMiB();
   process.stdout.write(
-    `\n${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results; backend ${backend}; peak RSS of this process ${peak === undefined ? "unknown" : `${peak.toFixed(0)} MiB`} (it also held ${number.format(rows)} rows for the insert-only figures)\n\n${formatFigures(figures, baseline)}\n`,
+    `\n${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results; backend ${backend}; peak RSS of this process ${peak === undefined ? "unknown" : `${peak.toFixed(0)} MiB`} (it also held ${number.format(rows)} rows for the insert-only figures)\n${readPath}\n\n${formatFigures(figures, baseline)}\n`,
   );
 }
 

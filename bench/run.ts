@@ -5,7 +5,7 @@
  * load generator on core 1, and prints one table. `--help` lists the options; docs/benchmarks.md
  * has the figures and how to read them.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -346,6 +346,26 @@ async function runBench(
     log(
       `\nWARNING: other processes used more than ${CONTENDED_CORES} core during ${contended.length} row(s) (the "other CPU" column), so those figures are low; run again on a quiet machine.`,
     );
+  }
+  await runIngestionBench();
+}
+
+/**
+ * The ingestion figure (docs/benchmarks.md "Ingestion"): bench/ingest.ts on the same database
+ * configuration, its table printed after this one. `npm run bench:ingest` runs it alone, with
+ * its own options.
+ */
+async function runIngestionBench(): Promise<void> {
+  log("\nmeasuring ingestion: occurrences per second from SARIF bytes (bench/ingest.ts)...");
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", "ingest.ts")], {
+    cwd: ROOT,
+    env: process.env,
+    stdio: "inherit",
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) {
+    log(`\ningestion benchmark failed (exit ${code})`);
+    process.exitCode = 1;
   }
 }
 

@@ -10,16 +10,31 @@ const KEY_LENGTH = 10;
 const KEY_PATTERN = /^[a-z0-9]{4,32}$/;
 const TYPE_PATTERN = /^[A-Z][A-Za-z0-9]{0,63}$/;
 
+/**
+ * Random bytes drawn 8 KiB at a time: a key costs a few array reads instead of a call into the
+ * CSPRNG (bulk ingestion makes one per finding; docs/benchmarks.md "Ingestion").
+ */
+const POOL_BYTES = 8192;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+function randomByte(): number {
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++]!;
+}
+
 /** A fresh random row key: 10 characters of [a-z0-9] (about 51 bits), like the contract's hashids. */
 export function newRowKey(): string {
-  const bytes = randomBytes(KEY_LENGTH * 2);
   let key = "";
-  for (const byte of bytes) {
+  while (key.length < KEY_LENGTH) {
+    const byte = randomByte();
     // 252 = 7 * 36: reject the top values so every character is equally likely.
     if (byte < 252) key += KEY_ALPHABET[byte % 36];
-    if (key.length === KEY_LENGTH) return key;
   }
-  return key.length === KEY_LENGTH ? key : newRowKey();
+  return key;
 }
 
 /** Encodes a node's global id. */

@@ -21,8 +21,8 @@ import type { ProcessInput, ProcessResult } from "./types.ts";
  */
 
 /**
- * Occurrences per INSERT statement. 1,000, 5,000 and 10,000 were measured on PostgreSQL
- * (docs/benchmarks.md "Ingestion"); 5,000 was as fast as 10,000 with half the memory.
+ * Occurrences per INSERT statement. Of 1,000, 5,000 and 10,000 measured on PostgreSQL
+ * (docs/benchmarks.md "Ingestion"), 5,000 was the fastest; 10,000 also holds twice the rows.
  */
 export const OCCURRENCE_BATCH_SIZE = 5000;
 
