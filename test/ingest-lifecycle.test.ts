@@ -387,6 +387,21 @@ describe("a run's life", () => {
     await refusal({ data: "{ not json" }, "INVALID_REPORT", /SARIF report is invalid/);
     await refusal({ data: JSON.stringify({ version: "2.0.0", runs: [] }) }, "INVALID_REPORT", /2\.0\.0/);
     await refusal({ branch: "bad..branch" }, "INVALID_INPUT", /not a valid branch name/);
+    await refusal(
+      {
+        analyzer: "test-coverage",
+        analyzerType: null,
+        key: "python",
+        data: '<?xml version="1.0"?>\n<coverage line-rate="0.5"><packages><package name="app">',
+      },
+      "INVALID_REPORT",
+      /coverage report is invalid/,
+    );
+    await refusal(
+      { analyzer: "changes", analyzerType: null, data: "this is not a diff" },
+      "INVALID_REPORT",
+      /changed lines are invalid/,
+    );
     assert.equal(Number(await count()), 0);
   });
 });
