@@ -15,7 +15,6 @@ import type {
 import type { ArtifactKind, ArtifactRow } from "../src/db/types-ingestion.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { CoverageFormatError } from "../src/ingest/coverage/index.ts";
-import { artifactText } from "../src/ingestion/artifact-bytes.ts";
 import { ChangedLinesFormatError } from "../src/ingestion/changes.ts";
 import {
   coverageGateFailures,
@@ -25,7 +24,8 @@ import {
   validateCoverage,
 } from "../src/ingestion/coverage-process.ts";
 import { UploadError } from "../src/ingestion/errors.ts";
-import type { ProcessInput, ProcessResult } from "../src/ingestion/types.ts";
+import { processInputOf } from "../src/ingestion/process-job.ts";
+import type { ProcessResult } from "../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { aCheck } from "./helpers/builders-checks.ts";
 import { aMetricItem, aMetricSetting } from "./helpers/builders-metrics.ts";
@@ -175,32 +175,7 @@ describe("coverage processing", () => {
   /** Processes an artifact in one transaction, as the job does, and marks it PROCESSED. */
   async function processArtifact(artifact: ArtifactRow): Promise<ProcessResult> {
     return db.transaction().execute(async (tx) => {
-      const run = await tx
-        .selectFrom("analysis_runs")
-        .selectAll()
-        .where("id", "=", artifact.run_id)
-        .executeTakeFirstOrThrow();
-      const repository = await tx
-        .selectFrom("repositories")
-        .selectAll()
-        .where("id", "=", artifact.repository_id)
-        .executeTakeFirstOrThrow();
-      const check = artifact.check_id
-        ? await tx
-            .selectFrom("checks")
-            .selectAll()
-            .where("id", "=", artifact.check_id)
-            .executeTakeFirstOrThrow()
-        : null;
-      const input: ProcessInput = {
-        tx,
-        artifact,
-        repository,
-        run,
-        check,
-        baseCheckId: null,
-        text: () => artifactText(tx, artifact, MAX_BYTES),
-      };
+      const input = await processInputOf(tx, artifact, MAX_BYTES);
       const result =
         artifact.kind === "COVERAGE"
           ? await processCoverage(input, MAX_BYTES)

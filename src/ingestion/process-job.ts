@@ -90,14 +90,15 @@ async function settleAfter(tx: Kysely<Database>, artifact: ArtifactRow): Promise
   await settleRun(tx, artifact.run_id, checkId);
 }
 
-/** Processes one QUEUED artifact inside `tx`; false when there was nothing to do. */
-async function processArtifact(
+/**
+ * What a kind's processor gets for `artifact` inside `tx`: its repository, run and check, the base
+ * run's check of the same analyzer, and its stored text (decompressed, capped at `maxBytes`).
+ */
+export async function processInputOf(
   tx: Kysely<Database>,
-  artifactId: string,
-  config: Config,
-): Promise<{ artifact: ArtifactRow; result: ProcessResult } | undefined> {
-  const artifact = await lockArtifact(tx, artifactId);
-  if (artifact?.status !== "QUEUED") return undefined;
+  artifact: ArtifactRow,
+  maxBytes: number,
+): Promise<ProcessInput> {
   const repository = await tx
     .selectFrom("repositories")
     .selectAll()
@@ -120,15 +121,26 @@ async function processArtifact(
           .where("analyzer_id", "=", check.analyzer_id)
           .executeTakeFirst()
       : undefined;
-  const input: ProcessInput = {
+  return {
     tx,
     artifact,
     repository,
     run,
     check,
     baseCheckId: baseCheck?.id ?? null,
-    text: () => artifactText(tx, artifact, config.artifactMaxBytes),
+    text: () => artifactText(tx, artifact, maxBytes),
   };
+}
+
+/** Processes one QUEUED artifact inside `tx`; false when there was nothing to do. */
+async function processArtifact(
+  tx: Kysely<Database>,
+  artifactId: string,
+  config: Config,
+): Promise<{ artifact: ArtifactRow; result: ProcessResult } | undefined> {
+  const artifact = await lockArtifact(tx, artifactId);
+  if (artifact?.status !== "QUEUED") return undefined;
+  const input = await processInputOf(tx, artifact, config.artifactMaxBytes);
   const result =
     artifact.kind === "SARIF"
       ? await processSarif(input)
