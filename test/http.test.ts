@@ -1,51 +1,10 @@
 import assert from "node:assert/strict";
-import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { type AuditFail, type AuditResult, serverAudits } from "graphql-http";
 import type { UserRow } from "../src/db/types.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { rawRequest } from "./helpers/raw-request.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
-
-/** An answer read off the wire, body parsed as JSON when it is JSON. */
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/**
- * Sends one request over its own connection with `http.request`, which (unlike fetch) lets a test
- * choose every header, send a chunked body of unknown length, or send no body at all.
- */
-function rawRequest(
-  url: string,
-  options: { method: string; headers?: Record<string, string>; chunks?: Array<string | Buffer> },
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: options.method, headers: options.headers, agent: false },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => parts.push(chunk));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(parts).toString("utf8"),
-          }),
-        );
-        res.on("error", reject);
-      },
-    );
-    // The server may answer (413) and close before the whole body is written; that is the point.
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
-    });
-    for (const chunk of options.chunks ?? []) req.write(chunk);
-    req.end();
-  });
-}
 
 /** The error document of an error response: one error with a message and a code. */
 function errorCodeOf(text: string): string | undefined {

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import type { AccountRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { rawRequest } from "./helpers/raw-request.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -87,44 +87,6 @@ function cliInput(token: string, fields: Record<string, unknown> = {}): Record<s
     metadata: { workDir: "/home/ci/project" },
     ...fields,
   };
-}
-
-/** A raw answer: status, headers and text. */
-interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** One request over its own connection, so a test can send any headers or a chunked body. */
-function rawRequest(
-  url: string,
-  options: { method: string; headers?: Record<string, string>; chunks?: Array<string | Buffer> },
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      { method: options.method, headers: options.headers, agent: false },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => parts.push(chunk));
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            text: Buffer.concat(parts).toString("utf8"),
-          }),
-        );
-        res.on("error", reject);
-      },
-    );
-    // The server may answer (413) and close before the whole body is written.
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error);
-    });
-    for (const chunk of options.chunks ?? []) req.write(chunk);
-    req.end();
-  });
 }
 
 interface CreateArtifactAnswer {
