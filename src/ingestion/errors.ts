@@ -1,3 +1,7 @@
+import { CoverageFormatError } from "../ingest/coverage/index.ts";
+import { SarifFormatError } from "../ingest/sarif/types.ts";
+import { ChangedLinesFormatError } from "./changes.ts";
+
 /**
  * Why an upload was refused, as `createArtifact` / `uploadArtifact` answer it (`ok: false` and the
  * message as `error`). Every refusal happens before anything is stored.
@@ -31,4 +35,16 @@ export class UploadError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * What is wrong with a report, when `error` says its text is invalid in its format (SARIF, a
+ * coverage format, changed lines); undefined for any other error. The upload answers it as
+ * INVALID_REPORT; processing fails the artifact with it instead of retrying.
+ */
+export function invalidReportMessage(error: unknown): string | undefined {
+  if (error instanceof SarifFormatError) return `the SARIF report is invalid: ${error.message}`;
+  if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
+  if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;
+  return undefined;
 }

@@ -4,16 +4,13 @@ import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { newRowKey } from "../graphql/global-id.ts";
-import { CoverageFormatError } from "../ingest/coverage/index.ts";
-import { SarifFormatError } from "../ingest/sarif/types.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import type { Logger } from "../logger.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
 import { branchNameProblem } from "../modules/repositories/branch-name.ts";
 import { decodeUploadData, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
-import { ChangedLinesFormatError } from "./changes.ts";
 import { validateChanges, validateCoverage } from "./coverage-process.ts";
-import { UploadError } from "./errors.ts";
+import { invalidReportMessage, UploadError } from "./errors.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
 import { validateSarif } from "./sarif-validate.ts";
 import {
@@ -123,16 +120,8 @@ async function validateReport(
       validateCoverage(await collectText(text()), checked.languageKey as string, upload.workDir);
     } else validateChanges(await collectText(text()), upload.workDir);
   } catch (error) {
-    if (error instanceof SarifFormatError) {
-      throw new UploadError("INVALID_REPORT", `the SARIF report is invalid: ${error.message}`);
-    }
-    if (error instanceof CoverageFormatError) {
-      throw new UploadError("INVALID_REPORT", `the coverage report is invalid: ${error.message}`);
-    }
-    if (error instanceof ChangedLinesFormatError) {
-      throw new UploadError("INVALID_REPORT", `the changed lines are invalid: ${error.message}`);
-    }
-    throw error;
+    const problem = invalidReportMessage(error);
+    throw problem === undefined ? error : new UploadError("INVALID_REPORT", problem);
   }
   return hash.digest();
 }
@@ -223,7 +212,7 @@ export async function acceptUpload(
       .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", checked.languageKey ?? "")
       .where("content_sha256", "=", sha256)
       .executeTakeFirst();
-    if (duplicate) return { run, artifactKey: duplicate.key, duplicate: true };
+    if (duplicate) return { run, login: account.login, artifactKey: duplicate.key, duplicate: true };
 
     const check = analyzer ? await openCheck(tx, run, analyzer) : null;
     const artifact = await tx
@@ -255,7 +244,7 @@ export async function acceptUpload(
     });
     // A finished run that gets a new artifact is PENDING again until it is processed.
     const settled = await settleRun(tx, run.id, check?.id ?? null);
-    return { run: settled, artifactKey: artifact.key, duplicate: false };
+    return { run: settled, login: account.login, artifactKey: artifact.key, duplicate: false };
   });
 
   logger.info(
@@ -269,13 +258,8 @@ export async function acceptUpload(
     },
     "artifact accepted",
   );
-  const account = await db
-    .selectFrom("accounts")
-    .select("login")
-    .where("id", "=", repository.account_id)
-    .executeTakeFirstOrThrow();
   return {
-    message: `Artifact successfully uploaded for repository ${account.login}/${repository.name} on commit ${checked.commitOid}.`,
+    message: `Artifact successfully uploaded for repository ${accepted.login}/${repository.name} on commit ${checked.commitOid}.`,
     artifactKey: accepted.artifactKey,
     runKey: accepted.run.key,
     runUid: accepted.run.run_uid,

@@ -2,14 +2,11 @@ import { type Kysely, sql } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
-import { CoverageFormatError } from "../ingest/coverage/index.ts";
-import { SarifFormatError } from "../ingest/sarif/types.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import type { Logger } from "../logger.ts";
 import { artifactText } from "./artifact-bytes.ts";
-import { ChangedLinesFormatError } from "./changes.ts";
 import { coverageGateFailures, processChanges, processCoverage } from "./coverage-process.ts";
-import { UploadError } from "./errors.ts";
+import { invalidReportMessage, UploadError } from "./errors.ts";
 import { PROCESS_JOB_KIND } from "./intake.ts";
 import {
   type CheckGate,
@@ -30,15 +27,7 @@ import type { ProcessInput, ProcessResult } from "./types.ts";
 
 /** Errors that mean the report itself is bad: the artifact FAILS instead of being retried. */
 function reportProblem(error: unknown): string | undefined {
-  if (
-    error instanceof SarifFormatError ||
-    error instanceof CoverageFormatError ||
-    error instanceof ChangedLinesFormatError ||
-    error instanceof UploadError
-  ) {
-    return error.message;
-  }
-  return undefined;
+  return error instanceof UploadError ? error.message : invalidReportMessage(error);
 }
 
 /** The gate of a check, by the kind of its artifacts. */

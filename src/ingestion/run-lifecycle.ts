@@ -12,6 +12,7 @@ import type {
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import { countOccurrencesOfChecks, countOccurrencesOfRuns } from "../modules/checks/check-store.ts";
+import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
 import { recordEvent } from "../modules/webhooks/outbox.ts";
 import {
@@ -81,23 +82,6 @@ export function findRunOfCommit(
     .executeTakeFirst();
 }
 
-/** The latest finished (SUCCESS or FAILURE) run on the repository's default branch, if any. */
-export function latestAnalysedDefaultBranchRun(
-  tx: Kysely<Database>,
-  repository: RepositoryRow,
-  except?: string,
-): Promise<AnalysisRunRow | undefined> {
-  if (!repository.default_branch) return Promise.resolve(undefined);
-  let query = tx
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where("repository_id", "=", repository.id)
-    .where("branch_name", "=", repository.default_branch)
-    .where("status", "in", ["SUCCESS", "FAILURE"]);
-  if (except) query = query.where("id", "<>", except);
-  return query.orderBy("created_at", "desc").orderBy("key", "desc").limit(1).executeTakeFirst();
-}
-
 /** What {@link openRun} needs to create a run. */
 export interface NewRunSpec {
   commitOid: string;
@@ -120,7 +104,7 @@ export async function openRun(
   const existing = await findRunOfCommit(tx, repository.id, spec.commitOid);
   if (existing) return { run: existing, created: false };
 
-  const base = await latestAnalysedDefaultBranchRun(tx, repository);
+  const [base] = await findLatestDefaultBranchRuns(tx, [repository.id]);
   const expected = configuredAnalyzers(repository);
   const expectedAnalyzers =
     expected.length === 0
@@ -388,7 +372,7 @@ async function recordRepositoryIssueEvents(
   repository: RepositoryRow,
   account: AccountRow,
 ): Promise<void> {
-  const latest = await latestAnalysedDefaultBranchRun(tx, repository);
+  const [latest] = await findLatestDefaultBranchRuns(tx, [repository.id]);
   if (latest?.id !== run.id) return;
   const previous = await tx
     .selectFrom("analysis_runs")
