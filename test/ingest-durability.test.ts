@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import { sql } from "kysely";
 import type { RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
+import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { createLogger } from "../src/logger.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
@@ -144,4 +145,45 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
     server.db,
   );
   assert.deepEqual(done.rows[0], { status: "PROCESSED", occurrences: RESULTS, run_status: "FAILURE" });
+});
+
+test("a stored report that fails to process fails its artifact and its check, and is not retried", async () => {
+  const accepted = await acceptUpload(server.db, server.config, createLogger("silent"), repository, {
+    commitOid: "8".repeat(40),
+    branch: null,
+    analyzer: "generated-lint",
+    analyzerType: "community",
+    key: null,
+    data: [...generatedSarifChunks({ results: 3, files: 1 })].join(""),
+    compression: "NONE",
+    workDir: null,
+    reporter: "test",
+    reporterVersion: null,
+    uploadedBy: null,
+  });
+  const artifact = await server.db
+    .selectFrom("artifacts")
+    .select(["id", "run_id", "check_id"])
+    .where("key", "=", accepted.artifactKey)
+    .executeTakeFirstOrThrow();
+  // The intake refuses bad reports, so spoil the stored bytes behind its back.
+  await server.db
+    .updateTable("artifact_chunks")
+    .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
+    .where("artifact_id", "=", artifact.id)
+    .execute();
+  const handler = artifactProcessingHandler(server.db, server.config, createLogger("silent"));
+  const settle = await handler.run(
+    { id: "0", kind: handler.kind, payload: { artifactId: artifact.id }, attempts: 1, leaseToken: "test" },
+    new AbortController().signal,
+  );
+  assert.deepEqual(await settle(server.db), { status: "done" });
+  const stored = await sql<{ status: string; error: string; check_status: string; run_status: string }>`
+    SELECT a.status, a.error, c.status AS check_status, r.status AS run_status
+    FROM artifacts AS a JOIN checks AS c ON c.id = a.check_id JOIN analysis_runs AS r ON r.id = a.run_id
+    WHERE a.id = ${artifact.id}`.execute(server.db);
+  assert.equal(stored.rows[0]?.status, "FAILED");
+  assert.match(stored.rows[0]?.error ?? "", /^the SARIF report is invalid: /);
+  assert.equal(stored.rows[0]?.check_status, "FAILURE");
+  assert.equal(stored.rows[0]?.run_status, "FAILURE");
 });
