@@ -34,6 +34,7 @@ import { SessionAuthenticator } from "../modules/auth/session-service.ts";
 import type { TokenAuthenticator, TokenRefusal } from "../modules/auth/token-service.ts";
 import { BodyError, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
+import { isJsonContentType, JSON_TYPE, sendJson } from "./json.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
 
@@ -64,7 +65,6 @@ const LIMIT_CODES = new Set<string>([
   ErrorCode.MAX_NODES_EXCEEDED,
 ]);
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
-const JSON_TYPE = "application/json; charset=utf-8";
 
 type Headers = Record<string, string>;
 
@@ -73,13 +73,6 @@ type Headers = Record<string, string>;
  * `ASSAY_ARTIFACT_MAX_BODY_BYTES`) with a valid token: an artifact upload, and nothing beside it.
  */
 const UPLOAD_ROOT_FIELDS: PublicRootFields = { query: new Set(), mutation: new Set(["uploadArtifact"]) };
-
-/** Sends `body` as JSON with `status` and `headers`. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Headers = {}): void {
-  const text = typeof body === "string" ? body : JSON.stringify(body);
-  res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
 
 function rateLimitHeaders(decision: RateLimitDecision): Headers {
   return {
@@ -99,17 +92,6 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
     if (first) return first;
   }
   return req.socket.remoteAddress ?? "unknown";
-}
-
-function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return false;
-  const [mediaType, ...parameters] = header
-    .toLowerCase()
-    .split(";")
-    .map((part) => part.trim());
-  if (mediaType !== "application/json") return false;
-  const charset = parameters.find((p) => p.startsWith("charset="));
-  return charset === undefined || charset === "charset=utf-8";
 }
 
 /**

@@ -5,7 +5,8 @@ import { CLI_GRAPHQL_PATHS } from "../ingestion/cli-endpoint.ts";
 import type { Logger } from "../logger.ts";
 import { renderDevicePage } from "../modules/auth/device-page.ts";
 import { PAT_PREFIX } from "../modules/auth/pat.ts";
-import { type RequestRecord, sendJson } from "./graphql-endpoint.ts";
+import type { RequestRecord } from "./graphql-endpoint.ts";
+import { sendJson } from "./json.ts";
 
 /**
  * Paths the GraphQL endpoint answers on: the cloud form and the on-premise form, and the same two

@@ -27,11 +27,12 @@ import {
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { BodyError, readBody } from "../http/body.ts";
+import { isJsonContentType, JSON_TYPE, sendJson } from "../http/json.ts";
 import type { Logger } from "../logger.ts";
 import { findRepositoryByDsnToken } from "../modules/repositories/dsn.ts";
 import { UploadError } from "./errors.ts";
 import { acceptUpload } from "./intake.ts";
-import type { ArtifactUpload } from "./types.ts";
+import { type ArtifactUpload, presentOrNull } from "./types.ts";
 
 /**
  * `POST /graphql/cli/`: the contract's artifact endpoint, which DeepSource's CLI (`deepsource
@@ -214,11 +215,6 @@ export function isCompressedFlag(value: string | null | undefined): boolean {
   return /^(true|1)$/i.test((value ?? "").trim());
 }
 
-/** "" (which Go sends for a field it has no value for) and null both mean absent. */
-function presentOrNull(value: string | null | undefined): string | null {
-  return value === undefined || value === null || value === "" ? null : value;
-}
-
 /** The intake's view of a `createArtifact` input: no branch and no user behind a DSN upload. */
 export function uploadOfCreateArtifact(input: CreateArtifactInput): ArtifactUpload {
   return {
@@ -269,30 +265,6 @@ export type CliRequestRecord = {
   requestId: string;
   operationName?: string;
 };
-
-const JSON_TYPE = "application/json; charset=utf-8";
-
-/** Sends `body` as JSON. */
-function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(text), ...headers });
-  res.end(text);
-}
-
-/** `application/json`, with no charset or UTF-8 (what the CLI sends: no charset). */
-function isJsonContentType(header: string | undefined): boolean {
-  const [mediaType, ...parameters] = (header ?? "")
-    .toLowerCase()
-    .split(";")
-    .map((part) => part.trim());
-  const charset = parameters.find((p) => p.startsWith("charset="));
-  return mediaType === "application/json" && (charset === undefined || charset === "charset=utf-8");
-}
 
 /** A 400 answer for request-level problems (too large a document, a query limit). */
 function requestRefusal(errors: readonly GraphQLError[]): GraphQLHttpResponse {

@@ -82,3 +82,8 @@ export const COVERAGE_LANGUAGE_KEYS = {
   kotlin: "KOTLIN",
 } as const;
 export type CoverageLanguageKey = keyof typeof COVERAGE_LANGUAGE_KEYS;
+
+/** An optional input string as the intake takes it: null when absent or empty (the Go CLI sends ""). */
+export function presentOrNull(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === "" ? null : value;
+}

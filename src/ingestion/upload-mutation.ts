@@ -13,7 +13,7 @@ import { visibleRunByKey } from "../modules/runs/run-loaders.ts";
 import { AnalysisRunRef } from "../modules/runs/run-type.ts";
 import { UploadError } from "./errors.ts";
 import { acceptUpload } from "./intake.ts";
-import type { ArtifactUpload } from "./types.ts";
+import { type ArtifactUpload, presentOrNull } from "./types.ts";
 
 /**
  * `uploadArtifact` on the main endpoint: the token-authenticated way to upload an artifact (used
@@ -49,11 +49,6 @@ interface UploadArtifactResult extends MutationEcho {
 
 /** The reporter recorded when the input names none. */
 export const DEFAULT_API_REPORTER = "api";
-
-/** "" and null both mean absent. */
-function presentOrNull(value: string | null | undefined): string | null {
-  return value === undefined || value === null || value === "" ? null : value;
-}
 
 /** The intake's view of an `uploadArtifact` input, uploaded by `userId`. */
 export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: string): ArtifactUpload {
