@@ -41,7 +41,7 @@ export type GraphQLContext = {
   viewer: Viewer;
   db: Kysely<Database>;
   config: Config;
-  /** The request's logger (with its request id). */
+  /** The server's logger; a resolver that logs adds `requestId` (a child per request would cost every request). */
   logger: Logger;
   loaders: RequestLoaders;
 };

@@ -182,7 +182,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         viewer,
         db,
         config,
-        logger: deps.logger.child({ requestId: record.requestId }),
+        logger: deps.logger,
         loaders: new RequestLoaders(db),
       };
       const args: ExecutionArgs & { contextValue: GraphQLContext } = {

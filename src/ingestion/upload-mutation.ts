@@ -82,7 +82,13 @@ async function uploadArtifact(
   );
   const upload = uploadOfUploadArtifact(input, ctx.viewer.userId);
   try {
-    const accepted = await acceptUpload(ctx.db, ctx.config, ctx.logger, repository, upload);
+    const accepted = await acceptUpload(
+      ctx.db,
+      ctx.config,
+      ctx.logger.child({ requestId: ctx.requestId }),
+      repository,
+      upload,
+    );
     return {
       ok: true,
       message: accepted.message,
