@@ -14,6 +14,7 @@ import { enqueueJob } from "../jobs/job-store.ts";
 import { countOccurrencesOfChecks, countOccurrencesOfRuns } from "../modules/checks/check-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
+import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
 import { recordEvent } from "../modules/webhooks/outbox.ts";
 import {
   analysisRunStartedEvent,
@@ -201,9 +202,13 @@ export async function openCheck(
     .executeTakeFirstOrThrow();
 }
 
-/** Severity → the contract's issue priority (docs/ingestion.md "Quality gates"). */
-export const PRIORITY_OF_SEVERITY_SQL = sql`CASE i.severity WHEN 'CRITICAL' THEN 'HIGH'
-  WHEN 'MAJOR' THEN 'MEDIUM' ELSE 'LOW' END`;
+/** `i.severity` as its priority, in SQL, from {@link PRIORITY_OF_SEVERITY}. */
+const PRIORITY_OF_SEVERITY_SQL = sql`CASE i.severity ${sql.join(
+  Object.entries(PRIORITY_OF_SEVERITY).map(
+    ([severity, priority]) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(priority)}`,
+  ),
+  sql` `,
+)} END`;
 
 /**
  * Why a findings check fails its quality gate: its INTRODUCED, unsuppressed occurrences whose

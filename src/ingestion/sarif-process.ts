@@ -5,6 +5,7 @@ import { classifySarifRule } from "../ingest/sarif/mapping.ts";
 import { readSarif } from "../ingest/sarif/reader.ts";
 import type { SarifLevel, SarifLocation, SarifResult, SarifRule } from "../ingest/sarif/types.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
+import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
 import {
   loadSuppressionRules,
   type SuppressionRules,
@@ -67,12 +68,6 @@ interface IssueFields {
   severity: IssueSeverity;
   tags: string[];
 }
-
-const PRIORITY_OF_SEVERITY: Record<IssueSeverity, "HIGH" | "MEDIUM" | "LOW"> = {
-  CRITICAL: "HIGH",
-  MAJOR: "MEDIUM",
-  MINOR: "LOW",
-};
 
 /** Which issue categories and priorities the repository does not report (`isReported: false`). */
 class ReportingSettings {

@@ -1,4 +1,4 @@
-import type { IssueCategory } from "../../db/types.ts";
+import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { ISSUE_CATEGORIES } from "../catalog/issue-categories.ts";
 import { issueCategorySettingsOfRepository, issuePrioritySettingsOfRepository } from "./settings-loaders.ts";
@@ -6,6 +6,13 @@ import { issueCategorySettingsOfRepository, issuePrioritySettingsOfRepository } 
 /** The contract's `IssuePriorityType`, lowest first: the order priority settings list in. */
 export const ISSUE_PRIORITY_TYPES = ["LOW", "MEDIUM", "HIGH"] as const;
 export type IssuePriorityType = (typeof ISSUE_PRIORITY_TYPES)[number];
+
+/** The priority an issue's severity has for the priority settings (docs/ingestion.md "Quality gates"). */
+export const PRIORITY_OF_SEVERITY: Readonly<Record<IssueSeverity, IssuePriorityType>> = {
+  CRITICAL: "HIGH",
+  MAJOR: "MEDIUM",
+  MINOR: "LOW",
+};
 
 /**
  * What a repository has for a category or priority no setting is stored for: issues of it are
