@@ -25,7 +25,7 @@ import { openDatabase } from "../src/db/database.ts";
 import type { Database } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
-import { readSarif } from "../src/ingest/sarif/reader.ts";
+import { readSarif } from "../src/formats/sarif/reader.ts";
 import {
   type BatchTarget,
   insertOccurrenceBatch,

@@ -14,7 +14,7 @@ import type {
 } from "../src/db/types.ts";
 import type { ArtifactKind, ArtifactRow } from "../src/db/types-ingestion.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
-import { CoverageFormatError } from "../src/ingest/coverage/index.ts";
+import { CoverageFormatError } from "../src/formats/coverage/index.ts";
 import { ChangedLinesFormatError } from "../src/ingestion/changes.ts";
 import {
   coverageGateFailures,

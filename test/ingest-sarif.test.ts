@@ -22,7 +22,7 @@ import type {
 } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
-import { SarifFormatError } from "../src/ingest/sarif/types.ts";
+import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
 import { processSarif, recomputeFindingStates } from "../src/ingestion/sarif-process.ts";
 import { validateSarif } from "../src/ingestion/sarif-validate.ts";

@@ -1,4 +1,4 @@
-import { normaliseCoveragePath } from "../ingest/coverage/index.ts";
+import { normaliseCoveragePath } from "../formats/coverage/index.ts";
 
 /**
  * A run's changed lines (a CHANGES artifact, docs/ingestion-coverage.md "Coverage metrics and

@@ -8,7 +8,7 @@ import {
   type CoverageReport,
   type FileCoverage,
   parseCoverage,
-} from "../ingest/coverage/index.ts";
+} from "../formats/coverage/index.ts";
 import { accountVcsUrl } from "../modules/accounts/vcs.ts";
 import { formatMetricValue, thresholdStatusOf } from "../modules/metrics/metric-format.ts";
 import { compareMetricKeys, compareShortcodes } from "../modules/metrics/metric-order.ts";

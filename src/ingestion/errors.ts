@@ -1,5 +1,5 @@
-import { CoverageFormatError } from "../ingest/coverage/index.ts";
-import { SarifFormatError } from "../ingest/sarif/types.ts";
+import { CoverageFormatError } from "../formats/coverage/index.ts";
+import { SarifFormatError } from "../formats/sarif/types.ts";
 import { ChangedLinesFormatError } from "./changes.ts";
 
 /**

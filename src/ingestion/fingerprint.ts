@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { SarifResult } from "../ingest/sarif/types.ts";
+import type { SarifResult } from "../formats/sarif/types.ts";
 
 /**
  * Fingerprints of findings (docs/ingestion.md "Fingerprints"): a stable identity for one finding

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalyzerType, Database, IssueCategory, IssueSeverity } from "../db/types.ts";
 import { newRowKey } from "../graphql/global-id.ts";
-import { classifySarifRule } from "../ingest/sarif/mapping.ts";
-import { readSarif } from "../ingest/sarif/reader.ts";
-import type { SarifLevel, SarifLocation, SarifResult, SarifRule } from "../ingest/sarif/types.ts";
+import { classifySarifRule } from "../formats/sarif/mapping.ts";
+import { readSarif } from "../formats/sarif/reader.ts";
+import type { SarifLevel, SarifLocation, SarifResult, SarifRule } from "../formats/sarif/types.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
 import {

@@ -1,4 +1,4 @@
-import { readSarif } from "../ingest/sarif/reader.ts";
+import { readSarif } from "../formats/sarif/reader.ts";
 
 /** What a valid SARIF report holds, counted while it was checked. */
 export interface SarifSummary {
