@@ -24,8 +24,8 @@ import { type Kysely, sql } from "kysely";
 import { openDatabase } from "../src/db/database.ts";
 import type { Database } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
-import { newRowKey } from "../src/graphql/global-id.ts";
 import { readSarif } from "../src/formats/sarif/reader.ts";
+import { newRowKey } from "../src/graphql/global-id.ts";
 import {
   type BatchTarget,
   insertOccurrenceBatch,
@@ -485,7 +485,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
           },
           { batchSize },
         ),
-      (result) => result.occurrences!,
+      (result) => result.stored,
     );
     figures.push(figure);
     log(`${label}: ${number.format(figure.rows / figure.seconds)} occurrences/s (${JSON.stringify(value)})`);

@@ -13,8 +13,8 @@ import type {
   RepositoryRow,
 } from "../src/db/types.ts";
 import type { ArtifactKind, ArtifactRow } from "../src/db/types-ingestion.ts";
-import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { CoverageFormatError } from "../src/formats/coverage/index.ts";
+import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { ChangedLinesFormatError } from "../src/ingestion/changes.ts";
 import {
   coverageGateFailures,
@@ -461,7 +461,7 @@ describe("coverage processing", () => {
     await coverage(run, check, "javascript", CART_LCOV, "/ci/repo");
     assert.deepEqual((await reportOf(check)).lines_new, null);
     const result = await processArtifact(await anArtifact(run, null, { kind: "CHANGES", text: CART_DIFF }));
-    assert.deepEqual(result, { files: 2, changedLines: 5 });
+    assert.deepEqual(result, { read: 2, stored: 2, skipped: {}, warnings: [], counts: { changedLines: 5 } });
     assert.deepEqual(await reportOf(check), {
       lines_total: 8,
       lines_covered: 4,
@@ -696,7 +696,7 @@ describe("coverage processing", () => {
     const repo = await aRepository(db, team);
     const run = await aRun(db, repo, { status: "PENDING" });
     const result = await processArtifact(await anArtifact(run, null, { kind: "CHANGES", text: CART_DIFF }));
-    assert.deepEqual(result, { files: 2, changedLines: 5 });
+    assert.deepEqual(result, { read: 2, stored: 2, skipped: {}, warnings: [], counts: { changedLines: 5 } });
     const values = await db
       .selectFrom("repository_metric_items")
       .select("id")

@@ -9,6 +9,7 @@ import { after, before, it } from "node:test";
 import { promisify } from "node:util";
 import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
+import type { ProcessResult } from "../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun } from "./helpers/builders.ts";
 import { anAnalyzer } from "./helpers/builders-catalog.ts";
 import { aCheck } from "./helpers/builders-checks.ts";
@@ -82,17 +83,17 @@ it("stores 500,000 results of a 200 MB SARIF file with a peak RSS under 512 MB",
     { env, cwd: path.join(import.meta.dirname, ".."), maxBuffer: 1024 * 1024 },
   );
   const report = JSON.parse(stdout.trim().split("\n").at(-1)!) as {
-    result: Record<string, number>;
+    result: ProcessResult;
     seconds: number;
     peakRssKb: number;
   };
   console.log(
-    `ingest memory: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${report.result.occurrences} occurrences in ${report.seconds.toFixed(1)} s ` +
-      `(${Math.round(report.result.occurrences! / report.seconds)}/s), child peak RSS ${(report.peakRssKb / 1024).toFixed(0)} MiB`,
+    `ingest memory: ${(bytes / 2 ** 20).toFixed(0)} MiB, ${report.result.stored} occurrences in ${report.seconds.toFixed(1)} s ` +
+      `(${Math.round(report.result.stored / report.seconds)}/s), child peak RSS ${(report.peakRssKb / 1024).toFixed(0)} MiB`,
   );
-  assert.equal(report.result.results, RESULTS);
-  assert.equal(report.result.occurrences, RESULTS);
-  assert.equal(report.result.introduced, RESULTS);
+  assert.equal(report.result.read, RESULTS);
+  assert.equal(report.result.stored, RESULTS);
+  assert.equal(report.result.counts.introduced, RESULTS);
   const stored = await db
     .selectFrom("occurrences")
     .select((eb) => [

@@ -21,8 +21,8 @@ import type {
   RepositoryRow,
 } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
-import { newRowKey } from "../src/graphql/global-id.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
+import { newRowKey } from "../src/graphql/global-id.ts";
 import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
 import { processSarif, recomputeFindingStates } from "../src/ingestion/sarif-process.ts";
 import { validateSarif } from "../src/ingestion/sarif-validate.ts";
@@ -322,14 +322,11 @@ describe("SARIF written by real analyzers", () => {
       const scene = await aScene();
       const { result } = await ingest(scene, sarif, { workDir: dir });
       assert.deepEqual(result, {
-        results: 5,
-        occurrences: 5,
-        skipped: 0,
-        suppressed: 0,
-        introduced: 5,
-        existing: 0,
-        resolved: 0,
-        rules: 4,
+        read: 5,
+        stored: 5,
+        skipped: {},
+        warnings: [],
+        counts: { suppressed: 0, introduced: 5, existing: 0, resolved: 0, rules: 4 },
       });
       const rows = await occurrencesOf(scene.check.id);
       assert.deepEqual(
@@ -370,8 +367,8 @@ describe("SARIF written by real analyzers", () => {
       const sarif = await biomeSarif(dir);
       const scene = await aScene();
       const { result } = await ingest(scene, sarif, { workDir: dir });
-      assert.equal(result.results, 5);
-      assert.equal(result.occurrences, 5);
+      assert.equal(result.read, 5);
+      assert.equal(result.stored, 5);
       assert.deepEqual(
         (await occurrencesOf(scene.check.id)).map(
           (o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column} ${o.category}`,
@@ -387,8 +384,13 @@ describe("SARIF written by real analyzers", () => {
       // Without the work directory Biome's absolute paths lie outside the repository.
       const blind = await aScene();
       const { result: skipped } = await ingest(blind, sarif);
-      assert.equal(skipped.occurrences, 0);
-      assert.equal(skipped.skipped, 5);
+      assert.equal(skipped.stored, 0);
+      assert.deepEqual(skipped.skipped, { OUTSIDE_REPOSITORY: 5 });
+      assert.equal(skipped.warnings.length, 1);
+      assert.match(
+        skipped.warnings[0]!,
+        /^5 result\(s\) lie outside the repository .*\(first: \/.*\/src\/.*this upload gave none\.$/,
+      );
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
@@ -410,8 +412,8 @@ describe("hand-made SARIF", () => {
       },
     ]);
     const { result } = await ingest(scene, sarif);
-    assert.equal(result.results, 3);
-    assert.equal(result.rules, 2);
+    assert.equal(result.read, 3);
+    assert.equal(result.counts.rules, 2);
     assert.deepEqual(await summaryOf(scene.check.id), [
       "A1 src/a.py:3:3 INTRODUCED",
       "A1 src/c.py:5:3 INTRODUCED",
@@ -471,8 +473,11 @@ describe("hand-made SARIF", () => {
       },
     ]);
     const { result } = await ingest(scene, sarif, { workDir: "/ci/checkout" });
-    assert.equal(result.results, 7);
-    assert.equal(result.skipped, 5);
+    assert.equal(result.read, 7);
+    assert.deepEqual(result.skipped, { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 2, ABSENT: 1 });
+    assert.deepEqual(result.warnings, [
+      '2 result(s) lie outside the repository and were not stored (first: /usr/lib/node/x.js); paths are made relative to the upload\'s workDir "/ci/checkout".',
+    ]);
     // The tool's baselineState does not decide the state: Assay compares with its own base.
     assert.deepEqual(await summaryOf(scene.check.id), [
       "R src/kept.js:2:3 INTRODUCED",
@@ -516,7 +521,7 @@ describe("hand-made SARIF", () => {
       },
     ]);
     const { result } = await ingest(scene, sarif);
-    assert.equal(result.suppressed, 2);
+    assert.equal(result.counts.suppressed, 2);
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => `${o.path} ${o.is_suppressed}`),
       [
@@ -583,7 +588,7 @@ describe("hand-made SARIF", () => {
         },
       ]),
     );
-    assert.equal(result.suppressed, 2);
+    assert.equal(result.counts.suppressed, 2);
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.path} ${o.is_suppressed}`),
       ["IGNORED src/a.js false", "TEAM src/b.js true", "LATE src/c.js false", "IGNORED tests/a.test.js true"],
@@ -627,7 +632,7 @@ describe("hand-made SARIF", () => {
       },
     ]);
     const { result } = await ingest(scene, sarif);
-    assert.equal(result.skipped, 2);
+    assert.deepEqual(result.skipped, { NOT_REPORTED: 2 });
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.category} ${o.severity}`),
       ["xss SECURITY MAJOR", "bug BUG_RISK MAJOR"],
@@ -645,7 +650,7 @@ describe("hand-made SARIF", () => {
       },
     ]);
     const { result } = await ingest(scene, sarif);
-    assert.equal(result.occurrences, 2);
+    assert.equal(result.stored, 2);
     const issue = await db
       .selectFrom("issues")
       .selectAll()
@@ -812,7 +817,10 @@ describe("states against the base check", () => {
     await ingest(base, baseSarif);
     const head = await aNextScene(base);
     const { artifact, result } = await ingest(head, headSarif, { baseCheckId: base.check.id });
-    assert.deepEqual([result.introduced, result.existing, result.resolved, result.occurrences], [1, 2, 2, 3]);
+    assert.deepEqual(
+      [result.counts.introduced, result.counts.existing, result.counts.resolved, result.stored],
+      [1, 2, 2, 3],
+    );
     assert.deepEqual(await summaryOf(head.check.id), [
       "eq src/a.js:10:3 EXISTING",
       // The second `==` of the base: identical findings are told apart by their order.
@@ -859,7 +867,7 @@ describe("states against the base check", () => {
       sarifLog([{ results: [aResult("unused", "src/gone.js", 1, { message: "'g' is unused." })] }]),
       { baseCheckId: base.check.id },
     );
-    assert.deepEqual([result.introduced, result.existing, result.resolved], [1, 3, 1]);
+    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [1, 3, 1]);
     assert.deepEqual(await summaryOf(head.check.id), [
       "eq src/a.js:10:3 EXISTING",
       "eq src/a.js:12:3 RESOLVED",
@@ -879,7 +887,7 @@ describe("states against the base check", () => {
       sarifLog([{ results: [aResult("unused", "src/other.js", 1, { message: "'o' is unused." })] }]),
       { baseCheckId: base.check.id },
     );
-    assert.deepEqual([result.introduced, result.existing, result.resolved], [2, 2, 2]);
+    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [2, 2, 2]);
   });
 
   it("recomputes states when the base changes, and makes everything INTRODUCED without one", async () => {

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, MetricKey, MetricShortcode, RepositoryRow } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
-import { newRowKey } from "../graphql/global-id.ts";
 import {
   type CoverageCounts,
   type CoveragePathOptions,
@@ -9,6 +8,7 @@ import {
   type FileCoverage,
   parseCoverage,
 } from "../formats/coverage/index.ts";
+import { newRowKey } from "../graphql/global-id.ts";
 import { accountVcsUrl } from "../modules/accounts/vcs.ts";
 import { formatMetricValue, thresholdStatusOf } from "../modules/metrics/metric-format.ts";
 import { compareMetricKeys, compareShortcodes } from "../modules/metrics/metric-order.ts";
@@ -22,7 +22,13 @@ import {
   parseChangedLines,
 } from "./changes.ts";
 import { UploadError } from "./errors.ts";
-import { COVERAGE_ANALYZER, COVERAGE_LANGUAGE_KEYS, type ProcessInput, type ProcessResult } from "./types.ts";
+import {
+  COVERAGE_ANALYZER,
+  COVERAGE_LANGUAGE_KEYS,
+  type ProcessInput,
+  type ProcessResult,
+  ProcessTally,
+} from "./types.ts";
 
 /**
  * Coverage processing (docs/ingestion-coverage.md "Coverage metrics and new-code coverage"): a
@@ -116,13 +122,14 @@ export async function processCoverage(
     .execute();
   await recomputeRunCoverage(tx, input.run.id, maxBytes);
   const { lines, branches } = report.totals;
-  return {
-    files: report.files.length,
+  const tally = new ProcessTally();
+  tally.store(report.files.length);
+  return tally.result({
     linesTotal: lines.total,
     linesCovered: lines.covered,
     branchesTotal: branches.total,
     branchesCovered: branches.covered,
-  };
+  });
 }
 
 /**
@@ -135,7 +142,9 @@ export async function processChanges(
 ): Promise<ProcessResult> {
   const changed = parseChangedLines(await collectText(input.text()), input.artifact.work_dir);
   await recomputeRunCoverage(input.tx, input.run.id, maxBytes);
-  return { files: changed.size, changedLines: countChangedLines(changed) };
+  const tally = new ProcessTally();
+  tally.store(changed.size);
+  return tally.result({ changedLines: countChangedLines(changed) });
 }
 
 /**

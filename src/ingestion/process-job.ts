@@ -173,7 +173,14 @@ export function artifactProcessingHandler(db: Kysely<Database>, config: Config, 
         const done = await db.transaction().execute((tx) => processArtifact(tx, artifactId, config));
         if (done) {
           logger.info(
-            { artifact: done.artifact.key, ms: Date.now() - started, ...done.result },
+            {
+              artifact: done.artifact.key,
+              ms: Date.now() - started,
+              read: done.result.read,
+              stored: done.result.stored,
+              skipped: done.result.skipped,
+              ...done.result.counts,
+            },
             "artifact processed",
           );
         }

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalyzerType, Database, IssueCategory, IssueSeverity } from "../db/types.ts";
-import { newRowKey } from "../graphql/global-id.ts";
 import { classifySarifRule } from "../formats/sarif/mapping.ts";
 import { readSarif } from "../formats/sarif/reader.ts";
 import type { SarifLevel, SarifLocation, SarifResult, SarifRule } from "../formats/sarif/types.ts";
+import { newRowKey } from "../graphql/global-id.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
 import {
@@ -12,7 +12,7 @@ import {
   suppressionOf,
 } from "../modules/settings/suppression-rules.ts";
 import { FingerprintSequence, fingerprintContext } from "./fingerprint.ts";
-import type { ProcessInput, ProcessResult } from "./types.ts";
+import { type ProcessInput, type ProcessResult, ProcessTally, type SkipReason } from "./types.ts";
 
 /**
  * Turns a stored SARIF artifact into catalog issues and occurrences of its check, inside the
@@ -420,7 +420,7 @@ function clampInteger(value: number): number {
 
 /** The location a result is stored at: the first one with a path in the repository. */
 function primaryLocation(result: SarifResult): SarifLocation | null {
-  return result.locations.find((location) => location.path) ?? null;
+  return result.locations.find((location) => location.path && !location.outsideRepository) ?? null;
 }
 
 /** What one processing pass shares while it reads the report. */
@@ -432,14 +432,20 @@ interface ResultContext {
 }
 
 /**
- * Where `result` is stored: its primary location, or null when the result is not stored because
- * the tool reports it absent (`baselineState: absent`) or it has no file in the repository.
+ * Where `result` is stored: its primary location, or why it is not stored — the tool reports it
+ * absent (`baselineState: absent`), it names no file, or its files lie outside the repository.
  */
-function storedLocation(result: SarifResult): (SarifLocation & { path: string }) | null {
-  if (result.baselineState === "absent") return null;
+function storedLocation(result: SarifResult): (SarifLocation & { path: string }) | SkipReason {
+  if (result.baselineState === "absent") return "ABSENT";
   const location = primaryLocation(result);
-  if (!location?.path || location.outsideRepository) return null;
-  return { ...location, path: location.path };
+  if (location?.path) return { ...location, path: location.path };
+  return result.locations.some((l) => l.path !== null) ? "OUTSIDE_REPOSITORY" : "NO_LOCATION";
+}
+
+/** The first path outside the repository a result names, for the uploader's warning. */
+function outsidePathOf(result: SarifResult): string {
+  const location = result.locations.find((l) => l.outsideRepository);
+  return location?.uri ?? location?.path ?? "";
 }
 
 /** The row `result` becomes at `location`, as a finding of `issue`. */
@@ -479,9 +485,10 @@ function occurrenceOf(
  * suppression, then sets the states of all the check's findings against the base check. Begins
  * by deleting the artifact's earlier rows, so processing it again gives the same rows.
  *
- * Counts: `results` read, `occurrences` stored and `skipped`, `suppressed` among the stored,
- * `rules` met; `introduced`, `existing` and `resolved` are the whole check's after processing
- * (a check may hold several artifacts).
+ * Result: results `read`, `stored` and `skipped` by reason (a warning names the first path outside
+ * the repository); counts: `suppressed` among the stored, `rules` met, and `introduced`,
+ * `existing` and `resolved`, the whole check's after processing (a check may hold several
+ * artifacts).
  */
 export async function processSarif(
   input: ProcessInput,
@@ -503,25 +510,31 @@ export async function processSarif(
     { checkId: check.id, artifactId: artifact.id, baseCheckId: input.baseCheckId },
     options.batchSize ?? OCCURRENCE_BATCH_SIZE,
   );
-  const counts = { results: 0, occurrences: 0, skipped: 0, suppressed: 0 };
+  const tally = new ProcessTally();
+  let suppressed = 0;
+  let firstOutside: string | null = null;
   try {
     for await (const event of readSarif(input.text(), { workDir: artifact.work_dir })) {
       if (event.type === "run") {
         await catalog.describe(event.run.tool.rules);
         continue;
       }
-      counts.results += 1;
       const result = event.result;
       const location = storedLocation(result);
+      if (typeof location === "string") {
+        tally.skip(location);
+        if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
+        continue;
+      }
       // Known rules need no query: the common path stays synchronous.
-      const issue = location && (catalog.known(result.ruleId) ?? (await catalog.issueFor(result)));
-      if (!location || !issue?.reported) {
-        counts.skipped += 1;
+      const issue = catalog.known(result.ruleId) ?? (await catalog.issueFor(result));
+      if (!issue.reported) {
+        tally.skip("NOT_REPORTED");
         continue;
       }
       const row = occurrenceOf(result, location, issue, context);
-      counts.occurrences += 1;
-      if (row.isSuppressed) counts.suppressed += 1;
+      tally.store();
+      if (row.isSuppressed) suppressed += 1;
       if (writer.add(row)) await writer.send();
     }
     await writer.finish();
@@ -530,8 +543,18 @@ export async function processSarif(
     await writer.settle();
     throw error;
   }
+  if (firstOutside !== null)
+    tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
   const states = await settleFindingStates(tx, check.id, input.baseCheckId, artifact.id);
-  return { ...counts, ...states, rules: catalog.size };
+  return tally.result({ suppressed, rules: catalog.size, ...states });
+}
+
+/** The sentence telling the uploader that results were left out for their paths, and what to do. */
+function outsideWarning(count: number, example: string, workDir: string | null): string {
+  const what = `${count} result(s) lie outside the repository and were not stored (first: ${example})`;
+  return workDir === null
+    ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
+    : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
 }
 
 /**

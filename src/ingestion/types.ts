@@ -51,8 +51,86 @@ export interface ProcessInput {
   text: () => AsyncIterable<Uint8Array>;
 }
 
-/** What processing one artifact found, stored as the artifact's `result`. */
-export type ProcessResult = Record<string, number>;
+/**
+ * Why an entry a report holds was read but not stored (docs/ingestion.md "What an upload
+ * stored"). Every skipped entry is counted under exactly one reason.
+ */
+export type SkipReason =
+  /** A SARIF result whose locations, or a coverage file whose path, lie outside the repository root. */
+  | "OUTSIDE_REPOSITORY"
+  /** A SARIF result with no location in a file. */
+  | "NO_LOCATION"
+  /** The repository's settings do not report the issue's category or priority (`isReported: false`). */
+  | "NOT_REPORTED"
+  /** A SARIF result the tool itself marks as gone (`baselineState: "absent"`). */
+  | "ABSENT";
+
+/** Every skip reason, in the order they are shown. */
+export const SKIP_REASONS: readonly SkipReason[] = [
+  "OUTSIDE_REPOSITORY",
+  "NO_LOCATION",
+  "NOT_REPORTED",
+  "ABSENT",
+];
+
+/** Warnings kept per artifact; a report producing more says how many were left out. */
+export const MAX_ARTIFACT_WARNINGS = 20;
+
+/**
+ * What processing one artifact found, stored as the artifact's `result` and shown through the API:
+ * how many entries the report held (`read`: SARIF results, coverage files, changed files), how many
+ * became rows (`stored`), the rest by reason (`skipped`; `read = stored + Σ skipped`), sentences the
+ * uploader should see although processing went on (`warnings`), and the kind's own figures
+ * (`counts`: SARIF suppressed, rules, introduced, existing, resolved; coverage line and branch totals).
+ */
+export interface ProcessResult {
+  read: number;
+  stored: number;
+  skipped: Partial<Record<SkipReason, number>>;
+  warnings: string[];
+  counts: Record<string, number>;
+}
+
+/** Collects the skip counts and warnings of one artifact while it is processed. */
+export class ProcessTally {
+  read = 0;
+  stored = 0;
+  readonly skipped: Partial<Record<SkipReason, number>> = {};
+  private readonly warnings: string[] = [];
+  private warningsLeftOut = 0;
+
+  /** Counts one entry read and not stored, for `reason`. */
+  skip(reason: SkipReason, count = 1): void {
+    this.read += count;
+    this.skipped[reason] = (this.skipped[reason] ?? 0) + count;
+  }
+
+  /** Counts one entry read and stored. */
+  store(count = 1): void {
+    this.read += count;
+    this.stored += count;
+  }
+
+  /** Keeps a warning (the first {@link MAX_ARTIFACT_WARNINGS}; later ones are only counted). */
+  warn(sentence: string): void {
+    if (this.warnings.length < MAX_ARTIFACT_WARNINGS) this.warnings.push(sentence);
+    else this.warningsLeftOut += 1;
+  }
+
+  /** Entries skipped for any reason. */
+  get skippedTotal(): number {
+    return Object.values(this.skipped).reduce((sum, count) => sum + (count ?? 0), 0);
+  }
+
+  /** The result with the kind's own `counts`. */
+  result(counts: Record<string, number>): ProcessResult {
+    const warnings =
+      this.warningsLeftOut === 0
+        ? [...this.warnings]
+        : [...this.warnings, `${this.warningsLeftOut} more warning(s) left out.`];
+    return { read: this.read, stored: this.stored, skipped: { ...this.skipped }, warnings, counts };
+  }
+}
 
 /** Which artifact kind an analyzer's uploads are. */
 export function artifactKindOf(analyzer: string): ArtifactKind {
