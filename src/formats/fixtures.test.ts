@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
+import { COVERAGE_FORMATS, type CoverageFormat, parseCoverage } from "./coverage/index.ts";
 import {
   FIXTURE_KINDS,
   FIXTURE_WORK_ROOT,
@@ -29,6 +30,10 @@ async function sarifEvents(document: string, workDir: string | null): Promise<Sa
   const events: SarifEvent[] = [];
   for await (const event of readSarif([document], { workDir })) events.push(event);
   return events;
+}
+
+function isCoverageFormat(format: string): format is CoverageFormat {
+  return (COVERAGE_FORMATS as readonly string[]).includes(format);
 }
 
 describe("real-tool fixtures", () => {
@@ -88,6 +93,22 @@ describe("real-tool fixtures", () => {
         outside.every((value) => value === expected),
         fixture.file,
       );
+    }
+  });
+
+  test("every coverage fixture parses as its format with files in it", () => {
+    for (const fixture of listToolFixtures("coverage")) {
+      if (!isCoverageFormat(fixture.format)) {
+        assert.equal(fixture.format, "unified-diff", fixture.file);
+        continue;
+      }
+      const report = parseCoverage(readToolFixture("coverage", fixture.tool, nameOf(fixture)), {
+        workDir: fixture.workDir,
+        stripPrefixes: fixture.stripPrefixes ?? [],
+      });
+      assert.equal(report.format, fixture.format, fixture.file);
+      assert.ok(report.files.length > 0, `${fixture.file} has no files`);
+      assert.ok(report.totals.lines.total > 0, `${fixture.file} has no coverable lines`);
     }
   });
 });
