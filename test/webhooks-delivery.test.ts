@@ -10,8 +10,8 @@ import type { WebhookDeliveryRow, WebhookEndpointRow } from "../src/db/types-web
 import { startJobWorker, workerPoolSize } from "../src/jobs/handlers.ts";
 import type { JobWorker } from "../src/jobs/worker.ts";
 import { createLogger } from "../src/logger.ts";
-import { recordEvent } from "../src/modules/webhooks/outbox.ts";
-import { repositoryObject } from "../src/modules/webhooks/payloads.ts";
+import { recordEvent } from "../src/modules/events/outbox.ts";
+import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
