@@ -7,7 +7,7 @@ import { type Kysely, sql } from "kysely";
 import { openDatabase } from "../src/db/database.ts";
 import type { AccountRow, Database, RepositoryRow } from "../src/db/types.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../src/db/types-webhooks.ts";
-import { startJobWorker, workerPoolSize } from "../src/jobs/handlers.ts";
+import { startJobWorker, workerPoolSize } from "../src/job-handlers.ts";
 import type { JobWorker } from "../src/jobs/worker.ts";
 import { createLogger } from "../src/logger.ts";
 import { recordEvent } from "../src/modules/events/outbox.ts";
