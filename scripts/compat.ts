@@ -11,7 +11,7 @@ import {
   readContractSchema,
   readFencedList,
 } from "../src/graphql/compat.ts";
-import { buildAssaySchema } from "../src/graphql/schema.ts";
+import { buildAssaySchema } from "../src/schema.ts";
 
 const root = new URL("..", import.meta.url);
 const contract = readContractSchema(fileURLToPath(new URL("test/fixtures/contract/", root)));

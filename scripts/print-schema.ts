@@ -1,6 +1,6 @@
 /** Writes the schema the code builds to `schema.graphql` (committed; a test fails on drift). */
 import fs from "node:fs";
-import { printAssaySchema } from "../src/graphql/schema.ts";
+import { printAssaySchema } from "../src/schema.ts";
 
 const target = new URL("../schema.graphql", import.meta.url);
 fs.writeFileSync(target, printAssaySchema());

@@ -8,15 +8,17 @@ import {
   pendingMigrations,
 } from "./db/database.ts";
 import { DocumentCache } from "./graphql/document-cache.ts";
-import { buildAssaySchema } from "./graphql/schema.ts";
-import { createGraphQLEndpoint } from "./http/graphql-endpoint.ts";
+import { createGraphQLEndpoint, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
-import { type AssayServer, createServer } from "./http/server.ts";
-import { startJobWorker, workerPoolSize } from "./jobs/handlers.ts";
+import { type AssayServer, createServer, type EndpointHandler } from "./http/server.ts";
+import { CLI_GRAPHQL_PATHS, createCliEndpoint } from "./ingestion/cli-endpoint.ts";
+import { startJobWorker, workerPoolSize } from "./job-handlers.ts";
 import type { Logger } from "./logger.ts";
-import { TokenAuthenticator } from "./modules/auth/token-service.ts";
+import { CredentialAuthenticator, looksLikeCredential } from "./modules/auth/credential-service.ts";
+import { renderDevicePage } from "./modules/auth/device-page.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
+import { buildAssaySchema } from "./schema.ts";
 
 /** A started Assay instance. */
 export interface RunningApp {
@@ -33,6 +35,17 @@ export interface AppOptions {
   database?: DatabaseOptions;
   /** Runs once the database is migrated and before the server accepts connections. */
   beforeListen?: (database: DatabaseHandle) => Promise<void>;
+}
+
+/**
+ * The API's endpoints by path: GraphQL, and the contract CLI's artifact endpoint (the ingestion
+ * pipeline's own small schema). Assembled here, so the HTTP layer depends on neither.
+ */
+function apiEndpoints(graphql: EndpointHandler, artifacts: EndpointHandler): Map<string, EndpointHandler> {
+  return new Map([
+    ...[...GRAPHQL_PATHS].map((path) => [path, graphql] as const),
+    ...[...CLI_GRAPHQL_PATHS].map((path) => [path, artifacts] as const),
+  ]);
 }
 
 /**
@@ -85,15 +98,20 @@ export async function startApp(
       documents: new DocumentCache(schema, { jit: config.graphqlJit, hideSuggestions: config.isProduction }),
       config,
       db: database.db,
-      authenticator: new TokenAuthenticator(database.db, config.tokenPepper, (err) =>
-        logger.warn({ err }, "could not record token use"),
-      ),
+      authenticator: new CredentialAuthenticator(database.db, {
+        tokenPepper: config.tokenPepper,
+        sessionSecret: config.sessionSecret,
+        onTouchError: (err) => logger.warn({ err }, "could not record token use"),
+      }),
       rateLimiter: limiter,
       logger,
     });
+    const artifacts = createCliEndpoint({ db: database.db, config, logger });
     server = createServer(
       {
-        graphql,
+        endpoints: apiEndpoints(graphql, artifacts),
+        devicePage: renderDevicePage,
+        isCredential: looksLikeCredential,
         readiness: async () => {
           const [databaseUp, redisUp] = await Promise.all([database.ping(), limiter.ping()]);
           return {

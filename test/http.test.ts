@@ -249,6 +249,11 @@ describe("the HTTP endpoint", () => {
       });
       assert.match(String(res.headers.get("x-request-id")), UUID, insane);
     }
+    // A token pasted into the wrong header is plain enough, but would end up in the log.
+    const pasted = await gql(server.endpoint, token, "{ viewer { email } }", undefined, {
+      "x-request-id": token,
+    });
+    assert.match(String(pasted.headers.get("x-request-id")), UUID);
 
     const unauthenticated = await gql(server.endpoint, null, "{ viewer { email } }");
     assert.equal(unauthenticated.status, 401);

@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
-import { repositoryObject } from "../src/modules/webhooks/payloads.ts";
+import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";

@@ -17,7 +17,7 @@ import {
   readContractSchema,
   readFencedList,
 } from "../src/graphql/compat.ts";
-import { buildAssaySchema, printAssaySchema } from "../src/graphql/schema.ts";
+import { buildAssaySchema, printAssaySchema } from "../src/schema.ts";
 
 const root = new URL("..", import.meta.url);
 const schema = buildAssaySchema();

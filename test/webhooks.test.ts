@@ -7,8 +7,8 @@ import { verifyDeepSourceSignature, verifyWebhook } from "../docs/examples/verif
 import type { AccountRow, Database, RepositoryRow, UserRow } from "../src/db/types.ts";
 import type { WebhookDeliveryRow } from "../src/db/types-webhooks.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
-import { recordEvent } from "../src/modules/webhooks/outbox.ts";
-import { repositoryObject } from "../src/modules/webhooks/payloads.ts";
+import { recordEvent } from "../src/modules/events/outbox.ts";
+import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aWebhookDelivery, aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { waitFor } from "./helpers/instance.ts";

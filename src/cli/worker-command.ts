@@ -1,5 +1,5 @@
 import { openDatabase } from "../db/database.ts";
-import { startJobWorker, workerPoolSize } from "../jobs/handlers.ts";
+import { startJobWorker, workerPoolSize } from "../job-handlers.ts";
 import { createLogger, flushLogger } from "../logger.ts";
 import type { Command } from "./command.ts";
 

@@ -18,6 +18,12 @@ export interface Viewer {
 }
 
 /**
+ * Why a request's credential was refused. Never shown to the caller, who gets one answer for all
+ * of them; only `expired` matters to the endpoint, since `refreshPat` still takes such a token.
+ */
+export type CredentialRefusal = "missing" | "malformed" | "unknown" | "expired" | "revoked";
+
+/**
  * The viewer of a request sent without a valid token. Such a request only runs operations whose
  * every root field is on the public allow-list (src/http/public-operations.ts), and those resolvers
  * never read the viewer. Should any other resolver run anyway, reading `userId` or `tokenId` throws

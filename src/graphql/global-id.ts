@@ -6,7 +6,8 @@ import { randomBytes } from "node:crypto";
  */
 
 const KEY_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
-const KEY_LENGTH = 10;
+/** Length of every key `newRowKey` makes (where a repository issue's key splits, what a DSN token starts with). */
+export const ROW_KEY_LENGTH = 10;
 const KEY_PATTERN = /^[a-z0-9]{4,32}$/;
 const TYPE_PATTERN = /^[A-Z][A-Za-z0-9]{0,63}$/;
 
@@ -29,7 +30,7 @@ function randomByte(): number {
 /** A fresh random row key: 10 characters of [a-z0-9] (about 51 bits), like the contract's hashids. */
 export function newRowKey(): string {
   let key = "";
-  while (key.length < KEY_LENGTH) {
+  while (key.length < ROW_KEY_LENGTH) {
     const byte = randomByte();
     // 252 = 7 * 36: reject the top values so every character is equally likely.
     if (byte < 252) key += KEY_ALPHABET[byte % 36];

@@ -11,7 +11,7 @@ import { decodeGlobalId } from "./global-id.ts";
  *   `clientMutationId: String`, and an `XPayload` that echoes it (contract mutations keep the
  *   contract's exact input and payload shapes, even where they differ).
  * - One transaction per mutation ({@link inTransaction}); events for webhooks are written in that
- *   same transaction (modules/webhooks/outbox.ts), so a change and its event commit together.
+ *   same transaction (modules/events/outbox.ts), so a change and its event commit together.
  * - Ids: {@link keyOfId} turns a wrong-type or malformed id into BAD_USER_INPUT naming the field;
  *   an id of the right type that does not exist or is not visible is NOT_FOUND, worded exactly as
  *   for ids that never existed (modules/accounts/access.ts).

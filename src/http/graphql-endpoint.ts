@@ -11,7 +11,13 @@ import { createHandler, type Response as GraphQLHttpResponse, type OperationCont
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
-import { ANONYMOUS_VIEWER, type GraphQLContext, RequestLoaders, type Viewer } from "../graphql/context.ts";
+import {
+  ANONYMOUS_VIEWER,
+  type CredentialRefusal,
+  type GraphQLContext,
+  RequestLoaders,
+  type Viewer,
+} from "../graphql/context.ts";
 import type { DocumentCache } from "../graphql/document-cache.ts";
 import {
   AssayError,
@@ -26,17 +32,32 @@ import {
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
-import { CLI_GRAPHQL_PATHS, createCliEndpoint } from "../ingestion/cli-endpoint.ts";
 import type { Logger } from "../logger.ts";
-import { parseBearer } from "../modules/auth/pat.ts";
-import { looksLikeJwt } from "../modules/auth/session-jwt.ts";
-import { SessionAuthenticator } from "../modules/auth/session-service.ts";
-import type { TokenAuthenticator, TokenRefusal } from "../modules/auth/token-service.ts";
+import { parseBearer } from "./bearer.ts";
 import { BodyError, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
 import { isJsonContentType, JSON_TYPE, sendJson } from "./json.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
+
+/** Paths the GraphQL endpoint answers on: the cloud form and the on-premise form, slash optional. */
+export const GRAPHQL_PATHS: ReadonlySet<string> = new Set([
+  "/graphql",
+  "/graphql/",
+  "/api/graphql",
+  "/api/graphql/",
+]);
+
+/**
+ * Who is calling: the viewer behind a request's bearer credential, or why it is refused. The auth
+ * module provides it (src/modules/auth/credential-service.ts); the endpoint only reads the answer.
+ */
+export interface RequestAuthenticator {
+  /** The viewer behind `credential` (null: no Authorization header), or why it is refused. */
+  authenticate(credential: string | null): Promise<Viewer | CredentialRefusal>;
+  /** {@link authenticate} for `refreshPat` alone, which also takes a recently expired token. */
+  authenticateForRefresh(credential: string | null): Promise<Viewer | CredentialRefusal>;
+}
 
 /** What the GraphQL endpoint needs. */
 export interface GraphQLEndpointDeps {
@@ -44,7 +65,7 @@ export interface GraphQLEndpointDeps {
   documents: DocumentCache;
   config: Config;
   db: Kysely<Database>;
-  authenticator: TokenAuthenticator;
+  authenticator: RequestAuthenticator;
   rateLimiter: RateLimiter;
   logger: Logger;
 }
@@ -130,14 +151,9 @@ function presentErrors(
   });
 }
 
-/**
- * Builds the handler for `/graphql/` and `/api/graphql/`, which also hands the artifact endpoint's
- * paths (`/graphql/cli/`, src/ingestion/cli-endpoint.ts) to that endpoint's own handler.
- */
+/** Builds the handler of {@link GRAPHQL_PATHS}. */
 export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   const { schema, documents, config, db, authenticator, rateLimiter } = deps;
-  const sessions = new SessionAuthenticator(db, config.sessionSecret);
-  const artifactEndpoint = createCliEndpoint({ db, config, logger: deps.logger });
   const bodyLimits: BodyLimits = {
     maxBodyBytes: config.maxBodyBytes,
     uploadMaxBodyBytes: Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes),
@@ -207,15 +223,6 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   });
 
   /**
-   * Who is calling: the identity behind a personal access token or a session access token (a
-   * JWT, told apart by its shape), or why the credential is refused.
-   */
-  const identify = (credential: string | null): Promise<Viewer | TokenRefusal> =>
-    credential !== null && looksLikeJwt(credential)
-      ? sessions.authenticate(credential)
-      : authenticator.authenticate(credential);
-
-  /**
    * What a request without a valid credential may still run: a public operation (as
    * ANONYMOUS_VIEWER), or `refreshPat` alone with a token that expired within its grace period (as
    * that token). Anything else, including a body that cannot be read as a GraphQL request, gets
@@ -224,7 +231,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   async function admitWithoutToken(
     req: IncomingMessage,
     credential: string | null,
-    refusal: TokenRefusal,
+    refusal: CredentialRefusal,
   ): Promise<{ viewer: Viewer; body: unknown } | "refused" | "too-large" | "aborted"> {
     const request = await readRequestWithoutToken(req, config.maxBodyBytes);
     if (typeof request === "string") return request;
@@ -247,9 +254,6 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res: ServerResponse,
     record: RequestRecord,
   ): Promise<void> {
-    if (CLI_GRAPHQL_PATHS.has((req.url ?? "/").split("?")[0] ?? "/")) {
-      return artifactEndpoint(req, res, record);
-    }
     const method = req.method ?? "GET";
     if (method !== "GET" && method !== "POST") {
       const error = new AssayError(
@@ -260,7 +264,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     }
 
     const credential = parseBearer(req.headers.authorization);
-    const identity = await identify(credential);
+    const identity = await authenticator.authenticate(credential);
     let viewer: Viewer;
     let body: unknown;
     let bodyRead = false;

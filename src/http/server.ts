@@ -1,42 +1,30 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { AssayError, ErrorCode, errorDocument, internalError, notFound } from "../graphql/errors.ts";
-import { CLI_GRAPHQL_PATHS } from "../ingestion/cli-endpoint.ts";
 import type { Logger } from "../logger.ts";
-import { renderDevicePage } from "../modules/auth/device-page.ts";
-import { PAT_PREFIX } from "../modules/auth/pat.ts";
 import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
 
-/**
- * Paths the GraphQL endpoint answers on: the cloud form and the on-premise form, and the same two
- * for the artifact endpoint of the contract's CLI (`/graphql/cli/`), which the GraphQL route hands
- * to its own handler.
- */
-const GRAPHQL_PATHS = new Set([
-  "/graphql",
-  "/graphql/",
-  "/api/graphql",
-  "/api/graphql/",
-  ...CLI_GRAPHQL_PATHS,
-]);
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
 const LOGO_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#1f6f5c"/><path d="M18 46 32 16l14 30h-7l-7-15-7 15z" fill="#fff"/></svg>`;
 
 /**
  * True for an incoming x-request-id we may echo and log: short, plain characters, and not a
- * personal access token pasted into the wrong header (it would end up in the log).
+ * credential pasted into the wrong header (it would end up in the log).
  */
-function isUsableRequestId(value: string | string[] | undefined): value is string {
-  return typeof value === "string" && REQUEST_ID_PATTERN.test(value) && !value.startsWith(PAT_PREFIX);
+function isUsableRequestId(
+  value: string | string[] | undefined,
+  isCredential: (value: string) => boolean,
+): value is string {
+  return typeof value === "string" && REQUEST_ID_PATTERN.test(value) && !isCredential(value);
 }
 
 /**
  * `GET /device`: the page a device login's `verificationUri` opens, explaining how to approve the
  * code in `?user_code=`. Sent with no caching and no referrer, since its URL may hold that code.
  */
-function sendDevicePage(req: IncomingMessage, res: ServerResponse): void {
+function sendDevicePage(req: IncomingMessage, res: ServerResponse, routes: ServerRoutes): void {
   if (req.method !== "GET" && req.method !== "HEAD") {
     const error = new AssayError(
       `Method ${req.method} is not allowed; use GET.`,
@@ -46,7 +34,7 @@ function sendDevicePage(req: IncomingMessage, res: ServerResponse): void {
     return;
   }
   const userCode = new URL(req.url ?? "/", "http://localhost").searchParams.get("user_code");
-  const html = renderDevicePage(userCode);
+  const html = routes.devicePage(userCode);
   res.writeHead(200, {
     "content-type": "text/html; charset=utf-8",
     "content-length": Buffer.byteLength(html),
@@ -59,11 +47,26 @@ function sendDevicePage(req: IncomingMessage, res: ServerResponse): void {
   res.end(req.method === "HEAD" ? undefined : html);
 }
 
-/** What the server routes to. */
+/** Handles one request to an API endpoint; `record` gathers what the request's log line reports. */
+export type EndpointHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+) => Promise<void>;
+
+/** What the server routes to, assembled by the server's wiring (src/app.ts). */
 export interface ServerRoutes {
-  graphql(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void>;
+  /**
+   * The API's endpoints by exact path: the GraphQL endpoint's paths and those of the contract
+   * CLI's artifact endpoint. Their requests are logged at info level, every other one at debug.
+   */
+  endpoints: ReadonlyMap<string, EndpointHandler>;
   /** Readiness of dependencies: each named check true when it answers. */
   readiness(): Promise<Record<string, "up" | "down" | "not configured">>;
+  /** The device login page's HTML, for the `user_code` in its URL (null when there is none). */
+  devicePage(userCode: string | null): string;
+  /** True for a value shaped like a credential, which is never echoed as a request id. */
+  isCredential(value: string): boolean;
 }
 
 /** A running HTTP server that can stop gracefully. */
@@ -74,7 +77,7 @@ export interface AssayServer {
 }
 
 /**
- * Creates the HTTP server: GraphQL at both endpoint paths (and the CLI's artifact endpoint),
+ * Creates the HTTP server: the API's endpoints (GraphQL, the CLI's artifact endpoint),
  * `/healthz`, `/readyz` and the device login page `/device` without authentication, and one JSON
  * log line per request.
  */
@@ -85,14 +88,15 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
   const server = http.createServer(async (req, res) => {
     const started = performance.now();
     const incomingId = req.headers["x-request-id"];
-    const requestId = isUsableRequestId(incomingId) ? incomingId : randomUUID();
+    const requestId = isUsableRequestId(incomingId, routes.isCredential) ? incomingId : randomUUID();
     const record: RequestRecord = { requestId };
     const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const endpoint = routes.endpoints.get(path);
     res.setHeader("x-request-id", requestId);
     inFlight += 1;
     try {
-      if (GRAPHQL_PATHS.has(path)) {
-        await routes.graphql(req, res, record);
+      if (endpoint) {
+        await endpoint(req, res, record);
       } else if (path === "/healthz") {
         sendJson(res, 200, { status: "ok" });
       } else if (path === "/readyz") {
@@ -100,7 +104,7 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
         const ready = Object.values(checks).every((state) => state !== "down");
         sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
       } else if (path === "/device") {
-        sendDevicePage(req, res);
+        sendDevicePage(req, res, routes);
       } else if (path === "/static/logo.svg") {
         res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
         res.end(LOGO_SVG);
@@ -126,7 +130,7 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
         status: res.statusCode,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       };
-      if (GRAPHQL_PATHS.has(path)) logger.info(entry, "request");
+      if (endpoint) logger.info(entry, "request");
       else logger.debug(entry, "request");
       if (inFlight === 0) draining?.();
     }

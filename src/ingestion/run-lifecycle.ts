@@ -14,8 +14,8 @@ import { enqueueJob } from "../jobs/job-store.ts";
 import { countOccurrencesOfChecks, countOccurrencesOfRuns } from "../modules/checks/check-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
+import { recordEvent } from "../modules/events/outbox.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
-import { recordEvent } from "../modules/webhooks/outbox.ts";
 import {
   analysisRunStartedEvent,
   analysisRunUpdatedEvent,

@@ -1,6 +1,6 @@
 /**
  * Every domain module, in dependency order. Importing a module adds its types, fields and root
- * queries to the schema builder; `graphql/schema.ts` imports this file and builds the schema.
+ * queries to the schema builder; `src/schema.ts` imports this file and builds the schema.
  */
 import "../graphql/scalars.ts";
 import "../graphql/node.ts";

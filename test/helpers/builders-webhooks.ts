@@ -7,7 +7,7 @@ import type {
   WebhookEndpointStatus,
 } from "../../src/db/types-webhooks.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
-import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/modules/webhooks/outbox.ts";
+import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/modules/events/outbox.ts";
 import { encryptSecret, secretLastFour } from "../../src/modules/webhooks/secrets.ts";
 
 /** Builders for webhook endpoints and deliveries, written straight to the tables. */

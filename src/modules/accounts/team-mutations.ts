@@ -10,9 +10,9 @@ import {
   type MutationEcho,
   okPayloadType,
 } from "../../graphql/mutations.ts";
+import { recordEvent, type WebhookEventType } from "../events/outbox.ts";
 import { findUserByEmail, findUsersByIds } from "../users/user-store.ts";
-import { recordEvent, type WebhookEventType } from "../webhooks/outbox.ts";
-import { teamMemberObject } from "../webhooks/payloads.ts";
+import { teamMemberObject } from "./account-events.ts";
 import { visibleMembershipByKey } from "./account-loaders.ts";
 import { TeamMemberRef, TeamMemberRoleEnum, VcsProviderEnum } from "./account-type.ts";
 import { administeredTeam, memberOfAdministeredTeam, requireAnotherAdmin } from "./team-access.ts";

@@ -30,10 +30,6 @@ const REJECT_AT = 248;
 // in checksumOf lossless.
 const BODY_PATTERN = /^[0-9A-Za-z]+$/;
 
-// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token. The scheme is case-insensitive per
-// RFC 9110 §11.1. The b64token charset rules out a second credential ("a b", "a, Basic b").
-const BEARER_PATTERN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
-
 /**
  * Mints a new token. `lastFour` is what the store keeps next to the hash so a user can tell their
  * tokens apart; it comes from the checksum, which is derived from (not part of) the random secret.
@@ -76,19 +72,6 @@ export function hashPat(token: string, pepper: string): Buffer {
  */
 export function patHashesEqual(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/**
- * Extracts the credential from an `Authorization` header value, or null when the header is
- * missing or is not a single Bearer credential. Surrounding whitespace is ignored and one or more
- * spaces may separate scheme and token (RFC 6750's `1*SP`), so `"Bearer  x "` gives `"x"`. Only
- * the shape of the header is checked here; whether the token is one of ours is
- * {@link isWellFormedPat}'s job.
- */
-export function parseBearer(header: string | undefined): string | null {
-  if (typeof header !== "string") return null;
-  const match = BEARER_PATTERN.exec(header.trim());
-  return match?.[1] ?? null;
 }
 
 /**

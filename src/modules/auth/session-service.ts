@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
-import type { Viewer } from "../../graphql/context.ts";
+import type { CredentialRefusal, Viewer } from "../../graphql/context.ts";
 import { decodeGlobalId, encodeGlobalId, newRowKey } from "../../graphql/global-id.ts";
 import { hashPat } from "./pat.ts";
 import { type JwtRefusal, type SessionClaims, signSessionJwt, verifySessionJwt } from "./session-jwt.ts";
@@ -13,7 +13,6 @@ import {
   markRefreshTokenRotated,
   revokeSession,
 } from "./session-store.ts";
-import type { TokenRefusal } from "./token-service.ts";
 
 /**
  * Session tokens, the contract's `verifyToken` / `refreshToken` / `revokeToken` (graphql-jwt's
@@ -129,7 +128,7 @@ export async function verifyAccessToken(
   return userId === undefined ? "revoked" : { claims, userId };
 }
 
-/** Accepts access tokens as `Authorization: Bearer` credentials, refusing like {@link TokenAuthenticator}. */
+/** Accepts access tokens as `Authorization: Bearer` credentials, refusing like `TokenAuthenticator`. */
 export class SessionAuthenticator {
   constructor(
     private readonly db: Kysely<Database>,
@@ -137,7 +136,7 @@ export class SessionAuthenticator {
   ) {}
 
   /** The identity behind access token `token` (with no personal access token), or why it is refused. */
-  async authenticate(token: string, now = new Date()): Promise<Viewer | TokenRefusal> {
+  async authenticate(token: string, now = new Date()): Promise<Viewer | CredentialRefusal> {
     const verified = await verifyAccessToken(this.db, this.secret, token, now);
     if (verified === "bad-signature") return "unknown";
     if (typeof verified === "string") return verified;

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database, PersonalAccessTokenRow } from "../../db/types.ts";
+import type { CredentialRefusal } from "../../graphql/context.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { generatePat, hashPat, isWellFormedPat, patHashesEqual } from "./pat.ts";
 import { findTokenByHash, insertToken, touchToken } from "./token-store.ts";
@@ -24,9 +25,6 @@ export interface TokenIdentity {
   tokenId: string;
 }
 
-/** Why a token was refused; never shown to the caller, who gets one answer for all of them. */
-export type TokenRefusal = "missing" | "malformed" | "unknown" | "expired" | "revoked";
-
 /**
  * Checks personal access tokens. The checksum rejects mistyped and made-up tokens without a
  * database round trip; the keyed hash is the lookup key, and the stored hash is compared again in
@@ -42,7 +40,7 @@ export class TokenAuthenticator {
   ) {}
 
   /** The identity behind `token`, or the reason it is refused. */
-  async authenticate(token: string | null, now = new Date()): Promise<TokenIdentity | TokenRefusal> {
+  async authenticate(token: string | null, now = new Date()): Promise<TokenIdentity | CredentialRefusal> {
     const row = await this.lookUp(token);
     if (typeof row === "string") return row;
     if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return "expired";
@@ -58,14 +56,14 @@ export class TokenAuthenticator {
   async authenticateForRefresh(
     token: string | null,
     now = new Date(),
-  ): Promise<TokenIdentity | TokenRefusal> {
+  ): Promise<TokenIdentity | CredentialRefusal> {
     const row = await this.lookUp(token);
     if (typeof row === "string") return row;
     if (!isRefreshable(row, now)) return "expired";
     return { userId: row.user_id, tokenId: row.id };
   }
 
-  private async lookUp(token: string | null): Promise<PersonalAccessTokenRow | TokenRefusal> {
+  private async lookUp(token: string | null): Promise<PersonalAccessTokenRow | CredentialRefusal> {
     if (token === null) return "missing";
     if (!isWellFormedPat(token)) return "malformed";
     const hash = hashPat(token, this.pepper);

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisRunRow, Database } from "../../db/types.ts";
+import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
 import { allOf, analyzerInFilter, type ConnectionFilter, normaliseNames, normalisePath } from "./filters.ts";
@@ -24,15 +25,12 @@ export interface RepositoryIssueRow {
   tags: string[];
 }
 
-/** Length of a repository key (`newRowKey`), where a repository issue's key splits. */
-export const REPOSITORY_KEY_LENGTH = 10;
-
 /** Splits a repository issue key into its repository and issue keys; undefined when too short. */
 export function splitRepositoryIssueKey(
   key: string,
 ): { repositoryKey: string; issueKey: string } | undefined {
-  if (key.length <= REPOSITORY_KEY_LENGTH) return undefined;
-  return { repositoryKey: key.slice(0, REPOSITORY_KEY_LENGTH), issueKey: key.slice(REPOSITORY_KEY_LENGTH) };
+  if (key.length <= ROW_KEY_LENGTH) return undefined;
+  return { repositoryKey: key.slice(0, ROW_KEY_LENGTH), issueKey: key.slice(ROW_KEY_LENGTH) };
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 /** The contract's `MetricShortcode`. */
 export const MetricShortcodeEnum = builder.enumType("MetricShortcode", {
   description:
-    "A metric's code. LCV, BCV, CCV: line, branch and condition coverage; CPCV: composite coverage; DCV: documentation coverage; DDP: duplicate code; the N-prefixed codes measure only code new in the change set.",
+    "A metric's code. LCV, BCV, CCV: line, branch and condition coverage; CPCV: composite coverage; DCV: documentation coverage; DDP: dependencies, how many external (third-party) packages the code depends on; the N-prefixed codes measure only code new in the change set.",
   values: METRIC_SHORTCODES,
 });
 

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database, RepositoryRow } from "../../db/types.ts";
-import { REPOSITORY_KEY_LENGTH } from "../checks/repository-issue-store.ts";
+import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
 
 /**
  * A repository's DSN, the credential CI uses to upload analysis artifacts:
@@ -31,7 +31,7 @@ function dsnSignature(repository: { key: string; dsn_generation: number }, peppe
     .slice(0, 32);
 }
 
-const DSN_TOKEN_PATTERN = new RegExp(`^[a-z0-9]{${REPOSITORY_KEY_LENGTH}}[0-9a-f]{32}$`);
+const DSN_TOKEN_PATTERN = new RegExp(`^[a-z0-9]{${ROW_KEY_LENGTH}}[0-9a-f]{32}$`);
 
 /**
  * The repository whose current DSN token is `token`, or undefined: a malformed token, an unknown
@@ -48,10 +48,10 @@ export async function findRepositoryByDsnToken(
   const repository = await db
     .selectFrom("repositories")
     .selectAll()
-    .where("key", "=", candidate.slice(0, REPOSITORY_KEY_LENGTH))
+    .where("key", "=", candidate.slice(0, ROW_KEY_LENGTH))
     .executeTakeFirst();
   if (!repository) return undefined;
   const expected = Buffer.from(dsnSignature(repository, pepper));
-  const given = Buffer.from(candidate.slice(REPOSITORY_KEY_LENGTH));
+  const given = Buffer.from(candidate.slice(ROW_KEY_LENGTH));
   return given.length === expected.length && timingSafeEqual(given, expected) ? repository : undefined;
 }

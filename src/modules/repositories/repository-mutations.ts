@@ -1,5 +1,4 @@
-import type { Kysely } from "kysely";
-import type { Database, RepositoryRow } from "../../db/types.ts";
+import type { RepositoryRow } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { badUserInput } from "../../graphql/errors.ts";
@@ -7,18 +6,18 @@ import {
   clientMutationIdInput,
   clientMutationIdOutput,
   echoOf,
-  inTransaction,
   type MutationEcho,
   type OkPayload,
   okPayloadType,
 } from "../../graphql/mutations.ts";
-import { noSuchId, type RepositoryAccess, writableRepository } from "../accounts/access.ts";
+import { noSuchId, writableRepository } from "../accounts/access.ts";
 import { findAccountsByIds } from "../accounts/account-store.ts";
-import { recordEvent } from "../webhooks/outbox.ts";
-import { repositoryObject } from "../webhooks/payloads.ts";
+import { recordEvent } from "../events/outbox.ts";
 import { branchNameProblem } from "./branch-name.ts";
 import { repositoryDsn } from "./dsn.ts";
+import { repositoryObject } from "./repository-events.ts";
 import { visibleRepositoryByKey } from "./repository-loaders.ts";
+import { changeRepository } from "./repository-service.ts";
 import {
   incrementDsnGeneration,
   updateRepositoryActivation,
@@ -31,19 +30,6 @@ import { RepositoryRef } from "./repository-type.ts";
  * the quality-gate settings are in settings/settings-mutations.ts). Each one authorises with
  * {@link writableRepository} (ADMIN or MEMBER of the repository's account) inside its transaction.
  */
-
-/**
- * Runs `change` on the repository behind the global id `id` (given in input field `field`) in one
- * transaction, once the viewer is known to be allowed to change it.
- */
-export function changeRepository<T>(
-  ctx: GraphQLContext,
-  id: string | number,
-  field: string,
-  change: (tx: Kysely<Database>, access: RepositoryAccess) => Promise<T>,
-): Promise<T> {
-  return inTransaction(ctx, async (tx) => change(tx, await writableRepository(ctx, tx, id, field)));
-}
 
 /** `XInput { repositoryId: ID!, clientMutationId }` for the mutations that need only the repository. */
 function repositoryOnlyInput(name: string, description: string) {

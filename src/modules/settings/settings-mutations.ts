@@ -9,7 +9,7 @@ import { IssueCategoryEnum } from "../catalog/catalog-type.ts";
 import { MetricKeyEnum } from "../metrics/metric-item-type.ts";
 import { findAllMetrics } from "../metrics/metric-store.ts";
 import { MetricShortcodeEnum } from "../metrics/metric-type.ts";
-import { changeRepository } from "../repositories/repository-mutations.ts";
+import { changeRepository } from "../repositories/repository-service.ts";
 import type { IssuePriorityType } from "./settings-service.ts";
 import {
   clearMetricItemThreshold,

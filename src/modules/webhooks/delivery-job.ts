@@ -2,13 +2,13 @@ import type { Kysely } from "kysely";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/types.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
+import { DELIVERY_JOB_KIND, TEST_EVENT_TYPE } from "../events/outbox.ts";
 import {
   attemptDelivery,
   failPendingDelivery,
   loadDeliveryContext,
   settleAttempt,
 } from "./delivery-service.ts";
-import { DELIVERY_JOB_KIND, TEST_EVENT_TYPE } from "./outbox.ts";
 
 /**
  * The job that delivers one webhook delivery (kind `webhook.deliver`, payload `{ deliveryId }`):

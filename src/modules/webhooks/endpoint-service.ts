@@ -7,10 +7,10 @@ import { newRowKey } from "../../graphql/global-id.ts";
 import { inTransaction, keyOfId } from "../../graphql/mutations.ts";
 import { cancelJobs, enqueueJob } from "../../jobs/job-store.ts";
 import { administeredAccount, noSuchId, requireAdmin } from "../accounts/access.ts";
+import { deliveryJob, deliveryJobKey, SUBSCRIBABLE_EVENT_TYPES } from "../events/outbox.ts";
 import { checkEndpointUrl, MAX_URL_LENGTH, urlShapeProblem } from "./addresses.ts";
 import type { AttemptResult } from "./delivery-http.ts";
 import { attemptDelivery, loadDeliveryContext, settleAttempt } from "./delivery-service.ts";
-import { deliveryJob, deliveryJobKey, SUBSCRIBABLE_EVENT_TYPES } from "./outbox.ts";
 import { encryptSecret, generateSecret, secretLastFour, secretProblem } from "./secrets.ts";
 import {
   countEndpointsOfAccount,

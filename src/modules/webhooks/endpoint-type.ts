@@ -15,7 +15,7 @@ import {
 } from "../../graphql/relay.ts";
 import { accountById, viewerMembershipByAccountId } from "../accounts/account-loaders.ts";
 import { AccountRef } from "../accounts/account-type.ts";
-import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from "./outbox.ts";
+import { SUBSCRIBABLE_EVENT_TYPES, type WebhookEventType } from "../events/outbox.ts";
 import { webhookEnvelope } from "./payloads.ts";
 import {
   attemptsByDeliveryId,

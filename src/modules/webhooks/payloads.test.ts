@@ -11,13 +11,13 @@ import type {
 } from "../../db/types.ts";
 import { encodeGlobalId } from "../../graphql/global-id.ts";
 import type { OccurrenceSummary } from "../checks/summary.ts";
+import { unixSeconds } from "../events/outbox.ts";
 import {
   analysisRunStartedEvent,
   analysisRunUpdatedEvent,
   type CheckForEvent,
   repositoryIssueIntroducedEvent,
   repositoryIssueResolvedEvent,
-  unixSeconds,
   webhookEnvelope,
 } from "./payloads.ts";
 

@@ -4,16 +4,13 @@ import type {
   AnalyzerRow,
   CheckRow,
   IssueRow,
-  MembershipRow,
   OccurrenceRow,
   RepositoryRow,
-  TeamMemberRole,
-  UserRow,
 } from "../../db/types.ts";
 import { encodeGlobalId } from "../../graphql/global-id.ts";
-import { accountAvatarUrl, accountVcsUrl } from "../accounts/vcs.ts";
 import type { OccurrenceSummary } from "../checks/summary.ts";
-import type { NewEvent } from "./outbox.ts";
+import { type NewEvent, unixSeconds, type WebhookObject } from "../events/outbox.ts";
+import { repositoryObject } from "../repositories/repository-events.ts";
 
 /**
  * Webhook objects as the contract's samples show them (api-notes §10.4): every object carries an
@@ -21,16 +18,12 @@ import type { NewEvent } from "./outbox.ts";
  * global ids as the API's, nested lists are plain arrays. Built inside the transaction that makes
  * the change, so an event shows the state that change produced. The `…Event` functions build the
  * whole event for `recordEvent`, so the code that causes an event only gathers the rows.
+ *
+ * The objects of runs, checks and issues are built here, for the ingestion pipeline that causes
+ * their events; accounts, team members and repositories are built by their own modules
+ * (`account-events.ts`, `repository-events.ts`), whose mutations cause events too and must not
+ * depend on this module.
  */
-
-/** A JSON object in a webhook payload. */
-export type WebhookObject = { object: string } & Record<string, unknown>;
-
-/** UNIX seconds of a timestamp, as webhook payloads carry them. */
-export function unixSeconds(at: Date | string | null): number | null {
-  if (at === null) return null;
-  return Math.floor(new Date(at).getTime() / 1000);
-}
 
 /** The envelope of a delivery (api-notes §10.2): `id` is the delivery id, as a numeric string. */
 export function webhookEnvelope(
@@ -40,74 +33,6 @@ export function webhookEnvelope(
   data: unknown,
 ): { id: string; type: string; createdAt: number; data: unknown } {
   return { id: deliveryId, type, createdAt: unixSeconds(createdAt) ?? 0, data };
-}
-
-/** `Account`. */
-export function accountObject(account: AccountRow): WebhookObject {
-  return {
-    id: encodeGlobalId("Account", account.key),
-    object: "Account",
-    login: account.login,
-    vcsProvider: account.vcs_provider,
-    type: account.type,
-    avatarUrl: accountAvatarUrl(account),
-    vcsUrl: accountVcsUrl(account),
-  };
-}
-
-/** `Repository`, with its account. */
-export function repositoryObject(repository: RepositoryRow, account: AccountRow): WebhookObject {
-  const accountUrl = accountVcsUrl(account);
-  return {
-    id: encodeGlobalId("Repository", repository.key),
-    object: "Repository",
-    name: repository.name,
-    vcsProvider: account.vcs_provider,
-    vcsUrl:
-      repository.vcs_url ?? (accountUrl ? `${accountUrl}/${encodeURIComponent(repository.name)}` : null),
-    defaultBranch: repository.default_branch,
-    latestCommitOid: repository.latest_commit_oid,
-    isPrivate: repository.is_private,
-    isActivated: repository.is_activated,
-    account: accountObject(account),
-  };
-}
-
-/** `User`, as embedded in a team member. */
-export function userObject(user: UserRow): WebhookObject {
-  return {
-    id: encodeGlobalId("User", user.key),
-    object: "User",
-    email: user.email,
-    firstName: user.first_name,
-    lastName: user.last_name,
-  };
-}
-
-/** `TeamMember`: a membership with its team and user (the samples give the member no id). */
-export function teamMemberObject(membership: MembershipRow, team: AccountRow, user: UserRow): WebhookObject {
-  return {
-    object: "TeamMember",
-    role: membership.role,
-    isOwner: membership.is_owner,
-    joinedAt: unixSeconds(membership.joined_at),
-    team: accountObject(team),
-    user: userObject(user),
-  };
-}
-
-/** `team_member.updated`, with the role before and after. */
-export function teamMemberUpdatedEvent(
-  membership: MembershipRow,
-  team: AccountRow,
-  user: UserRow,
-  oldRole: TeamMemberRole,
-): NewEvent {
-  return {
-    accountId: team.id,
-    type: "team_member.updated",
-    data: { object: teamMemberObject(membership, team, user), oldRole, newRole: membership.role },
-  };
 }
 
 /** `Analyzer` (`logoUrl` where the API says `logo`). */

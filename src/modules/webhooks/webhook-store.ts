@@ -10,7 +10,7 @@ import type {
 } from "../../db/types-webhooks.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { cancelJobs } from "../../jobs/job-store.ts";
-import { deliveryJobKey } from "./outbox.ts";
+import { deliveryJobKey } from "../events/outbox.ts";
 
 /**
  * The SQL of webhooks: endpoints, deliveries, attempts and events. Reads by key carry the

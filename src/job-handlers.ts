@@ -1,10 +1,10 @@
 import type { Kysely } from "kysely";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/types.ts";
-import { artifactProcessingHandler, runDeadlineHandler } from "../ingestion/process-job.ts";
-import type { Logger } from "../logger.ts";
-import { webhookDeliveryHandler } from "../modules/webhooks/delivery-job.ts";
-import { type JobHandler, JobWorker } from "./worker.ts";
+import type { Config } from "./config.ts";
+import type { Database } from "./db/types.ts";
+import { artifactProcessingHandler, runDeadlineHandler } from "./ingestion/process-job.ts";
+import { type JobHandler, JobWorker } from "./jobs/worker.ts";
+import type { Logger } from "./logger.ts";
+import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
 
 /** Every kind of background job and its handler: the one list to extend with a new kind. */
 export function jobHandlers(db: Kysely<Database>, config: Config, logger: Logger): JobHandler[] {

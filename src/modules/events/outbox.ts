@@ -2,14 +2,27 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { enqueueJobs, type NewJob } from "../../jobs/job-store.ts";
-import type { WebhookObject } from "./payloads.ts";
 
 /**
  * The outbox: a change records the events it causes with {@link recordEvent}, in the change's own
  * transaction, so an event exists exactly when its change committed. In that same transaction
  * the event gets one delivery per enabled endpoint subscribed to its type, each with a queued
  * job; the worker delivers them later, from the stored rows (docs/webhooks.md).
+ *
+ * This module sits below every domain whose changes cause events (accounts, repositories, the
+ * ingestion pipeline's runs); the webhooks module, which manages endpoints and delivers, sits
+ * above them. Each domain builds the payload objects of its own rows (`account-events.ts`,
+ * `repository-events.ts`, the webhooks module's `payloads.ts` for runs and issues).
  */
+
+/** A JSON object in a webhook payload: `object` names its GraphQL type (api-notes §10.4). */
+export type WebhookObject = { object: string } & Record<string, unknown>;
+
+/** UNIX seconds of a timestamp, as webhook payloads carry them. */
+export function unixSeconds(at: Date | string | null): number | null {
+  if (at === null) return null;
+  return Math.floor(new Date(at).getTime() / 1000);
+}
 
 /** The contract's event types (api-notes §10.3) that Assay sends. */
 export const WEBHOOK_EVENT_TYPES = [

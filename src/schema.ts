@@ -1,6 +1,6 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
-import "../modules/index.ts";
-import { builder } from "./builder.ts";
+import { builder } from "./graphql/builder.ts";
+import "./modules/index.ts";
 
 let schema: GraphQLSchema | undefined;
 

@@ -1,0 +1,30 @@
+import type { AccountRow, RepositoryRow } from "../../db/types.ts";
+import { encodeGlobalId } from "../../graphql/global-id.ts";
+import { accountObject } from "../accounts/account-events.ts";
+import { accountVcsUrl } from "../accounts/vcs.ts";
+import type { WebhookObject } from "../events/outbox.ts";
+
+/**
+ * A repository as webhook payloads show it (the rules of every payload object:
+ * src/modules/webhooks/payloads.ts). Here, beside the mutations that cause
+ * `repository.analysis.*` events, so this module depends on the outbox and not on the webhooks
+ * module.
+ */
+
+/** `Repository`, with its account. */
+export function repositoryObject(repository: RepositoryRow, account: AccountRow): WebhookObject {
+  const accountUrl = accountVcsUrl(account);
+  return {
+    id: encodeGlobalId("Repository", repository.key),
+    object: "Repository",
+    name: repository.name,
+    vcsProvider: account.vcs_provider,
+    vcsUrl:
+      repository.vcs_url ?? (accountUrl ? `${accountUrl}/${encodeURIComponent(repository.name)}` : null),
+    defaultBranch: repository.default_branch,
+    latestCommitOid: repository.latest_commit_oid,
+    isPrivate: repository.is_private,
+    isActivated: repository.is_activated,
+    account: accountObject(account),
+  };
+}
