@@ -478,6 +478,32 @@ describe("errors that name the real problem", () => {
     assert.equal(await storedCount(repository), 0);
   });
 
+  test("an SBOM sent as SARIF or as coverage is told that SBOM uploads are not accepted yet", async () => {
+    const repository = await aRepository(server.db, account);
+    const cyclonedx = await createArtifact(repository, {
+      commitOid: aCommit(),
+      text: readToolFixture("sbom", "npm", "cyclonedx.json"),
+    });
+    assert.equal(
+      cyclonedx.error,
+      "this looks like a CycloneDX SBOM (JSON), not SARIF: SBOM uploads are not accepted yet",
+    );
+    const spdx = await uploadArtifact(repository, {
+      commitOid: aCommit(),
+      text: readToolFixture("sbom", "npm", "spdx.json"),
+      analyzer: "test-coverage",
+      key: "javascript",
+    });
+    assert.deepEqual(
+      [spdx.ok, spdx.error],
+      [
+        false,
+        "this looks like an SPDX SBOM (JSON), not a coverage report: SBOM uploads are not accepted yet",
+      ],
+    );
+    assert.equal(await storedCount(repository), 0);
+  });
+
   test("SARIF sent as coverage or as changed lines is told so; a coverage upload without a key is told which keys exist", async () => {
     const repository = await aRepository(server.db, account);
     const sarifAsCoverage = await createArtifact(repository, {
