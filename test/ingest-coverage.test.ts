@@ -413,17 +413,17 @@ describe("coverage processing", () => {
       assert.deepEqual(
         files.map((f) => [f.path, f.covered_lines, f.uncovered_lines]),
         [
-          ["cart/cart.go", [10, 11, 12, 13, 14, 15], [18, 19, 20]],
+          ["cart/cart.go", [11, 12, 13, 15], [19]],
           ["cart/doc.go", [], []],
-          ["internal/money/money.go", [5, 6, 7], []],
+          ["internal/money/money.go", [6], []],
         ],
       );
       // No branches in a Go profile: no BCV.
       assert.deepEqual(await valuesOf(check), [
-        "CPCV AGGREGATE 75",
-        "CPCV GO 75",
-        "LCV AGGREGATE 75",
-        "LCV GO 75",
+        "CPCV AGGREGATE 83.33",
+        "CPCV GO 83.33",
+        "LCV AGGREGATE 83.33",
+        "LCV GO 83.33",
       ]);
     });
   });

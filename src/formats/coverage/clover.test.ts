@@ -44,7 +44,11 @@ test("bad input throws CoverageFormatError naming the problem, element and line"
     [wrap('<line num="-3" count="1" type="stmt"/>'), /num is negative: -3 \(in <line> at line 2\)/],
     [wrap('<line num="1" type="cond" truecount="x"/>'), /truecount is not a whole number/],
     ['<coverage clover="4"><project><file/></project></coverage>', /a file has neither a path nor a name/],
-    ['<coverage clover="4"><project>', /invalid XML/],
+    ['<coverage clover="4"><project></file></project></coverage>', /invalid XML: unexpected close tag/],
+    [
+      '<coverage clover="4"><project>\n<file path="a.php">\n<line num="1" cou',
+      /^Clover report: the document ends before <coverage> is closed \(inside <file>\): it looks truncated \(at line 3\)$/,
+    ],
   ];
   for (const [text, message] of cases) {
     assert.throws(

@@ -47,6 +47,8 @@ test("an empty report is an empty LCOV report, or an error for an XML format", (
     format: "lcov",
     files: [],
     totals: { lines: { covered: 0, total: 0 }, branches: { covered: 0, total: 0 }, conditions: null },
+    excluded: [],
+    mismatches: [],
   });
   assert.throws(() => parseCoverage("", { format: "jacoco" }), /JaCoCo report: the report is empty/);
 });
