@@ -1,7 +1,7 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseGoProfile } from "./go-profile.ts";
+import { parseGoProfile, statementLines } from "./go-profile.ts";
 import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
 import { CoverageFormatError } from "./types.ts";
 
@@ -68,4 +68,26 @@ test("bad input throws CoverageFormatError naming the problem and the line", () 
       text,
     );
   }
+});
+
+test("a block's statements sit between its braces: the opening and closing lines hold none", () => {
+  assert.deepEqual(statementLines({ startLine: 16, endLine: 17, statements: 1 }), [17]);
+  assert.deepEqual(statementLines({ startLine: 17, endLine: 19, statements: 1 }), [18]);
+  assert.deepEqual(statementLines({ startLine: 20, endLine: 21, statements: 2 }), [20, 21]);
+  assert.deepEqual(statementLines({ startLine: 7, endLine: 7, statements: 2 }), [7]);
+  assert.deepEqual(statementLines({ startLine: 30, endLine: 36, statements: 2 }), [31, 32]);
+});
+
+test("with the module path known, another module's files lie outside; without it, paths are kept", () => {
+  const text = "mode: set\nexample.com/m/a.go:1.1,1.9 1 1\ngolang.org/x/text/t.go:3.1,3.9 1 0\n";
+  const known = parseGoProfile(text, { stripPrefixes: ["example.com/m"] });
+  assert.deepEqual(
+    [known.files.map((f) => f.path), known.excluded.map((f) => f.path)],
+    [["a.go"], ["golang.org/x/text/t.go"]],
+  );
+  const unknown = parseGoProfile(text, { stripPrefixes: ["example.com/other"] });
+  assert.deepEqual(
+    unknown.files.map((f) => f.path),
+    ["example.com/m/a.go", "golang.org/x/text/t.go"],
+  );
 });
