@@ -413,17 +413,17 @@ describe("coverage processing", () => {
       assert.deepEqual(
         files.map((f) => [f.path, f.covered_lines, f.uncovered_lines]),
         [
-          ["cart/cart.go", [10, 11, 12, 13, 14, 15], [18, 19, 20]],
+          ["cart/cart.go", [11, 12, 13, 15], [19]],
           ["cart/doc.go", [], []],
-          ["internal/money/money.go", [5, 6, 7], []],
+          ["internal/money/money.go", [6], []],
         ],
       );
       // No branches in a Go profile: no BCV.
       assert.deepEqual(await valuesOf(check), [
-        "CPCV AGGREGATE 75",
-        "CPCV GO 75",
-        "LCV AGGREGATE 75",
-        "LCV GO 75",
+        "CPCV AGGREGATE 83.33",
+        "CPCV GO 83.33",
+        "LCV AGGREGATE 83.33",
+        "LCV GO 83.33",
       ]);
     });
   });
@@ -668,6 +668,114 @@ describe("coverage processing", () => {
     );
   });
 
+  /** The check's per-file rows (`coverage_check_files`) as `path key reports lines branches new`. */
+  async function checkFilesOf(check: CheckRow): Promise<string[]> {
+    const rows = await db
+      .selectFrom("coverage_check_files")
+      .selectAll()
+      .where("check_id", "=", check.id)
+      .orderBy("path")
+      .orderBy("metric_key")
+      .execute();
+    const pair = (covered: number | null, total: number | null) => `${covered ?? "-"}/${total ?? "-"}`;
+    return rows.map(
+      (r) =>
+        `${r.path} ${r.metric_key} x${r.reports} lines ${pair(r.lines_covered, r.lines_total)} branches ${pair(r.branches_covered, r.branches_total)} new ${pair(r.lines_new_covered, r.lines_new)} ${pair(r.branches_new_covered, r.branches_new)} uncovered [${r.uncovered_lines.join(",")}]`,
+    );
+  }
+
+  test("a file outside the repository is skipped, named in a warning, and left out of every total and row", async () => {
+    const { run, check } = await aCoverageRun();
+    const outside =
+      "SF:/usr/lib/node_modules/lib/index.js\nDA:1,0\nDA:2,0\nDA:3,0\nBRDA:1,0,0,0\nBRDA:1,0,1,0\nend_of_record\n";
+    const artifact = await anArtifact(run, check, {
+      kind: "COVERAGE",
+      text: CART_LCOV + outside,
+      languageKey: "javascript",
+      workDir: "/ci/repo",
+    });
+    const result = await processArtifact(artifact);
+    assert.deepEqual(result, {
+      read: 3,
+      stored: 2,
+      skipped: { OUTSIDE_REPOSITORY: 1 },
+      warnings: [
+        '1 file(s) lie outside the repository and were not counted (/usr/lib/node_modules/lib/index.js); paths are made relative to the upload\'s workDir "/ci/repo".',
+      ],
+      counts: { linesTotal: 8, linesCovered: 4, branchesTotal: 4, branchesCovered: 3 },
+    });
+    // The same figures as CART_LCOV alone: LCV 50, BCV 75, on the changed lines too.
+    await changes(
+      run,
+      '{"files": {"src/cart.ts": [[1, 3]], "/usr/lib/node_modules/lib/index.js": [[1, 3]]}}',
+      "/ci/repo",
+    );
+    const report = await reportOf(check);
+    assert.deepEqual(
+      [report.lines_covered, report.lines_total, report.branches_covered, report.branches_total],
+      [4, 8, 3, 4],
+    );
+    assert.deepEqual([report.lines_new_covered, report.lines_new], [2, 3]);
+    assert.deepEqual(
+      (await valuesOf(check)).filter((v) => v.startsWith("LCV") || v.startsWith("NLCV")),
+      ["LCV AGGREGATE 50", "LCV JAVASCRIPT 50", "NLCV AGGREGATE 66.67", "NLCV JAVASCRIPT 66.67"],
+    );
+    assert.deepEqual(await checkFilesOf(check), [
+      "src/cart.ts JAVASCRIPT x1 lines 3/6 branches 3/4 new 2/3 1/2 uncovered [3,4,6]",
+      "src/other.ts JAVASCRIPT x1 lines 1/2 branches 0/0 new 0/0 0/0 uncovered [2]",
+    ]);
+  });
+
+  test("declared totals that disagree with the detail become warnings; the figures come from the detail", async () => {
+    const { run, check } = await aCoverageRun();
+    const artifact = await anArtifact(run, check, {
+      kind: "COVERAGE",
+      text: "SF:src/a.ts\nDA:1,1\nDA:2,0\nLF:3\nLH:2\nBRDA:1,0,0,1\nBRDA:1,0,1,0\nBRF:2\nBRH:1\nend_of_record\n",
+      languageKey: "javascript",
+    });
+    const result = await processArtifact(artifact);
+    assert.deepEqual(result.warnings, [
+      "src/a.ts: LF/LH declares 2 of 3 lines covered, but its detail holds 1 of 2; the figures come from the detail.",
+    ]);
+    assert.deepEqual(result.counts, { linesTotal: 2, linesCovered: 1, branchesTotal: 2, branchesCovered: 1 });
+  });
+
+  test("the per-file rows merge a file several reports name, count the reports, and carry new-code figures", async () => {
+    const { run, check } = await aCoverageRun();
+    await coverage(
+      run,
+      check,
+      "javascript",
+      "SF:src/a.ts\nDA:1,1\nDA:2,0\nDA:3,0\nBRDA:2,0,0,0\nBRDA:2,0,1,1\nend_of_record\n",
+    );
+    await coverage(
+      run,
+      check,
+      "javascript",
+      "SF:src/a.ts\nDA:1,0\nDA:2,4\nDA:4,0\nBRDA:2,0,0,1\nBRDA:2,0,1,0\nend_of_record\nSF:src/b.ts\nDA:1,1\nend_of_record\n",
+    );
+    await coverage(run, check, "python", fixture("coverage-py.cobertura.xml"), "/home/runner/work/shop/shop");
+    assert.deepEqual(await checkFilesOf(check), [
+      "src/a.ts JAVASCRIPT x2 lines 2/4 branches 1/2 new -/- -/- uncovered [3,4]",
+      "src/b.ts JAVASCRIPT x1 lines 1/1 branches 0/0 new -/- -/- uncovered []",
+      "src/shop/__init__.py PYTHON x1 lines 0/0 branches 0/0 new -/- -/- uncovered []",
+      "src/shop/cart.py PYTHON x1 lines 7/9 branches 3/4 new -/- -/- uncovered [11,12]",
+    ]);
+    await changes(run, '{"files": {"src/a.ts": [[2, 4]], "src/shop/cart.py": [[10, 12]]}}');
+    assert.deepEqual(await checkFilesOf(check), [
+      "src/a.ts JAVASCRIPT x2 lines 2/4 branches 1/2 new 1/3 1/2 uncovered [3,4]",
+      "src/b.ts JAVASCRIPT x1 lines 1/1 branches 0/0 new 0/0 0/0 uncovered []",
+      "src/shop/__init__.py PYTHON x1 lines 0/0 branches 0/0 new 0/0 0/0 uncovered []",
+      "src/shop/cart.py PYTHON x1 lines 7/9 branches 3/4 new 1/3 1/2 uncovered [11,12]",
+    ]);
+    // The rows add up to the check's report.
+    const report = await reportOf(check);
+    assert.deepEqual(
+      [report.lines_covered, report.lines_total, report.lines_new_covered, report.lines_new],
+      [10, 14, 2, 6],
+    );
+  });
+
   test("processing the same artifacts twice gives the same rows as once", async () => {
     const { run, check } = await aCoverageRun();
     const first = await coverage(run, check, "javascript", CART_LCOV, "/ci/repo");
@@ -676,6 +784,7 @@ describe("coverage processing", () => {
       files: await filesOf(first),
       report: await reportOf(check),
       values: await valuesOf(check),
+      checkFiles: await checkFilesOf(check),
       items: await db
         .selectFrom("repository_metric_items")
         .select(["metric_shortcode", "metric_key"])

@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
-import type { CreatedAt, ForeignKey, Id, NullableTimestamp } from "./types.ts";
+import type { CreatedAt, ForeignKey, Id, MetricKey, NullableTimestamp } from "./types.ts";
 
 /** Tables of migration 0008, with the artifact columns of 0010 (docs/ingestion.md). */
 
@@ -69,11 +69,34 @@ export interface CoverageFilesTable {
   branch_taken: WithDefault<number[]>;
 }
 
+/** Migration 0011: a check's files as its coverage totals count them, several reports merged. */
+export interface CoverageCheckFilesTable {
+  check_id: ForeignKey;
+  metric_key: MetricKey;
+  path: string;
+  reports: number;
+  lines_total: number;
+  lines_covered: number;
+  branches_total: number;
+  branches_covered: number;
+  conditions_total: number | null;
+  conditions_covered: number | null;
+  lines_new: number | null;
+  lines_new_covered: number | null;
+  branches_new: number | null;
+  branches_new_covered: number | null;
+  conditions_new: number | null;
+  conditions_new_covered: number | null;
+  uncovered_lines: number[];
+}
+
 export interface IngestionTables {
   artifacts: ArtifactsTable;
   artifact_chunks: ArtifactChunksTable;
   coverage_files: CoverageFilesTable;
+  coverage_check_files: CoverageCheckFilesTable;
 }
 
 export type ArtifactRow = Selectable<ArtifactsTable>;
 export type CoverageFileRow = Selectable<CoverageFilesTable>;
+export type CoverageCheckFileRow = Selectable<CoverageCheckFilesTable>;

@@ -10,6 +10,12 @@ import {
 } from "../formats/coverage/index.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { accountVcsUrl } from "../modules/accounts/vcs.ts";
+import {
+  type ChangedCoverageFile,
+  type MergedCoverageFile,
+  replaceCoverageCheckFiles,
+  setChangedCoverageOfCheckFiles,
+} from "../modules/coverage/coverage-file-store.ts";
 import { formatMetricValue, thresholdStatusOf } from "../modules/metrics/metric-format.ts";
 import { compareMetricKeys, compareShortcodes } from "../modules/metrics/metric-order.ts";
 import { artifactText } from "./artifact-bytes.ts";
@@ -21,6 +27,7 @@ import {
   mergeChangedLines,
   parseChangedLines,
 } from "./changes.ts";
+import { mismatchWarnings, outsideWarning } from "./coverage-warnings.ts";
 import { UploadError } from "./errors.ts";
 import {
   COVERAGE_ANALYZER,
@@ -124,6 +131,11 @@ export async function processCoverage(
   const { lines, branches } = report.totals;
   const tally = new ProcessTally();
   tally.store(report.files.length);
+  if (report.excluded.length > 0) {
+    tally.skip("OUTSIDE_REPOSITORY", report.excluded.length);
+    tally.warn(outsideWarning(report.excluded, artifact.work_dir));
+  }
+  for (const warning of mismatchWarnings(report.mismatches)) tally.warn(warning);
   return tally.result({
     linesTotal: lines.total,
     linesCovered: lines.covered,
@@ -169,9 +181,11 @@ export async function recomputeRunCoverage(
     .executeTakeFirst();
   if (!check || !(await hasCoverageReport(tx, check.id))) return;
   const changed = await changedLinesOfRun(tx, runId, maxBytes);
-  const perLanguage = await summariseCheck(tx, check.id, changed);
+  const { perLanguage, merged, changedFiles } = await summariseCheck(tx, check.id, changed);
   const aggregate = sumSummaries([...perLanguage.values()], changed !== null);
   await writeCoverageReport(tx, check.id, aggregate);
+  await replaceCoverageCheckFiles(tx, check.id, COVERAGE_LANGUAGE_KEYS, merged);
+  if (changedFiles !== null) await setChangedCoverageOfCheckFiles(tx, check.id, changedFiles);
   const values = [
     ...metricValuesOf("AGGREGATE", aggregate),
     ...[...perLanguage].flatMap(([key, summary]) => metricValuesOf(key, summary)),
@@ -413,6 +427,15 @@ interface StoredFile {
   branch_taken: number[];
 }
 
+/** What {@link summariseCheck} finds: the totals, and the per-file rows the totals do not keep. */
+interface CheckSummary {
+  perLanguage: Map<MetricKey, CoverageSummary>;
+  /** The files several reports of one language name, merged. */
+  merged: MergedCoverageFile[];
+  /** Each file's figures on the changed lines (files with none left out); null without changed lines. */
+  changedFiles: ChangedCoverageFile[] | null;
+}
+
 /**
  * Coverage per language (by metric key) of the check. A file named by one artifact counts as
  * stored, summed in the database; a file several artifacts of one language name (unit and
@@ -422,24 +445,43 @@ async function summariseCheck(
   tx: Kysely<Database>,
   checkId: string,
   changed: ChangedLines | null,
-): Promise<Map<MetricKey, CoverageSummary>> {
+): Promise<CheckSummary> {
   const overall = new Map<MetricKey, CoverageTally>();
   const add = (languageKey: string, tally: CoverageTally) => {
     const key = metricKeyOfLanguage(languageKey);
     overall.set(key, sumTallies([overall.get(key) ?? emptyTally(), tally]));
   };
   for (const row of await singleFileTotals(tx, checkId)) add(row.language_key, tallyOfRow(row));
-  for (const file of mergedFiles(await repeatedFiles(tx, checkId))) add(file.language_key, tallyOfRow(file));
+  const merged = mergedFiles(await repeatedFiles(tx, checkId));
+  for (const { file } of merged) add(file.language_key, tallyOfRow(file));
 
   const fresh = changed === null ? null : await changedTallies(tx, checkId, changed);
-  const summaries = new Map<MetricKey, CoverageSummary>();
+  const perLanguage = new Map<MetricKey, CoverageSummary>();
   for (const key of [...overall.keys()].sort(compareMetricKeys)) {
-    summaries.set(key, {
+    perLanguage.set(key, {
       overall: overall.get(key)!,
-      changed: fresh === null ? null : (fresh.get(key) ?? emptyTally(overall.get(key)!.conditions !== null)),
+      changed:
+        fresh === null
+          ? null
+          : (fresh.perLanguage.get(key) ?? emptyTally(overall.get(key)!.conditions !== null)),
     });
   }
-  return summaries;
+  return {
+    perLanguage,
+    merged: merged.map(({ file, reports }) => ({
+      metricKey: metricKeyOfLanguage(file.language_key),
+      path: file.path,
+      reports,
+      linesTotal: file.lines_total,
+      linesCovered: file.lines_covered,
+      branchesTotal: file.branches_total,
+      branchesCovered: file.branches_covered,
+      conditionsTotal: file.conditions_total,
+      conditionsCovered: file.conditions_covered,
+      uncoveredLines: file.uncovered_lines,
+    })),
+    changedFiles: fresh?.files ?? null,
+  };
 }
 
 type TotalsRow = Omit<
@@ -486,18 +528,28 @@ async function changedTallies(
   tx: Kysely<Database>,
   checkId: string,
   changed: ChangedLines,
-): Promise<Map<MetricKey, CoverageTally>> {
-  const tallies = new Map<MetricKey, CoverageTally>();
+): Promise<{ perLanguage: Map<MetricKey, CoverageTally>; files: ChangedCoverageFile[] }> {
+  const perLanguage = new Map<MetricKey, CoverageTally>();
+  const files: ChangedCoverageFile[] = [];
   const paths = [...changed.keys()];
-  if (paths.length === 0) return tallies;
+  if (paths.length === 0) return { perLanguage, files };
   const result = await sql<StoredFile>`
     SELECT ${sql.raw(STORED_FILE_COLUMNS)} FROM coverage_files
     WHERE check_id = ${checkId} AND path = ANY(${paths}::text[])`.execute(tx);
-  for (const file of mergedFiles(result.rows)) {
+  for (const { file } of mergedFiles(result.rows)) {
     const key = metricKeyOfLanguage(file.language_key);
-    tallies.set(key, sumTallies([tallies.get(key) ?? emptyTally(), changedTallyOf(file, changed)]));
+    const tally = changedTallyOf(file, changed);
+    perLanguage.set(key, sumTallies([perLanguage.get(key) ?? emptyTally(), tally]));
+    files.push({
+      metricKey: key,
+      path: file.path,
+      linesTotal: tally.lines.total,
+      linesCovered: tally.lines.covered,
+      branchesTotal: tally.branches.total,
+      branchesCovered: tally.branches.covered,
+    });
   }
-  return tallies;
+  return { perLanguage, files };
 }
 
 function changedTallyOf(file: StoredFile, changed: ChangedLines): CoverageTally {
@@ -513,14 +565,20 @@ function changedTallyOf(file: StoredFile, changed: ChangedLines): CoverageTally 
   return { lines, branches, conditions: file.conditions_total === null ? null : { ...branches } };
 }
 
-/** Each (language, path) once: rows of one file from several artifacts merged by {@link mergeFiles}. */
-function mergedFiles(rows: readonly StoredFile[]): StoredFile[] {
+/**
+ * Each (language, path) once: rows of one file from several artifacts merged by {@link mergeFiles},
+ * with how many reports named it.
+ */
+function mergedFiles(rows: readonly StoredFile[]): Array<{ file: StoredFile; reports: number }> {
   const groups = new Map<string, StoredFile[]>();
   for (const row of rows) {
     const id = `${row.language_key}\u0000${row.path}`;
     groups.set(id, [...(groups.get(id) ?? []), row]);
   }
-  return [...groups.values()].map((group) => (group.length === 1 ? group[0]! : mergeFiles(group)));
+  return [...groups.values()].map((group) => ({
+    file: group.length === 1 ? group[0]! : mergeFiles(group),
+    reports: group.length,
+  }));
 }
 
 /**

@@ -19,6 +19,7 @@ import "./dependencies/dependencies-type.ts";
 import "./installation/installation-type.ts";
 import "./metrics/metric-type.ts";
 import "./metrics/check-metrics-type.ts";
+import "./coverage/coverage-file-type.ts";
 import "./settings/settings-type.ts";
 import "./settings/ignore-rule-type.ts";
 import "./settings/suppressed-issue-type.ts";

@@ -7,6 +7,7 @@ import * as webhooks from "./0006-webhooks.ts";
 import * as readIndexes from "./0007-read-indexes.ts";
 import * as ingestion from "./0008-ingestion.ts";
 import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
+import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0007-read-indexes": readIndexes,
   "0008-ingestion": ingestion,
   "0010-artifact-outcomes": artifactOutcomes,
+  "0011-coverage-check-files": coverageCheckFiles,
 };
 
 /** Kysely migration provider over {@link migrations}. */

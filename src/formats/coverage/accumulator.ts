@@ -1,4 +1,4 @@
-import { normaliseCoveragePath } from "./paths.ts";
+import { resolveCoveragePath } from "./paths.ts";
 import {
   type CoverageCounts,
   type CoverageErrorLocation,
@@ -7,6 +7,8 @@ import {
   type CoveragePathOptions,
   type CoverageReport,
   type CoverageTotals,
+  type DeclaredMeasure,
+  type DeclaredTotalsMismatch,
   type FileCoverage,
   type LineCoverage,
 } from "./types.ts";
@@ -27,7 +29,9 @@ export interface FileSummary {
 
 /** Handle on one file being accumulated; obtained from {@link CoverageAccumulator.file}. */
 export interface FileHandle {
+  /** Repository-relative, or the resolved path of a file outside the repository. */
   readonly path: string;
+  readonly outside: boolean;
 }
 
 interface FileState extends FileHandle {
@@ -39,28 +43,56 @@ interface FileState extends FileHandle {
  * Collects what a parser reads, file by file and line by line, merging a file or line the report
  * mentions more than once: hit counts add up (each record is a separate run or class), branch and
  * condition counts keep the larger covered and total (the same branch point seen twice), and LCOV
- * branch outcomes merge by their ids. `build` then computes the totals.
+ * branch outcomes merge by their ids. Files outside the repository are kept apart, and the
+ * report's declared totals that disagree with its detail are collected. `build` then computes the
+ * totals.
  */
 export class CoverageAccumulator {
   private readonly files = new Map<string, FileState>();
+  private readonly mismatches: DeclaredTotalsMismatch[] = [];
 
   constructor(
     private readonly format: CoverageFormat,
     private readonly pathOptions: CoveragePathOptions,
   ) {}
 
-  /** The file for a path as the report writes it, created on first use. */
-  file(rawPath: string, where: CoverageErrorLocation): FileHandle {
-    const normalised = normaliseCoveragePath(rawPath, this.pathOptions);
-    if (normalised === "" || normalised === ".") {
+  /**
+   * The file for a path as the report writes it, created on first use. It lies outside the
+   * repository by the rule of `resolveCoveragePath`, unless the parser knows better (`outside`).
+   */
+  file(rawPath: string, where: CoverageErrorLocation, outside?: boolean): FileHandle {
+    const resolved = resolveCoveragePath(rawPath, this.pathOptions);
+    if (resolved.path === "" || resolved.path === ".") {
       throw new CoverageFormatError(this.format, "a file has an empty path", where);
     }
-    let state = this.files.get(normalised);
+    const isOutside = outside ?? resolved.outside;
+    const id = `${isOutside ? "outside" : "inside"}\u0000${resolved.path}`;
+    let state = this.files.get(id);
     if (state === undefined) {
-      state = { path: normalised, lines: new Map(), summary: {} };
-      this.files.set(normalised, state);
+      state = { path: resolved.path, outside: isOutside, lines: new Map(), summary: {} };
+      this.files.set(id, state);
     }
     return state;
+  }
+
+  /**
+   * Records a total the report declares (for `path`, or for the whole report when null) when it
+   * differs from the same measure counted from the detail.
+   */
+  compareDeclared(
+    path: string | null,
+    measure: DeclaredMeasure,
+    source: string,
+    declared: CoverageCounts,
+    counted: CoverageCounts,
+  ): void {
+    if (declared.covered === counted.covered && declared.total === counted.total) return;
+    this.mismatches.push({ path, measure, source, declared: { ...declared }, counted: { ...counted } });
+  }
+
+  /** Totals over every file read so far, those outside the repository included (for report-wide declarations). */
+  totalsOfAll(): CoverageTotals {
+    return sumTotals([...this.files.values()].map((state) => finishFile(state).totals));
   }
 
   /** Adds an execution count for a line. */
@@ -95,12 +127,21 @@ export class CoverageAccumulator {
     if (summary.branches) state.summary.branches = sumCounts(state.summary.branches, summary.branches);
   }
 
-  /** The finished report, files ordered by path. */
+  /** The finished report: the repository's files and those outside it, each ordered by path. */
   build(): CoverageReport {
-    const files = [...this.files.values()]
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-      .map(finishFile);
-    return { format: this.format, files, totals: sumTotals(files.map((f) => f.totals)) };
+    const byPath = (a: FileState, b: FileState) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    const states = [...this.files.values()].sort(byPath);
+    const files = states.filter((state) => !state.outside).map(finishFile);
+    const excluded = states
+      .filter((state) => state.outside)
+      .map((state) => ({ path: state.path, totals: finishFile(state).totals }));
+    return {
+      format: this.format,
+      files,
+      totals: sumTotals(files.map((f) => f.totals)),
+      excluded,
+      mismatches: [...this.mismatches],
+    };
   }
 
   private line(file: FileHandle, line: number): LineState {

@@ -44,7 +44,11 @@ test("bad input throws CoverageFormatError naming the problem, element and line"
     [wrap('<line num="-3" count="1" type="stmt"/>'), /num is negative: -3 \(in <line> at line 2\)/],
     [wrap('<line num="1" type="cond" truecount="x"/>'), /truecount is not a whole number/],
     ['<coverage clover="4"><project><file/></project></coverage>', /a file has neither a path nor a name/],
-    ['<coverage clover="4"><project>', /invalid XML/],
+    ['<coverage clover="4"><project></file></project></coverage>', /invalid XML: unexpected close tag/],
+    [
+      '<coverage clover="4"><project>\n<file path="a.php">\n<line num="1" cou',
+      /^Clover report: the document ends before <coverage> is closed \(inside <file>\): it looks truncated \(at line 3\)$/,
+    ],
   ];
   for (const [text, message] of cases) {
     assert.throws(
@@ -53,4 +57,41 @@ test("bad input throws CoverageFormatError naming the problem, element and line"
       text,
     );
   }
+});
+
+test("OpenClover: several elements on one line add up, <testproject> is left out, metrics are compared", () => {
+  const text = `<coverage clover="4.5.2"><project><metrics statements="2" coveredstatements="1" conditionals="4" coveredconditionals="3"/>
+<file path="/w/A.java"><metrics statements="2" coveredstatements="1" conditionals="4" coveredconditionals="3"/>
+<line num="3" count="2" type="stmt"/><line num="3" truecount="2" falsecount="0" type="cond"/><line num="3" truecount="1" falsecount="1" type="cond"/>
+<line num="4" count="0" type="stmt"/></file></project>
+<testproject><file path="/w/ATest.java"><line num="1" count="1" type="stmt"/></file></testproject></coverage>`;
+  const report = parseClover(text, { workDir: "/w" });
+  assert.deepEqual(
+    report.files.map((f) => f.path),
+    ["A.java"],
+  );
+  assert.deepEqual(report.files[0]!.lines[0], {
+    line: 3,
+    hits: 6,
+    branches: { covered: 3, total: 4 },
+    conditions: { covered: 3, total: 4 },
+  });
+  assert.deepEqual(report.mismatches, []);
+});
+
+test("Istanbul: truecount/falsecount are taken and untaken branches; disagreeing metrics are reported", () => {
+  const text = `<coverage generated="1" clover="3.2.0"><project name="All files">
+<file name="a.js" path="/w/a.js"><metrics statements="2" coveredstatements="2" conditionals="5" coveredconditionals="3"/>
+<line num="1" count="4" type="cond" truecount="3" falsecount="1"/><line num="2" count="1" type="stmt"/></file></project></coverage>`;
+  const report = parseClover(text, { workDir: "/w" });
+  assert.deepEqual(report.totals.branches, { covered: 3, total: 4 });
+  assert.deepEqual(report.mismatches, [
+    {
+      path: "a.js",
+      measure: "branches",
+      source: "<metrics conditionals coveredconditionals>",
+      declared: { covered: 3, total: 5 },
+      counted: { covered: 3, total: 4 },
+    },
+  ]);
 });

@@ -86,3 +86,44 @@ test("bad input throws CoverageFormatError naming the problem, element and line"
     );
   }
 });
+
+test("a relative filename under no source in the repository is kept as written; an absolute one outside is excluded", () => {
+  const text = (filename: string) =>
+    `<coverage lines-valid="2" lines-covered="1"><sources><source>/app</source><source></source></sources><packages><package><classes><class filename="${filename}"><lines><line number="1" hits="1"/><line number="2" hits="0"/></lines></class></classes></package></packages></coverage>`;
+  // Made in a container at /app, uploaded from the checkout: the name is taken as repository-relative.
+  assert.deepEqual(
+    parseCobertura(text("shop/cart.py"), { workDir: "/ci/repo" }).files.map((f) => f.path),
+    ["shop/cart.py"],
+  );
+  const outside = parseCobertura(text("/usr/lib/python3/dist-packages/tabulate.py"), { workDir: "/ci/repo" });
+  assert.deepEqual(outside.files, []);
+  assert.deepEqual(
+    outside.excluded.map((f) => f.path),
+    ["/usr/lib/python3/dist-packages/tabulate.py"],
+  );
+  // The root's totals count every file read, the excluded one too: no mismatch.
+  assert.deepEqual(outside.mismatches, []);
+});
+
+test("root totals that disagree with the lines are reported, the figures staying the lines'", () => {
+  const report = parseCobertura(
+    '<coverage lines-valid="3" lines-covered="2" branches-valid="2" branches-covered="1"><packages><package><classes><class filename="a.py"><lines><line number="1" hits="1"/><line number="2" hits="0"/></lines></class></classes></package></packages></coverage>',
+  );
+  assert.deepEqual(report.totals.lines, { covered: 1, total: 2 });
+  assert.deepEqual(report.mismatches, [
+    {
+      path: null,
+      measure: "lines",
+      source: "<coverage lines-valid lines-covered>",
+      declared: { covered: 2, total: 3 },
+      counted: { covered: 1, total: 2 },
+    },
+    {
+      path: null,
+      measure: "branches",
+      source: "<coverage branches-valid branches-covered>",
+      declared: { covered: 1, total: 2 },
+      counted: { covered: 0, total: 0 },
+    },
+  ]);
+});

@@ -1,6 +1,12 @@
 import { CoverageAccumulator, type FileHandle, readCount, readLineNumber } from "./accumulator.ts";
-import { isAbsolute, joinCoveragePath, normaliseCoveragePath } from "./paths.ts";
-import { CoverageFormatError, type CoveragePathOptions, type CoverageReport } from "./types.ts";
+import { declaredCounts } from "./declared.ts";
+import { joinCoveragePath, resolveCoveragePath } from "./paths.ts";
+import {
+  type CoverageCounts,
+  CoverageFormatError,
+  type CoveragePathOptions,
+  type CoverageReport,
+} from "./types.ts";
 import { readXml } from "./xml.ts";
 
 const CONDITION_COVERAGE = /\((\d+)\/(\d+)\)/;
@@ -11,11 +17,13 @@ const CONDITION_COVERAGE = /\((\d+)\/(\d+)\)/;
  * absolute; its `<lines><line number hits>` give line hits, and `branch="true"` lines carry
  * `condition-coverage="50% (1/2)"`, read as branch and condition outcomes covered / total. The
  * copies of the lines under `<methods>` are skipped; classes sharing a file (inner classes)
- * merge.
+ * merge. The root's `lines-valid`/`lines-covered` and `branches-valid`/`branches-covered` are
+ * compared with the lines and branches of every file read.
  */
 export function parseCobertura(text: string, options: CoveragePathOptions = {}): CoverageReport {
   const report = new CoverageAccumulator("cobertura", options);
   const sources: string[] = [];
+  const declared: { lines?: CoverageCounts; branches?: CoverageCounts } = {};
   let file: FileHandle | undefined;
   readXml("cobertura", text, "coverage", {
     text(content, open) {
@@ -25,6 +33,11 @@ export function parseCobertura(text: string, options: CoveragePathOptions = {}):
     },
     open(element, ancestors) {
       const where = { element: element.name, line: element.line };
+      if (element.name === "coverage" && ancestors.length === 0) {
+        declared.lines = declaredCounts(element.attributes, "lines-covered", "lines-valid");
+        declared.branches = declaredCounts(element.attributes, "branches-covered", "branches-valid");
+        return;
+      }
       if (element.name === "class" && ancestors.at(-1) === "classes") {
         const filename = element.attributes.filename;
         if (filename === undefined || filename.trim() === "") {
@@ -67,17 +80,26 @@ export function parseCobertura(text: string, options: CoveragePathOptions = {}):
       if (element.name === "class") file = undefined;
     },
   });
+  const counted = report.totalsOfAll();
+  const source = (measure: string) => `<coverage ${measure}-valid ${measure}-covered>`;
+  if (declared.lines) report.compareDeclared(null, "lines", source("lines"), declared.lines, counted.lines);
+  if (declared.branches) {
+    report.compareDeclared(null, "branches", source("branches"), declared.branches, counted.branches);
+  }
   return report.build();
 }
 
 /**
- * A relative filename is joined with the first source under which it becomes
- * repository-relative (a source under workDir, or a relative source); otherwise kept as written.
+ * A relative filename is joined with the first `<source>` under which it lies in the repository
+ * (a source under workDir, or a relative source). When none does (the report was made in another
+ * directory, or names no source) it is kept as written, relative to the repository root; an
+ * absolute filename is kept as written too. Either is then outside the repository when it is
+ * absolute and not under workDir, or climbs above the root.
  */
 function resolveFilename(filename: string, sources: readonly string[], options: CoveragePathOptions): string {
   for (const source of sources) {
     const joined = joinCoveragePath(source, filename);
-    if (!isAbsolute(normaliseCoveragePath(joined, options))) return joined;
+    if (!resolveCoveragePath(joined, options).outside) return joined;
   }
   return filename;
 }

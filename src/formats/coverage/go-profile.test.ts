@@ -1,7 +1,7 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseGoProfile } from "./go-profile.ts";
+import { parseGoProfile, statementLines } from "./go-profile.ts";
 import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
 import { CoverageFormatError } from "./types.ts";
 
@@ -12,14 +12,15 @@ test("a -coverpkg profile merges duplicate blocks and strips the module path", (
     ["cart/cart.go", "cart/doc.go", "internal/money/money.go"],
   );
   const cart = fileOf(report, "cart/cart.go");
-  // Line 12 is shared by two blocks (counts 4 and 1): the larger wins.
-  assert.deepEqual(hitsOf(cart), { 10: 4, 11: 4, 12: 4, 13: 1, 14: 1, 15: 4, 18: 0, 19: 0, 20: 0 });
+  // Each block's statements sit on the lines after its opening brace and before its closing one;
+  // the two copies of each block (one per test binary) add up.
+  assert.deepEqual(hitsOf(cart), { 11: 4, 12: 4, 13: 1, 15: 4, 19: 0 });
   assert.deepEqual(cart.totals, {
-    lines: { covered: 6, total: 9 },
+    lines: { covered: 4, total: 5 },
     branches: { covered: 0, total: 0 },
     conditions: null,
   });
-  assert.deepEqual(hitsOf(fileOf(report, "internal/money/money.go")), { 5: 4, 6: 4, 7: 4 });
+  assert.deepEqual(hitsOf(fileOf(report, "internal/money/money.go")), { 6: 4 });
   assert.deepEqual(fileOf(report, "cart/doc.go").lines, []);
 });
 
@@ -51,8 +52,12 @@ test("bad input throws CoverageFormatError naming the problem and the line", () 
     ["mode: set\nm/a.go:0.1,1.2 1 1\n", /start line must be 1 or more, got 0 \(at line 2\)/],
     ["mode: set\nm/a.go:5.1,3.2 1 1\n", /block ends \(line 3\) before it starts \(line 5\) \(at line 2\)/],
     [
-      "mode: set\nnot a block\n",
+      "mode: set\nnot a block\nm/a.go:1.1,1.2 1 1\n",
       /expected file:startLine.startCol,endLine.endCol numStmts count \(at line 2\)/,
+    ],
+    [
+      "mode: set\nm/a.go:1.1,1.2 1 1\nm/a.go:3.1,4",
+      /the last line "m\/a.go:3.1,4" is cut short .*: the profile looks truncated \(at line 3\)/,
     ],
     ["mode: set\nm/a.go:1.1,1.2 1 1\nmode: count\n", /mode count mixed with mode set \(at line 3\)/],
   ];
@@ -63,4 +68,26 @@ test("bad input throws CoverageFormatError naming the problem and the line", () 
       text,
     );
   }
+});
+
+test("a block's statements sit between its braces: the opening and closing lines hold none", () => {
+  assert.deepEqual(statementLines({ startLine: 16, endLine: 17, statements: 1 }), [17]);
+  assert.deepEqual(statementLines({ startLine: 17, endLine: 19, statements: 1 }), [18]);
+  assert.deepEqual(statementLines({ startLine: 20, endLine: 21, statements: 2 }), [20, 21]);
+  assert.deepEqual(statementLines({ startLine: 7, endLine: 7, statements: 2 }), [7]);
+  assert.deepEqual(statementLines({ startLine: 30, endLine: 36, statements: 2 }), [31, 32]);
+});
+
+test("with the module path known, another module's files lie outside; without it, paths are kept", () => {
+  const text = "mode: set\nexample.com/m/a.go:1.1,1.9 1 1\ngolang.org/x/text/t.go:3.1,3.9 1 0\n";
+  const known = parseGoProfile(text, { stripPrefixes: ["example.com/m"] });
+  assert.deepEqual(
+    [known.files.map((f) => f.path), known.excluded.map((f) => f.path)],
+    [["a.go"], ["golang.org/x/text/t.go"]],
+  );
+  const unknown = parseGoProfile(text, { stripPrefixes: ["example.com/other"] });
+  assert.deepEqual(
+    unknown.files.map((f) => f.path),
+    ["example.com/m/a.go", "golang.org/x/text/t.go"],
+  );
 });

@@ -1,5 +1,11 @@
 import { CoverageAccumulator, readCount, readLineNumber } from "./accumulator.ts";
-import { CoverageFormatError, type CoveragePathOptions, type CoverageReport } from "./types.ts";
+import { resolveCoveragePath } from "./paths.ts";
+import {
+  type CoverageErrorLocation,
+  CoverageFormatError,
+  type CoveragePathOptions,
+  type CoverageReport,
+} from "./types.ts";
 
 type GoMode = "set" | "count" | "atomic";
 
@@ -18,38 +24,56 @@ const BLOCK = /^(.+):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (-?\d+)$/;
  * `file:startLine.startCol,endLine.endCol numStmts count` line per block. The same block listed
  * several times (one entry per test binary with `-coverpkg`, or concatenated profiles, each
  * possibly repeating `mode:`) merges: counts add up, or in `set` mode the block is covered if any
- * entry is. Blocks without statements are skipped. A line's hits are the largest count of the
- * blocks spanning it, so a line is covered when any statement on it ran. Go profiles have no
- * branch data.
+ * entry is. Blocks without statements are skipped. Each block's statements are placed on lines
+ * by {@link statementLines}, and a line's hits are the largest count of the blocks with a
+ * statement on it, so a line is covered when any statement on it ran. Go profiles have no branch
+ * data.
+ *
+ * Files are named by import path. When some of them lie under the module path (a strip prefix)
+ * or `workDir`, the profile is known to be the repository's, and those under neither (another
+ * module's packages, from `-coverpkg=all`) lie outside the repository; when none does, the paths
+ * are kept as written. A last line cut short is refused as truncated.
  */
 export function parseGoProfile(text: string, options: CoveragePathOptions = {}): CoverageReport {
+  const { blocks, files } = readBlocks(text);
   const report = new CoverageAccumulator("go", options);
+  const resolved = new Map([...files.keys()].map((path) => [path, resolveCoveragePath(path, options)]));
+  const rootKnown = [...resolved.values()].some((r) => r.underRoot);
+  const outside = (path: string) => {
+    const r = resolved.get(path)!;
+    return r.outside || (rootKnown && !r.underRoot);
+  };
+  for (const [path, where] of files) report.file(path, where, outside(path));
+  addLineHits(report, blocks.values(), outside);
+  return report.build();
+}
+
+/** The profile's blocks merged by position, and each file's first mention. */
+function readBlocks(text: string): { blocks: Map<string, Block>; files: Map<string, CoverageErrorLocation> } {
   const blocks = new Map<string, Block>();
+  const files = new Map<string, CoverageErrorLocation>();
   let mode: GoMode | undefined;
   const lines = text.split(/\r?\n/);
+  const lastLine = lastNonBlank(lines);
   for (let index = 0; index < lines.length; index++) {
     const raw = lines[index]!.trim();
     const where = { line: index + 1 };
     if (raw === "") continue;
     if (raw.startsWith("mode:")) {
-      const declared = raw.slice("mode:".length).trim();
-      if (declared !== "set" && declared !== "count" && declared !== "atomic") {
-        throw new CoverageFormatError(
-          "go",
-          `unknown mode "${declared}" (expected set, count or atomic)`,
-          where,
-        );
-      }
-      if (mode !== undefined && mode !== declared && (mode === "set" || declared === "set")) {
-        throw new CoverageFormatError("go", `mode ${declared} mixed with mode ${mode}`, where);
-      }
-      mode = declared;
+      mode = readMode(raw, mode, where);
       continue;
     }
     if (mode === undefined)
       throw new CoverageFormatError("go", "the first line must be mode: set|count|atomic", where);
     const match = BLOCK.exec(raw);
     if (match === null) {
+      if (index === lastLine) {
+        throw new CoverageFormatError(
+          "go",
+          `the last line "${raw.slice(0, 200)}" is cut short (expected file:startLine.startCol,endLine.endCol numStmts count): the profile looks truncated`,
+          where,
+        );
+      }
       throw new CoverageFormatError(
         "go",
         "expected file:startLine.startCol,endLine.endCol numStmts count",
@@ -75,13 +99,33 @@ export function parseGoProfile(text: string, options: CoveragePathOptions = {}):
     const seen = blocks.get(key);
     if (seen === undefined) blocks.set(key, block);
     else seen.count = mode === "set" ? Math.max(seen.count, block.count) : seen.count + block.count;
-    report.file(block.path, where);
+    if (!files.has(block.path)) files.set(block.path, where);
   }
-  addLineHits(report, blocks.values());
-  return report.build();
+  return { blocks, files };
 }
 
-function addLineHits(report: CoverageAccumulator, blocks: Iterable<Block>): void {
+function readMode(raw: string, current: GoMode | undefined, where: CoverageErrorLocation): GoMode {
+  const declared = raw.slice("mode:".length).trim();
+  if (declared !== "set" && declared !== "count" && declared !== "atomic") {
+    throw new CoverageFormatError("go", `unknown mode "${declared}" (expected set, count or atomic)`, where);
+  }
+  if (current !== undefined && current !== declared && (current === "set" || declared === "set")) {
+    throw new CoverageFormatError("go", `mode ${declared} mixed with mode ${current}`, where);
+  }
+  return declared;
+}
+
+function lastNonBlank(lines: readonly string[]): number {
+  let index = lines.length - 1;
+  while (index >= 0 && lines[index]!.trim() === "") index -= 1;
+  return index;
+}
+
+function addLineHits(
+  report: CoverageAccumulator,
+  blocks: Iterable<Block>,
+  outside: (path: string) => boolean,
+): void {
   const hitsByFile = new Map<string, Map<number, number>>();
   for (const block of blocks) {
     if (block.statements === 0) continue;
@@ -90,12 +134,30 @@ function addLineHits(report: CoverageAccumulator, blocks: Iterable<Block>): void
       hits = new Map();
       hitsByFile.set(block.path, hits);
     }
-    for (let line = block.startLine; line <= block.endLine; line++) {
-      hits.set(line, Math.max(hits.get(line) ?? 0, block.count));
-    }
+    for (const line of statementLines(block)) hits.set(line, Math.max(hits.get(line) ?? 0, block.count));
   }
   for (const [path, hits] of hitsByFile) {
-    const file = report.file(path, {});
+    const file = report.file(path, {}, outside(path));
     for (const [line, count] of hits) report.addHits(file, line, count);
   }
+}
+
+/**
+ * The lines that hold a block's statements. The profile gives a block's span and its number of
+ * statements, not their lines, and `go tool cover` counts statements (its percentage is covered
+ * statements over statements). A block that opens a body starts at its `{` (or a case's `:`),
+ * whose line holds none of the block's statements, and a block that runs to the body's end stops
+ * after the closing `}`, alone on its line; so while the span has more lines than statements its
+ * first line, then its last, are dropped, and the first lines that remain, one per statement, are
+ * the block's. gofmt puts one statement on a line, so this counts the statements Go counts: a
+ * statement over several lines counts once, on one of them.
+ */
+export function statementLines(block: Pick<Block, "startLine" | "endLine" | "statements">): number[] {
+  let first = block.startLine;
+  let last = block.endLine;
+  if (last - first + 1 > block.statements) first += 1;
+  if (last - first + 1 > block.statements) last -= 1;
+  const lines: number[] = [];
+  for (let line = first; line <= last && lines.length < block.statements; line++) lines.push(line);
+  return lines;
 }

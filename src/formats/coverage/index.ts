@@ -38,7 +38,7 @@ export function parseCoverage(text: string, options: ParseCoverageOptions = {}):
   if (text.trim() === "" || text.trim() === "\uFEFF") {
     const format = options.format ?? "lcov";
     if (format === "lcov" || format === "go") {
-      return { format, files: [], totals: emptyTotals() };
+      return { format, files: [], totals: emptyTotals(), excluded: [], mismatches: [] };
     }
     throw new CoverageFormatError(format, "the report is empty");
   }

@@ -57,3 +57,28 @@ test("bad input throws CoverageFormatError naming the problem, element and line"
     );
   }
 });
+
+test("the report's and each sourcefile's LINE and BRANCH counters are compared with the lines", () => {
+  const text = `<report name="r"><package name="p"><sourcefile name="A.java">
+<line nr="1" mi="0" ci="2" mb="1" cb="1"/><line nr="2" mi="3" ci="0" mb="0" cb="0"/>
+<counter type="LINE" missed="1" covered="1"/><counter type="BRANCH" missed="0" covered="2"/></sourcefile>
+<counter type="LINE" missed="1" covered="1"/></package>
+<counter type="INSTRUCTION" missed="3" covered="2"/><counter type="LINE" missed="2" covered="1"/><counter type="BRANCH" missed="1" covered="1"/></report>`;
+  const report = parseJacoco(text);
+  assert.deepEqual(report.mismatches, [
+    {
+      path: "p/A.java",
+      measure: "branches",
+      source: '<counter type="BRANCH">',
+      declared: { covered: 2, total: 2 },
+      counted: { covered: 1, total: 2 },
+    },
+    {
+      path: null,
+      measure: "lines",
+      source: '<report><counter type="LINE">',
+      declared: { covered: 1, total: 3 },
+      counted: { covered: 1, total: 2 },
+    },
+  ]);
+});

@@ -86,8 +86,12 @@ test("bad input throws CoverageFormatError naming the problem and the line", () 
     ["SF:a.ts\nDA:0,1\nend_of_record", /DA line number must be 1 or more, got 0 \(at line 2\)/],
     ["SF:a.ts\nDA:x,1\nend_of_record", /DA line number is not a whole number: "x" \(at line 2\)/],
     ["DA:1,1\n", /DA comes before any SF \(source file\) line \(at line 1\)/],
-    ["SF:a.ts\nBRDA:1,0\n", /BRDA needs line,block,branch,taken \(at line 2\)/],
-    ["SF:a.ts\nthis is prose\n", /"this is prose" is not an LCOV line \(at line 2\)/],
+    ["SF:a.ts\nBRDA:1,0\nend_of_record\n", /BRDA needs line,block,branch,taken \(at line 2\)/],
+    ["SF:a.ts\nthis is prose\nend_of_record\n", /"this is prose" is not an LCOV line \(at line 2\)/],
+    [
+      "SF:a.ts\nDA:1,1\nend_of_record\nSF:src/b.js\nDA:1,1\nDA:2\n\n",
+      /^LCOV report: the report ends inside the record for src\/b.js \(no end_of_record\): it looks truncated \(at line 6\)$/,
+    ],
   ];
   for (const [text, message] of cases) {
     assert.throws(

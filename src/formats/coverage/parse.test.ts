@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { CoverageFormatError, detectCoverageFormat, normaliseCoveragePath, parseCoverage } from "./index.ts";
+import { resolveCoveragePath } from "./paths.ts";
 import { readFixture } from "./test-fixtures.ts";
 
 test("every fixture's format is recognised from its text", () => {
@@ -47,6 +48,8 @@ test("an empty report is an empty LCOV report, or an error for an XML format", (
     format: "lcov",
     files: [],
     totals: { lines: { covered: 0, total: 0 }, branches: { covered: 0, total: 0 }, conditions: null },
+    excluded: [],
+    mismatches: [],
   });
   assert.throws(() => parseCoverage("", { format: "jacoco" }), /JaCoCo report: the report is empty/);
 });
@@ -71,4 +74,55 @@ test("paths normalise separators, URIs, dot segments and roots", () => {
     normaliseCoveragePath("example.com/m/pkg/a.go", { stripPrefixes: ["example.com/m"] }),
     "pkg/a.go",
   );
+});
+
+test("a path outside the repository is absolute under no root, or climbs above the root", () => {
+  const options = { workDir: "/ci/repo", stripPrefixes: ["example.com/m"] };
+  assert.deepEqual(resolveCoveragePath("/ci/repo/src/a.ts", options), {
+    path: "src/a.ts",
+    outside: false,
+    underRoot: true,
+  });
+  assert.deepEqual(resolveCoveragePath("/usr/lib/python3/x.py", options), {
+    path: "/usr/lib/python3/x.py",
+    outside: true,
+    underRoot: false,
+  });
+  assert.deepEqual(resolveCoveragePath("../shared/a.ts", options), {
+    path: "../shared/a.ts",
+    outside: true,
+    underRoot: false,
+  });
+  assert.deepEqual(resolveCoveragePath("src/../lib/a.ts", options), {
+    path: "lib/a.ts",
+    outside: false,
+    underRoot: false,
+  });
+  // Without a workDir nothing says where the repository is: an absolute path is outside.
+  assert.equal(resolveCoveragePath("/ci/repo/src/a.ts").outside, true);
+  assert.equal(resolveCoveragePath("C:\\w\\repo\\a.ts", { workDir: "c:/w/repo" }).outside, false);
+});
+
+test("files outside the repository are kept apart from the files and totals, in every format", () => {
+  const lcov = parseCoverage(
+    "SF:/ci/repo/a.ts\nDA:1,1\nend_of_record\nSF:/opt/lib/b.js\nDA:1,0\nDA:2,0\nend_of_record\n",
+    {
+      workDir: "/ci/repo",
+    },
+  );
+  assert.deepEqual(
+    lcov.files.map((f) => f.path),
+    ["a.ts"],
+  );
+  assert.deepEqual(lcov.totals.lines, { covered: 1, total: 1 });
+  assert.deepEqual(lcov.excluded, [
+    {
+      path: "/opt/lib/b.js",
+      totals: { lines: { covered: 0, total: 2 }, branches: { covered: 0, total: 0 }, conditions: null },
+    },
+  ]);
+  const clover = parseCoverage(
+    '<coverage clover="4.5.2"><project><file path="../other/A.java"><line num="1" count="1" type="stmt"/></file></project></coverage>',
+  );
+  assert.deepEqual([clover.files, clover.excluded.map((f) => f.path)], [[], ["../other/A.java"]]);
 });

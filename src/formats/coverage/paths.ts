@@ -3,23 +3,47 @@ import type { CoveragePathOptions } from "./types.ts";
 
 const WINDOWS_DRIVE = /^[A-Za-z]:\//;
 
+/** A report path made repository-relative, or found to lie outside the repository. */
+export interface ResolvedCoveragePath {
+  /** Repository-relative when inside; otherwise the normalised path (absolute, or climbing with `../`). */
+  path: string;
+  /** True for an absolute path under no root, and for a relative path climbing above the root. */
+  outside: boolean;
+  /** True when the path lay under `workDir` or a strip prefix (and lost it). */
+  underRoot: boolean;
+}
+
 /**
  * Turns a path as a report writes it into a repository-relative path: `\` becomes `/`, a
  * `file://` URI becomes its path, `.` and `..` segments are resolved, and the first of `workDir`
  * and `stripPrefixes` the path lies under is removed. Paths under none of them are kept
- * (normalised), so the caller can still match or reject them. Windows drive paths compare
- * case-insensitively, as Windows does.
+ * (normalised). Windows drive paths compare case-insensitively, as Windows does.
  */
 export function normaliseCoveragePath(raw: string, options: CoveragePathOptions = {}): string {
+  return resolveCoveragePath(raw, options).path;
+}
+
+/**
+ * {@link normaliseCoveragePath}, saying whether the path lies outside the repository: an absolute
+ * path under no root (also when no `workDir` was given: nothing says where the repository is), or
+ * a relative path that climbs above the root (`../lib/a.js`). A relative path is taken as
+ * repository-relative.
+ */
+export function resolveCoveragePath(raw: string, options: CoveragePathOptions = {}): ResolvedCoveragePath {
   const cleaned = cleanPath(raw);
-  const roots = [options.workDir, ...(options.stripPrefixes ?? [])].filter(
+  for (const root of rootsOf(options)) {
+    const relative = relativeTo(cleaned, cleanPath(root).replace(/\/+$/, ""));
+    if (relative !== undefined) return { path: relative, outside: false, underRoot: true };
+  }
+  if (isAbsolute(cleaned)) return { path: cleaned, outside: true, underRoot: false };
+  const relative = cleaned.replace(/^(\.\/)+/, "");
+  return { path: relative, outside: relative === ".." || relative.startsWith("../"), underRoot: false };
+}
+
+function rootsOf(options: CoveragePathOptions): string[] {
+  return [options.workDir, ...(options.stripPrefixes ?? [])].filter(
     (root): root is string => root !== undefined && root.trim() !== "",
   );
-  for (const root of roots) {
-    const relative = relativeTo(cleaned, cleanPath(root).replace(/\/+$/, ""));
-    if (relative !== undefined) return relative;
-  }
-  return cleaned.replace(/^(\.\/)+/, "");
 }
 
 /** Joins a report's source directory and a file name relative to it, keeping absolute names. */

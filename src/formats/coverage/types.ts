@@ -56,20 +56,54 @@ export interface FileCoverage {
   totals: CoverageTotals;
 }
 
+/**
+ * A file the report names that lies outside the repository (an absolute path not under `workDir`,
+ * any absolute path without a `workDir`, a relative path climbing above the root). It is read but
+ * counted in no total.
+ */
+export interface ExcludedFile {
+  /** The path as resolved (normalised, absolute or climbing with `../`), for the uploader to see. */
+  path: string;
+  /** What the report holds for it, for the record; not part of the report's totals. */
+  totals: CoverageTotals;
+}
+
+/** What a declared total counts: lines, statements (Clover elements) or branch outcomes. */
+export type DeclaredMeasure = "lines" | "statements" | "branches";
+
+/**
+ * A total the report declares about itself (Clover `<metrics>`, Cobertura `lines-valid`, JaCoCo
+ * counters, LCOV `LF`/`LH`) that disagrees with the same measure counted from its detail.
+ */
+export interface DeclaredTotalsMismatch {
+  /** The file the declaration is about, or null for the whole report (every file it names). */
+  path: string | null;
+  measure: DeclaredMeasure;
+  /** Where the declaration is written, e.g. `<metrics conditionals coveredconditionals>`. */
+  source: string;
+  declared: CoverageCounts;
+  counted: CoverageCounts;
+}
+
 /** A parsed coverage report. */
 export interface CoverageReport {
   format: CoverageFormat;
-  /** Files ordered by path; a file the report lists more than once appears once, merged. */
+  /** Files in the repository, ordered by path; a file the report lists more than once appears once, merged. */
   files: FileCoverage[];
-  /** Sum of the files' totals. */
+  /** Sum of the totals of `files` (files outside the repository are not in it). */
   totals: CoverageTotals;
+  /** Files outside the repository, ordered by path: read, not counted. */
+  excluded: ExcludedFile[];
+  /** Declared totals that disagree with the detail, in the order the report declares them. */
+  mismatches: DeclaredTotalsMismatch[];
 }
 
 /** How report paths become repository-relative paths. */
 export interface CoveragePathOptions {
   /**
    * The directory the report was produced in (the upload's `metadata.workDir`, normally the
-   * repository root in CI). Paths under it lose this prefix; `\` and `/` are both accepted.
+   * repository root in CI). Paths under it lose this prefix; `\` and `/` are both accepted. An
+   * absolute path under neither it nor a strip prefix lies outside the repository.
    */
   workDir?: string;
   /**

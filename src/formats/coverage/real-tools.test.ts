@@ -1,0 +1,259 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { fixtureDir, readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
+import { type CoverageCounts, CoverageFormatError, type CoverageReport, parseCoverage } from "./index.ts";
+
+/**
+ * Each real producer's report (src/formats/coverage/fixtures/, made by scripts/make-fixtures.sh)
+ * gives the totals the tool itself printed: lines and branches, to the tool's precision.
+ */
+
+/** Parses `<tool>/<name>` the way an upload from the tool's directory is parsed. */
+function parsed(tool: string, name: string): CoverageReport {
+  const fixture = toolFixture("coverage", tool, name);
+  return parseCoverage(readToolFixture("coverage", tool, name), {
+    workDir: fixture.workDir,
+    stripPrefixes: fixture.stripPrefixes ?? [],
+  });
+}
+
+/** `figures.<path>` of the tool's summary. */
+function figure<T>(tool: string, name: string, ...keys: string[]): T {
+  let value: unknown = readToolSummary("coverage", tool, name).figures;
+  for (const key of keys) value = (value as Record<string, unknown>)[key];
+  assert.notEqual(value, undefined, `${tool} summary has no ${keys.join(".")}`);
+  return value as T;
+}
+
+/** `{ covered, total }` from a summary entry with those two fields. */
+function counts(entry: { covered: number; total: number }): CoverageCounts {
+  return { covered: entry.covered, total: entry.total };
+}
+
+/** A percentage to `digits` decimals, as tools print them. */
+function percent({ covered, total }: CoverageCounts, digits: number): number {
+  return Number(((covered / total) * 100).toFixed(digits));
+}
+
+describe("real coverage tools: our totals are the tool's own", () => {
+  test("c8: LCOV, Cobertura and Clover of one run give its json-summary totals, file by file alike", () => {
+    const total = figure<Record<string, { covered: number; total: number }>>(
+      "c8",
+      "lcov.info",
+      "jsonSummaryTotal",
+    );
+    const reports = ["lcov.info", "cobertura-coverage.xml", "clover.xml"].map((name) => parsed("c8", name));
+    for (const report of reports) {
+      assert.deepEqual(report.totals.lines, counts(total.lines!), report.format);
+      assert.deepEqual(report.totals.branches, counts(total.branches!), report.format);
+      assert.deepEqual(report.excluded, [], report.format);
+      assert.deepEqual(report.mismatches, [], `${report.format}: the report's own totals agree`);
+    }
+    const perFile = (report: CoverageReport) =>
+      report.files.map((f) => [f.path, f.totals.lines, f.totals.branches]);
+    assert.deepEqual(perFile(reports[1]!), perFile(reports[0]!));
+    assert.deepEqual(perFile(reports[2]!), perFile(reports[0]!));
+  });
+
+  test("c8's Clover: truecount/falsecount are taken and untaken branches, as its <metrics> say", () => {
+    const report = parsed("c8", "clover.xml");
+    const metrics = figure<Record<string, number>>("c8", "clover.xml", "cloverProjectMetrics");
+    assert.deepEqual(report.totals.branches, {
+      covered: metrics.coveredconditionals,
+      total: metrics.conditionals,
+    });
+    // Read as condition outcomes (OpenClover's meaning), the same lines would say otherwise.
+    const text = readToolFixture("coverage", "c8", "clover.xml");
+    const condLines = [...text.matchAll(/truecount="(\d+)" falsecount="(\d+)"/g)].map((m) => [
+      Number(m[1]),
+      Number(m[2]),
+    ]);
+    const asOutcomes = condLines.reduce((sum, [t, f]) => sum + (t! > 0 ? 1 : 0) + (f! > 0 ? 1 : 0), 0);
+    assert.notDeepEqual(
+      { covered: asOutcomes, total: 2 * condLines.length },
+      report.totals.branches,
+      "the fixture tells the two readings apart",
+    );
+  });
+
+  test("node --test: its LCOV gives the lines and branches of its own summary", () => {
+    const report = parsed("node-test", "lcov.info");
+    const lcov = figure<Record<string, { covered: number; total: number }>>(
+      "node-test",
+      "lcov.info",
+      "lcovSummaryOfLcovInfo",
+    );
+    const printed = figure<{ linePercent: number; branchPercent: number }>(
+      "node-test",
+      "lcov.info",
+      "allFiles",
+    );
+    assert.deepEqual(report.totals.lines, counts(lcov.lines!));
+    assert.deepEqual(report.totals.branches, counts(lcov.branches!));
+    assert.equal(percent(report.totals.lines, 2), printed.linePercent);
+    assert.equal(percent(report.totals.branches, 2), printed.branchPercent);
+    assert.deepEqual(report.mismatches, []);
+  });
+
+  test("coverage.py: the file outside the project is excluded; the rest gives the project's own totals", () => {
+    const report = parsed("coverage-py", "coverage.xml");
+    const project = figure<Record<string, number>>("coverage-py", "coverage.xml", "projectFilesOnly");
+    assert.deepEqual(report.totals.lines, { covered: project.covered_lines, total: project.num_statements });
+    assert.deepEqual(report.totals.branches, {
+      covered: project.covered_branches,
+      total: project.num_branches,
+    });
+    assert.deepEqual(
+      report.excluded.map((f) => f.path),
+      ["/usr/lib/python3/dist-packages/tabulate.py"],
+    );
+    // Cobertura's root totals cover every measured file, the excluded one too: they agree.
+    assert.deepEqual(report.mismatches, []);
+    // File by file, the `coverage report --include=<project>` table: statements, missed, branches.
+    const output = fs.readFileSync(
+      path.join(fixtureDir("coverage"), toolFixture("coverage", "coverage-py", "coverage.xml").toolOutput),
+      "utf8",
+    );
+    const table = output.slice(output.lastIndexOf("$ python3 -m coverage report --include"));
+    const rows = [...table.matchAll(/^(\S+\.py)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+\d+%$/gm)].map((m) => [
+      m[1],
+      { covered: Number(m[2]) - Number(m[3]), total: Number(m[2]) },
+      Number(m[4]),
+    ]);
+    assert.deepEqual(
+      report.files.map((f) => [f.path, f.totals.lines, f.totals.branches.total]),
+      rows,
+    );
+  });
+
+  test("gcc + lcov: the tracefile gives lcov --summary", () => {
+    const report = parsed("gcc-lcov", "ring.lcov");
+    const summary = figure<Record<string, { covered: number; total: number }>>(
+      "gcc-lcov",
+      "ring.lcov",
+      "lcovSummary",
+    );
+    assert.deepEqual(report.totals.lines, counts(summary.lines!));
+    assert.deepEqual(report.totals.branches, counts(summary.branches!));
+    assert.deepEqual(report.mismatches, []);
+  });
+
+  test("gcovr: the Cobertura report gives its JSON summary, in total and file by file", () => {
+    const report = parsed("gcovr", "cobertura.xml");
+    const total = figure<Record<string, number>>("gcovr", "cobertura.xml", "total");
+    const files = figure<Array<Record<string, number | string>>>("gcovr", "cobertura.xml", "files");
+    assert.deepEqual(report.totals.lines, { covered: total.line_covered, total: total.line_total });
+    assert.deepEqual(report.totals.branches, { covered: total.branch_covered, total: total.branch_total });
+    assert.deepEqual(
+      report.files.map((f) => [f.path, f.totals.lines, f.totals.branches]),
+      files.map((f) => [
+        f.filename,
+        { covered: f.line_covered, total: f.line_total },
+        { covered: f.branch_covered, total: f.branch_total },
+      ]),
+    );
+    assert.deepEqual(report.mismatches, []);
+  });
+
+  test("JaCoCo: the report gives its own LINE and BRANCH counters, and its CSV class by class", () => {
+    const report = parsed("jacoco", "jacoco.xml");
+    const counters = figure<Record<string, { missed: number; covered: number }>>(
+      "jacoco",
+      "jacoco.xml",
+      "reportCounters",
+    );
+    const of = (c: { missed: number; covered: number }) => ({
+      covered: c.covered,
+      total: c.covered + c.missed,
+    });
+    assert.deepEqual(report.totals.lines, of(counters.LINE!));
+    assert.deepEqual(report.totals.branches, of(counters.BRANCH!));
+    assert.deepEqual(report.mismatches, []);
+    // The CSV has a row per class; a file's lines are its classes' (Cart and its inner Cart.Line).
+    const csv = figure<Array<Record<string, string | number>>>("jacoco", "jacoco.xml", "csv");
+    const byFile = new Map<string, CoverageCounts>();
+    for (const row of csv) {
+      const file = `${String(row.PACKAGE).replaceAll(".", "/")}/${String(row.CLASS).split(".")[0]}.java`;
+      const seen = byFile.get(file) ?? { covered: 0, total: 0 };
+      const covered = Number(row.LINE_COVERED);
+      byFile.set(file, {
+        covered: seen.covered + covered,
+        total: seen.total + covered + Number(row.LINE_MISSED),
+      });
+    }
+    assert.deepEqual(
+      report.files.map((f) => [f.path, f.totals.lines]),
+      [...byFile].sort(([a], [b]) => a.localeCompare(b)),
+    );
+  });
+
+  test("Go: set and count profiles give go tool cover's statement coverage", () => {
+    for (const name of ["set.out", "count.out"]) {
+      const report = parsed("go", name);
+      const mode = name.replace(".out", "");
+      const printed = figure<number>("go", name, mode, "statementsPercent");
+      assert.equal(percent(report.totals.lines, 1), printed, name);
+      assert.deepEqual(
+        report.files.map((f) => f.path),
+        ["stock/stock.go"],
+        "the module path is stripped",
+      );
+    }
+  });
+
+  test("every real report cut short is refused as truncated, naming where it ends", () => {
+    const cuts: Array<[tool: string, name: string, cut: (text: string) => string, message: RegExp]> = [
+      // Mid-record: the text stops inside the last file's record, before its end_of_record.
+      [
+        "c8",
+        "lcov.info",
+        (t) => t.slice(0, t.lastIndexOf("end_of_record") - 20),
+        /^LCOV report: the report ends inside the record for src\/pricing\.js \(no end_of_record\): it looks truncated/,
+      ],
+      [
+        "gcc-lcov",
+        "ring.lcov",
+        (t) => t.slice(0, Math.floor(t.length / 2)),
+        /^LCOV report: the report ends inside the record for \/tmp\/assay-fixtures\/c-coverage\/.* \(no end_of_record\): it looks truncated/,
+      ],
+      // Mid-document: the XML stops inside a file, a tag or a root's children.
+      [
+        "c8",
+        "clover.xml",
+        (t) => t.slice(0, Math.floor(t.length * 0.6)),
+        /^Clover report: the document ends before <coverage> is closed.*: it looks truncated/,
+      ],
+      [
+        "coverage-py",
+        "coverage.xml",
+        (t) => t.slice(0, Math.floor(t.length * 0.3)),
+        /^Cobertura report: the document ends before <coverage> is closed.*: it looks truncated/,
+      ],
+      [
+        "jacoco",
+        "jacoco.xml",
+        (t) => t.slice(0, t.length - 30),
+        /^JaCoCo report: the document ends before <report> is closed.*: it looks truncated/,
+      ],
+      // The last block's line cut in the middle.
+      [
+        "go",
+        "count.out",
+        (t) => t.trimEnd().slice(0, -12),
+        /^Go cover profile: the last line ".*" is cut short .*: the profile looks truncated/,
+      ],
+    ];
+    for (const [tool, name, cut, message] of cuts) {
+      const fixture = toolFixture("coverage", tool, name);
+      const text = cut(readToolFixture("coverage", tool, name));
+      assert.throws(
+        () => parseCoverage(text, { workDir: fixture.workDir, stripPrefixes: fixture.stripPrefixes ?? [] }),
+        (error: unknown) => error instanceof CoverageFormatError && message.test(error.message),
+        `${tool}/${name}`,
+      );
+    }
+  });
+});

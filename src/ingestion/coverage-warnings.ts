@@ -1,0 +1,50 @@
+import type { CoverageCounts, DeclaredTotalsMismatch, ExcludedFile } from "../formats/coverage/index.ts";
+
+/**
+ * The sentences a coverage artifact's result carries (docs/ingestion-coverage.md "What an upload
+ * reports"): files left out for their paths, and totals the report declares that its detail does
+ * not bear out. Each says what was found and where, so the uploader can act on it.
+ */
+
+/** Excluded paths named in the outside-the-repository warning. */
+const PATHS_NAMED = 3;
+/** Mismatches described one by one; the rest are counted in one more sentence. */
+const MISMATCHES_DESCRIBED = 5;
+
+/** The warning for files outside the repository: how many, the first few, and how paths are resolved. */
+export function outsideWarning(excluded: readonly ExcludedFile[], workDir: string | null): string {
+  const named = excluded
+    .slice(0, PATHS_NAMED)
+    .map((file) => file.path)
+    .join(", ");
+  const more = excluded.length > PATHS_NAMED ? ", …" : "";
+  const what = `${excluded.length} file(s) lie outside the repository and were not counted (${named}${more})`;
+  return workDir === null
+    ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
+    : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
+}
+
+/**
+ * One warning per declared total that disagrees with the detail (the first
+ * {@link MISMATCHES_DESCRIBED}), then one counting the rest. The figures stored are the detail's.
+ */
+export function mismatchWarnings(mismatches: readonly DeclaredTotalsMismatch[]): string[] {
+  const warnings = mismatches.slice(0, MISMATCHES_DESCRIBED).map(describeMismatch);
+  const rest = mismatches.length - MISMATCHES_DESCRIBED;
+  if (rest > 0) {
+    warnings.push(
+      `${rest} more declared total(s) disagree with the report's detail; the figures come from the detail.`,
+    );
+  }
+  return warnings;
+}
+
+function describeMismatch(mismatch: DeclaredTotalsMismatch): string {
+  const { path, measure, source, declared, counted } = mismatch;
+  const subject = path === null ? "The report as a whole" : path;
+  return `${subject}: ${source} declares ${ratio(declared)} ${measure} covered, but its detail holds ${ratio(counted)}; the figures come from the detail.`;
+}
+
+function ratio(counts: CoverageCounts): string {
+  return `${counts.covered} of ${counts.total}`;
+}
