@@ -63,7 +63,9 @@ export type SkipReason =
   /** The repository's settings do not report the issue's category or priority (`isReported: false`). */
   | "NOT_REPORTED"
   /** A SARIF result the tool itself marks as gone (`baselineState: "absent"`). */
-  | "ABSENT";
+  | "ABSENT"
+  /** A SARIF result that reports no problem: `kind` `pass` (a check held) or `notApplicable`. */
+  | "NOT_A_FAILURE";
 
 /** Every skip reason, in the order they are shown. */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -71,6 +73,7 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NO_LOCATION",
   "NOT_REPORTED",
   "ABSENT",
+  "NOT_A_FAILURE",
 ];
 
 /** Warnings kept per artifact; a report producing more says how many were left out. */

@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { after, before, it } from "node:test";
-import { classifySarifRule } from "./mapping.ts";
+import { classifySarifRule, severityOfResult } from "./mapping.ts";
 import { readSarif } from "./reader.ts";
 import type { SarifEvent, SarifResult, SarifRun } from "./types.ts";
 
@@ -92,9 +92,20 @@ it("reads the SARIF that ESLint's formatter writes", async () => {
   assert.ok(eval_?.rule?.shortDescription);
 });
 
-it("maps ESLint's rules to issue fields by the result's level", async () => {
-  const { results } = await read(sarif);
-  const byRule = new Map(results.map((r) => [r.ruleId, r.rule ? classifySarifRule(r.rule, r.level) : null]));
-  assert.deepEqual(byRule.get("no-undef"), { category: "BUG_RISK", severity: "MAJOR", tags: [] });
-  assert.deepEqual(byRule.get("eqeqeq"), { category: "ANTI_PATTERN", severity: "MINOR", tags: [] });
+it("files ESLint's core rules by their type, each finding graded by its configured level", async () => {
+  const { runs, results } = await read(sarif);
+  const tool = runs[0]!.tool;
+  const byRule = new Map(
+    results.map((r) => [
+      r.ruleId,
+      `${r.rule ? classifySarifRule(tool, r.rule).category : "-"} ${severityOfResult(tool, r)}`,
+    ]),
+  );
+  assert.deepEqual(Object.fromEntries(byRule), {
+    "no-unused-vars": "BUG_RISK MAJOR",
+    "no-undef": "BUG_RISK MAJOR",
+    eqeqeq: "ANTI_PATTERN MINOR",
+    "no-eval": "SECURITY MAJOR",
+    "no-debugger": "BUG_RISK MINOR",
+  });
 });
