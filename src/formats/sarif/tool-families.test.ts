@@ -111,6 +111,7 @@ const EXAMPLES: Record<string, Example> = {
     category: "SECURITY",
     severities: LINT,
   },
+  "oxlint-jsx-a11y": { tool: "oxlint", ruleId: "jsx-a11y(alt-text)", category: "BUG_RISK", severities: LINT },
   "oxlint-jsdoc": {
     tool: "oxlint",
     ruleId: "jsdoc(require-param)",

@@ -78,9 +78,9 @@ function property(name: string, value: string): RuleMatch {
 
 const ANY_RULE: RuleMatch = { text: "every rule", test: () => true };
 
-/** clang's checker packages, with the `alpha.` (experimental) variant of each. */
-function clangPackages(...packages: string[]): RuleMatch {
-  return idPrefix(...packages.flatMap((name) => [`${name}.`, `alpha.${name}.`]));
+/** clang's checker packages, with the `alpha.` (experimental) variant of each, and `others` as they are. */
+function clangPackages(packages: readonly string[], others: readonly string[] = []): RuleMatch {
+  return idPrefix(...packages.flatMap((name) => [`${name}.`, `alpha.${name}.`]), ...others);
 }
 
 const CLANG = ["clang"];
@@ -125,7 +125,7 @@ export const FAMILY_ROWS: readonly FamilyRow[] = [
     key: "clang-deadcode",
     family: "clang static analyzer",
     tools: CLANG,
-    rule: clangPackages("deadcode"),
+    rule: clangPackages(["deadcode"]),
     category: "ANTI_PATTERN",
     severity: "MINOR",
     scale: "lint",
@@ -156,16 +156,8 @@ export const FAMILY_ROWS: readonly FamilyRow[] = [
     family: "clang static analyzer",
     tools: CLANG,
     rule: clangPackages(
-      "core",
-      "cplusplus",
-      "unix",
-      "nullability",
-      "valist",
-      "osx",
-      "fuchsia",
-      "webkit",
-      "optin.core",
-      "optin.cplusplus",
+      ["core", "cplusplus", "unix", "nullability", "valist", "osx", "fuchsia", "webkit"],
+      ["optin.core.", "optin.cplusplus."],
     ),
     category: "BUG_RISK",
     severity: "MAJOR",
@@ -318,6 +310,17 @@ export const FAMILY_ROWS: readonly FamilyRow[] = [
     severity: null,
     scale: "lint",
     source: "the ESLint rules of the same names (oxlint files them under correctness)",
+  },
+  {
+    key: "oxlint-jsx-a11y",
+    family: "oxlint",
+    tools: OXLINT,
+    rule: idPrefix("jsx-a11y("),
+    category: "BUG_RISK",
+    severity: null,
+    scale: "lint",
+    source:
+      "oxlint's jsx-a11y plugin: accessibility problems, as Biome's a11y group (oxlint describes no rule of it in its SARIF)",
   },
   {
     key: "oxlint-jsdoc",
