@@ -6,7 +6,7 @@ import { ESLINT_LAYOUT_RULES, ESLINT_PROBLEM_RULES, ESLINT_SUGGESTION_RULES } fr
  * carry a meaning the standard SARIF properties do not (docs/ingestion-sarif.md "Tool families").
  * One table, read top to bottom; the first row whose tool and rule match decides. A row may fix
  * the category, the severity, and how the tool's levels read (`scale`). Each row's facts come from
- * the tool's own documentation or source, named in `source`.
+ * the tool's own documentation or source, named in its family's `source`.
  */
 
 /** How a tool's result levels become severities (docs/ingestion-sarif.md "Severity"). */
@@ -83,410 +83,188 @@ function clangPackages(packages: readonly string[], others: readonly string[] = 
   return idPrefix(...packages.flatMap((name) => [`${name}.`, `alpha.${name}.`]), ...others);
 }
 
-const CLANG = ["clang"];
-const CLANG_SOURCE =
-  "clang's checker list (`clang -cc1 -analyzer-checker-help`, clang.llvm.org/docs/analyzer/checkers.html)";
-const BIOME = ["biome"];
-const BIOME_SOURCE = "Biome's rule groups (biomejs.dev/linter)";
-const ESLINT = ["eslint"];
-const OXLINT = ["oxlint"];
-const OXLINT_SOURCE = "oxlint's categories (`oxlint --help`, `oxlint --rules`)";
-const SEMGREP = ["semgrep"];
-const SEMGREP_SOURCE = "Semgrep registry ids `<language>.<framework>.<category>.…`";
-const EVAL_RULES = new Set(["no-eval", "no-implied-eval"]);
+/** One family: its tools and where its facts come from, and its rows. */
+interface FamilySpec {
+  family: string;
+  tools: readonly string[];
+  source: string;
+  /** Rows; `severity` null and `scale` "lint" unless given. */
+  rows: ReadonlyArray<
+    Pick<FamilyRow, "key" | "rule" | "category"> & Partial<Pick<FamilyRow, "severity" | "scale">>
+  >;
+}
 
-/** Every row, in the order they are tried. */
-export const FAMILY_ROWS: readonly FamilyRow[] = [
-  // Secret scanners: every finding is a credential in the code.
+const EVAL_RULES = new Set(["no-eval", "no-implied-eval"]);
+const OXLINT_EVAL_RULES = new Set(["eslint(no-eval)", "eslint(no-implied-eval)"]);
+
+/** The families, in the order their rows are tried. */
+const FAMILIES: readonly FamilySpec[] = [
   {
-    key: "secret-scanners",
     family: "secret scanners (secretlint, gitleaks, TruffleHog, detect-secrets)",
     tools: ["secretlint", "gitleaks", "trufflehog", "detect-secrets"],
-    rule: ANY_RULE,
-    category: "SECRETS",
-    severity: "CRITICAL",
-    scale: "lint",
+    source: "each reports only secrets; their levels are fixed (secretlint: error) or absent (gitleaks)",
+    rows: [{ key: "secret-scanners", rule: ANY_RULE, category: "SECRETS", severity: "CRITICAL" }],
+  },
+  {
+    // The checker package says what kind of defect it is; the analyzer writes no level (every
+    // result reads `warning`), so the package also fixes the severity.
+    family: "clang static analyzer",
+    tools: ["clang"],
     source:
-      "each tool reports only secrets; their SARIF levels are fixed (secretlint: error) or absent (gitleaks)",
-  },
-  // clang static analyzer: the checker package says what kind of defect it is; every result is a
-  // `warning` (the analyzer writes no level), so the package also fixes the severity.
-  {
-    key: "clang-security",
-    family: "clang static analyzer",
-    tools: CLANG,
-    rule: idPrefix("security.", "alpha.security.", "optin.taint."),
-    category: "SECURITY",
-    severity: "MAJOR",
-    scale: "lint",
-    source: CLANG_SOURCE,
-  },
-  {
-    key: "clang-deadcode",
-    family: "clang static analyzer",
-    tools: CLANG,
-    rule: clangPackages(["deadcode"]),
-    category: "ANTI_PATTERN",
-    severity: "MINOR",
-    scale: "lint",
-    source: CLANG_SOURCE,
-  },
-  {
-    key: "clang-performance",
-    family: "clang static analyzer",
-    tools: CLANG,
-    rule: idPrefix("optin.performance."),
-    category: "PERFORMANCE",
-    severity: "MINOR",
-    scale: "lint",
-    source: CLANG_SOURCE,
-  },
-  {
-    key: "clang-portability",
-    family: "clang static analyzer",
-    tools: CLANG,
-    rule: idPrefix("optin.portability."),
-    category: "BUG_RISK",
-    severity: "MINOR",
-    scale: "lint",
-    source: CLANG_SOURCE,
+      "clang's checker list (`clang -cc1 -analyzer-checker-help`, clang.llvm.org/docs/analyzer/checkers.html)",
+    rows: [
+      {
+        key: "clang-security",
+        rule: idPrefix("security.", "alpha.security.", "optin.taint."),
+        category: "SECURITY",
+        severity: "MAJOR",
+      },
+      {
+        key: "clang-deadcode",
+        rule: clangPackages(["deadcode"]),
+        category: "ANTI_PATTERN",
+        severity: "MINOR",
+      },
+      {
+        key: "clang-performance",
+        rule: idPrefix("optin.performance."),
+        category: "PERFORMANCE",
+        severity: "MINOR",
+      },
+      {
+        key: "clang-portability",
+        rule: idPrefix("optin.portability."),
+        category: "BUG_RISK",
+        severity: "MINOR",
+      },
+      {
+        // Null dereferences, use-after-free, leaks, uninitialized values, API misuse.
+        key: "clang-defects",
+        rule: clangPackages(
+          ["core", "cplusplus", "unix", "nullability", "valist", "osx", "fuchsia", "webkit"],
+          ["optin.core.", "optin.cplusplus."],
+        ),
+        category: "BUG_RISK",
+        severity: "MAJOR",
+      },
+    ],
   },
   {
-    key: "clang-defects",
-    family: "clang static analyzer",
-    tools: CLANG,
-    rule: clangPackages(
-      ["core", "cplusplus", "unix", "nullability", "valist", "osx", "fuchsia", "webkit"],
-      ["optin.core.", "optin.cplusplus."],
-    ),
-    category: "BUG_RISK",
-    severity: "MAJOR",
-    scale: "lint",
-    source: `${CLANG_SOURCE}: null dereferences, use-after-free, leaks, uninitialized values, API misuse`,
-  },
-  // Biome: the rule id names its group (`lint/<group>/<rule>`); the level is the configured one.
-  {
-    key: "biome-security",
     family: "Biome",
-    tools: BIOME,
-    rule: idPrefix("lint/security/"),
-    category: "SECURITY",
-    severity: null,
-    scale: "lint",
-    source: `${BIOME_SOURCE}: "rules that detect potential security flaws"`,
-  },
-  {
-    key: "biome-correctness",
-    family: "Biome",
-    tools: BIOME,
-    rule: idPrefix("lint/correctness/", "lint/suspicious/"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: `${BIOME_SOURCE}: code "guaranteed" (correctness) or "likely" (suspicious) to be incorrect or useless`,
-  },
-  {
-    key: "biome-a11y",
-    family: "Biome",
-    tools: BIOME,
-    rule: idPrefix("lint/a11y/"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: `${BIOME_SOURCE}: accessibility problems, a defect for the users they affect`,
-  },
-  {
-    key: "biome-performance",
-    family: "Biome",
-    tools: BIOME,
-    rule: idPrefix("lint/performance/"),
-    category: "PERFORMANCE",
-    severity: null,
-    scale: "lint",
-    source: BIOME_SOURCE,
-  },
-  {
-    key: "biome-complexity",
-    family: "Biome",
-    tools: BIOME,
-    rule: idPrefix("lint/complexity/"),
-    category: "ANTI_PATTERN",
-    severity: null,
-    scale: "lint",
-    source: `${BIOME_SOURCE}: complex code that could be simplified`,
-  },
-  {
-    key: "biome-style",
-    family: "Biome",
-    tools: BIOME,
-    rule: idPrefix("lint/style/", "assist/", "format"),
-    category: "STYLE",
-    severity: null,
-    scale: "lint",
-    source: `${BIOME_SOURCE}; \`format\` and \`assist/…\` are what \`biome check\` reports for formatting and sorted imports`,
-  },
-  // ESLint: core rules by their meta type; a few plugins by their prefix. The level is the
-  // configured one (`error` → error, `warn` → warning).
-  {
-    key: "eslint-eval",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idIn("`no-eval`, `no-implied-eval`", EVAL_RULES),
-    category: "SECURITY",
-    severity: null,
-    scale: "lint",
-    source: "ESLint's rule docs: evaluating strings opens the program to injection",
-  },
-  {
-    key: "eslint-problem",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idIn("core rules of type `problem`", ESLINT_PROBLEM_RULES),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: "ESLint's rule sources (`meta.type`), eslint-rule-types.ts",
-  },
-  {
-    key: "eslint-suggestion",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idIn("core rules of type `suggestion`", ESLINT_SUGGESTION_RULES),
-    category: "ANTI_PATTERN",
-    severity: null,
-    scale: "lint",
-    source: "ESLint's rule sources (`meta.type`), eslint-rule-types.ts",
-  },
-  {
-    key: "eslint-layout",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idIn("core rules of type `layout`", ESLINT_LAYOUT_RULES),
-    category: "STYLE",
-    severity: null,
-    scale: "lint",
-    source: "ESLint's rule sources (`meta.type`), eslint-rule-types.ts",
-  },
-  {
-    key: "eslint-jsdoc",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idPrefix("jsdoc/"),
-    category: "DOCUMENTATION",
-    severity: null,
-    scale: "lint",
-    source: "eslint-plugin-jsdoc: documentation comments",
-  },
-  {
-    key: "eslint-security-plugin",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idPrefix("security/"),
-    category: "SECURITY",
-    severity: null,
-    scale: "lint",
-    source: "eslint-plugin-security",
-  },
-  {
-    key: "eslint-jsx-a11y",
-    family: "ESLint",
-    tools: ESLINT,
-    rule: idPrefix("jsx-a11y/"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: "eslint-plugin-jsx-a11y: accessibility problems, as Biome's a11y group",
-  },
-  // oxlint: `properties.category` of each rule (and `properties.plugin`).
-  {
-    key: "oxlint-eval",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: idIn(
-      "`eslint(no-eval)`, `eslint(no-implied-eval)`",
-      new Set(["eslint(no-eval)", "eslint(no-implied-eval)"]),
-    ),
-    category: "SECURITY",
-    severity: null,
-    scale: "lint",
-    source: "the ESLint rules of the same names (oxlint files them under correctness)",
-  },
-  {
-    key: "oxlint-jsx-a11y",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: idPrefix("jsx-a11y("),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
+    tools: ["biome"],
     source:
-      "oxlint's jsx-a11y plugin: accessibility problems, as Biome's a11y group (oxlint describes no rule of it in its SARIF)",
+      "Biome's rule groups (biomejs.dev/linter): correctness and suspicious code is guaranteed or likely to be incorrect; `format` and `assist/…` are what `biome check` reports for formatting and sorted imports",
+    rows: [
+      { key: "biome-security", rule: idPrefix("lint/security/"), category: "SECURITY" },
+      {
+        key: "biome-correctness",
+        rule: idPrefix("lint/correctness/", "lint/suspicious/"),
+        category: "BUG_RISK",
+      },
+      // Accessibility problems: a defect for the users they affect.
+      { key: "biome-a11y", rule: idPrefix("lint/a11y/"), category: "BUG_RISK" },
+      { key: "biome-performance", rule: idPrefix("lint/performance/"), category: "PERFORMANCE" },
+      { key: "biome-complexity", rule: idPrefix("lint/complexity/"), category: "ANTI_PATTERN" },
+      { key: "biome-style", rule: idPrefix("lint/style/", "assist/", "format"), category: "STYLE" },
+    ],
   },
   {
-    key: "oxlint-jsdoc",
+    family: "ESLint",
+    tools: ["eslint"],
+    source:
+      "ESLint's rule sources (`meta.type`, eslint-rule-types.ts) and docs (`no-eval`: evaluating strings opens the program to injection); eslint-plugin-jsdoc, eslint-plugin-security, eslint-plugin-jsx-a11y",
+    rows: [
+      { key: "eslint-eval", rule: idIn("`no-eval`, `no-implied-eval`", EVAL_RULES), category: "SECURITY" },
+      {
+        key: "eslint-problem",
+        rule: idIn("core rules of type `problem`", ESLINT_PROBLEM_RULES),
+        category: "BUG_RISK",
+      },
+      {
+        key: "eslint-suggestion",
+        rule: idIn("core rules of type `suggestion`", ESLINT_SUGGESTION_RULES),
+        category: "ANTI_PATTERN",
+      },
+      {
+        key: "eslint-layout",
+        rule: idIn("core rules of type `layout`", ESLINT_LAYOUT_RULES),
+        category: "STYLE",
+      },
+      { key: "eslint-jsdoc", rule: idPrefix("jsdoc/"), category: "DOCUMENTATION" },
+      { key: "eslint-security-plugin", rule: idPrefix("security/"), category: "SECURITY" },
+      { key: "eslint-jsx-a11y", rule: idPrefix("jsx-a11y/"), category: "BUG_RISK" },
+    ],
+  },
+  {
     family: "oxlint",
-    tools: OXLINT,
-    rule: property("plugin", "jsdoc"),
-    category: "DOCUMENTATION",
-    severity: null,
-    scale: "lint",
-    source: OXLINT_SOURCE,
+    tools: ["oxlint"],
+    source:
+      "oxlint's categories (`oxlint --help`, `oxlint --rules`); its SARIF describes no jsx-a11y rule, so those match by id; `eslint(no-eval)` as ESLint's rule",
+    rows: [
+      {
+        key: "oxlint-eval",
+        rule: idIn("`eslint(no-eval)`, `eslint(no-implied-eval)`", OXLINT_EVAL_RULES),
+        category: "SECURITY",
+      },
+      { key: "oxlint-jsx-a11y", rule: idPrefix("jsx-a11y("), category: "BUG_RISK" },
+      { key: "oxlint-jsdoc", rule: property("plugin", "jsdoc"), category: "DOCUMENTATION" },
+      { key: "oxlint-correctness", rule: property("category", "correctness"), category: "BUG_RISK" },
+      { key: "oxlint-suspicious", rule: property("category", "suspicious"), category: "BUG_RISK" },
+      { key: "oxlint-perf", rule: property("category", "perf"), category: "PERFORMANCE" },
+      { key: "oxlint-style", rule: property("category", "style"), category: "STYLE" },
+      { key: "oxlint-pedantic", rule: property("category", "pedantic"), category: "ANTI_PATTERN" },
+      { key: "oxlint-restriction", rule: property("category", "restriction"), category: "ANTI_PATTERN" },
+    ],
   },
   {
-    key: "oxlint-correctness",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: property("category", "correctness"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: `${OXLINT_SOURCE}: "code that is outright wrong or useless"`,
-  },
-  {
-    key: "oxlint-suspicious",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: property("category", "suspicious"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: `${OXLINT_SOURCE}: "code that is most likely wrong or useless"`,
-  },
-  {
-    key: "oxlint-perf",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: property("category", "perf"),
-    category: "PERFORMANCE",
-    severity: null,
-    scale: "lint",
-    source: OXLINT_SOURCE,
-  },
-  {
-    key: "oxlint-style",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: property("category", "style"),
-    category: "STYLE",
-    severity: null,
-    scale: "lint",
-    source: `${OXLINT_SOURCE}: "code that should be written in a more idiomatic way"`,
-  },
-  {
-    key: "oxlint-pedantic",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: property("category", "pedantic"),
-    category: "ANTI_PATTERN",
-    severity: null,
-    scale: "lint",
-    source: `${OXLINT_SOURCE}: "rather strict" lints`,
-  },
-  {
-    key: "oxlint-restriction",
-    family: "oxlint",
-    tools: OXLINT,
-    rule: property("category", "restriction"),
-    category: "ANTI_PATTERN",
-    severity: null,
-    scale: "lint",
-    source: `${OXLINT_SOURCE}: lints "which prevent the use of language and library features"`,
-  },
-  // Semgrep: registry rule ids carry the rule's category as one of their segments.
-  {
-    key: "semgrep-security",
     family: "Semgrep",
-    tools: SEMGREP,
-    rule: idSegment("security"),
-    category: "SECURITY",
-    severity: null,
-    scale: "security",
-    source: `${SEMGREP_SOURCE}; its SARIF writes high as error, medium as warning, low as note`,
+    tools: ["semgrep"],
+    source:
+      "Semgrep registry ids `<language>.<framework>.<category>.…`; its SARIF writes high and critical as error, medium as warning, low as note",
+    rows: [
+      { key: "semgrep-security", rule: idSegment("security"), category: "SECURITY", scale: "security" },
+      { key: "semgrep-correctness", rule: idSegment("correctness"), category: "BUG_RISK" },
+      { key: "semgrep-performance", rule: idSegment("performance"), category: "PERFORMANCE" },
+      {
+        key: "semgrep-best-practice",
+        rule: {
+          text: "id segment `best-practice` or `maintainability`",
+          test: (rule) => bestPractice(rule.id),
+        },
+        category: "ANTI_PATTERN",
+      },
+    ],
   },
   {
-    key: "semgrep-correctness",
-    family: "Semgrep",
-    tools: SEMGREP,
-    rule: idSegment("correctness"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: SEMGREP_SOURCE,
-  },
-  {
-    key: "semgrep-performance",
-    family: "Semgrep",
-    tools: SEMGREP,
-    rule: idSegment("performance"),
-    category: "PERFORMANCE",
-    severity: null,
-    scale: "lint",
-    source: SEMGREP_SOURCE,
-  },
-  {
-    key: "semgrep-best-practice",
-    family: "Semgrep",
-    tools: SEMGREP,
-    rule: { text: "id segment `best-practice` or `maintainability`", test: (rule) => bestPractice(rule.id) },
-    category: "ANTI_PATTERN",
-    severity: null,
-    scale: "lint",
-    source: SEMGREP_SOURCE,
-  },
-  // Security scanners: every rule is a security check, graded by the tool into levels.
-  {
-    key: "security-scanners",
     family: "security scanners (Bandit, Checkov, tfsec, Trivy)",
     tools: ["bandit", "checkov", "bridgecrew", "tfsec", "defsec", "trivy"],
-    rule: ANY_RULE,
-    category: "SECURITY",
-    severity: null,
-    scale: "security",
     source:
       "their SARIF writers: Bandit HIGH/MEDIUM/LOW → error/warning/note; Checkov and tfsec (driver `defsec`) critical and high → error, medium → warning, low → note; Trivy adds `security-severity`",
+    rows: [{ key: "security-scanners", rule: ANY_RULE, category: "SECURITY", scale: "security" }],
   },
-  // Dockerfiles and shell scripts.
   {
-    key: "hadolint-parse",
     family: "hadolint",
     tools: ["hadolint"],
-    rule: idIn("`DL1000`", new Set(["DL1000"])),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: "hadolint's SARIF formatter: DL1000 is a Dockerfile it could not parse",
+    source:
+      "hadolint's SARIF formatter and rules: DL1000 is a Dockerfile it could not parse, DL rules are Dockerfile practices, SC rules ShellCheck's on RUN lines",
+    rows: [
+      { key: "hadolint-parse", rule: idIn("`DL1000`", new Set(["DL1000"])), category: "BUG_RISK" },
+      { key: "hadolint-shellcheck", rule: idPrefix("SC"), category: "BUG_RISK" },
+      { key: "hadolint-dockerfile", rule: idPrefix("DL"), category: "ANTI_PATTERN" },
+    ],
   },
   {
-    key: "hadolint-shellcheck",
-    family: "hadolint",
-    tools: ["hadolint"],
-    rule: idPrefix("SC"),
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: "hadolint runs ShellCheck on RUN instructions; see the ShellCheck row",
-  },
-  {
-    key: "hadolint-dockerfile",
-    family: "hadolint",
-    tools: ["hadolint"],
-    rule: idPrefix("DL"),
-    category: "ANTI_PATTERN",
-    severity: null,
-    scale: "lint",
-    source: "hadolint's DL rules: Dockerfile best practices",
-  },
-  {
-    key: "shellcheck",
     family: "ShellCheck (through shellcheck-sarif and similar converters)",
     tools: ["shellcheck"],
-    rule: ANY_RULE,
-    category: "BUG_RISK",
-    severity: null,
-    scale: "lint",
-    source: "ShellCheck's checks find bugs in shell scripts (quoting, word splitting, portability)",
+    source: "ShellCheck finds bugs in shell scripts (quoting, word splitting, portability)",
+    rows: [{ key: "shellcheck", rule: ANY_RULE, category: "BUG_RISK" }],
   },
 ];
+
+/** Every row, in the order they are tried. */
+export const FAMILY_ROWS: readonly FamilyRow[] = FAMILIES.flatMap(({ rows, ...family }) =>
+  rows.map((row) => ({ ...family, severity: null, scale: "lint" as const, ...row })),
+);
 
 function bestPractice(id: string): boolean {
   const segments = id.split(".");
