@@ -98,6 +98,29 @@ describe("severity of findings", () => {
     );
   });
 
+  it("grades a rule met undescribed by what a later run of the file declares for it", async () => {
+    const scene = await aScene();
+    await ingest(
+      scene,
+      sarifLog([
+        { results: [aResult("LATE", "a.js", 1, { level: "error" })] },
+        {
+          rules: [{ id: "LATE", defaultConfiguration: { level: "note" } }, { id: "OPEN" }],
+          results: [
+            aResult("LATE", "b.js", 1, { level: undefined }),
+            aResult("OPEN", "b.js", 2, { level: "error" }),
+          ],
+        },
+      ]),
+    );
+    assert.equal(await issueSeverity(scene.analyzer.id, "LATE"), "MINOR", "its declared level");
+    assert.equal(await issueSeverity(scene.analyzer.id, "OPEN"), "MAJOR", "the level its result had");
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.severity}`),
+      ["LATE MAJOR", "LATE MINOR", "OPEN MAJOR"],
+    );
+  });
+
   it("grades a core analyzer's issue only when the upload filed it", async () => {
     const scene = await aScene({ analyzerType: "CORE" });
     await anIssue(db, scene.analyzer, { shortcode: "KNOWN", severity: "CRITICAL" });

@@ -176,8 +176,7 @@ function undescribedIssue(tool: SarifToolName, rule: SarifRule, level: SarifLeve
 interface UngradedRule {
   tool: SarifToolName;
   rule: SarifRule;
-  /** The severity the issue was filed with. */
-  filed: IssueSeverity;
+  /** The highest level of its results so far. */
   observed: SarifLevel | null;
 }
 
@@ -209,6 +208,8 @@ class IssueCatalog {
   private readonly undescribed = new Set<string>();
   /** Rules filed by this artifact without a declared level, by id (see {@link UngradedRule}). */
   private readonly ungraded = new Map<string, UngradedRule>();
+  /** Issues this artifact inserted or rewrote, by shortcode. */
+  private readonly written = new Set<string>();
 
   constructor(
     private readonly tx: Kysely<Database>,
@@ -231,13 +232,17 @@ class IssueCatalog {
     const all = [...fresh.values()];
     for (let start = 0; start < all.length; start += 500) {
       const slice = all.slice(start, start + 500);
-      const written = await this.upsert(
+      await this.upsert(
         slice.map((entry) => entry.fields),
         this.analyzer.type === "COMMUNITY",
       );
-      for (const { rule, fields } of slice) {
+      for (const { rule } of slice) {
         this.undescribed.delete(rule.id);
-        this.noteUngraded(tool, rule, fields.severity, written.has(rule.id), null);
+        // A rule met undescribed earlier in the artifact is graded as now described, by the
+        // levels seen so far and those to come.
+        const earlier = this.ungraded.get(rule.id);
+        this.ungraded.delete(rule.id);
+        this.noteUngraded(tool, rule, earlier?.observed ?? null);
       }
     }
   }
@@ -254,21 +259,15 @@ class IssueCatalog {
     if (result.rule) {
       // A rule found by index under another id (`CA2000/1`): described, so filed like the others.
       const fields = describedIssue(tool, result.rule, result.ruleId);
-      const written = await this.upsert([fields], this.analyzer.type === "COMMUNITY");
-      this.noteUngraded(
-        tool,
-        { ...result.rule, id: result.ruleId },
-        fields.severity,
-        written.has(result.ruleId),
-        null,
-      );
+      await this.upsert([fields], this.analyzer.type === "COMMUNITY");
+      this.noteUngraded(tool, { ...result.rule, id: result.ruleId }, null);
     } else {
       // Never overwrites an issue described before (by an earlier upload).
       const rule = undescribedRule(result);
       const fields = undescribedIssue(tool, rule, result.level);
-      const written = await this.upsert([fields], false);
+      await this.upsert([fields], false);
       this.undescribed.add(result.ruleId);
-      this.noteUngraded(tool, rule, fields.severity, written.has(result.ruleId), result.level);
+      this.noteUngraded(tool, rule, result.level);
     }
     return this.byRule.get(result.ruleId)!;
   }
@@ -281,41 +280,35 @@ class IssueCatalog {
 
   /**
    * Grades the issues of rules without a declared level by the highest level their findings had
-   * in this artifact, where that changes their severity (docs/ingestion-sarif.md "Severity").
+   * in this artifact (docs/ingestion-sarif.md "Classification"); the store rewrites only the
+   * issues whose severity this changes.
    */
   async gradeByObservedLevels(): Promise<void> {
-    const changes = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
-      if (entry.observed === null) return [];
-      const severity = classifySarifRule(entry.tool, entry.rule, entry.observed).severity;
+    const grades = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
       const issue = this.byRule.get(ruleId);
-      return severity === entry.filed || issue === undefined ? [] : [{ id: issue.id, severity }];
+      if (entry.observed === null || issue === undefined) return [];
+      return [{ id: issue.id, severity: classifySarifRule(entry.tool, entry.rule, entry.observed).severity }];
     });
-    await updateIssueSeverities(this.tx, changes);
+    await updateIssueSeverities(this.tx, grades);
   }
 
   /**
    * Keeps `rule` for grading by its findings when it declares no level and this artifact decides
    * its issue: a COMMUNITY analyzer's issues follow their uploads, a CORE analyzer's only when this
-   * artifact inserted it (`inserted`).
+   * artifact inserted it.
    */
-  private noteUngraded(
-    tool: SarifToolName,
-    rule: SarifRule,
-    filed: IssueSeverity,
-    inserted: boolean,
-    observed: SarifLevel | null,
-  ): void {
+  private noteUngraded(tool: SarifToolName, rule: SarifRule, observed: SarifLevel | null): void {
     if (declaredLevelOf(rule) !== null) return;
-    if (this.analyzer.type !== "COMMUNITY" && !inserted) return;
-    if (!this.ungraded.has(rule.id)) this.ungraded.set(rule.id, { tool, rule, filed, observed });
+    if (this.analyzer.type !== "COMMUNITY" && !this.written.has(rule.id)) return;
+    if (!this.ungraded.has(rule.id)) this.ungraded.set(rule.id, { tool, rule, observed });
   }
 
   /**
-   * Inserts `rows` (updating changed ones when `update`), then notes each one's id. Answers the
-   * shortcodes of the rows this statement inserted or rewrote.
+   * Inserts `rows` (updating changed ones when `update`), then notes each one's id, and which ones
+   * this statement inserted or rewrote.
    */
-  private async upsert(rows: IssueFields[], update: boolean): Promise<Set<string>> {
-    if (rows.length === 0) return new Set();
+  private async upsert(rows: IssueFields[], update: boolean): Promise<void> {
+    if (rows.length === 0) return;
     const values = rows.map((row) => ({
       ...row,
       key: catalogKey(`issue:${this.analyzer.shortcode}:${row.shortcode}`),
@@ -351,7 +344,7 @@ class IssueCatalog {
       )
       .execute();
     for (const issue of stored) this.byRule.set(issue.shortcode, { id: issue.id, category: issue.category });
-    return new Set(written.map((row) => row.shortcode));
+    for (const row of written) this.written.add(row.shortcode);
   }
 }
 
