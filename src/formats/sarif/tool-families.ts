@@ -271,13 +271,23 @@ function bestPractice(id: string): boolean {
   return segments.includes("best-practice") || segments.includes("maintainability");
 }
 
-/** True when the driver `name` is one of `tools` (case-insensitive; `Semgrep OSS` is `semgrep`). */
-function isTool(name: string, tools: readonly string[]): boolean {
-  const lower = name.trim().toLowerCase();
-  return tools.some((tool) => lower === tool || lower.startsWith(`${tool} `));
+/** The rows of each driver name of the table (names without spaces), in table order. */
+const ROWS_BY_TOOL = new Map<string, FamilyRow[]>();
+for (const row of FAMILY_ROWS) {
+  for (const tool of row.tools) ROWS_BY_TOOL.set(tool, [...(ROWS_BY_TOOL.get(tool) ?? []), row]);
+}
+
+/**
+ * The rows of the tool named `toolName`: compared case-insensitively, a name also matching as the
+ * first word of the driver's (`Semgrep OSS` is `semgrep`, `clang static analyzer` is `clang`).
+ * One map lookup, as it runs for every result.
+ */
+function rowsOfTool(toolName: string): readonly FamilyRow[] {
+  const name = toolName.trim().toLowerCase();
+  return ROWS_BY_TOOL.get(name) ?? ROWS_BY_TOOL.get(name.split(" ", 1)[0]!) ?? [];
 }
 
 /** The first row of {@link FAMILY_ROWS} that covers `rule` of the tool named `toolName`, if any. */
 export function familyRowOf(toolName: string, rule: RuleFacts): FamilyRow | null {
-  return FAMILY_ROWS.find((row) => isTool(toolName, row.tools) && row.rule.test(rule)) ?? null;
+  return rowsOfTool(toolName).find((row) => row.rule.test(rule)) ?? null;
 }
