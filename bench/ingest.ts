@@ -22,7 +22,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { type Kysely, sql } from "kysely";
 import { openDatabase } from "../src/db/database.ts";
-import type { Database } from "../src/db/types.ts";
+import type { Database, IssueSeverity } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { readSarif } from "../src/formats/sarif/reader.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
@@ -303,6 +303,7 @@ async function storedBatches(
       "title",
       "fingerprint",
       "is_suppressed",
+      "severity",
     ])
     .where("artifact_id", "=", artifactId)
     .orderBy("id")
@@ -326,6 +327,7 @@ function rowOf(row: {
   title: string;
   fingerprint: string;
   is_suppressed: boolean;
+  severity: IssueSeverity | null;
 }): OccurrenceRow {
   return {
     issueId: row.issue_id,
@@ -337,6 +339,7 @@ function rowOf(row: {
     title: row.title,
     fingerprint: row.fingerprint,
     isSuppressed: row.is_suppressed,
+    severity: row.severity ?? "MINOR",
   };
 }
 
@@ -372,6 +375,7 @@ function valuesRow(target: BatchTarget, batch: OccurrenceBatch, i: number) {
     fingerprint: batch.fingerprints[i]!,
     state: "INTRODUCED" as const,
     is_suppressed: batch.suppressed[i]!,
+    severity: batch.severities[i]!,
   };
 }
 

@@ -304,7 +304,7 @@ export const PLAN_CASES: PlanCase[] = [
     args: (severity) => `severity: ${severity}`,
     note: "the rarest severity of the largest check",
     deep: false,
-    parent: `SELECT 'Check' AS type, c.key, count(*) AS rows, i.severity AS arg
+    parent: `SELECT 'Check' AS type, c.key, count(*) AS rows, coalesce(o.severity, i.severity) AS arg
       FROM ${VISIBLE_REPOSITORIES} JOIN analysis_runs r ON r.repository_id = repo.id JOIN checks c ON c.run_id = r.id
       JOIN occurrences o ON o.check_id = c.id AND o.state <> 'RESOLVED' JOIN issues i ON i.id = o.issue_id
       WHERE ${inFixture("acc")} GROUP BY 1, 2, 4, c.id

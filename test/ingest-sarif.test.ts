@@ -1,7 +1,6 @@
 // test-runner: execution-mode independent (SARIF processing is SQL inside a transaction, no GraphQL)
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -10,27 +9,16 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import type { Kysely } from "kysely";
 import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
-import type {
-  AccountRow,
-  AnalysisRunRow,
-  AnalyzerRow,
-  AnalyzerType,
-  CheckRow,
-  Database,
-  IssueCategory,
-  RepositoryRow,
-} from "../src/db/types.ts";
-import type { ArtifactRow } from "../src/db/types-ingestion.ts";
+import type { Database } from "../src/db/types.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
-import { processSarif, recomputeFindingStates } from "../src/ingestion/sarif-process.ts";
+import { recomputeFindingStates } from "../src/ingestion/sarif-process.ts";
 import { validateSarif } from "../src/ingestion/sarif-validate.ts";
-import type { ProcessResult } from "../src/ingestion/types.ts";
-import { anAccount, aRepository, aRun } from "./helpers/builders.ts";
+import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
-import { aCheck } from "./helpers/builders-checks.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { aResult, chunks, type StoredOccurrence, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
 
 /**
  * `processSarif` on a real database: SARIF that ESLint and Biome write during the test, and
@@ -59,188 +47,9 @@ after(async () => {
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 
-/** A repository with a run and a check of one analyzer, ready for artifacts. */
-interface Scene {
-  account: AccountRow;
-  repository: RepositoryRow;
-  analyzer: AnalyzerRow;
-  run: AnalysisRunRow;
-  check: CheckRow;
-}
-
-async function aScene(
-  fields: Partial<{ analyzer: AnalyzerRow; analyzerType: AnalyzerType; repository: RepositoryRow }> = {},
-): Promise<Scene> {
-  const repository = fields.repository ?? (await aRepository(db, await anAccount(db)));
-  const account = await db
-    .selectFrom("accounts")
-    .selectAll()
-    .where("id", "=", repository.account_id)
-    .executeTakeFirstOrThrow();
-  const analyzer = fields.analyzer ?? (await anAnalyzer(db, { type: fields.analyzerType ?? "COMMUNITY" }));
-  const run = await aRun(db, repository, { status: "PENDING" });
-  const check = await aCheck(db, run, analyzer, { status: "PENDING", finishedAt: null });
-  return { account, repository, analyzer, run, check };
-}
-
-/** A later run of the same repository and analyzer (its base is `scene`'s check). */
-function aNextScene(scene: Scene): Promise<Scene> {
-  return aScene({ analyzer: scene.analyzer, repository: scene.repository });
-}
-
-async function anArtifact(scene: Scene, workDir: string | null = null): Promise<ArtifactRow> {
-  return db
-    .insertInto("artifacts")
-    .values({
-      key: newRowKey(),
-      repository_id: scene.repository.id,
-      run_id: scene.run.id,
-      check_id: scene.check.id,
-      kind: "SARIF",
-      analyzer: scene.analyzer.shortcode,
-      analyzer_type: scene.analyzer.type === "COMMUNITY" ? "community" : null,
-      reporter: "test",
-      work_dir: workDir,
-      compression: "NONE",
-      stored_bytes: 0,
-      content_sha256: createHash("sha256").update(randomUUID()).digest(),
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** The text in 100-byte chunks, as stored bytes stream back. */
-async function* chunks(text: string): AsyncGenerator<Uint8Array> {
-  const bytes = Buffer.from(text);
-  for (let start = 0; start < bytes.length; start += 100) yield bytes.subarray(start, start + 100);
-}
-
-async function processText(
-  scene: Scene,
-  artifact: ArtifactRow,
-  text: string,
-  fields: Partial<{ baseCheckId: string | null; batchSize: number }> = {},
-): Promise<ProcessResult> {
-  return db.transaction().execute((tx) =>
-    processSarif(
-      {
-        tx,
-        artifact,
-        repository: scene.repository,
-        run: scene.run,
-        check: scene.check,
-        baseCheckId: fields.baseCheckId ?? null,
-        text: () => chunks(text),
-      },
-      { batchSize: fields.batchSize },
-    ),
-  );
-}
-
-/** Processes `text` as a new artifact of `scene`. */
-async function ingest(
-  scene: Scene,
-  text: string,
-  fields: Partial<{ baseCheckId: string | null; batchSize: number; workDir: string }> = {},
-): Promise<{ artifact: ArtifactRow; result: ProcessResult }> {
-  const artifact = await anArtifact(scene, fields.workDir ?? null);
-  return { artifact, result: await processText(scene, artifact, text, fields) };
-}
-
-/** A stored occurrence with its issue's shortcode, category and severity. */
-interface StoredOccurrence {
-  rule: string;
-  category: IssueCategory;
-  severity: string;
-  path: string;
-  begin_line: number;
-  begin_column: number;
-  end_line: number;
-  end_column: number;
-  title: string;
-  fingerprint: string;
-  state: string;
-  is_suppressed: boolean;
-  artifact_id: string | null;
-  key: string;
-}
-
-async function occurrencesOf(checkId: string): Promise<StoredOccurrence[]> {
-  return db
-    .selectFrom("occurrences as o")
-    .innerJoin("issues as i", "i.id", "o.issue_id")
-    .select([
-      "i.shortcode as rule",
-      "i.category",
-      "i.severity",
-      "o.path",
-      "o.begin_line",
-      "o.begin_column",
-      "o.end_line",
-      "o.end_column",
-      "o.title",
-      "o.fingerprint",
-      "o.state",
-      "o.is_suppressed",
-      "o.artifact_id",
-      "o.key",
-    ])
-    .where("o.check_id", "=", checkId)
-    .orderBy("o.path")
-    .orderBy("o.begin_line")
-    .orderBy("o.begin_column")
-    .orderBy("o.fingerprint")
-    .orderBy("o.state")
-    .execute();
-}
-
-/** `rule path:line:column state` lines, sorted. */
-async function summaryOf(checkId: string): Promise<string[]> {
-  return (await occurrencesOf(checkId))
-    .map((o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column} ${o.state}`)
-    .sort();
-}
-
-/** A SARIF 2.1.0 log of the given runs. */
-function sarifLog(
-  runs: Array<{ tool?: string; rules?: unknown[]; results: unknown[]; originalUriBaseIds?: unknown }>,
-): string {
-  return JSON.stringify({
-    version: "2.1.0",
-    runs: runs.map((run) => ({
-      tool: { driver: { name: run.tool ?? "hand-made", rules: run.rules ?? [] } },
-      ...(run.originalUriBaseIds === undefined ? {} : { originalUriBaseIds: run.originalUriBaseIds }),
-      results: run.results,
-    })),
-  });
-}
-
-/** A result of `ruleId` at `uri` (line `line`, or no region when null). */
-function aResult(
-  ruleId: string,
-  uri: string,
-  line: number | null,
-  fields: Record<string, unknown> & { message?: string; snippet?: string } = {},
-): Record<string, unknown> {
-  const { message, snippet, ...rest } = fields;
-  const region =
-    line === null
-      ? undefined
-      : {
-          startLine: line,
-          startColumn: 3,
-          endLine: line,
-          endColumn: 9,
-          ...(snippet ? { snippet: { text: snippet } } : {}),
-        };
-  return {
-    ruleId,
-    level: "warning",
-    message: { text: message ?? `Problem of ${ruleId}.` },
-    locations: [{ physicalLocation: { artifactLocation: { uri }, ...(region ? { region } : {}) } }],
-    ...rest,
-  };
-}
+const { aScene, aNextScene, anArtifact, processText, ingest, occurrencesOf, summaryOf } = sarifScenes(
+  () => db,
+);
 
 const execFileAsync = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -343,8 +152,17 @@ describe("SARIF written by real analyzers", () => {
       );
       assert.equal(rows.find((o) => o.rule === "no-undef")?.title, "'x' is not defined.");
       assert.ok(rows.every((o) => /^[0-9a-f]{32}$/.test(o.fingerprint) && o.state === "INTRODUCED"));
-      // ESLint's rules have no tags and no default level: ANTI_PATTERN, MINOR (docs/ingestion-sarif.md).
-      assert.ok(rows.every((o) => o.category === "ANTI_PATTERN" && o.severity === "MINOR"));
+      // ESLint's core rules by their type, each finding by its configured level (docs/ingestion-sarif.md).
+      assert.deepEqual(
+        rows.map((o) => `${o.rule} ${o.category} ${o.severity}`),
+        [
+          "no-unused-vars BUG_RISK MAJOR",
+          "no-undef BUG_RISK MAJOR",
+          "eqeqeq ANTI_PATTERN MINOR",
+          "no-debugger BUG_RISK MINOR",
+          "no-debugger BUG_RISK MINOR",
+        ],
+      );
       const issue = await db
         .selectFrom("issues")
         .selectAll()
@@ -371,14 +189,14 @@ describe("SARIF written by real analyzers", () => {
       assert.equal(result.stored, 5);
       assert.deepEqual(
         (await occurrencesOf(scene.check.id)).map(
-          (o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column} ${o.category}`,
+          (o) => `${o.rule} ${o.path}:${o.begin_line}:${o.begin_column} ${o.category} ${o.severity}`,
         ),
         [
-          "lint/correctness/noUnusedVariables src/app.js:1:7 ANTI_PATTERN",
-          "lint/suspicious/noDoubleEquals src/app.js:2:7 ANTI_PATTERN",
-          "lint/suspicious/noDebugger src/app.js:3:3 ANTI_PATTERN",
-          "lint/suspicious/noVar src/app.js:5:1 ANTI_PATTERN",
-          "lint/suspicious/noDebugger src/my dir/b.js:1:1 ANTI_PATTERN",
+          "lint/correctness/noUnusedVariables src/app.js:1:7 BUG_RISK MINOR",
+          "lint/suspicious/noDoubleEquals src/app.js:2:7 BUG_RISK MAJOR",
+          "lint/suspicious/noDebugger src/app.js:3:3 BUG_RISK MAJOR",
+          "lint/suspicious/noVar src/app.js:5:1 BUG_RISK MINOR",
+          "lint/suspicious/noDebugger src/my dir/b.js:1:1 BUG_RISK MAJOR",
         ],
       );
       // Without the work directory Biome's absolute paths lie outside the repository.
@@ -628,7 +446,7 @@ describe("hand-made SARIF", () => {
           aResult("naming", "src/a.js", 1),
           aResult("sqli", "src/a.js", 2),
           aResult("xss", "src/a.js", 3),
-          aResult("bug", "src/a.js", 4),
+          aResult("bug", "src/a.js", 4, { level: "error" }),
         ],
       },
     ]);

@@ -325,6 +325,27 @@ describe("reports and report cards", () => {
       });
     });
 
+    test("counts each finding at its own severity, else its issue's", async () => {
+      const { db } = server;
+      const repository = await aRepository(db, team);
+      const [injection] = await issuesIn(db, [
+        { analyzer, category: "SECURITY", severity: "MINOR", tags: ["security", "cwe-89"] },
+      ]);
+      // The catalog rates the rule MINOR; this repository's report graded one finding CRITICAL.
+      const run = await aRunWithFindings(db, repository, analyzer, [
+        { issue: injection!, count: 1, severity: "CRITICAL" },
+        { issue: injection!, count: 1 },
+      ]);
+      const card = await cardOf(run.run_uid);
+      assert.deepEqual(card.security, { grade: "C", score: 74, issuesCount: 2 }, "10 + 1 points");
+      const { sansTop25 } = await repositoryReports<{ sansTop25: ComplianceAnswer }>(
+        repository,
+        team,
+        `sansTop25 { ${COMPLIANCE} }`,
+      );
+      assert.deepEqual(stat(sansTop25, "CWE-89").occurrence, { critical: 1, major: 0, minor: 1, total: 2 });
+    });
+
     test("a run without findings or coverage scores 100 with null coverage, and a pending run has no grades", async () => {
       const repository = await aRepository(server.db, team);
       const clean = await aRun(server.db, repository);

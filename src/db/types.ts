@@ -280,6 +280,8 @@ export interface OccurrencesTable {
   created_at: CreatedAt;
   /** The artifact the occurrence came from (migration 0008); null for RESOLVED and seeded rows. */
   artifact_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** The finding's own severity (migration 0009); null means the issue's (older and seeded rows). */
+  severity: ColumnType<IssueSeverity | null, IssueSeverity | null | undefined, IssueSeverity | null>;
 }
 
 export interface MetricsTable {

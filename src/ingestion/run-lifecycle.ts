@@ -205,8 +205,11 @@ export async function openCheck(
     .executeTakeFirstOrThrow();
 }
 
-/** `i.severity` as its priority, in SQL, from {@link PRIORITY_OF_SEVERITY}. */
-const PRIORITY_OF_SEVERITY_SQL = sql`CASE i.severity ${sql.join(
+/**
+ * A finding's priority, in SQL, from {@link PRIORITY_OF_SEVERITY}: of its own severity, else its
+ * issue's (`o` the occurrence, `i` its issue).
+ */
+const PRIORITY_OF_SEVERITY_SQL = sql`CASE coalesce(o.severity, i.severity) ${sql.join(
   Object.entries(PRIORITY_OF_SEVERITY).map(
     ([severity, priority]) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(priority)}`,
   ),
@@ -215,7 +218,8 @@ const PRIORITY_OF_SEVERITY_SQL = sql`CASE i.severity ${sql.join(
 
 /**
  * Why a findings check fails its quality gate: its INTRODUCED, unsuppressed occurrences whose
- * category and priority can both fail checks, counted per category; empty when it passes.
+ * category (the issue's) and priority (of the finding's own severity) can both fail checks,
+ * counted per category; empty when it passes.
  */
 export async function findingsGateFailures(
   tx: Kysely<Database>,

@@ -1,10 +1,17 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalyzerType, Database, IssueCategory, IssueSeverity } from "../db/types.ts";
-import { classifySarifRule } from "../formats/sarif/mapping.ts";
+import {
+  classifySarifRule,
+  declaredLevelOf,
+  higherLevel,
+  type SarifToolName,
+  severityOfResult,
+} from "../formats/sarif/mapping.ts";
 import { readSarif } from "../formats/sarif/reader.ts";
-import type { SarifLevel, SarifLocation, SarifResult, SarifRule } from "../formats/sarif/types.ts";
+import type { SarifLevel, SarifLocation, SarifResult, SarifRule, SarifTool } from "../formats/sarif/types.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
+import { updateIssueSeverities } from "../modules/catalog/catalog-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
 import {
   loadSuppressionRules,
@@ -53,10 +60,10 @@ interface AnalyzerRef {
   type: AnalyzerType;
 }
 
-/** A rule's catalog issue, and whether the repository stores its findings. */
+/** A rule's catalog issue: its id, and its category, which with each finding's severity decides whether the finding is stored. */
 interface IssueRef {
   id: string;
-  reported: boolean;
+  category: IssueCategory;
 }
 
 /** The issue columns a SARIF rule decides. */
@@ -77,7 +84,7 @@ class ReportingSettings {
     private readonly hiddenPriorities: ReadonlySet<string>,
   ) {}
 
-  /** True when findings of an issue with this category and severity are stored. */
+  /** True when findings of this category and severity (the finding's own) are stored. */
   reports(category: IssueCategory, severity: IssueSeverity): boolean {
     return !this.hiddenCategories.has(category) && !this.hiddenPriorities.has(PRIORITY_OF_SEVERITY[severity]);
   }
@@ -122,20 +129,23 @@ function descriptionOf(rule: SarifRule): string {
 }
 
 /** The issue a described rule becomes; `shortcode` is the id results use (usually the rule's). */
-function describedIssue(rule: SarifRule, shortcode: string): IssueFields {
+function describedIssue(tool: SarifToolName, rule: SarifRule, shortcode: string): IssueFields {
   return {
     shortcode,
     title: rule.shortDescription || rule.name || shortcode,
     description: descriptionOf(rule),
     short_description: rule.shortDescription ?? "",
-    ...classifySarifRule(rule),
+    ...classifySarifRule(tool, rule),
   };
 }
 
-/** The issue of a rule the driver does not describe: its id as title, classified by the result's level. */
-function undescribedIssue(ruleId: string, level: SarifLevel): IssueFields {
-  const rule: SarifRule = {
-    id: ruleId,
+/**
+ * The rule a result names when the driver does not describe it: its id, and the result's own
+ * properties and taxa standing for the rule's.
+ */
+function undescribedRule(result: SarifResult): SarifRule {
+  return {
+    id: result.ruleId,
     index: -1,
     name: null,
     shortDescription: null,
@@ -143,19 +153,32 @@ function undescribedIssue(ruleId: string, level: SarifLevel): IssueFields {
     help: null,
     helpUri: null,
     defaultLevel: null,
-    tags: [],
-    securitySeverity: null,
-    precision: null,
-    problemSeverity: null,
+    properties: result.properties,
+    taxa: result.taxa,
     messageStrings: {},
   };
+}
+
+/** The issue of a rule the driver does not describe: its id as title, classified by the result. */
+function undescribedIssue(tool: SarifToolName, rule: SarifRule, level: SarifLevel): IssueFields {
   return {
-    shortcode: ruleId,
-    title: ruleId,
+    shortcode: rule.id,
+    title: rule.id,
     description: "",
     short_description: "",
-    ...classifySarifRule(rule, level),
+    ...classifySarifRule(tool, rule, level),
   };
+}
+
+/**
+ * A rule whose issue this artifact filed without a declared level (docs/ingestion-sarif.md): its
+ * severity follows the highest level its findings had, once the report is read.
+ */
+interface UngradedRule {
+  tool: SarifToolName;
+  rule: SarifRule;
+  /** The highest level of its results so far. */
+  observed: SarifLevel | null;
 }
 
 /** The columns a COMMUNITY analyzer's upload may rewrite. */
@@ -184,11 +207,14 @@ class IssueCatalog {
   private readonly byRule = new Map<string, IssueRef>();
   /** Rules met in a result before any run described them (filed with their id as title). */
   private readonly undescribed = new Set<string>();
+  /** Rules filed by this artifact without a declared level, by id (see {@link UngradedRule}). */
+  private readonly ungraded = new Map<string, UngradedRule>();
+  /** Issues this artifact inserted or rewrote, by shortcode. */
+  private readonly written = new Set<string>();
 
   constructor(
     private readonly tx: Kysely<Database>,
     private readonly analyzer: AnalyzerRef,
-    private readonly reporting: ReportingSettings,
   ) {}
 
   /** Distinct rules met so far. */
@@ -197,17 +223,29 @@ class IssueCatalog {
   }
 
   /** Files the rules a run's driver describes (within one artifact, the first description of an id wins). */
-  async describe(rules: readonly SarifRule[]): Promise<void> {
-    const fresh = new Map<string, IssueFields>();
-    for (const rule of rules) {
+  async describe(tool: SarifTool): Promise<void> {
+    const fresh = new Map<string, { rule: SarifRule; fields: IssueFields }>();
+    for (const rule of tool.rules) {
       const known = this.byRule.has(rule.id) && !this.undescribed.has(rule.id);
-      if (!known && !fresh.has(rule.id)) fresh.set(rule.id, describedIssue(rule, rule.id));
+      if (!known && !fresh.has(rule.id))
+        fresh.set(rule.id, { rule, fields: describedIssue(tool, rule, rule.id) });
     }
     const all = [...fresh.values()];
     for (let start = 0; start < all.length; start += 500) {
-      await this.upsert(all.slice(start, start + 500), this.analyzer.type === "COMMUNITY");
+      const slice = all.slice(start, start + 500);
+      await this.upsert(
+        slice.map((entry) => entry.fields),
+        this.analyzer.type === "COMMUNITY",
+      );
+      for (const { rule } of slice) {
+        this.undescribed.delete(rule.id);
+        // A rule met undescribed earlier in the artifact is graded as now described, by the
+        // levels seen so far and those to come.
+        const earlier = this.ungraded.get(rule.id);
+        this.ungraded.delete(rule.id);
+        this.noteUngraded(tool, rule, earlier?.observed ?? null);
+      }
     }
-    for (const id of fresh.keys()) this.undescribed.delete(id);
   }
 
   /** The issue of a rule met before, if any (no query). */
@@ -216,21 +254,60 @@ class IssueCatalog {
   }
 
   /** The issue of `result`'s rule, filed now when no run described it. */
-  async issueFor(result: SarifResult): Promise<IssueRef> {
+  async issueFor(result: SarifResult, tool: SarifToolName): Promise<IssueRef> {
     const known = this.byRule.get(result.ruleId);
     if (known) return known;
     if (result.rule) {
       // A rule found by index under another id (`CA2000/1`): described, so filed like the others.
-      await this.upsert([describedIssue(result.rule, result.ruleId)], this.analyzer.type === "COMMUNITY");
+      const fields = describedIssue(tool, result.rule, result.ruleId);
+      await this.upsert([fields], this.analyzer.type === "COMMUNITY");
+      this.noteUngraded(tool, { ...result.rule, id: result.ruleId }, null);
     } else {
       // Never overwrites an issue described before (by an earlier upload).
-      await this.upsert([undescribedIssue(result.ruleId, result.level)], false);
+      const rule = undescribedRule(result);
+      const fields = undescribedIssue(tool, rule, result.level);
+      await this.upsert([fields], false);
       this.undescribed.add(result.ruleId);
+      this.noteUngraded(tool, rule, result.level);
     }
     return this.byRule.get(result.ruleId)!;
   }
 
-  /** Inserts `rows` (updating changed ones when `update`), then notes each one's id. */
+  /** Notes the level of one of `result`'s rule's findings, for a rule graded by its findings. */
+  observe(result: SarifResult): void {
+    const ungraded = this.ungraded.get(result.ruleId);
+    if (ungraded) ungraded.observed = higherLevel(ungraded.observed, result.level);
+  }
+
+  /**
+   * Grades the issues of rules without a declared level by the highest level their findings had
+   * in this artifact (docs/ingestion-sarif.md "Classification"); the store rewrites only the
+   * issues whose severity this changes.
+   */
+  async gradeByObservedLevels(): Promise<void> {
+    const grades = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
+      const issue = this.byRule.get(ruleId);
+      if (entry.observed === null || issue === undefined) return [];
+      return [{ id: issue.id, severity: classifySarifRule(entry.tool, entry.rule, entry.observed).severity }];
+    });
+    await updateIssueSeverities(this.tx, grades);
+  }
+
+  /**
+   * Keeps `rule` for grading by its findings when it declares no level and this artifact decides
+   * its issue: a COMMUNITY analyzer's issues follow their uploads, a CORE analyzer's only when this
+   * artifact inserted it.
+   */
+  private noteUngraded(tool: SarifToolName, rule: SarifRule, observed: SarifLevel | null): void {
+    if (declaredLevelOf(rule) !== null) return;
+    if (this.analyzer.type !== "COMMUNITY" && !this.written.has(rule.id)) return;
+    if (!this.ungraded.has(rule.id)) this.ungraded.set(rule.id, { tool, rule, observed });
+  }
+
+  /**
+   * Inserts `rows` (updating changed ones when `update`), then notes each one's id, and which ones
+   * this statement inserted or rewrote.
+   */
   private async upsert(rows: IssueFields[], update: boolean): Promise<void> {
     if (rows.length === 0) return;
     const values = rows.map((row) => ({
@@ -238,7 +315,7 @@ class IssueCatalog {
       key: catalogKey(`issue:${this.analyzer.shortcode}:${row.shortcode}`),
       analyzer_id: this.analyzer.id,
     }));
-    await this.tx
+    const written = await this.tx
       .insertInto("issues")
       .values(values)
       .onConflict((oc) => {
@@ -255,10 +332,11 @@ class IssueCatalog {
           }))
           .where(issueChanged());
       })
+      .returning("shortcode")
       .execute();
     const stored = await this.tx
       .selectFrom("issues")
-      .select(["id", "shortcode", "category", "severity"])
+      .select(["id", "shortcode", "category"])
       .where("analyzer_id", "=", this.analyzer.id)
       .where(
         "shortcode",
@@ -266,12 +344,8 @@ class IssueCatalog {
         rows.map((row) => row.shortcode),
       )
       .execute();
-    for (const issue of stored) {
-      this.byRule.set(issue.shortcode, {
-        id: issue.id,
-        reported: this.reporting.reports(issue.category, issue.severity),
-      });
-    }
+    for (const issue of stored) this.byRule.set(issue.shortcode, { id: issue.id, category: issue.category });
+    for (const row of written) this.written.add(row.shortcode);
   }
 }
 
@@ -286,6 +360,8 @@ export interface OccurrenceRow {
   title: string;
   fingerprint: string;
   isSuppressed: boolean;
+  /** The finding's own severity (docs/ingestion-sarif.md "Severity"). */
+  severity: IssueSeverity;
 }
 
 /** Rows kept as one array per column, the shape the `unnest` insert takes (exported for bench/ingest.ts). */
@@ -300,6 +376,7 @@ export class OccurrenceBatch {
   readonly titles: string[] = [];
   readonly fingerprints: string[] = [];
   readonly suppressed: boolean[] = [];
+  readonly severities: IssueSeverity[] = [];
 
   get size(): number {
     return this.keys.length;
@@ -316,6 +393,7 @@ export class OccurrenceBatch {
     this.titles.push(row.title);
     this.fingerprints.push(row.fingerprint);
     this.suppressed.push(row.isSuppressed);
+    this.severities.push(row.severity);
   }
 }
 
@@ -347,15 +425,16 @@ export async function insertOccurrenceBatch(
           AND b.fingerprint = u.fingerprint AND b.state <> 'RESOLVED' LIMIT 1`;
   await sql`
     INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
-      end_line, end_column, title, fingerprint, state, is_suppressed)
+      end_line, end_column, title, fingerprint, state, is_suppressed, severity)
     SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
       u.end_line, u.end_column, u.title, u.fingerprint,
-      CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed
+      CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed, u.severity
     FROM unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
       ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
       ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
-      ${batch.suppressed}::boolean[])
-      AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint, is_suppressed)
+      ${batch.suppressed}::boolean[], ${batch.severities}::text[])
+      AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
+        is_suppressed, severity)
     LEFT JOIN LATERAL (${inBase}) AS m ON true
   `.execute(tx);
 }
@@ -427,11 +506,12 @@ interface ResultContext {
   fingerprints: FingerprintSequence;
 }
 
-/** The row `result` becomes at `location`, as a finding of `issue`. */
+/** The row `result` becomes at `location`, as a finding of `issue` with its own `severity`. */
 function occurrenceOf(
   result: SarifResult,
   location: SarifLocation & { path: string },
   issue: IssueRef,
+  severity: IssueSeverity,
   context: ResultContext,
 ): OccurrenceRow {
   const path = withoutNul(location.path);
@@ -455,6 +535,7 @@ function occurrenceOf(
     }),
     isSuppressed:
       result.isSuppressed || suppressionOf(context.suppression, { issueId: issue.id, path }) !== null,
+    severity,
   };
 }
 
@@ -477,7 +558,9 @@ export async function processSarif(
   if (check === null) throw new Error(`The SARIF artifact ${artifact.key} has no check.`);
   await tx.deleteFrom("occurrences").where("artifact_id", "=", artifact.id).execute();
   const analyzer = await findAnalyzer(tx, artifact.analyzer);
-  const catalog = new IssueCatalog(tx, analyzer, await loadReportingSettings(tx, repository.id));
+  const catalog = new IssueCatalog(tx, analyzer);
+  const reporting = await loadReportingSettings(tx, repository.id);
+  const tools = new Map<number, SarifTool>();
   const context: ResultContext = {
     analyzer: artifact.analyzer,
     catalog,
@@ -495,7 +578,8 @@ export async function processSarif(
   try {
     for await (const event of readSarif(input.text(), { workDir: artifact.work_dir })) {
       if (event.type === "run") {
-        await catalog.describe(event.run.tool.rules);
+        tools.set(event.run.index, event.run.tool);
+        await catalog.describe(event.run.tool);
         continue;
       }
       const result = event.result;
@@ -505,18 +589,23 @@ export async function processSarif(
         if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
         continue;
       }
+      // A result always follows its run's header, which set its tool.
+      const tool = tools.get(result.runIndex)!;
       // Known rules need no query: the common path stays synchronous.
-      const issue = catalog.known(result.ruleId) ?? (await catalog.issueFor(result));
-      if (!issue.reported) {
+      const issue = catalog.known(result.ruleId) ?? (await catalog.issueFor(result, tool));
+      catalog.observe(result);
+      const severity = severityOfResult(tool, result);
+      if (!reporting.reports(issue.category, severity)) {
         tally.skip("NOT_REPORTED");
         continue;
       }
-      const row = occurrenceOf(result, location, issue, context);
+      const row = occurrenceOf(result, location, issue, severity, context);
       tally.store();
       if (row.isSuppressed) suppressed += 1;
       if (writer.add(row)) await writer.send();
     }
     await writer.finish();
+    await catalog.gradeByObservedLevels();
   } catch (error) {
     // A statement still in flight must end before the caller rolls the transaction back.
     await writer.settle();
@@ -620,9 +709,9 @@ async function copyAsResolved(tx: Kysely<Database>, checkId: string, ids: string
   const keys = ids.map(() => newRowKey());
   await sql`
     INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
-      end_line, end_column, title, fingerprint, state, is_suppressed)
+      end_line, end_column, title, fingerprint, state, is_suppressed, severity)
     SELECT n.key, ${checkId}, b.issue_id, NULL, b.path, b.begin_line, b.begin_column,
-      b.end_line, b.end_column, b.title, b.fingerprint, 'RESOLVED', b.is_suppressed
+      b.end_line, b.end_column, b.title, b.fingerprint, 'RESOLVED', b.is_suppressed, b.severity
     FROM unnest(${ids}::bigint[], ${keys}::text[]) AS n(id, key)
     JOIN occurrences AS b ON b.id = n.id
   `.execute(tx);

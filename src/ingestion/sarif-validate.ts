@@ -4,21 +4,27 @@ import type { SkipReason } from "./types.ts";
 
 /**
  * Where a SARIF result goes (shared by the intake, which counts, and processing, which stores):
- * its primary location in the repository, or why it cannot be stored — the tool reports it
- * absent, it names no file, or its files lie outside the repository.
+ * its primary location in the repository, or why it cannot be stored — it reports no problem
+ * (`kind` `pass` or `notApplicable`), the tool reports it absent, it names no file, or its files
+ * lie outside the repository.
  */
 
 /** A location in the repository, with its repository-relative path. */
 export type StoredLocation = SarifLocation & { path: string };
 
 /** Why a result cannot be stored, known from the report alone (the repository's settings aside). */
-export type UnplacedReason = Extract<SkipReason, "ABSENT" | "NO_LOCATION" | "OUTSIDE_REPOSITORY">;
+export type UnplacedReason = Extract<
+  SkipReason,
+  "NOT_A_FAILURE" | "ABSENT" | "NO_LOCATION" | "OUTSIDE_REPOSITORY"
+>;
 
 /**
  * Where `result` is stored: the first of its locations with a path in the repository, or why it
- * is not stored. `baselineState: "absent"` wins over any location: the tool says the finding is gone.
+ * is not stored. A result that is no failure, or that the tool marks `baselineState: "absent"`,
+ * is not stored wherever it is: the tool says there is no problem there.
  */
 export function placementOf(result: SarifResult): StoredLocation | UnplacedReason {
+  if (result.kind === "pass" || result.kind === "notApplicable") return "NOT_A_FAILURE";
   if (result.baselineState === "absent") return "ABSENT";
   const location = result.locations.find((l) => l.path && !l.outsideRepository);
   if (location?.path) return { ...location, path: location.path };

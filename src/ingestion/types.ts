@@ -64,7 +64,9 @@ export type SkipReason =
   /** The repository's settings do not report the issue's category or priority (`isReported: false`). */
   | "NOT_REPORTED"
   /** A SARIF result the tool itself marks as gone (`baselineState: "absent"`). */
-  | "ABSENT";
+  | "ABSENT"
+  /** A SARIF result that reports no problem: `kind` `pass` (a check held) or `notApplicable`. */
+  | "NOT_A_FAILURE";
 
 /** Every skip reason, in the order they are shown. */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -72,13 +74,19 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NO_LOCATION",
   "NOT_REPORTED",
   "ABSENT",
+  "NOT_A_FAILURE",
 ];
 
 /**
  * Skips that are someone's decision — the repository's settings, the tool saying a finding is
- * gone — rather than a loss: an artifact that skipped only these still says what is there.
+ * gone or that a check held — rather than a loss: an artifact that skipped only these still says
+ * what is there.
  */
-export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set(["NOT_REPORTED", "ABSENT"]);
+export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
+  "NOT_REPORTED",
+  "ABSENT",
+  "NOT_A_FAILURE",
+]);
 
 /**
  * True when the results of a check's artifacts stored nothing although something was lost

@@ -8,6 +8,7 @@ import type {
   Database,
   FindingState,
   IssueRow,
+  IssueSeverity,
   OccurrenceRow,
 } from "../../src/db/types.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
@@ -57,6 +58,8 @@ export interface OccurrenceSpec {
   state?: FindingState;
   isSuppressed?: boolean;
   key?: string;
+  /** The finding's own severity; null (the default) means its issue's. */
+  severity?: IssueSeverity | null;
 }
 
 /** Inserts occurrences found by `check`, in one statement, in the order given. */
@@ -87,6 +90,7 @@ export async function occurrencesIn(
           fingerprint: keys[i]!,
           state: spec.state ?? "EXISTING",
           is_suppressed: spec.isSuppressed ?? false,
+          severity: spec.severity ?? null,
         };
       }),
     )

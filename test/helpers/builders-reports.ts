@@ -8,6 +8,7 @@ import type {
   Database,
   FindingState,
   IssueRow,
+  IssueSeverity,
   RepositoryRow,
 } from "../../src/db/types.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
@@ -24,6 +25,8 @@ export interface FindingCount {
   issue: IssueRow;
   count: number;
   state?: FindingState;
+  /** The findings' own severity; the issue's when not given. */
+  severity?: IssueSeverity;
 }
 
 /** Inserts a run of `repository` with one check of `analyzer` holding the findings listed. */
@@ -39,8 +42,13 @@ export async function aRunWithFindings(
   await occurrencesIn(
     db,
     check,
-    findings.flatMap(({ issue, count, state }) =>
-      Array.from({ length: count }, (_, i) => ({ issue, beginLine: i + 1, state: state ?? "EXISTING" })),
+    findings.flatMap(({ issue, count, state, severity }) =>
+      Array.from({ length: count }, (_, i) => ({
+        issue,
+        beginLine: i + 1,
+        state: state ?? "EXISTING",
+        severity,
+      })),
     ),
   );
   return run;

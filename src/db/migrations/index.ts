@@ -6,6 +6,7 @@ import * as authFlows from "./0005-auth-flows.ts";
 import * as webhooks from "./0006-webhooks.ts";
 import * as readIndexes from "./0007-read-indexes.ts";
 import * as ingestion from "./0008-ingestion.ts";
+import * as occurrenceSeverity from "./0009-occurrence-severity.ts";
 import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
 import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
 
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "0006-webhooks": webhooks,
   "0007-read-indexes": readIndexes,
   "0008-ingestion": ingestion,
+  "0009-occurrence-severity": occurrenceSeverity,
   "0010-artifact-outcomes": artifactOutcomes,
   "0011-coverage-check-files": coverageCheckFiles,
 };

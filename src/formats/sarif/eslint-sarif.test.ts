@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { after, before, it } from "node:test";
-import { classifySarifRule } from "./mapping.ts";
+import { classifySarifRule, severityOfResult } from "./mapping.ts";
 import { readSarif } from "./reader.ts";
 import type { SarifEvent, SarifResult, SarifRun } from "./types.ts";
 
@@ -32,23 +32,25 @@ before(async () => {
     "const unused = 1;\nif (x == null) {\n  eval('1');\n}\n",
   );
   await fs.writeFile(path.join(workDir, "src", "my file.js"), "debugger;\n");
+  sarif = await lint({
+    "no-unused-vars": "error",
+    "no-undef": "error",
+    eqeqeq: "warn",
+    "no-eval": "error",
+    "no-debugger": "warn",
+  });
+});
+
+/** ESLint over the checkout's `src` with these rule settings, as SARIF. */
+async function lint(rules: Record<string, string>): Promise<string> {
   const eslint = new ESLint({
     cwd: workDir,
     useEslintrc: false,
-    overrideConfig: {
-      parserOptions: { ecmaVersion: 2022 },
-      rules: {
-        "no-unused-vars": "error",
-        "no-undef": "error",
-        eqeqeq: "warn",
-        "no-eval": "error",
-        "no-debugger": "warn",
-      },
-    },
+    overrideConfig: { parserOptions: { ecmaVersion: 2022 }, rules },
   });
   const results = await eslint.lintFiles(["src"]);
-  sarif = formatSarif(results, { cwd: workDir, rulesMeta: eslint.getRulesMetaForResults(results) });
-});
+  return formatSarif(results, { cwd: workDir, rulesMeta: eslint.getRulesMetaForResults(results) });
+}
 
 after(async () => {
   await fs.rm(workDir, { recursive: true, force: true });
@@ -92,9 +94,29 @@ it("reads the SARIF that ESLint's formatter writes", async () => {
   assert.ok(eval_?.rule?.shortDescription);
 });
 
-it("maps ESLint's rules to issue fields by the result's level", async () => {
-  const { results } = await read(sarif);
-  const byRule = new Map(results.map((r) => [r.ruleId, r.rule ? classifySarifRule(r.rule, r.level) : null]));
-  assert.deepEqual(byRule.get("no-undef"), { category: "BUG_RISK", severity: "MAJOR", tags: [] });
-  assert.deepEqual(byRule.get("eqeqeq"), { category: "ANTI_PATTERN", severity: "MINOR", tags: [] });
+it("files ESLint's core rules by their type, each finding graded by its configured level", async () => {
+  const { runs, results } = await read(sarif);
+  const tool = runs[0]!.tool;
+  const byRule = new Map(
+    results.map((r) => [
+      r.ruleId,
+      `${r.rule ? classifySarifRule(tool, r.rule).category : "-"} ${severityOfResult(tool, r)}`,
+    ]),
+  );
+  assert.deepEqual(Object.fromEntries(byRule), {
+    "no-unused-vars": "BUG_RISK MAJOR",
+    "no-undef": "BUG_RISK MAJOR",
+    eqeqeq: "ANTI_PATTERN MINOR",
+    "no-eval": "SECURITY MAJOR",
+    "no-debugger": "BUG_RISK MINOR",
+  });
+});
+
+it("grades the same rule MAJOR where it is set to error and MINOR where it is set to warn", async () => {
+  const graded = async (setting: string) => {
+    const { runs, results } = await read(await lint({ "no-unused-vars": setting, "no-undef": setting }));
+    return results.map((r) => `${r.ruleId} ${r.level} ${severityOfResult(runs[0]!.tool, r)}`).sort();
+  };
+  assert.deepEqual(await graded("error"), ["no-undef error MAJOR", "no-unused-vars error MAJOR"]);
+  assert.deepEqual(await graded("warn"), ["no-undef warning MINOR", "no-unused-vars warning MINOR"]);
 });

@@ -47,7 +47,14 @@ const driver = {
         "security-severity": "6.1",
         precision: "high",
         "problem.severity": "error",
+        kind: "path-problem",
+        description: "x".repeat(300),
       },
+      relationships: [
+        { target: { id: "79", toolComponent: { name: "CWE" } }, kinds: ["superset"] },
+        { target: { id: "CWE-116", index: 3 } },
+        { target: { toolComponent: { name: "CWE" } } },
+      ],
       messageStrings: { default: { text: "Value {0} flows to {1}." } },
     },
     { id: "style/semi" },
@@ -92,10 +99,17 @@ describe("readSarif", () => {
       help: "**Escape** it.",
       helpUri: null,
       defaultLevel: "error",
-      tags: ["security", "external/cwe/cwe-079"],
-      securitySeverity: 6.1,
-      precision: "high",
-      problemSeverity: "error",
+      properties: {
+        tags: ["security", "external/cwe/cwe-079"],
+        securitySeverity: 6.1,
+        precision: "high",
+        problemSeverity: "error",
+        strings: { kind: "path-problem" },
+      },
+      taxa: [
+        { id: "79", taxonomy: "CWE" },
+        { id: "CWE-116", taxonomy: null },
+      ],
       messageStrings: { default: "Value {0} flows to {1}." },
     });
     const [first, second] = results(events);
@@ -111,6 +125,48 @@ describe("readSarif", () => {
     assert.equal(first?.locations[0]?.path, "src/a.js");
     assert.equal(second?.level, "note");
     assert.equal(second?.rule?.index, 1);
+  });
+
+  it("reads a result's own level, kind, properties and taxa apart from its rule's", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver },
+          results: [
+            result(),
+            result({
+              level: "warning",
+              kind: "review",
+              properties: { tags: ["aws"], "security-severity": 9.1, issue_severity: "HIGH", count: 3 },
+              taxa: [{ id: "798", toolComponent: { name: "CWE" } }, { index: 2 }],
+            }),
+            result({ kind: "pass" }),
+            result({ kind: "whatever" }),
+          ],
+        },
+      ],
+    });
+    const [inferred, own, passed, unknownKind] = results(events);
+    assert.deepEqual([inferred?.level, inferred?.ownLevel, inferred?.kind], ["error", null, "fail"]);
+    assert.deepEqual(inferred?.properties, {
+      tags: [],
+      securitySeverity: null,
+      precision: null,
+      problemSeverity: null,
+      strings: {},
+    });
+    assert.deepEqual([own?.level, own?.ownLevel, own?.kind], ["warning", "warning", "review"]);
+    assert.deepEqual(own?.properties, {
+      tags: ["aws"],
+      securitySeverity: 9.1,
+      precision: null,
+      problemSeverity: null,
+      strings: { issue_severity: "HIGH" },
+    });
+    assert.deepEqual(own?.taxa, [{ id: "798", taxonomy: "CWE" }]);
+    assert.deepEqual([passed?.kind, passed?.level], ["pass", "none"]);
+    assert.equal(unknownKind?.kind, "fail", "an unknown kind counts as the default");
   });
 
   it("reads several runs, each result under its own run", async () => {

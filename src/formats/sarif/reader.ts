@@ -3,12 +3,15 @@ import { type PathContext, resolveArtifactPath, type UriBase } from "./paths.ts"
 import {
   type SarifEvent,
   SarifFormatError,
+  type SarifKind,
   type SarifLevel,
   type SarifLocation,
+  type SarifProperties,
   type SarifRegion,
   type SarifResult,
   type SarifRule,
   type SarifSuppression,
+  type SarifTaxonRef,
   type SarifTool,
 } from "./types.ts";
 
@@ -114,12 +117,64 @@ interface RunState {
   pending: Array<{ raw: unknown; index: number }>;
 }
 
+/** Longer string properties are not kept: classification reads short words, not texts. */
+const MAX_PROPERTY_LENGTH = 200;
+
+/** The properties {@link SarifProperties} has fields for, left out of its `strings`. */
+const NAMED_PROPERTIES = new Set(["tags", "security-severity", "precision", "problem.severity"]);
+
+/** The property bag (§3.8) as classification reads it; empty values when there is none. */
+function propertiesOf(raw: unknown): SarifProperties {
+  const bag = isObject(raw) ? raw : {};
+  const score = bag["security-severity"];
+  const severity =
+    typeof score === "number" || (typeof score === "string" && score.trim() !== "") ? Number(score) : NaN;
+  const strings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(bag)) {
+    if (typeof value === "string" && value.length <= MAX_PROPERTY_LENGTH && !NAMED_PROPERTIES.has(name))
+      strings[name] = value;
+  }
+  return {
+    tags: Array.isArray(bag.tags) ? bag.tags.filter((tag) => typeof tag === "string") : [],
+    securitySeverity: Number.isFinite(severity) ? severity : null,
+    precision: stringOf(bag.precision),
+    problemSeverity: stringOf(bag["problem.severity"]),
+    strings,
+  };
+}
+
+/** A taxon reference (`reportingDescriptorReference`, §3.53): its id and its taxonomy's name. */
+function taxonOf(raw: unknown): SarifTaxonRef | null {
+  if (!isObject(raw)) return null;
+  const id = typeof raw.id === "number" ? String(raw.id) : stringOf(raw.id);
+  if (id === null) return null;
+  const component = isObject(raw.toolComponent) ? stringOf(raw.toolComponent.name) : null;
+  return { id, taxonomy: component };
+}
+
+/** The targets of a rule's `relationships` (§3.52). */
+function relationshipTaxaOf(raw: unknown): SarifTaxonRef[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((relationship) => {
+    const taxon = isObject(relationship) ? taxonOf(relationship.target) : null;
+    return taxon === null ? [] : [taxon];
+  });
+}
+
+function kindOf(value: unknown): SarifKind {
+  return value === "pass" ||
+    value === "notApplicable" ||
+    value === "review" ||
+    value === "open" ||
+    value === "informational"
+    ? value
+    : "fail";
+}
+
 function ruleOf(raw: unknown, index: number, where: string): SarifRule {
   if (!isObject(raw) || typeof raw.id !== "string") {
     throw new SarifFormatError("INVALID_STRUCTURE", `${where}.rules[${index}] has no string "id".`);
   }
-  const properties = isObject(raw.properties) ? raw.properties : {};
-  const severity = Number(properties["security-severity"]);
   const help = isObject(raw.help) ? (stringOf(raw.help.markdown) ?? stringOf(raw.help.text)) : null;
   const messageStrings = isObject(raw.messageStrings)
     ? Object.fromEntries(
@@ -138,15 +193,8 @@ function ruleOf(raw: unknown, index: number, where: string): SarifRule {
     help,
     helpUri: stringOf(raw.helpUri),
     defaultLevel: isObject(raw.defaultConfiguration) ? levelOf(raw.defaultConfiguration.level) : null,
-    tags: Array.isArray(properties.tags) ? properties.tags.filter((tag) => typeof tag === "string") : [],
-    securitySeverity:
-      properties["security-severity"] !== undefined &&
-      properties["security-severity"] !== "" &&
-      Number.isFinite(severity)
-        ? severity
-        : null,
-    precision: stringOf(properties.precision),
-    problemSeverity: stringOf(properties["problem.severity"]),
+    properties: propertiesOf(raw.properties),
+    taxa: relationshipTaxaOf(raw.relationships),
     messageStrings,
   };
 }
@@ -251,14 +299,19 @@ function resultOf(raw: unknown, index: number, run: RunState, tool: SarifTool): 
   if (id === undefined)
     throw new SarifFormatError("MISSING_RULE", `${where} has neither "ruleId" nor "rule".`);
   const suppressions = suppressionsOf(raw.suppressions);
-  const kind = stringOf(raw.kind) ?? "fail";
+  const kind = kindOf(raw.kind);
+  const ownLevel = levelOf(raw.level);
   const baseline = raw.baselineState;
   return {
     runIndex: run.index,
     index,
     ruleId: id,
     rule,
-    level: levelOf(raw.level) ?? (kind !== "fail" ? "none" : (rule?.defaultLevel ?? "warning")),
+    level: ownLevel ?? (kind !== "fail" ? "none" : (rule?.defaultLevel ?? "warning")),
+    ownLevel,
+    kind,
+    properties: propertiesOf(raw.properties),
+    taxa: Array.isArray(raw.taxa) ? raw.taxa.flatMap((taxon) => taxonOf(taxon) ?? []) : [],
     message: messageOf(raw.message, rule),
     locations: locationsOf(raw.locations, run.context),
     relatedLocations: locationsOf(raw.relatedLocations, run.context),

@@ -7,6 +7,36 @@
 /** A result's or rule's `level` (SARIF §3.27.10). */
 export type SarifLevel = "error" | "warning" | "note" | "none";
 
+/** A result's `kind` (SARIF §3.27.9): only `fail` means a problem; `pass` and `notApplicable` say a check held. */
+export type SarifKind = "fail" | "pass" | "notApplicable" | "review" | "open" | "informational";
+
+/**
+ * The parts of a rule's or result's property bag (`properties`, SARIF §3.8) that classification
+ * reads. The names are conventions of the tools, not of SARIF: `tags` and the dotted names are
+ * GitHub code scanning's, `category` is oxlint's and ESLint's formatter's.
+ */
+export interface SarifProperties {
+  /** `tags`, as the tool wrote them. */
+  tags: string[];
+  /** `security-severity`, a CVSS-like score 0.0-10.0, when present and numeric. */
+  securitySeverity: number | null;
+  /** `precision` (`very-high`, `high`, `medium`, `low`). */
+  precision: string | null;
+  /** `problem.severity` (`error`, `warning`, `recommendation`). */
+  problemSeverity: string | null;
+  /** The bag's other string values by name, e.g. `category` (oxlint) or `issue_severity` (Bandit). */
+  strings: Record<string, string>;
+}
+
+/**
+ * A reference to a taxon (SARIF §3.52.3 `relationships[].target` of a rule, §3.27.8 `taxa` of a
+ * result): the taxon's id and, when the reference names it, its taxonomy (`toolComponent.name`).
+ */
+export interface SarifTaxonRef {
+  id: string;
+  taxonomy: string | null;
+}
+
 /** A rule (`reportingDescriptor`, SARIF §3.49) of the run's tool driver. */
 export interface SarifRule {
   /** The rule's stable id (`id`), e.g. `no-unused-vars` or `js/xss`. */
@@ -22,14 +52,9 @@ export interface SarifRule {
   helpUri: string | null;
   /** `defaultConfiguration.level`; null when the rule does not say (SARIF then means `warning`). */
   defaultLevel: SarifLevel | null;
-  /** `properties.tags`, as the tool wrote them. */
-  tags: string[];
-  /** `properties["security-severity"]`, a CVSS-like score 0.0-10.0, when present and numeric. */
-  securitySeverity: number | null;
-  /** `properties.precision` (`very-high`, `high`, `medium`, `low`). */
-  precision: string | null;
-  /** `properties["problem.severity"]` (`error`, `warning`, `recommendation`). */
-  problemSeverity: string | null;
+  properties: SarifProperties;
+  /** The targets of the rule's `relationships` (CWE entries, for instance). */
+  taxa: SarifTaxonRef[];
   /** `messageStrings`: templates a result's `message.id` refers to. */
   messageStrings: Record<string, string>;
 }
@@ -97,6 +122,14 @@ export interface SarifResult {
   rule: SarifRule | null;
   /** The result's level, else the rule's default level, else `warning` (`none` when `kind` is not `fail`). */
   level: SarifLevel;
+  /** The result's own `level`; null when it wrote none (then `level` is inferred). */
+  ownLevel: SarifLevel | null;
+  /** `kind`, `fail` when absent. */
+  kind: SarifKind;
+  /** The result's own property bag (empty values when it has none). */
+  properties: SarifProperties;
+  /** The result's `taxa`. */
+  taxa: SarifTaxonRef[];
   /** `message.text`, or the rule's message string the message names, with arguments filled in. */
   message: string;
   locations: SarifLocation[];

@@ -9,7 +9,13 @@ import { type ArtifactOutcome, type ArtifactView, outcomeOf } from "./artifact-s
  */
 
 /** Why entries were skipped, in the order the API lists them (the pipeline's `SkipReason`). */
-export const ARTIFACT_SKIP_REASONS = ["OUTSIDE_REPOSITORY", "NO_LOCATION", "NOT_REPORTED", "ABSENT"] as const;
+export const ARTIFACT_SKIP_REASONS = [
+  "OUTSIDE_REPOSITORY",
+  "NO_LOCATION",
+  "NOT_REPORTED",
+  "ABSENT",
+  "NOT_A_FAILURE",
+] as const;
 export type ArtifactSkipReason = (typeof ARTIFACT_SKIP_REASONS)[number];
 
 /** One reason and how many entries it skipped. */

@@ -57,6 +57,8 @@ const SKIP_REASON_DESCRIPTIONS: Record<ArtifactSkipReason, string> = {
   NOT_REPORTED:
     "The repository does not report the issue's category or priority (`isReported: false` in its settings).",
   ABSENT: 'The tool itself marks the SARIF result as gone (`baselineState: "absent"`).',
+  NOT_A_FAILURE:
+    "A SARIF result that reports no problem: its `kind` is `pass` (a check the tool ran held) or `notApplicable`.",
 };
 
 const ArtifactSkipReasonEnum = builder.enumType("ArtifactSkipReason", {

@@ -7,6 +7,7 @@ import type {
   Database,
   IssueCategory,
   IssueRow,
+  IssueSeverity,
   IssuesTable,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
@@ -125,6 +126,23 @@ export function insertIssues(db: Kysely<Database>, rows: readonly NewIssue[]): P
     .values([...rows])
     .returningAll()
     .execute();
+}
+
+/**
+ * Sets the severity of each issue in `changes` (one statement), where it differs: SARIF
+ * processing grades a rule that declares no level by the levels its findings had.
+ */
+export async function updateIssueSeverities(
+  db: Kysely<Database>,
+  changes: ReadonlyArray<{ id: string; severity: IssueSeverity }>,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await sql`
+    UPDATE issues AS i SET severity = c.severity
+    FROM unnest(${changes.map((c) => c.id)}::bigint[], ${changes.map((c) => c.severity)}::text[])
+      AS c(id, severity)
+    WHERE i.id = c.id AND i.severity <> c.severity
+  `.execute(db);
 }
 
 /** Inserts code formatters in one statement and returns the stored rows. */

@@ -11,8 +11,11 @@ import { allOf, type ConnectionFilter, containsPattern, equalsFilter } from "./f
 /** An occurrence as the connections read it: the row, its check's run and analyzer. */
 export type LocatedOccurrence = OccurrenceRow & { run_id: string; analyzer_id: string };
 
-/** An occurrence with its issue's shortcode, category and severity, as `AnalysisIssue` answers it. */
-export type AnalysisIssueRow = LocatedOccurrence & {
+/**
+ * An occurrence with its issue's shortcode and category, as `AnalysisIssue` answers it; `severity`
+ * is the finding's own, else its issue's.
+ */
+export type AnalysisIssueRow = Omit<LocatedOccurrence, "severity"> & {
   issue_shortcode: string;
   category: IssueCategory;
   severity: IssueSeverity;
@@ -57,9 +60,33 @@ const LOCATED = sql`(
 const issueColumn = (column: "shortcode" | "category" | "severity") =>
   sql`(SELECT i.${sql.ref(column)} FROM issues AS i WHERE i.id = o.issue_id)`;
 
+// Every occurrence column but `severity`, which WITH_ISSUE answers as the finding's own, else
+// the issue's (COALESCE runs the issue lookup only for rows without their own). The Record type
+// makes a column added to the table fail to compile until it is listed here.
+const OCCURRENCE_COLUMNS = Object.keys({
+  id: true,
+  key: true,
+  check_id: true,
+  issue_id: true,
+  path: true,
+  begin_line: true,
+  begin_column: true,
+  end_line: true,
+  end_column: true,
+  title: true,
+  explanation: true,
+  source: true,
+  fingerprint: true,
+  state: true,
+  is_suppressed: true,
+  created_at: true,
+  artifact_id: true,
+} satisfies Record<Exclude<keyof OccurrenceRow, "severity">, true>);
+
 const WITH_ISSUE = sql`(
-  SELECT o.*, c.run_id, c.analyzer_id, ${issueColumn("shortcode")} AS issue_shortcode,
-    ${issueColumn("category")} AS category, ${issueColumn("severity")} AS severity
+  SELECT ${sql.join(OCCURRENCE_COLUMNS.map((column) => sql.ref(`o.${column}`)))}, c.run_id, c.analyzer_id,
+    ${issueColumn("shortcode")} AS issue_shortcode, ${issueColumn("category")} AS category,
+    coalesce(o.severity, ${issueColumn("severity")}) AS severity
   FROM occurrences AS o
   JOIN checks AS c ON c.id = o.check_id
   WHERE o.state <> 'RESOLVED'

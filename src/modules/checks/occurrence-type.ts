@@ -54,7 +54,7 @@ export const AnalysisIssueSourceEnum = builder.enumType("AnalysisIssueSource", {
 /** A finding in the 2026 flat shape (`Check.issues`, `PullRequest.issues`). */
 export const AnalysisIssueRef = builder.objectRef<AnalysisIssueRow>("AnalysisIssue").implement({
   description:
-    "One finding with its issue's code, category and severity inlined: the flat shape that replaces `Check.occurrences`.",
+    "One finding with its issue's code and category and its own severity inlined: the flat shape that replaces `Check.occurrences`.",
   fields: (t) => ({
     source: t.field({
       type: AnalysisIssueSourceEnum,
@@ -81,7 +81,8 @@ export const AnalysisIssueRef = builder.objectRef<AnalysisIssueRow>("AnalysisIss
     }),
     severity: t.field({
       type: IssueSeverityEnum,
-      description: "The issue's severity.",
+      description:
+        "The finding's severity: as its report graded it (a rule can be an error in one repository and a warning in another), else its issue's.",
       resolve: (o) => o.severity,
     }),
     explanation: t.string({
@@ -109,7 +110,11 @@ export function analysisIssueArgs(t: ArgBuilder<BuilderTypes>) {
       description: "Only findings from this source.",
     }),
     category: t({ type: IssueCategoryEnum, required: false, description: "Only issues of this category." }),
-    severity: t({ type: IssueSeverityEnum, required: false, description: "Only issues of this severity." }),
+    severity: t({
+      type: IssueSeverityEnum,
+      required: false,
+      description: "Only findings of this severity (each finding's own, else its issue's).",
+    }),
     q: t.string({
       required: false,
       description:

@@ -9,7 +9,11 @@ import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
  * one statement of per-run counts by category and severity, and one of coverage metric values.
  */
 
-/** One issue's counts in one finished default-branch run of a repository in a scope. */
+/**
+ * One issue's counts at one severity in one finished default-branch run of a repository in a
+ * scope. The severity is each finding's own, else its issue's, so one issue may have a row per
+ * severity.
+ */
 export interface ScopeRunIssueRow {
   scope_id: string;
   repository_id: string;
@@ -45,7 +49,8 @@ export async function findScopeRunIssueCounts(
     JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.branch_name = repo.default_branch
       AND r.status IN ('SUCCESS', 'FAILURE')
     LEFT JOIN LATERAL (
-      SELECT o.issue_id, i.category, i.severity, i.tags, a.shortcode AS analyzer_shortcode,
+      SELECT o.issue_id, i.category, coalesce(o.severity, i.severity) AS severity, i.tags,
+        a.shortcode AS analyzer_shortcode,
         count(*) FILTER (WHERE o.state <> 'RESOLVED') AS open,
         count(*) FILTER (WHERE o.state = 'RESOLVED') AS resolved
       FROM checks AS c
@@ -53,13 +58,13 @@ export async function findScopeRunIssueCounts(
       JOIN issues AS i ON i.id = o.issue_id
       JOIN analyzers AS a ON a.id = i.analyzer_id
       WHERE c.run_id = r.id
-      GROUP BY o.issue_id, i.category, i.severity, i.tags, a.shortcode
+      GROUP BY o.issue_id, i.category, coalesce(o.severity, i.severity), i.tags, a.shortcode
     ) AS x ON true
     WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
   return result.rows;
 }
 
-/** Open (non-RESOLVED) occurrences of one run in one category and severity. */
+/** Open (non-RESOLVED) occurrences of one run in one category and severity (the finding's own, else its issue's). */
 export interface RunCategoryCountRow {
   run_id: string;
   category: IssueCategory;
@@ -73,12 +78,13 @@ export async function countOpenOccurrencesOfRuns(
   runIds: readonly string[],
 ): Promise<RunCategoryCountRow[]> {
   const result = await sql<RunCategoryCountRow>`
-    SELECT c.run_id::text AS run_id, i.category, i.severity, count(*)::int AS open
+    SELECT c.run_id::text AS run_id, i.category, coalesce(o.severity, i.severity) AS severity,
+      count(*)::int AS open
     FROM checks AS c
     JOIN occurrences AS o ON o.check_id = c.id
     JOIN issues AS i ON i.id = o.issue_id
     WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND o.state <> 'RESOLVED'
-    GROUP BY c.run_id, i.category, i.severity`.execute(db);
+    GROUP BY c.run_id, i.category, coalesce(o.severity, i.severity)`.execute(db);
   return result.rows;
 }
 

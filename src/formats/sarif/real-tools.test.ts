@@ -1,0 +1,215 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
+import { classifySarifRule, severityOfResult } from "./mapping.ts";
+import { readSarif } from "./reader.ts";
+import type { SarifResult, SarifTool } from "./types.ts";
+
+/**
+ * Classification of the reports real tools wrote (src/formats/sarif/fixtures/, made by
+ * scripts/make-fixtures.sh), compared with each tool's own summary: every result is read, its
+ * level becomes the severity the tool meant, and its rule the category its family says.
+ */
+
+interface Classified {
+  ruleId: string;
+  path: string | null;
+  level: string;
+  category: string;
+  severity: string;
+}
+
+/** Reads a fixture with its run's workDir and classifies every result. */
+async function classify(tool: string, name: string): Promise<Classified[]> {
+  const fixture = toolFixture("sarif", tool, name);
+  const tools = new Map<number, SarifTool>();
+  const results: Array<{ result: SarifResult; tool: SarifTool }> = [];
+  for await (const event of readSarif([readToolFixture("sarif", tool, name)], { workDir: fixture.workDir })) {
+    if (event.type === "run") tools.set(event.run.index, event.run.tool);
+    else results.push({ result: event.result, tool: tools.get(event.result.runIndex)! });
+  }
+  return results.map(({ result, tool: driver }) => {
+    const rule = result.rule ?? {
+      id: result.ruleId,
+      index: -1,
+      name: null,
+      shortDescription: null,
+      fullDescription: null,
+      help: null,
+      helpUri: null,
+      defaultLevel: null,
+      properties: result.properties,
+      taxa: result.taxa,
+      messageStrings: {},
+    };
+    return {
+      ruleId: result.ruleId,
+      path: result.locations[0]?.path ?? null,
+      level: result.level,
+      category: classifySarifRule(driver, rule, result.level).category,
+      severity: severityOfResult(driver, result),
+    };
+  });
+}
+
+/** Results per rule: `{ errors, warnings }` by SARIF level, and the severities they got. */
+function countsByRule(rows: readonly Classified[]) {
+  const byRule: Record<string, { errors: number; warnings: number; MAJOR: number; MINOR: number }> = {};
+  for (const row of rows) {
+    const counts = byRule[row.ruleId] ?? { errors: 0, warnings: 0, MAJOR: 0, MINOR: 0 };
+    byRule[row.ruleId] = counts;
+    if (row.level === "error") counts.errors += 1;
+    if (row.level === "warning") counts.warnings += 1;
+    if (row.severity === "MAJOR" || row.severity === "MINOR") counts[row.severity] += 1;
+  }
+  return byRule;
+}
+
+/** The category of each rule's results (one per rule, or a list when they disagree). */
+function categoriesByRule(rows: readonly Classified[]): Record<string, string> {
+  const byRule: Record<string, Set<string>> = {};
+  for (const row of rows) byRule[row.ruleId] = new Set([...(byRule[row.ruleId] ?? []), row.category]);
+  return Object.fromEntries(Object.entries(byRule).map(([rule, set]) => [rule, [...set].sort().join(",")]));
+}
+
+type LintSummary = {
+  errors: number;
+  warnings: number;
+  byRule: Record<string, { errors: number; warnings: number }>;
+};
+
+/** For a linter graded by levels: each rule's errors are MAJOR and its warnings MINOR, as many as the tool counted. */
+function assertLevelsBecomeSeverities(rows: readonly Classified[], summary: LintSummary): void {
+  assert.equal(rows.length, summary.errors + summary.warnings, "every result the tool counted is read");
+  const actual = countsByRule(rows);
+  const expected = Object.fromEntries(
+    Object.entries(summary.byRule).map(([rule, c]) => [
+      rule,
+      { errors: c.errors, warnings: c.warnings, MAJOR: c.errors, MINOR: c.warnings },
+    ]),
+  );
+  assert.deepEqual(actual, expected);
+}
+
+describe("real tools' SARIF", () => {
+  it("ESLint: core rules by their type, errors MAJOR and warnings MINOR as ESLint counted them", async () => {
+    const rows = await classify("eslint", "eslint.sarif");
+    assertLevelsBecomeSeverities(
+      rows,
+      readToolSummary("sarif", "eslint", "eslint.sarif").figures as LintSummary,
+    );
+    assert.deepEqual(categoriesByRule(rows), {
+      complexity: "ANTI_PATTERN",
+      eqeqeq: "ANTI_PATTERN",
+      "no-debugger": "BUG_RISK",
+      "no-dupe-keys": "BUG_RISK",
+      "no-empty": "ANTI_PATTERN",
+      "no-eval": "SECURITY",
+      "no-self-assign": "BUG_RISK",
+      "no-undef": "BUG_RISK",
+      "no-unreachable": "BUG_RISK",
+      "no-unused-vars": "BUG_RISK",
+      "no-var": "ANTI_PATTERN",
+      "use-isnan": "BUG_RISK",
+    });
+  });
+
+  it("Biome: rules by their group, errors MAJOR and warnings MINOR as Biome counted them", async () => {
+    const rows = await classify("biome", "biome.sarif");
+    assertLevelsBecomeSeverities(
+      rows,
+      readToolSummary("sarif", "biome", "biome.sarif").figures as LintSummary,
+    );
+    const categories = categoriesByRule(rows);
+    for (const [rule, category] of Object.entries(categories)) {
+      const group = rule.split("/")[1];
+      const expected = {
+        a11y: "BUG_RISK",
+        complexity: "ANTI_PATTERN",
+        correctness: "BUG_RISK",
+        performance: "PERFORMANCE",
+        security: "SECURITY",
+        style: "STYLE",
+        suspicious: "BUG_RISK",
+      }[group ?? ""];
+      assert.equal(category, expected, rule);
+    }
+    assert.equal(categories["lint/style/useTemplate"], "STYLE", "a style rule stays STYLE");
+    assert.ok(rows.filter((r) => r.ruleId === "lint/style/useTemplate").every((r) => r.severity === "MINOR"));
+  });
+
+  it("oxlint: rules by their category, errors MAJOR and warnings MINOR as oxlint counted them", async () => {
+    const rows = await classify("oxlint", "oxlint.sarif");
+    assertLevelsBecomeSeverities(
+      rows,
+      readToolSummary("sarif", "oxlint", "oxlint.sarif").figures as LintSummary,
+    );
+    assert.deepEqual(categoriesByRule(rows), {
+      "eslint(eqeqeq)": "ANTI_PATTERN",
+      "eslint(no-debugger)": "BUG_RISK",
+      "eslint(no-dupe-keys)": "BUG_RISK",
+      "eslint(no-eval)": "SECURITY",
+      "eslint(no-self-assign)": "BUG_RISK",
+      "eslint(no-unreachable)": "BUG_RISK",
+      "eslint(no-unused-vars)": "BUG_RISK",
+      "eslint(no-var)": "ANTI_PATTERN",
+      "eslint(use-isnan)": "BUG_RISK",
+      "jsx-a11y(alt-text)": "BUG_RISK",
+      "jsx-a11y(anchor-is-valid)": "BUG_RISK",
+      "jsx-a11y(click-events-have-key-events)": "BUG_RISK",
+      "jsx-a11y(no-static-element-interactions)": "BUG_RISK",
+      "oxc(no-accumulating-spread)": "PERFORMANCE",
+    });
+  });
+
+  it("clang's analyzer: defects are MAJOR bug risks, insecure calls security, dead stores MINOR", async () => {
+    for (const name of ["inventory.sarif", "main.sarif"]) {
+      const rows = await classify("clang", name);
+      const summary = readToolSummary("sarif", "clang", name).figures as {
+        warnings: number;
+        byChecker: Record<string, number>;
+      };
+      assert.equal(rows.length, summary.warnings, `${name}: every warning clang printed`);
+      const byChecker: Record<string, number> = {};
+      for (const row of rows) byChecker[row.ruleId] = (byChecker[row.ruleId] ?? 0) + 1;
+      assert.deepEqual(byChecker, summary.byChecker, name);
+      assert.ok(
+        rows.every((row) => row.level === "warning"),
+        "clang writes no level",
+      );
+    }
+    const rows = await classify("clang", "inventory.sarif");
+    const lines = rows.map((r) => `${r.ruleId} ${r.category} ${r.severity}`).sort();
+    assert.deepEqual(
+      [...new Set(lines)],
+      [
+        "core.DivideZero BUG_RISK MAJOR",
+        "core.NullDereference BUG_RISK MAJOR",
+        "deadcode.DeadStores ANTI_PATTERN MINOR",
+        "security.insecureAPI.strcpy SECURITY MAJOR",
+        "unix.Malloc BUG_RISK MAJOR",
+      ],
+    );
+    assert.deepEqual(
+      (await classify("clang", "main.sarif")).map((r) => `${r.ruleId} ${r.category} ${r.severity}`),
+      ["security.insecureAPI.gets SECURITY MAJOR"],
+    );
+  });
+
+  it("secretlint: every leaked credential is SECRETS and CRITICAL", async () => {
+    const rows = await classify("secretlint", "secretlint.sarif");
+    const summary = readToolSummary("sarif", "secretlint", "secretlint.sarif").figures as {
+      problems: number;
+      byRule: Record<string, number>;
+    };
+    assert.equal(rows.length, summary.problems);
+    const byRule: Record<string, number> = {};
+    for (const row of rows) byRule[row.ruleId] = (byRule[row.ruleId] ?? 0) + 1;
+    assert.deepEqual(byRule, summary.byRule);
+    assert.ok(rows.every((row) => row.category === "SECRETS" && row.severity === "CRITICAL"));
+    assert.ok(
+      rows.some((row) => row.ruleId.endsWith("secretlint-rule-aws") && row.path === "config/settings.py"),
+    );
+  });
+});

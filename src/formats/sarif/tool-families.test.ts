@@ -1,0 +1,299 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { classifySarifRule, severityOfResult } from "./mapping.ts";
+import { FAMILY_ROWS, familyRowOf } from "./tool-families.ts";
+import type { SarifLevel, SarifResult, SarifRule } from "./types.ts";
+
+/**
+ * One test per row of the tool-family table (tool-families.ts, docs/ingestion-sarif.md "Tool
+ * families"): an example rule the row must decide, with the category and the severities that
+ * follow at each level the tool can write. Rule ids are the tools' own.
+ */
+
+interface Example {
+  tool: string;
+  ruleId: string;
+  strings?: Record<string, string>;
+  category: IssueCategory;
+  /** The occurrence severity at each level (the row's fixed one whatever the level). */
+  severities: Partial<Record<SarifLevel, IssueSeverity>>;
+}
+
+const LINT = { error: "MAJOR", warning: "MINOR", note: "MINOR" } as const;
+const SECURITY_SCALE = { error: "MAJOR", warning: "MAJOR", note: "MINOR" } as const;
+
+const EXAMPLES: Record<string, Example> = {
+  "secret-scanners": {
+    tool: "secretlint",
+    ruleId: "@secretlint/secretlint-rule-preset-recommend > @secretlint/secretlint-rule-aws",
+    category: "SECRETS",
+    severities: { error: "CRITICAL", warning: "CRITICAL" },
+  },
+  "clang-security": {
+    tool: "clang",
+    ruleId: "security.insecureAPI.strcpy",
+    category: "SECURITY",
+    severities: { warning: "MAJOR" },
+  },
+  "clang-deadcode": {
+    tool: "clang",
+    ruleId: "deadcode.DeadStores",
+    category: "ANTI_PATTERN",
+    severities: { warning: "MINOR", error: "MINOR" },
+  },
+  "clang-performance": {
+    tool: "clang",
+    ruleId: "optin.performance.Padding",
+    category: "PERFORMANCE",
+    severities: { warning: "MINOR" },
+  },
+  "clang-portability": {
+    tool: "clang",
+    ruleId: "optin.portability.UnixAPI",
+    category: "BUG_RISK",
+    severities: { warning: "MINOR" },
+  },
+  "clang-defects": {
+    tool: "clang",
+    ruleId: "core.NullDereference",
+    category: "BUG_RISK",
+    severities: { warning: "MAJOR", note: "MAJOR" },
+  },
+  "biome-security": {
+    tool: "Biome",
+    ruleId: "lint/security/noGlobalEval",
+    category: "SECURITY",
+    severities: LINT,
+  },
+  "biome-correctness": {
+    tool: "Biome",
+    ruleId: "lint/suspicious/noDebugger",
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "biome-a11y": { tool: "Biome", ruleId: "lint/a11y/useAltText", category: "BUG_RISK", severities: LINT },
+  "biome-performance": {
+    tool: "Biome",
+    ruleId: "lint/performance/noAccumulatingSpread",
+    category: "PERFORMANCE",
+    severities: LINT,
+  },
+  "biome-complexity": {
+    tool: "Biome",
+    ruleId: "lint/complexity/noUselessTernary",
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "biome-style": { tool: "Biome", ruleId: "lint/style/useConst", category: "STYLE", severities: LINT },
+  "eslint-eval": { tool: "ESLint", ruleId: "no-eval", category: "SECURITY", severities: LINT },
+  "eslint-problem": { tool: "ESLint", ruleId: "no-undef", category: "BUG_RISK", severities: LINT },
+  "eslint-suggestion": { tool: "ESLint", ruleId: "eqeqeq", category: "ANTI_PATTERN", severities: LINT },
+  "eslint-layout": { tool: "ESLint", ruleId: "semi", category: "STYLE", severities: LINT },
+  "eslint-jsdoc": {
+    tool: "ESLint",
+    ruleId: "jsdoc/require-param",
+    category: "DOCUMENTATION",
+    severities: LINT,
+  },
+  "eslint-security-plugin": {
+    tool: "ESLint",
+    ruleId: "security/detect-eval-with-expression",
+    category: "SECURITY",
+    severities: LINT,
+  },
+  "eslint-jsx-a11y": { tool: "ESLint", ruleId: "jsx-a11y/alt-text", category: "BUG_RISK", severities: LINT },
+  "oxlint-eval": {
+    tool: "oxlint",
+    ruleId: "eslint(no-eval)",
+    strings: { category: "correctness", plugin: "eslint" },
+    category: "SECURITY",
+    severities: LINT,
+  },
+  "oxlint-jsx-a11y": { tool: "oxlint", ruleId: "jsx-a11y(alt-text)", category: "BUG_RISK", severities: LINT },
+  "oxlint-jsdoc": {
+    tool: "oxlint",
+    ruleId: "jsdoc(require-param)",
+    strings: { category: "pedantic", plugin: "jsdoc" },
+    category: "DOCUMENTATION",
+    severities: LINT,
+  },
+  "oxlint-correctness": {
+    tool: "oxlint",
+    ruleId: "eslint(no-self-assign)",
+    strings: { category: "correctness", plugin: "eslint" },
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "oxlint-suspicious": {
+    tool: "oxlint",
+    ruleId: "eslint(no-extend-native)",
+    strings: { category: "suspicious", plugin: "eslint" },
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "oxlint-perf": {
+    tool: "oxlint",
+    ruleId: "eslint(no-await-in-loop)",
+    strings: { category: "perf", plugin: "eslint" },
+    category: "PERFORMANCE",
+    severities: LINT,
+  },
+  "oxlint-style": {
+    tool: "oxlint",
+    ruleId: "eslint(id-length)",
+    strings: { category: "style", plugin: "eslint" },
+    category: "STYLE",
+    severities: LINT,
+  },
+  "oxlint-pedantic": {
+    tool: "oxlint",
+    ruleId: "eslint(eqeqeq)",
+    strings: { category: "pedantic", plugin: "eslint" },
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "oxlint-restriction": {
+    tool: "oxlint",
+    ruleId: "eslint(no-console)",
+    strings: { category: "restriction", plugin: "eslint" },
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "semgrep-security": {
+    tool: "Semgrep OSS",
+    ruleId: "python.lang.security.audit.eval-detected.eval-detected",
+    category: "SECURITY",
+    severities: SECURITY_SCALE,
+  },
+  "semgrep-correctness": {
+    tool: "Semgrep OSS",
+    ruleId: "python.lang.correctness.useless-comparison.no-strings-as-booleans",
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "semgrep-performance": {
+    tool: "Semgrep Pro",
+    ruleId: "javascript.lang.performance.array-spread-in-loop",
+    category: "PERFORMANCE",
+    severities: LINT,
+  },
+  "semgrep-best-practice": {
+    tool: "semgrep",
+    ruleId: "python.lang.best-practice.open-never-closed.open-never-closed",
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "security-scanners": { tool: "Bandit", ruleId: "B602", category: "SECURITY", severities: SECURITY_SCALE },
+  "hadolint-parse": { tool: "Hadolint", ruleId: "DL1000", category: "BUG_RISK", severities: LINT },
+  "hadolint-shellcheck": { tool: "Hadolint", ruleId: "SC2086", category: "BUG_RISK", severities: LINT },
+  "hadolint-dockerfile": { tool: "Hadolint", ruleId: "DL3008", category: "ANTI_PATTERN", severities: LINT },
+  shellcheck: { tool: "shellcheck", ruleId: "2086", category: "BUG_RISK", severities: LINT },
+};
+
+function ruleOf(id: string, strings: Record<string, string> = {}): SarifRule {
+  return {
+    id,
+    index: 0,
+    name: null,
+    shortDescription: null,
+    fullDescription: null,
+    help: null,
+    helpUri: null,
+    defaultLevel: null,
+    properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
+    taxa: [],
+    messageStrings: {},
+  };
+}
+
+function resultOf(rule: SarifRule, level: SarifLevel): SarifResult {
+  return {
+    runIndex: 0,
+    index: 0,
+    ruleId: rule.id,
+    rule,
+    level,
+    ownLevel: level,
+    kind: "fail",
+    properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings: {} },
+    taxa: [],
+    message: "m",
+    locations: [],
+    relatedLocations: [],
+    suppressions: [],
+    isSuppressed: false,
+    baselineState: null,
+    partialFingerprints: {},
+    fingerprints: {},
+  };
+}
+
+describe("tool families", () => {
+  for (const row of FAMILY_ROWS) {
+    it(`${row.key}: ${row.family}, ${row.rule.text}`, () => {
+      const example = EXAMPLES[row.key];
+      assert.ok(example, `row ${row.key} has an example`);
+      const rule = ruleOf(example.ruleId, example.strings);
+      assert.equal(familyRowOf(example.tool, rule)?.key, row.key, "the row decides its example");
+      const tool = { name: example.tool };
+      assert.equal(classifySarifRule(tool, rule).category, example.category);
+      for (const [level, severity] of Object.entries(example.severities)) {
+        assert.equal(severityOfResult(tool, resultOf(rule, level as SarifLevel)), severity, `at ${level}`);
+      }
+    });
+  }
+
+  it("names only rows of the table in its examples", () => {
+    const keys = new Set(FAMILY_ROWS.map((row) => row.key));
+    assert.equal(keys.size, FAMILY_ROWS.length, "row keys are unique");
+    assert.deepEqual(
+      Object.keys(EXAMPLES).filter((key) => !keys.has(key)),
+      [],
+    );
+  });
+
+  it("matches a tool by its driver name, case-insensitively, not by a look-alike", () => {
+    const rule = ruleOf("core.NullDereference");
+    assert.equal(familyRowOf("Clang", rule)?.key, "clang-defects");
+    assert.equal(familyRowOf("clang static analyzer", rule)?.key, "clang-defects");
+    assert.equal(familyRowOf("clang-tidy", rule), null);
+    assert.equal(familyRowOf("my-clang", rule), null);
+  });
+
+  it("leaves rules the family does not know, and unknown tools, to the standard properties", () => {
+    assert.equal(familyRowOf("Biome", ruleOf("lint/nursery/noFloatingPromises")), null);
+    assert.equal(familyRowOf("ESLint", ruleOf("@typescript-eslint/no-explicit-any")), null);
+    assert.equal(familyRowOf("oxlint", ruleOf("eslint(x)", { category: "nursery" })), null);
+    assert.equal(familyRowOf("clang", ruleOf("-Wunused-variable")), null);
+    const unknown = classifySarifRule({ name: "some-linter" }, ruleOf("core.NullDereference"));
+    assert.deepEqual(unknown, { category: "ANTI_PATTERN", severity: "MINOR", tags: [] });
+  });
+
+  it("reads the clang analyzer's experimental (alpha) checkers like the stable ones", () => {
+    assert.equal(familyRowOf("clang", ruleOf("alpha.security.ArrayBoundV2"))?.key, "clang-security");
+    assert.equal(familyRowOf("clang", ruleOf("alpha.unix.Stream"))?.key, "clang-defects");
+    assert.equal(familyRowOf("clang", ruleOf("alpha.deadcode.UnreachableCode"))?.key, "clang-deadcode");
+  });
+
+  it("lets a security signal in the tags win over the family, and a secret scanner over any tag", () => {
+    const tagged = ruleOf("eqeqeq");
+    tagged.properties.tags = ["external/cwe/cwe-1025"];
+    assert.equal(classifySarifRule({ name: "ESLint" }, tagged).category, "SECURITY");
+    const gitleaks = ruleOf("aws-access-token");
+    gitleaks.properties.tags = ["style"];
+    assert.deepEqual(classifySarifRule({ name: "gitleaks" }, gitleaks), {
+      category: "SECRETS",
+      severity: "CRITICAL",
+      tags: ["style"],
+    });
+  });
+
+  it("keeps a family's fixed severity over a security-severity and a low precision", () => {
+    const rule = ruleOf("core.NullDereference");
+    rule.properties.securitySeverity = 2;
+    rule.properties.precision = "low";
+    assert.equal(classifySarifRule({ name: "clang" }, rule).severity, "MAJOR");
+  });
+});

@@ -1,0 +1,293 @@
+import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { ESLINT_LAYOUT_RULES, ESLINT_PROBLEM_RULES, ESLINT_SUGGESTION_RULES } from "./eslint-rule-types.ts";
+
+/**
+ * What Assay knows of particular tools' rules: the tool families whose rule ids or properties
+ * carry a meaning the standard SARIF properties do not (docs/ingestion-sarif.md "Tool families").
+ * One table, read top to bottom; the first row whose tool and rule match decides. A row may fix
+ * the category, the severity, and how the tool's levels read (`scale`). Each row's facts come from
+ * the tool's own documentation or source, named in its family's `source`.
+ */
+
+/** How a tool's result levels become severities (docs/ingestion-sarif.md "Severity"). */
+export type LevelScale =
+  /** error → MAJOR; warning, note, none → MINOR. Linters, where the level is the user's setting. */
+  | "lint"
+  /**
+   * error, warning → MAJOR; note, none → MINOR. Security scanners that write their own
+   * critical/high as error, medium as warning and low as note: medium is MAJOR, as in the
+   * `security-severity` bands.
+   */
+  | "security";
+
+/** The rule facts a row matches on: its id and its properties' string values. */
+export interface RuleFacts {
+  id: string;
+  properties: { strings: Readonly<Record<string, string>> };
+}
+
+/** Which rules of a tool a row covers, with the words the documentation shows for it. */
+export interface RuleMatch {
+  text: string;
+  test(rule: RuleFacts): boolean;
+}
+
+/** One row of the table. */
+export interface FamilyRow {
+  /** Stable name of the row (tests and docs refer to it). */
+  key: string;
+  /** The tool family, as the docs name it. */
+  family: string;
+  /** Driver names (`tool.driver.name`, compared case-insensitively; a name also matches `<name> <anything>`). */
+  tools: readonly string[];
+  rule: RuleMatch;
+  /** The category of the rule's issue; null leaves it to the rule's tags and level. */
+  category: IssueCategory | null;
+  /** A fixed severity, where the tool's level carries no grading; null reads the level on `scale`. */
+  severity: IssueSeverity | null;
+  scale: LevelScale;
+  /** Where the row's facts come from. */
+  source: string;
+}
+
+/** Rules whose id starts with one of `prefixes`. */
+function idPrefix(...prefixes: string[]): RuleMatch {
+  return {
+    text: prefixes.map((prefix) => `\`${prefix}*\``).join(", "),
+    test: (rule) => prefixes.some((prefix) => rule.id.startsWith(prefix)),
+  };
+}
+
+/** Rules whose id is one of `ids` (`text` names the list). */
+function idIn(text: string, ids: ReadonlySet<string>): RuleMatch {
+  return { text, test: (rule) => ids.has(rule.id) };
+}
+
+/** Rules whose dot-separated id has `segment` as one of its parts (Semgrep's registry ids). */
+function idSegment(segment: string): RuleMatch {
+  return { text: `id segment \`${segment}\``, test: (rule) => rule.id.split(".").includes(segment) };
+}
+
+/** Rules whose `properties[name]` is `value`. */
+function property(name: string, value: string): RuleMatch {
+  return {
+    text: `\`properties.${name}\` = \`${value}\``,
+    test: (rule) => rule.properties.strings[name] === value,
+  };
+}
+
+const ANY_RULE: RuleMatch = { text: "every rule", test: () => true };
+
+/** clang's checker packages, with the `alpha.` (experimental) variant of each, and `others` as they are. */
+function clangPackages(packages: readonly string[], others: readonly string[] = []): RuleMatch {
+  return idPrefix(...packages.flatMap((name) => [`${name}.`, `alpha.${name}.`]), ...others);
+}
+
+/** One family: its tools and where its facts come from, and its rows. */
+interface FamilySpec {
+  family: string;
+  tools: readonly string[];
+  source: string;
+  /** Rows; `severity` null and `scale` "lint" unless given. */
+  rows: ReadonlyArray<
+    Pick<FamilyRow, "key" | "rule" | "category"> & Partial<Pick<FamilyRow, "severity" | "scale">>
+  >;
+}
+
+const EVAL_RULES = new Set(["no-eval", "no-implied-eval"]);
+const OXLINT_EVAL_RULES = new Set(["eslint(no-eval)", "eslint(no-implied-eval)"]);
+
+/** The families, in the order their rows are tried. */
+const FAMILIES: readonly FamilySpec[] = [
+  {
+    family: "secret scanners (secretlint, gitleaks, TruffleHog, detect-secrets)",
+    tools: ["secretlint", "gitleaks", "trufflehog", "detect-secrets"],
+    source: "each reports only secrets; their levels are fixed (secretlint: error) or absent (gitleaks)",
+    rows: [{ key: "secret-scanners", rule: ANY_RULE, category: "SECRETS", severity: "CRITICAL" }],
+  },
+  {
+    // The checker package says what kind of defect it is; the analyzer writes no level (every
+    // result reads `warning`), so the package also fixes the severity.
+    family: "clang static analyzer",
+    tools: ["clang"],
+    source:
+      "clang's checker list (`clang -cc1 -analyzer-checker-help`, clang.llvm.org/docs/analyzer/checkers.html)",
+    rows: [
+      {
+        key: "clang-security",
+        rule: idPrefix("security.", "alpha.security.", "optin.taint."),
+        category: "SECURITY",
+        severity: "MAJOR",
+      },
+      {
+        key: "clang-deadcode",
+        rule: clangPackages(["deadcode"]),
+        category: "ANTI_PATTERN",
+        severity: "MINOR",
+      },
+      {
+        key: "clang-performance",
+        rule: idPrefix("optin.performance."),
+        category: "PERFORMANCE",
+        severity: "MINOR",
+      },
+      {
+        key: "clang-portability",
+        rule: idPrefix("optin.portability."),
+        category: "BUG_RISK",
+        severity: "MINOR",
+      },
+      {
+        // Null dereferences, use-after-free, leaks, uninitialized values, API misuse.
+        key: "clang-defects",
+        rule: clangPackages(
+          ["core", "cplusplus", "unix", "nullability", "valist", "osx", "fuchsia", "webkit"],
+          ["optin.core.", "optin.cplusplus."],
+        ),
+        category: "BUG_RISK",
+        severity: "MAJOR",
+      },
+    ],
+  },
+  {
+    family: "Biome",
+    tools: ["biome"],
+    source:
+      "Biome's rule groups (biomejs.dev/linter): correctness and suspicious code is guaranteed or likely to be incorrect; `format` and `assist/…` are what `biome check` reports for formatting and sorted imports",
+    rows: [
+      { key: "biome-security", rule: idPrefix("lint/security/"), category: "SECURITY" },
+      {
+        key: "biome-correctness",
+        rule: idPrefix("lint/correctness/", "lint/suspicious/"),
+        category: "BUG_RISK",
+      },
+      // Accessibility problems: a defect for the users they affect.
+      { key: "biome-a11y", rule: idPrefix("lint/a11y/"), category: "BUG_RISK" },
+      { key: "biome-performance", rule: idPrefix("lint/performance/"), category: "PERFORMANCE" },
+      { key: "biome-complexity", rule: idPrefix("lint/complexity/"), category: "ANTI_PATTERN" },
+      { key: "biome-style", rule: idPrefix("lint/style/", "assist/", "format"), category: "STYLE" },
+    ],
+  },
+  {
+    family: "ESLint",
+    tools: ["eslint"],
+    source:
+      "ESLint's rule sources (`meta.type`, eslint-rule-types.ts) and docs (`no-eval`: evaluating strings opens the program to injection); eslint-plugin-jsdoc, eslint-plugin-security, eslint-plugin-jsx-a11y",
+    rows: [
+      { key: "eslint-eval", rule: idIn("`no-eval`, `no-implied-eval`", EVAL_RULES), category: "SECURITY" },
+      {
+        key: "eslint-problem",
+        rule: idIn("core rules of type `problem`", ESLINT_PROBLEM_RULES),
+        category: "BUG_RISK",
+      },
+      {
+        key: "eslint-suggestion",
+        rule: idIn("core rules of type `suggestion`", ESLINT_SUGGESTION_RULES),
+        category: "ANTI_PATTERN",
+      },
+      {
+        key: "eslint-layout",
+        rule: idIn("core rules of type `layout`", ESLINT_LAYOUT_RULES),
+        category: "STYLE",
+      },
+      { key: "eslint-jsdoc", rule: idPrefix("jsdoc/"), category: "DOCUMENTATION" },
+      { key: "eslint-security-plugin", rule: idPrefix("security/"), category: "SECURITY" },
+      { key: "eslint-jsx-a11y", rule: idPrefix("jsx-a11y/"), category: "BUG_RISK" },
+    ],
+  },
+  {
+    family: "oxlint",
+    tools: ["oxlint"],
+    source:
+      "oxlint's categories (`oxlint --help`, `oxlint --rules`); its SARIF describes no jsx-a11y rule, so those match by id; `eslint(no-eval)` as ESLint's rule",
+    rows: [
+      {
+        key: "oxlint-eval",
+        rule: idIn("`eslint(no-eval)`, `eslint(no-implied-eval)`", OXLINT_EVAL_RULES),
+        category: "SECURITY",
+      },
+      { key: "oxlint-jsx-a11y", rule: idPrefix("jsx-a11y("), category: "BUG_RISK" },
+      { key: "oxlint-jsdoc", rule: property("plugin", "jsdoc"), category: "DOCUMENTATION" },
+      { key: "oxlint-correctness", rule: property("category", "correctness"), category: "BUG_RISK" },
+      { key: "oxlint-suspicious", rule: property("category", "suspicious"), category: "BUG_RISK" },
+      { key: "oxlint-perf", rule: property("category", "perf"), category: "PERFORMANCE" },
+      { key: "oxlint-style", rule: property("category", "style"), category: "STYLE" },
+      { key: "oxlint-pedantic", rule: property("category", "pedantic"), category: "ANTI_PATTERN" },
+      { key: "oxlint-restriction", rule: property("category", "restriction"), category: "ANTI_PATTERN" },
+    ],
+  },
+  {
+    family: "Semgrep",
+    tools: ["semgrep"],
+    source:
+      "Semgrep registry ids `<language>.<framework>.<category>.…`; its SARIF writes high and critical as error, medium as warning, low as note",
+    rows: [
+      { key: "semgrep-security", rule: idSegment("security"), category: "SECURITY", scale: "security" },
+      { key: "semgrep-correctness", rule: idSegment("correctness"), category: "BUG_RISK" },
+      { key: "semgrep-performance", rule: idSegment("performance"), category: "PERFORMANCE" },
+      {
+        key: "semgrep-best-practice",
+        rule: {
+          text: "id segment `best-practice` or `maintainability`",
+          test: (rule) => bestPractice(rule.id),
+        },
+        category: "ANTI_PATTERN",
+      },
+    ],
+  },
+  {
+    family: "security scanners (Bandit, Checkov, tfsec, Trivy)",
+    tools: ["bandit", "checkov", "bridgecrew", "tfsec", "defsec", "trivy"],
+    source:
+      "their SARIF writers: Bandit HIGH/MEDIUM/LOW → error/warning/note; Checkov and tfsec (driver `defsec`) critical and high → error, medium → warning, low → note; Trivy adds `security-severity`",
+    rows: [{ key: "security-scanners", rule: ANY_RULE, category: "SECURITY", scale: "security" }],
+  },
+  {
+    family: "hadolint",
+    tools: ["hadolint"],
+    source:
+      "hadolint's SARIF formatter and rules: DL1000 is a Dockerfile it could not parse, DL rules are Dockerfile practices, SC rules ShellCheck's on RUN lines",
+    rows: [
+      { key: "hadolint-parse", rule: idIn("`DL1000`", new Set(["DL1000"])), category: "BUG_RISK" },
+      { key: "hadolint-shellcheck", rule: idPrefix("SC"), category: "BUG_RISK" },
+      { key: "hadolint-dockerfile", rule: idPrefix("DL"), category: "ANTI_PATTERN" },
+    ],
+  },
+  {
+    family: "ShellCheck (through shellcheck-sarif and similar converters)",
+    tools: ["shellcheck"],
+    source: "ShellCheck finds bugs in shell scripts (quoting, word splitting, portability)",
+    rows: [{ key: "shellcheck", rule: ANY_RULE, category: "BUG_RISK" }],
+  },
+];
+
+/** Every row, in the order they are tried. */
+export const FAMILY_ROWS: readonly FamilyRow[] = FAMILIES.flatMap(({ rows, ...family }) =>
+  rows.map((row) => ({ ...family, severity: null, scale: "lint" as const, ...row })),
+);
+
+function bestPractice(id: string): boolean {
+  const segments = id.split(".");
+  return segments.includes("best-practice") || segments.includes("maintainability");
+}
+
+/** The rows of each driver name of the table (names without spaces), in table order. */
+const ROWS_BY_TOOL = new Map<string, FamilyRow[]>();
+for (const row of FAMILY_ROWS) {
+  for (const tool of row.tools) ROWS_BY_TOOL.set(tool, [...(ROWS_BY_TOOL.get(tool) ?? []), row]);
+}
+
+/**
+ * The rows of the tool named `toolName`: compared case-insensitively, a name also matching as the
+ * first word of the driver's (`Semgrep OSS` is `semgrep`, `clang static analyzer` is `clang`).
+ * One map lookup, as it runs for every result.
+ */
+function rowsOfTool(toolName: string): readonly FamilyRow[] {
+  const name = toolName.trim().toLowerCase();
+  return ROWS_BY_TOOL.get(name) ?? ROWS_BY_TOOL.get(name.split(" ", 1)[0]!) ?? [];
+}
+
+/** The first row of {@link FAMILY_ROWS} that covers `rule` of the tool named `toolName`, if any. */
+export function familyRowOf(toolName: string, rule: RuleFacts): FamilyRow | null {
+  return rowsOfTool(toolName).find((row) => row.rule.test(rule)) ?? null;
+}

@@ -1,0 +1,210 @@
+// test-runner: execution-mode independent (SARIF processing is SQL inside a transaction, no GraphQL)
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Kysely } from "kysely";
+import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
+import type { Database } from "../src/db/types.ts";
+import { anIssue } from "./helpers/builders-catalog.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { aResult, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
+
+/**
+ * Each finding's own severity and the grading of its rule's issue (docs/ingestion-sarif.md
+ * "Classification", docs/ingestion.md "Severity of a finding"), on a real database.
+ */
+
+let testDb: TestDatabase;
+let handle: DatabaseHandle;
+let db: Kysely<Database>;
+
+before(async () => {
+  testDb = await createTestDatabase();
+  handle = await openDatabase({
+    databaseUrl: testDb.databaseUrl,
+    dataDir: testDb.dataDir,
+    databasePoolSize: 2,
+  });
+  db = handle.db;
+});
+
+after(async () => {
+  await handle.close();
+  await testDb.drop();
+});
+
+const { aScene, aNextScene, ingest, occurrencesOf } = sarifScenes(() => db);
+
+async function issueSeverity(analyzerId: string, shortcode: string): Promise<string> {
+  const issue = await db
+    .selectFrom("issues")
+    .select("severity")
+    .where("analyzer_id", "=", analyzerId)
+    .where("shortcode", "=", shortcode)
+    .executeTakeFirstOrThrow();
+  return issue.severity;
+}
+
+describe("severity of findings", () => {
+  it("grades each finding by its own level, and its rule's issue by the highest level observed", async () => {
+    const scene = await aScene();
+    const { result } = await ingest(
+      scene,
+      sarifLog([
+        {
+          rules: [{ id: "R" }],
+          results: [
+            aResult("R", "a.js", 1, { level: "error" }),
+            aResult("R", "a.js", 2, { level: "warning" }),
+          ],
+        },
+      ]),
+    );
+    assert.equal(result.stored, 2);
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.begin_line} ${o.severity}`),
+      ["1 MAJOR", "2 MINOR"],
+    );
+    assert.equal(await issueSeverity(scene.analyzer.id, "R"), "MAJOR");
+
+    // Another repository's upload with the rule at warning only: its issue follows the upload,
+    // the first repository's findings keep their own severity.
+    const other = await aScene({ analyzer: scene.analyzer });
+    await ingest(other, sarifLog([{ rules: [{ id: "R" }], results: [aResult("R", "b.js", 1)] }]));
+    assert.equal(await issueSeverity(scene.analyzer.id, "R"), "MINOR");
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => o.severity),
+      ["MAJOR", "MINOR"],
+    );
+  });
+
+  it("keeps a rule's declared level for its issue, while each finding follows its own level", async () => {
+    const scene = await aScene();
+    await ingest(
+      scene,
+      sarifLog([
+        {
+          rules: [{ id: "D", defaultConfiguration: { level: "note" } }],
+          results: [
+            aResult("D", "a.js", 1, { level: "error" }),
+            aResult("D", "a.js", 2, { level: undefined }),
+          ],
+        },
+      ]),
+    );
+    assert.equal(await issueSeverity(scene.analyzer.id, "D"), "MINOR");
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => o.severity),
+      ["MAJOR", "MINOR"],
+    );
+  });
+
+  it("grades a rule met undescribed by what a later run of the file declares for it", async () => {
+    const scene = await aScene();
+    await ingest(
+      scene,
+      sarifLog([
+        { results: [aResult("LATE", "a.js", 1, { level: "error" })] },
+        {
+          rules: [{ id: "LATE", defaultConfiguration: { level: "note" } }, { id: "OPEN" }],
+          results: [
+            aResult("LATE", "b.js", 1, { level: undefined }),
+            aResult("OPEN", "b.js", 2, { level: "error" }),
+          ],
+        },
+      ]),
+    );
+    assert.equal(await issueSeverity(scene.analyzer.id, "LATE"), "MINOR", "its declared level");
+    assert.equal(await issueSeverity(scene.analyzer.id, "OPEN"), "MAJOR", "the level its result had");
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.severity}`),
+      ["LATE MAJOR", "LATE MINOR", "OPEN MAJOR"],
+    );
+  });
+
+  it("grades a core analyzer's issue only when the upload filed it", async () => {
+    const scene = await aScene({ analyzerType: "CORE" });
+    await anIssue(db, scene.analyzer, { shortcode: "KNOWN", severity: "CRITICAL" });
+    await ingest(
+      scene,
+      sarifLog([
+        {
+          rules: [{ id: "KNOWN" }, { id: "NEW" }],
+          results: [
+            aResult("KNOWN", "a.js", 1, { level: "error" }),
+            aResult("NEW", "a.js", 2, { level: "error" }),
+          ],
+        },
+      ]),
+    );
+    assert.equal(await issueSeverity(scene.analyzer.id, "KNOWN"), "CRITICAL");
+    assert.equal(await issueSeverity(scene.analyzer.id, "NEW"), "MAJOR");
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.severity} ${o.issue_severity}`),
+      ["KNOWN MAJOR CRITICAL", "NEW MAJOR MAJOR"],
+    );
+  });
+
+  it("skips pass and notApplicable results as no failure, and stores a review result", async () => {
+    const scene = await aScene();
+    const { result } = await ingest(
+      scene,
+      sarifLog([
+        {
+          rules: [{ id: "C", defaultConfiguration: { level: "error" } }],
+          results: [
+            aResult("C", "a.js", 1, { kind: "pass", level: undefined }),
+            aResult("C", "a.js", 2, { kind: "notApplicable", level: undefined }),
+            aResult("C", "a.js", 3, { kind: "review", level: undefined }),
+            aResult("C", "a.js", 4, { level: undefined }),
+          ],
+        },
+      ]),
+    );
+    assert.deepEqual([result.read, result.stored, result.skipped], [4, 2, { NOT_A_FAILURE: 2 }]);
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.begin_line} ${o.severity}`),
+      ["3 MINOR", "4 MAJOR"],
+    );
+  });
+
+  it("decides per finding whether the repository reports it", async () => {
+    const scene = await aScene();
+    await db
+      .insertInto("repository_issue_priority_settings")
+      .values({
+        repository_id: scene.repository.id,
+        priority_type: "MEDIUM",
+        is_reported: false,
+        can_fail_check: false,
+      })
+      .execute();
+    const { result } = await ingest(
+      scene,
+      sarifLog([
+        {
+          rules: [{ id: "R" }],
+          results: [aResult("R", "a.js", 1, { level: "error" }), aResult("R", "a.js", 2, { level: "note" })],
+        },
+      ]),
+    );
+    assert.deepEqual(result.skipped, { NOT_REPORTED: 1 });
+    assert.deepEqual(
+      (await occurrencesOf(scene.check.id)).map((o) => `${o.begin_line} ${o.severity}`),
+      ["2 MINOR"],
+    );
+  });
+
+  it("keeps a finding's severity in the RESOLVED copy of a later run", async () => {
+    const base = await aScene();
+    await ingest(
+      base,
+      sarifLog([{ rules: [{ id: "R" }], results: [aResult("R", "a.js", 1, { level: "error" })] }]),
+    );
+    const head = await aNextScene(base);
+    await ingest(head, sarifLog([{ rules: [{ id: "R" }], results: [] }]), { baseCheckId: base.check.id });
+    assert.deepEqual(
+      (await occurrencesOf(head.check.id)).map((o) => `${o.state} ${o.severity}`),
+      ["RESOLVED MAJOR"],
+    );
+  });
+});
