@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { IssueCategory, IssueSeverity } from "../formats/issue-vocabulary.ts";
 import type { AuthFlowTables } from "./types-auth-flows.ts";
 import type { IngestionTables } from "./types-ingestion.ts";
 import type { WebhookTables } from "./types-webhooks.ts";
@@ -135,17 +136,7 @@ export interface AnalysisRunsTable {
   deadline_at: NullableTimestamp;
 }
 
-export type IssueCategory =
-  | "ANTI_PATTERN"
-  | "BUG_RISK"
-  | "PERFORMANCE"
-  | "SECURITY"
-  | "COVERAGE"
-  | "TYPECHECK"
-  | "STYLE"
-  | "DOCUMENTATION"
-  | "SECRETS";
-export type IssueSeverity = "CRITICAL" | "MAJOR" | "MINOR";
+export type { IssueCategory, IssueSeverity };
 export type AnalyzerType = "CORE" | "COMMUNITY" | "CUSTOM";
 export type CheckStatus =
   | "WAITING"

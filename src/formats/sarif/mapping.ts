@@ -1,4 +1,4 @@
-import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
+import type { IssueCategory, IssueSeverity } from "../issue-vocabulary.ts";
 import { type FamilyRow, familyRowOf, type LevelScale } from "./tool-families.ts";
 import type { SarifLevel, SarifProperties, SarifResult, SarifRule, SarifTaxonRef } from "./types.ts";
 

@@ -1,7 +1,7 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
+import type { IssueCategory, IssueSeverity } from "../issue-vocabulary.ts";
 import { classifySarifRule, severityOfResult } from "./mapping.ts";
 import { FAMILY_ROWS, familyRowOf } from "./tool-families.ts";
 import type { SarifLevel, SarifResult, SarifRule } from "./types.ts";

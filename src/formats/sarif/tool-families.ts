@@ -1,4 +1,4 @@
-import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
+import type { IssueCategory, IssueSeverity } from "../issue-vocabulary.ts";
 import { ESLINT_LAYOUT_RULES, ESLINT_PROBLEM_RULES, ESLINT_SUGGESTION_RULES } from "./eslint-rule-types.ts";
 
 /**
