@@ -12,40 +12,17 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gunzipSync } from "node:zlib";
 import { parseConfig } from "../config.ts";
-import { CliError, type CommandContext, Flags, UsageError } from "./command.ts";
-import {
-  base64Of,
-  createProgress,
-  detectBranch,
-  detectCommit,
-  type Env,
-  type Git,
-  parseRepositoryReference,
-  resolveUploadOptions,
-  UPLOAD_MUTATION,
-  type UploadFields,
-  type UploadSurroundings,
-  uploadBody,
-  uploadCommand,
-} from "./upload-command.ts";
-import { formatBytes, interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
+import type { Env } from "./ci-environment.ts";
+import { CliError, type CommandContext, Flags } from "./command.ts";
+import { base64Of, UPLOAD_MUTATION, type UploadFields, uploadBody } from "./upload-body.ts";
+import { uploadCommand } from "./upload-command.ts";
+import { createProgress, formatBytes } from "./upload-progress.ts";
+import { interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SHA = "0123456789abcdef0123456789abcdef01234567";
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string })
   .version;
-
-/** A git that answers from a table, and records what it was asked. */
-function fakeGit(answers: Record<string, string | null>): Git & { asked: string[] } {
-  const asked: string[] = [];
-  const git = (args: string[]) => {
-    asked.push(args.join(" "));
-    return answers[args.join(" ")] ?? null;
-  };
-  return Object.assign(git, { asked });
-}
-
-const NO_GIT = fakeGit({});
 
 /** The flags of one `assay upload` command line, as the entry point hands them over. */
 function flagsOf(values: Record<string, string | boolean>): Flags {
@@ -79,175 +56,6 @@ const FIELDS: UploadFields = {
   reporter: "assay-cli",
   reporterVersion: VERSION,
 };
-
-describe("commit and branch detection", () => {
-  const allCommits: Env = {
-    GITHUB_SHA: "a".repeat(40),
-    CI_COMMIT_SHA: "b".repeat(40),
-    BITBUCKET_COMMIT: "c".repeat(40),
-    BUILDKITE_COMMIT: "d".repeat(40),
-    CIRCLE_SHA1: "e".repeat(40),
-    GIT_COMMIT: "f".repeat(40),
-  };
-
-  test("the commit comes from the first CI variable set, in a fixed order, then git", () => {
-    const git = fakeGit({ "rev-parse HEAD": "9".repeat(40) });
-    const order = Object.keys(allCommits);
-    for (let i = 0; i < order.length; i++) {
-      const env = Object.fromEntries(order.slice(i).map((name) => [name, allCommits[name]]));
-      assert.equal(detectCommit(env, git), allCommits[order[i]!], `with ${order.slice(i).join(", ")}`);
-    }
-    assert.deepEqual(git.asked, [], "git is not asked while a variable answers");
-    assert.equal(detectCommit({ GITHUB_SHA: "", CI_COMMIT_SHA: "  " }, git), "9".repeat(40));
-    assert.equal(detectCommit({}, NO_GIT), null);
-  });
-
-  test("the branch prefers a pull request's head ref, then the CI's branch, then git unless detached", () => {
-    const env: Env = {
-      GITHUB_HEAD_REF: "feature/login",
-      GITHUB_REF_NAME: "42/merge",
-      CI_COMMIT_REF_NAME: "gitlab-branch",
-      BITBUCKET_BRANCH: "bitbucket-branch",
-      BUILDKITE_BRANCH: "buildkite-branch",
-      CIRCLE_BRANCH: "circle-branch",
-      GIT_BRANCH: "origin/jenkins-branch",
-    };
-    const git = fakeGit({ "rev-parse --abbrev-ref HEAD": "local-branch" });
-    assert.equal(detectBranch(env, git), "feature/login");
-    // On a push GitHub sets GITHUB_HEAD_REF to the empty string.
-    assert.equal(detectBranch({ ...env, GITHUB_HEAD_REF: "" }, git), "42/merge");
-    const rest = { ...env, GITHUB_HEAD_REF: undefined, GITHUB_REF_NAME: undefined };
-    assert.equal(detectBranch(rest, git), "gitlab-branch");
-    assert.equal(detectBranch({ ...rest, CI_COMMIT_REF_NAME: undefined }, git), "bitbucket-branch");
-    assert.equal(detectBranch({ BUILDKITE_BRANCH: "b", CIRCLE_BRANCH: "c", GIT_BRANCH: "g" }, git), "b");
-    assert.equal(detectBranch({ CIRCLE_BRANCH: "c", GIT_BRANCH: "g" }, git), "c");
-    assert.equal(
-      detectBranch({ GIT_BRANCH: "origin/release" }, git),
-      "release",
-      "Jenkins' remote prefix dropped",
-    );
-    assert.equal(detectBranch({}, git), "local-branch");
-    assert.equal(detectBranch({}, fakeGit({ "rev-parse --abbrev-ref HEAD": "HEAD" })), null);
-    assert.equal(detectBranch({}, NO_GIT), null);
-  });
-});
-
-describe("options", () => {
-  const around = (overrides: Partial<UploadSurroundings> = {}): UploadSurroundings => ({
-    env: { ASSAY_TOKEN: "assay_pat_fromenv", GITHUB_SHA: SHA, GITHUB_REF_NAME: "main" },
-    cwd: "/ci/checkout/sub",
-    git: fakeGit({ "rev-parse --show-toplevel": "/ci/checkout" }),
-    stderrIsTty: false,
-    ...overrides,
-  });
-  const required = { file: "report.sarif", analyzer: "eslint", repository: "gh/acme/api" };
-
-  test("defaults come from the CI environment and git, flags win over them", () => {
-    const options = resolveUploadOptions(flagsOf(required), around());
-    assert.deepEqual(options, {
-      file: "/ci/checkout/sub/report.sarif",
-      repository: { vcsProvider: "GITHUB", login: "acme", name: "api" },
-      analyzer: "eslint",
-      analyzerType: null,
-      key: null,
-      commit: SHA,
-      branch: "main",
-      workDir: "/ci/checkout",
-      url: "http://localhost:4000",
-      token: "assay_pat_fromenv",
-      progress: false,
-    });
-    const given = resolveUploadOptions(
-      flagsOf({
-        ...required,
-        file: "-",
-        "analyzer-type": "community",
-        key: "javascript",
-        commit: "ABCDEF1",
-        branch: "pr-7",
-        "work-dir": "../other",
-        url: "https://assay.example.com/",
-        token: "assay_pat_fromflag",
-      }),
-      around({ env: { ASSAY_URL: "http://ignored:4000", ASSAY_TOKEN: "ignored" } }),
-    );
-    assert.equal(given.file, "-");
-    assert.equal(given.commit, "abcdef1");
-    assert.equal(given.branch, "pr-7");
-    assert.equal(given.workDir, "/ci/checkout/other");
-    assert.equal(given.url, "https://assay.example.com");
-    assert.equal(given.token, "assay_pat_fromflag");
-    assert.equal(given.analyzerType, "community");
-    assert.equal(given.key, "javascript");
-    const fromEnv = resolveUploadOptions(
-      flagsOf(required),
-      around({ env: { ...around().env, ASSAY_URL: "http://a:1//" } }),
-    );
-    assert.equal(fromEnv.url, "http://a:1");
-    assert.equal(
-      resolveUploadOptions(flagsOf(required), around({ git: NO_GIT })).workDir,
-      "/ci/checkout/sub",
-    );
-  });
-
-  test("progress is on for a terminal unless --no-progress, and on anywhere with --progress", () => {
-    const progressOf = (flags: Record<string, boolean>, stderrIsTty: boolean) =>
-      resolveUploadOptions(flagsOf({ ...required, ...flags }), around({ stderrIsTty })).progress;
-    assert.equal(progressOf({}, true), true);
-    assert.equal(progressOf({}, false), false);
-    assert.equal(progressOf({ "no-progress": true }, true), false);
-    assert.equal(progressOf({ progress: true }, false), true);
-    assert.throws(() => progressOf({ progress: true, "no-progress": true }, true), UsageError);
-  });
-
-  test("missing or wrong values are refused with a message naming them", () => {
-    const refused = (
-      values: Record<string, string>,
-      env: Env,
-      error: new (message: string) => Error,
-      message: RegExp,
-    ) =>
-      assert.throws(
-        () => resolveUploadOptions(flagsOf(values), around({ env, git: NO_GIT })),
-        (e: unknown) => e instanceof error && message.test(e.message),
-      );
-    const env = { ASSAY_TOKEN: "t", GITHUB_SHA: SHA };
-    refused({ analyzer: "eslint", repository: "x" }, env, UsageError, /missing --file PATH/);
-    refused({ file: "f", repository: "x" }, env, UsageError, /missing --analyzer SHORTCODE/);
-    refused({ file: "f", analyzer: "eslint" }, env, UsageError, /missing --repository/);
-    refused(required, { ASSAY_TOKEN: "t" }, CliError, /^cannot tell the commit: give --commit SHA/);
-    refused({ ...required, commit: "main" }, env, CliError, /7 to 64 hexadecimal characters, got "main"/);
-    refused(required, { GITHUB_SHA: SHA }, CliError, /^no token: set ASSAY_TOKEN/);
-    refused({ ...required, url: "localhost:4000" }, env, CliError, /--url must be an http or https URL/);
-    refused(
-      { ...required, repository: "hub/acme/api" },
-      env,
-      CliError,
-      /"hub" is not a provider; use gh, gl, bb/,
-    );
-  });
-
-  test("a repository is an id, or a provider (short or enum name), login and name", () => {
-    assert.deepEqual(parseRepositoryReference("gl/acme/api"), {
-      vcsProvider: "GITLAB",
-      login: "acme",
-      name: "api",
-    });
-    assert.deepEqual(parseRepositoryReference("bitbucket.org/acme/api"), {
-      vcsProvider: "BITBUCKET",
-      login: "acme",
-      name: "api",
-    });
-    assert.deepEqual(parseRepositoryReference("github_enterprise/acme/api"), {
-      vcsProvider: "GITHUB_ENTERPRISE",
-      login: "acme",
-      name: "api",
-    });
-    assert.deepEqual(parseRepositoryReference("UmVwb3NpdG9yeTphYmNkZWZnaGlq"), {
-      id: "UmVwb3NpdG9yeTphYmNkZWZnaGlq",
-    });
-  });
-});
 
 describe("the request body", () => {
   test("is JSON whose data is the base64 of the gzipped file, built from a file read in small pieces", async () => {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { CliError } from "./command.ts";
-import type { UploadOptions } from "./upload-command.ts";
+import type { UploadOptions } from "./upload-options.ts";
+import { formatBytes } from "./upload-progress.ts";
 
 /**
  * The HTTP side of `assay upload` (src/cli/upload-command.ts): posting GraphQL requests, reading
@@ -169,17 +170,4 @@ export async function resolveRepositoryId(
     );
   }
   return repository.id;
-}
-
-/** Bytes for people: B, KiB, MiB or GiB with one decimal. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KiB", "MiB", "GiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }
