@@ -13,7 +13,7 @@ import { runInNewContext } from "node:vm";
 import { gunzipSync } from "node:zlib";
 import { parseConfig } from "../config.ts";
 import type { Env } from "./ci-environment.ts";
-import { CliError, type CommandContext, Flags } from "./command.ts";
+import { CliError, type CommandContext, Flags, OutcomeUnknownError } from "./command.ts";
 import { base64Of, UPLOAD_MUTATION, type UploadFields, uploadBody } from "./upload-body.ts";
 import { uploadCommand } from "./upload-command.ts";
 import { createProgress, formatBytes } from "./upload-progress.ts";
@@ -173,10 +173,11 @@ describe("the answer", () => {
     status: 200,
     text: JSON.stringify({ data: { uploadArtifact: payload } }),
   });
-  const refusedWith = (answer: { status: number; text: string }, message: RegExp) =>
+  /** Refused with `message` and exit code 1 (the upload was answered), or 3 when `unknown`. */
+  const refusedWith = (answer: { status: number; text: string }, message: RegExp, exitCode = 1) =>
     assert.throws(
       () => interpretUploadAnswer(answer, 1234),
-      (e: unknown) => e instanceof CliError && message.test(e.message),
+      (e: unknown) => e instanceof CliError && message.test(e.message) && e.exitCode === exitCode,
     );
 
   test("ok: true gives the message, the artifact and the run", () => {
@@ -207,9 +208,19 @@ describe("the answer", () => {
       { status: 401, text: JSON.stringify({ errors: [{ message: "Invalid token" }] }) },
       /HTTP 401\): Invalid token; set ASSAY_TOKEN/,
     );
+    refusedWith({ status: 400, text: "{}" }, /^the server answered HTTP 400: \{\}$/);
+  });
+
+  test("a server error or a rate limit leaves the outcome unknown: exit code 3", () => {
     refusedWith(
       { status: 502, text: "<html>Bad gateway</html>" },
       /^the server answered HTTP 502: <html>Bad gateway/,
+      3,
+    );
+    refusedWith(
+      { status: 429, text: JSON.stringify({ errors: [{ message: "Rate limit exceeded" }] }) },
+      /^the server answered HTTP 429: Rate limit exceeded$/,
+      3,
     );
     refusedWith({ status: 200, text: "not json" }, /^the server answered HTTP 200: not json$/);
     refusedWith(
@@ -419,7 +430,7 @@ describe("the request, against a local HTTP server", () => {
     );
   });
 
-  test("a server that cannot be reached is named in the error", async () => {
+  test("a server that cannot be reached is named in the error, with the exit code of an unknown outcome", async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -427,10 +438,89 @@ describe("the request, against a local HTTP server", () => {
     await assert.rejects(
       postGraphql(`http://127.0.0.1:${port}`, "t", "{}"),
       (e: unknown) =>
-        e instanceof CliError &&
+        e instanceof OutcomeUnknownError &&
+        e.exitCode === 3 &&
         e.message.startsWith(`cannot reach http://127.0.0.1:${port}/graphql/: `) &&
         /ECONNREFUSED/.test(e.message),
     );
+  });
+
+  test("with --wait the command polls the run's check, reads its result in one request, and fails with the check", async () => {
+    captured.length = 0;
+    const run = {
+      id: "QW5hbHlzaXNSdW46eHl6",
+      runUid: "7d1c2a4e-0000-4000-8000-000000000001",
+      status: "PENDING",
+    };
+    const check = {
+      status: "FAILURE",
+      analyzer: { shortcode: "eslint" },
+      summary: {
+        occurrencesIntroduced: 2,
+        occurrencesResolved: 0,
+        occurrencesSuppressed: 0,
+        occurrenceDistributionByCategory: [{ category: "SECURITY", introduced: 2 }],
+      },
+      critical: { totalCount: 1 },
+      major: { totalCount: 1 },
+      minor: { totalCount: 0 },
+      metrics: [],
+    };
+    respond = (_req, res, body) => {
+      const { query } = JSON.parse(body.toString("utf8")) as { query: string };
+      const data = query.includes("uploadArtifact")
+        ? { uploadArtifact: { ok: true, message: "Artifact uploaded.", error: null, run } }
+        : { run: { ...run, status: "FAILURE", checks: { edges: [{ node: check }] } } };
+      answerJson({ data })(_req, res);
+    };
+    const file = path.join(dir, "eslint.sarif");
+    fs.writeFileSync(file, '{"version":"2.1.0","runs":[]}');
+    const printed: string[] = [];
+    const context: CommandContext = {
+      config: parseConfig({}),
+      flags: flagsOf({
+        file,
+        analyzer: "eslint",
+        repository: "UmVwb3NpdG9yeTpnaXZlbg==",
+        commit: SHA,
+        url,
+        token: "assay_pat_t",
+        "no-progress": true,
+        wait: true,
+        timeout: "30",
+      }),
+      database: () => assert.fail("upload opens no database"),
+      print: (line) => printed.push(line),
+      note: (line) => printed.push(`note: ${line}`),
+    };
+    await assert.rejects(
+      uploadCommand.run(context),
+      (e: unknown) =>
+        e instanceof CliError &&
+        e.exitCode === 1 &&
+        e.message === "the eslint check failed its quality gate: 2 new findings",
+    );
+    assert.deepEqual(printed.slice(0, 7), [
+      "Artifact uploaded.",
+      `Run ${run.runUid}: PENDING`,
+      "note: Waiting up to 30 s for the eslint check...",
+      "Check eslint: FAILURE",
+      "  New findings: 2 (SECURITY 2); resolved 0; suppressed 0",
+      "  Findings by severity, new and existing: CRITICAL 1, MAJOR 1, MINOR 0",
+      `Run ${run.runUid}: FAILURE`,
+    ]);
+    const queries = captured.map(
+      (c) => JSON.parse(c.body.toString("utf8")) as { query: string; variables: unknown },
+    );
+    assert.equal(
+      queries.length,
+      3,
+      "the upload, one poll that finds the check settled, one read of its result",
+    );
+    assert.match(queries[1]!.query, /^query AssayUploadState/);
+    assert.match(queries[2]!.query, /^query AssayUploadResult/);
+    assert.deepEqual(queries[2]!.variables, { runUid: run.runUid, analyzer: ["eslint"] });
+    assert.ok(captured.every((c) => c.headers.authorization === "Bearer assay_pat_t"));
   });
 
   test("the command uploads the file and prints the message and the run", async () => {
@@ -508,7 +598,11 @@ function runCli(
   extraEnv: Env,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-  for (const name of ["NODE_TEST_CONTEXT", "GITHUB_HEAD_REF", "INIT_CWD"]) delete env[name];
+  // The variables of a CI this suite may itself run in would name another commit or branch.
+  for (const name of Object.keys(env)) {
+    if (/^(GITHUB_|CI_|GITLAB_)/.test(name) && !(name in extraEnv)) delete env[name];
+  }
+  for (const name of ["NODE_TEST_CONTEXT", "INIT_CWD"]) delete env[name];
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "upload", ...args], {
     cwd: ROOT,
     env,

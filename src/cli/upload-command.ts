@@ -1,11 +1,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { gitIn, readTextFile } from "./ci-environment.ts";
-import { CliError, type Command } from "./command.ts";
+import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { uploadBody } from "./upload-body.ts";
-import { DEFAULT_URL, resolveUploadOptions } from "./upload-options.ts";
+import { DEFAULT_URL, DEFAULT_WAIT_SECONDS, resolveUploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
+import { failureReason, formatOutcome } from "./upload-report.ts";
 import { CLI_VERSION, interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
+import { verdictOf, waitForUpload } from "./upload-wait.ts";
 
 /**
  * `assay upload`: sends an analyzer or coverage report from CI to a running Assay server through
@@ -103,8 +105,18 @@ export const uploadCommand: Command = {
       description: "Show progress on stderr (default when stderr is a terminal).",
     },
     "no-progress": { type: "boolean", description: "Do not show progress." },
+    wait: {
+      type: "boolean",
+      description:
+        "Wait for processing; exit 1 when the check fails, 3 when its outcome is not known in time.",
+    },
+    timeout: {
+      type: "string",
+      placeholder: "SECONDS",
+      description: `With --wait: how long to wait (default ${DEFAULT_WAIT_SECONDS}).`,
+    },
   },
-  async run({ flags, print }) {
+  async run({ flags, print, note }) {
     const cwd = process.env.INIT_CWD ?? process.cwd();
     const options = resolveUploadOptions(flags, {
       env: process.env,
@@ -148,5 +160,17 @@ export const uploadCommand: Command = {
     const answer = interpretUploadAnswer(await postGraphql(options.url, options.token, body), sentBytes);
     print(answer.message);
     if (answer.run) print(`Run ${answer.run.runUid}: ${answer.run.status}`);
+    if (options.waitSeconds === null) return;
+    if (!answer.run) throw new CliError("the server's answer names no run to wait for");
+    note(`Waiting up to ${options.waitSeconds} s for the ${options.analyzer} check...`);
+    const outcome = await waitForUpload({
+      url: options.url,
+      token: options.token,
+      runUid: answer.run.runUid,
+      analyzer: options.analyzer,
+      timeoutSeconds: options.waitSeconds,
+    });
+    for (const line of formatOutcome(outcome)) print(line);
+    if (verdictOf(outcome) !== EXIT_OK) throw new CliError(failureReason(outcome));
   },
 };

@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { CliError } from "./command.ts";
+import { CliError, OutcomeUnknownError } from "./command.ts";
 import type { UploadOptions } from "./upload-options.ts";
 import { formatBytes } from "./upload-progress.ts";
 
@@ -9,10 +9,18 @@ import { formatBytes } from "./upload-progress.ts";
  * provider, login and name.
  */
 
-/** This program's version, sent as `reporterVersion` and in the user agent. */
-export const CLI_VERSION = (
-  JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+/** Set by the standalone package's build (scripts/build-cli.ts), which has no package.json beside the source. */
+declare const ASSAY_CLI_VERSION: string | undefined;
+
+/** This program's version, sent as `reporterVersion` and in the user agent: the server's version. */
+export const CLI_VERSION =
+  typeof ASSAY_CLI_VERSION === "string"
+    ? ASSAY_CLI_VERSION
+    : (
+        JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+          version: string;
+        }
+      ).version;
 
 const REPOSITORY_QUERY =
   "query Repository($name: String!, $login: String!, $vcsProvider: VCSProvider!) { repository(name: $name, login: $login, vcsProvider: $vcsProvider) { id } }";
@@ -32,7 +40,8 @@ export interface HttpAnswer {
 
 /**
  * POSTs a GraphQL request to `<url>/graphql/` with the token. A streamed body is sent as it is
- * produced (`duplex: "half"`). Network failures become a {@link CliError} naming the server.
+ * produced (`duplex: "half"`). Network failures become an {@link OutcomeUnknownError} naming the
+ * server: whether the upload arrived cannot be told.
  */
 export async function postGraphql(
   url: string,
@@ -58,7 +67,15 @@ export async function postGraphql(
     });
     return { status: response.status, text: await response.text() };
   } catch (error) {
-    throw ownError(error) ?? new CliError(`cannot reach ${endpoint}: ${describeNetworkError(error)}`);
+    const own = ownError(error);
+    if (own) throw own;
+    // A redirect is an answer, and a wrong --url to fix: not an outage.
+    if (isRedirect(error)) {
+      throw new CliError(
+        `cannot reach ${endpoint}: the server answered with a redirect; give --url the address it redirects to`,
+      );
+    }
+    throw new OutcomeUnknownError(`cannot reach ${endpoint}: ${describeNetworkError(error)}`);
   }
 }
 
@@ -83,11 +100,17 @@ function ownError(error: unknown): CliError | null {
   return null;
 }
 
+function causeOf(error: unknown): unknown {
+  return error instanceof Error && error.cause instanceof Error ? error.cause : error;
+}
+
+function isRedirect(error: unknown): boolean {
+  const cause = causeOf(error);
+  return cause instanceof Error && cause.message === "unexpected redirect";
+}
+
 function describeNetworkError(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof Error && cause.message === "unexpected redirect") {
-    return "the server answered with a redirect; give --url the address it redirects to";
-  }
+  const cause = causeOf(error);
   const code = (cause as { code?: unknown } | null)?.code;
   const message = cause instanceof Error ? cause.message : String(cause);
   return typeof code === "string" && !message.includes(code) ? `${code} ${message}` : message;
@@ -98,7 +121,10 @@ interface GraphqlDocument {
   errors?: Array<{ message?: string }>;
 }
 
-/** The JSON document of an answer, after refusing HTTP errors with what they mean here. */
+/**
+ * The JSON document of an answer, after refusing HTTP errors with what they mean here. A server
+ * error or a rate limit (5xx, 429) says nothing about the report: {@link OutcomeUnknownError}.
+ */
 function documentOf(answer: HttpAnswer, sentBytes: number | null): GraphqlDocument {
   let document: GraphqlDocument | null = null;
   try {
@@ -120,7 +146,10 @@ function documentOf(answer: HttpAnswer, sentBytes: number | null): GraphqlDocume
   }
   if (answer.status < 200 || answer.status > 299 || document === null) {
     const detail = firstError ?? (answer.text.trim().slice(0, 200) || "no body");
-    throw new CliError(`the server answered HTTP ${answer.status}: ${detail}`);
+    const message = `the server answered HTTP ${answer.status}: ${detail}`;
+    throw answer.status >= 500 || answer.status === 429
+      ? new OutcomeUnknownError(message)
+      : new CliError(message);
   }
   if (firstError) throw new CliError(`the server answered with an error: ${firstError}`);
   return document;
@@ -150,6 +179,19 @@ export function interpretUploadAnswer(answer: HttpAnswer, sentBytes: number | nu
     artifactId: payload.artifactId ?? null,
     run: payload.run ?? null,
   };
+}
+
+/** The `data` of a GraphQL query sent with the token; HTTP and GraphQL errors as {@link documentOf} raises them. */
+export async function queryGraphql(
+  url: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const answer = await postGraphql(url, token, JSON.stringify({ query, variables }));
+  const data = documentOf(answer, null).data;
+  if (!data) throw new CliError("the server's answer has no data");
+  return data;
 }
 
 /** The repository's id: as given, or looked up by provider, login and name. */

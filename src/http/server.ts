@@ -5,6 +5,7 @@ import { CLI_GRAPHQL_PATHS } from "../ingestion/cli-endpoint.ts";
 import type { Logger } from "../logger.ts";
 import { renderDevicePage } from "../modules/auth/device-page.ts";
 import { PAT_PREFIX } from "../modules/auth/pat.ts";
+import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cli-download.ts";
 import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
 
@@ -64,6 +65,8 @@ export interface ServerRoutes {
   graphql(req: IncomingMessage, res: ServerResponse, record: RequestRecord): Promise<void>;
   /** Readiness of dependencies: each named check true when it answers. */
   readiness(): Promise<Record<string, "up" | "down" | "not configured">>;
+  /** Builds the standalone CLI package served at `/cli/assay-cli.tgz`; called at most once when it succeeds. */
+  cliPackage(): Promise<ServedCliPackage>;
 }
 
 /** A running HTTP server that can stop gracefully. */
@@ -75,11 +78,12 @@ export interface AssayServer {
 
 /**
  * Creates the HTTP server: GraphQL at both endpoint paths (and the CLI's artifact endpoint),
- * `/healthz`, `/readyz` and the device login page `/device` without authentication, and one JSON
- * log line per request.
+ * `/healthz`, `/readyz`, the device login page `/device` and the CLI package `/cli/assay-cli.tgz`
+ * without authentication, and one JSON log line per request.
  */
 export function createServer(routes: ServerRoutes, logger: Logger): AssayServer {
   let inFlight = 0;
+  const cliDownload = createCliDownload(routes.cliPackage, logger);
   let draining: (() => void) | undefined;
 
   const server = http.createServer(async (req, res) => {
@@ -101,6 +105,8 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
         sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
       } else if (path === "/device") {
         sendDevicePage(req, res);
+      } else if (isCliPackagePath(path)) {
+        await cliDownload(req, res, path);
       } else if (path === "/static/logo.svg") {
         res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
         res.end(LOGO_SVG);

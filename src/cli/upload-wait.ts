@@ -1,0 +1,269 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { CliError, EXIT_FAILED, EXIT_OK, OutcomeUnknownError } from "./command.ts";
+import { queryGraphql } from "./upload-request.ts";
+
+/**
+ * `assay upload --wait`: after the upload is accepted, follow its check through the API until
+ * processing settled it, then read the result in one request (docs/ingestion.md "`--wait`").
+ * Polling backs off from one second to ten, so a long queue costs a few requests a minute.
+ */
+
+/** Check states that are a verdict: the check passed. */
+const PASSING = new Set(["SUCCESS", "NEUTRAL", "SKIPPED"]);
+/** Check states that are a verdict: the check did not pass. */
+const FAILING = new Set(["FAILURE", "TIMEOUT", "ARTIFACT_TIMEOUT", "CANCEL"]);
+
+const FIRST_DELAY_MS = 1000;
+const MAX_DELAY_MS = 10_000;
+const GROWTH = 1.6;
+
+/** Polled until settled: the run's state and its check of the uploaded analyzer. */
+const STATE_QUERY =
+  "query AssayUploadState($runUid: UUID!, $analyzer: [String]) { run(runUid: $runUid) { status checks(analyzerIn: $analyzer, first: 1) { edges { node { status } } } } }";
+
+/**
+ * Read once when settled. The severities are aliases of one connection's `totalCount`, so the
+ * counts cost one request, not one per value.
+ */
+const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $analyzer: [String]) {
+  run(runUid: $runUid) {
+    runUid status
+    checks(analyzerIn: $analyzer, first: 1) { edges { node {
+      status analyzer { shortcode }
+      summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed
+        occurrenceDistributionByCategory { category introduced } }
+      critical: issues(severity: CRITICAL, first: 0) { totalCount }
+      major: issues(severity: MAJOR, first: 0) { totalCount }
+      minor: issues(severity: MINOR, first: 0) { totalCount }
+      metrics { shortcode name unit items { key latestValueDisplay threshold thresholdStatus } }
+    } } }
+  }
+}`;
+
+/**
+ * The query behind the printed link: the run, each check's totals and its first findings. Assay
+ * has no web pages yet; the link is the GET form of this query on `/graphql/`, which a browser
+ * playground will open and which `curl` with the token answers today.
+ */
+const LINK_QUERY =
+  "query AssayRun($runUid: UUID!) { run(runUid: $runUid) { runUid status commitOid branchName checks { edges { node { analyzer { shortcode } status summary { occurrencesIntroduced occurrencesResolved } issues(first: 50) { totalCount edges { node { path beginLine category severity title } } } } } } } }";
+
+/** What polling sees: the run's state and its check's, when it has one for the analyzer. */
+export interface UploadState {
+  runStatus: string;
+  checkStatus: string | null;
+}
+
+/** A metric the check recorded, one line per item. */
+export interface MetricResult {
+  shortcode: string;
+  name: string;
+  unit: string | null;
+  /** `value` as the server displays it (`83.4%`); null when the check recorded none. */
+  items: Array<{
+    key: string;
+    value: string | null;
+    threshold: number | null;
+    thresholdStatus: string | null;
+  }>;
+}
+
+/** The check's result, read once processing settled it. */
+export interface CheckResult {
+  analyzer: string;
+  status: string;
+  introduced: number;
+  resolved: number;
+  suppressed: number;
+  /** New findings by category, categories without any left out. */
+  newByCategory: Array<{ category: string; count: number }>;
+  /** Findings present in the check (new and existing, suppressed included), by severity. */
+  openBySeverity: Array<{ severity: string; count: number }>;
+  metrics: MetricResult[];
+}
+
+/** Everything `--wait` prints and decides on. */
+export interface WaitOutcome {
+  runUid: string;
+  runStatus: string;
+  /** Null when the run has no check of the analyzer (`changes` uploads). */
+  check: CheckResult | null;
+  link: string;
+}
+
+/**
+ * The wait before poll number `attempt` (from 0): 1 s growing by 1.6 up to 10 s, give or take
+ * 10 % so CI jobs that uploaded together do not poll in step.
+ */
+export function pollDelayMs(attempt: number, random: () => number = Math.random): number {
+  const base = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * GROWTH ** attempt);
+  return Math.round(base * (0.9 + 0.2 * random()));
+}
+
+/** True when the state is final: the check (or, without one, the run) is no longer pending. */
+export function isSettled(state: UploadState): boolean {
+  const status = state.checkStatus ?? state.runStatus;
+  return PASSING.has(status) || FAILING.has(status);
+}
+
+/** The exit code of a settled upload: 0 when its check (or run) passed, 1 otherwise. */
+export function verdictOf(outcome: Pick<WaitOutcome, "check" | "runStatus">): number {
+  const status = outcome.check?.status ?? outcome.runStatus;
+  return PASSING.has(status) ? EXIT_OK : EXIT_FAILED;
+}
+
+/** The GET form of {@link LINK_QUERY} for this run on the server's `/graphql/`. */
+export function runLink(url: string, runUid: string): string {
+  const parameters = new URLSearchParams({ query: LINK_QUERY, variables: JSON.stringify({ runUid }) });
+  return `${url}/graphql/?${parameters}`;
+}
+
+/** The clock and timer of {@link pollUntilSettled}; tests give fake ones. */
+export interface PollClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  random(): number;
+}
+
+const REAL_CLOCK: PollClock = { now: Date.now, sleep: (ms) => sleep(ms), random: Math.random };
+
+/**
+ * Calls `poll` with backoff (see {@link pollDelayMs}) until it answers a settled state or
+ * `timeoutMs` passed. A failure that says nothing about the report (unreachable server, 5xx, 429:
+ * {@link OutcomeUnknownError}) is retried like a pending answer; any other error ends the wait.
+ * Running out of time is an {@link OutcomeUnknownError} naming the last state or failure.
+ */
+export async function pollUntilSettled(
+  poll: () => Promise<UploadState>,
+  timeoutMs: number,
+  describe: (state: UploadState | null, lastError: Error | null) => string,
+  clock: PollClock = REAL_CLOCK,
+): Promise<UploadState> {
+  const deadline = clock.now() + timeoutMs;
+  let state: UploadState | null = null;
+  let lastError: Error | null = null;
+  for (let attempt = 0; ; attempt++) {
+    const left = deadline - clock.now();
+    if (left <= 0) throw new OutcomeUnknownError(describe(state, lastError));
+    await clock.sleep(Math.min(pollDelayMs(attempt, clock.random), left));
+    try {
+      state = await poll();
+      lastError = null;
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      lastError = error;
+      continue;
+    }
+    if (isSettled(state)) return state;
+  }
+}
+
+/** The upload `--wait` follows. */
+export interface WaitTarget {
+  url: string;
+  token: string;
+  runUid: string;
+  analyzer: string;
+  timeoutSeconds: number;
+}
+
+interface CheckNode {
+  status: string;
+  analyzer: { shortcode: string };
+  summary: {
+    occurrencesIntroduced: number;
+    occurrencesResolved: number;
+    occurrencesSuppressed: number;
+    occurrenceDistributionByCategory: Array<{ category: string; introduced: number }>;
+  };
+  critical: { totalCount: number };
+  major: { totalCount: number };
+  minor: { totalCount: number };
+  metrics: Array<{
+    shortcode: string;
+    name: string;
+    unit: string | null;
+    items: Array<{
+      key: string;
+      latestValueDisplay: string | null;
+      threshold: number | null;
+      thresholdStatus: string | null;
+    }>;
+  }>;
+}
+
+interface RunAnswer<Check> {
+  runUid?: string;
+  status: string;
+  checks: { edges: Array<{ node: Check }> } | null;
+}
+
+function runOf<Check>(data: Record<string, unknown>): RunAnswer<Check> {
+  const run = data.run as RunAnswer<Check> | null | undefined;
+  if (!run) throw new CliError("the server's answer has no run");
+  return run;
+}
+
+function checkResultOf(node: CheckNode): CheckResult {
+  return {
+    analyzer: node.analyzer.shortcode,
+    status: node.status,
+    introduced: node.summary.occurrencesIntroduced,
+    resolved: node.summary.occurrencesResolved,
+    suppressed: node.summary.occurrencesSuppressed,
+    newByCategory: node.summary.occurrenceDistributionByCategory.map((d) => ({
+      category: d.category,
+      count: d.introduced,
+    })),
+    openBySeverity: [
+      { severity: "CRITICAL", count: node.critical.totalCount },
+      { severity: "MAJOR", count: node.major.totalCount },
+      { severity: "MINOR", count: node.minor.totalCount },
+    ],
+    metrics: node.metrics.map((metric) => ({
+      shortcode: metric.shortcode,
+      name: metric.name,
+      unit: metric.unit,
+      items: metric.items.map((item) => ({
+        key: item.key,
+        value: item.latestValueDisplay,
+        threshold: item.threshold,
+        thresholdStatus: item.thresholdStatus,
+      })),
+    })),
+  };
+}
+
+/**
+ * Waits until the upload's check is settled, then reads its result. Raises
+ * {@link OutcomeUnknownError} when it is not settled within the timeout.
+ */
+export async function waitForUpload(target: WaitTarget, clock: PollClock = REAL_CLOCK): Promise<WaitOutcome> {
+  const variables = { runUid: target.runUid, analyzer: [target.analyzer] };
+  const link = runLink(target.url, target.runUid);
+  await pollUntilSettled(
+    async () => {
+      const run = runOf<{ status: string }>(
+        await queryGraphql(target.url, target.token, STATE_QUERY, variables),
+      );
+      return { runStatus: run.status, checkStatus: run.checks?.edges[0]?.node.status ?? null };
+    },
+    target.timeoutSeconds * 1000,
+    (state, lastError) => {
+      const what = state?.checkStatus
+        ? `the ${target.analyzer} check was still ${state.checkStatus}`
+        : `the run was still ${state?.runStatus ?? "not answered"}`;
+      const why = lastError ? `; the last poll failed: ${lastError.message}` : "";
+      return `${what} after ${target.timeoutSeconds} s, so whether it passes is not known (raise --timeout, or follow ${link})${why}`;
+    },
+    clock,
+  );
+  const run = runOf<CheckNode>(await queryGraphql(target.url, target.token, RESULT_QUERY, variables));
+  const node = run.checks?.edges[0]?.node;
+  return {
+    runUid: run.runUid ?? target.runUid,
+    runStatus: run.status,
+    check: node ? checkResultOf(node) : null,
+    link,
+  };
+}
