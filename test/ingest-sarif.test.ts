@@ -477,6 +477,7 @@ describe("hand-made SARIF", () => {
     assert.deepEqual(result.skipped, { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 2, ABSENT: 1 });
     assert.deepEqual(result.warnings, [
       '2 result(s) lie outside the repository and were not stored (first: /usr/lib/node/x.js); paths are made relative to the upload\'s workDir "/ci/checkout".',
+      "2 result(s) name no file (no location, or only logical ones) and were not stored.",
     ]);
     // The tool's baselineState does not decide the state: Assay compares with its own base.
     assert.deepEqual(await summaryOf(scene.check.id), [
@@ -917,7 +918,39 @@ describe("validateSarif", () => {
       { rules: [{ id: "A" }, { id: "B" }], results: [aResult("A", "a.js", 1)] },
       { rules: [{ id: "C" }], results: [aResult("C", "a.js", 1), aResult("X", "b.js", 2)] },
     ]);
-    assert.deepEqual(await validateSarif(chunks(sarif), null), { runs: 2, results: 3, rules: 3 });
+    assert.deepEqual(await validateSarif(chunks(sarif), null), {
+      runs: 2,
+      results: 3,
+      rules: 3,
+      placed: 3,
+      unplaced: {},
+      firstOutside: null,
+    });
+  });
+
+  it("counts where results would go with the upload's workDir, as processing places them", async () => {
+    const sarif = sarifLog([
+      {
+        results: [
+          aResult("R", "file:///ci/checkout/src/a.js", 1),
+          aResult("R", "file:///usr/include/stdio.h", 1),
+          aResult("R", "/usr/lib/x.js", 1),
+          { ruleId: "R", message: { text: "whole repository" } },
+          aResult("R", "src/gone.js", 1, { baselineState: "absent" }),
+        ],
+      },
+    ]);
+    assert.deepEqual(await validateSarif(chunks(sarif), "/ci/checkout"), {
+      runs: 1,
+      results: 5,
+      rules: 0,
+      placed: 1,
+      unplaced: { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 1, ABSENT: 1 },
+      firstOutside: "file:///usr/include/stdio.h",
+    });
+    const withoutWorkDir = await validateSarif(chunks(sarif), null);
+    assert.equal(withoutWorkDir.placed, 0, "an absolute path has no place without a workDir");
+    assert.equal(withoutWorkDir.firstOutside, "file:///ci/checkout/src/a.js");
   });
 
   it("throws the reader's SarifFormatError unchanged", async () => {

@@ -18,6 +18,7 @@ import { nodeTypeNames } from "../src/graphql/node.ts";
 import "../src/modules/index.ts";
 import { createToken } from "../src/modules/auth/token-service.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
 import { aCodeFormatter, anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, anOccurrence } from "./helpers/builders-checks.ts";
 import {
@@ -55,6 +56,7 @@ const GLOBAL_TYPES = [
 const ACCOUNT_TYPES = [
   "Account",
   "AnalysisRun",
+  "Artifact",
   "Check",
   "IgnoreRule",
   "Occurrence",
@@ -111,6 +113,10 @@ async function seedWorld(
   const run = await aRun(db, repository);
   const check = await aCheck(db, run, catalog.analyzer);
   const occurrence = await anOccurrence(db, check, { issue: catalog.issue });
+  const artifact = await anArtifact(db, run, check, {
+    analyzer: catalog.analyzer.shortcode,
+    result: { read: 1, stored: 1, skipped: {}, warnings: [], counts: {} },
+  });
   const pullRequest = await aPullRequest(db, repository);
   const prRun = await aPullRequestRun(db, repository, pullRequest);
   const prCheck = await aCheck(db, prRun, catalog.analyzer);
@@ -141,6 +147,7 @@ async function seedWorld(
   const keys: Record<string, string> = {
     Account: account.key,
     AnalysisRun: run.key,
+    Artifact: artifact.key,
     Check: check.key,
     IgnoreRule: rule.key,
     Occurrence: occurrence.key,
@@ -200,7 +207,8 @@ const REPOSITORY_WIDE = `
   id
   account { id members { edges { node { id user { id accounts { edges { node { id } } } } } } } }
   analysisRuns { edges { node { id reportCard { id } repository { id }
-    checks { edges { node { id analyzer { id }
+    artifacts { edges { node { id run { id } check { id } } } }
+    checks { edges { node { id analyzer { id } artifacts { edges { node { id } } }
       occurrences { edges { node { id issue { id } } } } } } }
     scaChecks { edges { node { id vulnerabilityOccurrences { edges { node { id
       package { id } packageVersion { id } vulnerability { id } } } } } } } } } }
@@ -358,7 +366,8 @@ describe("visibility across accounts", () => {
             ... on PullRequest { latestAnalysisRun { id } }
             ... on RepositoryIssue { repository { id } occurrences { edges { node { id } } } }
             ... on SCACheck { vulnerabilityOccurrences { edges { node { id } } } }
-            ... on RepositoryMetricItem { values { edges { node { id } } } } } }`),
+            ... on RepositoryMetricItem { values { edges { node { id } } } }
+            ... on Artifact { run { id } check { id } } } }`),
           { id },
         ),
       );

@@ -1,7 +1,7 @@
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { CreatedAt, ForeignKey, Id, NullableTimestamp } from "./types.ts";
 
-/** Tables of migration 0008 (docs/ingestion.md). */
+/** Tables of migration 0008, with the artifact columns of 0010 (docs/ingestion.md). */
 
 type WithDefault<T> = ColumnType<T, T | undefined, T>;
 
@@ -29,6 +29,10 @@ export interface ArtifactsTable {
   compression: ArtifactCompression;
   /** Bytes stored (after base64 decoding, before decompression). */
   stored_bytes: ColumnType<string, number | string, number | string>;
+  /** The report's bytes after decompression (migration 0010); null for compressed artifacts stored before. */
+  report_bytes: ColumnType<string | null, number | string | null | undefined, number | string | null>;
+  /** The format the intake recognised ("SARIF 2.1.0", "LCOV"...), migration 0010; null before. */
+  format: ColumnType<string | null, string | null | undefined, string | null>;
   content_sha256: Buffer;
   status: WithDefault<ArtifactStatus>;
   /** Why processing failed, in words a user can act on. */

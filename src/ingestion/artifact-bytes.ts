@@ -323,6 +323,26 @@ function isZlibError(error: unknown): error is Error {
   return error instanceof Error && typeof code === "string" && code.startsWith("Z_");
 }
 
+/**
+ * The first `length` bytes of the report's text (decompressed), as text: what the format
+ * sniffer looks at when a report does not parse as its analyzer expects.
+ */
+export async function reportHead(
+  bytes: Uint8Array,
+  compression: ArtifactCompression,
+  maxBytes: number,
+  length = 64 * 1024,
+): Promise<string> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of textChunks(bytes, compression, maxBytes)) {
+    parts.push(chunk);
+    total += chunk.length;
+    if (total >= length) break;
+  }
+  return Buffer.concat(parts).subarray(0, length).toString("utf8");
+}
+
 /** Passes `chunks` through, feeding each to `hash` on the way (e.g. the sha256 of the text). */
 export async function* sha256Of(chunks: AsyncIterable<Uint8Array>, hash: Hash): AsyncGenerator<Uint8Array> {
   for await (const chunk of chunks) {

@@ -161,7 +161,8 @@ const CreateArtifactPayloadType = new GraphQLObjectType<CreateArtifactPayload>({
     ok: { type: new GraphQLNonNull(GraphQLBoolean), description: "True when the artifact was accepted." },
     message: {
       type: new GraphQLNonNull(GraphQLString),
-      description: 'What was accepted ("Artifact successfully uploaded for repository ..."); "" on refusal.',
+      description:
+        'What was accepted ("Artifact successfully uploaded for repository ..."), followed by what will not be stored (SARIF results outside the repository or without a file); "" on refusal.',
     },
     error: {
       type: new GraphQLNonNull(GraphQLString),

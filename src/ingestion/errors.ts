@@ -1,5 +1,7 @@
+import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
+import type { Sniffed } from "../formats/sniff.ts";
 import { ChangedLinesFormatError } from "./changes.ts";
 
 /**
@@ -23,6 +25,10 @@ export type UploadProblem =
   | "TOO_LARGE"
   /** The report is not valid in its format (JSON, SARIF 2.1.0, a coverage format, a diff). */
   | "INVALID_REPORT"
+  /** The report is of another kind than the analyzer takes (LCOV sent as SARIF, an SBOM...). */
+  | "WRONG_FORMAT"
+  /** Every SARIF result lies outside the repository (or names no file): nothing would be stored. */
+  | "OUTSIDE_REPOSITORY"
   /** Another input field is missing or malformed (its name is in the message). */
   | "INVALID_INPUT";
 
@@ -47,4 +53,40 @@ export function invalidReportMessage(error: unknown): string | undefined {
   if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
   if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;
   return undefined;
+}
+
+/** What an upload of each kind is called in a sentence ("..., not SARIF"). */
+const KIND_NAMES: Record<ArtifactKind, string> = {
+  SARIF: "SARIF",
+  COVERAGE: "a coverage report",
+  CHANGES: "changed lines",
+};
+
+/** How to upload a report of each family, for the sentence that follows "not SARIF: ". */
+const HOW_TO_UPLOAD: Record<Sniffed["family"], string | undefined> = {
+  findings:
+    "upload it with the shortcode of the analyzer that wrote it (with analyzerType community for one outside the catalog)",
+  coverage: "upload it with analyzer test-coverage and a language key (`key`; `--key` for assay upload)",
+  changes: "upload it with analyzer changes",
+  sbom: "SBOM uploads are not accepted yet",
+  other: undefined,
+};
+
+/** The family of reports each artifact kind reads. */
+const FAMILY_OF_KIND: Record<ArtifactKind, Sniffed["family"]> = {
+  SARIF: "findings",
+  COVERAGE: "coverage",
+  CHANGES: "changes",
+};
+
+/**
+ * The refusal of a report that did not parse as `kind` when it looks like another kind of
+ * report, naming what it looks like and how to upload that ("this looks like an LCOV coverage
+ * report, not SARIF: upload it with analyzer test-coverage ..."); undefined when it looks like
+ * the expected kind or like nothing known, so the parser's own message stands.
+ */
+export function wrongFormatMessage(kind: ArtifactKind, sniffed: Sniffed): string | undefined {
+  const how = HOW_TO_UPLOAD[sniffed.family];
+  if (how === undefined || sniffed.family === FAMILY_OF_KIND[kind]) return undefined;
+  return `this looks like ${sniffed.description}, not ${KIND_NAMES[kind]}: ${how}`;
 }

@@ -3,14 +3,21 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import { sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import type { Logger } from "../logger.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
 import { branchNameProblem } from "../modules/repositories/branch-name.ts";
-import { decodeUploadData, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
+import { decodeUploadData, reportHead, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
 import { validateChanges, validateCoverage } from "./coverage-process.ts";
-import { invalidReportMessage, UploadError } from "./errors.ts";
+import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
+import {
+  COVERAGE_FORMAT_NAMES,
+  changesFormatName,
+  SARIF_FORMAT_NAME,
+  sarifPlacementWarnings,
+} from "./intake-report.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
 import { validateSarif } from "./sarif-validate.ts";
 import {
@@ -31,7 +38,10 @@ export const PROCESS_JOB_KIND = "ingest.artifact";
 
 /** What an accepted upload answers. */
 export interface UploadAccepted {
+  /** The contract's sentence, followed by {@link UploadAccepted.warnings}. */
   message: string;
+  /** What the uploader should know although the report was accepted (results that will not be stored). */
+  warnings: string[];
   artifactKey: string;
   runKey: string;
   runUid: string;
@@ -77,6 +87,12 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
   let languageKey: CoverageLanguageKey | null = null;
   if (kind === "COVERAGE") {
     const key = (upload.key ?? "").trim().toLowerCase();
+    if (key === "") {
+      throw new UploadError(
+        "INVALID_INPUT",
+        `a coverage upload needs a language key (\`key\`; \`--key\` for assay upload): one of ${Object.keys(COVERAGE_LANGUAGE_KEYS).join(", ")}`,
+      );
+    }
     if (!Object.hasOwn(COVERAGE_LANGUAGE_KEYS, key)) {
       throw new UploadError(
         "UNKNOWN_LANGUAGE",
@@ -102,28 +118,64 @@ async function collectText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
   return Buffer.concat(parts).toString("utf8");
 }
 
+/** A report the intake accepted, with what it learnt reading it. */
+interface ValidReport {
+  /** SHA-256 of the text (after decompression). */
+  sha256: Buffer;
+  /** The format's name, recorded on the artifact ("SARIF 2.1.0", "LCOV"...). */
+  format: string;
+  /** The text's size in bytes. */
+  reportBytes: number;
+  warnings: string[];
+}
+
 /**
  * Validates the whole report in its format, streaming it through the decompressor with the size
- * cap; answers the SHA-256 of its text. Throws {@link UploadError}.
+ * cap. A report that is not valid in its format is refused as WRONG_FORMAT when it looks like
+ * another kind of report (its head sniffed, src/formats/sniff.ts), else INVALID_REPORT with the
+ * parser's message. Throws {@link UploadError}.
  */
 async function validateReport(
   bytes: Buffer,
   upload: ArtifactUpload,
   checked: CheckedUpload,
   config: Config,
-): Promise<Buffer> {
+): Promise<ValidReport> {
   const hash = createHash("sha256");
-  const text = () => sha256Of(textChunks(bytes, upload.compression, config.artifactMaxBytes), hash);
+  let reportBytes = 0;
+  async function* counted(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    for await (const chunk of chunks) {
+      reportBytes += chunk.length;
+      yield chunk;
+    }
+  }
+  const text = () => counted(sha256Of(textChunks(bytes, upload.compression, config.artifactMaxBytes), hash));
+  let format: string;
+  let warnings: string[] = [];
   try {
-    if (checked.kind === "SARIF") await validateSarif(text(), upload.workDir);
-    else if (checked.kind === "COVERAGE") {
-      validateCoverage(await collectText(text()), checked.languageKey as string, upload.workDir);
-    } else validateChanges(await collectText(text()), upload.workDir);
+    if (checked.kind === "SARIF") {
+      warnings = sarifPlacementWarnings(await validateSarif(text(), upload.workDir), upload.workDir);
+      format = SARIF_FORMAT_NAME;
+    } else if (checked.kind === "COVERAGE") {
+      const report = validateCoverage(
+        await collectText(text()),
+        checked.languageKey as string,
+        upload.workDir,
+      );
+      format = COVERAGE_FORMAT_NAMES[report.format];
+    } else {
+      const changes = await collectText(text());
+      validateChanges(changes, upload.workDir);
+      format = changesFormatName(changes);
+    }
   } catch (error) {
     const problem = invalidReportMessage(error);
-    throw problem === undefined ? error : new UploadError("INVALID_REPORT", problem);
+    if (problem === undefined) throw error;
+    const head = await reportHead(bytes, upload.compression, config.artifactMaxBytes).catch(() => "");
+    const wrong = wrongFormatMessage(checked.kind, sniffFormat(head));
+    throw new UploadError(wrong === undefined ? "INVALID_REPORT" : "WRONG_FORMAT", wrong ?? problem);
   }
-  return hash.digest();
+  return { sha256: hash.digest(), format, reportBytes, warnings };
 }
 
 function unknownAnalyzer(shortcode: string): UploadError {
@@ -182,7 +234,7 @@ export async function acceptUpload(
     if (!known) throw unknownAnalyzer(checked.analyzer);
   }
   const bytes = decodeUploadData(upload.data, upload.compression);
-  const sha256 = await validateReport(bytes, upload, checked, config);
+  const report = await validateReport(bytes, upload, checked, config);
 
   const accepted = await db.transaction().execute(async (tx) => {
     const locked = await tx
@@ -210,7 +262,7 @@ export async function acceptUpload(
       .where("run_id", "=", run.id)
       .where("analyzer", "=", checked.analyzer)
       .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", checked.languageKey ?? "")
-      .where("content_sha256", "=", sha256)
+      .where("content_sha256", "=", report.sha256)
       .executeTakeFirst();
     if (duplicate) return { run, login: account.login, artifactKey: duplicate.key, duplicate: true };
 
@@ -231,7 +283,9 @@ export async function acceptUpload(
         work_dir: upload.workDir?.trim() || null,
         compression: upload.compression,
         stored_bytes: bytes.length,
-        content_sha256: sha256,
+        report_bytes: report.reportBytes,
+        format: report.format,
+        content_sha256: report.sha256,
         uploaded_by: upload.uploadedBy,
       })
       .returning(["id", "key"])
@@ -258,8 +312,11 @@ export async function acceptUpload(
     },
     "artifact accepted",
   );
+  // The contract's sentence stays first, unchanged: clients of the contract's CLI may match it.
+  const uploaded = `Artifact successfully uploaded for repository ${accepted.login}/${repository.name} on commit ${checked.commitOid}.`;
   return {
-    message: `Artifact successfully uploaded for repository ${accepted.login}/${repository.name} on commit ${checked.commitOid}.`,
+    message: [uploaded, ...report.warnings].join(" "),
+    warnings: report.warnings,
     artifactKey: accepted.artifactKey,
     runKey: accepted.run.key,
     runUid: accepted.run.run_uid,

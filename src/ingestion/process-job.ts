@@ -4,6 +4,7 @@ import type { Database } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import type { Logger } from "../logger.ts";
+import { findBaseCheckId } from "../modules/checks/check-store.ts";
 import { artifactText } from "./artifact-bytes.ts";
 import { coverageGateFailures, processChanges, processCoverage } from "./coverage-process.ts";
 import { invalidReportMessage, UploadError } from "./errors.ts";
@@ -80,8 +81,9 @@ async function settleAfter(tx: Kysely<Database>, artifact: ArtifactRow): Promise
 }
 
 /**
- * What a kind's processor gets for `artifact` inside `tx`: its repository, run and check, the base
- * run's check of the same analyzer, and its stored text (decompressed, capped at `maxBytes`).
+ * What a kind's processor gets for `artifact` inside `tx`: its repository, run and check, the check
+ * its findings are compared with (the newest comparable one of its analyzer up to the run's base
+ * run), and its stored text (decompressed, capped at `maxBytes`).
  */
 export async function processInputOf(
   tx: Kysely<Database>,
@@ -101,22 +103,15 @@ export async function processInputOf(
   const check = artifact.check_id
     ? await tx.selectFrom("checks").selectAll().where("id", "=", artifact.check_id).executeTakeFirstOrThrow()
     : null;
-  const baseCheck =
-    check && run.base_run_id
-      ? await tx
-          .selectFrom("checks")
-          .select("id")
-          .where("run_id", "=", run.base_run_id)
-          .where("analyzer_id", "=", check.analyzer_id)
-          .executeTakeFirst()
-      : undefined;
+  const baseCheckId =
+    check && run.base_run_id ? await findBaseCheckId(tx, run.base_run_id, check.analyzer_id) : null;
   return {
     tx,
     artifact,
     repository,
     run,
     check,
-    baseCheckId: baseCheck?.id ?? null,
+    baseCheckId,
     text: () => artifactText(tx, artifact, maxBytes),
   };
 }

@@ -11,7 +11,9 @@ import type {
 } from "../db/types.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
+import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
 import { countOccurrencesOfChecks, countOccurrencesOfRuns } from "../modules/checks/check-store.ts";
+import { deleteResolvedOccurrencesOfCheck } from "../modules/checks/occurrence-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
@@ -23,6 +25,7 @@ import {
   repositoryIssueIntroducedEvent,
   repositoryIssueResolvedEvent,
 } from "../modules/webhooks/payloads.ts";
+import { isEverythingLost } from "./types.ts";
 
 /**
  * A run's life (docs/ingestion.md "The run's life"): one run per (repository, commit), created by
@@ -241,19 +244,22 @@ export async function findingsGateFailures(
 export type CheckGate = (tx: Kysely<Database>, check: CheckRow) => Promise<string[]>;
 
 /**
- * Settles a PENDING check whose artifacts are all processed: FAILURE when one failed to process
- * or the gate finds reasons, else SUCCESS. A check with artifacts still queued stays PENDING.
- * Answers the check as it now stands.
+ * Settles a PENDING check whose artifacts are all processed (docs/ingestion.md "Status"):
+ * FAILURE when one failed to process; NEUTRAL when they stored nothing although entries were
+ * lost (skipped for a reason that is no one's decision, {@link isEverythingLost}); else FAILURE
+ * or SUCCESS by the gate. A failed or NEUTRAL check keeps no RESOLVED rows: it cannot say which
+ * findings of its base are gone. A check with artifacts still queued stays PENDING. Answers the
+ * check as it now stands.
  */
 export async function settleCheck(tx: Kysely<Database>, check: CheckRow, gate: CheckGate): Promise<CheckRow> {
-  const artifacts = await tx
-    .selectFrom("artifacts")
-    .select(["status"])
-    .where("check_id", "=", check.id)
-    .execute();
+  const artifacts = await findArtifactOutcomesOfCheck(tx, check.id);
   if (artifacts.some((a) => a.status === "QUEUED")) return check;
   const failed = artifacts.some((a) => a.status === "FAILED");
-  const status: CheckStatus = failed || (await gate(tx, check)).length > 0 ? "FAILURE" : "SUCCESS";
+  const lost = !failed && isEverythingLost(artifacts.flatMap((a) => (a.outcome ? [a.outcome] : [])));
+  if (failed || lost) await deleteResolvedOccurrencesOfCheck(tx, check.id);
+  let status: CheckStatus = "NEUTRAL";
+  if (failed) status = "FAILURE";
+  else if (!lost) status = (await gate(tx, check)).length > 0 ? "FAILURE" : "SUCCESS";
   return tx
     .updateTable("checks")
     .set({ status, finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })

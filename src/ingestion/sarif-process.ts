@@ -12,7 +12,8 @@ import {
   suppressionOf,
 } from "../modules/settings/suppression-rules.ts";
 import { FingerprintSequence, fingerprintContext } from "./fingerprint.ts";
-import { type ProcessInput, type ProcessResult, ProcessTally, type SkipReason } from "./types.ts";
+import { outsidePathOf, placementOf } from "./sarif-validate.ts";
+import { type ProcessInput, type ProcessResult, ProcessTally } from "./types.ts";
 
 /**
  * Turns a stored SARIF artifact into catalog issues and occurrences of its check, inside the
@@ -418,34 +419,12 @@ function clampInteger(value: number): number {
   return Math.min(value, MAX_INTEGER);
 }
 
-/** The location a result is stored at: the first one with a path in the repository. */
-function primaryLocation(result: SarifResult): SarifLocation | null {
-  return result.locations.find((location) => location.path && !location.outsideRepository) ?? null;
-}
-
 /** What one processing pass shares while it reads the report. */
 interface ResultContext {
   analyzer: string;
   catalog: IssueCatalog;
   suppression: SuppressionRules;
   fingerprints: FingerprintSequence;
-}
-
-/**
- * Where `result` is stored: its primary location, or why it is not stored — the tool reports it
- * absent (`baselineState: absent`), it names no file, or its files lie outside the repository.
- */
-function storedLocation(result: SarifResult): (SarifLocation & { path: string }) | SkipReason {
-  if (result.baselineState === "absent") return "ABSENT";
-  const location = primaryLocation(result);
-  if (location?.path) return { ...location, path: location.path };
-  return result.locations.some((l) => l.path !== null) ? "OUTSIDE_REPOSITORY" : "NO_LOCATION";
-}
-
-/** The first path outside the repository a result names, for the uploader's warning. */
-function outsidePathOf(result: SarifResult): string {
-  const location = result.locations.find((l) => l.outsideRepository);
-  return location?.uri ?? location?.path ?? "";
 }
 
 /** The row `result` becomes at `location`, as a finding of `issue`. */
@@ -520,7 +499,7 @@ export async function processSarif(
         continue;
       }
       const result = event.result;
-      const location = storedLocation(result);
+      const location = placementOf(result);
       if (typeof location === "string") {
         tally.skip(location);
         if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
@@ -545,6 +524,7 @@ export async function processSarif(
   }
   if (firstOutside !== null)
     tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
+  if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
   const states = await settleFindingStates(tx, check.id, input.baseCheckId, artifact.id);
   return tally.result({ suppressed, rules: catalog.size, ...states });
 }
@@ -555,6 +535,11 @@ function outsideWarning(count: number, example: string, workDir: string | null):
   return workDir === null
     ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
     : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
+}
+
+/** The sentence telling the uploader that results without a file were left out. */
+function noLocationWarning(count: number): string {
+  return `${count} result(s) name no file (no location, or only logical ones) and were not stored.`;
 }
 
 /**

@@ -1,4 +1,35 @@
 import { readSarif } from "../formats/sarif/reader.ts";
+import type { SarifLocation, SarifResult } from "../formats/sarif/types.ts";
+import type { SkipReason } from "./types.ts";
+
+/**
+ * Where a SARIF result goes (shared by the intake, which counts, and processing, which stores):
+ * its primary location in the repository, or why it cannot be stored — the tool reports it
+ * absent, it names no file, or its files lie outside the repository.
+ */
+
+/** A location in the repository, with its repository-relative path. */
+export type StoredLocation = SarifLocation & { path: string };
+
+/** Why a result cannot be stored, known from the report alone (the repository's settings aside). */
+export type UnplacedReason = Extract<SkipReason, "ABSENT" | "NO_LOCATION" | "OUTSIDE_REPOSITORY">;
+
+/**
+ * Where `result` is stored: the first of its locations with a path in the repository, or why it
+ * is not stored. `baselineState: "absent"` wins over any location: the tool says the finding is gone.
+ */
+export function placementOf(result: SarifResult): StoredLocation | UnplacedReason {
+  if (result.baselineState === "absent") return "ABSENT";
+  const location = result.locations.find((l) => l.path && !l.outsideRepository);
+  if (location?.path) return { ...location, path: location.path };
+  return result.locations.some((l) => l.path !== null) ? "OUTSIDE_REPOSITORY" : "NO_LOCATION";
+}
+
+/** The first path outside the repository a result names, as the report wrote it, for messages. */
+export function outsidePathOf(result: SarifResult): string {
+  const location = result.locations.find((l) => l.outsideRepository);
+  return location?.uri ?? location?.path ?? "";
+}
 
 /** What a valid SARIF report holds, counted while it was checked. */
 export interface SarifSummary {
@@ -6,23 +37,46 @@ export interface SarifSummary {
   results: number;
   /** Rules the runs' drivers describe (a rule described by two runs counts twice). */
   rules: number;
+  /** Results that have a place in the repository (before the repository's own settings). */
+  placed: number;
+  /** The other results, by reason. */
+  unplaced: Partial<Record<UnplacedReason, number>>;
+  /** The first path outside the repository, as written, when a result had one. */
+  firstOutside: string | null;
 }
 
 /**
  * Reads a whole SARIF report with the streaming reader (bounded memory) so the upload intake can
- * refuse a bad one before storing it. Throws the reader's `SarifFormatError` unchanged; its
- * message names the problem and where it is.
+ * refuse a bad one before storing it, and counts where its results would go with the upload's
+ * `workDir`. Throws the reader's `SarifFormatError` unchanged; its message names the problem and
+ * where it is.
  */
 export async function validateSarif(
   text: AsyncIterable<Uint8Array>,
   workDir: string | null,
 ): Promise<SarifSummary> {
-  const summary: SarifSummary = { runs: 0, results: 0, rules: 0 };
+  const summary: SarifSummary = {
+    runs: 0,
+    results: 0,
+    rules: 0,
+    placed: 0,
+    unplaced: {},
+    firstOutside: null,
+  };
   for await (const event of readSarif(text, { workDir })) {
     if (event.type === "run") {
       summary.runs += 1;
       summary.rules += event.run.tool.rules.length;
-    } else summary.results += 1;
+      continue;
+    }
+    summary.results += 1;
+    const placement = placementOf(event.result);
+    if (typeof placement !== "string") {
+      summary.placed += 1;
+      continue;
+    }
+    summary.unplaced[placement] = (summary.unplaced[placement] ?? 0) + 1;
+    if (placement === "OUTSIDE_REPOSITORY") summary.firstOutside ??= outsidePathOf(event.result);
   }
   return summary;
 }

@@ -43,8 +43,9 @@ export interface ProcessInput {
   /** The artifact's check (null for CHANGES). */
   check: CheckRef | null;
   /**
-   * The base run's check of the same analyzer (the run's `base_run_id`), or null when the run has
-   * no base or the base has no such check: then every finding is INTRODUCED.
+   * The check the findings are compared with: the newest comparable check of the same analyzer on
+   * the base run's branch, up to the run's `base_run_id` (docs/ingestion.md "Base"); null when the
+   * run has no base or there is no such check: then every finding is INTRODUCED.
    */
   baseCheckId: string | null;
   /** The artifact's text, decompressed, as a stream of bytes (bounded memory). */
@@ -72,6 +73,31 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NOT_REPORTED",
   "ABSENT",
 ];
+
+/**
+ * Skips that are someone's decision — the repository's settings, the tool saying a finding is
+ * gone — rather than a loss: an artifact that skipped only these still says what is there.
+ */
+export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set(["NOT_REPORTED", "ABSENT"]);
+
+/**
+ * True when the results of a check's artifacts stored nothing although something was lost
+ * (skipped for a reason not in {@link DELIBERATE_SKIP_REASONS}): such a check cannot say what the
+ * code holds, so it is NEUTRAL and never a base (docs/ingestion.md "The run's life").
+ */
+export function isEverythingLost(
+  results: ReadonlyArray<{ stored: number; skipped: Partial<Record<string, number>> }>,
+): boolean {
+  let stored = 0;
+  let lost = 0;
+  for (const result of results) {
+    stored += result.stored;
+    for (const [reason, count] of Object.entries(result.skipped)) {
+      if (!DELIBERATE_SKIP_REASONS.has(reason as SkipReason)) lost += count ?? 0;
+    }
+  }
+  return stored === 0 && lost > 0;
+}
 
 /** Warnings kept per artifact; a report producing more says how many were left out. */
 export const MAX_ARTIFACT_WARNINGS = 20;

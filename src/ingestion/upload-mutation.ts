@@ -9,6 +9,8 @@ import {
   type MutationEcho,
 } from "../graphql/mutations.ts";
 import { writableRepository } from "../modules/accounts/access.ts";
+import { findVisibleArtifact } from "../modules/artifacts/artifact-service.ts";
+import { ArtifactRef } from "../modules/artifacts/artifact-type.ts";
 import { visibleRunByKey } from "../modules/runs/run-loaders.ts";
 import { AnalysisRunRef } from "../modules/runs/run-type.ts";
 import { UploadError } from "./errors.ts";
@@ -43,6 +45,7 @@ interface UploadArtifactResult extends MutationEcho {
   ok: boolean;
   message: string;
   error: string;
+  warnings: string[];
   artifactKey: string | null;
   runKey: string | null;
 }
@@ -93,6 +96,7 @@ async function uploadArtifact(
       ok: true,
       message: accepted.message,
       error: "",
+      warnings: accepted.warnings,
       artifactKey: accepted.artifactKey,
       runKey: accepted.runKey,
       ...echoOf(input),
@@ -103,6 +107,7 @@ async function uploadArtifact(
       ok: false,
       message: "",
       error: error.message,
+      warnings: [],
       artifactKey: null,
       runKey: null,
       ...echoOf(input),
@@ -175,12 +180,25 @@ const UploadArtifactPayload = builder.objectRef<UploadArtifactResult>("UploadArt
   fields: (t) => ({
     ok: t.boolean({ description: "True when the artifact was accepted.", resolve: (p) => p.ok }),
     message: t.string({
-      description: 'What was accepted ("Artifact successfully uploaded for repository ..."); "" on refusal.',
+      description:
+        'What was accepted ("Artifact successfully uploaded for repository ..."), followed by `warnings`; "" on refusal.',
       resolve: (p) => p.message,
     }),
     error: t.string({
       description: 'Why the artifact was refused, in one sentence; "" when it was accepted.',
       resolve: (p) => p.error,
+    }),
+    warnings: t.stringList({
+      description:
+        "What the uploader should know although the artifact was accepted, in sentences: SARIF results that lie outside the repository (with the first path and the fix) or name no file, and will not be stored. Empty on refusal.",
+      resolve: (p) => p.warnings,
+    }),
+    artifact: t.field({
+      type: ArtifactRef,
+      nullable: true,
+      description:
+        "The stored artifact (QUEUED until processed; for a repeated upload of the same report, the one stored first); null on refusal.",
+      resolve: (p, _args, ctx) => (p.artifactKey ? findVisibleArtifact(ctx, p.artifactKey) : null),
     }),
     artifactId: t.string({
       nullable: true,

@@ -14,6 +14,7 @@ import "./runs/run-type.ts";
 import "./checks/occurrence-type.ts";
 import "./checks/check-type.ts";
 import "./checks/repository-issue-type.ts";
+import "./artifacts/artifact-type.ts";
 import "./dependencies/dependencies-type.ts";
 import "./installation/installation-type.ts";
 import "./metrics/metric-type.ts";

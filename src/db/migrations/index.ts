@@ -6,6 +6,7 @@ import * as authFlows from "./0005-auth-flows.ts";
 import * as webhooks from "./0006-webhooks.ts";
 import * as readIndexes from "./0007-read-indexes.ts";
 import * as ingestion from "./0008-ingestion.ts";
+import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   "0006-webhooks": webhooks,
   "0007-read-indexes": readIndexes,
   "0008-ingestion": ingestion,
+  "0010-artifact-outcomes": artifactOutcomes,
 };
 
 /** Kysely migration provider over {@link migrations}. */

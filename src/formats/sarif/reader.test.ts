@@ -298,12 +298,63 @@ describe("readSarif rejects", () => {
     assert.match(error.message, /"runs"/);
   });
 
-  it("invalid JSON, with the position", async () => {
+  it("invalid JSON, with the byte where reading stopped", async () => {
     const error = await rejection('{"version":"2.1.0","runs":[tru]}');
     assert.equal(error.problem, "INVALID_JSON");
-    assert.match(error.message, /position "30"/);
-    assert.equal((await rejection('{"version":"2.1.0","runs":[')).problem, "INVALID_JSON");
+    assert.equal(error.message, 'Invalid JSON at byte 30: unexpected "]".');
+    const cut = await rejection('{"version":"2.1.0","runs":[');
+    assert.equal(cut.problem, "INVALID_JSON");
+    assert.match(cut.message, /ends at byte 27 before its value is complete/);
     assert.equal((await rejection("")).problem, "INVALID_JSON");
+  });
+
+  it("a text that is not JSON at all is refused at byte 0, not at its end", async () => {
+    const error = await rejection("TN:\nSF:/repo/src/a.js\nDA:1,1\nend_of_record\n".repeat(500));
+    assert.equal(error.message, 'Invalid JSON at byte 0: unexpected "T".');
+  });
+
+  it("an error in the middle of a large document names its byte, whatever the chunking", async () => {
+    const log = JSON.stringify({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver },
+          results: Array.from({ length: 20_000 }, (_, i) => result({ message: { text: `finding ${i}` } })),
+        },
+      ],
+    });
+    const at = log.indexOf('"finding 12345"');
+    assert.ok(at > 1_000_000, "the error lies past the first megabyte");
+    const broken = `${log.slice(0, at)}@${log.slice(at)}`;
+    for (const size of [997, 65_536, 1_000_003]) {
+      await assert.rejects(
+        (async () => {
+          for await (const _ of readSarif(chunked(broken, size))) {
+            // Results before the error are yielded; the error comes at byte `at`.
+          }
+        })(),
+        {
+          name: "SarifFormatError",
+          problem: "INVALID_JSON",
+          message: `Invalid JSON at byte ${at}: unexpected "@".`,
+        },
+      );
+    }
+    // A token out of place: its first byte is named.
+    const misplaced = `${log.slice(0, at)}"x",${log.slice(at)}`;
+    await assert.rejects(
+      (async () => {
+        for await (const _ of readSarif(chunked(misplaced, 65_536))) {
+          // Drains the reader.
+        }
+      })(),
+      (error: unknown) => {
+        assert.ok(error instanceof SarifFormatError);
+        const byte = Number(/at byte (\d+)/.exec(error.message)?.[1]);
+        assert.ok(byte > at && byte < at + 40, `${error.message} points just after byte ${at}`);
+        return true;
+      },
+    );
   });
 
   it("a result without ruleId and rule, naming the result", async () => {

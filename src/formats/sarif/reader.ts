@@ -1,4 +1,4 @@
-import { JSONParser, type ParsedTokenInfo, TokenType } from "@streamparser/json";
+import { JSONParser, type ParsedTokenInfo, TokenizerError, TokenType } from "@streamparser/json";
 import { type PathContext, resolveArtifactPath, type UriBase } from "./paths.ts";
 import {
   type SarifEvent,
@@ -48,6 +48,11 @@ class DocumentShape {
   private inRuns = false;
   private previous: ParsedTokenInfo | null = null;
   private rootKey: unknown = null;
+
+  /** The last token seen: the one the parser refused, when it refuses one. */
+  get lastToken(): ParsedTokenInfo | null {
+    return this.previous;
+  }
 
   observe(token: ParsedTokenInfo): void {
     if (this.rootIsObject === null) this.rootIsObject = token.token === TokenType.LEFT_BRACE;
@@ -282,6 +287,60 @@ function checkVersion(version: unknown): void {
 /** A chunk of the document: bytes (UTF-8) or text. */
 export type SarifChunk = Uint8Array | string;
 
+/** What the tokenizer writes after the absolute byte offset of a character it cannot read. */
+const TOKENIZER_POSITION = /absolute position "(\d+)"/;
+
+/** A byte of the document as a message shows it: the character, or its code when unprintable. */
+function describeByte(byte: number | undefined): string {
+  if (byte === undefined) return "a character";
+  return byte >= 0x21 && byte <= 0x7e
+    ? `"${String.fromCharCode(byte)}"`
+    : `byte 0x${byte.toString(16).padStart(2, "0")}`;
+}
+
+/** A token the parser did not expect here, in words. */
+function describeToken(token: ParsedTokenInfo): string {
+  switch (token.token) {
+    case TokenType.STRING:
+      return `string ${JSON.stringify(String(token.value).slice(0, 40))}`;
+    case TokenType.NUMBER:
+      return `number ${String(token.value)}`;
+    case TokenType.TRUE:
+    case TokenType.FALSE:
+    case TokenType.NULL:
+      return String(token.value);
+    default:
+      return `"${String(token.value)}"`;
+  }
+}
+
+/**
+ * The INVALID_JSON message for a parser error, naming the byte of the document (0-based, counted
+ * over every chunk) where reading stopped: the unreadable character for a tokenizer error, the
+ * start of the refused token for a parser error, the end of the document when it ends too early.
+ */
+function invalidJsonMessage(
+  error: unknown,
+  chunk: SarifChunk | null,
+  chunkStart: number,
+  lastToken: ParsedTokenInfo | null,
+): string {
+  if (chunk === null) {
+    return `Invalid JSON: the document ends at byte ${chunkStart} before its value is complete (is the file cut short?).`;
+  }
+  if (error instanceof TokenizerError) {
+    const found = TOKENIZER_POSITION.exec(error.message);
+    const position = found ? Number(found[1]) : (lastToken?.offset ?? chunkStart);
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    return `Invalid JSON at byte ${position}: unexpected ${describeByte(bytes[position - chunkStart])}.`;
+  }
+  if (lastToken !== null) {
+    return `Invalid JSON at byte ${lastToken.offset}: unexpected ${describeToken(lastToken)}.`;
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return `Invalid JSON at byte ${chunkStart}: ${detail}`;
+}
+
 /**
  * Reads a SARIF 2.1.0 log from a stream of chunks (a file read stream, an HTTP body, a
  * decompressor's output ...), yielding each run's header and then its results one by one.
@@ -345,8 +404,10 @@ export async function* readSarif(
       } else parser.write(chunk);
     } catch (error) {
       if (error instanceof SarifFormatError) throw error;
-      const detail = error instanceof Error ? error.message : String(error);
-      throw new SarifFormatError("INVALID_JSON", `Invalid JSON near byte ${bytesRead + size}: ${detail}`);
+      throw new SarifFormatError(
+        "INVALID_JSON",
+        invalidJsonMessage(error, chunk, bytesRead, shape.lastToken),
+      );
     }
     bytesRead += size;
   };

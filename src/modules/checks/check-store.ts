@@ -107,3 +107,28 @@ export async function findCoverageReportsOfRuns(
     WHERE c.run_id = ANY(cast(${runIds} as bigint[]))`.execute(db);
   return result.rows;
 }
+
+/**
+ * The check of `analyzerId` that a run whose base run is `baseRunId` compares its findings with
+ * (docs/ingestion.md "Base"): the newest comparable check of that analyzer among the runs of the
+ * base run's branch up to the base run itself. Comparable: it finished SUCCESS or FAILURE and
+ * none of its artifacts FAILED — a NEUTRAL check (everything it was sent was skipped), a failed
+ * one, or one still running is walked past. Null when there is none.
+ */
+export async function findBaseCheckId(
+  db: Kysely<Database>,
+  baseRunId: string,
+  analyzerId: string,
+): Promise<string | null> {
+  const result = await sql<{ id: string }>`
+    SELECT c.id::text AS id
+    FROM analysis_runs AS base
+    JOIN analysis_runs AS r ON r.repository_id = base.repository_id AND r.branch_name = base.branch_name
+      AND (r.created_at, r.key) <= (base.created_at, base.key)
+    JOIN checks AS c ON c.run_id = r.id AND c.analyzer_id = ${analyzerId}
+    WHERE base.id = ${baseRunId} AND c.status IN ('SUCCESS', 'FAILURE')
+      AND NOT EXISTS (SELECT 1 FROM artifacts AS a WHERE a.check_id = c.id AND a.status = 'FAILED')
+    ORDER BY r.created_at DESC, r.key DESC
+    LIMIT 1`.execute(db);
+  return result.rows[0]?.id ?? null;
+}

@@ -139,3 +139,15 @@ export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFi
         },
   );
 }
+
+/**
+ * Deletes a check's RESOLVED occurrences (the base's findings it no longer has): a check that
+ * lost what it was sent cannot say which of them are gone (docs/ingestion.md "Status").
+ */
+export async function deleteResolvedOccurrencesOfCheck(db: Kysely<Database>, checkId: string): Promise<void> {
+  await db
+    .deleteFrom("occurrences")
+    .where("check_id", "=", checkId)
+    .where("state", "=", "RESOLVED")
+    .execute();
+}

@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# Regenerates the real-tool fixtures under src/formats/{sarif,coverage,sbom}/fixtures/ from the
+# small projects in test/fixtures/tools/: installs the tools (Debian packages, npm packages at the
+# versions pinned below), copies each project into one fixed directory, runs the tools there and
+# keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
+# kind. See test/fixtures/tools/README.md.
+#
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom]   (default: all)
+# Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
+#                                   (default: /tmp/assay-fixtures-tools)
+set -euo pipefail
+
+# Every tool runs under this directory, so absolute paths in the reports are the same on every
+# machine. src/formats/fixtures.ts exports the same value (FIXTURE_WORK_ROOT).
+readonly WORK=/tmp/assay-fixtures
+
+# Pinned npm tools. secretlint stays on 11.x: 12 and later need Node 22.
+readonly ESLINT_VERSION=10.15.0
+readonly ESLINT_SARIF_VERSION=3.1.0
+readonly BIOME_VERSION=2.6.8
+readonly OXLINT_VERSION=1.94.0
+readonly SECRETLINT_VERSION=11.7.1
+readonly C8_VERSION=12.0.0
+readonly NPM_VERSION=11.19.1
+
+readonly DEBIAN_PACKAGES=(
+  clang gcc make lcov gcovr python3 python3-coverage python3-tabulate
+  default-jdk-headless ant libjacoco-java golang-go git jq
+)
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+readonly ROOT
+readonly SOURCES="$ROOT/test/fixtures/tools"
+readonly TOOLS="${ASSAY_FIXTURE_TOOLS:-/tmp/assay-fixtures-tools}"
+readonly NPM_DIR="$TOOLS/npm"
+readonly BIN="$NPM_DIR/node_modules/.bin"
+readonly PYTHON=/usr/bin/python3 # Debian's, whose dist-packages hold tabulate and coverage
+readonly WHAT="${1:-all}"
+
+# Tool output that does not depend on the terminal, the locale or the time zone.
+export LC_ALL=C.UTF-8 TZ=UTC NO_COLOR=1 FORCE_COLOR=0 PYTHONDONTWRITEBYTECODE=1
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GOPATH="$TOOLS/go" GOCACHE="$TOOLS/go-cache" GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local
+
+log() { printf '== %s\n' "$*" >&2; }
+die() {
+  printf 'make-fixtures: %s\n' "$*" >&2
+  exit 1
+}
+
+install_debian_packages() {
+  local missing=() package
+  for package in "${DEBIAN_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return
+  [ "$(id -u)" -eq 0 ] || die "missing Debian packages, run as root: apt-get install -y ${missing[*]}"
+  log "apt-get install ${missing[*]}"
+  apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+}
+
+install_npm_tools() {
+  local wanted=(
+    "eslint@$ESLINT_VERSION" "@microsoft/eslint-formatter-sarif@$ESLINT_SARIF_VERSION"
+    "@biomejs/biome@$BIOME_VERSION" "oxlint@$OXLINT_VERSION" "secretlint@$SECRETLINT_VERSION"
+    "@secretlint/secretlint-rule-preset-recommend@$SECRETLINT_VERSION"
+    "@secretlint/secretlint-formatter-sarif@$SECRETLINT_VERSION" "c8@$C8_VERSION" "npm@$NPM_VERSION"
+  )
+  local stamp="$NPM_DIR/installed.txt"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${wanted[*]}" ]; then return; fi
+  log "npm install ${wanted[*]}"
+  rm -rf "$NPM_DIR"
+  mkdir -p "$NPM_DIR"
+  echo '{"private":true}' >"$NPM_DIR/package.json"
+  (cd "$NPM_DIR" && npm install --no-audit --no-fund --save-exact --loglevel=error "${wanted[@]}" >/dev/null)
+  echo "${wanted[*]}" >"$stamp"
+}
+
+# Copies a project's sources to $WORK/<project> (afresh) and enters it.
+enter_project() {
+  rm -rf "${WORK:?}/$1"
+  mkdir -p "$WORK"
+  cp -r "$SOURCES/$1" "$WORK/$1"
+  cd "$WORK/$1"
+}
+
+# Runs a command whose exit status must be one of $1 (space-separated), e.g. "0 1" for a linter
+# that exits 1 when it reports findings.
+expect_status() {
+  local allowed=" $1 " status=0
+  shift
+  "$@" || status=$?
+  case "$allowed" in *" $status "*) ;; *) die "'$*' exited $status (expected $1)" ;; esac
+}
+
+# Writes a tool summary: tool, version, command, workDir and the figures (JSON) the tool gave.
+write_summary() { # file tool version command workDir figures-json
+  jq -n --arg tool "$2" --arg version "$3" --arg command "$4" --arg workDir "$5" --argjson figures "$6" \
+    '{tool: $tool, version: $version, command: $command, workDir: $workDir, figures: $figures}' >"$1"
+}
+
+# Records a fixture in its kind's manifest: the file, its format, the tool, the directory the
+# tool ran in, how the report writes paths, and its summary and raw tool output.
+add_fixture() { # kind tool file format paths summary tool-output [extra-json]
+  jq -nc --arg kind "$1" --arg tool "$2" --arg file "$3" --arg format "$4" --arg paths "$5" \
+    --arg summary "$6" --arg toolOutput "$7" --arg workDir "$PWD" --argjson extra "${8:-{\}}" \
+    '{tool: $tool, file: $file, format: $format, workDir: $workDir, paths: $paths,
+      summary: $summary, toolOutput: $toolOutput} + $extra' >>"$WORK/_manifest/$1.jsonl"
+}
+
+write_manifest() { # kind
+  jq -s '.' "$WORK/_manifest/$1.jsonl" >"$ROOT/src/formats/$1/fixtures/manifest.json"
+}
+
+# Starts a kind afresh: its fixture folder emptied, its manifest restarted.
+begin_kind() { # kind
+  rm -rf "${ROOT:?}/src/formats/$1/fixtures"
+  mkdir -p "$ROOT/src/formats/$1/fixtures" "$WORK/_manifest"
+  : >"$WORK/_manifest/$1.jsonl"
+}
+
+# XML attributes or counters, read with Debian's Python (no dependency of ours).
+xml_figures() { # file python-expression over `root` (ElementTree root), printing JSON
+  "$PYTHON" -c 'import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
+}
+
+# `lcov --summary` figures: {"lines": {"covered": n, "total": n}, "functions": ..., "branches": ...}.
+lcov_summary_figures() { # summary-text-file
+  sed -nE 's/^ *(lines|functions|branches)\.+: [0-9.]+% \(([0-9]+) of ([0-9]+) [a-z]+\)$/{"\1": {"covered": \2, "total": \3}}/p' "$1" |
+    jq -s 'add // {}'
+}
+
+lcov_summary() { # lcov-file output-file
+  lcov --summary "$1" --rc lcov_branch_coverage=1 >"$2" 2>&1
+}
+
+# ---------------------------------------------------------------------------------------------
+make_sarif() {
+  begin_kind sarif
+  local out="$ROOT/src/formats/sarif/fixtures"
+  mkdir -p "$out/clang" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
+
+  log "clang static analyzer"
+  enter_project c-analyzer
+  local clang_version tu command
+  clang_version=$(clang --version | head -n 1)
+  for tu in inventory main; do
+    command="clang --analyze --analyzer-output sarif -std=c99 -Xclang -analyzer-checker=security.insecureAPI.strcpy -o $tu.sarif src/$tu.c"
+    $command >"$out/clang/$tu.tool-output.txt" 2>&1
+    cp "$tu.sarif" "$out/clang/$tu.sarif"
+    write_summary "$out/clang/$tu.summary.json" "clang static analyzer" "$clang_version" "$command" "$PWD" "$(
+      jq -Rn '[inputs] as $lines | {
+        warnings: ($lines | map(capture("^(?<n>[0-9]+) warnings? generated\\.$").n | tonumber) | add // 0),
+        byChecker: ($lines | map(capture(": warning: .* \\[(?<c>[A-Za-z0-9_.]+)\\]$").c)
+          | group_by(.) | map({key: .[0], value: length}) | from_entries)
+      }' "$out/clang/$tu.tool-output.txt"
+    )"
+    add_fixture sarif clang "clang/$tu.sarif" sarif absolute-file-uri "clang/$tu.summary.json" "clang/$tu.tool-output.txt"
+  done
+
+  log "ESLint"
+  enter_project js-lint
+  # The formatter is resolved through NODE_PATH, from the tools directory.
+  NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint/eslint.sarif"
+  expect_status "1" "$BIN/eslint" src >"$out/eslint/eslint.tool-output.txt"
+  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint.json"
+  write_summary "$out/eslint/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
+    "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
+      jq -n --rawfile stylish "$out/eslint/eslint.tool-output.txt" --slurpfile results "$WORK/_eslint.json" '
+        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
+        | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+           formatterSarif: "'"$ESLINT_SARIF_VERSION"'",
+           byRule: ([$results[0][].messages[]] | group_by(.ruleId) | map({key: .[0].ruleId, value: {
+             errors: map(select(.severity == 2)) | length, warnings: map(select(.severity == 1)) | length}})
+             | from_entries)}'
+    )"
+  add_fixture sarif eslint eslint/eslint.sarif sarif absolute-file-uri eslint/eslint.summary.json eslint/eslint.tool-output.txt
+
+  log "Biome"
+  expect_status "1" "$BIN/biome" lint --colors=off --reporter=sarif src >"$out/biome/biome.sarif" 2>/dev/null
+  expect_status "1" "$BIN/biome" lint --colors=off --reporter=summary src >"$out/biome/biome.tool-output.txt" 2>&1
+  write_summary "$out/biome/biome.summary.json" biome "$("$BIN/biome" --version | sed 's/^Version: //')" \
+    "biome lint --reporter=sarif src" "$PWD" "$(
+      jq -Rn '[inputs] as $lines | {
+        errors: ($lines | map(capture("^Found (?<n>[0-9]+) errors?\\.").n | tonumber) | add // 0),
+        warnings: ($lines | map(capture("^Found (?<n>[0-9]+) warnings?\\.").n | tonumber) | add // 0),
+        byRule: ($lines | map(capture("^ *(?<rule>lint/[A-Za-z0-9/]+) +(?<n>[0-9]+) \\((?<detail>[^)]*)\\)"))
+          | sort_by(.rule) | map({key: .rule, value: {
+              diagnostics: (.n | tonumber),
+              errors: ((.detail | capture("(?<e>[0-9]+) errors?").e // "0") | tonumber),
+              warnings: ((.detail | capture("(?<w>[0-9]+) warnings?").w // "0") | tonumber)}})
+          | from_entries)
+      }' "$out/biome/biome.tool-output.txt"
+    )"
+  add_fixture sarif biome biome/biome.sarif sarif absolute-path biome/biome.summary.json biome/biome.tool-output.txt
+
+  log "oxlint"
+  # One thread: the findings come out in the same order every time.
+  expect_status "1" "$BIN/oxlint" --threads=1 --format sarif src >"$out/oxlint/oxlint.sarif"
+  expect_status "1" "$BIN/oxlint" --threads=1 src >"$out/oxlint/oxlint.tool-output.txt"
+  write_summary "$out/oxlint/oxlint.summary.json" oxlint "$("$BIN/oxlint" --version | sed 's/^Version: //')" \
+    "oxlint --threads=1 --format sarif src" "$PWD" "$(
+      jq -Rn '[inputs] as $lines
+        | ($lines | map(capture("^Found (?<w>[0-9]+) warnings? and (?<e>[0-9]+) errors?\\.")) | first) as $t
+        | {errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+           byRule: ($lines | map(capture("^  (?<mark>[x!]) (?<rule>[a-z0-9_-]+\\([^)]+\\)):"))
+             | group_by(.rule) | map({key: .[0].rule, value: {
+                 errors: map(select(.mark == "x")) | length, warnings: map(select(.mark == "!")) | length}})
+             | from_entries)}' "$out/oxlint/oxlint.tool-output.txt"
+    )"
+  add_fixture sarif oxlint oxlint/oxlint.sarif sarif relative oxlint/oxlint.summary.json oxlint/oxlint.tool-output.txt
+
+  log "secretlint"
+  enter_project secrets
+  expect_status "1" "$BIN/secretlint" "**/*" --format @secretlint/secretlint-formatter-sarif >"$out/secretlint/secretlint.sarif"
+  expect_status "1" "$BIN/secretlint" "**/*" --no-color >"$out/secretlint/secretlint.tool-output.txt"
+  expect_status "1" "$BIN/secretlint" "**/*" --format json >"$WORK/_secretlint.json"
+  write_summary "$out/secretlint/secretlint.summary.json" secretlint "$("$BIN/secretlint" --version)" \
+    "secretlint \"**/*\" --format @secretlint/secretlint-formatter-sarif" "$PWD" "$(
+      jq -n --rawfile stylish "$out/secretlint/secretlint.tool-output.txt" --slurpfile results "$WORK/_secretlint.json" '
+        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?")) as $t
+        | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+           byRule: ([$results[0][].messages[]] | group_by(.ruleId) | map({value: length,
+             key: ((if .[0].ruleParentId then "\(.[0].ruleParentId) > " else "" end) + .[0].ruleId)})
+             | from_entries)}'
+    )"
+  add_fixture sarif secretlint secretlint/secretlint.sarif sarif relative secretlint/secretlint.summary.json secretlint/secretlint.tool-output.txt
+
+  write_manifest sarif
+}
+
+# ---------------------------------------------------------------------------------------------
+make_coverage() {
+  begin_kind coverage
+  local out="$ROOT/src/formats/coverage/fixtures"
+  mkdir -p "$out/c8" "$out/node-test" "$out/coverage-py" "$out/gcc-lcov" "$out/gcovr" "$out/jacoco" "$out/go" "$out/git-diff"
+
+  log "git diff (changed lines between two commits of js-coverage)"
+  enter_project js-coverage
+  local git_env=(env GIT_AUTHOR_NAME="Assay fixtures" GIT_AUTHOR_EMAIL=fixtures@assay.invalid
+    GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_NAME="Assay fixtures"
+    GIT_COMMITTER_EMAIL=fixtures@assay.invalid GIT_COMMITTER_DATE=2025-01-01T00:00:00Z)
+  git -c init.defaultBranch=main init -q .
+  cp -r "$SOURCES/js-coverage-previous/." .
+  git add -A && "${git_env[@]}" git commit -q -m "Price carts"
+  cp -r "$SOURCES/js-coverage/." .
+  git add -A && "${git_env[@]}" git commit -q -m "Silver tier, first-order discount, more shipping regions"
+  git diff HEAD~1 HEAD >"$out/git-diff/changes.diff"
+  git diff --numstat HEAD~1 HEAD >"$out/git-diff/changes.tool-output.txt"
+  write_summary "$out/git-diff/changes.summary.json" git "$(git --version)" "git diff HEAD~1 HEAD" "$PWD" "$(
+    jq -Rn '{files: ([inputs | split("\t") | {key: .[2], value: {added: (.[0] | tonumber), deleted: (.[1] | tonumber)}}]
+      | from_entries)}' "$out/git-diff/changes.tool-output.txt"
+  )"
+  add_fixture coverage git-diff git-diff/changes.diff unified-diff relative git-diff/changes.summary.json git-diff/changes.tool-output.txt
+
+  log "c8 over node --test"
+  rm -rf .git
+  local node_version
+  node_version=$(node --version)
+  "$BIN/c8" --reporter=lcov --reporter=cobertura --reporter=clover --reporter=json-summary \
+    --reporter=text --reporter=text-summary node --test test/ >"$out/c8/c8.tool-output.txt" 2>&1
+  cp coverage/lcov.info "$out/c8/lcov.info"
+  cp coverage/cobertura-coverage.xml "$out/c8/cobertura-coverage.xml"
+  cp coverage/clover.xml "$out/c8/clover.xml"
+  cp coverage/coverage-summary.json "$out/c8/coverage-summary.json"
+  lcov_summary coverage/lcov.info "$WORK/_c8-lcov-summary.txt"
+  cat "$WORK/_c8-lcov-summary.txt" >>"$out/c8/c8.tool-output.txt"
+  write_summary "$out/c8/c8.summary.json" c8 "c8 $(jq -r .version "$NPM_DIR/node_modules/c8/package.json"), node $node_version" \
+    "c8 --reporter=lcov --reporter=cobertura --reporter=clover --reporter=json-summary --reporter=text --reporter=text-summary node --test test/" \
+    "$PWD" "$(
+      jq -n --slurpfile summary coverage/coverage-summary.json \
+        --argjson clover "$(xml_figures coverage/clover.xml '{k: int(v) for k, v in root.find("project/metrics").attrib.items()}')" \
+        --argjson cobertura "$(xml_figures coverage/cobertura-coverage.xml '{k: root.attrib[k] for k in ("lines-valid", "lines-covered", "line-rate", "branches-valid", "branches-covered", "branch-rate")}')" \
+        --argjson lcov "$(lcov_summary_figures "$WORK/_c8-lcov-summary.txt")" \
+        '{jsonSummaryTotal: $summary[0].total, cloverProjectMetrics: $clover, coberturaRoot: $cobertura,
+          lcovSummaryOfLcovInfo: $lcov}'
+    )"
+  add_fixture coverage c8 c8/lcov.info lcov relative c8/c8.summary.json c8/c8.tool-output.txt
+  add_fixture coverage c8 c8/cobertura-coverage.xml cobertura relative-to-sources c8/c8.summary.json c8/c8.tool-output.txt
+  add_fixture coverage c8 c8/clover.xml clover absolute-path c8/c8.summary.json c8/c8.tool-output.txt
+
+  log "node --test --experimental-test-coverage"
+  node --test --experimental-test-coverage --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=lcov --test-reporter-destination="$WORK/_node-test.lcov" test/ >"$out/node-test/node-test.tool-output.txt" 2>&1
+  cp "$WORK/_node-test.lcov" "$out/node-test/lcov.info"
+  lcov_summary "$WORK/_node-test.lcov" "$WORK/_node-test-lcov-summary.txt"
+  cat "$WORK/_node-test-lcov-summary.txt" >>"$out/node-test/node-test.tool-output.txt"
+  write_summary "$out/node-test/node-test.summary.json" "node test runner" "node $node_version" \
+    "node --test --experimental-test-coverage --test-reporter=spec --test-reporter-destination=stdout --test-reporter=lcov --test-reporter-destination=lcov.info test/" \
+    "$PWD" "$(
+      jq -Rn --argjson lcov "$(lcov_summary_figures "$WORK/_node-test-lcov-summary.txt")" '
+        [inputs | capture("^. all files +\\| +(?<l>[0-9.]+) \\| +(?<b>[0-9.]+) \\| +(?<f>[0-9.]+)")] | first
+        | {allFiles: {linePercent: (.l | tonumber), branchPercent: (.b | tonumber), functionPercent: (.f | tonumber)},
+           lcovSummaryOfLcovInfo: $lcov}' "$out/node-test/node-test.tool-output.txt"
+    )"
+  add_fixture coverage node-test node-test/lcov.info lcov relative node-test/node-test.summary.json node-test/node-test.tool-output.txt
+
+  log "coverage.py"
+  enter_project python-coverage
+  local coverage_run=(-m coverage run --branch "--omit=*/_distutils_hack/*" -m unittest discover -s tests -t .)
+  {
+    echo "\$ python3 ${coverage_run[*]}"
+    "$PYTHON" "${coverage_run[@]}" 2>&1
+    echo "\$ python3 -m coverage report"
+    "$PYTHON" -m coverage report
+    echo "\$ python3 -m coverage report --include=$PWD/*"
+    "$PYTHON" -m coverage report "--include=$PWD/*"
+  } >"$out/coverage-py/coverage-py.tool-output.txt"
+  "$PYTHON" -m coverage xml -q -o "$out/coverage-py/coverage.xml"
+  write_summary "$out/coverage-py/coverage-py.summary.json" coverage.py "$("$PYTHON" -m coverage --version | head -n 1)" \
+    "python3 ${coverage_run[*]} && python3 -m coverage xml -o coverage.xml" "$PWD" "$(
+      jq -n --argjson all "$("$PYTHON" -m coverage json -q -o - | jq .totals)" \
+        --argjson project "$("$PYTHON" -m coverage json -q -o - "--include=$PWD/*" | jq .totals)" \
+        --argjson cobertura "$(xml_figures "$out/coverage-py/coverage.xml" '{k: root.attrib[k] for k in ("lines-valid", "lines-covered", "line-rate", "branches-valid", "branches-covered", "branch-rate")}')" \
+        '{allFiles: $all, projectFilesOnly: $project, projectFilesOnlyInclude: "'"$PWD"'/*", coberturaRoot: $cobertura}'
+    )"
+  add_fixture coverage coverage-py coverage-py/coverage.xml cobertura relative-to-sources coverage-py/coverage-py.summary.json coverage-py/coverage-py.tool-output.txt
+
+  log "gcc --coverage, lcov and gcovr"
+  enter_project c-coverage
+  {
+    make -s check CC=gcc
+    lcov --capture --directory . --rc lcov_branch_coverage=1 --output-file ring.lcov
+  } >"$out/gcc-lcov/gcc-lcov.tool-output.txt" 2>&1
+  cp ring.lcov "$out/gcc-lcov/ring.lcov"
+  lcov_summary ring.lcov "$WORK/_gcc-lcov-summary.txt"
+  cat "$WORK/_gcc-lcov-summary.txt" >>"$out/gcc-lcov/gcc-lcov.tool-output.txt"
+  write_summary "$out/gcc-lcov/gcc-lcov.summary.json" lcov "$(lcov --version | sed 's/^lcov: //'), $(gcc --version | head -n 1)" \
+    "make check CC=gcc && lcov --capture --directory . --rc lcov_branch_coverage=1 --output-file ring.lcov" "$PWD" \
+    "$(jq -n --argjson lcov "$(lcov_summary_figures "$WORK/_gcc-lcov-summary.txt")" '{lcovSummary: $lcov}')"
+  add_fixture coverage gcc-lcov gcc-lcov/ring.lcov lcov absolute-path gcc-lcov/gcc-lcov.summary.json gcc-lcov/gcc-lcov.tool-output.txt
+
+  gcovr --root . --cobertura gcovr.xml --cobertura-pretty --json-summary gcovr-summary.json --json-summary-pretty --print-summary \
+    >"$out/gcovr/gcovr.tool-output.txt" 2>&1
+  cp gcovr.xml "$out/gcovr/cobertura.xml"
+  write_summary "$out/gcovr/gcovr.summary.json" gcovr "$(gcovr --version | head -n 1)" \
+    "gcovr --root . --cobertura gcovr.xml --cobertura-pretty --json-summary gcovr-summary.json --json-summary-pretty --print-summary" "$PWD" \
+    "$(jq '{total: (. | del(.files)), files: [.files[] | {filename, line_covered, line_total, branch_covered, branch_total}]}' gcovr-summary.json)"
+  add_fixture coverage gcovr gcovr/cobertura.xml cobertura relative-to-sources gcovr/gcovr.summary.json gcovr/gcovr.tool-output.txt
+
+  log "JaCoCo (agent and report through its Ant task)"
+  enter_project java-coverage
+  ant -q >"$out/jacoco/jacoco.tool-output.txt" 2>&1
+  cp build/jacoco.xml "$out/jacoco/jacoco.xml"
+  cp build/jacoco.csv "$out/jacoco/jacoco.csv"
+  write_summary "$out/jacoco/jacoco.summary.json" jacoco \
+    "JaCoCo $(dpkg-query -W -f='${Version}' libjacoco-java), $(java -version 2>&1 | head -n 1)" \
+    "ant (build.xml: javac --release 11, jacoco:coverage, jacoco:report with xml and csv)" "$PWD" "$(
+      jq -Rn --argjson report "$(xml_figures build/jacoco.xml '{c.get("type"): {"missed": int(c.get("missed")), "covered": int(c.get("covered"))} for c in root.findall("counter")}')" '
+        [inputs | split(",")] as $rows
+        | {reportCounters: $report, csv: [$rows[1:][] | [$rows[0], .] | transpose
+            | map({key: .[0], value: (.[1] | tonumber? // .)}) | from_entries]}' build/jacoco.csv
+    )"
+  add_fixture coverage jacoco jacoco/jacoco.xml jacoco package-relative jacoco/jacoco.summary.json jacoco/jacoco.tool-output.txt
+
+  log "Go cover profiles"
+  enter_project go-coverage
+  local module mode
+  module=$(go list -m)
+  : >"$out/go/go.tool-output.txt"
+  for mode in set count; do
+    {
+      echo "\$ go test -count=1 -covermode=$mode -coverprofile=$mode.out ./..."
+      go test -count=1 -covermode="$mode" -coverprofile="$mode.out" ./... 2>&1
+      echo "\$ go tool cover -func=$mode.out"
+      go tool cover -func="$mode.out"
+    } >>"$out/go/go.tool-output.txt"
+    cp "$mode.out" "$out/go/$mode.out"
+  done
+  write_summary "$out/go/go.summary.json" go "$(go version)" \
+    "go test -count=1 -covermode=set|count -coverprofile=MODE.out ./... && go tool cover -func=MODE.out" "$PWD" "$(
+      jq -n --arg set "$(go tool cover -func=set.out)" --arg count "$(go tool cover -func=count.out)" --arg modulePath "$module" '
+        def totals: split("\n") as $lines
+          | {statementsPercent: ($lines | map(capture("^total:\\s+\\(statements\\)\\s+(?<pct>[0-9.]+)%$").pct)
+               | first | tonumber),
+             functions: ($lines | map(select(startswith("total:") | not)
+               | capture("^(?<where>\\S+):\\s+(?<fn>\\S+)\\s+(?<pct>[0-9.]+)%$")
+               | {key: "\(.where) \(.fn)", value: (.pct | tonumber)}) | from_entries)};
+        {modulePath: $modulePath, set: ($set | totals), count: ($count | totals)}'
+    )"
+  add_fixture coverage go go/set.out go import-path go/go.summary.json go/go.tool-output.txt "{\"stripPrefixes\": [\"$module\"]}"
+  add_fixture coverage go go/count.out go import-path go/go.summary.json go/go.tool-output.txt "{\"stripPrefixes\": [\"$module\"]}"
+
+  write_manifest coverage
+}
+
+# ---------------------------------------------------------------------------------------------
+make_sbom() {
+  begin_kind sbom
+  local out="$ROOT/src/formats/sbom/fixtures"
+  mkdir -p "$out/npm"
+
+  log "npm sbom"
+  enter_project npm-sbom
+  local format npm_version
+  npm_version=$("$BIN/npm" --version)
+  : >"$out/npm/npm-sbom.tool-output.txt"
+  for format in cyclonedx spdx; do
+    echo "\$ npm sbom --sbom-format $format --package-lock-only > $format.json" >>"$out/npm/npm-sbom.tool-output.txt"
+    # The machine's own npm settings (~/.npmrc) play no part in an SBOM of the lockfile.
+    NPM_CONFIG_USERCONFIG=/dev/null "$BIN/npm" sbom --sbom-format "$format" --package-lock-only \
+      >"$out/npm/$format.json" 2>>"$out/npm/npm-sbom.tool-output.txt"
+  done
+  write_summary "$out/npm/npm-sbom.summary.json" npm "npm $npm_version, node $(node --version)" \
+    "npm sbom --sbom-format cyclonedx|spdx --package-lock-only" "$PWD" "$(
+      jq -n --slurpfile cdx "$out/npm/cyclonedx.json" --slurpfile spdx "$out/npm/spdx.json" '
+        {cyclonedx: {bomFormat: $cdx[0].bomFormat, specVersion: $cdx[0].specVersion,
+           components: ($cdx[0].components | length)},
+         spdx: {spdxVersion: $spdx[0].spdxVersion, packages: ($spdx[0].packages | length)}}'
+    )"
+  add_fixture sbom npm npm/cyclonedx.json cyclonedx none npm/npm-sbom.summary.json npm/npm-sbom.tool-output.txt
+  add_fixture sbom npm npm/spdx.json spdx none npm/npm-sbom.summary.json npm/npm-sbom.tool-output.txt
+
+  write_manifest sbom
+}
+
+case "$WHAT" in
+all | sarif | coverage | sbom) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage or sbom)" ;;
+esac
+install_debian_packages
+install_npm_tools
+if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi
+rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
+log "done: fixtures written under src/formats/*/fixtures"

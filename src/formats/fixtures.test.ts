@@ -1,0 +1,114 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { describe, test } from "node:test";
+import { COVERAGE_FORMATS, type CoverageFormat, parseCoverage } from "./coverage/index.ts";
+import {
+  FIXTURE_KINDS,
+  FIXTURE_WORK_ROOT,
+  type FixtureKind,
+  fixtureDir,
+  listToolFixtures,
+  readToolFixture,
+  readToolSummary,
+  type ToolFixture,
+} from "./fixtures.ts";
+import { readSarif } from "./sarif/reader.ts";
+import type { SarifEvent } from "./sarif/types.ts";
+
+function text(kind: FixtureKind, relative: string): string {
+  return fs.readFileSync(path.join(fixtureDir(kind), relative), "utf8");
+}
+
+/** The fixture's file name inside its tool folder, as the loader takes it. */
+function nameOf(fixture: ToolFixture): string {
+  return fixture.file.slice(fixture.tool.length + 1);
+}
+
+async function sarifEvents(document: string, workDir: string | null): Promise<SarifEvent[]> {
+  const events: SarifEvent[] = [];
+  for await (const event of readSarif([document], { workDir })) events.push(event);
+  return events;
+}
+
+function isCoverageFormat(format: string): format is CoverageFormat {
+  return (COVERAGE_FORMATS as readonly string[]).includes(format);
+}
+
+describe("real-tool fixtures", () => {
+  for (const kind of FIXTURE_KINDS) {
+    test(`the ${kind} manifest lists files that exist, each in its tool's folder`, () => {
+      const fixtures = listToolFixtures(kind);
+      assert.ok(fixtures.length > 0, `${kind} lists no fixture`);
+      for (const fixture of fixtures) {
+        for (const relative of [fixture.file, fixture.summary, fixture.toolOutput]) {
+          assert.ok(
+            fs.existsSync(path.join(fixtureDir(kind), relative)),
+            `${kind}/fixtures/${relative} is missing`,
+          );
+        }
+        assert.ok(fixture.file.startsWith(`${fixture.tool}/`), fixture.file);
+        assert.ok(text(kind, fixture.toolOutput).trim().length > 0, `${fixture.toolOutput} is empty`);
+      }
+    });
+
+    test(`each ${kind} summary names the tool, its version, the command and the fixed workDir`, () => {
+      for (const fixture of listToolFixtures(kind)) {
+        const summary = readToolSummary(kind, fixture.tool, nameOf(fixture));
+        assert.match(summary.tool, /\S/, fixture.summary);
+        assert.match(summary.version, /\d+\.\d+/, `${fixture.summary} has no version number`);
+        assert.match(summary.command, /\S/, fixture.summary);
+        assert.equal(summary.workDir, fixture.workDir, fixture.summary);
+        assert.ok(fixture.workDir.startsWith(`${FIXTURE_WORK_ROOT}/`), fixture.workDir);
+        assert.ok(Object.keys(summary.figures).length > 0, `${fixture.summary} has no figures`);
+      }
+    });
+  }
+
+  test("every SARIF fixture is read whole by our reader, every result inside the tool's workDir", async () => {
+    for (const fixture of listToolFixtures("sarif")) {
+      const document = readToolFixture("sarif", fixture.tool, nameOf(fixture));
+      const events = await sarifEvents(document, fixture.workDir);
+      const runs = events.filter((event) => event.type === "run");
+      const results = events.flatMap((event) => (event.type === "result" ? [event.result] : []));
+      assert.equal(runs.length, 1, fixture.file);
+      assert.ok(results.length > 0, `${fixture.file} has no results`);
+      for (const result of results) {
+        const location = result.locations[0];
+        assert.ok(location !== undefined, `${fixture.file}: a result without a location`);
+        assert.equal(location.outsideRepository, false, `${fixture.file}: ${location.path} is outside`);
+      }
+    }
+  });
+
+  test("SARIF fixtures with absolute paths need the workDir; relative ones do not", async () => {
+    for (const fixture of listToolFixtures("sarif")) {
+      const events = await sarifEvents(readToolFixture("sarif", fixture.tool, nameOf(fixture)), null);
+      const outside = events.flatMap((event) =>
+        event.type === "result" ? event.result.locations.map((location) => location.outsideRepository) : [],
+      );
+      const expected = fixture.paths !== "relative";
+      assert.ok(
+        outside.every((value) => value === expected),
+        fixture.file,
+      );
+    }
+  });
+
+  test("every coverage fixture parses as its format with files in it", () => {
+    for (const fixture of listToolFixtures("coverage")) {
+      if (!isCoverageFormat(fixture.format)) {
+        assert.equal(fixture.format, "unified-diff", fixture.file);
+        continue;
+      }
+      const report = parseCoverage(readToolFixture("coverage", fixture.tool, nameOf(fixture)), {
+        workDir: fixture.workDir,
+        stripPrefixes: fixture.stripPrefixes ?? [],
+      });
+      assert.equal(report.format, fixture.format, fixture.file);
+      assert.ok(report.files.length > 0, `${fixture.file} has no files`);
+      assert.ok(report.totals.lines.total > 0, `${fixture.file} has no coverable lines`);
+    }
+  });
+});

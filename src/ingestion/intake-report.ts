@@ -1,0 +1,78 @@
+import type { CoverageFormat } from "../formats/coverage/index.ts";
+import { UploadError } from "./errors.ts";
+import type { SarifSummary } from "./sarif-validate.ts";
+
+/**
+ * What the intake tells the uploader about a report it validated (docs/ingestion.md "What an
+ * upload stored"): the name of the format it recognised, recorded on the artifact, and — for
+ * SARIF — the results that will not be stored, said in the upload's answer, or the refusal when
+ * none could be.
+ */
+
+/** The format recorded for every accepted SARIF artifact (the reader accepts 2.1.0 only). */
+export const SARIF_FORMAT_NAME = "SARIF 2.1.0";
+
+/** The format recorded for a coverage artifact, by the parser that read it. */
+export const COVERAGE_FORMAT_NAMES: Record<CoverageFormat, string> = {
+  lcov: "LCOV",
+  cobertura: "Cobertura",
+  clover: "Clover",
+  jacoco: "JaCoCo",
+  go: "Go cover profile",
+};
+
+/** The format recorded for a CHANGES artifact, by how `parseChangedLines` reads its text. */
+export function changesFormatName(text: string): string {
+  const body = text.replace(/^\uFEFF/, "").trimStart();
+  if (body === "") return "empty";
+  return body.startsWith("{") ? "line ranges" : "unified diff";
+}
+
+/** The verb agreeing with `count` ("1 lies", "3 lie"): the counts in these messages are often 1. */
+function verb(count: number, singular: string, plural: string): string {
+  return `${count} ${count === 1 ? singular : plural}`;
+}
+
+/** What to do about paths outside the repository, for the upload's `workDir`. */
+function outsideFix(workDir: string | null): string {
+  const send =
+    "send the directory the analyzer ran in as workDir (`metadata.workDir`; `--work-dir` for assay upload), or write paths relative to the repository root";
+  return workDir === null
+    ? `absolute paths are made relative to the upload's workDir and this upload gave none: ${send}`
+    : `they are not under the upload's workDir "${workDir}": ${send}`;
+}
+
+/**
+ * The sentences an accepted SARIF upload answers about results that will not be stored (outside
+ * the repository, or naming no file); empty when every result has a place. Throws
+ * OUTSIDE_REPOSITORY when some result lies outside the repository and none has a place: storing
+ * such a report would make a check that only looks empty.
+ */
+export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | null): string[] {
+  const outside = summary.unplaced.OUTSIDE_REPOSITORY ?? 0;
+  const noLocation = summary.unplaced.NO_LOCATION ?? 0;
+  const first = summary.firstOutside ?? "";
+  if (outside > 0 && summary.placed === 0) {
+    const parts = [`${verb(outside, "lies", "lie")} outside the repository (first: ${first})`];
+    if (noLocation > 0) parts.push(`${verb(noLocation, "names", "name")} no file`);
+    const absent = summary.unplaced.ABSENT ?? 0;
+    if (absent > 0) parts.push(`${verb(absent, "is", "are")} marked absent by the tool`);
+    const none =
+      summary.results === 1
+        ? "the report's only result cannot be stored"
+        : `none of the report's ${summary.results} results can be stored`;
+    throw new UploadError("OUTSIDE_REPOSITORY", `${none}: ${parts.join(", ")}; ${outsideFix(workDir)}`);
+  }
+  const warnings: string[] = [];
+  if (outside > 0) {
+    warnings.push(
+      `${outside} of ${summary.results} results ${outside === 1 ? "lies" : "lie"} outside the repository and will not be stored (first: ${first}); ${outsideFix(workDir)}.`,
+    );
+  }
+  if (noLocation > 0) {
+    warnings.push(
+      `${noLocation} of ${summary.results} results ${noLocation === 1 ? "names" : "name"} no file (no location, or only logical ones) and will not be stored.`,
+    );
+  }
+  return warnings;
+}

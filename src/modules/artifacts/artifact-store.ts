@@ -1,0 +1,111 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../../db/types.ts";
+import type { ArtifactRow, ArtifactStatus } from "../../db/types-ingestion.ts";
+import type { ConnectionSource } from "../../graphql/pagination.ts";
+
+/**
+ * Artifacts: the uploads of a run, each with what processing read, stored and skipped
+ * (docs/ingestion.md "What an upload stored"). The pipeline in src/ingestion writes them; this
+ * store reads them for the API and for settling a check.
+ */
+
+/** What processing found, as stored in `artifacts.result` (src/ingestion/types.ts `ProcessResult`). */
+export interface ArtifactOutcome {
+  read: number;
+  stored: number;
+  /** Entries skipped, by reason (the pipeline's `SkipReason` names). */
+  skipped: Record<string, number>;
+  warnings: string[];
+}
+
+/** An artifact as the API reads it: the row without its content hash, with its run's and check's keys. */
+export type ArtifactView = Omit<ArtifactRow, "content_sha256"> & {
+  run_key: string;
+  check_key: string | null;
+};
+
+function count(value: unknown): number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : 0;
+}
+
+/**
+ * `artifacts.result` as an {@link ArtifactOutcome}, or null when there is none (not processed,
+ * or failed). Parsed here, at the boundary, so a malformed value can never reach a resolver.
+ */
+export function outcomeOf(result: unknown): ArtifactOutcome | null {
+  const value = typeof result === "string" ? (JSON.parse(result) as unknown) : result;
+  if (typeof value !== "object" || value === null) return null;
+  const { read, stored, skipped, warnings } = value as Record<string, unknown>;
+  const skips: Record<string, number> = {};
+  if (typeof skipped === "object" && skipped !== null) {
+    for (const [reason, n] of Object.entries(skipped)) if (count(n) > 0) skips[reason] = count(n);
+  }
+  return {
+    read: count(read),
+    stored: count(stored),
+    skipped: skips,
+    warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === "string") : [],
+  };
+}
+
+// Every column the API shows, with the keys its run and check are resolved by. The keys are
+// looked up per row (primary-key probes), so a page reads only its own rows.
+const VIEW = sql`(
+  SELECT a.id, a.key, a.repository_id, a.run_id, a.check_id, a.kind, a.analyzer, a.analyzer_type,
+    a.language_key, a.reporter, a.reporter_version, a.work_dir, a.compression, a.stored_bytes,
+    a.report_bytes, a.format, a.status, a.error, a.result, a.uploaded_by, a.created_at, a.processed_at,
+    (SELECT r.key FROM analysis_runs AS r WHERE r.id = a.run_id) AS run_key,
+    (SELECT c.key FROM checks AS c WHERE c.id = a.check_id) AS check_key
+  FROM artifacts AS a
+)`;
+
+/** Artifacts with these keys in repositories `viewerId` can see. */
+export async function findVisibleArtifactsByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<ArtifactView[]> {
+  const result = await sql<ArtifactView>`
+    SELECT s.* FROM ${VIEW} AS s
+    JOIN repositories AS repo ON repo.id = s.repository_id
+    JOIN memberships AS m ON m.account_id = repo.account_id
+    WHERE m.user_id = ${viewerId} AND s.key = ANY(${keys}::text[])`.execute(db);
+  return result.rows;
+}
+
+// Upload order: when the upload was accepted, then the key so the order is total.
+const UPLOAD_ORDER: ConnectionSource["order"] = [
+  { column: "created_at", kind: "timestamptz" },
+  { column: "key", kind: "text" },
+];
+
+/** A run's artifacts (its CHANGES too), in upload order. Parent: the run id. */
+export const artifactsOfRun: ConnectionSource = {
+  name: "artifactsOfRun",
+  from: VIEW,
+  parentColumn: "run_id",
+  order: UPLOAD_ORDER,
+  direction: "asc",
+};
+
+/** A check's artifacts, in upload order. Parent: the check id. */
+export const artifactsOfCheck: ConnectionSource = {
+  name: "artifactsOfCheck",
+  from: VIEW,
+  parentColumn: "check_id",
+  order: UPLOAD_ORDER,
+  direction: "asc",
+};
+
+/** The status and outcome of each artifact of a check, for settling the check. */
+export async function findArtifactOutcomesOfCheck(
+  db: Kysely<Database>,
+  checkId: string,
+): Promise<Array<{ status: ArtifactStatus; outcome: ArtifactOutcome | null }>> {
+  const rows = await db
+    .selectFrom("artifacts")
+    .select(["status", "result"])
+    .where("check_id", "=", checkId)
+    .execute();
+  return rows.map((row) => ({ status: row.status, outcome: outcomeOf(row.result) }));
+}

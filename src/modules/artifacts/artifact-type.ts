@@ -1,0 +1,201 @@
+import { builder } from "../../graphql/builder.ts";
+import { registerNodeType } from "../../graphql/node.ts";
+import {
+  connectionArgs,
+  connectionType,
+  globalIdField,
+  NodeInterface,
+  pageArgs,
+} from "../../graphql/relay.ts";
+import { CheckRef } from "../checks/check-type.ts";
+import { visibleCheckByKey } from "../checks/checks-loaders.ts";
+import { visibleRunByKey } from "../runs/run-loaders.ts";
+import { AnalysisRunRef } from "../runs/run-type.ts";
+import {
+  ARTIFACT_SKIP_REASONS,
+  type ArtifactSkipCount,
+  type ArtifactSkipReason,
+  findVisibleArtifact,
+  outcomeOfArtifact,
+  reportSize,
+  skipCounts,
+  skippedTotal,
+} from "./artifact-service.ts";
+import { type ArtifactView, artifactsOfCheck, artifactsOfRun } from "./artifact-store.ts";
+
+const ArtifactKindEnum = builder.enumType("ArtifactKind", {
+  description: "What an uploaded artifact holds; it follows from the analyzer it was uploaded for.",
+  values: {
+    SARIF: { description: "An analyzer's findings, as a SARIF 2.1.0 log." },
+    COVERAGE: {
+      description:
+        "A test coverage report (analyzer `test-coverage`): LCOV, Cobertura, Clover, JaCoCo or a Go cover profile.",
+    },
+    CHANGES: {
+      description:
+        "The run's changed lines (analyzer `changes`), as a unified diff or JSON line ranges, for new-code coverage.",
+    },
+  } as const,
+});
+
+const ArtifactStatusEnum = builder.enumType("ArtifactStatus", {
+  description: "Where an accepted artifact is in its processing.",
+  values: {
+    QUEUED: { description: "Stored and waiting to be processed; its check stays PENDING." },
+    PROCESSED: { description: "Processed: its counts say what was read, stored and skipped." },
+    FAILED: {
+      description: "Its report could not be processed; `error` says why, and nothing of it was stored.",
+    },
+  } as const,
+});
+
+const SKIP_REASON_DESCRIPTIONS: Record<ArtifactSkipReason, string> = {
+  OUTSIDE_REPOSITORY:
+    "The entry's file lies outside the repository: an absolute path outside the upload's workDir, any absolute path when the upload gave no workDir, or a relative path climbing above the root.",
+  NO_LOCATION:
+    "A SARIF result that names no file (no location, or only logical ones): there is no path to show, suppress or compare.",
+  NOT_REPORTED:
+    "The repository does not report the issue's category or priority (`isReported: false` in its settings).",
+  ABSENT: 'The tool itself marks the SARIF result as gone (`baselineState: "absent"`).',
+};
+
+const ArtifactSkipReasonEnum = builder.enumType("ArtifactSkipReason", {
+  description: "Why an entry of a report (a SARIF result, a coverage file) was read but not stored.",
+  values: Object.fromEntries(
+    ARTIFACT_SKIP_REASONS.map((reason) => [reason, { description: SKIP_REASON_DESCRIPTIONS[reason] }]),
+  ) as Record<ArtifactSkipReason, { description: string }>,
+});
+
+const ArtifactSkipCountRef = builder.objectRef<ArtifactSkipCount>("ArtifactSkipCount").implement({
+  description: "How many entries of an artifact were skipped for one reason.",
+  fields: (t) => ({
+    reason: t.field({ type: ArtifactSkipReasonEnum, description: "The reason.", resolve: (s) => s.reason }),
+    count: t.int({ description: "Entries skipped for it.", resolve: (s) => s.count }),
+  }),
+});
+
+/** One upload of a run: a SARIF log, a coverage report or changed lines, and what became of it. */
+export const ArtifactRef = builder.objectRef<ArtifactView>("Artifact").implement({
+  description:
+    "One upload to a run (through `createArtifact` or `uploadArtifact`): what it was, and what processing read, stored and skipped. Every accepted upload is listed, so nothing sent disappears unseen.",
+  interfaces: [NodeInterface],
+  fields: (t) => ({
+    id: t.id(globalIdField("Artifact")),
+    kind: t.field({
+      type: ArtifactKindEnum,
+      description: "What the artifact holds.",
+      resolve: (a) => a.kind,
+    }),
+    format: t.string({
+      nullable: true,
+      description:
+        'The format the upload was recognised as: "SARIF 2.1.0", "LCOV", "Cobertura", "Clover", "JaCoCo", "Go cover profile", "unified diff", "line ranges" or "empty". Null for artifacts uploaded before the format was recorded.',
+      resolve: (a) => a.format,
+    }),
+    analyzerShortcode: t.string({
+      description:
+        "The analyzer's shortcode as uploaded (`test-coverage` for coverage, `changes` for changed lines).",
+      resolve: (a) => a.analyzer,
+    }),
+    languageKey: t.string({
+      nullable: true,
+      description: "A coverage artifact's language key (`javascript`, `go`...); null for other kinds.",
+      resolve: (a) => a.language_key,
+    }),
+    workDir: t.string({
+      nullable: true,
+      description:
+        "The directory the upload said the report was made in, against which absolute paths are made relative; null when it gave none.",
+      resolve: (a) => a.work_dir,
+    }),
+    status: t.field({
+      type: ArtifactStatusEnum,
+      description: "Where the artifact is in its processing.",
+      resolve: (a) => a.status,
+    }),
+    error: t.string({
+      nullable: true,
+      description: "Why processing failed, when `status` is FAILED; null otherwise.",
+      resolve: (a) => a.error,
+    }),
+    readCount: t.int({
+      nullable: true,
+      description:
+        "Entries the report held: SARIF results, coverage files, or changed files. `readCount = storedCount + skippedCount`. Null until processed.",
+      resolve: (a) => outcomeOfArtifact(a)?.read ?? null,
+    }),
+    storedCount: t.int({
+      nullable: true,
+      description:
+        "Entries that became rows: occurrences, covered files, changed files. Null until processed.",
+      resolve: (a) => outcomeOfArtifact(a)?.stored ?? null,
+    }),
+    skippedCount: t.int({
+      nullable: true,
+      description: "Entries read but not stored, for any reason (see `skipped`). Null until processed.",
+      resolve: (a) => skippedTotal(a),
+    }),
+    skipped: t.field({
+      type: [ArtifactSkipCountRef],
+      description: "The skipped entries by reason, in the enum's order; reasons with none are left out.",
+      resolve: (a) => skipCounts(a),
+    }),
+    warnings: t.stringList({
+      description:
+        "What the uploader should know although processing went on, in sentences (results outside the repository, with the first path and the fix). Empty until processed.",
+      resolve: (a) => outcomeOfArtifact(a)?.warnings ?? [],
+    }),
+    sizeBytes: t.float({
+      description:
+        "The report's size in bytes after decompression, which is what ASSAY_ARTIFACT_MAX_BYTES caps. For a compressed artifact uploaded before Assay recorded that size, the compressed bytes as stored.",
+      resolve: (a) => reportSize(a),
+    }),
+    createdAt: t.field({
+      type: "DateTime",
+      description: "When the upload was accepted.",
+      resolve: (a) => a.created_at,
+    }),
+    processedAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When processing ended (PROCESSED or FAILED); null while QUEUED.",
+      resolve: (a) => a.processed_at,
+    }),
+    run: t.field({
+      type: AnalysisRunRef,
+      description: "The run of the commit the artifact was uploaded for.",
+      resolve: async (a, _args, ctx) => (await visibleRunByKey(ctx).load(a.run_key))!,
+    }),
+    check: t.field({
+      type: CheckRef,
+      nullable: true,
+      description:
+        "The check of the artifact's analyzer in its run; null for changed lines, which belong to the run.",
+      resolve: (a, _args, ctx) => (a.check_key === null ? null : visibleCheckByKey(ctx).load(a.check_key)),
+    }),
+  }),
+});
+
+const ArtifactConnection = connectionType("Artifact", ArtifactRef, "artifact");
+
+builder.objectField(AnalysisRunRef, "artifacts", (t) =>
+  t.field({
+    type: ArtifactConnection,
+    description: "Every artifact uploaded to the run, its changed lines included, in upload order.",
+    args: connectionArgs(t.arg),
+    resolve: (run, args, ctx) =>
+      ctx.loaders.connections.load<ArtifactView>(artifactsOfRun, run.id, pageArgs(args)),
+  }),
+);
+
+builder.objectField(CheckRef, "artifacts", (t) =>
+  t.field({
+    type: ArtifactConnection,
+    description: "The artifacts uploaded for the check's analyzer in its run, in upload order.",
+    args: connectionArgs(t.arg),
+    resolve: (check, args, ctx) =>
+      ctx.loaders.connections.load<ArtifactView>(artifactsOfCheck, check.id, pageArgs(args)),
+  }),
+);
+
+registerNodeType("Artifact", (ctx, key) => findVisibleArtifact(ctx, key));

@@ -1,0 +1,430 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
+import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
+import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
+import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
+import { createLogger } from "../src/logger.ts";
+import { dsnToken } from "../src/modules/repositories/dsn.ts";
+import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * Nothing an upload sent disappears unseen (docs/ingestion.md "What an upload stored"), with real
+ * ESLint output (its SARIF formatter writes absolute `file://` URIs, as clang and Biome do):
+ * reports whose every result lies outside the repository are refused on both upload paths; partly
+ * outside ones are accepted with a message saying so, and the Artifact shows what was read,
+ * stored and skipped; a check that lost everything is NEUTRAL and never the base; a report sent
+ * with the wrong analyzer is told what it looks like. The worker is off: each test processes the
+ * queued artifacts itself, so nothing waits on a timer.
+ */
+
+interface ESLintApi {
+  lintFiles(patterns: string[]): Promise<unknown[]>;
+  getRulesMetaForResults(results: unknown[]): unknown;
+}
+const require = createRequire(import.meta.url);
+const { ESLint } = require("eslint") as { ESLint: new (options: Record<string, unknown>) => ESLintApi };
+const formatSarif = require("@microsoft/eslint-formatter-sarif") as (
+  results: unknown[],
+  data: { cwd: string; rulesMeta: unknown },
+) => string;
+
+const CLI_MUTATION =
+  "mutation($input: CreateArtifactInput!) { createArtifact(input: $input) { ok message error } }";
+const UPLOAD_MUTATION = `mutation Upload($input: UploadArtifactInput!) {
+  uploadArtifact(input: $input) { ok message error warnings artifactId
+    artifact { id kind format status readCount storedCount skippedCount skipped { reason count } warnings
+      sizeBytes processedAt analyzerShortcode languageKey workDir run { commitOid } check { id } } } }`;
+const ARTIFACT_FIELDS = `id kind format analyzerShortcode languageKey workDir status error readCount storedCount
+  skippedCount skipped { reason count } warnings sizeBytes createdAt processedAt run { commitOid } check { id }`;
+const RUN_QUERY = `query Run($commit: String!) { run(commitOid: $commit) { status
+  artifacts { totalCount edges { node { ${ARTIFACT_FIELDS} } } }
+  checks { edges { node { id status analyzer { shortcode } summary { occurrencesIntroduced occurrencesResolved }
+    artifacts { edges { node { id } } } } } } } }`;
+
+interface ArtifactNode {
+  id: string;
+  kind: string;
+  format: string | null;
+  analyzerShortcode: string;
+  languageKey: string | null;
+  workDir: string | null;
+  status: string;
+  error: string | null;
+  readCount: number | null;
+  storedCount: number | null;
+  skippedCount: number | null;
+  skipped: Array<{ reason: string; count: number }>;
+  warnings: string[];
+  sizeBytes: number;
+  processedAt: string | null;
+  run: { commitOid: string };
+  check: { id: string } | null;
+}
+interface CheckNode {
+  id: string;
+  status: string;
+  analyzer: { shortcode: string };
+  summary: { occurrencesIntroduced: number; occurrencesResolved: number };
+  artifacts: { edges: Array<{ node: { id: string } }> };
+}
+interface RunNode {
+  status: string;
+  artifacts: { totalCount: number; edges: Array<{ node: ArtifactNode }> };
+  checks: { edges: Array<{ node: CheckNode }> };
+}
+
+let server: TestServer;
+let account: AccountRow;
+let token: string;
+/** A checkout with `src/` (the repository) and, beside it, `vendor/` (outside it). */
+let root: string;
+let checkout: string;
+let commitCounter = 0;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER: "false" });
+  const user = await aUser(server.db);
+  account = await anAccount(server.db, { login: "acme" }, [{ user, role: "MEMBER" }]);
+  token = await aToken(server.db, server.config.tokenPepper, user);
+  root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-artifacts-")));
+  checkout = path.join(root, "shop");
+  await fs.mkdir(path.join(checkout, "src"), { recursive: true });
+  await fs.mkdir(path.join(root, "vendor"));
+  await fs.writeFile(path.join(root, "vendor", "legacy.js"), "if (window.x == 1) {\n  eval('1');\n}\n");
+});
+after(async () => {
+  await server?.stop();
+  if (root) await fs.rm(root, { recursive: true, force: true });
+});
+
+/** A fresh 40-character commit id. */
+function aCommit(): string {
+  commitCounter += 1;
+  return `${commitCounter.toString(16).padStart(8, "0")}${"cd34".repeat(8)}`;
+}
+
+/** Writes the repository's one source file. */
+async function writeSource(text: string): Promise<void> {
+  await fs.writeFile(path.join(checkout, "src", "pricing.js"), text);
+}
+
+/** ESLint's SARIF for `patterns` (relative to the parent of the checkout), as its formatter writes it. */
+async function lint(patterns: string[]): Promise<string> {
+  const eslint = new ESLint({
+    cwd: root,
+    useEslintrc: false,
+    overrideConfig: {
+      parserOptions: { ecmaVersion: 2022, sourceType: "module" },
+      env: { browser: true },
+      rules: { "no-unused-vars": "error", eqeqeq: "warn", "no-eval": "error" },
+    },
+  });
+  const results = await eslint.lintFiles(patterns);
+  return formatSarif(results, { cwd: root, rulesMeta: eslint.getRulesMetaForResults(results) });
+}
+
+/** zstd, then base64, as the contract's CLI compresses. */
+function zstdBase64(text: string): string {
+  return execFileSync("zstd", ["-q", "-c", "-"], { input: text }).toString("base64");
+}
+
+/** `createArtifact` at /graphql/cli/ as the contract's CLI sends it (compressed). */
+async function createArtifact(
+  repository: RepositoryRow,
+  fields: { commitOid: string; text: string; analyzer?: string; key?: string; workDir?: string },
+): Promise<{ ok: boolean; message: string; error: string }> {
+  const metadata: Record<string, string> = { compressed: "True" };
+  if (fields.workDir !== undefined) metadata.workDir = fields.workDir;
+  const response = await fetch(`${server.url}/graphql/cli/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      query: CLI_MUTATION,
+      variables: {
+        input: {
+          accessToken: dsnToken(repository, server.config.tokenPepper),
+          commitOid: fields.commitOid,
+          reporter: "cli",
+          key: fields.key ?? "",
+          data: zstdBase64(fields.text),
+          analyzer: fields.analyzer ?? "eslint",
+          analyzerType: "community",
+          metadata,
+        },
+      },
+    }),
+  });
+  assert.equal(response.status, 200);
+  const body = (await response.json()) as {
+    data: { createArtifact: { ok: boolean; message: string; error: string } };
+  };
+  return body.data.createArtifact;
+}
+
+interface UploadAnswer {
+  ok: boolean;
+  message: string;
+  error: string;
+  warnings: string[];
+  artifactId: string | null;
+  artifact: ArtifactNode | null;
+}
+
+/** `uploadArtifact` on the main endpoint with the member's token. */
+async function uploadArtifact(
+  repository: RepositoryRow,
+  fields: {
+    commitOid: string;
+    text: string;
+    analyzer?: string;
+    key?: string;
+    workDir?: string;
+    branch?: string;
+  },
+): Promise<UploadAnswer> {
+  const response = await gql<{ uploadArtifact: UploadAnswer }>(server.endpoint, token, UPLOAD_MUTATION, {
+    input: {
+      repositoryId: encodeGlobalId("Repository", repository.key),
+      commitOid: fields.commitOid,
+      branch: fields.branch ?? "main",
+      analyzer: fields.analyzer ?? "eslint",
+      analyzerType: fields.analyzer === "test-coverage" || fields.analyzer === "changes" ? null : "community",
+      key: fields.key ?? null,
+      data: fields.text,
+      workDir: fields.workDir ?? null,
+    },
+  });
+  return dataOf(response).uploadArtifact as UploadAnswer;
+}
+
+/** Processes every queued artifact, oldest first, with the job handler the worker runs. */
+async function processQueued(): Promise<void> {
+  const handler = artifactProcessingHandler(server.db, server.config, createLogger("silent"));
+  const queued = await server.db
+    .selectFrom("artifacts")
+    .select("id")
+    .where("status", "=", "QUEUED")
+    .orderBy("id")
+    .execute();
+  for (const { id } of queued) {
+    const settle = await handler.run(
+      { id: "0", kind: handler.kind, payload: { artifactId: id }, attempts: 1, leaseToken: "test" },
+      new AbortController().signal,
+    );
+    assert.deepEqual(await settle(server.db), { status: "done" });
+  }
+}
+
+async function runOf(commit: string): Promise<RunNode> {
+  const response = await gql<{ run: RunNode }>(server.endpoint, token, RUN_QUERY, { commit });
+  return dataOf(response).run as RunNode;
+}
+
+/** What a repository holds: its runs and artifacts (a refusal must leave both at zero). */
+async function storedCount(repository: RepositoryRow): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT (SELECT count(*) FROM analysis_runs WHERE repository_id = ${repository.id})
+      + (SELECT count(*) FROM artifacts WHERE repository_id = ${repository.id}) AS n`.execute(server.db);
+  return Number(rows[0]?.n);
+}
+
+function uploadedSentence(repository: RepositoryRow, commit: string): string {
+  return `Artifact successfully uploaded for repository acme/${repository.name} on commit ${commit}.`;
+}
+
+describe("what an upload stored", () => {
+  test("SARIF whose every result lies outside the repository is refused on both paths, naming the first path and the fix", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
+    const sarif = await lint(["shop/src"]);
+    const first = `file://${path.join(checkout, "src", "pricing.js")}`;
+
+    const cli = await createArtifact(repository, { commitOid: aCommit(), text: sarif });
+    assert.equal(cli.ok, false);
+    assert.equal(cli.message, "");
+    assert.equal(
+      cli.error,
+      `none of the report's 2 results can be stored: 2 lie outside the repository (first: ${first}); absolute paths are made relative to the upload's workDir and this upload gave none: send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root`,
+    );
+
+    const answer = await uploadArtifact(repository, {
+      commitOid: aCommit(),
+      text: sarif,
+      workDir: "/elsewhere",
+    });
+    assert.equal(answer.ok, false);
+    assert.match(answer.error, /^none of the report's 2 results can be stored: 2 lie outside the repository/);
+    assert.match(answer.error, /they are not under the upload's workDir "\/elsewhere"/);
+    assert.deepEqual([answer.artifact, answer.artifactId, answer.warnings], [null, null, []]);
+    assert.equal(await storedCount(repository), 0);
+  });
+
+  test("SARIF partly outside the repository is accepted with how many, and the Artifact shows what was read, stored and skipped", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
+    const sarif = await lint(["shop/src", "vendor"]);
+    const outside = `file://${path.join(root, "vendor", "legacy.js")}`;
+    const warning = `2 of 4 results lie outside the repository and will not be stored (first: ${outside}); they are not under the upload's workDir "${checkout}": send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root.`;
+
+    const commit = aCommit();
+    const cli = await createArtifact(repository, { commitOid: commit, text: sarif, workDir: checkout });
+    assert.deepEqual(cli, {
+      ok: true,
+      error: "",
+      message: `${uploadedSentence(repository, commit)} ${warning}`,
+    });
+
+    const other = aCommit();
+    const answer = await uploadArtifact(repository, { commitOid: other, text: sarif, workDir: checkout });
+    assert.equal(answer.ok, true);
+    assert.equal(answer.message, `${uploadedSentence(repository, other)} ${warning}`);
+    assert.deepEqual(answer.warnings, [warning]);
+    assert.deepEqual(
+      { ...answer.artifact, id: undefined },
+      {
+        id: undefined,
+        kind: "SARIF",
+        format: "SARIF 2.1.0",
+        status: "QUEUED",
+        readCount: null,
+        storedCount: null,
+        skippedCount: null,
+        skipped: [],
+        warnings: [],
+        sizeBytes: Buffer.byteLength(sarif),
+        processedAt: null,
+        analyzerShortcode: "eslint",
+        languageKey: null,
+        workDir: checkout,
+        run: { commitOid: other },
+        check: answer.artifact?.check,
+      },
+    );
+
+    await processQueued();
+    for (const [sha, uploaded] of [
+      [commit, "createArtifact"],
+      [other, "uploadArtifact"],
+    ] as const) {
+      const run = await runOf(sha);
+      assert.equal(run.artifacts.totalCount, 1, uploaded);
+      const artifact = run.artifacts.edges[0]!.node;
+      assert.equal(artifact.status, "PROCESSED", uploaded);
+      assert.ok(artifact.processedAt, uploaded);
+      assert.deepEqual(
+        [artifact.readCount, artifact.storedCount, artifact.skippedCount, artifact.skipped],
+        [4, 2, 2, [{ reason: "OUTSIDE_REPOSITORY", count: 2 }]],
+        uploaded,
+      );
+      assert.deepEqual(
+        artifact.warnings,
+        [
+          `2 result(s) lie outside the repository and were not stored (first: ${outside}); paths are made relative to the upload's workDir "${checkout}".`,
+        ],
+        uploaded,
+      );
+      // The size is the report's, after decompression: createArtifact sent it zstd-compressed.
+      assert.equal(artifact.sizeBytes, Buffer.byteLength(sarif), uploaded);
+      const [check] = run.checks.edges.map((e) => e.node);
+      assert.equal(check?.status, "FAILURE", "the two findings inside the repository are introduced");
+      assert.equal(check?.summary.occurrencesIntroduced, 2);
+      assert.deepEqual(
+        check?.artifacts.edges.map((e) => e.node.id),
+        [artifact.id],
+      );
+      assert.deepEqual(artifact.check, { id: check?.id });
+      const node = await gql(
+        server.endpoint,
+        token,
+        `query($id: ID!) { node(id: $id) { ... on Artifact { ${ARTIFACT_FIELDS} } } }`,
+        {
+          id: artifact.id,
+        },
+      );
+      assert.deepEqual(dataOf(node).node, artifact, uploaded);
+    }
+  });
+
+  test("the same report uploaded twice answers the artifact stored first", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("const unused = 1;\n");
+    const sarif = await lint(["shop/src"]);
+    const commit = aCommit();
+    const first = await uploadArtifact(repository, { commitOid: commit, text: sarif, workDir: checkout });
+    const again = await uploadArtifact(repository, { commitOid: commit, text: sarif, workDir: checkout });
+    assert.equal(again.ok, true);
+    assert.ok(first.artifact?.id);
+    assert.equal(again.artifact?.id, first.artifact.id);
+    assert.equal(again.artifactId, first.artifactId);
+  });
+
+  test("a check whose results were all skipped is NEUTRAL, keeps no RESOLVED findings, and is never the base", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource(
+      "const unused = 1;\nexport const total = (a) => a == 1;\nexport const run = (t) => eval(t);\n",
+    );
+    const base = aCommit();
+    await uploadArtifact(repository, { commitOid: base, text: await lint(["shop/src"]), workDir: checkout });
+    await processQueued();
+    assert.equal((await runOf(base)).checks.edges[0]?.node.summary.occurrencesIntroduced, 3);
+
+    // An artifact stored before the intake refused reports outside the repository: its workDir is
+    // lost behind the intake's back, so processing finds every result outside.
+    const lost = aCommit();
+    const stored = await uploadArtifact(repository, {
+      commitOid: lost,
+      text: await lint(["shop/src"]),
+      workDir: checkout,
+    });
+    await sql`UPDATE artifacts SET work_dir = NULL WHERE run_id = (SELECT id FROM analysis_runs WHERE commit_oid = ${lost})`.execute(
+      server.db,
+    );
+    await processQueued();
+    const lostRun = await runOf(lost);
+    const lostCheck = lostRun.checks.edges[0]!.node;
+    assert.equal(lostCheck.status, "NEUTRAL");
+    assert.equal(lostRun.status, "SUCCESS", "a NEUTRAL check neither passes nor fails its run");
+    assert.deepEqual(lostCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 0 });
+    const lostArtifact = lostRun.artifacts.edges[0]!.node;
+    assert.equal(lostArtifact.id, stored.artifact?.id);
+    assert.deepEqual(
+      [lostArtifact.readCount, lostArtifact.storedCount, lostArtifact.skipped],
+      [3, 0, [{ reason: "OUTSIDE_REPOSITORY", count: 3 }]],
+    );
+    assert.match(
+      lostArtifact.warnings[0] ?? "",
+      /^3 result\(s\) lie outside the repository and were not stored/,
+    );
+
+    // The next commit fixes the eval and adds a loose comparison: compared with the base, not the empty check.
+    await writeSource(
+      "const unused = 1;\nexport const total = (a) => a == 1;\nexport const run = (t) => Number(t);\nexport const free = (a) => a == 0;\n",
+    );
+    const next = aCommit();
+    await uploadArtifact(repository, { commitOid: next, text: await lint(["shop/src"]), workDir: checkout });
+    await processQueued();
+    const nextRun = await runOf(next);
+    const nextCheck = nextRun.checks.edges[0]!.node;
+    assert.deepEqual(nextCheck.summary, { occurrencesIntroduced: 1, occurrencesResolved: 1 });
+    const states = await server.db
+      .selectFrom("occurrences")
+      .innerJoin("issues", "issues.id", "occurrences.issue_id")
+      .innerJoin("checks", "checks.id", "occurrences.check_id")
+      .select(["issues.shortcode", "occurrences.begin_line", "occurrences.state"])
+      .where("checks.key", "=", decodeGlobalId(nextCheck.id)?.key ?? "")
+      .orderBy("occurrences.begin_line")
+      .orderBy("issues.shortcode")
+      .execute();
+    assert.deepEqual(
+      states.map((s) => `${s.state} ${s.shortcode}:${s.begin_line}`),
+      ["EXISTING no-unused-vars:1", "EXISTING eqeqeq:2", "RESOLVED no-eval:3", "INTRODUCED eqeqeq:4"],
+    );
+  });
+});
