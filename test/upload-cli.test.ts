@@ -203,6 +203,7 @@ const CHECK_QUERY = `query Check($runUid: UUID!, $analyzer: [String]) {
       major: issues(severity: MAJOR) { totalCount }
       minor: issues(severity: MINOR) { totalCount }
       metrics { shortcode name unit items { key latestValueDisplay threshold thresholdStatus } }
+      artifacts(last: 1) { edges { node { format readCount storedCount skippedCount skipped { reason count } } } }
     } } }
   }
 }`;
@@ -224,6 +225,17 @@ interface ApiCheck {
     unit: string | null;
     items: Array<{ key: string; latestValueDisplay: string | null; threshold: number | null }>;
   }>;
+  artifacts: {
+    edges: Array<{
+      node: {
+        format: string;
+        readCount: number;
+        storedCount: number;
+        skippedCount: number;
+        skipped: Array<{ reason: string; count: number }>;
+      };
+    }>;
+  };
 }
 interface ApiRun {
   runUid: string;
@@ -242,6 +254,14 @@ async function apiRun(output: string, analyzer: string): Promise<{ run: ApiRun; 
   return { run, check: run.checks.edges[0]?.node ?? null };
 }
 
+/** The line `--wait` prints about the check's newest artifact, as the API's figures say it should read. */
+function reportLine(check: ApiCheck, entries: string): string {
+  const artifact = check.artifacts.edges[0]?.node;
+  assert.ok(artifact, "the check has an artifact");
+  const reasons = artifact.skipped.map((s) => `${s.reason} ${s.count}`).join(", ");
+  return `  Report: ${artifact.format}, ${artifact.readCount} ${entries} read, ${artifact.storedCount} stored, ${artifact.skippedCount} skipped${reasons ? ` (${reasons})` : ""}`;
+}
+
 /** The lines `--wait` prints about a findings check, as the API's figures say they should read. */
 function findingsLines(analyzer: string, check: ApiCheck): string[] {
   const { summary } = check;
@@ -249,6 +269,7 @@ function findingsLines(analyzer: string, check: ApiCheck): string[] {
   const introduced = summary.occurrencesIntroduced;
   return [
     `Check ${analyzer}: ${check.status}`,
+    reportLine(check, "results"),
     `  New findings: ${introduced}${introduced > 0 ? ` (${byCategory.join(", ")})` : ""}; resolved ${summary.occurrencesResolved}; suppressed ${summary.occurrencesSuppressed}`,
     `  Findings by severity, new and existing: CRITICAL ${check.critical.totalCount}, MAJOR ${check.major.totalCount}, MINOR ${check.minor.totalCount}`,
   ];
@@ -337,7 +358,8 @@ describe("assay upload --wait, as the CI examples run it", () => {
     assert.equal(check.status, "FAILURE", "every finding is new on the first run");
     assert.equal(ran.status, 1, ran.stderr);
     const printed = ran.stdout.trim().split("\n");
-    assert.deepEqual(printed.slice(-5, -2), findingsLines("eslint", check));
+    assert.deepEqual(printed.slice(-6, -2), findingsLines("eslint", check));
+    assert.match(printed.at(-5)!, /^ {2}Report: SARIF 2\.1\.0, 4 results read, 4 stored, 0 skipped$/);
     assert.equal(printed.at(-2), `Run ${run.runUid}: ${run.status}`);
     assert.match(
       ran.stderr,
@@ -432,10 +454,14 @@ describe("assay upload --wait, as the CI examples run it", () => {
     const coverageCheck = (await apiRun(ran.stdout, "test-coverage")).check;
     assert.equal(coverageCheck?.status, "SUCCESS");
     const coverageLines = printed.slice(printed.indexOf("Check test-coverage: SUCCESS") + 1);
-    const metricLines = (coverageCheck?.metrics ?? []).flatMap((m) =>
-      m.items.map((i) => `  ${m.name} (${m.shortcode}) ${i.key}: ${i.latestValueDisplay}`),
-    );
-    assert.ok(metricLines.length > 0, "the coverage check recorded metrics");
+    assert.ok(coverageCheck);
+    const metricLines = [
+      reportLine(coverageCheck, "files"),
+      ...coverageCheck.metrics.flatMap((m) =>
+        m.items.map((i) => `  ${m.name} (${m.shortcode}) ${i.key}: ${i.latestValueDisplay}`),
+      ),
+    ];
+    assert.ok(metricLines.length > 1, "the coverage check recorded metrics");
     assert.deepEqual(
       coverageLines.slice(0, metricLines.length),
       metricLines,
@@ -468,7 +494,7 @@ describe("assay upload exit codes when the outcome is unknown", () => {
     assert.match(ran.stdout, /^Run [0-9a-f-]{36}: PENDING$/m, "the upload itself was accepted");
     assert.match(
       ran.stderr,
-      /^error: the eslint check was still PENDING after 2 s, so whether it passes is not known \(raise --timeout, or follow http:\/\/127\.0\.0\.1:\d+\/graphql\/\?query=/m,
+      /^error: the eslint report was still QUEUED, waiting to be processed, after 2 s, so whether it passes is not known \(raise --timeout, or follow http:\/\/127\.0\.0\.1:\d+\/graphql\/\?query=/m,
     );
     assert.ok(!ran.stderr.includes(idleToken) && !ran.stdout.includes(idleToken));
   });
@@ -487,5 +513,46 @@ describe("assay upload exit codes when the outcome is unknown", () => {
     const usage = await runShell(local("--timeout 5 --url http://127.0.0.1:9"), {});
     assert.equal(usage.status, 2, usage.stderr);
     assert.match(usage.stderr, /^error: upload: --timeout needs --wait$/m);
+  });
+});
+
+describe("a report of the wrong kind", () => {
+  test("is refused by the package before upload, in the words the server uses for the same file", async () => {
+    const lcov = path.join(ROOT, "src", "formats", "coverage", "fixtures", "c8", "lcov.info");
+    const ran = await runShell(
+      `npx --yes "$ASSAY_URL/cli/assay-cli.tgz" upload --wait --repository gh/acme/shop --analyzer eslint --analyzer-type community --file "${lcov}"`,
+      {},
+    );
+    const repository = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        '{ repository(name: "shop", login: "acme", vcsProvider: GITHUB) { id } }',
+      ),
+    ).repository as { id: string };
+    const server_ = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        "mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }",
+        {
+          input: {
+            repositoryId: repository.id,
+            commitOid: "a".repeat(40),
+            analyzer: "eslint",
+            analyzerType: "community",
+            data: await fs.readFile(lcov, "utf8"),
+          },
+        },
+      ),
+    ).uploadArtifact as { ok: boolean; error: string };
+    assert.equal(server_.ok, false);
+    assert.equal(ran.status, 1);
+    assert.equal(ran.stdout, "", "nothing was uploaded");
+    assert.match(ran.stderr, /^error: this looks like an LCOV coverage report, not SARIF: /m);
+    assert.ok(
+      ran.stderr.includes(`error: ${server_.error}\n`),
+      `${ran.stderr}\nagainst the server's: ${server_.error}`,
+    );
   });
 });

@@ -38,11 +38,72 @@ async function rootVersion(): Promise<string> {
   return manifest.version;
 }
 
+/** A package whose code the bundle carries, and the text of its license. */
+interface BundledPackage {
+  name: string;
+  version: string;
+  license: string;
+  licenseText: string;
+}
+
 /**
- * Bundles the upload command into `outfile` as one ES module with a shebang. Refuses a bundle
- * that pulled in a package from node_modules: the tarball promises to need nothing but Node.
+ * An esbuild plugin that treats every imported package as free of side effects. The upload
+ * command imports a few pure functions (the format sniffer, the wrong-format sentence) from
+ * modules that also import parsers it never calls; without this, a CommonJS parser imported there
+ * (saxes) would be carried whole although nothing of it is used.
  */
-async function bundle(outfile: string, version: string): Promise<void> {
+const packagesWithoutSideEffects = {
+  name: "packages-without-side-effects",
+  setup(build: import("esbuild").PluginBuild) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData === "resolving" || args.path.startsWith("node:")) return undefined;
+      const resolved = await build.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: "resolving",
+      });
+      return resolved.errors.length > 0 ? { errors: resolved.errors } : { ...resolved, sideEffects: false };
+    });
+  },
+};
+
+/** The package a bundled file of node_modules belongs to: `node_modules/@scope/name/...` → its folder. */
+function packageFolderOf(input: string): string {
+  const parts = input.split("/");
+  const at = parts.lastIndexOf("node_modules");
+  const length = parts[at + 1]?.startsWith("@") ? 3 : 2;
+  return parts.slice(0, at + length).join("/");
+}
+
+/** The name, version and license of each package whose code is in the bundle. */
+async function bundledPackages(inputs: string[]): Promise<BundledPackage[]> {
+  const folders = [...new Set(inputs.filter((i) => i.includes("node_modules/")).map(packageFolderOf))].sort();
+  return Promise.all(
+    folders.map(async (folder) => {
+      const dir = path.resolve(ROOT, folder);
+      const manifest = JSON.parse(await fs.readFile(path.join(dir, "package.json"), "utf8")) as {
+        name: string;
+        version: string;
+        license?: string;
+      };
+      const licenseFile = (await fs.readdir(dir)).find((file) => /^licen[cs]e/i.test(file));
+      if (!licenseFile) throw new Error(`the CLI bundle carries ${manifest.name}, which has no license file`);
+      return {
+        name: manifest.name,
+        version: manifest.version,
+        license: manifest.license ?? "see its license",
+        licenseText: (await fs.readFile(path.join(dir, licenseFile), "utf8")).trim(),
+      };
+    }),
+  );
+}
+
+/**
+ * Bundles the upload command into `outfile` as one ES module with a shebang: the package then
+ * needs nothing but Node. Answers the packages whose code the bundle carries, for their notices.
+ */
+async function bundle(outfile: string, version: string): Promise<BundledPackage[]> {
   // Loaded here, not at the top: the server imports this module but builds at most once.
   const esbuild = await import("esbuild");
   const result = await esbuild.build({
@@ -57,11 +118,20 @@ async function bundle(outfile: string, version: string): Promise<void> {
     legalComments: "none",
     logLevel: "silent",
     metafile: true,
+    plugins: [packagesWithoutSideEffects],
   });
-  const dependencies = Object.keys(result.metafile.inputs).filter((input) => input.includes("node_modules"));
-  if (dependencies.length > 0) {
-    throw new Error(`the CLI bundle must not depend on packages, but it includes ${dependencies.join(", ")}`);
-  }
+  const carried = Object.values(result.metafile.outputs).flatMap((output) =>
+    Object.entries(output.inputs)
+      .filter(([, input]) => input.bytesInOutput > 0)
+      .map(([name]) => name),
+  );
+  return bundledPackages(carried);
+}
+
+/** The notices of the packages the bundle carries, as the MIT and ISC licenses ask. */
+function noticesOf(packages: BundledPackage[]): string {
+  const sections = packages.map((p) => `## ${p.name} ${p.version} (${p.license})\n\n${p.licenseText}\n`);
+  return `# Third-party notices\n\nbin/assay.mjs carries code of these packages.\n\n${sections.join("\n")}`;
 }
 
 /** Runs `npm pack` in `dir`, writing the tarball into `destination`; its file name. */
@@ -94,7 +164,8 @@ export async function buildCliPackage(destination?: string): Promise<CliPackage>
       unknown
     >;
     await fs.writeFile(manifestPath, `${JSON.stringify({ ...manifest, version }, null, 2)}\n`);
-    await bundle(path.join(packageDir, "bin", "assay.mjs"), version);
+    const carried = await bundle(path.join(packageDir, "bin", "assay.mjs"), version);
+    await fs.writeFile(path.join(packageDir, "THIRD-PARTY-NOTICES.md"), noticesOf(carried));
     const fileName = await npmPack(packageDir, staging);
     const bytes = await fs.readFile(path.join(staging, fileName));
     if (destination) {

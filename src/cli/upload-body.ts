@@ -9,7 +9,7 @@ import { createGzip } from "node:zlib";
 
 /** The mutation sent; `data` is the base64 of the gzipped report. */
 export const UPLOAD_MUTATION =
-  "mutation Upload($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok message error artifactId run { id runUid status } } }";
+  "mutation Upload($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok message error artifact { id } run { id runUid status } } }";
 
 /** The input fields of `uploadArtifact` other than `data` and `compression`. */
 export interface UploadFields {
@@ -85,4 +85,34 @@ export async function* base64Of(chunks: AsyncIterable<Uint8Array>): AsyncGenerat
     carry = Buffer.from(bytes.subarray(whole));
   }
   if (carry.length > 0) yield carry.toString("base64");
+}
+
+/**
+ * The first `bytes` of a stream (fewer when it is shorter), and the whole stream again: the
+ * chunks read to see the head are replayed before the rest, so stdin can be looked at before it
+ * is sent.
+ */
+export async function peekHead(
+  chunks: AsyncIterable<Uint8Array>,
+  bytes: number,
+): Promise<{ head: Buffer; chunks: AsyncIterable<Uint8Array> }> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const seen: Uint8Array[] = [];
+  let length = 0;
+  let done = false;
+  while (length < bytes) {
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    seen.push(next.value);
+    length += next.value.length;
+  }
+  async function* replay(): AsyncGenerator<Uint8Array> {
+    yield* seen;
+    if (done) return;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { head: Buffer.concat(seen).subarray(0, bytes), chunks: replay() };
 }

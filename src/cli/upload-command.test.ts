@@ -14,7 +14,7 @@ import { gunzipSync } from "node:zlib";
 import { parseConfig } from "../config.ts";
 import type { Env } from "./ci-environment.ts";
 import { CliError, type CommandContext, Flags, OutcomeUnknownError } from "./command.ts";
-import { base64Of, UPLOAD_MUTATION, type UploadFields, uploadBody } from "./upload-body.ts";
+import { base64Of, peekHead, UPLOAD_MUTATION, type UploadFields, uploadBody } from "./upload-body.ts";
 import { uploadCommand } from "./upload-command.ts";
 import { createProgress, formatBytes } from "./upload-progress.ts";
 import { interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
@@ -94,6 +94,21 @@ describe("the request body", () => {
       readWhenDataStarted > 0 && readWhenDataStarted < report.length / 4,
       `the body starts before the file is read (${readWhenDataStarted} of ${report.length} bytes read)`,
     );
+  });
+
+  test("the head of a stream is read for the sniffer and the whole stream is still sent", async () => {
+    const bytes = reportOf(200_000);
+    for (const [chunk, head] of [
+      [1000, 65_536],
+      [70_000, 65_536],
+      [1000, 500_000],
+    ] as const) {
+      const peeked = await peekHead(inPieces(bytes, chunk), head);
+      assert.ok(peeked.head.equals(bytes.subarray(0, head)), `head of ${head} from chunks of ${chunk}`);
+      const all: Buffer[] = [];
+      for await (const piece of peeked.chunks) all.push(Buffer.from(piece));
+      assert.ok(Buffer.concat(all).equals(bytes), `the whole stream from chunks of ${chunk}`);
+    }
   });
 
   test("base64 pieces join into the base64 of the whole, whatever the chunk sizes", async () => {
@@ -184,10 +199,16 @@ describe("the answer", () => {
     const run = { id: "QW5hbHlzaXNSdW46YWJj", runUid: "5a0e…", status: "PENDING" };
     assert.deepEqual(
       interpretUploadAnswer(
-        ok({ ok: true, message: "Artifact uploaded.", error: null, artifactId: "a1", run }),
+        ok({
+          ok: true,
+          message: "Artifact uploaded.",
+          error: null,
+          artifact: { id: "QXJ0aWZhY3Q6YTE=" },
+          run,
+        }),
         10,
       ),
-      { message: "Artifact uploaded.", artifactId: "a1", run },
+      { message: "Artifact uploaded.", artifactId: "QXJ0aWZhY3Q6YTE=", run },
     );
   });
 
@@ -469,8 +490,29 @@ describe("the request, against a local HTTP server", () => {
     respond = (_req, res, body) => {
       const { query } = JSON.parse(body.toString("utf8")) as { query: string };
       const data = query.includes("uploadArtifact")
-        ? { uploadArtifact: { ok: true, message: "Artifact uploaded.", error: null, run } }
-        : { run: { ...run, status: "FAILURE", checks: { edges: [{ node: check }] } } };
+        ? {
+            uploadArtifact: {
+              ok: true,
+              message: "Artifact uploaded.",
+              error: null,
+              artifact: { id: "QXJ0aWZhY3Q6YTE=" },
+              run,
+            },
+          }
+        : {
+            artifact: {
+              kind: "SARIF",
+              status: "PROCESSED",
+              format: "SARIF 2.1.0",
+              error: null,
+              readCount: 3,
+              storedCount: 2,
+              skippedCount: 1,
+              skipped: [{ reason: "NO_LOCATION", count: 1 }],
+              warnings: [],
+            },
+            run: { ...run, status: "FAILURE", checks: { edges: [{ node: check }] } },
+          };
       answerJson({ data })(_req, res);
     };
     const file = path.join(dir, "eslint.sarif");
@@ -500,11 +542,12 @@ describe("the request, against a local HTTP server", () => {
         e.exitCode === 1 &&
         e.message === "the eslint check failed its quality gate: 2 new findings",
     );
-    assert.deepEqual(printed.slice(0, 7), [
+    assert.deepEqual(printed.slice(0, 8), [
       "Artifact uploaded.",
       `Run ${run.runUid}: PENDING`,
       "note: Waiting up to 30 s for the eslint check...",
       "Check eslint: FAILURE",
+      "  Report: SARIF 2.1.0, 3 results read, 2 stored, 1 skipped (NO_LOCATION 1)",
       "  New findings: 2 (SECURITY 2); resolved 0; suppressed 0",
       "  Findings by severity, new and existing: CRITICAL 1, MAJOR 1, MINOR 0",
       `Run ${run.runUid}: FAILURE`,
@@ -519,8 +562,82 @@ describe("the request, against a local HTTP server", () => {
     );
     assert.match(queries[1]!.query, /^query AssayUploadState/);
     assert.match(queries[2]!.query, /^query AssayUploadResult/);
-    assert.deepEqual(queries[2]!.variables, { runUid: run.runUid, analyzer: ["eslint"] });
+    const variables = { runUid: run.runUid, analyzer: ["eslint"], artifactId: "QXJ0aWZhY3Q6YTE=" };
+    assert.deepEqual(queries[1]!.variables, variables);
+    assert.deepEqual(queries[2]!.variables, variables);
     assert.ok(captured.every((c) => c.headers.authorization === "Bearer assay_pat_t"));
+  });
+
+  test("a real report of another kind than the analyzer takes is refused before anything is sent, in the server's words", async () => {
+    const fixtures = path.join(ROOT, "src", "formats");
+    const cases: Array<[string, Record<string, string>, string]> = [
+      [
+        "coverage/fixtures/c8/lcov.info",
+        { analyzer: "eslint", "analyzer-type": "community" },
+        "this looks like an LCOV coverage report, not SARIF: upload it with analyzer test-coverage and a language key (`key`; `--key` for assay upload)",
+      ],
+      [
+        "coverage/fixtures/c8/clover.xml",
+        { analyzer: "eslint", "analyzer-type": "community" },
+        "this looks like a Clover coverage report, not SARIF: upload it with analyzer test-coverage and a language key (`key`; `--key` for assay upload)",
+      ],
+      [
+        "sarif/fixtures/eslint/eslint.sarif",
+        { analyzer: "test-coverage", key: "javascript" },
+        "this looks like a SARIF log, not a coverage report: upload it with the shortcode of the analyzer that wrote it (with analyzerType community for one outside the catalog)",
+      ],
+    ];
+    captured.length = 0;
+    for (const [file, flags, message] of cases) {
+      const context: CommandContext = {
+        config: parseConfig({}),
+        flags: flagsOf({
+          file: path.join(fixtures, file),
+          repository: "UmVwb3NpdG9yeTpnaXZlbg==",
+          commit: SHA,
+          url,
+          token: "assay_pat_t",
+          "no-progress": true,
+          ...flags,
+        }),
+        database: () => assert.fail("upload opens no database"),
+        print: () => assert.fail("nothing is printed"),
+        note: () => {},
+      };
+      await assert.rejects(uploadCommand.run(context), (e: unknown) => {
+        assert.ok(e instanceof CliError && e.exitCode === 1);
+        assert.equal(e.message, message, file);
+        return true;
+      });
+    }
+    assert.equal(captured.length, 0, "no request was made");
+    // Each report of the right kind passes the same look.
+    respond = answerJson({
+      data: { uploadArtifact: { ok: true, message: "Artifact uploaded.", error: null } },
+    });
+    for (const [file, flags] of [
+      ["sarif/fixtures/eslint/eslint.sarif", { analyzer: "eslint", "analyzer-type": "community" }],
+      ["coverage/fixtures/c8/lcov.info", { analyzer: "test-coverage", key: "javascript" }],
+    ] as const) {
+      const printed: string[] = [];
+      await uploadCommand.run({
+        config: parseConfig({}),
+        flags: flagsOf({
+          file: path.join(fixtures, file),
+          repository: "UmVwb3NpdG9yeTpnaXZlbg==",
+          commit: SHA,
+          url,
+          token: "assay_pat_t",
+          "no-progress": true,
+          ...flags,
+        }),
+        database: () => assert.fail("upload opens no database"),
+        print: (line) => printed.push(line),
+        note: () => {},
+      });
+      assert.deepEqual(printed, ["Artifact uploaded."], file);
+    }
+    assert.equal(captured.length, 2);
   });
 
   test("the command uploads the file and prints the message and the run", async () => {

@@ -1,8 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
+import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
+import { wrongFormatMessage } from "../ingestion/errors.ts";
+import { artifactKindOf } from "../ingestion/types.ts";
 import { gitIn, readTextFile } from "./ci-environment.ts";
 import { CliError, type Command, EXIT_OK } from "./command.ts";
-import { uploadBody } from "./upload-body.ts";
+import { peekHead, uploadBody } from "./upload-body.ts";
 import { DEFAULT_URL, DEFAULT_WAIT_SECONDS, resolveUploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
 import { failureReason, formatOutcome } from "./upload-report.ts";
@@ -125,7 +128,12 @@ export const uploadCommand: Command = {
       readText: readTextFile,
       stderrIsTty: process.stderr.isTTY === true,
     });
-    const report = await openReport(options.file);
+    const opened = await openReport(options.file);
+    const { head, chunks } = await peekHead(opened.chunks, SNIFF_HEAD_BYTES);
+    // The server's own words, before anything is sent: an LCOV file given as SARIF and the like.
+    const wrong = wrongFormatMessage(artifactKindOf(options.analyzer), sniffFormat(head.toString("utf8")));
+    if (wrong !== undefined) throw new CliError(wrong);
+    const report = { chunks, size: opened.size };
     const repositoryId = await resolveRepositoryId(options);
     const progress = options.progress
       ? createProgress({
@@ -161,12 +169,15 @@ export const uploadCommand: Command = {
     print(answer.message);
     if (answer.run) print(`Run ${answer.run.runUid}: ${answer.run.status}`);
     if (options.waitSeconds === null) return;
-    if (!answer.run) throw new CliError("the server's answer names no run to wait for");
+    if (!answer.run || !answer.artifactId) {
+      throw new CliError("the server's answer names no run and artifact to wait for");
+    }
     note(`Waiting up to ${options.waitSeconds} s for the ${options.analyzer} check...`);
     const outcome = await waitForUpload({
       url: options.url,
       token: options.token,
       runUid: answer.run.runUid,
+      artifactId: answer.artifactId,
       analyzer: options.analyzer,
       timeoutSeconds: options.waitSeconds,
     });

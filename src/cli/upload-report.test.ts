@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { failureReason, formatOutcome } from "./upload-report.ts";
-import type { CheckResult, WaitOutcome } from "./upload-wait.ts";
+import type { ArtifactResult, CheckResult, WaitOutcome } from "./upload-wait.ts";
 
 const LINK = "https://assay.example.com/graphql/?query=q&variables=v";
 
@@ -59,10 +59,30 @@ function coverage(status: string, thresholdStatus: string | null): CheckResult {
   };
 }
 
-const outcome = (check: CheckResult | null, runStatus = "FAILURE"): WaitOutcome => ({
+function sarif(overrides: Partial<ArtifactResult> = {}): ArtifactResult {
+  return {
+    kind: "SARIF",
+    status: "PROCESSED",
+    format: "SARIF 2.1.0",
+    error: null,
+    readCount: 10,
+    storedCount: 10,
+    skippedCount: 0,
+    skipped: [],
+    warnings: [],
+    ...overrides,
+  };
+}
+
+const outcome = (
+  check: CheckResult | null,
+  runStatus = "FAILURE",
+  artifact: ArtifactResult | null = null,
+): WaitOutcome => ({
   runUid: "3f0c7a4e-0000-4000-8000-000000000001",
   runStatus,
   check,
+  artifact,
   link: LINK,
 });
 
@@ -77,6 +97,51 @@ describe("what --wait prints", () => {
     ]);
     const clean = findings({ status: "SUCCESS", introduced: 0, newByCategory: [] });
     assert.equal(formatOutcome(outcome(clean, "SUCCESS"))[1], "  New findings: 0; resolved 1; suppressed 2");
+  });
+
+  test("what processing read, stored and skipped of the report, by reason, with its warnings", () => {
+    const partly = sarif({
+      readCount: 12,
+      storedCount: 9,
+      skippedCount: 3,
+      skipped: [
+        { reason: "OUTSIDE_REPOSITORY", count: 2 },
+        { reason: "NO_LOCATION", count: 1 },
+      ],
+      warnings: ["2 results lie outside the repository (the first: /usr/lib/x.c); give workDir."],
+    });
+    assert.deepEqual(formatOutcome(outcome(findings(), "FAILURE", partly)).slice(0, 4), [
+      "Check eslint: FAILURE",
+      "  Report: SARIF 2.1.0, 12 results read, 9 stored, 3 skipped (OUTSIDE_REPOSITORY 2, NO_LOCATION 1)",
+      "  warning: 2 results lie outside the repository (the first: /usr/lib/x.c); give workDir.",
+      "  New findings: 3 (BUG_RISK 2, SECURITY 1); resolved 1; suppressed 2",
+    ]);
+    assert.equal(
+      formatOutcome(
+        outcome(
+          coverage("SUCCESS", null),
+          "SUCCESS",
+          sarif({ kind: "COVERAGE", format: "LCOV", readCount: 4, storedCount: 4 }),
+        ),
+      )[1],
+      "  Report: LCOV, 4 files read, 4 stored, 0 skipped",
+    );
+    assert.deepEqual(
+      formatOutcome(
+        outcome(
+          findings(),
+          "FAILURE",
+          sarif({ status: "FAILED", error: "the SARIF report is invalid: x", readCount: null }),
+        ),
+      ).slice(0, 2),
+      ["Check eslint: FAILURE", "  Report: SARIF 2.1.0, not processed: the SARIF report is invalid: x"],
+    );
+    const changes = sarif({ kind: "CHANGES", format: "unified diff", readCount: 2, storedCount: 2 });
+    assert.deepEqual(formatOutcome(outcome(null, "SUCCESS", changes)), [
+      "  Report: unified diff, 2 changed files read, 2 stored, 0 skipped",
+      "Run 3f0c7a4e-0000-4000-8000-000000000001: SUCCESS",
+      `Details: ${LINK}`,
+    ]);
   });
 
   test("a coverage check: each metric item with its threshold, and no lines of zero findings", () => {
@@ -114,5 +179,23 @@ describe("what --wait prints", () => {
       "the eslint check ended ARTIFACT_TIMEOUT",
     );
     assert.equal(failureReason(outcome(null, "TIMEOUT")), "the run ended TIMEOUT");
+  });
+
+  test("a failed report, or a check that stored nothing, says so", () => {
+    assert.equal(
+      failureReason(
+        outcome(findings(), "FAILURE", sarif({ status: "FAILED", error: "the SARIF report is invalid: x" })),
+      ),
+      "the report could not be processed: the SARIF report is invalid: x",
+    );
+    const lost = sarif({
+      storedCount: 0,
+      skippedCount: 10,
+      skipped: [{ reason: "OUTSIDE_REPOSITORY", count: 10 }],
+    });
+    assert.equal(
+      failureReason(outcome(findings({ status: "NEUTRAL", introduced: 0 }), "NEUTRAL", lost)),
+      "the eslint check is NEUTRAL: nothing of the report was stored (10 of 10 results skipped: OUTSIDE_REPOSITORY 10), so nothing was checked",
+    );
   });
 });

@@ -27,7 +27,9 @@ const REPOSITORY_QUERY =
 
 /** What `uploadArtifact` answered when it accepted the report. */
 export interface UploadAnswer {
+  /** The server's sentence, with its warnings (results outside the repository...). */
   message: string;
+  /** The stored artifact's global id (`Artifact`, a node), to follow its processing. */
   artifactId: string | null;
   run: { id: string; runUid: string; status: string } | null;
 }
@@ -166,7 +168,7 @@ export function interpretUploadAnswer(answer: HttpAnswer, sentBytes: number | nu
         ok?: boolean;
         message?: string | null;
         error?: string | null;
-        artifactId?: string | null;
+        artifact?: { id?: string } | null;
         run?: UploadAnswer["run"];
       }
     | null
@@ -176,7 +178,7 @@ export function interpretUploadAnswer(answer: HttpAnswer, sentBytes: number | nu
     throw new CliError(payload.error || "the server refused the upload without a reason");
   return {
     message: payload.message ?? "Uploaded.",
-    artifactId: payload.artifactId ?? null,
+    artifactId: payload.artifact?.id ?? null,
     run: payload.run ?? null,
   };
 }

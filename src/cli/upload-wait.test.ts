@@ -26,8 +26,8 @@ function fakeClock(random = 0.5): PollClock & { slept: number[]; at: number } {
   return clock;
 }
 
-const pending: UploadState = { runStatus: "PENDING", checkStatus: "PENDING" };
-const failed: UploadState = { runStatus: "FAILURE", checkStatus: "FAILURE" };
+const pending: UploadState = { artifactStatus: "QUEUED", runStatus: "PENDING", checkStatus: "PENDING" };
+const failed: UploadState = { artifactStatus: "PROCESSED", runStatus: "FAILURE", checkStatus: "FAILURE" };
 
 describe("backoff", () => {
   test("waits 1 s, growing by 1.6 to at most 10 s, give or take 10 %", () => {
@@ -50,7 +50,12 @@ describe("backoff", () => {
 
   test("polls until the state is settled, sleeping before each poll", async () => {
     const clock = fakeClock();
-    const answers = [pending, pending, { runStatus: "PENDING", checkStatus: "WAITING" }, failed];
+    const answers: UploadState[] = [
+      pending,
+      pending,
+      { artifactStatus: "PROCESSED", runStatus: "PENDING", checkStatus: "PENDING" },
+      failed,
+    ];
     const seen: UploadState[] = [];
     const settled = await pollUntilSettled(
       async () => {
@@ -126,26 +131,46 @@ describe("backoff", () => {
 });
 
 describe("verdict", () => {
-  test("a check is settled once it passed or failed; WAITING, PENDING and READY are not", () => {
+  test("settled once the artifact is processed and the check passed or failed; WAITING, PENDING and READY are not", () => {
+    const state = (
+      checkStatus: string | null,
+      artifactStatus: string | null = "PROCESSED",
+      runStatus = "PENDING",
+    ) => ({
+      artifactStatus,
+      runStatus,
+      checkStatus,
+    });
     for (const status of [
       "SUCCESS",
-      "NEUTRAL",
       "SKIPPED",
       "FAILURE",
+      "NEUTRAL",
       "TIMEOUT",
       "ARTIFACT_TIMEOUT",
       "CANCEL",
     ]) {
-      assert.equal(isSettled({ runStatus: "PENDING", checkStatus: status }), true, status);
+      assert.equal(isSettled(state(status)), true, status);
     }
     for (const status of ["WAITING", "PENDING", "READY"]) {
-      assert.equal(isSettled({ runStatus: "SUCCESS", checkStatus: status }), false, status);
+      assert.equal(isSettled(state(status, "PROCESSED", "SUCCESS")), false, status);
     }
-    assert.equal(isSettled({ runStatus: "PENDING", checkStatus: null }), false, "no check: the run decides");
-    assert.equal(isSettled({ runStatus: "SUCCESS", checkStatus: null }), true);
+    assert.equal(
+      isSettled(state("SUCCESS", "QUEUED")),
+      false,
+      "a check settled before this artifact was processed",
+    );
+    assert.equal(isSettled(state("FAILURE", "FAILED")), true);
+    assert.equal(isSettled(state(null, "PROCESSED", "PENDING")), false, "no check: the run decides");
+    assert.equal(isSettled(state(null, "PROCESSED", "SUCCESS")), true);
+    assert.equal(
+      isSettled(state("SUCCESS", null)),
+      true,
+      "an artifact the server did not answer does not hold the wait",
+    );
   });
 
-  test("exit 0 for a passing check, 1 for any other verdict; the run decides only without a check", () => {
+  test("exit 0 for a passing check, 1 for any other verdict or a failed artifact; the run decides only without a check", () => {
     const check = (status: string) => ({
       analyzer: "eslint",
       status,
@@ -156,14 +181,30 @@ describe("verdict", () => {
       openBySeverity: [],
       metrics: [],
     });
-    for (const status of ["SUCCESS", "NEUTRAL", "SKIPPED"]) {
-      assert.equal(verdictOf({ runStatus: "FAILURE", check: check(status) }), 0, status);
+    const artifact = (status: string) => ({
+      kind: "SARIF",
+      status,
+      format: "SARIF 2.1.0",
+      error: null,
+      readCount: 1,
+      storedCount: 1,
+      skippedCount: 0,
+      skipped: [],
+      warnings: [],
+    });
+    const processed = artifact("PROCESSED");
+    for (const status of ["SUCCESS", "SKIPPED"]) {
+      assert.equal(verdictOf({ runStatus: "FAILURE", check: check(status), artifact: processed }), 0, status);
     }
-    for (const status of ["FAILURE", "TIMEOUT", "ARTIFACT_TIMEOUT", "CANCEL"]) {
-      assert.equal(verdictOf({ runStatus: "SUCCESS", check: check(status) }), 1, status);
+    for (const status of ["FAILURE", "NEUTRAL", "TIMEOUT", "ARTIFACT_TIMEOUT", "CANCEL"]) {
+      assert.equal(verdictOf({ runStatus: "SUCCESS", check: check(status), artifact: processed }), 1, status);
     }
-    assert.equal(verdictOf({ runStatus: "SUCCESS", check: null }), 0);
-    assert.equal(verdictOf({ runStatus: "TIMEOUT", check: null }), 1);
+    assert.equal(
+      verdictOf({ runStatus: "SUCCESS", check: check("SUCCESS"), artifact: artifact("FAILED") }),
+      1,
+    );
+    assert.equal(verdictOf({ runStatus: "SUCCESS", check: null, artifact: processed }), 0);
+    assert.equal(verdictOf({ runStatus: "TIMEOUT", check: null, artifact: processed }), 1);
   });
 
   test("the link is the run's query in GET form on /graphql/, with the run's id and no credential", () => {

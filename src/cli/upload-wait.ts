@@ -9,23 +9,29 @@ import { queryGraphql } from "./upload-request.ts";
  */
 
 /** Check states that are a verdict: the check passed. */
-const PASSING = new Set(["SUCCESS", "NEUTRAL", "SKIPPED"]);
-/** Check states that are a verdict: the check did not pass. */
-const FAILING = new Set(["FAILURE", "TIMEOUT", "ARTIFACT_TIMEOUT", "CANCEL"]);
+const PASSING = new Set(["SUCCESS", "SKIPPED"]);
+/**
+ * Check states that are a verdict: the check did not pass. NEUTRAL is among them: processing
+ * stored nothing of what the check was sent (every result outside the repository...), so it
+ * judged nothing, and a gate that passed would hide that.
+ */
+const FAILING = new Set(["FAILURE", "NEUTRAL", "TIMEOUT", "ARTIFACT_TIMEOUT", "CANCEL"]);
 
 const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 10_000;
 const GROWTH = 1.6;
 
-/** Polled until settled: the run's state and its check of the uploaded analyzer. */
+/** Polled until settled: the uploaded artifact's state, the run's, and its check of the analyzer. */
 const STATE_QUERY =
-  "query AssayUploadState($runUid: UUID!, $analyzer: [String]) { run(runUid: $runUid) { status checks(analyzerIn: $analyzer, first: 1) { edges { node { status } } } } }";
+  "query AssayUploadState($runUid: UUID!, $analyzer: [String], $artifactId: ID!) { artifact: node(id: $artifactId) { ... on Artifact { status } } run(runUid: $runUid) { status checks(analyzerIn: $analyzer, first: 1) { edges { node { status } } } } }";
 
 /**
  * Read once when settled. The severities are aliases of one connection's `totalCount`, so the
  * counts cost one request, not one per value.
  */
-const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $analyzer: [String]) {
+const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $analyzer: [String], $artifactId: ID!) {
+  artifact: node(id: $artifactId) { ... on Artifact {
+    kind status format error readCount storedCount skippedCount skipped { reason count } warnings } }
   run(runUid: $runUid) {
     runUid status
     checks(analyzerIn: $analyzer, first: 1) { edges { node {
@@ -48,10 +54,24 @@ const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $analyzer: [String
 const LINK_QUERY =
   "query AssayRun($runUid: UUID!) { run(runUid: $runUid) { runUid status commitOid branchName checks { edges { node { analyzer { shortcode } status summary { occurrencesIntroduced occurrencesResolved } issues(first: 50) { totalCount edges { node { path beginLine category severity title } } } } } } } }";
 
-/** What polling sees: the run's state and its check's, when it has one for the analyzer. */
+/** What polling sees: the artifact's state, the run's, and its check's when it has one for the analyzer. */
 export interface UploadState {
+  artifactStatus: string | null;
   runStatus: string;
   checkStatus: string | null;
+}
+
+/** What processing made of the uploaded report. */
+export interface ArtifactResult {
+  kind: string;
+  status: string;
+  format: string | null;
+  error: string | null;
+  readCount: number | null;
+  storedCount: number | null;
+  skippedCount: number | null;
+  skipped: Array<{ reason: string; count: number }>;
+  warnings: string[];
 }
 
 /** A metric the check recorded, one line per item. */
@@ -88,6 +108,8 @@ export interface WaitOutcome {
   runStatus: string;
   /** Null when the run has no check of the analyzer (`changes` uploads). */
   check: CheckResult | null;
+  /** Null only when the server answered no artifact. */
+  artifact: ArtifactResult | null;
   link: string;
 }
 
@@ -100,14 +122,23 @@ export function pollDelayMs(attempt: number, random: () => number = Math.random)
   return Math.round(base * (0.9 + 0.2 * random()));
 }
 
-/** True when the state is final: the check (or, without one, the run) is no longer pending. */
+/**
+ * True when the state is final: the artifact is processed (or failed) and the check (or, without
+ * one, the run) is no longer pending. A check can settle on another artifact before this one is
+ * processed only if this one is not queued, so both are asked.
+ */
 export function isSettled(state: UploadState): boolean {
+  if (state.artifactStatus === "QUEUED") return false;
   const status = state.checkStatus ?? state.runStatus;
   return PASSING.has(status) || FAILING.has(status);
 }
 
-/** The exit code of a settled upload: 0 when its check (or run) passed, 1 otherwise. */
-export function verdictOf(outcome: Pick<WaitOutcome, "check" | "runStatus">): number {
+/**
+ * The exit code of a settled upload: 0 when its artifact was processed and its check (or, without
+ * one, the run) passed; 1 otherwise.
+ */
+export function verdictOf(outcome: Pick<WaitOutcome, "check" | "runStatus" | "artifact">): number {
+  if (outcome.artifact?.status === "FAILED") return EXIT_FAILED;
   const status = outcome.check?.status ?? outcome.runStatus;
   return PASSING.has(status) ? EXIT_OK : EXIT_FAILED;
 }
@@ -163,6 +194,8 @@ export interface WaitTarget {
   url: string;
   token: string;
   runUid: string;
+  /** The artifact's global id. */
+  artifactId: string;
   analyzer: string;
   timeoutSeconds: number;
 }
@@ -204,6 +237,12 @@ function runOf<Check>(data: Record<string, unknown>): RunAnswer<Check> {
   return run;
 }
 
+/** The `artifact` alias of an answer; null when the node is not an artifact the token can see. */
+function artifactOf<Artifact>(data: Record<string, unknown>): Artifact | null {
+  const artifact = data.artifact as (Artifact & { status?: string }) | null | undefined;
+  return artifact?.status === undefined ? null : artifact;
+}
+
 function checkResultOf(node: CheckNode): CheckResult {
   return {
     analyzer: node.analyzer.shortcode,
@@ -239,31 +278,39 @@ function checkResultOf(node: CheckNode): CheckResult {
  * {@link OutcomeUnknownError} when it is not settled within the timeout.
  */
 export async function waitForUpload(target: WaitTarget, clock: PollClock = REAL_CLOCK): Promise<WaitOutcome> {
-  const variables = { runUid: target.runUid, analyzer: [target.analyzer] };
+  const variables = { runUid: target.runUid, analyzer: [target.analyzer], artifactId: target.artifactId };
   const link = runLink(target.url, target.runUid);
   await pollUntilSettled(
     async () => {
-      const run = runOf<{ status: string }>(
-        await queryGraphql(target.url, target.token, STATE_QUERY, variables),
-      );
-      return { runStatus: run.status, checkStatus: run.checks?.edges[0]?.node.status ?? null };
+      const data = await queryGraphql(target.url, target.token, STATE_QUERY, variables);
+      const run = runOf<{ status: string }>(data);
+      return {
+        artifactStatus: artifactOf<{ status: string }>(data)?.status ?? null,
+        runStatus: run.status,
+        checkStatus: run.checks?.edges[0]?.node.status ?? null,
+      };
     },
     target.timeoutSeconds * 1000,
     (state, lastError) => {
-      const what = state?.checkStatus
-        ? `the ${target.analyzer} check was still ${state.checkStatus}`
-        : `the run was still ${state?.runStatus ?? "not answered"}`;
+      const what =
+        state?.artifactStatus === "QUEUED"
+          ? `the ${target.analyzer} report was still QUEUED, waiting to be processed,`
+          : state?.checkStatus
+            ? `the ${target.analyzer} check was still ${state.checkStatus}`
+            : `the run was still ${state?.runStatus ?? "not answered"}`;
       const why = lastError ? `; the last poll failed: ${lastError.message}` : "";
       return `${what} after ${target.timeoutSeconds} s, so whether it passes is not known (raise --timeout, or follow ${link})${why}`;
     },
     clock,
   );
-  const run = runOf<CheckNode>(await queryGraphql(target.url, target.token, RESULT_QUERY, variables));
+  const data = await queryGraphql(target.url, target.token, RESULT_QUERY, variables);
+  const run = runOf<CheckNode>(data);
   const node = run.checks?.edges[0]?.node;
   return {
     runUid: run.runUid ?? target.runUid,
     runStatus: run.status,
     check: node ? checkResultOf(node) : null,
+    artifact: artifactOf<ArtifactResult>(data),
     link,
   };
 }
