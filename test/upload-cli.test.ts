@@ -1,6 +1,6 @@
 // test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { runShell, runSteps, type ShellRun, shellBlocksOf } from "./helpers/ci-shell.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -109,89 +110,34 @@ function coverage(): void {
   );
 }
 
-/**
- * The shell blocks (`run: |`, `- |`) of the docs' YAML example whose first line is `# <file>`
- * that run the uploaded package, dedented.
- */
-async function uploadSteps(file: string): Promise<string[]> {
-  const docs = await fs.readFile(DOCS, "utf8");
-  const example = [...docs.matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((m) => m[1]!)
-    .find((yaml) => yaml.startsWith(`# ${file}\n`));
-  assert.ok(example, `docs/ingestion.md has a YAML example for ${file}`);
-  const lines = example.split("\n");
-  const blocks: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const opener = lines[i]!;
-    if (!/(?:run:|-)\s*\|$/.test(opener)) continue;
-    const indent = opener.length - opener.trimStart().length;
-    const body: string[] = [];
-    while (i + 1 < lines.length) {
-      const next = lines[i + 1]!;
-      if (next.trim() !== "" && next.length - next.trimStart().length <= indent) break;
-      body.push(next);
-      i++;
-    }
-    const depth = Math.min(...body.filter((l) => l.trim()).map((l) => l.length - l.trimStart().length));
-    const script = body
-      .map((l) => l.slice(depth))
-      .join("\n")
-      .trim();
-    if (script.includes('/cli/assay-cli.tgz" upload')) blocks.push(script);
-  }
-  assert.ok(blocks.length > 0, `the ${file} example uploads with the served package`);
-  return blocks;
-}
-
-interface Ran {
-  status: number | null;
-  stdout: string;
-  stderr: string;
+/** The upload steps of the docs' CI example `name` (its file, e.g. `.gitlab-ci.yml`). */
+function uploadSteps(name: string): Promise<string[]> {
+  return shellBlocksOf(DOCS, name, '/cli/assay-cli.tgz" upload');
 }
 
 /**
- * Runs `script` with bash as a CI runner would: in the checkout, with only `env` besides PATH and
- * a home and npm cache of its own. The registry is unreachable, so the package must need none.
+ * Runs `script` as a CI runner would: in the checkout, with `env` and a home and npm cache of its
+ * own. The registry is unreachable, so the package must need none.
  */
-function runShell(script: string, env: Record<string, string>, cwd = workDir): Promise<Ran> {
-  const child = spawn("bash", ["-e", "-o", "pipefail", "-c", script], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: scratch,
-      npm_config_cache: npmCache,
-      npm_config_registry: "http://127.0.0.1:9/",
-      npm_config_update_notifier: "false",
-      npm_config_audit: "false",
-      npm_config_fund: "false",
-      ASSAY_URL: server.url,
-      ASSAY_TOKEN: token,
-      ...env,
-    },
+function shell(script: string, env: Record<string, string>, cwd = workDir): Promise<ShellRun> {
+  return runShell(script, cwd, {
+    HOME: scratch,
+    npm_config_cache: npmCache,
+    npm_config_registry: "http://127.0.0.1:9/",
+    npm_config_update_notifier: "false",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+    ASSAY_URL: server.url,
+    ASSAY_TOKEN: token,
+    ...env,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
-/** Runs every upload step in order, stopping at the first that fails, as CI does. */
-async function runSteps(steps: string[], env: Record<string, string>): Promise<Ran> {
-  const all: Ran = { status: 0, stdout: "", stderr: "" };
-  for (const step of steps) {
-    const ran = await runShell(step, env);
-    all.stdout += ran.stdout;
-    all.stderr += ran.stderr;
-    all.status = ran.status;
-    if (ran.status !== 0) break;
-  }
-  assert.ok(!`${all.stdout}${all.stderr}`.includes(token), "the token is never printed");
-  return all;
+/** Runs the CI steps with `env`; the token must appear in none of their output. */
+async function ci(steps: string[], env: Record<string, string>): Promise<ShellRun> {
+  const ran = await runSteps(steps, (step) => shell(step, env));
+  assert.ok(!`${ran.stdout}${ran.stderr}`.includes(token), "the token is never printed");
+  return ran;
 }
 
 const CHECK_QUERY = `query Check($runUid: UUID!, $analyzer: [String]) {
@@ -327,7 +273,7 @@ describe("the package the server serves", () => {
 
     // Installed into a directory outside the checkout, with no registry: it needs nothing else.
     const prefix = path.join(scratch, "installed");
-    const installed = await runShell(
+    const installed = await shell(
       `npm install --no-save --prefix "${prefix}" "$ASSAY_URL/cli/assay-cli.tgz" >/dev/null 2>&1 && "${prefix}/node_modules/.bin/assay" --version`,
       {},
       scratch,
@@ -348,7 +294,7 @@ describe("assay upload --wait, as the CI examples run it", () => {
   test("GitHub Actions on a push: new findings fail the check, exit 1, and the printed counts are the API's", async () => {
     mainCommit = commitAll("first");
     await lint();
-    const ran = await runSteps(
+    const ran = await ci(
       await uploadSteps(".github/workflows/assay.yml"),
       await githubEnv("push", { sha: mainCommit, refName: "main" }),
     );
@@ -386,7 +332,7 @@ describe("assay upload --wait, as the CI examples run it", () => {
     const head = commitAll("isFree");
     await lint();
     const mergeCommit = "f".repeat(40);
-    const ran = await runSteps(
+    const ran = await ci(
       await uploadSteps(".github/workflows/assay.yml"),
       await githubEnv("pull_request", {
         sha: mergeCommit,
@@ -424,7 +370,7 @@ describe("assay upload --wait, as the CI examples run it", () => {
   test("GitLab CI on the default branch: the first failing step stops the job with exit 1", async () => {
     git("checkout", "--quiet", "main");
     await lint();
-    const ran = await runSteps(await uploadSteps(".gitlab-ci.yml"), gitlabEnv(mainCommit, null));
+    const ran = await ci(await uploadSteps(".gitlab-ci.yml"), gitlabEnv(mainCommit, null));
     assert.equal(ran.status, 1, ran.stderr);
     const { run, check } = await apiRun(ran.stdout, "eslint");
     assert.equal(check?.status, "FAILURE");
@@ -438,7 +384,7 @@ describe("assay upload --wait, as the CI examples run it", () => {
     commitAll("docs");
     await lint();
     coverage();
-    const ran = await runSteps(
+    const ran = await ci(
       await uploadSteps(".gitlab-ci.yml"),
       gitlabEnv(git("rev-parse", "HEAD"), "feature/docs"),
     );
@@ -489,7 +435,7 @@ describe("assay upload exit codes when the outcome is unknown", () => {
     `npx --yes "$ASSAY_URL/cli/assay-cli.tgz" upload --repository gh/acme/shop --analyzer eslint --analyzer-type community --file eslint.sarif ${flags}`;
 
   test("a check nobody processes in time exits 3, naming its state", async () => {
-    const ran = await runShell(upload("--wait --timeout 2"), { ASSAY_URL: idle.url, ASSAY_TOKEN: idleToken });
+    const ran = await shell(upload("--wait --timeout 2"), { ASSAY_URL: idle.url, ASSAY_TOKEN: idleToken });
     assert.equal(ran.status, 3, ran.stderr);
     assert.match(ran.stdout, /^Run [0-9a-f-]{36}: PENDING$/m, "the upload itself was accepted");
     assert.match(
@@ -507,10 +453,10 @@ describe("assay upload exit codes when the outcome is unknown", () => {
     );
     const local = (flags: string) =>
       upload(flags).replace('"$ASSAY_URL/cli/assay-cli.tgz"', `--package "${served}" assay`);
-    const unreachable = await runShell(local("--wait --url http://127.0.0.1:9"), {});
+    const unreachable = await shell(local("--wait --url http://127.0.0.1:9"), {});
     assert.equal(unreachable.status, 3, unreachable.stderr);
     assert.match(unreachable.stderr, /^error: cannot reach http:\/\/127\.0\.0\.1:9\/graphql\/: /m);
-    const usage = await runShell(local("--timeout 5 --url http://127.0.0.1:9"), {});
+    const usage = await shell(local("--timeout 5 --url http://127.0.0.1:9"), {});
     assert.equal(usage.status, 2, usage.stderr);
     assert.match(usage.stderr, /^error: upload: --timeout needs --wait$/m);
   });
@@ -519,7 +465,7 @@ describe("assay upload exit codes when the outcome is unknown", () => {
 describe("a report of the wrong kind", () => {
   test("is refused by the package before upload, in the words the server uses for the same file", async () => {
     const lcov = path.join(ROOT, "src", "formats", "coverage", "fixtures", "c8", "lcov.info");
-    const ran = await runShell(
+    const ran = await shell(
       `npx --yes "$ASSAY_URL/cli/assay-cli.tgz" upload --wait --repository gh/acme/shop --analyzer eslint --analyzer-type community --file "${lcov}"`,
       {},
     );
