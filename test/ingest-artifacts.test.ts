@@ -7,6 +7,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
+import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { createLogger } from "../src/logger.ts";
@@ -425,6 +426,178 @@ describe("what an upload stored", () => {
     assert.deepEqual(
       states.map((s) => `${s.state} ${s.shortcode}:${s.begin_line}`),
       ["EXISTING no-unused-vars:1", "EXISTING eqeqeq:2", "RESOLVED no-eval:3", "INTRODUCED eqeqeq:4"],
+    );
+  });
+});
+
+describe("errors that name the real problem", () => {
+  const clang = readToolFixture("sarif", "clang", "main.sarif");
+  const clangWorkDir = toolFixture("sarif", "clang", "main.sarif").workDir;
+  const lcov = readToolFixture("coverage", "c8", "lcov.info");
+  const coverageWorkDir = toolFixture("coverage", "c8", "lcov.info").workDir;
+  const diff = readToolFixture("coverage", "git-diff", "changes.diff");
+
+  test("clang's SARIF without a workDir is refused; with it, accepted with nothing to say", async () => {
+    const repository = await aRepository(server.db, account);
+    const refused = await createArtifact(repository, { commitOid: aCommit(), text: clang });
+    assert.equal(refused.ok, false);
+    assert.match(
+      refused.error,
+      /^the report's only result cannot be stored: 1 lies outside the repository \(first: file:\/\/\/tmp\/assay-fixtures\/c-analyzer\/src\/main\.c\); absolute paths are made relative to the upload's workDir and this upload gave none: send the directory the analyzer ran in as workDir/,
+    );
+    const commit = aCommit();
+    const accepted = await createArtifact(repository, {
+      commitOid: commit,
+      text: clang,
+      workDir: clangWorkDir,
+    });
+    assert.deepEqual(accepted, { ok: true, error: "", message: uploadedSentence(repository, commit) });
+    await processQueued();
+    const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+    assert.deepEqual([artifact.readCount, artifact.storedCount, artifact.skipped], [1, 1, []]);
+  });
+
+  test("an LCOV report, a JaCoCo report or a diff sent as SARIF is told what it looks like, on both paths", async () => {
+    const repository = await aRepository(server.db, account);
+    const lcovAnswer =
+      "this looks like an LCOV coverage report, not SARIF: upload it with analyzer test-coverage and a language key (`key`; `--key` for assay upload)";
+    const cli = await createArtifact(repository, { commitOid: aCommit(), text: lcov });
+    assert.deepEqual(cli, { ok: false, message: "", error: lcovAnswer });
+    const answer = await uploadArtifact(repository, { commitOid: aCommit(), text: lcov });
+    assert.deepEqual([answer.ok, answer.error], [false, lcovAnswer]);
+    const jacoco = await uploadArtifact(repository, {
+      commitOid: aCommit(),
+      text: readToolFixture("coverage", "jacoco", "jacoco.xml"),
+    });
+    assert.match(
+      jacoco.error,
+      /^this looks like a JaCoCo coverage report, not SARIF: upload it with analyzer test-coverage/,
+    );
+    const changes = await createArtifact(repository, { commitOid: aCommit(), text: diff });
+    assert.equal(changes.error, "this looks like a unified diff, not SARIF: upload it with analyzer changes");
+    assert.equal(await storedCount(repository), 0);
+  });
+
+  test("an SBOM sent as SARIF or as coverage is told that SBOM uploads are not accepted yet", async () => {
+    const repository = await aRepository(server.db, account);
+    const cyclonedx = await createArtifact(repository, {
+      commitOid: aCommit(),
+      text: readToolFixture("sbom", "npm", "cyclonedx.json"),
+    });
+    assert.equal(
+      cyclonedx.error,
+      "this looks like a CycloneDX SBOM (JSON), not SARIF: SBOM uploads are not accepted yet",
+    );
+    const spdx = await uploadArtifact(repository, {
+      commitOid: aCommit(),
+      text: readToolFixture("sbom", "npm", "spdx.json"),
+      analyzer: "test-coverage",
+      key: "javascript",
+    });
+    assert.deepEqual(
+      [spdx.ok, spdx.error],
+      [
+        false,
+        "this looks like an SPDX SBOM (JSON), not a coverage report: SBOM uploads are not accepted yet",
+      ],
+    );
+    assert.equal(await storedCount(repository), 0);
+  });
+
+  test("SARIF sent as coverage or as changed lines is told so; a coverage upload without a key is told which keys exist", async () => {
+    const repository = await aRepository(server.db, account);
+    const sarifAsCoverage = await createArtifact(repository, {
+      commitOid: aCommit(),
+      text: clang,
+      analyzer: "test-coverage",
+      key: "cxx",
+    });
+    assert.equal(
+      sarifAsCoverage.error,
+      "this looks like a SARIF log, not a coverage report: upload it with the shortcode of the analyzer that wrote it (with analyzerType community for one outside the catalog)",
+    );
+    const sarifAsChanges = await uploadArtifact(repository, {
+      commitOid: aCommit(),
+      text: clang,
+      analyzer: "changes",
+    });
+    assert.match(sarifAsChanges.error, /^this looks like a SARIF log, not changed lines: /);
+    const lcovAsChanges = await uploadArtifact(repository, {
+      commitOid: aCommit(),
+      text: lcov,
+      analyzer: "changes",
+    });
+    assert.match(
+      lcovAsChanges.error,
+      /^this looks like an LCOV coverage report, not changed lines: upload it with analyzer test-coverage/,
+    );
+    const noKey = await createArtifact(repository, {
+      commitOid: aCommit(),
+      text: lcov,
+      analyzer: "test-coverage",
+    });
+    assert.equal(
+      noKey.error,
+      "a coverage upload needs a language key (`key`; `--key` for assay upload): one of python, go, javascript, ruby, java, scala, php, csharp, cxx, rust, swift, kotlin",
+    );
+    assert.equal(await storedCount(repository), 0);
+  });
+
+  test("a SARIF report broken in the middle is refused at the byte where it breaks", async () => {
+    const repository = await aRepository(server.db, account);
+    const eslint = readToolFixture("sarif", "eslint", "eslint.sarif");
+    const at = eslint.indexOf('"results"');
+    assert.ok(at > 1000, "the break lies well inside the report");
+    const broken = `${eslint.slice(0, at)}#${eslint.slice(at)}`;
+    const answer = await createArtifact(repository, { commitOid: aCommit(), text: broken });
+    assert.equal(
+      answer.error,
+      `the SARIF report is invalid: Invalid JSON at byte ${Buffer.byteLength(eslint.slice(0, at))}: unexpected "#".`,
+    );
+    const cut = await uploadArtifact(repository, { commitOid: aCommit(), text: eslint.slice(0, at) });
+    assert.equal(
+      cut.error,
+      `the SARIF report is invalid: Invalid JSON: the document ends at byte ${Buffer.byteLength(eslint.slice(0, at))} before its value is complete (is the file cut short?).`,
+    );
+  });
+
+  test("coverage and changed lines record the format they were read as; changed lines belong to the run, not a check", async () => {
+    const repository = await aRepository(server.db, account);
+    const commit = aCommit();
+    const coverage = await uploadArtifact(repository, {
+      commitOid: commit,
+      text: lcov,
+      analyzer: "test-coverage",
+      key: "javascript",
+      workDir: coverageWorkDir,
+    });
+    assert.deepEqual(
+      [coverage.ok, coverage.artifact?.kind, coverage.artifact?.format, coverage.artifact?.languageKey],
+      [true, "COVERAGE", "LCOV", "javascript"],
+    );
+    const changes = await uploadArtifact(repository, {
+      commitOid: commit,
+      text: diff,
+      analyzer: "changes",
+      workDir: coverageWorkDir,
+    });
+    assert.deepEqual(
+      [changes.ok, changes.artifact?.kind, changes.artifact?.format, changes.artifact?.check],
+      [true, "CHANGES", "unified diff", null],
+    );
+    await processQueued();
+    const run = await runOf(commit);
+    assert.deepEqual(
+      run.artifacts.edges.map((e) => [e.node.kind, e.node.status, e.node.readCount === null]),
+      [
+        ["COVERAGE", "PROCESSED", false],
+        ["CHANGES", "PROCESSED", false],
+      ],
+    );
+    const [check] = run.checks.edges.map((e) => e.node);
+    assert.deepEqual(
+      check?.artifacts.edges.map((e) => e.node.id),
+      [coverage.artifact?.id],
     );
   });
 });

@@ -111,4 +111,12 @@ describe("real-tool fixtures", () => {
       assert.ok(report.totals.lines.total > 0, `${fixture.file} has no coverable lines`);
     }
   });
+
+  test("the SBOM fixtures are npm's CycloneDX and SPDX documents", () => {
+    const [cyclonedx, spdx] = ["cyclonedx.json", "spdx.json"].map(
+      (name) => JSON.parse(readToolFixture("sbom", "npm", name)) as Record<string, unknown>,
+    );
+    assert.equal(cyclonedx?.bomFormat, "CycloneDX");
+    assert.match(String(spdx?.spdxVersion), /^SPDX-2\.\d$/);
+  });
 });

@@ -17,7 +17,7 @@ export const FIXTURE_WORK_ROOT = "/tmp/assay-fixtures";
 export type FixtureKind = "sarif" | "coverage" | "sbom";
 
 /** The kinds, in the order the script makes them. */
-export const FIXTURE_KINDS: readonly FixtureKind[] = ["sarif", "coverage"];
+export const FIXTURE_KINDS: readonly FixtureKind[] = ["sarif", "coverage", "sbom"];
 
 /**
  * How a report names files: `file://` URIs or plain absolute paths (under the run's `workDir`),

@@ -331,7 +331,7 @@ export async function reportHead(
   bytes: Uint8Array,
   compression: ArtifactCompression,
   maxBytes: number,
-  length = 64 * 1024,
+  length: number,
 ): Promise<string> {
   const parts: Uint8Array[] = [];
   let total = 0;

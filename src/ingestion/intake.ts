@@ -3,7 +3,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
-import { sniffFormat } from "../formats/sniff.ts";
+import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import type { Logger } from "../logger.ts";
@@ -171,7 +171,9 @@ async function validateReport(
   } catch (error) {
     const problem = invalidReportMessage(error);
     if (problem === undefined) throw error;
-    const head = await reportHead(bytes, upload.compression, config.artifactMaxBytes).catch(() => "");
+    const head = await reportHead(bytes, upload.compression, config.artifactMaxBytes, SNIFF_HEAD_BYTES).catch(
+      () => "",
+    );
     const wrong = wrongFormatMessage(checked.kind, sniffFormat(head));
     throw new UploadError(wrong === undefined ? "INVALID_REPORT" : "WRONG_FORMAT", wrong ?? problem);
   }

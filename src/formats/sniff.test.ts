@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FIXTURE_KINDS, listToolFixtures, readToolFixture } from "./fixtures.ts";
+import { type SniffedFormat, sniffFormat } from "./sniff.ts";
+
+/** What the sniffer must call each manifest format (an SBOM's JSON or XML is told by its text). */
+const EXPECTED: Record<string, SniffedFormat[]> = {
+  sarif: ["sarif"],
+  lcov: ["lcov"],
+  cobertura: ["cobertura"],
+  clover: ["clover"],
+  jacoco: ["jacoco"],
+  go: ["go-cover"],
+  "unified-diff": ["unified-diff"],
+  cyclonedx: ["cyclonedx-json", "cyclonedx-xml"],
+  spdx: ["spdx-json", "spdx-tag-value"],
+};
+
+describe("sniffFormat", () => {
+  it("names every real tool's report in the fixtures as the format it is", () => {
+    const fixtures = FIXTURE_KINDS.flatMap((kind) => listToolFixtures(kind));
+    assert.ok(fixtures.length >= 15, "the manifests list the fixtures");
+    for (const fixture of fixtures) {
+      const [tool, name] = fixture.file.split("/") as [string, string];
+      const text = readToolFixture(fixture.kind, tool, name);
+      const sniffed = sniffFormat(text);
+      assert.ok(EXPECTED[fixture.format]?.includes(sniffed.format), `${fixture.file}: ${sniffed.format}`);
+      assert.equal(
+        sniffFormat(text.slice(0, 300)).format,
+        sniffed.format,
+        `${fixture.file}: from its head only`,
+      );
+    }
+  });
+
+  it("tells each family apart, with the article a sentence needs", () => {
+    const lcov = sniffFormat(readToolFixture("coverage", "node-test", "lcov.info"));
+    assert.deepEqual(lcov, { format: "lcov", family: "coverage", description: "an LCOV coverage report" });
+    const sarif = sniffFormat(readToolFixture("sarif", "clang", "main.sarif"));
+    assert.deepEqual(sarif, { format: "sarif", family: "findings", description: "a SARIF log" });
+    const diff = sniffFormat(readToolFixture("coverage", "git-diff", "changes.diff"));
+    assert.equal(diff.family, "changes");
+  });
+
+  it("reads a JSON document's top-level members even when the head ends mid-document", () => {
+    const eslint = readToolFixture("sarif", "eslint", "eslint.sarif");
+    assert.equal(sniffFormat(eslint.slice(0, eslint.indexOf('"runs"') + 8)).format, "sarif");
+    assert.equal(sniffFormat('{"files": {"src/a.js": [[1, 3]]}}').format, "line-ranges");
+    assert.equal(sniffFormat('{"name": "x", "items": []}').format, "json");
+    assert.equal(sniffFormat("[1, 2").format, "json");
+  });
+
+  it("answers empty, XML and unknown for what it cannot name", () => {
+    assert.equal(sniffFormat(" \n").format, "empty");
+    assert.equal(sniffFormat('<?xml version="1.0"?>\n<!-- x -->\n<project/>').format, "xml");
+    assert.equal(sniffFormat("hello, world\n").format, "unknown");
+  });
+});

@@ -1,0 +1,21 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { ARTIFACT_SKIP_REASONS } from "../modules/artifacts/artifact-service.ts";
+import { isEverythingLost, SKIP_REASONS } from "./types.ts";
+
+describe("artifact results", () => {
+  it("the API lists exactly the pipeline's skip reasons, in the same order", () => {
+    assert.deepEqual([...ARTIFACT_SKIP_REASONS], [...SKIP_REASONS]);
+  });
+
+  it("a check lost everything when nothing was stored and something was skipped for a reason no one chose", () => {
+    const result = (stored: number, skipped: Record<string, number>) => ({ stored, skipped });
+    assert.equal(isEverythingLost([result(0, { OUTSIDE_REPOSITORY: 3 })]), true);
+    assert.equal(isEverythingLost([result(0, { NO_LOCATION: 1, NOT_REPORTED: 4 })]), true);
+    assert.equal(isEverythingLost([result(0, { OUTSIDE_REPOSITORY: 3 }), result(1, {})]), false);
+    // The repository's settings and the tool's "absent" are decisions: the empty check is true.
+    assert.equal(isEverythingLost([result(0, { NOT_REPORTED: 2, ABSENT: 1 })]), false);
+    assert.equal(isEverythingLost([result(0, {})]), false, "an empty report is a clean one");
+    assert.equal(isEverythingLost([]), false);
+  });
+});
