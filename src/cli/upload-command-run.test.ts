@@ -151,6 +151,11 @@ describe("assay upload against a scripted server", () => {
         "this looks like a Clover coverage report, not SARIF: upload it with analyzer test-coverage and a language key (`key`; `--key` for assay upload)",
       ],
       [
+        "sbom/fixtures/npm/cyclonedx.json",
+        { analyzer: "eslint", "analyzer-type": "community" },
+        "this looks like a CycloneDX SBOM (JSON), not SARIF: SBOM uploads are not accepted yet",
+      ],
+      [
         "sarif/fixtures/eslint/eslint.sarif",
         { analyzer: "test-coverage", key: "javascript" },
         "this looks like a SARIF log, not a coverage report: upload it with the shortcode of the analyzer that wrote it (with analyzerType community for one outside the catalog)",
