@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { buildCliPackage } from "../src/cli/cli-package.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { runShell, runSteps, type ShellRun, shellBlocksOf } from "./helpers/ci-shell.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
@@ -254,6 +255,9 @@ describe("the package the server serves", () => {
     assert.equal(first.headers.get("etag"), `"sha256-${sha256}"`);
     const hashedPath = `/cli/assay-cli-${version}-${sha256.slice(0, 16)}.tgz`;
     assert.equal(first.headers.get("content-location"), hashedPath);
+
+    // Reproducible: built again, the same bytes (so instances of a release serve one package).
+    assert.equal((await buildCliPackage()).sha256, sha256, "the package builds to the same bytes");
 
     const revalidated = await fetch(`${server.url}/cli/assay-cli.tgz`, {
       headers: { "if-none-match": `"sha256-${sha256}"` },

@@ -6,8 +6,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 /**
- * The standalone package of `assay upload` (docs/ingestion.md "Running `assay upload` outside
- * the checkout"): src/cli/upload-main.ts bundled by esbuild into one file that needs nothing but
+ * The standalone package of `assay upload` (docs/ingestion.md "Installing it"):
+ * src/cli/upload-main.ts bundled by esbuild into one file that needs nothing but
  * Node, placed in the package folder packages/cli with the server's version, and packed by
  * `npm pack`. `npm run cli:pack` writes the tarball to dist/; the server builds the same one on
  * the first request for it and serves it (src/http/cli-download.ts).
@@ -109,6 +109,9 @@ async function bundle(outfile: string, version: string): Promise<BundledPackage[
   const result = await esbuild.build({
     entryPoints: [ENTRY],
     outfile,
+    // Paths in the bundle's comments are relative to this, so the bytes do not depend on the
+    // directory the server was started from.
+    absWorkingDir: ROOT,
     bundle: true,
     platform: "node",
     format: "esm",
@@ -131,6 +134,8 @@ async function bundle(outfile: string, version: string): Promise<BundledPackage[
 /** The notices of the packages the bundle carries, as the MIT and ISC licenses ask. */
 function noticesOf(packages: BundledPackage[]): string {
   const sections = packages.map((p) => `## ${p.name} ${p.version} (${p.license})\n\n${p.licenseText}\n`);
+  if (sections.length === 0)
+    return "# Third-party notices\n\nbin/assay.mjs carries code of no other package.\n";
   return `# Third-party notices\n\nbin/assay.mjs carries code of these packages.\n\n${sections.join("\n")}`;
 }
 
