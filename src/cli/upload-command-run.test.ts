@@ -7,6 +7,7 @@ import { answerJson, type ScriptedServer, startScriptedServer } from "../../test
 import { parseConfig } from "../config.ts";
 import { CliError, type CommandContext, Flags } from "./command.ts";
 import { uploadCommand } from "./upload-command.ts";
+import { waitForUpload } from "./upload-wait.ts";
 
 /**
  * `assay upload` run against a scripted server: what it refuses before sending anything, and the
@@ -212,5 +213,58 @@ describe("assay upload against a scripted server", () => {
       assert.deepEqual(printed, ["Artifact uploaded."], file);
     }
     assert.equal(server.captured.length, 2);
+  });
+
+  test("a settled check whose result cannot be read at first is read again, not reported as unknown", async () => {
+    server.captured.length = 0;
+    let resultReads = 0;
+    server.respond = (req, res, body) => {
+      const { query } = JSON.parse(body.toString("utf8")) as { query: string };
+      if (query.startsWith("query AssayUploadResult") && resultReads++ === 0) {
+        answerJson({ errors: [{ message: "Bad gateway" }] }, 502)(req, res, body);
+        return;
+      }
+      const check = {
+        status: "SUCCESS",
+        analyzer: { shortcode: "eslint" },
+        summary: {
+          occurrencesIntroduced: 0,
+          occurrencesResolved: 0,
+          occurrencesSuppressed: 0,
+          occurrenceDistributionByCategory: [],
+        },
+        critical: { totalCount: 0 },
+        major: { totalCount: 0 },
+        minor: { totalCount: 0 },
+        metrics: [],
+      };
+      answerJson({
+        data: {
+          artifact: { kind: "SARIF", status: "PROCESSED", skipped: [], warnings: [] },
+          run: { runUid: "r", status: "SUCCESS", checks: { edges: [{ node: check }] } },
+        },
+      })(req, res, body);
+    };
+    let now = 0;
+    const outcome = await waitForUpload(
+      { url: server.url, token: "t", runUid: "r", artifactId: "a", analyzer: "eslint", timeoutSeconds: 60 },
+      {
+        now: () => now,
+        sleep: async (ms) => {
+          now += ms;
+        },
+        random: () => 0.5,
+      },
+    );
+    assert.equal(outcome.check?.status, "SUCCESS");
+    const sent = server.captured.map(
+      (c) => (JSON.parse(c.body.toString("utf8")) as { query: string }).query.split("(")[0],
+    );
+    assert.deepEqual(sent, [
+      "query AssayUploadState",
+      "query AssayUploadResult",
+      "query AssayUploadState",
+      "query AssayUploadResult",
+    ]);
   });
 });

@@ -131,7 +131,7 @@ describe("backoff", () => {
 });
 
 describe("verdict", () => {
-  test("settled once the artifact is processed and the check passed or failed; WAITING, PENDING and READY are not", () => {
+  test("settled once the artifact is processed and its check passed or failed; WAITING, PENDING and READY are not", () => {
     const state = (
       checkStatus: string | null,
       artifactStatus: string | null = "PROCESSED",
@@ -161,8 +161,10 @@ describe("verdict", () => {
       "a check settled before this artifact was processed",
     );
     assert.equal(isSettled(state("FAILURE", "FAILED")), true);
-    assert.equal(isSettled(state(null, "PROCESSED", "PENDING")), false, "no check: the run decides");
-    assert.equal(isSettled(state(null, "PROCESSED", "SUCCESS")), true);
+    assert.equal(isSettled(state(null, "PROCESSED", "PENDING")), true, "changed lines: the artifact decides");
+    assert.equal(isSettled(state(null, "QUEUED", "PENDING")), false);
+    assert.equal(isSettled(state(null, null, "PENDING")), false, "nothing known but the run: it decides");
+    assert.equal(isSettled(state(null, null, "SUCCESS")), true);
     assert.equal(
       isSettled(state("SUCCESS", null)),
       true,
@@ -170,7 +172,7 @@ describe("verdict", () => {
     );
   });
 
-  test("exit 0 for a passing check, 1 for any other verdict or a failed artifact; the run decides only without a check", () => {
+  test("exit 0 for a passing check, 1 for any other verdict or a failed artifact; without a check the artifact decides", () => {
     const check = (status: string) => ({
       analyzer: "eslint",
       status,
@@ -203,8 +205,10 @@ describe("verdict", () => {
       verdictOf({ runStatus: "SUCCESS", check: check("SUCCESS"), artifact: artifact("FAILED") }),
       1,
     );
-    assert.equal(verdictOf({ runStatus: "SUCCESS", check: null, artifact: processed }), 0);
-    assert.equal(verdictOf({ runStatus: "TIMEOUT", check: null, artifact: processed }), 1);
+    assert.equal(verdictOf({ runStatus: "PENDING", check: null, artifact: processed }), 0, "changed lines");
+    assert.equal(verdictOf({ runStatus: "PENDING", check: null, artifact: artifact("FAILED") }), 1);
+    assert.equal(verdictOf({ runStatus: "SUCCESS", check: null, artifact: null }), 0);
+    assert.equal(verdictOf({ runStatus: "TIMEOUT", check: null, artifact: null }), 1);
   });
 
   test("the link is the run's query in GET form on /graphql/, with the run's id and no credential", () => {

@@ -123,22 +123,25 @@ export function pollDelayMs(attempt: number, random: () => number = Math.random)
 }
 
 /**
- * True when the state is final: the artifact is processed (or failed) and the check (or, without
- * one, the run) is no longer pending. A check can settle on another artifact before this one is
- * processed only if this one is not queued, so both are asked.
+ * True when the state is final: the artifact is processed (or failed) and its check is no longer
+ * pending. A check can settle on another artifact before this one is processed, so both are asked.
+ * Changed lines have no check: their artifact alone decides, since the run may wait for other
+ * analyzers' uploads. Without an answer about the artifact, the check, else the run, decides.
  */
 export function isSettled(state: UploadState): boolean {
   if (state.artifactStatus === "QUEUED") return false;
+  if (state.checkStatus === null && state.artifactStatus !== null) return true;
   const status = state.checkStatus ?? state.runStatus;
   return PASSING.has(status) || FAILING.has(status);
 }
 
 /**
- * The exit code of a settled upload: 0 when its artifact was processed and its check (or, without
- * one, the run) passed; 1 otherwise.
+ * The exit code of a settled upload: 1 when its artifact failed to process; else 0 when its check
+ * passed (without a check: when the artifact was processed, else when the run passed); else 1.
  */
 export function verdictOf(outcome: Pick<WaitOutcome, "check" | "runStatus" | "artifact">): number {
   if (outcome.artifact?.status === "FAILED") return EXIT_FAILED;
+  if (!outcome.check && outcome.artifact) return EXIT_OK;
   const status = outcome.check?.status ?? outcome.runStatus;
   return PASSING.has(status) ? EXIT_OK : EXIT_FAILED;
 }
@@ -280,37 +283,47 @@ function checkResultOf(node: CheckNode): CheckResult {
 export async function waitForUpload(target: WaitTarget, clock: PollClock = REAL_CLOCK): Promise<WaitOutcome> {
   const variables = { runUid: target.runUid, analyzer: [target.analyzer], artifactId: target.artifactId };
   const link = runLink(target.url, target.runUid);
+  const readOutcome = async (): Promise<WaitOutcome> => {
+    const data = await queryGraphql(target.url, target.token, RESULT_QUERY, variables);
+    const run = runOf<CheckNode>(data);
+    const node = run.checks?.edges[0]?.node;
+    return {
+      runUid: run.runUid ?? target.runUid,
+      runStatus: run.status,
+      check: node ? checkResultOf(node) : null,
+      artifact: artifactOf<ArtifactResult>(data),
+      link,
+    };
+  };
+  let outcome: WaitOutcome | undefined;
   await pollUntilSettled(
     async () => {
       const data = await queryGraphql(target.url, target.token, STATE_QUERY, variables);
       const run = runOf<{ status: string }>(data);
-      return {
+      const state = {
         artifactStatus: artifactOf<{ status: string }>(data)?.status ?? null,
         runStatus: run.status,
         checkStatus: run.checks?.edges[0]?.node.status ?? null,
       };
+      // Read here, so a failure of this read is retried like a failed poll.
+      if (isSettled(state)) outcome = await readOutcome();
+      return state;
     },
     target.timeoutSeconds * 1000,
     (state, lastError) => {
       const what =
-        state?.artifactStatus === "QUEUED"
-          ? `the ${target.analyzer} report was still QUEUED, waiting to be processed,`
-          : state?.checkStatus
-            ? `the ${target.analyzer} check was still ${state.checkStatus}`
-            : `the run was still ${state?.runStatus ?? "not answered"}`;
+        state && isSettled(state)
+          ? `the ${target.analyzer} check ended ${state.checkStatus ?? state.runStatus}, but its result could not be read`
+          : state?.artifactStatus === "QUEUED"
+            ? `the ${target.analyzer} report was still QUEUED, waiting to be processed,`
+            : state?.checkStatus
+              ? `the ${target.analyzer} check was still ${state.checkStatus}`
+              : `the run was still ${state?.runStatus ?? "not answered"}`;
       const why = lastError ? `; the last poll failed: ${lastError.message}` : "";
       return `${what} after ${target.timeoutSeconds} s, so whether it passes is not known (raise --timeout, or follow ${link})${why}`;
     },
     clock,
   );
-  const data = await queryGraphql(target.url, target.token, RESULT_QUERY, variables);
-  const run = runOf<CheckNode>(data);
-  const node = run.checks?.edges[0]?.node;
-  return {
-    runUid: run.runUid ?? target.runUid,
-    runStatus: run.status,
-    check: node ? checkResultOf(node) : null,
-    artifact: artifactOf<ArtifactResult>(data),
-    link,
-  };
+  if (!outcome) throw new CliError("the result of a settled upload was not read");
+  return outcome;
 }
