@@ -36,7 +36,7 @@ describe("assay upload against a scripted server", () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  test("with --wait the command polls the run's check, reads its result in one request, and fails with the check", async () => {
+  test("with --wait the command polls its artifact and the artifact's check, reads the result in one request, and fails with the check", async () => {
     server.captured.length = 0;
     const run = {
       id: "QW5hbHlzaXNSdW46eHl6",
@@ -80,8 +80,9 @@ describe("assay upload against a scripted server", () => {
               skippedCount: 1,
               skipped: [{ reason: "NO_LOCATION", count: 1 }],
               warnings: [],
+              check,
             },
-            run: { ...run, status: "FAILURE", checks: { edges: [{ node: check }] } },
+            run: { ...run, status: "FAILURE" },
           };
       answerJson({ data })(_req, res, body);
     };
@@ -115,7 +116,7 @@ describe("assay upload against a scripted server", () => {
     assert.deepEqual(printed.slice(0, 8), [
       "Artifact uploaded.",
       `Run ${run.runUid}: PENDING`,
-      "note: Waiting up to 30 s for the eslint check...",
+      "note: Waiting up to 30 s for processing...",
       "Check eslint: FAILURE",
       "  Report: SARIF 2.1.0, 3 results read, 2 stored, 1 skipped (NO_LOCATION 1)",
       "  New findings: 2 (SECURITY 2); resolved 0; suppressed 0",
@@ -132,7 +133,7 @@ describe("assay upload against a scripted server", () => {
     );
     assert.match(queries[1]!.query, /^query AssayUploadState/);
     assert.match(queries[2]!.query, /^query AssayUploadResult/);
-    const variables = { runUid: run.runUid, analyzer: ["eslint"], artifactId: "QXJ0aWZhY3Q6YTE=" };
+    const variables = { runUid: run.runUid, artifactId: "QXJ0aWZhY3Q6YTE=" };
     assert.deepEqual(queries[1]!.variables, variables);
     assert.deepEqual(queries[2]!.variables, variables);
     assert.ok(server.captured.every((c) => c.headers.authorization === "Bearer assay_pat_t"));
@@ -240,8 +241,8 @@ describe("assay upload against a scripted server", () => {
       };
       answerJson({
         data: {
-          artifact: { kind: "SARIF", status: "PROCESSED", skipped: [], warnings: [] },
-          run: { runUid: "r", status: "SUCCESS", checks: { edges: [{ node: check }] } },
+          artifact: { kind: "SARIF", status: "PROCESSED", skipped: [], warnings: [], check },
+          run: { runUid: "r", status: "SUCCESS" },
         },
       })(req, res, body);
     };

@@ -53,7 +53,7 @@ async function* readFile(file: string): AsyncGenerator<Uint8Array> {
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF) or coverage report to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit and branch default to the CI's variables, then git.",
+    "Upload an analyzer (SARIF) or coverage report to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit and branch default to the CI's variables, then git. With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {
@@ -172,7 +172,7 @@ export const uploadCommand: Command = {
     if (!answer.run || !answer.artifactId) {
       throw new CliError("the server's answer names no run and artifact to wait for");
     }
-    note(`Waiting up to ${options.waitSeconds} s for the ${options.analyzer} check...`);
+    note(`Waiting up to ${options.waitSeconds} s for processing...`);
     const outcome = await waitForUpload({
       url: options.url,
       token: options.token,

@@ -3,9 +3,10 @@ import { CliError, EXIT_FAILED, EXIT_OK, OutcomeUnknownError } from "./command.t
 import { queryGraphql } from "./upload-request.ts";
 
 /**
- * `assay upload --wait`: after the upload is accepted, follow its check through the API until
- * processing settled it, then read the result in one request (docs/ingestion.md "`--wait`").
- * Polling backs off from one second to ten, so a long queue costs a few requests a minute.
+ * `assay upload --wait`: after the upload is accepted, follow its artifact and the artifact's
+ * check through the API until processing settled them, then read the result in one request
+ * (docs/ingestion.md "What it does and prints"). Polling backs off from one second to ten, so a
+ * long queue costs a few requests a minute.
  */
 
 /** Check states that are a verdict: the check passed. */
@@ -21,20 +22,21 @@ const FIRST_DELAY_MS = 1000;
 const MAX_DELAY_MS = 10_000;
 const GROWTH = 1.6;
 
-/** Polled until settled: the uploaded artifact's state, the run's, and its check of the analyzer. */
+/**
+ * Polled until settled: the uploaded artifact's state, its check's (the artifact names its own
+ * check, so no shortcode has to match) and the run's.
+ */
 const STATE_QUERY =
-  "query AssayUploadState($runUid: UUID!, $analyzer: [String], $artifactId: ID!) { artifact: node(id: $artifactId) { ... on Artifact { status } } run(runUid: $runUid) { status checks(analyzerIn: $analyzer, first: 1) { edges { node { status } } } } }";
+  "query AssayUploadState($runUid: UUID!, $artifactId: ID!) { artifact: node(id: $artifactId) { ... on Artifact { status check { status } } } run(runUid: $runUid) { status } }";
 
 /**
  * Read once when settled. The severities are aliases of one connection's `totalCount`, so the
  * counts cost one request, not one per value.
  */
-const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $analyzer: [String], $artifactId: ID!) {
+const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $artifactId: ID!) {
   artifact: node(id: $artifactId) { ... on Artifact {
-    kind status format error readCount storedCount skippedCount skipped { reason count } warnings } }
-  run(runUid: $runUid) {
-    runUid status
-    checks(analyzerIn: $analyzer, first: 1) { edges { node {
+    kind status format error readCount storedCount skippedCount skipped { reason count } warnings
+    check {
       status analyzer { shortcode }
       summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed
         occurrenceDistributionByCategory { category introduced } }
@@ -42,8 +44,9 @@ const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $analyzer: [String
       major: issues(severity: MAJOR, first: 0) { totalCount }
       minor: issues(severity: MINOR, first: 0) { totalCount }
       metrics { shortcode name unit items { key latestValueDisplay threshold thresholdStatus } }
-    } } }
-  }
+    }
+  } }
+  run(runUid: $runUid) { runUid status }
 }`;
 
 /**
@@ -228,14 +231,13 @@ interface CheckNode {
   }>;
 }
 
-interface RunAnswer<Check> {
+interface RunAnswer {
   runUid?: string;
   status: string;
-  checks: { edges: Array<{ node: Check }> } | null;
 }
 
-function runOf<Check>(data: Record<string, unknown>): RunAnswer<Check> {
-  const run = data.run as RunAnswer<Check> | null | undefined;
+function runOf(data: Record<string, unknown>): RunAnswer {
+  const run = data.run as RunAnswer | null | undefined;
   if (!run) throw new CliError("the server's answer has no run");
   return run;
 }
@@ -281,17 +283,17 @@ function checkResultOf(node: CheckNode): CheckResult {
  * {@link OutcomeUnknownError} when it is not settled within the timeout.
  */
 export async function waitForUpload(target: WaitTarget, clock: PollClock = REAL_CLOCK): Promise<WaitOutcome> {
-  const variables = { runUid: target.runUid, analyzer: [target.analyzer], artifactId: target.artifactId };
+  const variables = { runUid: target.runUid, artifactId: target.artifactId };
   const link = runLink(target.url, target.runUid);
   const readOutcome = async (): Promise<WaitOutcome> => {
     const data = await queryGraphql(target.url, target.token, RESULT_QUERY, variables);
-    const run = runOf<CheckNode>(data);
-    const node = run.checks?.edges[0]?.node;
+    const run = runOf(data);
+    const artifact = artifactOf<ArtifactResult & { check: CheckNode | null }>(data);
     return {
       runUid: run.runUid ?? target.runUid,
       runStatus: run.status,
-      check: node ? checkResultOf(node) : null,
-      artifact: artifactOf<ArtifactResult>(data),
+      check: artifact?.check ? checkResultOf(artifact.check) : null,
+      artifact,
       link,
     };
   };
@@ -299,11 +301,11 @@ export async function waitForUpload(target: WaitTarget, clock: PollClock = REAL_
   await pollUntilSettled(
     async () => {
       const data = await queryGraphql(target.url, target.token, STATE_QUERY, variables);
-      const run = runOf<{ status: string }>(data);
+      const artifact = artifactOf<{ status: string; check: { status: string } | null }>(data);
       const state = {
-        artifactStatus: artifactOf<{ status: string }>(data)?.status ?? null,
-        runStatus: run.status,
-        checkStatus: run.checks?.edges[0]?.node.status ?? null,
+        artifactStatus: artifact?.status ?? null,
+        runStatus: runOf(data).status,
+        checkStatus: artifact?.check?.status ?? null,
       };
       // Read here, so a failure of this read is retried like a failed poll.
       if (isSettled(state)) outcome = await readOutcome();
