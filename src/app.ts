@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { buildCliPackage } from "./cli/cli-package.ts";
 import type { Config } from "./config.ts";
 import {
   type DatabaseHandle,
@@ -119,6 +120,7 @@ export async function startApp(
             redis: config.redisUrl ? (redisUp ? "up" : "down") : "not configured",
           };
         },
+        cliPackage: () => buildCliPackage(),
       },
       logger,
     );

@@ -4,9 +4,9 @@
  * (PostgreSQL, or the embedded one, reached through the running server when there is one).
  *
  * Results go to stdout, messages to stderr. Exit codes: 0 done, 1 bad input or failure (one line
- * naming the problem), 2 the command line itself is wrong.
+ * naming the problem), 2 the command line itself is wrong, 3 (`upload` only) the outcome cannot be
+ * told: the server was unreachable or failing, or `--wait` ran out of time.
  */
-import { parseArgs } from "node:util";
 import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "../db/database.ts";
 import { DataDirectoryInUseError } from "../db/embedded.ts";
@@ -14,10 +14,13 @@ import {
   CliError,
   type Command,
   type CommandContext,
-  Flags,
+  EXIT_FAILED,
+  EXIT_OK,
+  EXIT_USAGE,
   formatCommandHelp,
   formatUsageLine,
   isUniqueViolation,
+  parseFlags,
   UsageError,
 } from "./command.ts";
 import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
@@ -55,7 +58,8 @@ function usageText(): string {
   lines.push(
     "",
     'Run "npm run assay -- <command> --help" for a command\'s flags, and "npm run assay -- config" for',
-    "the environment variables that select the database. Exit codes: 0 done, 1 failed, 2 usage error.",
+    "the environment variables that select the database. Exit codes: 0 done, 1 failed, 2 usage error,",
+    "3 (upload) outcome unknown: server unreachable or failing, or --wait timed out.",
   );
   return lines.join("\n");
 }
@@ -90,41 +94,6 @@ function findCommand(argv: string[]): { command: Command; args: string[] } {
   throw new UsageError(`unknown command "${first}"`);
 }
 
-/** Parses `args` against the command's flags; "help" when `--help` was asked for. */
-function parseFlags(command: Command, args: string[]): Flags | "help" {
-  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
-    help: { type: "boolean", short: "h" },
-  };
-  for (const [name, spec] of Object.entries(command.flags)) options[name] = { type: spec.type };
-  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
-  try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: command.positional !== undefined });
-  } catch (error) {
-    throw new UsageError(describeParseError(error), command);
-  }
-  if (parsed.values.help === true) return "help";
-  const values = { ...parsed.values };
-  const [positional, ...extra] = parsed.positionals;
-  if (positional !== undefined && command.positional) {
-    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, command);
-    if (values[command.positional.flag] !== undefined) {
-      throw new UsageError(
-        `give ${command.positional.placeholder} or --${command.positional.flag}, not both`,
-        command,
-      );
-    }
-    values[command.positional.flag] = positional;
-  }
-  return new Flags(command, values);
-}
-
-/** The first sentence of `parseArgs`'s message, which goes on to explain `--` at length. */
-function describeParseError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  const sentence = message.split(/\.\s/)[0] ?? message;
-  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
-}
-
 /** Opens the configured database and makes sure its schema is the one this code expects. */
 async function prepareDatabase(handle: DatabaseHandle, mode: "ready" | "raw"): Promise<void> {
   if (mode === "raw") return;
@@ -146,17 +115,17 @@ async function dispatch(argv: string[]): Promise<number> {
   const [first] = argv;
   if (first === undefined) {
     note(usageText());
-    return 2;
+    return EXIT_USAGE;
   }
   if (first === "help" || first === "--help" || first === "-h") {
     print(argv.length > 1 ? formatCommandHelp(findCommand(argv.slice(1)).command) : usageText());
-    return 0;
+    return EXIT_OK;
   }
   const { command, args } = findCommand(argv);
   const flags = parseFlags(command, args);
   if (flags === "help") {
     print(formatCommandHelp(command));
-    return 0;
+    return EXIT_OK;
   }
   // Read on first use: a client command such as `upload` runs in CI environments whose variables
   // (a production NODE_ENV, a DATABASE_URL of another kind) are not a server's configuration.
@@ -187,7 +156,7 @@ async function dispatch(argv: string[]): Promise<number> {
     // Stops the embedded database's process when this CLI started it.
     await handle?.close();
   }
-  return 0;
+  return EXIT_OK;
 }
 
 /** Prints `error` as the operator should see it (one line, no stack) and gives the exit code. */
@@ -198,28 +167,32 @@ function report(error: unknown, argv: string[]): number {
     note(
       command ? `usage: assay ${formatUsageLine(command)}` : `Run "npm run assay -- help" for the commands.`,
     );
-    return 2;
+    return EXIT_USAGE;
   }
   if (error instanceof ConfigError) {
     note(error.message);
-    return 1;
+    return EXIT_FAILED;
   }
-  if (error instanceof CliError || error instanceof DataDirectoryInUseError) {
+  if (error instanceof CliError) {
     note(`error: ${error.message}`);
-    return 1;
+    return error.exitCode;
+  }
+  if (error instanceof DataDirectoryInUseError) {
+    note(`error: ${error.message}`);
+    return EXIT_FAILED;
   }
   if (isUniqueViolation(error)) {
     const { constraint } = error as { constraint?: string };
     note(
       `error: ${argv.slice(0, 2).join(" ")} conflicts with existing data (${constraint ?? "unique constraint"})`,
     );
-    return 1;
+    return EXIT_FAILED;
   }
   const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
   const message =
     (error instanceof Error && error.message) || (typeof code === "string" ? code : String(error));
   note(isConnectionError(code) ? `error: cannot connect to the database: ${message}` : `error: ${message}`);
-  return 1;
+  return EXIT_FAILED;
 }
 
 /** Node's network errors (ECONNREFUSED ...) and PostgreSQL's connection and login SQLSTATEs. */

@@ -1,3 +1,4 @@
+import { parseArgs } from "node:util";
 import type { Config } from "../config.ts";
 import type { DatabaseHandle } from "../db/database.ts";
 
@@ -7,9 +8,33 @@ import type { DatabaseHandle } from "../db/database.ts";
  * the errors below into exit codes.
  */
 
+/** Exit code of a command that did what it was asked (and, for `upload --wait`, whose check passed). */
+export const EXIT_OK = 0;
+/** Exit code of bad input or a failure the operator can act on; also `upload --wait`'s failed check. */
+export const EXIT_FAILED = 1;
+/** Exit code of a wrong command line. */
+export const EXIT_USAGE = 2;
+/**
+ * Exit code of `assay upload` when it cannot tell how the upload ended: the server could not be
+ * reached or answered with a server error, or `--wait` ran out of time. CI can treat it apart
+ * from a failed check (e.g. allow it while the server is down).
+ */
+export const EXIT_UNKNOWN = 3;
+
 /** Bad input the operator can fix (unknown user, bad role, duplicate login): exit code 1. */
 export class CliError extends Error {
   override name = "CliError";
+  /** The process's exit code when this error ends it. */
+  readonly exitCode: number = EXIT_FAILED;
+}
+
+/**
+ * The outcome cannot be told: the server was unreachable, overloaded or failing, or processing did
+ * not finish in time. Exit code {@link EXIT_UNKNOWN}.
+ */
+export class OutcomeUnknownError extends CliError {
+  override name = "OutcomeUnknownError";
+  override readonly exitCode: number = EXIT_UNKNOWN;
 }
 
 /** The command line itself is wrong (unknown command or flag, missing flag): exit code 2. */
@@ -64,7 +89,8 @@ export interface Command {
 /** The parsed flags of one invocation, with accessors that raise {@link UsageError}s. */
 export class Flags {
   constructor(
-    private readonly command: Command,
+    /** The command these flags were given to (for usage lines in errors). */
+    readonly command: Command,
     private readonly values: Record<string, string | boolean | undefined>,
   ) {}
 
@@ -91,6 +117,41 @@ export class Flags {
   isSet(name: string): boolean {
     return this.values[name] === true;
   }
+}
+
+/** Parses `args` against the command's flags; "help" when `--help` was asked for. */
+export function parseFlags(command: Command, args: string[]): Flags | "help" {
+  const options: Record<string, { type: "string" | "boolean"; short?: string }> = {
+    help: { type: "boolean", short: "h" },
+  };
+  for (const [name, spec] of Object.entries(command.flags)) options[name] = { type: spec.type };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: command.positional !== undefined });
+  } catch (error) {
+    throw new UsageError(describeParseError(error), command);
+  }
+  if (parsed.values.help === true) return "help";
+  const values = { ...parsed.values };
+  const [positional, ...extra] = parsed.positionals;
+  if (positional !== undefined && command.positional) {
+    if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`, command);
+    if (values[command.positional.flag] !== undefined) {
+      throw new UsageError(
+        `give ${command.positional.placeholder} or --${command.positional.flag}, not both`,
+        command,
+      );
+    }
+    values[command.positional.flag] = positional;
+  }
+  return new Flags(command, values);
+}
+
+/** The first sentence of `parseArgs`'s message, which goes on to explain `--` at length. */
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const sentence = message.split(/\.\s/)[0] ?? message;
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
 }
 
 /** The usage line of a command: `token create --user EMAIL --name NAME ...`. */

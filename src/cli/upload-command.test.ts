@@ -12,40 +12,17 @@ import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gunzipSync } from "node:zlib";
 import { parseConfig } from "../config.ts";
-import { CliError, type CommandContext, Flags, UsageError } from "./command.ts";
-import {
-  base64Of,
-  createProgress,
-  detectBranch,
-  detectCommit,
-  type Env,
-  type Git,
-  parseRepositoryReference,
-  resolveUploadOptions,
-  UPLOAD_MUTATION,
-  type UploadFields,
-  type UploadSurroundings,
-  uploadBody,
-  uploadCommand,
-} from "./upload-command.ts";
-import { formatBytes, interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
+import type { Env } from "./ci-environment.ts";
+import { CliError, type CommandContext, Flags, OutcomeUnknownError } from "./command.ts";
+import { base64Of, peekHead, UPLOAD_MUTATION, type UploadFields, uploadBody } from "./upload-body.ts";
+import { uploadCommand } from "./upload-command.ts";
+import { createProgress, formatBytes } from "./upload-progress.ts";
+import { interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SHA = "0123456789abcdef0123456789abcdef01234567";
 const VERSION = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { version: string })
   .version;
-
-/** A git that answers from a table, and records what it was asked. */
-function fakeGit(answers: Record<string, string | null>): Git & { asked: string[] } {
-  const asked: string[] = [];
-  const git = (args: string[]) => {
-    asked.push(args.join(" "));
-    return answers[args.join(" ")] ?? null;
-  };
-  return Object.assign(git, { asked });
-}
-
-const NO_GIT = fakeGit({});
 
 /** The flags of one `assay upload` command line, as the entry point hands them over. */
 function flagsOf(values: Record<string, string | boolean>): Flags {
@@ -79,175 +56,6 @@ const FIELDS: UploadFields = {
   reporter: "assay-cli",
   reporterVersion: VERSION,
 };
-
-describe("commit and branch detection", () => {
-  const allCommits: Env = {
-    GITHUB_SHA: "a".repeat(40),
-    CI_COMMIT_SHA: "b".repeat(40),
-    BITBUCKET_COMMIT: "c".repeat(40),
-    BUILDKITE_COMMIT: "d".repeat(40),
-    CIRCLE_SHA1: "e".repeat(40),
-    GIT_COMMIT: "f".repeat(40),
-  };
-
-  test("the commit comes from the first CI variable set, in a fixed order, then git", () => {
-    const git = fakeGit({ "rev-parse HEAD": "9".repeat(40) });
-    const order = Object.keys(allCommits);
-    for (let i = 0; i < order.length; i++) {
-      const env = Object.fromEntries(order.slice(i).map((name) => [name, allCommits[name]]));
-      assert.equal(detectCommit(env, git), allCommits[order[i]!], `with ${order.slice(i).join(", ")}`);
-    }
-    assert.deepEqual(git.asked, [], "git is not asked while a variable answers");
-    assert.equal(detectCommit({ GITHUB_SHA: "", CI_COMMIT_SHA: "  " }, git), "9".repeat(40));
-    assert.equal(detectCommit({}, NO_GIT), null);
-  });
-
-  test("the branch prefers a pull request's head ref, then the CI's branch, then git unless detached", () => {
-    const env: Env = {
-      GITHUB_HEAD_REF: "feature/login",
-      GITHUB_REF_NAME: "42/merge",
-      CI_COMMIT_REF_NAME: "gitlab-branch",
-      BITBUCKET_BRANCH: "bitbucket-branch",
-      BUILDKITE_BRANCH: "buildkite-branch",
-      CIRCLE_BRANCH: "circle-branch",
-      GIT_BRANCH: "origin/jenkins-branch",
-    };
-    const git = fakeGit({ "rev-parse --abbrev-ref HEAD": "local-branch" });
-    assert.equal(detectBranch(env, git), "feature/login");
-    // On a push GitHub sets GITHUB_HEAD_REF to the empty string.
-    assert.equal(detectBranch({ ...env, GITHUB_HEAD_REF: "" }, git), "42/merge");
-    const rest = { ...env, GITHUB_HEAD_REF: undefined, GITHUB_REF_NAME: undefined };
-    assert.equal(detectBranch(rest, git), "gitlab-branch");
-    assert.equal(detectBranch({ ...rest, CI_COMMIT_REF_NAME: undefined }, git), "bitbucket-branch");
-    assert.equal(detectBranch({ BUILDKITE_BRANCH: "b", CIRCLE_BRANCH: "c", GIT_BRANCH: "g" }, git), "b");
-    assert.equal(detectBranch({ CIRCLE_BRANCH: "c", GIT_BRANCH: "g" }, git), "c");
-    assert.equal(
-      detectBranch({ GIT_BRANCH: "origin/release" }, git),
-      "release",
-      "Jenkins' remote prefix dropped",
-    );
-    assert.equal(detectBranch({}, git), "local-branch");
-    assert.equal(detectBranch({}, fakeGit({ "rev-parse --abbrev-ref HEAD": "HEAD" })), null);
-    assert.equal(detectBranch({}, NO_GIT), null);
-  });
-});
-
-describe("options", () => {
-  const around = (overrides: Partial<UploadSurroundings> = {}): UploadSurroundings => ({
-    env: { ASSAY_TOKEN: "assay_pat_fromenv", GITHUB_SHA: SHA, GITHUB_REF_NAME: "main" },
-    cwd: "/ci/checkout/sub",
-    git: fakeGit({ "rev-parse --show-toplevel": "/ci/checkout" }),
-    stderrIsTty: false,
-    ...overrides,
-  });
-  const required = { file: "report.sarif", analyzer: "eslint", repository: "gh/acme/api" };
-
-  test("defaults come from the CI environment and git, flags win over them", () => {
-    const options = resolveUploadOptions(flagsOf(required), around());
-    assert.deepEqual(options, {
-      file: "/ci/checkout/sub/report.sarif",
-      repository: { vcsProvider: "GITHUB", login: "acme", name: "api" },
-      analyzer: "eslint",
-      analyzerType: null,
-      key: null,
-      commit: SHA,
-      branch: "main",
-      workDir: "/ci/checkout",
-      url: "http://localhost:4000",
-      token: "assay_pat_fromenv",
-      progress: false,
-    });
-    const given = resolveUploadOptions(
-      flagsOf({
-        ...required,
-        file: "-",
-        "analyzer-type": "community",
-        key: "javascript",
-        commit: "ABCDEF1",
-        branch: "pr-7",
-        "work-dir": "../other",
-        url: "https://assay.example.com/",
-        token: "assay_pat_fromflag",
-      }),
-      around({ env: { ASSAY_URL: "http://ignored:4000", ASSAY_TOKEN: "ignored" } }),
-    );
-    assert.equal(given.file, "-");
-    assert.equal(given.commit, "abcdef1");
-    assert.equal(given.branch, "pr-7");
-    assert.equal(given.workDir, "/ci/checkout/other");
-    assert.equal(given.url, "https://assay.example.com");
-    assert.equal(given.token, "assay_pat_fromflag");
-    assert.equal(given.analyzerType, "community");
-    assert.equal(given.key, "javascript");
-    const fromEnv = resolveUploadOptions(
-      flagsOf(required),
-      around({ env: { ...around().env, ASSAY_URL: "http://a:1//" } }),
-    );
-    assert.equal(fromEnv.url, "http://a:1");
-    assert.equal(
-      resolveUploadOptions(flagsOf(required), around({ git: NO_GIT })).workDir,
-      "/ci/checkout/sub",
-    );
-  });
-
-  test("progress is on for a terminal unless --no-progress, and on anywhere with --progress", () => {
-    const progressOf = (flags: Record<string, boolean>, stderrIsTty: boolean) =>
-      resolveUploadOptions(flagsOf({ ...required, ...flags }), around({ stderrIsTty })).progress;
-    assert.equal(progressOf({}, true), true);
-    assert.equal(progressOf({}, false), false);
-    assert.equal(progressOf({ "no-progress": true }, true), false);
-    assert.equal(progressOf({ progress: true }, false), true);
-    assert.throws(() => progressOf({ progress: true, "no-progress": true }, true), UsageError);
-  });
-
-  test("missing or wrong values are refused with a message naming them", () => {
-    const refused = (
-      values: Record<string, string>,
-      env: Env,
-      error: new (message: string) => Error,
-      message: RegExp,
-    ) =>
-      assert.throws(
-        () => resolveUploadOptions(flagsOf(values), around({ env, git: NO_GIT })),
-        (e: unknown) => e instanceof error && message.test(e.message),
-      );
-    const env = { ASSAY_TOKEN: "t", GITHUB_SHA: SHA };
-    refused({ analyzer: "eslint", repository: "x" }, env, UsageError, /missing --file PATH/);
-    refused({ file: "f", repository: "x" }, env, UsageError, /missing --analyzer SHORTCODE/);
-    refused({ file: "f", analyzer: "eslint" }, env, UsageError, /missing --repository/);
-    refused(required, { ASSAY_TOKEN: "t" }, CliError, /^cannot tell the commit: give --commit SHA/);
-    refused({ ...required, commit: "main" }, env, CliError, /7 to 64 hexadecimal characters, got "main"/);
-    refused(required, { GITHUB_SHA: SHA }, CliError, /^no token: set ASSAY_TOKEN/);
-    refused({ ...required, url: "localhost:4000" }, env, CliError, /--url must be an http or https URL/);
-    refused(
-      { ...required, repository: "hub/acme/api" },
-      env,
-      CliError,
-      /"hub" is not a provider; use gh, gl, bb/,
-    );
-  });
-
-  test("a repository is an id, or a provider (short or enum name), login and name", () => {
-    assert.deepEqual(parseRepositoryReference("gl/acme/api"), {
-      vcsProvider: "GITLAB",
-      login: "acme",
-      name: "api",
-    });
-    assert.deepEqual(parseRepositoryReference("bitbucket.org/acme/api"), {
-      vcsProvider: "BITBUCKET",
-      login: "acme",
-      name: "api",
-    });
-    assert.deepEqual(parseRepositoryReference("github_enterprise/acme/api"), {
-      vcsProvider: "GITHUB_ENTERPRISE",
-      login: "acme",
-      name: "api",
-    });
-    assert.deepEqual(parseRepositoryReference("UmVwb3NpdG9yeTphYmNkZWZnaGlq"), {
-      id: "UmVwb3NpdG9yeTphYmNkZWZnaGlq",
-    });
-  });
-});
 
 describe("the request body", () => {
   test("is JSON whose data is the base64 of the gzipped file, built from a file read in small pieces", async () => {
@@ -286,6 +94,21 @@ describe("the request body", () => {
       readWhenDataStarted > 0 && readWhenDataStarted < report.length / 4,
       `the body starts before the file is read (${readWhenDataStarted} of ${report.length} bytes read)`,
     );
+  });
+
+  test("the head of a stream is read for the sniffer and the whole stream is still sent", async () => {
+    const bytes = reportOf(200_000);
+    for (const [chunk, head] of [
+      [1000, 65_536],
+      [70_000, 65_536],
+      [1000, 500_000],
+    ] as const) {
+      const peeked = await peekHead(inPieces(bytes, chunk), head);
+      assert.ok(peeked.head.equals(bytes.subarray(0, head)), `head of ${head} from chunks of ${chunk}`);
+      const all: Buffer[] = [];
+      for await (const piece of peeked.chunks) all.push(Buffer.from(piece));
+      assert.ok(Buffer.concat(all).equals(bytes), `the whole stream from chunks of ${chunk}`);
+    }
   });
 
   test("base64 pieces join into the base64 of the whole, whatever the chunk sizes", async () => {
@@ -365,20 +188,27 @@ describe("the answer", () => {
     status: 200,
     text: JSON.stringify({ data: { uploadArtifact: payload } }),
   });
-  const refusedWith = (answer: { status: number; text: string }, message: RegExp) =>
+  /** Refused with `message` and exit code 1 (the upload was answered), or 3 when `unknown`. */
+  const refusedWith = (answer: { status: number; text: string }, message: RegExp, exitCode = 1) =>
     assert.throws(
       () => interpretUploadAnswer(answer, 1234),
-      (e: unknown) => e instanceof CliError && message.test(e.message),
+      (e: unknown) => e instanceof CliError && message.test(e.message) && e.exitCode === exitCode,
     );
 
   test("ok: true gives the message, the artifact and the run", () => {
     const run = { id: "QW5hbHlzaXNSdW46YWJj", runUid: "5a0e…", status: "PENDING" };
     assert.deepEqual(
       interpretUploadAnswer(
-        ok({ ok: true, message: "Artifact uploaded.", error: null, artifactId: "a1", run }),
+        ok({
+          ok: true,
+          message: "Artifact uploaded.",
+          error: null,
+          artifact: { id: "QXJ0aWZhY3Q6YTE=" },
+          run,
+        }),
         10,
       ),
-      { message: "Artifact uploaded.", artifactId: "a1", run },
+      { message: "Artifact uploaded.", artifactId: "QXJ0aWZhY3Q6YTE=", run },
     );
   });
 
@@ -399,9 +229,19 @@ describe("the answer", () => {
       { status: 401, text: JSON.stringify({ errors: [{ message: "Invalid token" }] }) },
       /HTTP 401\): Invalid token; set ASSAY_TOKEN/,
     );
+    refusedWith({ status: 400, text: "{}" }, /^the server answered HTTP 400: \{\}$/);
+  });
+
+  test("a server error or a rate limit leaves the outcome unknown: exit code 3", () => {
     refusedWith(
       { status: 502, text: "<html>Bad gateway</html>" },
       /^the server answered HTTP 502: <html>Bad gateway/,
+      3,
+    );
+    refusedWith(
+      { status: 429, text: JSON.stringify({ errors: [{ message: "Rate limit exceeded" }] }) },
+      /^the server answered HTTP 429: Rate limit exceeded$/,
+      3,
     );
     refusedWith({ status: 200, text: "not json" }, /^the server answered HTTP 200: not json$/);
     refusedWith(
@@ -611,7 +451,7 @@ describe("the request, against a local HTTP server", () => {
     );
   });
 
-  test("a server that cannot be reached is named in the error", async () => {
+  test("a server that cannot be reached is named in the error, with the exit code of an unknown outcome", async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
     const port = (closed.address() as AddressInfo).port;
@@ -619,7 +459,8 @@ describe("the request, against a local HTTP server", () => {
     await assert.rejects(
       postGraphql(`http://127.0.0.1:${port}`, "t", "{}"),
       (e: unknown) =>
-        e instanceof CliError &&
+        e instanceof OutcomeUnknownError &&
+        e.exitCode === 3 &&
         e.message.startsWith(`cannot reach http://127.0.0.1:${port}/graphql/: `) &&
         /ECONNREFUSED/.test(e.message),
     );
@@ -700,7 +541,11 @@ function runCli(
   extraEnv: Env,
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-  for (const name of ["NODE_TEST_CONTEXT", "GITHUB_HEAD_REF", "INIT_CWD"]) delete env[name];
+  // The variables of a CI this suite may itself run in would name another commit or branch.
+  for (const name of Object.keys(env)) {
+    if (/^(GITHUB_|CI_|GITLAB_)/.test(name) && !(name in extraEnv)) delete env[name];
+  }
+  for (const name of ["NODE_TEST_CONTEXT", "INIT_CWD"]) delete env[name];
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "upload", ...args], {
     cwd: ROOT,
     env,

@@ -1,6 +1,7 @@
 import fs from "node:fs";
-import { CliError } from "./command.ts";
-import type { UploadOptions } from "./upload-command.ts";
+import { CliError, OutcomeUnknownError } from "./command.ts";
+import type { UploadOptions } from "./upload-options.ts";
+import { formatBytes } from "./upload-progress.ts";
 
 /**
  * The HTTP side of `assay upload` (src/cli/upload-command.ts): posting GraphQL requests, reading
@@ -8,17 +9,27 @@ import type { UploadOptions } from "./upload-command.ts";
  * provider, login and name.
  */
 
-/** This program's version, sent as `reporterVersion` and in the user agent. */
-export const CLI_VERSION = (
-  JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
-).version;
+/** Set by the standalone package's build (scripts/build-cli.ts), which has no package.json beside the source. */
+declare const ASSAY_CLI_VERSION: string | undefined;
+
+/** This program's version, sent as `reporterVersion` and in the user agent: the server's version. */
+export const CLI_VERSION =
+  typeof ASSAY_CLI_VERSION === "string"
+    ? ASSAY_CLI_VERSION
+    : (
+        JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+          version: string;
+        }
+      ).version;
 
 const REPOSITORY_QUERY =
   "query Repository($name: String!, $login: String!, $vcsProvider: VCSProvider!) { repository(name: $name, login: $login, vcsProvider: $vcsProvider) { id } }";
 
 /** What `uploadArtifact` answered when it accepted the report. */
 export interface UploadAnswer {
+  /** The server's sentence, with its warnings (results outside the repository...). */
   message: string;
+  /** The stored artifact's global id (`Artifact`, a node), to follow its processing. */
   artifactId: string | null;
   run: { id: string; runUid: string; status: string } | null;
 }
@@ -31,7 +42,8 @@ export interface HttpAnswer {
 
 /**
  * POSTs a GraphQL request to `<url>/graphql/` with the token. A streamed body is sent as it is
- * produced (`duplex: "half"`). Network failures become a {@link CliError} naming the server.
+ * produced (`duplex: "half"`). Network failures become an {@link OutcomeUnknownError} naming the
+ * server: whether the upload arrived cannot be told.
  */
 export async function postGraphql(
   url: string,
@@ -57,7 +69,15 @@ export async function postGraphql(
     });
     return { status: response.status, text: await response.text() };
   } catch (error) {
-    throw ownError(error) ?? new CliError(`cannot reach ${endpoint}: ${describeNetworkError(error)}`);
+    const own = ownError(error);
+    if (own) throw own;
+    // A redirect is an answer, and a wrong --url to fix: not an outage.
+    if (isRedirect(error)) {
+      throw new CliError(
+        `cannot reach ${endpoint}: the server answered with a redirect; give --url the address it redirects to`,
+      );
+    }
+    throw new OutcomeUnknownError(`cannot reach ${endpoint}: ${describeNetworkError(error)}`);
   }
 }
 
@@ -82,11 +102,17 @@ function ownError(error: unknown): CliError | null {
   return null;
 }
 
+function causeOf(error: unknown): unknown {
+  return error instanceof Error && error.cause instanceof Error ? error.cause : error;
+}
+
+function isRedirect(error: unknown): boolean {
+  const cause = causeOf(error);
+  return cause instanceof Error && cause.message === "unexpected redirect";
+}
+
 function describeNetworkError(error: unknown): string {
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
-  if (cause instanceof Error && cause.message === "unexpected redirect") {
-    return "the server answered with a redirect; give --url the address it redirects to";
-  }
+  const cause = causeOf(error);
   const code = (cause as { code?: unknown } | null)?.code;
   const message = cause instanceof Error ? cause.message : String(cause);
   return typeof code === "string" && !message.includes(code) ? `${code} ${message}` : message;
@@ -97,7 +123,10 @@ interface GraphqlDocument {
   errors?: Array<{ message?: string }>;
 }
 
-/** The JSON document of an answer, after refusing HTTP errors with what they mean here. */
+/**
+ * The JSON document of an answer, after refusing HTTP errors with what they mean here. A server
+ * error or a rate limit (5xx, 429) says nothing about the report: {@link OutcomeUnknownError}.
+ */
 function documentOf(answer: HttpAnswer, sentBytes: number | null): GraphqlDocument {
   let document: GraphqlDocument | null = null;
   try {
@@ -119,7 +148,10 @@ function documentOf(answer: HttpAnswer, sentBytes: number | null): GraphqlDocume
   }
   if (answer.status < 200 || answer.status > 299 || document === null) {
     const detail = firstError ?? (answer.text.trim().slice(0, 200) || "no body");
-    throw new CliError(`the server answered HTTP ${answer.status}: ${detail}`);
+    const message = `the server answered HTTP ${answer.status}: ${detail}`;
+    throw answer.status >= 500 || answer.status === 429
+      ? new OutcomeUnknownError(message)
+      : new CliError(message);
   }
   if (firstError) throw new CliError(`the server answered with an error: ${firstError}`);
   return document;
@@ -136,7 +168,7 @@ export function interpretUploadAnswer(answer: HttpAnswer, sentBytes: number | nu
         ok?: boolean;
         message?: string | null;
         error?: string | null;
-        artifactId?: string | null;
+        artifact?: { id?: string } | null;
         run?: UploadAnswer["run"];
       }
     | null
@@ -146,9 +178,22 @@ export function interpretUploadAnswer(answer: HttpAnswer, sentBytes: number | nu
     throw new CliError(payload.error || "the server refused the upload without a reason");
   return {
     message: payload.message ?? "Uploaded.",
-    artifactId: payload.artifactId ?? null,
+    artifactId: payload.artifact?.id ?? null,
     run: payload.run ?? null,
   };
+}
+
+/** The `data` of a GraphQL query sent with the token; HTTP and GraphQL errors as {@link documentOf} raises them. */
+export async function queryGraphql(
+  url: string,
+  token: string,
+  query: string,
+  variables: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const answer = await postGraphql(url, token, JSON.stringify({ query, variables }));
+  const data = documentOf(answer, null).data;
+  if (!data) throw new CliError("the server's answer has no data");
+  return data;
 }
 
 /** The repository's id: as given, or looked up by provider, login and name. */
@@ -169,17 +214,4 @@ export async function resolveRepositoryId(
     );
   }
   return repository.id;
-}
-
-/** Bytes for people: B, KiB, MiB or GiB with one decimal. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KiB", "MiB", "GiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
 }

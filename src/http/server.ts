@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { AssayError, ErrorCode, errorDocument, internalError, notFound } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
+import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cli-download.ts";
 import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
 
@@ -67,6 +68,8 @@ export interface ServerRoutes {
   devicePage(userCode: string | null): string;
   /** True for a value shaped like a credential, which is never echoed as a request id. */
   isCredential(value: string): boolean;
+  /** Builds the standalone CLI package served at `/cli/assay-cli.tgz`; called at most once when it succeeds. */
+  cliPackage(): Promise<ServedCliPackage>;
 }
 
 /** A running HTTP server that can stop gracefully. */
@@ -78,11 +81,12 @@ export interface AssayServer {
 
 /**
  * Creates the HTTP server: the API's endpoints (GraphQL, the CLI's artifact endpoint),
- * `/healthz`, `/readyz` and the device login page `/device` without authentication, and one JSON
- * log line per request.
+ * `/healthz`, `/readyz`, the device login page `/device` and the CLI package
+ * `/cli/assay-cli.tgz` without authentication, and one JSON log line per request.
  */
 export function createServer(routes: ServerRoutes, logger: Logger): AssayServer {
   let inFlight = 0;
+  const cliDownload = createCliDownload(routes.cliPackage, logger);
   let draining: (() => void) | undefined;
 
   const server = http.createServer(async (req, res) => {
@@ -105,6 +109,8 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
         sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
       } else if (path === "/device") {
         sendDevicePage(req, res, routes);
+      } else if (isCliPackagePath(path)) {
+        await cliDownload(req, res, path);
       } else if (path === "/static/logo.svg") {
         res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
         res.end(LOGO_SVG);

@@ -1,0 +1,139 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+
+/**
+ * What `assay upload` learns from the CI service it runs in, and from git: the commit and the
+ * branch an upload belongs to (docs/ingestion.md "`assay upload`"). Pure functions over the
+ * environment, a git runner and a file reader, so every service's rules are unit-tested.
+ */
+
+/** The environment variables a run sees. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Runs git with `args` in the working directory: its trimmed output, or null when it failed. */
+export type Git = (args: string[]) => string | null;
+
+/** Reads a text file: its content, or null when it cannot be read. */
+export type ReadText = (path: string) => string | null;
+
+/**
+ * Commit variables of the common CI services, in the order they are tried. GitLab's source-branch
+ * SHA comes first: it is set only in merged-results pipelines, where CI_COMMIT_SHA names a merge
+ * commit GitLab made and the pushed commit is this one.
+ */
+const COMMIT_VARIABLES = [
+  "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA",
+  "GITHUB_SHA",
+  "CI_COMMIT_SHA",
+  "BITBUCKET_COMMIT",
+  "BUILDKITE_COMMIT",
+  "CIRCLE_SHA1",
+  "GIT_COMMIT",
+];
+
+/**
+ * Branch variables, in order: a pull request's source branch first (GitHub's head ref, GitLab's
+ * merge request source branch), then each service's branch name.
+ */
+const BRANCH_VARIABLES = [
+  "GITHUB_HEAD_REF",
+  "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME",
+  "GITHUB_REF_NAME",
+  "CI_COMMIT_REF_NAME",
+  "BITBUCKET_BRANCH",
+  "BUILDKITE_BRANCH",
+  "CIRCLE_BRANCH",
+  "GIT_BRANCH",
+];
+
+/** GitHub Actions events of a pull request, whose GITHUB_SHA is not the pull request's head commit. */
+const GITHUB_PULL_REQUEST_EVENTS = new Set([
+  "pull_request",
+  "pull_request_target",
+  "pull_request_review",
+  "pull_request_review_comment",
+]);
+
+/** The first non-empty variable of `names` in `env`. */
+function firstSet(env: Env, names: readonly string[]): string | null {
+  for (const name of names) {
+    const value = env[name]?.trim();
+    if (value) return value;
+  }
+  return null;
+}
+
+/** A pull request's head: the commit it shows and its source branch. */
+export interface PullRequestHead {
+  sha: string;
+  branch: string | null;
+}
+
+/**
+ * The head of the pull request a GitHub Actions job runs for, from the event payload
+ * (`GITHUB_EVENT_PATH`), or null outside such a job. On `pull_request` GITHUB_SHA is the merge
+ * commit GitHub made for the test run (on `pull_request_target`, the base branch's head), which
+ * the team never pushed: results belong to the commit the pull request shows.
+ */
+export function githubPullRequestHead(env: Env, readText: ReadText): PullRequestHead | null {
+  if (env.GITHUB_ACTIONS !== "true" || !GITHUB_PULL_REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? "")) {
+    return null;
+  }
+  const eventPath = env.GITHUB_EVENT_PATH?.trim();
+  const text = eventPath ? readText(eventPath) : null;
+  if (text === null) return null;
+  let head: { sha?: unknown; ref?: unknown } | undefined;
+  try {
+    head = (JSON.parse(text) as { pull_request?: { head?: { sha?: unknown; ref?: unknown } } }).pull_request
+      ?.head;
+  } catch {
+    return null;
+  }
+  if (typeof head?.sha !== "string" || head.sha === "") return null;
+  return { sha: head.sha, branch: typeof head.ref === "string" && head.ref !== "" ? head.ref : null };
+}
+
+/**
+ * The commit: a GitHub pull request's head commit (see {@link githubPullRequestHead}), else the
+ * CI's variable (see {@link COMMIT_VARIABLES}), else `git rev-parse HEAD`.
+ */
+export function detectCommit(env: Env, git: Git, readText: ReadText = () => null): string | null {
+  return (
+    githubPullRequestHead(env, readText)?.sha ?? firstSet(env, COMMIT_VARIABLES) ?? git(["rev-parse", "HEAD"])
+  );
+}
+
+/**
+ * The branch: a GitHub pull request's source branch, else the CI's variable (see
+ * {@link BRANCH_VARIABLES}; Jenkins' `origin/` prefix dropped), else git's current branch, else
+ * null (a detached HEAD names none).
+ */
+export function detectBranch(env: Env, git: Git, readText: ReadText = () => null): string | null {
+  const fromEvent = githubPullRequestHead(env, readText)?.branch;
+  if (fromEvent) return fromEvent;
+  const fromCi = firstSet(env, BRANCH_VARIABLES);
+  if (fromCi) return fromCi.replace(/^origin\//, "");
+  const fromGit = git(["rev-parse", "--abbrev-ref", "HEAD"]);
+  return fromGit && fromGit !== "HEAD" ? fromGit : null;
+}
+
+/** Runs git in `cwd`; null when git is missing or fails (not a checkout, no commits). */
+export function gitIn(cwd: string): Git {
+  return (args) => {
+    try {
+      const out = execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+      return out.trim() || null;
+    } catch {
+      return null;
+    }
+  };
+}
+
+/** Reads a file as UTF-8; null when it cannot be read. */
+export function readTextFile(path: string): string | null {
+  try {
+    return fs.readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,189 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { fakeGit } from "../../test/helpers/fake-git.ts";
+import type { Env } from "./ci-environment.ts";
+import { CliError, Flags, UsageError } from "./command.ts";
+import { uploadCommand } from "./upload-command.ts";
+import { parseRepositoryReference, resolveUploadOptions, type UploadSurroundings } from "./upload-options.ts";
+
+const SHA = "0123456789abcdef0123456789abcdef01234567";
+const NO_GIT = fakeGit({});
+
+/** The flags of one `assay upload` command line, as the entry point hands them over. */
+function flagsOf(values: Record<string, string | boolean>): Flags {
+  return new Flags(uploadCommand, values);
+}
+
+describe("options", () => {
+  const around = (overrides: Partial<UploadSurroundings> = {}): UploadSurroundings => ({
+    env: { ASSAY_TOKEN: "assay_pat_fromenv", GITHUB_SHA: SHA, GITHUB_REF_NAME: "main" },
+    cwd: "/ci/checkout/sub",
+    git: fakeGit({ "rev-parse --show-toplevel": "/ci/checkout" }),
+    readText: () => null,
+    stderrIsTty: false,
+    ...overrides,
+  });
+  const required = { file: "report.sarif", analyzer: "eslint", repository: "gh/acme/api" };
+
+  test("defaults come from the CI environment and git, flags win over them", () => {
+    const options = resolveUploadOptions(flagsOf(required), around());
+    assert.deepEqual(options, {
+      file: "/ci/checkout/sub/report.sarif",
+      repository: { vcsProvider: "GITHUB", login: "acme", name: "api" },
+      analyzer: "eslint",
+      analyzerType: null,
+      key: null,
+      commit: SHA,
+      branch: "main",
+      workDir: "/ci/checkout",
+      url: "http://localhost:4000",
+      token: "assay_pat_fromenv",
+      progress: false,
+      waitSeconds: null,
+    });
+    const given = resolveUploadOptions(
+      flagsOf({
+        ...required,
+        file: "-",
+        "analyzer-type": "community",
+        key: "javascript",
+        commit: "ABCDEF1",
+        branch: "pr-7",
+        "work-dir": "../other",
+        url: "https://assay.example.com/",
+        token: "assay_pat_fromflag",
+      }),
+      around({ env: { ASSAY_URL: "http://ignored:4000", ASSAY_TOKEN: "ignored" } }),
+    );
+    assert.equal(given.file, "-");
+    assert.equal(given.commit, "abcdef1");
+    assert.equal(given.branch, "pr-7");
+    assert.equal(given.workDir, "/ci/checkout/other");
+    assert.equal(given.url, "https://assay.example.com");
+    assert.equal(given.token, "assay_pat_fromflag");
+    assert.equal(given.analyzerType, "community");
+    assert.equal(given.key, "javascript");
+    const fromEnv = resolveUploadOptions(
+      flagsOf(required),
+      around({ env: { ...around().env, ASSAY_URL: "http://a:1//" } }),
+    );
+    assert.equal(fromEnv.url, "http://a:1");
+    assert.equal(
+      resolveUploadOptions(flagsOf(required), around({ git: NO_GIT })).workDir,
+      "/ci/checkout/sub",
+    );
+  });
+
+  test("progress is on for a terminal unless --no-progress, and on anywhere with --progress", () => {
+    const progressOf = (flags: Record<string, boolean>, stderrIsTty: boolean) =>
+      resolveUploadOptions(flagsOf({ ...required, ...flags }), around({ stderrIsTty })).progress;
+    assert.equal(progressOf({}, true), true);
+    assert.equal(progressOf({}, false), false);
+    assert.equal(progressOf({ "no-progress": true }, true), false);
+    assert.equal(progressOf({ progress: true }, false), true);
+    assert.throws(() => progressOf({ progress: true, "no-progress": true }, true), UsageError);
+  });
+
+  test("missing or wrong values are refused with a message naming them", () => {
+    const refused = (
+      values: Record<string, string>,
+      env: Env,
+      error: new (message: string) => Error,
+      message: RegExp,
+    ) =>
+      assert.throws(
+        () => resolveUploadOptions(flagsOf(values), around({ env, git: NO_GIT })),
+        (e: unknown) => e instanceof error && message.test(e.message),
+      );
+    const env = { ASSAY_TOKEN: "t", GITHUB_SHA: SHA };
+    refused({ analyzer: "eslint", repository: "x" }, env, UsageError, /missing --file PATH/);
+    refused({ file: "f", repository: "x" }, env, UsageError, /missing --analyzer SHORTCODE/);
+    refused({ file: "f", analyzer: "eslint" }, env, UsageError, /missing --repository/);
+    refused(required, { ASSAY_TOKEN: "t" }, CliError, /^cannot tell the commit: give --commit SHA/);
+    refused({ ...required, commit: "main" }, env, CliError, /7 to 64 hexadecimal characters, got "main"/);
+    refused(required, { GITHUB_SHA: SHA }, CliError, /^no token: set ASSAY_TOKEN/);
+    refused({ ...required, url: "localhost:4000" }, env, CliError, /--url must be an http or https URL/);
+    refused(
+      { ...required, repository: "hub/acme/api" },
+      env,
+      CliError,
+      /"hub" is not a provider; use gh, gl, bb/,
+    );
+  });
+
+  test("a repository is an id, or a provider (short or enum name), login and name", () => {
+    assert.deepEqual(parseRepositoryReference("gl/acme/api"), {
+      vcsProvider: "GITLAB",
+      login: "acme",
+      name: "api",
+    });
+    assert.deepEqual(parseRepositoryReference("bitbucket.org/acme/api"), {
+      vcsProvider: "BITBUCKET",
+      login: "acme",
+      name: "api",
+    });
+    assert.deepEqual(parseRepositoryReference("github_enterprise/acme/api"), {
+      vcsProvider: "GITHUB_ENTERPRISE",
+      login: "acme",
+      name: "api",
+    });
+    assert.deepEqual(parseRepositoryReference("UmVwb3NpdG9yeTphYmNkZWZnaGlq"), {
+      id: "UmVwb3NpdG9yeTphYmNkZWZnaGlq",
+    });
+  });
+
+  test("--wait waits ten minutes unless --timeout says otherwise; --timeout alone is refused", () => {
+    const waitOf = (flags: Record<string, string | boolean>) =>
+      resolveUploadOptions(flagsOf({ ...required, ...flags }), around()).waitSeconds;
+    assert.equal(waitOf({}), null);
+    assert.equal(waitOf({ wait: true }), 600);
+    assert.equal(waitOf({ wait: true, timeout: "45" }), 45);
+    const usage = (flags: Record<string, string | boolean>, message: RegExp) =>
+      assert.throws(
+        () => waitOf(flags),
+        (e: unknown) => e instanceof UsageError && message.test(e.message),
+      );
+    usage({ timeout: "45" }, /^upload: --timeout needs --wait$/);
+    for (const bad of ["0", "-5", "1.5", "10m", "21601"]) {
+      usage({ wait: true, timeout: bad }, /--timeout must be a whole number of seconds from 1 to 21600/);
+    }
+  });
+
+  test("coverage without --key, or with a key the server does not know, is refused naming the keys", () => {
+    const coverage = { ...required, analyzer: "test-coverage" };
+    const refused = (flags: Record<string, string>, message: RegExp) =>
+      assert.throws(
+        () => resolveUploadOptions(flagsOf(flags), around()),
+        (e: unknown) => e instanceof UsageError && message.test(e.message),
+      );
+    refused(
+      coverage,
+      /^upload: --analyzer test-coverage needs --key LANGUAGE, the language of the covered code: one of python, go, javascript, ruby, java, scala, php, csharp, cxx, rust, swift, kotlin$/,
+    );
+    refused(
+      { ...coverage, key: "typescript" },
+      /^upload: --key: unknown language "typescript"; use one of python, go/,
+    );
+    assert.equal(resolveUploadOptions(flagsOf({ ...coverage, key: "go" }), around()).key, "go");
+  });
+
+  test("a GitHub pull request's head commit and branch are taken from the event payload", () => {
+    const event = JSON.stringify({ pull_request: { head: { sha: "c".repeat(40), ref: "feature/login" } } });
+    const options = resolveUploadOptions(
+      flagsOf(required),
+      around({
+        env: {
+          ASSAY_TOKEN: "t",
+          GITHUB_ACTIONS: "true",
+          GITHUB_EVENT_NAME: "pull_request",
+          GITHUB_EVENT_PATH: "/runner/event.json",
+          GITHUB_SHA: "d".repeat(40),
+          GITHUB_REF_NAME: "42/merge",
+        },
+        readText: (file) => (file === "/runner/event.json" ? event : null),
+      }),
+    );
+    assert.equal(options.commit, "c".repeat(40));
+    assert.equal(options.branch, "feature/login");
+  });
+});

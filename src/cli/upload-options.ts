@@ -1,0 +1,165 @@
+import path from "node:path";
+import type { VcsProvider } from "../db/types.ts";
+import { COVERAGE_ANALYZER, COVERAGE_LANGUAGE_KEYS } from "../ingestion/types.ts";
+import { VCS_PROVIDERS } from "../modules/accounts/vcs.ts";
+import { detectBranch, detectCommit, type Env, type Git, type ReadText } from "./ci-environment.ts";
+import { CliError, type Flags, UsageError } from "./command.ts";
+
+/**
+ * The options of one `assay upload`: its flags, completed from the CI's variables and git, and
+ * checked before any request is made.
+ */
+
+/** The server used when neither `--url` nor ASSAY_URL names one. */
+export const DEFAULT_URL = "http://localhost:4000";
+/** How long `--wait` waits when `--timeout` is not given: long enough for a large report in a queue. */
+export const DEFAULT_WAIT_SECONDS = 600;
+const MAX_WAIT_SECONDS = 6 * 3600;
+const COMMIT_PATTERN = /^[0-9a-fA-F]{7,64}$/;
+
+/** Short provider names of `--repository PROVIDER/LOGIN/NAME`, as the contract's CLI spells them. */
+const PROVIDER_ALIASES: Record<string, VcsProvider> = {
+  gh: "GITHUB",
+  "github.com": "GITHUB",
+  gl: "GITLAB",
+  "gitlab.com": "GITLAB",
+  bb: "BITBUCKET",
+  "bitbucket.org": "BITBUCKET",
+};
+
+/** A repository as given: its global id, or provider, account login and name. */
+export type RepositoryReference = { id: string } | { vcsProvider: VcsProvider; login: string; name: string };
+
+/** Everything an upload needs, after defaults from the CI environment and git. */
+export interface UploadOptions {
+  /** An absolute path, or `-` for stdin. */
+  file: string;
+  repository: RepositoryReference;
+  analyzer: string;
+  analyzerType: string | null;
+  key: string | null;
+  commit: string;
+  branch: string | null;
+  workDir: string;
+  /** The server's base URL, without a trailing slash. */
+  url: string;
+  token: string;
+  progress: boolean;
+  /** With `--wait`: how long to wait for processing, in seconds; null without `--wait`. */
+  waitSeconds: number | null;
+}
+
+/** Where the command runs: environment, directory, git, files, and whether stderr is a terminal. */
+export interface UploadSurroundings {
+  env: Env;
+  cwd: string;
+  git: Git;
+  /** Reads the CI's own files (GitHub's event payload). */
+  readText: ReadText;
+  stderrIsTty: boolean;
+}
+
+/** `--repository`: `gh/acme/api` (or `GITHUB/acme/api`, `gitlab.com/acme/api`...), else an id. */
+export function parseRepositoryReference(value: string): RepositoryReference {
+  const parts = value.split("/");
+  const provider = parts.length === 3 ? providerOf(parts[0]!) : null;
+  if (provider && parts[1] && parts[2]) return { vcsProvider: provider, login: parts[1], name: parts[2] };
+  if (parts.length === 3 && !value.startsWith("UmVwb3NpdG9yeT")) {
+    throw new CliError(
+      `--repository: "${parts[0]}" is not a provider; use gh, gl, bb or one of ${VCS_PROVIDERS.join(", ")}`,
+    );
+  }
+  return { id: value };
+}
+
+function providerOf(name: string): VcsProvider | null {
+  const alias = PROVIDER_ALIASES[name.toLowerCase()];
+  if (alias) return alias;
+  const upper = name.toUpperCase();
+  return VCS_PROVIDERS.find((provider) => provider === upper) ?? null;
+}
+
+/**
+ * `--key` for `--analyzer test-coverage`: required, and one of the language keys the server
+ * knows. Refused here, before the file is read or anything is sent, naming the accepted keys.
+ */
+function coverageKeyOf(analyzer: string, flags: Flags): string | null {
+  const key = flags.optional("key");
+  if (analyzer !== COVERAGE_ANALYZER) return key ?? null;
+  const accepted = Object.keys(COVERAGE_LANGUAGE_KEYS);
+  if (key === undefined) {
+    throw new UsageError(
+      `--analyzer ${COVERAGE_ANALYZER} needs --key LANGUAGE, the language of the covered code: one of ${accepted.join(", ")}`,
+      flags.command,
+    );
+  }
+  if (!accepted.includes(key)) {
+    throw new UsageError(
+      `--key: unknown language "${key}"; use one of ${accepted.join(", ")}`,
+      flags.command,
+    );
+  }
+  return key;
+}
+
+/** `--timeout SECONDS`, only with `--wait`; the default when `--wait` is given alone. */
+function waitSecondsOf(flags: Flags): number | null {
+  const timeout = flags.optional("timeout");
+  if (!flags.isSet("wait")) {
+    if (timeout !== undefined) throw new UsageError("--timeout needs --wait", flags.command);
+    return null;
+  }
+  if (timeout === undefined) return DEFAULT_WAIT_SECONDS;
+  const seconds = /^\d+$/.test(timeout) ? Number(timeout) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= MAX_WAIT_SECONDS)) {
+    throw new UsageError(
+      `--timeout must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS}, got "${timeout}"`,
+      flags.command,
+    );
+  }
+  return seconds;
+}
+
+/** The options of one invocation: flags first, then the CI's variables and git. */
+export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): UploadOptions {
+  const fileFlag = flags.required("file");
+  const analyzer = flags.required("analyzer");
+  const repository = parseRepositoryReference(flags.required("repository"));
+  const key = coverageKeyOf(analyzer, flags);
+  if (flags.isSet("progress") && flags.isSet("no-progress")) {
+    throw new UsageError("give --progress or --no-progress, not both", flags.command);
+  }
+  const waitSeconds = waitSecondsOf(flags);
+  const commit = flags.optional("commit") ?? detectCommit(around.env, around.git, around.readText);
+  if (commit === null) {
+    throw new CliError("cannot tell the commit: give --commit SHA, or run inside a git checkout");
+  }
+  if (!COMMIT_PATTERN.test(commit)) {
+    throw new CliError(`the commit must be 7 to 64 hexadecimal characters, got "${commit}"`);
+  }
+  const token = flags.optional("token") ?? around.env.ASSAY_TOKEN?.trim();
+  if (!token) {
+    throw new CliError(
+      "no token: set ASSAY_TOKEN to a personal access token with write access to the repository",
+    );
+  }
+  const url = (flags.optional("url") ?? around.env.ASSAY_URL?.trim() ?? DEFAULT_URL).replace(/\/+$/, "");
+  if (!/^https?:\/\/[^/]/.test(url)) throw new CliError(`--url must be an http or https URL, got "${url}"`);
+  const workDirFlag = flags.optional("work-dir");
+  return {
+    file: fileFlag === "-" ? "-" : path.resolve(around.cwd, fileFlag),
+    repository,
+    analyzer,
+    analyzerType: flags.optional("analyzer-type") ?? null,
+    key,
+    commit: commit.toLowerCase(),
+    branch: flags.optional("branch") ?? detectBranch(around.env, around.git, around.readText),
+    workDir: workDirFlag
+      ? path.resolve(around.cwd, workDirFlag)
+      : (around.git(["rev-parse", "--show-toplevel"]) ?? around.cwd),
+    url,
+    token,
+    progress: flags.isSet("progress") || (!flags.isSet("no-progress") && around.stderrIsTty),
+    waitSeconds,
+  };
+}
