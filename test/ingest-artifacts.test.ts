@@ -457,6 +457,55 @@ describe("errors that name the real problem", () => {
     assert.deepEqual([artifact.readCount, artifact.storedCount, artifact.skipped], [1, 1, []]);
   });
 
+  test("coverage whose every file lies outside the repository is refused; partly outside is accepted with how many", async () => {
+    const repository = await aRepository(server.db, account);
+    // gcc + lcov name files by absolute path: without the work directory none is in the repository.
+    const lcov = readToolFixture("coverage", "gcc-lcov", "ring.lcov");
+    const lcovWorkDir = toolFixture("coverage", "gcc-lcov", "ring.lcov").workDir;
+    const refused = await createArtifact(repository, {
+      commitOid: aCommit(),
+      text: lcov,
+      analyzer: "test-coverage",
+      key: "cxx",
+    });
+    assert.equal(refused.ok, false);
+    assert.match(
+      refused.error,
+      /^none of the report's 2 files can be counted: 2 lie outside the repository \(first: \/tmp\/assay-fixtures\/c-coverage\/src\/ring\.c\); absolute paths are made relative to the upload's workDir and this upload gave none: /,
+    );
+    assert.equal(await storedCount(repository), 0, "a refusal stores nothing");
+    const accepted = await createArtifact(repository, {
+      commitOid: aCommit(),
+      text: lcov,
+      analyzer: "test-coverage",
+      key: "cxx",
+      workDir: lcovWorkDir,
+    });
+    assert.equal(accepted.ok, true);
+
+    // coverage.py measured a module Debian installs outside the project: said at upload, and skipped.
+    const python = readToolFixture("coverage", "coverage-py", "coverage.xml");
+    const pythonWorkDir = toolFixture("coverage", "coverage-py", "coverage.xml").workDir;
+    const commit = aCommit();
+    const answer = await uploadArtifact(repository, {
+      commitOid: commit,
+      text: python,
+      analyzer: "test-coverage",
+      key: "python",
+      workDir: pythonWorkDir,
+    });
+    assert.equal(answer.ok, true);
+    assert.deepEqual(answer.warnings, [
+      `1 of 6 files lies outside the repository and will not be counted (first: /usr/lib/python3/dist-packages/tabulate.py); they are not under the upload's workDir "${pythonWorkDir}": send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root.`,
+    ]);
+    await processQueued();
+    const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+    assert.deepEqual(
+      [artifact.readCount, artifact.storedCount, artifact.skipped],
+      [6, 5, [{ reason: "OUTSIDE_REPOSITORY", count: 1 }]],
+    );
+  });
+
   test("an LCOV report, a JaCoCo report or a diff sent as SARIF is told what it looks like, on both paths", async () => {
     const repository = await aRepository(server.db, account);
     const lcovAnswer =

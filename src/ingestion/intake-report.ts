@@ -1,12 +1,12 @@
-import type { CoverageFormat } from "../formats/coverage/index.ts";
+import type { CoverageFormat, CoverageReport } from "../formats/coverage/index.ts";
 import { UploadError } from "./errors.ts";
 import type { SarifSummary } from "./sarif-validate.ts";
 
 /**
  * What the intake tells the uploader about a report it validated (docs/ingestion.md "What an
- * upload stored"): the name of the format it recognised, recorded on the artifact, and — for
- * SARIF — the results that will not be stored, said in the upload's answer, or the refusal when
- * none could be.
+ * upload stored"): the name of the format it recognised, recorded on the artifact, and the SARIF
+ * results or coverage files that will not be stored, said in the upload's answer, or the refusal
+ * when none could be.
  */
 
 /** The format recorded for every accepted SARIF artifact (the reader accepts 2.1.0 only). */
@@ -75,4 +75,29 @@ export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | 
     );
   }
   return warnings;
+}
+
+/**
+ * The sentence an accepted coverage upload answers about files that will not be counted (outside
+ * the repository); empty when every file is inside. Throws OUTSIDE_REPOSITORY when the report names
+ * files and every one lies outside: its metrics would be an empty report's, which says nothing.
+ */
+export function coveragePlacementWarnings(report: CoverageReport, workDir: string | null): string[] {
+  const outside = report.excluded.length;
+  if (outside === 0) return [];
+  const first = report.excluded[0]!.path;
+  if (report.files.length === 0) {
+    const none =
+      outside === 1
+        ? "the report's only file cannot be counted"
+        : `none of the report's ${outside} files can be counted`;
+    throw new UploadError(
+      "OUTSIDE_REPOSITORY",
+      `${none}: ${verb(outside, "lies", "lie")} outside the repository (first: ${first}); ${outsideFix(workDir)}`,
+    );
+  }
+  const read = outside + report.files.length;
+  return [
+    `${outside} of ${read} files ${outside === 1 ? "lies" : "lie"} outside the repository and will not be counted (first: ${first}); ${outsideFix(workDir)}.`,
+  ];
 }

@@ -15,6 +15,7 @@ import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.
 import {
   COVERAGE_FORMAT_NAMES,
   changesFormatName,
+  coveragePlacementWarnings,
   SARIF_FORMAT_NAME,
   sarifPlacementWarnings,
 } from "./intake-report.ts";
@@ -163,6 +164,7 @@ async function validateReport(
         upload.workDir,
       );
       format = COVERAGE_FORMAT_NAMES[report.format];
+      warnings = coveragePlacementWarnings(report, upload.workDir);
     } else {
       const changes = await collectText(text());
       validateChanges(changes, upload.workDir);
