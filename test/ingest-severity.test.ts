@@ -34,6 +34,7 @@ const RUN = `query Run($commit: String!) {
       major: issues(severity: MAJOR) { totalCount }
       minor: issues(severity: MINOR) { totalCount }
       critical: issues(severity: CRITICAL) { totalCount }
+      summary { occurrencesIntroduced occurrenceDistributionBySeverity { severity introduced } }
     } } }
   }
 }`;
@@ -52,6 +53,10 @@ interface CheckNode {
   major: { totalCount: number };
   minor: { totalCount: number };
   critical: { totalCount: number };
+  summary: {
+    occurrencesIntroduced: number;
+    occurrenceDistributionBySeverity: Array<{ severity: string; introduced: number }>;
+  };
 }
 
 let server: TestServer;
@@ -149,10 +154,18 @@ describe("severity through the API", () => {
     assert.equal(byRule.get("no-eval"), "SECURITY MAJOR");
     assert.equal(byRule.get("eqeqeq"), "ANTI_PATTERN MINOR");
     assert.equal(lint.status, "FAILURE", "MAJOR bug risks can fail the check by default");
+    // Everything is new in a first run: the summary's severity split is the tool's error/warning split.
+    assert.deepEqual(lint.summary.occurrenceDistributionBySeverity, [
+      { severity: "MAJOR", introduced: figures.errors },
+      { severity: "MINOR", introduced: figures.warnings },
+    ]);
 
     const secrets = checks.get("secretlint")!;
     assert.equal(secrets.all.totalCount, 7);
     assert.equal(secrets.critical.totalCount, 7);
+    assert.deepEqual(secrets.summary.occurrenceDistributionBySeverity, [
+      { severity: "CRITICAL", introduced: 7 },
+    ]);
     assert.ok(
       secrets.all.edges.every(({ node }) => node.category === "SECRETS" && node.severity === "CRITICAL"),
     );

@@ -16,10 +16,9 @@ function findings(overrides: Partial<CheckResult> = {}): CheckResult {
       { category: "BUG_RISK", count: 2 },
       { category: "SECURITY", count: 1 },
     ],
-    openBySeverity: [
+    newBySeverity: [
       { severity: "CRITICAL", count: 1 },
-      { severity: "MAJOR", count: 0 },
-      { severity: "MINOR", count: 6 },
+      { severity: "MINOR", count: 2 },
     ],
     metrics: [],
     ...overrides,
@@ -34,11 +33,7 @@ function coverage(status: string, thresholdStatus: string | null): CheckResult {
     resolved: 0,
     suppressed: 0,
     newByCategory: [],
-    openBySeverity: [
-      { severity: "CRITICAL", count: 0 },
-      { severity: "MAJOR", count: 0 },
-      { severity: "MINOR", count: 0 },
-    ],
+    newBySeverity: [],
     metrics: [
       {
         shortcode: "LCV",
@@ -87,15 +82,14 @@ const outcome = (
 });
 
 describe("what --wait prints", () => {
-  test("a findings check: its status, new findings by category, findings by severity, the run and the link", () => {
+  test("a findings check: its status, new findings by category and by severity, the run and the link", () => {
     assert.deepEqual(formatOutcome(outcome(findings())), [
       "Check eslint: FAILURE",
-      "  New findings: 3 (BUG_RISK 2, SECURITY 1); resolved 1; suppressed 2",
-      "  Findings by severity, new and existing: CRITICAL 1, MAJOR 0, MINOR 6",
+      "  New findings: 3 (BUG_RISK 2, SECURITY 1; CRITICAL 1, MINOR 2); resolved 1; suppressed 2",
       "Run 3f0c7a4e-0000-4000-8000-000000000001: FAILURE",
       `Details: ${LINK}`,
     ]);
-    const clean = findings({ status: "SUCCESS", introduced: 0, newByCategory: [] });
+    const clean = findings({ status: "SUCCESS", introduced: 0, newByCategory: [], newBySeverity: [] });
     assert.equal(formatOutcome(outcome(clean, "SUCCESS"))[1], "  New findings: 0; resolved 1; suppressed 2");
   });
 
@@ -114,7 +108,7 @@ describe("what --wait prints", () => {
       "Check eslint: FAILURE",
       "  Report: SARIF 2.1.0, 12 results read, 9 stored, 3 skipped (OUTSIDE_REPOSITORY 2, NO_LOCATION 1)",
       "  warning: 2 results lie outside the repository (the first: /usr/lib/x.c); give workDir.",
-      "  New findings: 3 (BUG_RISK 2, SECURITY 1); resolved 1; suppressed 2",
+      "  New findings: 3 (BUG_RISK 2, SECURITY 1; CRITICAL 1, MINOR 2); resolved 1; suppressed 2",
     ]);
     assert.equal(
       formatOutcome(

@@ -3,7 +3,7 @@ import type { ArtifactResult, CheckResult, WaitOutcome } from "./upload-wait.ts"
 /**
  * What `assay upload --wait` prints once processing settled the upload: the check's verdict, what
  * processing read, stored and skipped of the report and its warnings, the check's new findings by
- * category and findings by severity, its metrics against their thresholds, the run, and the link
+ * category and by severity, its metrics against their thresholds, the run, and the link
  * to the run's query. Pure, so the wording is unit-tested.
  */
 
@@ -16,8 +16,7 @@ function counts(entries: Array<{ label: string; count: number }>): string {
 }
 
 function hasFindings(check: CheckResult): boolean {
-  const open = check.openBySeverity.reduce((sum, s) => sum + s.count, 0);
-  return check.introduced + check.resolved + check.suppressed + open > 0;
+  return check.introduced + check.resolved + check.suppressed > 0;
 }
 
 /** "12 results skipped (OUTSIDE_REPOSITORY 12)". */
@@ -42,9 +41,9 @@ function checkLines(check: CheckResult, artifact: ArtifactResult | null): string
   // A coverage check has metrics and no findings: lines of zeros would only hide its figures.
   if (hasFindings(check) || check.metrics.length === 0) {
     const byCategory = counts(check.newByCategory.map((c) => ({ label: c.category, count: c.count })));
+    const bySeverity = counts(check.newBySeverity.map((s) => ({ label: s.severity, count: s.count })));
     lines.push(
-      `  New findings: ${check.introduced}${check.introduced > 0 ? ` (${byCategory})` : ""}; resolved ${check.resolved}; suppressed ${check.suppressed}`,
-      `  Findings by severity, new and existing: ${counts(check.openBySeverity.map((s) => ({ label: s.severity, count: s.count })))}`,
+      `  New findings: ${check.introduced}${check.introduced > 0 ? ` (${byCategory}; ${bySeverity})` : ""}; resolved ${check.resolved}; suppressed ${check.suppressed}`,
     );
   }
   for (const metric of check.metrics) {

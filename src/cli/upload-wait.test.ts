@@ -180,7 +180,7 @@ describe("verdict", () => {
       resolved: 0,
       suppressed: 0,
       newByCategory: [],
-      openBySeverity: [],
+      newBySeverity: [],
       metrics: [],
     });
     const artifact = (status: string) => ({

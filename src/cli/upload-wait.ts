@@ -29,20 +29,15 @@ const GROWTH = 1.6;
 const STATE_QUERY =
   "query AssayUploadState($runUid: UUID!, $artifactId: ID!) { artifact: node(id: $artifactId) { ... on Artifact { status check { status } } } run(runUid: $runUid) { status } }";
 
-/**
- * Read once when settled. The severities are aliases of one connection's `totalCount`, so the
- * counts cost one request, not one per value.
- */
+/** Read once when settled: the artifact, its check's verdict, summary and metrics, and the run. */
 const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $artifactId: ID!) {
   artifact: node(id: $artifactId) { ... on Artifact {
     kind status format error readCount storedCount skippedCount skipped { reason count } warnings
     check {
       status analyzer { shortcode }
       summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed
-        occurrenceDistributionByCategory { category introduced } }
-      critical: issues(severity: CRITICAL, first: 0) { totalCount }
-      major: issues(severity: MAJOR, first: 0) { totalCount }
-      minor: issues(severity: MINOR, first: 0) { totalCount }
+        occurrenceDistributionByCategory { category introduced }
+        occurrenceDistributionBySeverity { severity introduced } }
       metrics { shortcode name unit items { key latestValueDisplay threshold thresholdStatus } }
     }
   } }
@@ -100,8 +95,8 @@ export interface CheckResult {
   suppressed: number;
   /** New findings by category, categories without any left out. */
   newByCategory: Array<{ category: string; count: number }>;
-  /** Findings present in the check (new and existing, suppressed included), by severity. */
-  openBySeverity: Array<{ severity: string; count: number }>;
+  /** New findings by severity (each finding's own), from CRITICAL to MINOR, severities without any left out. */
+  newBySeverity: Array<{ severity: string; count: number }>;
   metrics: MetricResult[];
 }
 
@@ -214,10 +209,8 @@ interface CheckNode {
     occurrencesResolved: number;
     occurrencesSuppressed: number;
     occurrenceDistributionByCategory: Array<{ category: string; introduced: number }>;
+    occurrenceDistributionBySeverity: Array<{ severity: string; introduced: number }>;
   };
-  critical: { totalCount: number };
-  major: { totalCount: number };
-  minor: { totalCount: number };
   metrics: Array<{
     shortcode: string;
     name: string;
@@ -259,11 +252,10 @@ function checkResultOf(node: CheckNode): CheckResult {
       category: d.category,
       count: d.introduced,
     })),
-    openBySeverity: [
-      { severity: "CRITICAL", count: node.critical.totalCount },
-      { severity: "MAJOR", count: node.major.totalCount },
-      { severity: "MINOR", count: node.minor.totalCount },
-    ],
+    newBySeverity: node.summary.occurrenceDistributionBySeverity.map((d) => ({
+      severity: d.severity,
+      count: d.introduced,
+    })),
     metrics: node.metrics.map((metric) => ({
       shortcode: metric.shortcode,
       name: metric.name,

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { CheckRow, CoverageReportRow, Database, IssueCategory } from "../../db/types.ts";
+import type { CheckRow, CoverageReportRow, Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /** The analyzer whose check carries a run's coverage report (`changesetStats`). */
@@ -40,29 +40,33 @@ const COUNTS = sql`
   count(*) FILTER (WHERE o.state = 'RESOLVED')::int AS resolved,
   count(*) FILTER (WHERE o.is_suppressed AND o.state <> 'RESOLVED')::int AS suppressed`;
 
+/** A finding's severity: its own, else its issue's (docs/ingestion-sarif.md "Classification"). */
+const SEVERITY = sql`coalesce(o.severity, i.severity)`;
+
 interface Counts {
   category: IssueCategory;
+  severity: IssueSeverity;
   introduced: number;
   resolved: number;
   suppressed: number;
 }
 
-/** Occurrence counts of these checks, one row per (check, issue category) that has occurrences. */
+/** Occurrence counts of these checks, one row per (check, issue category, severity) that has occurrences. */
 export async function countOccurrencesOfChecks(
   db: Kysely<Database>,
   checkIds: readonly string[],
 ): Promise<Array<Counts & { check_id: string }>> {
   const result = await sql<Counts & { check_id: string }>`
-    SELECT o.check_id::text AS check_id, i.category, ${COUNTS}
+    SELECT o.check_id::text AS check_id, i.category, ${SEVERITY} AS severity, ${COUNTS}
     FROM occurrences AS o
     JOIN issues AS i ON i.id = o.issue_id
     WHERE o.check_id = ANY(cast(${checkIds} as bigint[]))
-    GROUP BY o.check_id, i.category`.execute(db);
+    GROUP BY o.check_id, i.category, ${SEVERITY}`.execute(db);
   return result.rows;
 }
 
 /**
- * Occurrence counts of these runs, one row per (run, analyzer, issue category) that has
+ * Occurrence counts of these runs, one row per (run, analyzer, issue category, severity) that has
  * occurrences.
  */
 export async function countOccurrencesOfRuns(
@@ -70,13 +74,14 @@ export async function countOccurrencesOfRuns(
   runIds: readonly string[],
 ): Promise<Array<Counts & { run_id: string; analyzer_shortcode: string }>> {
   const result = await sql<Counts & { run_id: string; analyzer_shortcode: string }>`
-    SELECT c.run_id::text AS run_id, a.shortcode AS analyzer_shortcode, i.category, ${COUNTS}
+    SELECT c.run_id::text AS run_id, a.shortcode AS analyzer_shortcode, i.category, ${SEVERITY} AS severity,
+      ${COUNTS}
     FROM checks AS c
     JOIN analyzers AS a ON a.id = c.analyzer_id
     JOIN occurrences AS o ON o.check_id = c.id
     JOIN issues AS i ON i.id = o.issue_id
     WHERE c.run_id = ANY(cast(${runIds} as bigint[]))
-    GROUP BY c.run_id, a.shortcode, i.category`.execute(db);
+    GROUP BY c.run_id, a.shortcode, i.category, ${SEVERITY}`.execute(db);
   return result.rows;
 }
 

@@ -9,7 +9,7 @@ import {
   pageArgs,
 } from "../../graphql/relay.ts";
 import { analyzerById } from "../catalog/catalog-loaders.ts";
-import { AnalyzerRef, IssueCategoryEnum } from "../catalog/catalog-type.ts";
+import { AnalyzerRef, IssueCategoryEnum, IssueSeverityEnum } from "../catalog/catalog-type.ts";
 import { AnalysisRunRef } from "../runs/run-type.ts";
 import { checksOfRun } from "./check-store.ts";
 import {
@@ -32,7 +32,7 @@ import {
   analyzerInArg,
   OccurrenceConnection,
 } from "./occurrence-type.ts";
-import type { AnalyzerIntroduced, CategoryIntroduced } from "./summary.ts";
+import type { AnalyzerIntroduced, CategoryIntroduced, SeverityIntroduced } from "./summary.ts";
 
 const CheckStatusEnum = builder.enumType("CheckStatus", {
   description:
@@ -68,6 +68,25 @@ const CategoryDistribution = builder
     }),
   });
 
+const SeverityDistribution = builder
+  .objectRef<SeverityIntroduced>("OccurrenceDistributionBySeverity")
+  .implement({
+    description:
+      "How many findings of one severity were introduced: each finding's own severity (the level the tool gave it), else its issue's.",
+    fields: (t) => ({
+      severity: t.field({
+        type: IssueSeverityEnum,
+        description: "The severity.",
+        resolve: (d) => d.severity,
+      }),
+      introduced: t.int({ description: "Findings introduced with it.", resolve: (d) => d.introduced }),
+    }),
+  });
+
+/** The severity distribution field, the same on check and run summaries. */
+const SEVERITY_DISTRIBUTION_DESCRIPTION =
+  "Introduced findings per severity, from CRITICAL to MINOR; severities with none are left out. An Assay extension: the category distribution's companion, so a gate or a bot can tell new critical findings from minor ones in one request.";
+
 const AnalyzerDistribution = builder
   .objectRef<AnalyzerIntroduced>("OccurrenceDistributionByAnalyzer")
   .implement({
@@ -101,6 +120,12 @@ const CheckSummaryRef = builder.objectRef<{ checkId: string }>("CheckSummary").i
       description:
         "Introduced findings per issue category, in the category enum's order; categories with none are left out.",
       resolve: async (s, _args, ctx) => (await checkSummaryByCheckId(ctx).load(s.checkId)).byCategory,
+    }),
+    occurrenceDistributionBySeverity: t.field({
+      type: [SeverityDistribution],
+      nullable: { list: false, items: false },
+      description: SEVERITY_DISTRIBUTION_DESCRIPTION,
+      resolve: async (s, _args, ctx) => (await checkSummaryByCheckId(ctx).load(s.checkId)).bySeverity,
     }),
   }),
 });
@@ -211,6 +236,12 @@ const AnalysisRunSummaryRef = builder.objectRef<{ runId: string }>("AnalysisRunS
       description:
         "Introduced findings per issue category, in the category enum's order; categories with none are left out.",
       resolve: async (s, _args, ctx) => (await runSummaryByRunId(ctx).load(s.runId)).byCategory,
+    }),
+    occurrenceDistributionBySeverity: t.field({
+      type: [SeverityDistribution],
+      nullable: { list: false, items: false },
+      description: SEVERITY_DISTRIBUTION_DESCRIPTION,
+      resolve: async (s, _args, ctx) => (await runSummaryByRunId(ctx).load(s.runId)).bySeverity,
     }),
     vulnerabilitiesIntroduced: t.int({
       description: "Dependency vulnerability occurrences the run's SCA checks introduced.",

@@ -1,16 +1,21 @@
-import type { IssueCategory } from "../../db/types.ts";
+import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { ISSUE_CATEGORIES } from "../catalog/issue-categories.ts";
 
 /**
  * Check and run summaries, folded from grouped counts of occurrences (docs/read-model.md):
  * introduced = state INTRODUCED and not suppressed; resolved = state RESOLVED; suppressed =
- * suppressed and not RESOLVED. The SQL groups by category (and by analyzer for runs); the totals
- * and both distributions are sums over those groups, so one statement answers every field.
+ * suppressed and not RESOLVED. The SQL groups by category and by the finding's severity (its own,
+ * else its issue's), and by analyzer for runs; the totals and the distributions are sums over
+ * those groups, so one statement answers every field.
  */
 
-/** Counts of one group of occurrences: one category, and for runs one analyzer. */
+/** Severities from the most severe, the order the severity distribution is given in. */
+const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
+
+/** Counts of one group of occurrences: one category and severity, and for runs one analyzer. */
 export interface OccurrenceCountRow {
   category: IssueCategory;
+  severity: IssueSeverity;
   analyzerShortcode?: string;
   introduced: number;
   resolved: number;
@@ -20,6 +25,12 @@ export interface OccurrenceCountRow {
 /** `OccurrenceDistributionByCategory`. */
 export interface CategoryIntroduced {
   category: IssueCategory;
+  introduced: number;
+}
+
+/** `OccurrenceDistributionBySeverity`. */
+export interface SeverityIntroduced {
+  severity: IssueSeverity;
   introduced: number;
 }
 
@@ -36,6 +47,8 @@ export interface OccurrenceSummary {
   suppressed: number;
   /** Categories in the enum's order; those with nothing introduced left out. */
   byCategory: CategoryIntroduced[];
+  /** Severities from CRITICAL to MINOR; those with nothing introduced left out. */
+  bySeverity: SeverityIntroduced[];
   /** Analyzers by shortcode; those with nothing introduced left out. */
   byAnalyzer: AnalyzerIntroduced[];
 }
@@ -46,12 +59,14 @@ export const EMPTY_SUMMARY: OccurrenceSummary = Object.freeze({
   resolved: 0,
   suppressed: 0,
   byCategory: [],
+  bySeverity: [],
   byAnalyzer: [],
 });
 
 /** Folds grouped counts into totals and distributions. */
 export function summariseOccurrences(rows: readonly OccurrenceCountRow[]): OccurrenceSummary {
   const byCategory = new Map<IssueCategory, number>();
+  const bySeverity = new Map<IssueSeverity, number>();
   const byAnalyzer = new Map<string, number>();
   let introduced = 0;
   let resolved = 0;
@@ -61,6 +76,7 @@ export function summariseOccurrences(rows: readonly OccurrenceCountRow[]): Occur
     resolved += row.resolved;
     suppressed += row.suppressed;
     byCategory.set(row.category, (byCategory.get(row.category) ?? 0) + row.introduced);
+    bySeverity.set(row.severity, (bySeverity.get(row.severity) ?? 0) + row.introduced);
     if (row.analyzerShortcode !== undefined) {
       byAnalyzer.set(row.analyzerShortcode, (byAnalyzer.get(row.analyzerShortcode) ?? 0) + row.introduced);
     }
@@ -72,6 +88,10 @@ export function summariseOccurrences(rows: readonly OccurrenceCountRow[]): Occur
     byCategory: ISSUE_CATEGORIES.filter((category) => (byCategory.get(category) ?? 0) > 0).map(
       (category) => ({ category, introduced: byCategory.get(category) ?? 0 }),
     ),
+    bySeverity: SEVERITIES.filter((severity) => (bySeverity.get(severity) ?? 0) > 0).map((severity) => ({
+      severity,
+      introduced: bySeverity.get(severity) ?? 0,
+    })),
     byAnalyzer: [...byAnalyzer]
       .filter(([, count]) => count > 0)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))

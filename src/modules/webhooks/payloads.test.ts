@@ -88,6 +88,7 @@ const summary = (introduced: number, byAnalyzer: OccurrenceSummary["byAnalyzer"]
   resolved: 1,
   suppressed: 0,
   byCategory: introduced > 0 ? [{ category: "BUG_RISK", introduced }] : [],
+  bySeverity: introduced > 0 ? [{ severity: "MAJOR", introduced }] : [],
   byAnalyzer,
 });
 

@@ -178,6 +178,7 @@ const ZERO_SUMMARY: OccurrenceSummary = {
   resolved: 0,
   suppressed: 0,
   byCategory: [],
+  bySeverity: [],
   byAnalyzer: [],
 };
 
