@@ -105,9 +105,9 @@ describe("metrics over HTTP", () => {
       lcvAggregate: await aMetricItem(db, repo, "LCV", { threshold: 80 }),
       lcvJavascript: await aMetricItem(db, repo, "LCV", { key: "JAVASCRIPT", threshold: 50 }),
       bcvAggregate: await aMetricItem(db, repo, "BCV", { threshold: 70 }),
-      ddpPython: await aMetricItem(db, repo, "DDP", { key: "PYTHON", threshold: 5 }),
-      ddpAggregate: await aMetricItem(db, repo, "DDP", { threshold: 5 }),
-      ddpJava: await aMetricItem(db, repo, "DDP", { key: "JAVA", threshold: 4 }),
+      ddpPython: await aMetricItem(db, repo, "DDP", { key: "PYTHON", threshold: 50 }),
+      ddpAggregate: await aMetricItem(db, repo, "DDP", { threshold: 50 }),
+      ddpJava: await aMetricItem(db, repo, "DDP", { key: "JAVA", threshold: 40 }),
     };
     await metricValuesOf(db, items.lcvAggregate!, [
       { value: 70, threshold: 60, createdAt: minute(1) },
@@ -116,9 +116,9 @@ describe("metrics over HTTP", () => {
     await aMetricValue(db, items.lcvPython!, { value: 85, createdAt: minute(2) });
     await aMetricValue(db, items.lcvGo!, { value: 40, createdAt: minute(2) });
     await aMetricValue(db, items.bcvAggregate!, { value: 70, createdAt: minute(2) });
-    await aMetricValue(db, items.ddpAggregate!, { value: 3.2, createdAt: minute(2) });
-    await aMetricValue(db, items.ddpPython!, { value: 7.5, createdAt: minute(2) });
-    await aMetricValue(db, items.ddpJava!, { value: 4, createdAt: minute(2) });
+    await aMetricValue(db, items.ddpAggregate!, { value: 32, createdAt: minute(2) });
+    await aMetricValue(db, items.ddpPython!, { value: 75, createdAt: minute(2) });
+    await aMetricValue(db, items.ddpJava!, { value: 40, createdAt: minute(2) });
 
     hiddenItem = await aMetricItem(db, hiddenRepo, "LCV", { threshold: 10 });
     hiddenValue = await aMetricValue(db, hiddenItem, { value: 99 });
@@ -240,10 +240,10 @@ describe("metrics over HTTP", () => {
     const metrics = await metricsOf(repo);
     assert.equal(metric(metrics, "BCV").items[0]?.thresholdStatus, "PASSING", "upward, 70 at 70");
     const ddp = Object.fromEntries(metric(metrics, "DDP").items.map((i) => [i.key, i]));
-    assert.equal(ddp.AGGREGATE?.thresholdStatus, "PASSING", "downward, 3.2 under 5");
-    assert.equal(ddp.AGGREGATE?.latestValueDisplay, "3.2%");
-    assert.equal(ddp.PYTHON?.thresholdStatus, "FAILING", "downward, 7.5 over 5");
-    assert.equal(ddp.JAVA?.thresholdStatus, "PASSING", "downward, 4 at 4");
+    assert.equal(ddp.AGGREGATE?.thresholdStatus, "PASSING", "downward, 32 under 50");
+    assert.equal(ddp.AGGREGATE?.latestValueDisplay, "32", "a count of packages has no unit");
+    assert.equal(ddp.PYTHON?.thresholdStatus, "FAILING", "downward, 75 over 50");
+    assert.equal(ddp.JAVA?.thresholdStatus, "PASSING", "downward, 40 at 40");
   });
 
   test("isReported and isThresholdEnforced come from stored settings, defaults elsewhere", async () => {
@@ -528,16 +528,18 @@ describe("metrics over HTTP", () => {
       const res = await gql<{ node: Record<string, unknown> }>(
         server.endpoint,
         strangerToken,
-        `query($id: ID!) { node(id: $id) { __typename id ... on Metric { shortcode name positiveDirection unit } } }`,
+        `query($id: ID!) { node(id: $id) { __typename id ... on Metric { shortcode name positiveDirection unit minValueAllowed maxValueAllowed } } }`,
         { id },
       );
       assert.deepEqual(res.body.data?.node, {
         __typename: "Metric",
         id,
         shortcode: "DDP",
-        name: "Duplicate Code",
+        name: "External Dependencies",
         positiveDirection: "DOWNWARD",
-        unit: "%",
+        unit: null,
+        minValueAllowed: 0,
+        maxValueAllowed: null,
       });
       assertNotFound(
         await node(encodeGlobalId("Metric", "mtrnothing"), "id"),
@@ -567,9 +569,9 @@ describe("metrics over HTTP", () => {
       assert.deepEqual(valueRes.body.data?.node, {
         __typename: "MetricValue",
         id: valueId,
-        value: 7.5,
-        valueDisplay: "7.5%",
-        threshold: 5,
+        value: 75,
+        valueDisplay: "75",
+        threshold: 50,
         thresholdStatus: "FAILING",
       });
     });

@@ -9,6 +9,7 @@ import * as ingestion from "./0008-ingestion.ts";
 import * as occurrenceSeverity from "./0009-occurrence-severity.ts";
 import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
 import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
+import * as dependencyMetric from "./0012-dependency-metric.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   "0009-occurrence-severity": occurrenceSeverity,
   "0010-artifact-outcomes": artifactOutcomes,
   "0011-coverage-check-files": coverageCheckFiles,
+  "0012-dependency-metric": dependencyMetric,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -65,7 +65,8 @@ export class CoveragePlanner {
   private readonly languages: LanguageCoverage[];
   private readonly thresholds = new Map<string, Threshold>();
   private readonly docs: { key: MetricKey; value: number; trend: number } | null;
-  private readonly duplication: { value: number; trend: number };
+  /** Third-party packages the code depends on (DDP): a count that drifts as dependencies come and go. */
+  private readonly dependencies: { value: number; trend: number };
 
   constructor(
     private readonly rand: Random,
@@ -86,7 +87,7 @@ export class CoveragePlanner {
     }));
     const docKey = LANGUAGE_KEY[primary];
     this.docs = docKey ? { key: docKey, value: r.between(20, 80), trend: r.between(-5, 15) } : null;
-    this.duplication = { value: r.between(1, 12), trend: r.between(-3, 2) };
+    this.dependencies = { value: r.between(12, 160), trend: r.between(-10, 40) };
     const threshold = (id: string, chance: number, options: number[]) => {
       if (!r.chance(chance)) return;
       const late = r.pick(options);
@@ -102,7 +103,7 @@ export class CoveragePlanner {
       threshold("BCV:AGGREGATE", 0.3, [50, 60, 65]);
       threshold("NLCV:AGGREGATE", 0.2, [70, 80]);
     }
-    threshold("DDP:AGGREGATE", 0.3, [3, 5, 8]);
+    threshold("DDP:AGGREGATE", 0.3, [80, 120, 200]);
     if (this.docs) threshold(`DCV:${this.docs.key}`, 0.2, [40, 50, 60]);
   }
 
@@ -256,7 +257,7 @@ export class CoveragePlanner {
       this.record("NCCV", c.key, percent(conditions[3], conditions[2]), at);
   }
 
-  /** Documentation coverage and duplication of a default-branch run, from its primary analyzer's check. */
+  /** Documentation coverage and the dependency count of a default-branch run, from its primary analyzer's check. */
   codeMetrics(at: Moment, progress: number): void {
     const r = this.rand;
     if (this.docs) {
@@ -267,8 +268,8 @@ export class CoveragePlanner {
         at,
       );
     }
-    const ddp = clamp(this.duplication.value + this.duplication.trend * progress + r.normal() * 0.3, 0, 100);
-    this.record("DDP", "AGGREGATE", round2(ddp), at);
+    const ddp = this.dependencies.value + this.dependencies.trend * progress + r.normal() * 2;
+    this.record("DDP", "AGGREGATE", Math.max(0, Math.round(ddp)), at);
   }
 }
 

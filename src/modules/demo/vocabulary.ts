@@ -176,7 +176,7 @@ export function sourceFiles(rand: Random, analyzer: string, project: string, cou
 /** A kind of repository: its analyzers, coverage languages and dependency manifests. */
 export interface RepositoryProfile {
   name: string;
-  /** The analyzer of the main language; documentation and duplication metrics come from it. */
+  /** The analyzer of the main language; the documentation and dependency metrics come from it. */
   primary: string;
   /** Analyzers that always run, besides the primary. */
   analyzers: string[];
