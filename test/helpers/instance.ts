@@ -140,6 +140,43 @@ export async function settle(statements: readonly string[], quietMs = 150): Prom
   }
 }
 
+/** A statement with its parameter lists collapsed, so batches of any size read the same. */
+function statementShape(sql: string): string {
+  return sql
+    .replace(/\s+/g, " ")
+    .replace(/\(\$\d+(?:, \$\d+)*\)/g, "($…)")
+    .trim();
+}
+
+/**
+ * Fails when the statements of the larger page grow with the number of parents they serve. Each
+ * statement shape may run at most once more for the larger page than for the smaller: batching
+ * loaders merge or split a batch by when their parents' answers arrive (an object one branch of a
+ * query already loaded is taken from the loader's cache by the other), which moves one statement
+ * between runs, while a statement per parent adds one for every extra parent.
+ */
+export function assertPageSizeIndependent(
+  small: readonly string[],
+  large: readonly string[],
+  labels: [string, string] = ["N=10", "N=100"],
+): void {
+  assert.ok(small.length > 0, "the smaller page ran no statement at all");
+  const count = (statements: readonly string[]) => {
+    const counts = new Map<string, number>();
+    for (const sql of statements) counts.set(statementShape(sql), (counts.get(statementShape(sql)) ?? 0) + 1);
+    return counts;
+  };
+  const smallCounts = count(small);
+  const grown = [...count(large)]
+    .filter(([shape, n]) => n > (smallCounts.get(shape) ?? 0) + 1)
+    .map(([shape, n]) => `${n}× (${smallCounts.get(shape) ?? 0}× for ${labels[0]}): ${shape}`);
+  assert.deepEqual(
+    grown,
+    [],
+    `statements that grow with the page:\n${grown.join("\n")}\n\n${labels[0]} ran:\n${small.join("\n")}\n\n${labels[1]} ran:\n${large.join("\n")}`,
+  );
+}
+
 /** An HTTP answer with its body as sent, for tests that compare bodies byte for byte. */
 export interface RawAnswer {
   status: number;
