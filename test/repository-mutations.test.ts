@@ -673,35 +673,36 @@ describe("repository mutations", () => {
       );
     });
 
-    test("a threshold outside the metric's 0..100 percent range is BAD_USER_INPUT naming thresholdValue", async () => {
+    test("a threshold outside the metric's range (0..100 percent, a count of at least 0) is BAD_USER_INPUT naming thresholdValue", async () => {
       const repository = await aRepository(server.db, team);
       await aMetricItem(server.db, repository, "LCV", { threshold: 40 });
       const before = await stateOf(repository);
       const id = repositoryId(repository);
-      for (const [shortcode, value] of [
-        ["LCV", 101],
-        ["LCV", -1],
-        ["DDP", 1000],
-        ["NCPCV", -50],
+      for (const [shortcode, value, message] of [
+        ["LCV", 101, /between 0 and 100 \(%\) for LCV/],
+        ["LCV", -1, /between 0 and 100/],
+        ["NCPCV", -50, /between 0 and 100/],
+        ["DDP", -1, /at least 0 for DDP/],
       ] as const) {
         const res = await call(threshold, tokens.admin, id, {
           metricShortcode: shortcode,
           thresholdValue: value,
         });
         assertRefused(res, threshold.name, "BAD_USER_INPUT", "thresholdValue");
-        assert.match(res.body.errors![0]!.message, /between 0 and 100/);
+        assert.match(res.body.errors![0]!.message, message);
       }
       assert.deepEqual(await stateOf(repository), before);
       payloadOf(await call(threshold, tokens.admin, id, { thresholdValue: 0 }), threshold.name);
+      // DDP counts packages: it has no upper bound.
       payloadOf(
-        await call(threshold, tokens.admin, id, { metricShortcode: "DDP", thresholdValue: 100 }),
+        await call(threshold, tokens.admin, id, { metricShortcode: "DDP", thresholdValue: 1000 }),
         threshold.name,
       );
       const metrics = await metricsOf(repository, ["DDP", "LCV"]);
       assert.deepEqual(
         metrics.map((m) => [m.shortcode, m.items.map((i) => i.threshold)]),
         [
-          ["DDP", [100]],
+          ["DDP", [1000]],
           ["LCV", [0]],
         ],
       );

@@ -241,11 +241,14 @@ export async function acceptUpload(
   const report = await validateReport(bytes, upload, checked, config);
 
   const accepted = await db.transaction().execute(async (tx) => {
+    // FOR NO KEY UPDATE serialises uploads to one repository without blocking what references it:
+    // processing holds a run's lock while it inserts rows whose foreign key takes KEY SHARE on
+    // this row, and this transaction may then wait for that run (FOR UPDATE made the two deadlock).
     const locked = await tx
       .selectFrom("repositories")
       .selectAll()
       .where("id", "=", repository.id)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst();
     if (!locked) throw new UploadError("INVALID_DSN", "the repository no longer exists");
     const account = await tx

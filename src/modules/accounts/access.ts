@@ -8,7 +8,9 @@ import { findMembershipsOfUser } from "./account-store.ts";
 /**
  * Who may change what (docs/permissions.md). Read access is membership of the account; these are
  * the write-side checks mutations make inside their transaction. Each locks the row it authorises
- * (`FOR UPDATE`), so two concurrent changes to one repository or team apply one after the other.
+ * (`FOR NO KEY UPDATE`), so two concurrent changes to one repository or team apply one after the
+ * other, while rows that merely reference it (runs, metric items, memberships) can still be
+ * written by others: no key of these rows ever changes, and a stronger lock only invites deadlocks.
  *
  * An object the caller cannot see answers exactly like one that does not exist (NOT_FOUND with the
  * message `node(id:)` uses); FORBIDDEN is only for objects the caller can see but may not change.
@@ -59,7 +61,7 @@ export async function writableRepository(
     .selectAll("r")
     .where("r.key", "=", key)
     .where("m.user_id", "=", ctx.viewer.userId)
-    .forUpdate("r")
+    .forNoKeyUpdate("r")
     .executeTakeFirst();
   if (!repository) noSuchId(id);
   const membership = await viewerMembershipAfterLock(ctx, tx, repository.account_id);
@@ -116,7 +118,7 @@ export async function administeredAccount(
     .where("a.vcs_provider", "=", where.vcsProvider)
     .where(sql`lower(a.login)`, "=", where.login.toLowerCase())
     .where("m.user_id", "=", ctx.viewer.userId)
-    .forUpdate("a")
+    .forNoKeyUpdate("a")
     .executeTakeFirst();
   if (!account) return notVisible();
   const membership = await requireAdmin(ctx, tx, account, notVisible, adminOnlyMessage);

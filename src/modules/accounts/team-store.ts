@@ -24,7 +24,7 @@ export function lockAccountOfMembership(
     .selectAll("a")
     .where("t.key", "=", membershipKey)
     .where("mine.user_id", "=", viewerId)
-    .forUpdate("a")
+    .forNoKeyUpdate("a")
     .executeTakeFirst();
 }
 

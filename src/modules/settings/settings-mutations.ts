@@ -83,8 +83,9 @@ async function setMetricSetting(
 }
 
 /**
- * Thresholds are whole numbers in the metric's own unit (percent for all ten metrics), compared
- * directly with its values; they must lie within the bounds the metric declares.
+ * Thresholds are whole numbers in the metric's own unit (percent for the coverage metrics, a count
+ * of packages for DDP), compared directly with its values; they must lie within the bounds the
+ * metric declares.
  */
 async function assertThresholdInRange(
   tx: Kysely<Database>,
@@ -96,10 +97,13 @@ async function assertThresholdInRange(
   const max = metric?.max_value_allowed ?? null;
   if ((min !== null && threshold < min) || (max !== null && threshold > max)) {
     const unit = metric?.unit ? ` (${metric.unit})` : "";
-    throw badUserInput(
-      `thresholdValue must be between ${min ?? "-∞"} and ${max ?? "∞"}${unit} for ${shortcode}.`,
-      "thresholdValue",
-    );
+    const range =
+      min !== null && max !== null
+        ? `between ${min} and ${max}`
+        : min !== null
+          ? `at least ${min}`
+          : `at most ${max}`;
+    throw badUserInput(`thresholdValue must be ${range}${unit} for ${shortcode}.`, "thresholdValue");
   }
 }
 
