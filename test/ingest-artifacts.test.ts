@@ -228,6 +228,25 @@ async function runOf(commit: string): Promise<RunNode> {
   return dataOf(response).run as RunNode;
 }
 
+/** How many distinct issues `Repository.issues` lists for the repository. */
+async function repositoryIssueCount(repository: RepositoryRow): Promise<number> {
+  const response = await gql<{ repository: { issues: { totalCount: number } } }>(
+    server.endpoint,
+    token,
+    `query($id: ID!) { repository: node(id: $id) { ... on Repository { issues { totalCount } } } }`,
+    { id: encodeGlobalId("Repository", repository.key) },
+  );
+  return (dataOf(response).repository as { issues: { totalCount: number } }).issues.totalCount;
+}
+
+/** How many repository_issue.resolved events the test account has recorded. */
+async function resolvedEventCount(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM webhook_events
+    WHERE account_id = ${account.id} AND type = 'repository_issue.resolved'`.execute(server.db);
+  return rows[0]?.n ?? 0;
+}
+
 /** What a repository holds: its runs and artifacts (a refusal must leave both at zero). */
 async function storedCount(repository: RepositoryRow): Promise<number> {
   const { rows } = await sql<{ n: number }>`
@@ -366,7 +385,7 @@ describe("what an upload stored", () => {
     assert.equal(again.artifactId, first.artifactId);
   });
 
-  test("a check whose results were all skipped is NEUTRAL, keeps no RESOLVED findings, and is never the base", async () => {
+  test("a check whose results were all skipped is NEUTRAL, keeps no RESOLVED findings, and is never the base; its run is SKIPPED and leaves the repository's issues alone", async () => {
     const repository = await aRepository(server.db, account);
     await writeSource(
       "const unused = 1;\nexport const total = (a) => a == 1;\nexport const run = (t) => eval(t);\n",
@@ -375,6 +394,8 @@ describe("what an upload stored", () => {
     await uploadArtifact(repository, { commitOid: base, text: await lint(["shop/src"]), workDir: checkout });
     await processQueued();
     assert.equal((await runOf(base)).checks.edges[0]?.node.summary.occurrencesIntroduced, 3);
+    assert.equal(await repositoryIssueCount(repository), 3);
+    const resolvedBefore = await resolvedEventCount();
 
     // An artifact stored before the intake refused reports outside the repository: its workDir is
     // lost behind the intake's back, so processing finds every result outside.
@@ -391,7 +412,21 @@ describe("what an upload stored", () => {
     const lostRun = await runOf(lost);
     const lostCheck = lostRun.checks.edges[0]!.node;
     assert.equal(lostCheck.status, "NEUTRAL");
-    assert.equal(lostRun.status, "SUCCESS", "a NEUTRAL check neither passes nor fails its run");
+    assert.equal(
+      lostRun.status,
+      "SKIPPED",
+      "a run whose every check judged nothing is no state of the repository",
+    );
+    assert.equal(
+      await repositoryIssueCount(repository),
+      3,
+      "the repository's issues are still the base run's",
+    );
+    assert.equal(
+      await resolvedEventCount(),
+      resolvedBefore,
+      "no issue was reported resolved by the empty run",
+    );
     assert.deepEqual(lostCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 0 });
     const lostArtifact = lostRun.artifacts.edges[0]!.node;
     assert.equal(lostArtifact.id, stored.artifact?.id);
@@ -414,6 +449,12 @@ describe("what an upload stored", () => {
     const nextRun = await runOf(next);
     const nextCheck = nextRun.checks.edges[0]!.node;
     assert.deepEqual(nextCheck.summary, { occurrencesIntroduced: 1, occurrencesResolved: 1 });
+    assert.equal(nextRun.status, "FAILURE");
+    assert.equal(
+      await resolvedEventCount(),
+      resolvedBefore + 1,
+      "no-eval is gone, compared with the base run",
+    );
     const states = await server.db
       .selectFrom("occurrences")
       .innerJoin("issues", "issues.id", "occurrences.issue_id")

@@ -278,6 +278,11 @@ export function runStatusOf(statuses: readonly CheckStatus[]): AnalysisRunStatus
   if (statuses.some((s) => s === "WAITING" || s === "PENDING")) return "PENDING";
   if (statuses.some((s) => s === "ARTIFACT_TIMEOUT" || s === "TIMEOUT")) return "TIMEOUT";
   if (statuses.some((s) => s === "FAILURE")) return "FAILURE";
+  // Every check judged nothing: the run is no state of the repository, so it must not become its
+  // latest analysed run (which only SUCCESS and FAILURE runs can be).
+  if (statuses.some((s) => s === "NEUTRAL") && statuses.every((s) => s === "NEUTRAL" || s === "SKIPPED")) {
+    return "SKIPPED";
+  }
   return "SUCCESS";
 }
 

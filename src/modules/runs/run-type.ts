@@ -16,7 +16,7 @@ import { branchFilter, findVisibleRunByCommit, findVisibleRunByUid, runsOfReposi
 
 const AnalysisRunStatus = builder.enumType("AnalysisRunStatus", {
   description:
-    "A run's state: PENDING while analysers report; SUCCESS or FAILURE by the quality gates; TIMEOUT when a check never reported; CANCEL when stopped; READY when results are in but not yet published; SKIPPED when analysis was not needed.",
+    "A run's state: PENDING while analysers report; SUCCESS or FAILURE by the quality gates; TIMEOUT when a check never reported; CANCEL when stopped; READY when results are in but not yet published; SKIPPED when analysis was not needed, or when every check judged nothing (each NEUTRAL: everything its reports held was skipped); a SKIPPED run never becomes the repository's current state or a base.",
   values: ["PENDING", "SUCCESS", "FAILURE", "TIMEOUT", "CANCEL", "READY", "SKIPPED"] as const,
 });
 
