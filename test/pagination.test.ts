@@ -417,6 +417,29 @@ describe("keyset pagination over HTTP", () => {
     }
   });
 
+  test("cursors over long text values page on; an oversized cursor is refused", async () => {
+    const shelf = await anAccount(server.db, {}, [{ user: viewer, role: "MEMBER" }]);
+    // Names as long as the file paths tools report deep in a monorepo: the cursor carries them.
+    const names = ["a", "b", "c"].map((letter) => `${letter}${"/nested-directory".repeat(60)}`);
+    for (const name of names) await aRepository(server.db, shelf, { name });
+    const first = await repositoriesPage(shelf, { first: 1 });
+    assert.ok((first.pageInfo.endCursor ?? "").length > 1024, "the cursor is longer than a short-text bound");
+    const second = await repositoriesPage(shelf, { first: 2, after: first.pageInfo.endCursor });
+    assert.deepEqual([...first.names, ...second.names], names);
+
+    const oversized = Buffer.from(`cursor:${JSON.stringify(["x".repeat(70_000), "k"])}`).toString(
+      "base64url",
+    );
+    const res = await gql(
+      server.endpoint,
+      token,
+      `query($login: String!, $cursor: String) { account(login: $login, vcsProvider: GITHUB) { repositories(after: $cursor) { totalCount } } }`,
+      { login: shelf.login, cursor: oversized },
+    );
+    assert.equal(res.body.errors?.[0]?.extensions?.code, "BAD_USER_INPUT");
+    assert.equal(res.body.errors?.[0]?.extensions?.field, "after");
+  });
+
   test("a negative first or last is a BAD_USER_INPUT error naming the argument, before execution", async () => {
     const { repository } = await repositoryWithRuns(minuteApart(3));
     for (const argument of ["first", "last"]) {

@@ -81,9 +81,16 @@ export function encodeCursor(values: readonly string[]): string {
   return Buffer.from(CURSOR_PREFIX + JSON.stringify(values), "utf8").toString("base64url");
 }
 
+/**
+ * The longest cursor decoded. Cursors carry the order columns' values, and some are text a tool
+ * wrote (a file path, a title) with no limit of their own, so the bound is generous: it only keeps
+ * a hostile argument from costing more than reading it did.
+ */
+const MAX_CURSOR_LENGTH = 65_536;
+
 /** Decodes a cursor made by {@link encodeCursor}; `undefined` when it is not one of ours. */
 export function decodeCursor(cursor: string, width: number): string[] | undefined {
-  if (cursor.length > 1024) return undefined;
+  if (cursor.length > MAX_CURSOR_LENGTH) return undefined;
   const text = Buffer.from(cursor, "base64url").toString("utf8");
   if (!text.startsWith(CURSOR_PREFIX)) return undefined;
   try {
