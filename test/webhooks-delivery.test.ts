@@ -22,7 +22,8 @@ import { type Receiver, startReceiver } from "./helpers/webhook-receiver.ts";
  * Durable delivery (docs/webhooks.md "Delivery" and "Durable background work"): retries for the
  * retry window, disabling an endpoint that keeps failing, a worker killed between commit and
  * delivery, a graceful stop, and several workers sharing one queue. Progress is watched at the
- * receiver and with single statements, never through the API while the worker writes.
+ * receiver and with single statements (each waits for the deliveries to reach a final state), never
+ * through the API while the worker writes.
  */
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -69,21 +70,22 @@ function endpointNow(db: Kysely<Database>, endpoint: WebhookEndpointRow): Promis
 }
 
 /**
- * Waits until `receiver` has at least `count` requests after the first `from`, and then none for
- * half a second: the worker has given up or is done. Watching the receiver rather than the
- * database keeps the test's statements from running beside the worker's.
+ * Waits until `endpoint` has `count` deliveries and every one of them has reached its final state
+ * (SUCCEEDED or FAILED): the worker is done with them, however long its retries took.
  */
-async function untilQuiet(receiver: Receiver, from: number, count: number): Promise<void> {
-  await waitFor("the deliveries", () => receiver.requests.length - from >= count, 15_000);
-  let seen = receiver.requests.length;
-  let quietSince = Date.now();
-  while (Date.now() - quietSince < 500) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    if (receiver.requests.length !== seen) {
-      seen = receiver.requests.length;
-      quietSince = Date.now();
-    }
-  }
+async function untilSettled(
+  db: Kysely<Database>,
+  endpoint: WebhookEndpointRow,
+  count: number,
+): Promise<void> {
+  await waitFor(
+    `${count} deliveries to settle`,
+    async () => {
+      const deliveries = await deliveriesOf(db, endpoint);
+      return deliveries.length >= count && deliveries.every((d) => d.status !== "PENDING");
+    },
+    30_000,
+  );
 }
 
 /** A team with a repository, and an ENABLED endpoint of it at `receiver` (`suffix` added to its URL). */
@@ -127,7 +129,7 @@ describe("retries and disabling", () => {
     );
     const from = receiver.requests.length;
     await recordActivation(server.db, team, repository);
-    await untilQuiet(receiver, from, 2);
+    await untilSettled(server.db, endpoint, 1);
     const [delivery] = await deliveriesOf(server.db, endpoint);
     assert.equal(delivery?.status, "FAILED");
     assert.ok(delivery.attempt_count >= 2, `retried (${delivery.attempt_count} attempts)`);
@@ -170,7 +172,7 @@ describe("retries and disabling", () => {
       .execute();
     const from = receiver.requests.length;
     await recordActivation(server.db, team, repository);
-    await untilQuiet(receiver, from, 1);
+    await untilSettled(server.db, endpoint, 1);
     assert.equal(receiver.requests.length - from, 1, "no retry once disabled");
     const disabled = await endpointNow(server.db, endpoint);
     assert.equal(disabled.status, "DISABLED");
@@ -202,9 +204,8 @@ describe("retries and disabling", () => {
       .set({ failing_since: sql<Date>`now() - interval '1 hour'` })
       .where("id", "=", endpoint.id)
       .execute();
-    const from = receiver.requests.length;
     await recordActivation(server.db, team, repository);
-    await untilQuiet(receiver, from, 1);
+    await untilSettled(server.db, endpoint, 1);
     const healthy = await endpointNow(server.db, endpoint);
     assert.equal(healthy.status, "ENABLED");
     assert.equal(healthy.failing_since, null);
@@ -395,7 +396,7 @@ describe("workers inside servers", () => {
     );
     const workers: JobWorker[] = pools.map((pool) => startJobWorker(pool.db, config, createLogger("silent")));
     try {
-      await untilQuiet(receiver, from, 12);
+      await untilSettled(owner.db, endpoint, 12);
     } finally {
       await Promise.all(workers.map((w) => w.stop(5000)));
       await Promise.all(pools.map((pool) => pool.close()));
