@@ -64,7 +64,7 @@ async function startWorker(): Promise<{ child: ChildProcess; output: () => strin
   child.stderr!.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
-  await waitFor("the worker process to start", () => output.includes("The worker is running"), 30_000);
+  await waitFor("the worker process to start", () => output.includes("The worker is running"), 180_000);
   return { child, output: () => output };
 }
 

@@ -154,7 +154,7 @@ async function spawnServer(env: Record<string, string>): Promise<ServerProcess> 
   try {
     const url = await new Promise<string>((resolve, reject) => {
       let stdout = "";
-      const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${stderr}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${stderr}`)), 180_000);
       child.stdout?.on("data", (chunk: Buffer) => {
         stdout += chunk.toString();
         const lines = stdout.split("\n");

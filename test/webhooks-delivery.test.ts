@@ -244,7 +244,7 @@ async function startWorkerProcess(
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  await waitFor("the worker process to start", () => stderr.includes("The worker is running"), 30_000);
+  await waitFor("the worker process to start", () => stderr.includes("The worker is running"), 180_000);
   return { child, stderr: () => stderr };
 }
 
