@@ -26,7 +26,7 @@ import {
   settleCheck,
   settleRun,
 } from "./run-lifecycle.ts";
-import { processSarif } from "./sarif-process.ts";
+import { processSarif } from "./sarif/process.ts";
 import type { ProcessInput, ProcessResult } from "./types.ts";
 
 /**
