@@ -14,7 +14,7 @@ import { findAnalyzerByShortcode, insertAnalyzerIfAbsent } from "../modules/cata
 import { branchNameProblem } from "../modules/repositories/branch-name.ts";
 import { lockRepositoryNoKeyUpdate } from "../modules/repositories/repository-store.ts";
 import { decodeUploadData, reportHead, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
-import { validateChanges, validateCoverage } from "./coverage-process.ts";
+import { validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
 import {
   COVERAGE_FORMAT_NAMES,

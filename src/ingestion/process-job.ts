@@ -15,7 +15,8 @@ import { findBaseCheckId, findCheckById, timeOutWaitingChecks } from "../modules
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import { findRunById, lockRun } from "../modules/runs/run-store.ts";
 import { artifactText } from "./artifact-bytes.ts";
-import { coverageGateFailures, processChanges, processCoverage } from "./coverage-process.ts";
+import { coverageGateFailures } from "./coverage/metrics.ts";
+import { processChanges, processCoverage } from "./coverage/process.ts";
 import { invalidReportMessage, UploadError } from "./errors.ts";
 import { PROCESS_JOB_KIND } from "./intake.ts";
 import {
