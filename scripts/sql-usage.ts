@@ -29,40 +29,40 @@ export interface SqlUse {
  * like `return`), the usual rule for telling it from division.
  */
 export function blankCommentsAndStrings(source: string): string {
-  const out = source.split("");
+  const parts: string[] = [];
+  /** Where the text not yet copied to `parts` starts. */
+  let copied = 0;
   const blank = (from: number, to: number) => {
-    for (let k = from; k < to; k++) if (out[k] !== "\n") out[k] = " ";
+    if (to <= from) return;
+    parts.push(source.slice(copied, from), source.slice(from, to).replace(/[^\n]/g, " "));
+    copied = to;
   };
   /** Brace depth of each open `${`, so the `}` that closes it resumes its template. */
   const templates: number[] = [];
   let depth = 0;
+  /** The last character of code that is not blank, and the word it ended, for telling a regex from division. */
   let lastSignificant = "";
   let lastWord = "";
-  let i = 0;
+  // From just after "`" or "}": to after the closing "`", or to after "${" (the template stays open).
   const scanTemplateText = (start: number): number => {
-    // From just after "`" or "}": to the closing "`" (returns after it) or to "${" (returns after it).
     let j = start;
     while (j < source.length) {
-      const c = source[j];
-      if (c === "\\") {
-        j += 2;
-        continue;
-      }
-      if (c === "`") {
+      const c = source.charCodeAt(j);
+      if (c === BACKSLASH) j += 2;
+      else if (c === BACKTICK) {
         blank(start, j);
         return j + 1;
-      }
-      if (c === "$" && source[j + 1] === "{") {
+      } else if (c === DOLLAR && source.charCodeAt(j + 1) === OPEN_BRACE) {
         blank(start, j);
         templates.push(depth);
         depth++;
         return j + 2;
-      }
-      j++;
+      } else j++;
     }
-    blank(start, j);
-    return j;
+    blank(start, source.length);
+    return source.length;
   };
+  let i = 0;
   while (i < source.length) {
     const c = source[i]!;
     const next = source[i + 1];
@@ -71,34 +71,21 @@ export function blankCommentsAndStrings(source: string): string {
       const stop = end === -1 ? source.length : end;
       blank(i, stop);
       i = stop;
-      continue;
-    }
-    if (c === "/" && next === "*") {
+    } else if (c === "/" && next === "*") {
       const end = source.indexOf("*/", i + 2);
       const stop = end === -1 ? source.length : end + 2;
       blank(i, stop);
       i = stop;
-      continue;
-    }
-    if (c === '"' || c === "'") {
+    } else if (c === '"' || c === "'") {
       let j = i + 1;
       while (j < source.length && source[j] !== c && source[j] !== "\n") j += source[j] === "\\" ? 2 : 1;
       blank(i + 1, j);
       i = j + 1;
       lastSignificant = c;
-      continue;
-    }
-    if (c === "`") {
+    } else if (c === "`") {
       i = scanTemplateText(i + 1);
       lastSignificant = "`";
-      continue;
-    }
-    if (
-      c === "/" &&
-      (lastSignificant === "" ||
-        "(,=:[!&|?{};+-*%<>~^".includes(lastSignificant) ||
-        REGEX_KEYWORDS.has(lastWord))
-    ) {
+    } else if (c === "/" && (OPERAND_EXPECTED.includes(lastSignificant) || REGEX_KEYWORDS.has(lastWord))) {
       let j = i + 1;
       let inClass = false;
       while (j < source.length && source[j] !== "\n") {
@@ -116,35 +103,50 @@ export function blankCommentsAndStrings(source: string): string {
       i = j + 1;
       lastSignificant = "/";
       lastWord = "";
-      continue;
-    }
-    if (c === "{") depth++;
-    if (c === "}") {
+    } else if (c === "}" && templates.length > 0 && templates[templates.length - 1] === depth - 1) {
       depth--;
-      if (templates.length > 0 && templates[templates.length - 1] === depth) {
-        templates.pop();
-        i = scanTemplateText(i + 1);
-        lastSignificant = "`";
+      templates.pop();
+      i = scanTemplateText(i + 1);
+      lastSignificant = "`";
+    } else {
+      if (isWordCharacter(source.charCodeAt(i))) {
+        let j = i + 1;
+        while (j < source.length && isWordCharacter(source.charCodeAt(j))) j++;
+        lastWord = source.slice(i, j);
+        lastSignificant = "a";
+        i = j;
         continue;
       }
+      if (c === "{") depth++;
+      else if (c === "}") depth--;
+      if (c !== " " && c !== "\n" && c !== "\t" && c !== "\r") {
+        lastSignificant = c;
+        lastWord = "";
+      }
+      i++;
     }
-    if (/\w/.test(c)) {
-      let j = i;
-      while (j < source.length && /[\w$]/.test(source[j]!)) j++;
-      lastWord = source.slice(i, j);
-      lastSignificant = "a";
-      i = j;
-      continue;
-    }
-    if (!/\s/.test(c)) {
-      lastSignificant = c;
-      lastWord = "";
-    }
-    i++;
   }
-  return out.join("");
+  parts.push(source.slice(copied));
+  return parts.join("");
 }
 
+const BACKSLASH = 92;
+const BACKTICK = 96;
+const DOLLAR = 36;
+const OPEN_BRACE = 123;
+/** Characters after which a `/` starts a regular expression (an operand is expected); "" is the file's start. */
+const OPERAND_EXPECTED = ["", ..."(,=:[!&|?{};+-*%<>~^"];
+
+/** `[A-Za-z0-9_$]`. */
+function isWordCharacter(code: number): boolean {
+  return (
+    (code >= 97 && code <= 122) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 48 && code <= 57) ||
+    code === 95 ||
+    code === 36
+  );
+}
 const REGEX_KEYWORDS = new Set(["return", "typeof", "case", "do", "else", "in", "of", "yield", "await"]);
 
 /** Query-builder methods that start or run a statement. */
