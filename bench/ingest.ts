@@ -27,14 +27,13 @@ import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { readSarif } from "../src/formats/sarif/reader.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import {
-  type BatchTarget,
-  insertOccurrenceBatch,
   OCCURRENCE_BATCH_SIZE,
   OccurrenceBatch,
   type OccurrenceRow,
-  processSarif,
-} from "../src/ingestion/sarif-process.ts";
+} from "../src/ingestion/sarif/occurrence-writer.ts";
+import { processSarif } from "../src/ingestion/sarif/process.ts";
 import type { ProcessResult } from "../src/ingestion/types.ts";
+import { type BatchTarget, insertOccurrenceBatch } from "../src/modules/checks/occurrence-write-store.ts";
 import { writeGeneratedSarif } from "../test/helpers/generated-sarif.ts";
 import { otherCpuCores, snapshotCpu } from "./contention.ts";
 import { createBenchDatabase, postgresVersion } from "./databases.ts";

@@ -18,6 +18,7 @@ import {
   type ImportEdge,
   type UnresolvedImport,
 } from "./import-graph.ts";
+import { findSqlUses } from "./sql-usage.ts";
 
 /**
  * The folder-level node a file of `src/` belongs to: each domain `modules/<domain>`, each other
@@ -64,6 +65,13 @@ export const LAYERS: readonly Layer[] = [
 export const PURE_NODES: ReadonlySet<string> = new Set(["formats"]);
 
 /**
+ * Nodes that build no SQL: the pipelines, whose statements live in the stores of the domains
+ * owning the tables (`src/modules/<domain>/*-store.ts`). They may hold a `Kysely<Database>`, pass
+ * it on and open transactions with it (scripts/sql-usage.ts says what counts as building SQL).
+ */
+export const SQL_FREE_NODES: ReadonlySet<string> = new Set(["ingestion"]);
+
+/**
  * A domain's API surface: its GraphQL type files (`-type.ts`) and resolvers (`-mutations.ts`,
  * and the pipeline's `-mutation.ts`). Every other file of a domain (service, store, loaders,
  * pure helpers) is what other domains may use.
@@ -94,6 +102,7 @@ export type ProblemKind =
   | "naming"
   | "unplaced"
   | "unresolved"
+  | "sql"
   | "stale";
 
 /** One broken rule, with the imports that break it. */
@@ -217,6 +226,23 @@ function cycleProblems(edges: readonly ImportEdge[]): BoundaryProblem[] {
   });
 }
 
+/** Each file of an SQL-free node that builds SQL, with the lines that do. */
+function sqlProblems(files: ReadonlyMap<string, string>): BoundaryProblem[] {
+  const problems: BoundaryProblem[] = [];
+  for (const [file, source] of files) {
+    const node = nodeOf(file);
+    if (node === undefined || !SQL_FREE_NODES.has(node) || !file.endsWith(".ts")) continue;
+    const uses = findSqlUses(source);
+    if (uses.length === 0) continue;
+    problems.push({
+      kind: "sql",
+      message: `${file} builds SQL, but ${node} keeps its statements in the stores of the domains that own the tables (src/modules/<domain>/*-store.ts)`,
+      imports: uses.map((use) => `${file}:${use.line}  ${use.what}`),
+    });
+  }
+  return problems;
+}
+
 function unresolvedProblems(unresolved: readonly UnresolvedImport[]): BoundaryProblem[] {
   return unresolved.map((statement) => ({
     kind: "unresolved",
@@ -254,6 +280,7 @@ export function checkBoundaries(
     ...cycleProblems(edges),
     ...groupProblems(edges),
     ...namingProblems(edges),
+    ...sqlProblems(files),
     ...stale,
   ];
 }

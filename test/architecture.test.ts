@@ -245,6 +245,53 @@ describe("module boundaries", () => {
     assert.deepEqual(problem.imports, ['src/app.ts:2  import { start } from "./servre.ts"']);
   });
 
+  test("a pipeline file that builds SQL is refused, naming each place; types, transactions and prose are not SQL", () => {
+    const clean = [
+      'import type { Kysely } from "kysely";',
+      'import { type Database, findRun } from "../db/types.ts";',
+      '/** Reads the run (tx.selectFrom("runs") lives in the store) with sql`…` nowhere. */',
+      "export async function settle(db: Kysely<Database>, id: string) {",
+      "  const note = 'tx.deleteFrom(\"runs\").execute()';",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the file checked is source text
+      "  const text = `sql${id}`;",
+      "  const pattern = /\\.selectFrom\\(/;",
+      "  return db.transaction().execute((tx) => findRun(tx, id, note, text, pattern));",
+      "}",
+    ].join("\n");
+    assert.deepEqual(check({ "src/ingestion/settle.ts": clean }), []);
+    const dirty = [
+      'import { type Kysely, sql } from "kysely";',
+      "export async function settle(tx: Kysely<Database>, id: string) {",
+      "  const run = await tx",
+      '    .selectFrom("runs")',
+      "    .selectAll()",
+      '    .where("id", "=", id)',
+      "    .executeTakeFirst();",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the file checked is source text
+      "  await sql<{ n: number }>`DELETE FROM runs WHERE id = ${id}`.execute(tx);",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the file checked is source text
+      "  const { rows } = await tx.executeQuery(sql.raw(`SELECT ${run.id}`).compile(tx));",
+      "  return rows;",
+      "}",
+    ].join("\n");
+    const problem = onlyProblem(check({ "src/ingestion/settle.ts": dirty }), "sql");
+    assert.match(problem.message, /^src\/ingestion\/settle\.ts builds SQL/);
+    assert.deepEqual(problem.imports, [
+      'src/ingestion/settle.ts:1  a value import from kysely: import { type Kysely, sql } from "kysely"',
+      "src/ingestion/settle.ts:4  a query builder: .selectFrom(",
+      "src/ingestion/settle.ts:7  a query builder: .executeTakeFirst(",
+      "src/ingestion/settle.ts:8  the sql tag",
+      "src/ingestion/settle.ts:8  a query run: .execute(",
+      "src/ingestion/settle.ts:9  a query builder: .executeQuery(",
+      "src/ingestion/settle.ts:9  the sql tag",
+    ]);
+    // Stores and the pipeline's own tests may build SQL.
+    assert.deepEqual(
+      check({ "src/modules/users/user-store.ts": dirty, "src/ingestion/settle.test.ts": dirty }),
+      [],
+    );
+  });
+
   test("an exception accepts exactly the import it names, and fails once that import is gone", () => {
     const exception = { from: "src/formats/sarif/reader.ts", to: "src/db/types.ts", reason: "for the test" };
     const impure = { "src/formats/sarif/reader.ts": 'import type { IssueRow } from "../../db/types.ts";\n' };

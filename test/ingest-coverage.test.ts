@@ -16,13 +16,9 @@ import type { ArtifactKind, ArtifactRow } from "../src/db/types-ingestion.ts";
 import { CoverageFormatError } from "../src/formats/coverage/index.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { ChangedLinesFormatError } from "../src/ingestion/changes.ts";
-import {
-  coverageGateFailures,
-  processChanges,
-  processCoverage,
-  validateChanges,
-  validateCoverage,
-} from "../src/ingestion/coverage-process.ts";
+import { coverageGateFailures } from "../src/ingestion/coverage/metrics.ts";
+import { processChanges, processCoverage } from "../src/ingestion/coverage/process.ts";
+import { validateChanges, validateCoverage } from "../src/ingestion/coverage/validate.ts";
 import { UploadError } from "../src/ingestion/errors.ts";
 import { processInputOf } from "../src/ingestion/process-job.ts";
 import type { ProcessResult } from "../src/ingestion/types.ts";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { openDatabase } from "../src/db/database.ts";
 import { processInputOf } from "../src/ingestion/process-job.ts";
-import { processSarif } from "../src/ingestion/sarif-process.ts";
+import { processSarif } from "../src/ingestion/sarif/process.ts";
 
 /**
  * The child process of test/ingest-memory.test.ts: processes one SARIF file as the stored bytes

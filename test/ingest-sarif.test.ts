@@ -13,7 +13,7 @@ import type { Database } from "../src/db/types.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
-import { recomputeFindingStates } from "../src/ingestion/sarif-process.ts";
+import { recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
 import { validateSarif } from "../src/ingestion/sarif-validate.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";

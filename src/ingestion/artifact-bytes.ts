@@ -5,6 +5,11 @@ import { Decompress } from "fzstd";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/types.ts";
 import type { ArtifactCompression, ArtifactRow } from "../db/types-ingestion.ts";
+import {
+  type ArtifactChunk,
+  findArtifactChunkFrom,
+  insertArtifactChunks,
+} from "../modules/artifacts/artifact-chunk-store.ts";
 import { UploadError } from "./errors.ts";
 
 /**
@@ -362,12 +367,12 @@ export async function storeArtifactBytes(
 ): Promise<void> {
   const count = Math.ceil(bytes.length / ARTIFACT_CHUNK_BYTES);
   for (let first = 0; first < count; first += CHUNKS_PER_INSERT) {
-    const rows = [];
+    const rows: ArtifactChunk[] = [];
     for (let seq = first; seq < Math.min(count, first + CHUNKS_PER_INSERT); seq++) {
       const data = bytes.subarray(seq * ARTIFACT_CHUNK_BYTES, (seq + 1) * ARTIFACT_CHUNK_BYTES);
       rows.push({ artifact_id: artifactId, seq, data });
     }
-    await tx.insertInto("artifact_chunks").values(rows).execute();
+    await insertArtifactChunks(tx, rows);
   }
 }
 
@@ -380,14 +385,7 @@ export async function* storedArtifactBytes(
   artifactId: string,
 ): AsyncGenerator<Uint8Array> {
   for (let seq = 0; ; seq++) {
-    const row = await db
-      .selectFrom("artifact_chunks")
-      .select(["seq", "data"])
-      .where("artifact_id", "=", artifactId)
-      .where("seq", ">=", seq)
-      .orderBy("seq")
-      .limit(1)
-      .executeTakeFirst();
+    const row = await findArtifactChunkFrom(db, artifactId, seq);
     if (!row) return;
     if (row.seq !== seq) throw new Error(`artifact ${artifactId} is missing its chunk ${seq}`);
     yield row.data;

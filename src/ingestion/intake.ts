@@ -7,10 +7,14 @@ import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import type { Logger } from "../logger.ts";
+import { findAccountById } from "../modules/accounts/account-store.ts";
+import { findDuplicateArtifact, insertArtifact } from "../modules/artifacts/artifact-store.ts";
 import { catalogKey } from "../modules/catalog/catalog-data.ts";
+import { findAnalyzerByShortcode, insertAnalyzerIfAbsent } from "../modules/catalog/catalog-store.ts";
 import { branchNameProblem } from "../modules/repositories/branch-name.ts";
+import { lockRepositoryNoKeyUpdate } from "../modules/repositories/repository-store.ts";
 import { decodeUploadData, reportHead, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
-import { validateChanges, validateCoverage } from "./coverage-process.ts";
+import { validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
 import {
   COVERAGE_FORMAT_NAMES,
@@ -194,29 +198,19 @@ function unknownAnalyzer(shortcode: string): UploadError {
  * made on first use. Throws UNKNOWN_ANALYZER otherwise.
  */
 async function analyzerOf(tx: Kysely<Database>, checked: CheckedUpload): Promise<AnalyzerRow> {
-  const found = await tx
-    .selectFrom("analyzers")
-    .selectAll()
-    .where("shortcode", "=", checked.analyzer)
-    .executeTakeFirst();
+  const found = await findAnalyzerByShortcode(tx, checked.analyzer);
   if (found) return found;
   if (!checked.community) throw unknownAnalyzer(checked.analyzer);
-  await tx
-    .insertInto("analyzers")
-    .values({
-      key: catalogKey(`analyzer:${checked.analyzer}`),
-      shortcode: checked.analyzer,
-      name: checked.analyzer,
-      description: `Community analyzer ${checked.analyzer}, reported as SARIF.`,
-      type: "COMMUNITY",
-    })
-    .onConflict((oc) => oc.column("shortcode").doNothing())
-    .execute();
-  return tx
-    .selectFrom("analyzers")
-    .selectAll()
-    .where("shortcode", "=", checked.analyzer)
-    .executeTakeFirstOrThrow();
+  await insertAnalyzerIfAbsent(tx, {
+    key: catalogKey(`analyzer:${checked.analyzer}`),
+    shortcode: checked.analyzer,
+    name: checked.analyzer,
+    description: `Community analyzer ${checked.analyzer}, reported as SARIF.`,
+    type: "COMMUNITY",
+  });
+  const inserted = await findAnalyzerByShortcode(tx, checked.analyzer);
+  if (!inserted) throw new Error(`the analyzer "${checked.analyzer}" was not stored`);
+  return inserted;
 }
 
 /** Validates, stores and queues one upload; throws {@link UploadError} for anything the uploader can fix. */
@@ -230,11 +224,7 @@ export async function acceptUpload(
   const checked = checkUpload(repository, upload);
   // A catalog analyzer is checked before the (possibly long) validation, so a typo is answered at once.
   if (checked.kind === "SARIF" && !checked.community) {
-    const known = await db
-      .selectFrom("analyzers")
-      .select("id")
-      .where("shortcode", "=", checked.analyzer)
-      .executeTakeFirst();
+    const known = await findAnalyzerByShortcode(db, checked.analyzer);
     if (!known) throw unknownAnalyzer(checked.analyzer);
   }
   const bytes = decodeUploadData(upload.data, upload.compression);
@@ -244,18 +234,9 @@ export async function acceptUpload(
     // FOR NO KEY UPDATE serialises uploads to one repository without blocking what references it:
     // processing holds a run's lock while it inserts rows whose foreign key takes KEY SHARE on
     // this row, and this transaction may then wait for that run (FOR UPDATE made the two deadlock).
-    const locked = await tx
-      .selectFrom("repositories")
-      .selectAll()
-      .where("id", "=", repository.id)
-      .forNoKeyUpdate()
-      .executeTakeFirst();
+    const locked = await lockRepositoryNoKeyUpdate(tx, repository.id);
     if (!locked) throw new UploadError("INVALID_DSN", "the repository no longer exists");
-    const account = await tx
-      .selectFrom("accounts")
-      .selectAll()
-      .where("id", "=", locked.account_id)
-      .executeTakeFirstOrThrow();
+    const account = await findAccountById(tx, locked.account_id);
     const analyzer = checked.kind === "CHANGES" ? null : await analyzerOf(tx, checked);
     const { run } = await openRun(tx, locked, account, {
       commitOid: checked.commitOid,
@@ -263,40 +244,34 @@ export async function acceptUpload(
       timeoutSeconds: config.artifactTimeoutSeconds,
     });
 
-    const duplicate = await tx
-      .selectFrom("artifacts")
-      .select("key")
-      .where("run_id", "=", run.id)
-      .where("analyzer", "=", checked.analyzer)
-      .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", checked.languageKey ?? "")
-      .where("content_sha256", "=", report.sha256)
-      .executeTakeFirst();
+    const duplicate = await findDuplicateArtifact(tx, {
+      runId: run.id,
+      analyzer: checked.analyzer,
+      languageKey: checked.languageKey,
+      sha256: report.sha256,
+    });
     if (duplicate) return { run, login: account.login, artifactKey: duplicate.key, duplicate: true };
 
     const check = analyzer ? await openCheck(tx, run, analyzer) : null;
-    const artifact = await tx
-      .insertInto("artifacts")
-      .values({
-        key: newRowKey(),
-        repository_id: locked.id,
-        run_id: run.id,
-        check_id: check?.id ?? null,
-        kind: checked.kind,
-        analyzer: checked.analyzer,
-        analyzer_type: upload.analyzerType?.trim() || null,
-        language_key: checked.languageKey,
-        reporter: upload.reporter.trim().slice(0, 100) || "unknown",
-        reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
-        work_dir: upload.workDir?.trim() || null,
-        compression: upload.compression,
-        stored_bytes: bytes.length,
-        report_bytes: report.reportBytes,
-        format: report.format,
-        content_sha256: report.sha256,
-        uploaded_by: upload.uploadedBy,
-      })
-      .returning(["id", "key"])
-      .executeTakeFirstOrThrow();
+    const artifact = await insertArtifact(tx, {
+      key: newRowKey(),
+      repository_id: locked.id,
+      run_id: run.id,
+      check_id: check?.id ?? null,
+      kind: checked.kind,
+      analyzer: checked.analyzer,
+      analyzer_type: upload.analyzerType?.trim() || null,
+      language_key: checked.languageKey,
+      reporter: upload.reporter.trim().slice(0, 100) || "unknown",
+      reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
+      work_dir: upload.workDir?.trim() || null,
+      compression: upload.compression,
+      stored_bytes: bytes.length,
+      report_bytes: report.reportBytes,
+      format: report.format,
+      content_sha256: report.sha256,
+      uploaded_by: upload.uploadedBy,
+    });
     await storeArtifactBytes(tx, artifact.id, bytes);
     await enqueueJob(tx, {
       kind: PROCESS_JOB_KIND,

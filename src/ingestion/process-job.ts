@@ -1,12 +1,22 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import type { Logger } from "../logger.ts";
-import { findBaseCheckId } from "../modules/checks/check-store.ts";
+import {
+  findArtifactRunId,
+  findCoverageArtifactCheckIdOfRun,
+  lockArtifactRow,
+  markArtifactFailed,
+  markArtifactProcessed,
+} from "../modules/artifacts/artifact-store.ts";
+import { findBaseCheckId, findCheckById, timeOutWaitingChecks } from "../modules/checks/check-store.ts";
+import { findRepositoryById } from "../modules/repositories/repository-store.ts";
+import { findRunById, lockRun } from "../modules/runs/run-store.ts";
 import { artifactText } from "./artifact-bytes.ts";
-import { coverageGateFailures, processChanges, processCoverage } from "./coverage-process.ts";
+import { coverageGateFailures } from "./coverage/metrics.ts";
+import { processChanges, processCoverage } from "./coverage/process.ts";
 import { invalidReportMessage, UploadError } from "./errors.ts";
 import { PROCESS_JOB_KIND } from "./intake.ts";
 import {
@@ -17,7 +27,7 @@ import {
   settleCheck,
   settleRun,
 } from "./run-lifecycle.ts";
-import { processSarif } from "./sarif-process.ts";
+import { processSarif } from "./sarif/process.ts";
 import type { ProcessInput, ProcessResult } from "./types.ts";
 
 /**
@@ -40,19 +50,10 @@ function gateOf(repositoryId: string, kind: ArtifactRow["kind"]): CheckGate {
 
 /** Locks the artifact's run, then the artifact; undefined when either is gone. */
 async function lockArtifact(tx: Kysely<Database>, artifactId: string): Promise<ArtifactRow | undefined> {
-  const found = await tx
-    .selectFrom("artifacts")
-    .select("run_id")
-    .where("id", "=", artifactId)
-    .executeTakeFirst();
-  if (!found) return undefined;
-  await tx
-    .selectFrom("analysis_runs")
-    .select("id")
-    .where("id", "=", found.run_id)
-    .forUpdate()
-    .executeTakeFirst();
-  return tx.selectFrom("artifacts").selectAll().where("id", "=", artifactId).forUpdate().executeTakeFirst();
+  const runId = await findArtifactRunId(tx, artifactId);
+  if (runId === undefined) return undefined;
+  await lockRun(tx, runId);
+  return lockArtifactRow(tx, artifactId);
 }
 
 /** Settles the artifact's check (and a finished coverage check a CHANGES artifact changed), then the run. */
@@ -60,21 +61,12 @@ async function settleAfter(tx: Kysely<Database>, artifact: ArtifactRow): Promise
   let checkId = artifact.check_id;
   let kind = artifact.kind;
   if (artifact.kind === "CHANGES") {
-    const coverage = await tx
-      .selectFrom("artifacts")
-      .select("check_id")
-      .where("run_id", "=", artifact.run_id)
-      .where("kind", "=", "COVERAGE")
-      .executeTakeFirst();
+    const coverage = await findCoverageArtifactCheckIdOfRun(tx, artifact.run_id);
     checkId = coverage?.check_id ?? null;
     kind = "COVERAGE";
   }
   if (checkId) {
-    const check = (await tx
-      .selectFrom("checks")
-      .selectAll()
-      .where("id", "=", checkId)
-      .executeTakeFirstOrThrow()) as CheckRow;
+    const check: CheckRow = await findCheckById(tx, checkId);
     if (check.status !== "WAITING") await settleCheck(tx, check, gateOf(artifact.repository_id, kind));
   }
   await settleRun(tx, artifact.run_id, checkId);
@@ -90,19 +82,9 @@ export async function processInputOf(
   artifact: ArtifactRow,
   maxBytes: number,
 ): Promise<ProcessInput> {
-  const repository = await tx
-    .selectFrom("repositories")
-    .selectAll()
-    .where("id", "=", artifact.repository_id)
-    .executeTakeFirstOrThrow();
-  const run = await tx
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where("id", "=", artifact.run_id)
-    .executeTakeFirstOrThrow();
-  const check = artifact.check_id
-    ? await tx.selectFrom("checks").selectAll().where("id", "=", artifact.check_id).executeTakeFirstOrThrow()
-    : null;
+  const repository = await findRepositoryById(tx, artifact.repository_id);
+  const run = await findRunById(tx, artifact.run_id);
+  const check = artifact.check_id ? await findCheckById(tx, artifact.check_id) : null;
   const baseCheckId =
     check && run.base_run_id ? await findBaseCheckId(tx, run.base_run_id, check.analyzer_id) : null;
   return {
@@ -131,12 +113,7 @@ async function processArtifact(
       : artifact.kind === "COVERAGE"
         ? await processCoverage(input, config.artifactMaxBytes)
         : await processChanges(input, config.artifactMaxBytes);
-  const processed = await tx
-    .updateTable("artifacts")
-    .set({ status: "PROCESSED", error: null, result: JSON.stringify(result), processed_at: sql<Date>`now()` })
-    .where("id", "=", artifact.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const processed = await markArtifactProcessed(tx, artifact.id, JSON.stringify(result));
   await settleAfter(tx, processed);
   return { artifact: processed, result };
 }
@@ -145,12 +122,7 @@ async function processArtifact(
 async function failArtifact(tx: Kysely<Database>, artifactId: string, problem: string): Promise<void> {
   const artifact = await lockArtifact(tx, artifactId);
   if (artifact?.status !== "QUEUED") return;
-  const failed = await tx
-    .updateTable("artifacts")
-    .set({ status: "FAILED", error: problem, processed_at: sql<Date>`now()` })
-    .where("id", "=", artifact.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const failed = await markArtifactFailed(tx, artifact.id, problem);
   await settleAfter(tx, failed);
 }
 
@@ -198,21 +170,9 @@ export function runDeadlineHandler(db: Kysely<Database>): JobHandler {
       const { runId } = (job.payload ?? {}) as { runId?: unknown };
       if (typeof runId !== "string") return async () => ({ status: "failed", error: "payload has no runId" });
       await db.transaction().execute(async (tx) => {
-        const run = await tx
-          .selectFrom("analysis_runs")
-          .select("id")
-          .where("id", "=", runId)
-          .forUpdate()
-          .executeTakeFirst();
-        if (!run) return;
-        const timedOut = await tx
-          .updateTable("checks")
-          .set({ status: "ARTIFACT_TIMEOUT", finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-          .where("run_id", "=", runId)
-          .where("status", "=", "WAITING")
-          .returning("id")
-          .execute();
-        await settleRun(tx, runId, timedOut.at(-1)?.id ?? null);
+        if (!(await lockRun(tx, runId))) return;
+        const timedOut = await timeOutWaitingChecks(tx, runId);
+        await settleRun(tx, runId, timedOut.at(-1) ?? null);
       });
       return async () => ({ status: "done" });
     },

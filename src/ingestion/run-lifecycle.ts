@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type {
   AccountRow,
   AnalysisRunRow,
@@ -11,12 +11,40 @@ import type {
 } from "../db/types.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
+import { findAccountById } from "../modules/accounts/account-store.ts";
 import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
-import { countOccurrencesOfChecks, countOccurrencesOfRuns } from "../modules/checks/check-store.ts";
-import { deleteResolvedOccurrencesOfCheck } from "../modules/checks/occurrence-store.ts";
+import {
+  findAnalyzersByIds,
+  findAnalyzersByShortcodes,
+  findIssuesByIds,
+} from "../modules/catalog/catalog-store.ts";
+import {
+  countOccurrencesOfChecks,
+  countOccurrencesOfRuns,
+  findCheckOfRunByAnalyzer,
+  findChecksOfRun,
+  findLastCheckSequence,
+  finishCheck,
+  insertCheck,
+  reopenCheck,
+} from "../modules/checks/check-store.ts";
+import {
+  countCheckFailingOccurrences,
+  countPresentOccurrencesByIssue,
+  deleteResolvedOccurrencesOfCheck,
+  findPresentOccurrencesOfIssueInRun,
+} from "../modules/checks/occurrence-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
 import { recordEvent } from "../modules/events/outbox.ts";
+import { findRepositoryById } from "../modules/repositories/repository-store.ts";
+import {
+  findPreviousFinishedRun,
+  findRunById,
+  findRunOfCommit,
+  insertRunWithDeadline,
+  updateRunStatus,
+} from "../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
 import {
   analysisRunStartedEvent,
@@ -69,23 +97,6 @@ function configuredAnalyzers(repository: RepositoryRow): string[] {
   return names;
 }
 
-/** The latest run of `commitOid` in the repository, if any. */
-export function findRunOfCommit(
-  tx: Kysely<Database>,
-  repositoryId: string,
-  commitOid: string,
-): Promise<AnalysisRunRow | undefined> {
-  return tx
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where("repository_id", "=", repositoryId)
-    .where("commit_oid", "=", commitOid)
-    .orderBy("created_at", "desc")
-    .orderBy("key", "desc")
-    .limit(1)
-    .executeTakeFirst();
-}
-
 /** What {@link openRun} needs to create a run. */
 export interface NewRunSpec {
   commitOid: string;
@@ -110,13 +121,10 @@ export async function openRun(
 
   const [base] = await findLatestDefaultBranchRuns(tx, [repository.id]);
   const expected = configuredAnalyzers(repository);
-  const expectedAnalyzers =
-    expected.length === 0
-      ? []
-      : await tx.selectFrom("analyzers").selectAll().where("shortcode", "in", expected).execute();
-  const run = await tx
-    .insertInto("analysis_runs")
-    .values({
+  const expectedAnalyzers = expected.length === 0 ? [] : await findAnalyzersByShortcodes(tx, expected);
+  const run = await insertRunWithDeadline(
+    tx,
+    {
       key: newRowKey(),
       run_uid: randomUUID(),
       repository_id: repository.id,
@@ -125,28 +133,20 @@ export async function openRun(
       base_oid: base?.commit_oid ?? null,
       base_run_id: base?.id ?? null,
       status: "PENDING",
-      deadline_at:
-        expectedAnalyzers.length > 0
-          ? sql<Date>`now() + make_interval(secs => ${spec.timeoutSeconds})`
-          : null,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+    },
+    expectedAnalyzers.length > 0 ? spec.timeoutSeconds : null,
+  );
 
   const ordered = expected.flatMap((shortcode) => expectedAnalyzers.filter((a) => a.shortcode === shortcode));
   const checks: CheckForEvent[] = [];
   for (const [index, analyzer] of ordered.entries()) {
-    const check = await tx
-      .insertInto("checks")
-      .values({
-        key: newRowKey(),
-        run_id: run.id,
-        analyzer_id: analyzer.id,
-        sequence: index + 1,
-        status: "WAITING",
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const check = await insertCheck(tx, {
+      key: newRowKey(),
+      run_id: run.id,
+      analyzer_id: analyzer.id,
+      sequence: index + 1,
+      status: "WAITING",
+    });
     checks.push({ check, analyzer, summary: EMPTY_SUMMARY });
   }
   if (ordered.length > 0) {
@@ -173,48 +173,17 @@ export async function openCheck(
   run: AnalysisRunRow,
   analyzer: AnalyzerRow,
 ): Promise<CheckRow> {
-  const existing = await tx
-    .selectFrom("checks")
-    .selectAll()
-    .where("run_id", "=", run.id)
-    .where("analyzer_id", "=", analyzer.id)
-    .executeTakeFirst();
-  if (existing) {
-    return tx
-      .updateTable("checks")
-      .set({ status: "PENDING", finished_at: null, updated_at: sql<Date>`now()` })
-      .where("id", "=", existing.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  }
-  const last = await tx
-    .selectFrom("checks")
-    .select(sql<number>`coalesce(max(sequence), 0)::int`.as("sequence"))
-    .where("run_id", "=", run.id)
-    .executeTakeFirstOrThrow();
-  return tx
-    .insertInto("checks")
-    .values({
-      key: newRowKey(),
-      run_id: run.id,
-      analyzer_id: analyzer.id,
-      sequence: last.sequence + 1,
-      status: "PENDING",
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const existing = await findCheckOfRunByAnalyzer(tx, run.id, analyzer.id);
+  if (existing) return reopenCheck(tx, existing.id);
+  const last = await findLastCheckSequence(tx, run.id);
+  return insertCheck(tx, {
+    key: newRowKey(),
+    run_id: run.id,
+    analyzer_id: analyzer.id,
+    sequence: last + 1,
+    status: "PENDING",
+  });
 }
-
-/**
- * A finding's priority, in SQL, from {@link PRIORITY_OF_SEVERITY}: of its own severity, else its
- * issue's (`o` the occurrence, `i` its issue).
- */
-const PRIORITY_OF_SEVERITY_SQL = sql`CASE coalesce(o.severity, i.severity) ${sql.join(
-  Object.entries(PRIORITY_OF_SEVERITY).map(
-    ([severity, priority]) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(priority)}`,
-  ),
-  sql` `,
-)} END`;
 
 /**
  * Why a findings check fails its quality gate: its INTRODUCED, unsuppressed occurrences whose
@@ -226,19 +195,8 @@ export async function findingsGateFailures(
   repositoryId: string,
   checkId: string,
 ): Promise<string[]> {
-  const result = await sql<{ category: string; count: number }>`
-    SELECT i.category, count(*)::int AS count
-    FROM occurrences AS o
-    JOIN issues AS i ON i.id = o.issue_id
-    LEFT JOIN repository_issue_category_settings AS cs
-      ON cs.repository_id = ${repositoryId} AND cs.category = i.category
-    LEFT JOIN repository_issue_priority_settings AS ps
-      ON ps.repository_id = ${repositoryId} AND ps.priority_type = ${PRIORITY_OF_SEVERITY_SQL}
-    WHERE o.check_id = ${checkId} AND o.state = 'INTRODUCED' AND NOT o.is_suppressed
-      AND coalesce(cs.can_fail_check, true) AND coalesce(ps.can_fail_check, true)
-    GROUP BY i.category
-    ORDER BY i.category`.execute(tx);
-  return result.rows.map(
+  const rows = await countCheckFailingOccurrences(tx, repositoryId, checkId, PRIORITY_OF_SEVERITY);
+  return rows.map(
     (row) =>
       `${row.count} introduced ${row.category} occurrence${row.count === 1 ? "" : "s"} can fail the check`,
   );
@@ -264,12 +222,7 @@ export async function settleCheck(tx: Kysely<Database>, check: CheckRow, gate: C
   let status: CheckStatus = "NEUTRAL";
   if (failed) status = "FAILURE";
   else if (!lost) status = (await gate(tx, check)).length > 0 ? "FAILURE" : "SUCCESS";
-  return tx
-    .updateTable("checks")
-    .set({ status, finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
-    .where("id", "=", check.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  return finishCheck(tx, check.id, status);
 }
 
 /** A run's status from its checks' (docs/ingestion.md "Status"). */
@@ -296,40 +249,14 @@ export async function settleRun(
   runId: string,
   lastCheckId: string | null,
 ): Promise<AnalysisRunRow> {
-  const run = await tx
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where("id", "=", runId)
-    .executeTakeFirstOrThrow();
-  const checks = await tx
-    .selectFrom("checks")
-    .selectAll()
-    .where("run_id", "=", runId)
-    .orderBy("sequence")
-    .execute();
+  const run = await findRunById(tx, runId);
+  const checks = await findChecksOfRun(tx, runId);
   const status = runStatusOf(checks.map((c) => c.status));
   if (status === run.status) return run;
 
-  const updated = await tx
-    .updateTable("analysis_runs")
-    .set({
-      status,
-      finished_at: status === "PENDING" ? null : sql<Date>`now()`,
-      updated_at: sql<Date>`now()`,
-    })
-    .where("id", "=", runId)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  const repository = await tx
-    .selectFrom("repositories")
-    .selectAll()
-    .where("id", "=", run.repository_id)
-    .executeTakeFirstOrThrow();
-  const account = await tx
-    .selectFrom("accounts")
-    .selectAll()
-    .where("id", "=", repository.account_id)
-    .executeTakeFirstOrThrow();
+  const updated = await updateRunStatus(tx, runId, status);
+  const repository = await findRepositoryById(tx, run.repository_id);
+  const account = await findAccountById(tx, repository.account_id);
 
   const ordered = [
     ...checks.filter((c) => c.id !== lastCheckId),
@@ -338,15 +265,10 @@ export async function settleRun(
   const analyzers =
     ordered.length === 0
       ? []
-      : await tx
-          .selectFrom("analyzers")
-          .selectAll()
-          .where(
-            "id",
-            "in",
-            ordered.map((c) => c.analyzer_id),
-          )
-          .execute();
+      : await findAnalyzersByIds(
+          tx,
+          ordered.map((c) => c.analyzer_id),
+        );
   const checkCounts = await countOccurrencesOfChecks(
     tx,
     ordered.map((c) => c.id),
@@ -394,48 +316,16 @@ async function recordRepositoryIssueEvents(
 ): Promise<void> {
   const [latest] = await findLatestDefaultBranchRuns(tx, [repository.id]);
   if (latest?.id !== run.id) return;
-  const previous = await tx
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where("repository_id", "=", repository.id)
-    .where("branch_name", "=", run.branch_name)
-    .where("status", "in", ["SUCCESS", "FAILURE"])
-    .where("id", "<>", run.id)
-    .where((eb) =>
-      eb.or([
-        eb("created_at", "<", run.created_at),
-        eb.and([eb("created_at", "=", run.created_at), eb("key", "<", run.key)]),
-      ]),
-    )
-    .orderBy("created_at", "desc")
-    .orderBy("key", "desc")
-    .limit(1)
-    .executeTakeFirst();
+  const previous = await findPreviousFinishedRun(tx, { ...run, repository_id: repository.id });
 
-  const present = (runId: string) =>
-    sql<{ issue_id: string; count: number }>`
-      SELECT o.issue_id::text AS issue_id, count(*)::int AS count
-      FROM checks AS c JOIN occurrences AS o ON o.check_id = c.id
-      WHERE c.run_id = ${runId} AND o.state <> 'RESOLVED'
-      GROUP BY o.issue_id`
-      .execute(tx)
-      .then((result) => new Map(result.rows.map((row) => [row.issue_id, row.count])));
-  const now = await present(run.id);
-  const before = previous ? await present(previous.id) : new Map<string, number>();
+  const now = await countPresentOccurrencesByIssue(tx, run.id);
+  const before = previous ? await countPresentOccurrencesByIssue(tx, previous.id) : new Map<string, number>();
   const introduced = [...now.keys()].filter((id) => !before.has(id));
   const resolved = [...before.keys()].filter((id) => !now.has(id));
   if (introduced.length === 0 && resolved.length === 0) return;
 
-  const issues = await tx
-    .selectFrom("issues")
-    .selectAll()
-    .where("id", "in", [...introduced, ...resolved])
-    .execute();
-  const analyzers = await tx
-    .selectFrom("analyzers")
-    .selectAll()
-    .where("id", "in", [...new Set(issues.map((i) => i.analyzer_id))])
-    .execute();
+  const issues = await findIssuesByIds(tx, [...introduced, ...resolved]);
+  const analyzers = await findAnalyzersByIds(tx, [...new Set(issues.map((i) => i.analyzer_id))]);
   const subjectOf = (issueId: string) => {
     const issue = issues.find((i) => i.id === issueId);
     const analyzer = analyzers.find((a) => a.id === issue?.analyzer_id);
@@ -444,17 +334,7 @@ async function recordRepositoryIssueEvents(
   for (const issueId of introduced) {
     const subject = subjectOf(issueId);
     if (!subject) continue;
-    const occurrences = await tx
-      .selectFrom("occurrences")
-      .innerJoin("checks", "checks.id", "occurrences.check_id")
-      .selectAll("occurrences")
-      .where("checks.run_id", "=", run.id)
-      .where("occurrences.issue_id", "=", issueId)
-      .where("occurrences.state", "<>", "RESOLVED")
-      .orderBy("occurrences.path")
-      .orderBy("occurrences.begin_line")
-      .limit(EVENT_OCCURRENCE_LIMIT)
-      .execute();
+    const occurrences = await findPresentOccurrencesOfIssueInRun(tx, run.id, issueId, EVENT_OCCURRENCE_LIMIT);
     await recordEvent(tx, repositoryIssueIntroducedEvent(subject, occurrences, now.get(issueId) ?? 0));
   }
   for (const issueId of resolved) {

@@ -12,7 +12,7 @@ import type {
 } from "../../src/db/types.ts";
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
-import { processSarif } from "../../src/ingestion/sarif-process.ts";
+import { processSarif } from "../../src/ingestion/sarif/process.ts";
 import type { ProcessResult } from "../../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun } from "./builders.ts";
 import { anAnalyzer } from "./builders-catalog.ts";

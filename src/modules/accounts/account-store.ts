@@ -149,3 +149,8 @@ export function sharedWithViewer(viewerId: string) {
     condition: sql<boolean>`EXISTS (SELECT 1 FROM memberships v WHERE v.account_id = s.id AND v.user_id = ${viewerId})`,
   };
 }
+
+/** An account by internal id; throws when it is gone. */
+export function findAccountById(db: Kysely<Database>, accountId: string): Promise<AccountRow> {
+  return db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
+}

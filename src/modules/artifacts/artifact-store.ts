@@ -1,12 +1,12 @@
-import { type Kysely, sql } from "kysely";
+import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
-import type { ArtifactRow, ArtifactStatus } from "../../db/types-ingestion.ts";
+import type { ArtifactRow, ArtifactStatus, ArtifactsTable } from "../../db/types-ingestion.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /**
  * Artifacts: the uploads of a run, each with what processing read, stored and skipped
- * (docs/ingestion.md "What an upload stored"). The pipeline in src/ingestion writes them; this
- * store reads them for the API and for settling a check.
+ * (docs/ingestion.md "What an upload stored"). The pipeline in src/ingestion writes them through
+ * this store, which also reads them for the API and for settling a check.
  */
 
 /** What processing found, as stored in `artifacts.result` (src/ingestion/types.ts `ProcessResult`). */
@@ -108,4 +108,103 @@ export async function findArtifactOutcomesOfCheck(
     .where("check_id", "=", checkId)
     .execute();
   return rows.map((row) => ({ status: row.status, outcome: outcomeOf(row.result) }));
+}
+
+export type NewArtifact = Insertable<ArtifactsTable>;
+
+/** The artifact of a run with this analyzer, language key and content hash, if one was uploaded. */
+export function findDuplicateArtifact(
+  tx: Kysely<Database>,
+  match: { runId: string; analyzer: string; languageKey: string | null; sha256: Buffer },
+): Promise<{ key: string } | undefined> {
+  return tx
+    .selectFrom("artifacts")
+    .select("key")
+    .where("run_id", "=", match.runId)
+    .where("analyzer", "=", match.analyzer)
+    .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", match.languageKey ?? "")
+    .where("content_sha256", "=", match.sha256)
+    .executeTakeFirst();
+}
+
+/** Inserts an artifact; answers its id and key. */
+export function insertArtifact(
+  tx: Kysely<Database>,
+  artifact: NewArtifact,
+): Promise<{ id: string; key: string }> {
+  return tx.insertInto("artifacts").values(artifact).returning(["id", "key"]).executeTakeFirstOrThrow();
+}
+
+/** The run an artifact belongs to, without locking anything; undefined when the artifact is gone. */
+export async function findArtifactRunId(
+  tx: Kysely<Database>,
+  artifactId: string,
+): Promise<string | undefined> {
+  const found = await tx
+    .selectFrom("artifacts")
+    .select("run_id")
+    .where("id", "=", artifactId)
+    .executeTakeFirst();
+  return found?.run_id;
+}
+
+/** The artifact, locked FOR UPDATE until the transaction ends; undefined when it is gone. */
+export function lockArtifactRow(tx: Kysely<Database>, artifactId: string): Promise<ArtifactRow | undefined> {
+  return tx.selectFrom("artifacts").selectAll().where("id", "=", artifactId).forUpdate().executeTakeFirst();
+}
+
+/** The check of a run's (first found) COVERAGE artifact, if the run has one. */
+export async function findCoverageArtifactCheckIdOfRun(
+  tx: Kysely<Database>,
+  runId: string,
+): Promise<{ check_id: string | null } | undefined> {
+  return tx
+    .selectFrom("artifacts")
+    .select("check_id")
+    .where("run_id", "=", runId)
+    .where("kind", "=", "COVERAGE")
+    .executeTakeFirst();
+}
+
+/** The run's CHANGES artifacts that did not fail, oldest first. */
+export function findUnfailedChangesArtifactsOfRun(
+  tx: Kysely<Database>,
+  runId: string,
+): Promise<Array<Pick<ArtifactRow, "id" | "compression" | "work_dir">>> {
+  return tx
+    .selectFrom("artifacts")
+    .select(["id", "compression", "work_dir"])
+    .where("run_id", "=", runId)
+    .where("kind", "=", "CHANGES")
+    .where("status", "!=", "FAILED")
+    .orderBy("id")
+    .execute();
+}
+
+/** Marks the artifact PROCESSED with its result (JSON text); answers the row as it now stands. */
+export function markArtifactProcessed(
+  tx: Kysely<Database>,
+  artifactId: string,
+  result: string,
+): Promise<ArtifactRow> {
+  return tx
+    .updateTable("artifacts")
+    .set({ status: "PROCESSED", error: null, result, processed_at: sql<Date>`now()` })
+    .where("id", "=", artifactId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Marks the artifact FAILED with `problem`; answers the row as it now stands. */
+export function markArtifactFailed(
+  tx: Kysely<Database>,
+  artifactId: string,
+  problem: string,
+): Promise<ArtifactRow> {
+  return tx
+    .updateTable("artifacts")
+    .set({ status: "FAILED", error: problem, processed_at: sql<Date>`now()` })
+    .where("id", "=", artifactId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

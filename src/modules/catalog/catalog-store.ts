@@ -210,3 +210,83 @@ export function nameContainsFilter(text: string | null | undefined) {
     condition: sql<boolean>`s.name ILIKE ${`%${escapeLike(text)}%`} ESCAPE '\\'`,
   };
 }
+
+/** The analyzer with this shortcode, if any. */
+export function findAnalyzerByShortcode(
+  db: Kysely<Database>,
+  shortcode: string,
+): Promise<AnalyzerRow | undefined> {
+  return db.selectFrom("analyzers").selectAll().where("shortcode", "=", shortcode).executeTakeFirst();
+}
+
+/** Inserts an analyzer unless one with its shortcode exists (then nothing changes). */
+export async function insertAnalyzerIfAbsent(db: Kysely<Database>, analyzer: NewAnalyzer): Promise<void> {
+  await db
+    .insertInto("analyzers")
+    .values(analyzer)
+    .onConflict((oc) => oc.column("shortcode").doNothing())
+    .execute();
+}
+
+/** The issue columns an upload of a COMMUNITY analyzer may rewrite. */
+const UPDATABLE_ISSUE_COLUMNS = [
+  "title",
+  "description",
+  "short_description",
+  "category",
+  "severity",
+  "tags",
+] as const;
+
+/** Only issues whose fields differ are rewritten, so an unchanged rule leaves its row alone. */
+function issueChanged() {
+  const stored = UPDATABLE_ISSUE_COLUMNS.map((column) => sql.ref(`issues.${column}`));
+  const incoming = UPDATABLE_ISSUE_COLUMNS.map((column) => sql.ref(`excluded.${column}`));
+  return sql<boolean>`(${sql.join(stored)}) IS DISTINCT FROM (${sql.join(incoming)})`;
+}
+
+/**
+ * Inserts issues in one statement; an issue whose (analyzer, shortcode) exists is left alone, or
+ * with `update` has its describing columns rewritten when they differ. Answers the shortcodes
+ * this statement inserted or rewrote.
+ */
+export async function upsertIssues(
+  db: Kysely<Database>,
+  rows: readonly NewIssue[],
+  update: boolean,
+): Promise<string[]> {
+  const written = await db
+    .insertInto("issues")
+    .values([...rows])
+    .onConflict((oc) => {
+      const target = oc.columns(["analyzer_id", "shortcode"]);
+      if (!update) return target.doNothing();
+      return target
+        .doUpdateSet((eb) => ({
+          title: eb.ref("excluded.title"),
+          description: eb.ref("excluded.description"),
+          short_description: eb.ref("excluded.short_description"),
+          category: eb.ref("excluded.category"),
+          severity: eb.ref("excluded.severity"),
+          tags: eb.ref("excluded.tags"),
+        }))
+        .where(issueChanged());
+    })
+    .returning("shortcode")
+    .execute();
+  return written.map((row) => row.shortcode);
+}
+
+/** The id and category of the analyzer's issues with these shortcodes. */
+export function findIssueCategoriesByShortcodes(
+  db: Kysely<Database>,
+  analyzerId: string,
+  shortcodes: readonly string[],
+): Promise<Array<{ id: string; shortcode: string; category: IssueCategory }>> {
+  return db
+    .selectFrom("issues")
+    .select(["id", "shortcode", "category"])
+    .where("analyzer_id", "=", analyzerId)
+    .where("shortcode", "in", shortcodes)
+    .execute();
+}

@@ -1,5 +1,13 @@
-import { type Kysely, sql } from "kysely";
-import type { CheckRow, CoverageReportRow, Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { type Insertable, type Kysely, sql } from "kysely";
+import type {
+  CheckRow,
+  CheckStatus,
+  ChecksTable,
+  CoverageReportRow,
+  Database,
+  IssueCategory,
+  IssueSeverity,
+} from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /** The analyzer whose check carries a run's coverage report (`changesetStats`). */
@@ -136,4 +144,103 @@ export async function findBaseCheckId(
     ORDER BY r.created_at DESC, r.key DESC
     LIMIT 1`.execute(db);
   return result.rows[0]?.id ?? null;
+}
+
+export type NewCheck = Insertable<ChecksTable>;
+
+/** A check by internal id; throws when it is gone. */
+export function findCheckById(db: Kysely<Database>, checkId: string): Promise<CheckRow> {
+  return db.selectFrom("checks").selectAll().where("id", "=", checkId).executeTakeFirstOrThrow();
+}
+
+/** A run's checks in their order. */
+export function findChecksOfRun(db: Kysely<Database>, runId: string): Promise<CheckRow[]> {
+  return db.selectFrom("checks").selectAll().where("run_id", "=", runId).orderBy("sequence").execute();
+}
+
+/** The run's check of an analyzer, if it has one. */
+export function findCheckOfRunByAnalyzer(
+  db: Kysely<Database>,
+  runId: string,
+  analyzerId: string,
+): Promise<CheckRow | undefined> {
+  return db
+    .selectFrom("checks")
+    .selectAll()
+    .where("run_id", "=", runId)
+    .where("analyzer_id", "=", analyzerId)
+    .executeTakeFirst();
+}
+
+/** The highest sequence among the run's checks, 0 when it has none. */
+export async function findLastCheckSequence(db: Kysely<Database>, runId: string): Promise<number> {
+  const last = await db
+    .selectFrom("checks")
+    .select(sql<number>`coalesce(max(sequence), 0)::int`.as("sequence"))
+    .where("run_id", "=", runId)
+    .executeTakeFirstOrThrow();
+  return last.sequence;
+}
+
+/** Inserts a check and returns the stored row. */
+export function insertCheck(db: Kysely<Database>, check: NewCheck): Promise<CheckRow> {
+  return db.insertInto("checks").values(check).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Makes a check PENDING again (not finished); returns the row as it now stands. */
+export function reopenCheck(db: Kysely<Database>, checkId: string): Promise<CheckRow> {
+  return db
+    .updateTable("checks")
+    .set({ status: "PENDING", finished_at: null, updated_at: sql<Date>`now()` })
+    .where("id", "=", checkId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Finishes a check with `status` now; returns the row as it now stands. */
+export function finishCheck(db: Kysely<Database>, checkId: string, status: CheckStatus): Promise<CheckRow> {
+  return db
+    .updateTable("checks")
+    .set({ status, finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where("id", "=", checkId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Finishes the run's WAITING checks as ARTIFACT_TIMEOUT; answers their ids. */
+export async function timeOutWaitingChecks(db: Kysely<Database>, runId: string): Promise<string[]> {
+  const rows = await db
+    .updateTable("checks")
+    .set({ status: "ARTIFACT_TIMEOUT", finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .where("run_id", "=", runId)
+    .where("status", "=", "WAITING")
+    .returning("id")
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/** The run's check of the analyzer `shortcode`, with what recomputing its coverage needs of its run. */
+export function findCheckOfRunByAnalyzerShortcode(
+  db: Kysely<Database>,
+  runId: string,
+  shortcode: string,
+): Promise<
+  | {
+      id: string;
+      repository_id: string;
+      commit_oid: string;
+      branch_name: string | null;
+      default_branch: string | null;
+    }
+  | undefined
+> {
+  return db
+    .selectFrom("checks as c")
+    .innerJoin("analyzers as a", "a.id", "c.analyzer_id")
+    .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+    .innerJoin("repositories as repo", "repo.id", "r.repository_id")
+    .select(["c.id", "r.repository_id", "r.commit_oid", "r.branch_name", "repo.default_branch"])
+    .where("c.run_id", "=", runId)
+    .where("a.shortcode", "=", shortcode)
+    .executeTakeFirst();
 }

@@ -178,3 +178,69 @@ export async function deleteResolvedOccurrencesOfCheck(db: Kysely<Database>, che
     .where("state", "=", "RESOLVED")
     .execute();
 }
+
+/**
+ * A check's INTRODUCED, unsuppressed occurrences that can fail it, counted per category (the
+ * issue's), in category order: those whose category and priority the repository's settings let
+ * fail checks (both can by default). A finding's priority follows its own severity, else its
+ * issue's, through `priorityOfSeverity`.
+ */
+export async function countCheckFailingOccurrences(
+  db: Kysely<Database>,
+  repositoryId: string,
+  checkId: string,
+  priorityOfSeverity: Readonly<Record<IssueSeverity, string>>,
+): Promise<Array<{ category: IssueCategory; count: number }>> {
+  const priority = sql`CASE coalesce(o.severity, i.severity) ${sql.join(
+    Object.entries(priorityOfSeverity).map(
+      ([severity, value]) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(value)}`,
+    ),
+    sql` `,
+  )} END`;
+  const result = await sql<{ category: IssueCategory; count: number }>`
+    SELECT i.category, count(*)::int AS count
+    FROM occurrences AS o
+    JOIN issues AS i ON i.id = o.issue_id
+    LEFT JOIN repository_issue_category_settings AS cs
+      ON cs.repository_id = ${repositoryId} AND cs.category = i.category
+    LEFT JOIN repository_issue_priority_settings AS ps
+      ON ps.repository_id = ${repositoryId} AND ps.priority_type = ${priority}
+    WHERE o.check_id = ${checkId} AND o.state = 'INTRODUCED' AND NOT o.is_suppressed
+      AND coalesce(cs.can_fail_check, true) AND coalesce(ps.can_fail_check, true)
+    GROUP BY i.category
+    ORDER BY i.category`.execute(db);
+  return result.rows;
+}
+
+/** The run's non-RESOLVED occurrences counted per issue, by issue id. */
+export async function countPresentOccurrencesByIssue(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<Map<string, number>> {
+  const result = await sql<{ issue_id: string; count: number }>`
+      SELECT o.issue_id::text AS issue_id, count(*)::int AS count
+      FROM checks AS c JOIN occurrences AS o ON o.check_id = c.id
+      WHERE c.run_id = ${runId} AND o.state <> 'RESOLVED'
+      GROUP BY o.issue_id`.execute(db);
+  return new Map(result.rows.map((row) => [row.issue_id, row.count]));
+}
+
+/** The first `limit` of the run's non-RESOLVED occurrences of an issue, by path and line. */
+export function findPresentOccurrencesOfIssueInRun(
+  db: Kysely<Database>,
+  runId: string,
+  issueId: string,
+  limit: number,
+): Promise<OccurrenceRow[]> {
+  return db
+    .selectFrom("occurrences")
+    .innerJoin("checks", "checks.id", "occurrences.check_id")
+    .selectAll("occurrences")
+    .where("checks.run_id", "=", runId)
+    .where("occurrences.issue_id", "=", issueId)
+    .where("occurrences.state", "<>", "RESOLVED")
+    .orderBy("occurrences.path")
+    .orderBy("occurrences.begin_line")
+    .limit(limit)
+    .execute();
+}

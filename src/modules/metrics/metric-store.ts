@@ -1,11 +1,14 @@
 import { type Kysely, type Selectable, sql } from "kysely";
 import type {
   Database,
+  MetricKey,
   MetricRow,
+  MetricShortcode,
   MetricValueRow,
   RepositoryMetricItemRow,
   RepositoryMetricSettingsTable,
 } from "../../db/types.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /**
@@ -191,4 +194,98 @@ export function commitOidFilter(commitOids: ReadonlyArray<string | null | undefi
     key: `commitOidIn:${JSON.stringify(wanted)}`,
     condition: sql<boolean>`s.commit_oid = ANY(cast(${wanted} as text[]))`,
   };
+}
+
+/** The check's values that have a threshold its repository enforces, with how to judge them. */
+export function findEnforcedThresholdValuesOfCheck(
+  db: Kysely<Database>,
+  checkId: string,
+): Promise<
+  Array<{
+    value: number;
+    threshold: number | null;
+    metric_shortcode: MetricShortcode;
+    metric_key: MetricKey;
+    positive_direction: Direction;
+    unit: string | null;
+  }>
+> {
+  return db
+    .selectFrom("metric_values as v")
+    .innerJoin("repository_metric_items as i", "i.id", "v.item_id")
+    .innerJoin("metrics as m", "m.shortcode", "i.metric_shortcode")
+    .innerJoin("repository_metric_settings as s", (join) =>
+      join
+        .onRef("s.repository_id", "=", "i.repository_id")
+        .onRef("s.metric_shortcode", "=", "i.metric_shortcode"),
+    )
+    .select([
+      "v.value",
+      "v.threshold",
+      "i.metric_shortcode",
+      "i.metric_key",
+      "m.positive_direction",
+      "m.unit",
+    ])
+    .where("v.check_id", "=", checkId)
+    .where("v.threshold", "is not", null)
+    .where("s.is_threshold_enforced", "=", true)
+    .execute();
+}
+
+/** One value to record for a check. */
+export interface NewCheckMetricValue {
+  shortcode: MetricShortcode;
+  key: MetricKey;
+  value: number;
+}
+
+/**
+ * Replaces the check's metric values: the repository's item of each (metric, key) is created when
+ * missing, and each value stores the item's threshold as it is now (the threshold in force).
+ */
+export async function replaceMetricValuesOfCheck(
+  tx: Kysely<Database>,
+  check: { id: string; repositoryId: string; commitOid: string; onDefaultBranch: boolean },
+  values: readonly NewCheckMetricValue[],
+): Promise<void> {
+  await tx.deleteFrom("metric_values").where("check_id", "=", check.id).execute();
+  if (values.length === 0) return;
+  await tx
+    .insertInto("repository_metric_items")
+    .values(
+      values.map((v) => ({
+        key: newRowKey(),
+        repository_id: check.repositoryId,
+        metric_shortcode: v.shortcode,
+        metric_key: v.key,
+        threshold: null,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["repository_id", "metric_shortcode", "metric_key"]).doNothing())
+    .execute();
+  const items = await tx
+    .selectFrom("repository_metric_items")
+    .select(["id", "metric_shortcode", "metric_key", "threshold"])
+    .where("repository_id", "=", check.repositoryId)
+    .where("metric_shortcode", "in", [...new Set(values.map((v) => v.shortcode))])
+    .execute();
+  const itemOf = new Map(items.map((item) => [`${item.metric_shortcode}:${item.metric_key}`, item]));
+  await tx
+    .insertInto("metric_values")
+    .values(
+      values.map((v) => {
+        const item = itemOf.get(`${v.shortcode}:${v.key}`)!;
+        return {
+          key: newRowKey(),
+          item_id: item.id,
+          check_id: check.id,
+          commit_oid: check.commitOid,
+          value: v.value,
+          threshold: item.threshold,
+          on_default_branch: check.onDefaultBranch,
+        };
+      }),
+    )
+    .execute();
 }

@@ -97,3 +97,24 @@ export function incrementDsnGeneration(db: Kysely<Database>, repositoryId: strin
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** A repository by internal id; throws when it is gone. */
+export function findRepositoryById(db: Kysely<Database>, repositoryId: string): Promise<RepositoryRow> {
+  return db.selectFrom("repositories").selectAll().where("id", "=", repositoryId).executeTakeFirstOrThrow();
+}
+
+/**
+ * The repository, locked FOR NO KEY UPDATE until the transaction ends (rows referencing it can
+ * still be inserted meanwhile); undefined when it is gone.
+ */
+export function lockRepositoryNoKeyUpdate(
+  tx: Kysely<Database>,
+  repositoryId: string,
+): Promise<RepositoryRow | undefined> {
+  return tx
+    .selectFrom("repositories")
+    .selectAll()
+    .where("id", "=", repositoryId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+}

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { AnalysisRunRow, Database, NewAnalysisRun } from "../../db/types.ts";
+import type { AnalysisRunRow, AnalysisRunStatus, Database, NewAnalysisRun } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 function visibleRuns(db: Kysely<Database>, viewerId: string) {
@@ -84,4 +84,102 @@ export function latestDefaultBranchRun(repository: string) {
     ORDER BY lr.created_at DESC, lr.key DESC
     LIMIT 1
   )`;
+}
+
+/** A run by internal id; throws when it is gone. */
+export function findRunById(db: Kysely<Database>, runId: string): Promise<AnalysisRunRow> {
+  return db.selectFrom("analysis_runs").selectAll().where("id", "=", runId).executeTakeFirstOrThrow();
+}
+
+/** Locks the run FOR UPDATE until the transaction ends; false when it is gone. */
+export async function lockRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
+  const run = await tx
+    .selectFrom("analysis_runs")
+    .select("id")
+    .where("id", "=", runId)
+    .forUpdate()
+    .executeTakeFirst();
+  return run !== undefined;
+}
+
+/** The latest run of `commitOid` in the repository, if any. */
+export function findRunOfCommit(
+  db: Kysely<Database>,
+  repositoryId: string,
+  commitOid: string,
+): Promise<AnalysisRunRow | undefined> {
+  return db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("commit_oid", "=", commitOid)
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Inserts a run whose deadline is `deadlineSeconds` from now (none when null) and returns the
+ * stored row.
+ */
+export function insertRunWithDeadline(
+  db: Kysely<Database>,
+  run: Omit<NewAnalysisRun, "deadline_at">,
+  deadlineSeconds: number | null,
+): Promise<AnalysisRunRow> {
+  return db
+    .insertInto("analysis_runs")
+    .values({
+      ...run,
+      deadline_at:
+        deadlineSeconds === null ? null : sql<Date>`now() + make_interval(secs => ${deadlineSeconds})`,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets the run's status now (finished unless PENDING); returns the row as it now stands. */
+export function updateRunStatus(
+  db: Kysely<Database>,
+  runId: string,
+  status: AnalysisRunStatus,
+): Promise<AnalysisRunRow> {
+  return db
+    .updateTable("analysis_runs")
+    .set({
+      status,
+      finished_at: status === "PENDING" ? null : sql<Date>`now()`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * The finished (SUCCESS or FAILURE) run of the same repository and branch just before `run`, in
+ * (created_at, key) order, if any.
+ */
+export function findPreviousFinishedRun(
+  db: Kysely<Database>,
+  run: Pick<AnalysisRunRow, "id" | "repository_id" | "branch_name" | "created_at" | "key">,
+): Promise<AnalysisRunRow | undefined> {
+  return db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", run.repository_id)
+    .where("branch_name", "=", run.branch_name)
+    .where("status", "in", ["SUCCESS", "FAILURE"])
+    .where("id", "<>", run.id)
+    .where((eb) =>
+      eb.or([
+        eb("created_at", "<", run.created_at),
+        eb.and([eb("created_at", "=", run.created_at), eb("key", "<", run.key)]),
+      ]),
+    )
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
 }

@@ -259,3 +259,31 @@ export async function clearMetricItemThreshold(db: Kysely<Database>, item: Metri
     .where("metric_key", "=", item.metricKey)
     .execute();
 }
+
+/** The issue categories the repository does not report (`isReported: false`). */
+export async function findUnreportedIssueCategories(
+  db: Kysely<Database>,
+  repositoryId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("repository_issue_category_settings")
+    .select("category")
+    .where("repository_id", "=", repositoryId)
+    .where("is_reported", "=", false)
+    .execute();
+  return rows.map((row) => row.category);
+}
+
+/** The issue priorities the repository does not report (`isReported: false`). */
+export async function findUnreportedIssuePriorities(
+  db: Kysely<Database>,
+  repositoryId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("repository_issue_priority_settings")
+    .select("priority_type")
+    .where("repository_id", "=", repositoryId)
+    .where("is_reported", "=", false)
+    .execute();
+  return rows.map((row) => row.priority_type);
+}

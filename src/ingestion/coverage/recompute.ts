@@ -1,0 +1,228 @@
+import type { Kysely } from "kysely";
+import type { Database, MetricKey } from "../../db/types.ts";
+import { findUnfailedChangesArtifactsOfRun } from "../../modules/artifacts/artifact-store.ts";
+import { findCheckOfRunByAnalyzerShortcode } from "../../modules/checks/check-store.ts";
+import {
+  type ChangedCoverageFile,
+  type MergedCoverageFile,
+  replaceCoverageCheckFiles,
+  setChangedCoverageOfCheckFiles,
+} from "../../modules/coverage/coverage-file-store.ts";
+import {
+  findCoverageFilesByPaths,
+  findRepeatedFiles,
+  findSingleFileTotals,
+  hasCoverageReport,
+  type StoredCoverageFile,
+  upsertCoverageReport,
+} from "../../modules/coverage/coverage-report-store.ts";
+import { compareMetricKeys } from "../../modules/metrics/metric-order.ts";
+import { replaceMetricValuesOfCheck } from "../../modules/metrics/metric-store.ts";
+import { artifactText } from "../artifact-bytes.ts";
+import {
+  type ChangedLines,
+  ChangedLinesFormatError,
+  isChanged,
+  mergeChangedLines,
+  parseChangedLines,
+} from "../changes.ts";
+import { COVERAGE_ANALYZER, COVERAGE_LANGUAGE_KEYS } from "../types.ts";
+import { metricValuesOf } from "./metrics.ts";
+import {
+  type CoverageSummary,
+  type CoverageTally,
+  emptyCounts,
+  emptyTally,
+  mergedFiles,
+  sumSummaries,
+  sumTallies,
+  tallyOfRow,
+} from "./tallies.ts";
+import { collectText, metricKeyOfLanguage } from "./validate.ts";
+
+/**
+ * Recomputes the coverage of the run's `test-coverage` check, if it has one with a report: the
+ * `coverage_reports` row (totals over the check's files; the `*_new` counts over the run's
+ * changed lines, null while none are known) and the check's metric values, replaced as a whole.
+ * `maxBytes` caps the text read from each CHANGES artifact.
+ */
+export async function recomputeRunCoverage(
+  tx: Kysely<Database>,
+  runId: string,
+  maxBytes: number,
+): Promise<void> {
+  const check = await findCheckOfRunByAnalyzerShortcode(tx, runId, COVERAGE_ANALYZER);
+  if (!check || !(await hasCoverageReport(tx, check.id))) return;
+  const changed = await changedLinesOfRun(tx, runId, maxBytes);
+  const { perLanguage, merged, changedFiles } = await summariseCheck(tx, check.id, changed);
+  const aggregate = sumSummaries([...perLanguage.values()], changed !== null);
+  await writeCoverageReport(tx, check.id, aggregate);
+  await replaceCoverageCheckFiles(tx, check.id, COVERAGE_LANGUAGE_KEYS, merged);
+  if (changedFiles !== null) await setChangedCoverageOfCheckFiles(tx, check.id, changedFiles);
+  const values = [
+    ...metricValuesOf("AGGREGATE", aggregate),
+    ...[...perLanguage].flatMap(([key, summary]) => metricValuesOf(key, summary)),
+  ];
+  await replaceMetricValuesOfCheck(
+    tx,
+    {
+      id: check.id,
+      repositoryId: check.repository_id,
+      commitOid: check.commit_oid,
+      onDefaultBranch: check.branch_name !== null && check.branch_name === check.default_branch,
+    },
+    values,
+  );
+}
+
+/**
+ * The union of the run's CHANGES artifacts that did not fail, or null when it has none. One that
+ * does not parse is left out: its own processing reports the problem.
+ */
+async function changedLinesOfRun(
+  tx: Kysely<Database>,
+  runId: string,
+  maxBytes: number,
+): Promise<ChangedLines | null> {
+  const artifacts = await findUnfailedChangesArtifactsOfRun(tx, runId);
+  if (artifacts.length === 0) return null;
+  const sets: ChangedLines[] = [];
+  for (const artifact of artifacts) {
+    try {
+      sets.push(
+        parseChangedLines(await collectText(artifactText(tx, artifact, maxBytes)), artifact.work_dir),
+      );
+    } catch (error) {
+      if (!(error instanceof ChangedLinesFormatError)) throw error;
+    }
+  }
+  return mergeChangedLines(sets);
+}
+
+/** What {@link summariseCheck} finds: the totals, and the per-file rows the totals do not keep. */
+interface CheckSummary {
+  perLanguage: Map<MetricKey, CoverageSummary>;
+  /** The files several reports of one language name, merged. */
+  merged: MergedCoverageFile[];
+  /** Each file's figures on the changed lines (files with none left out); null without changed lines. */
+  changedFiles: ChangedCoverageFile[] | null;
+}
+
+/**
+ * Coverage per language (by metric key) of the check. A file named by one artifact counts as
+ * stored, summed in the database; a file several artifacts of one language name (unit and
+ * integration reports) counts once, merged (see {@link mergeFiles} in tallies.ts).
+ */
+async function summariseCheck(
+  tx: Kysely<Database>,
+  checkId: string,
+  changed: ChangedLines | null,
+): Promise<CheckSummary> {
+  const overall = new Map<MetricKey, CoverageTally>();
+  const add = (languageKey: string, tally: CoverageTally) => {
+    const key = metricKeyOfLanguage(languageKey);
+    overall.set(key, sumTallies([overall.get(key) ?? emptyTally(), tally]));
+  };
+  for (const row of await findSingleFileTotals(tx, checkId)) add(row.language_key, tallyOfRow(row));
+  const merged = mergedFiles(await findRepeatedFiles(tx, checkId));
+  for (const { file } of merged) add(file.language_key, tallyOfRow(file));
+
+  const fresh = changed === null ? null : await changedTallies(tx, checkId, changed);
+  const perLanguage = new Map<MetricKey, CoverageSummary>();
+  for (const key of [...overall.keys()].sort(compareMetricKeys)) {
+    perLanguage.set(key, {
+      overall: overall.get(key)!,
+      changed:
+        fresh === null
+          ? null
+          : (fresh.perLanguage.get(key) ?? emptyTally(overall.get(key)!.conditions !== null)),
+    });
+  }
+  return {
+    perLanguage,
+    merged: merged.map(({ file, reports }) => ({
+      metricKey: metricKeyOfLanguage(file.language_key),
+      path: file.path,
+      reports,
+      linesTotal: file.lines_total,
+      linesCovered: file.lines_covered,
+      branchesTotal: file.branches_total,
+      branchesCovered: file.branches_covered,
+      conditionsTotal: file.conditions_total,
+      conditionsCovered: file.conditions_covered,
+      uncoveredLines: file.uncovered_lines,
+    })),
+    changedFiles: fresh?.files ?? null,
+  };
+}
+
+/**
+ * Coverage of the changed lines, per language: lines with a count that are changed (covered when
+ * run), and the branch outcomes on changed lines. Every format that reports conditions counts
+ * them per line exactly as its branches, so a file with conditions counts the same outcomes there.
+ */
+async function changedTallies(
+  tx: Kysely<Database>,
+  checkId: string,
+  changed: ChangedLines,
+): Promise<{ perLanguage: Map<MetricKey, CoverageTally>; files: ChangedCoverageFile[] }> {
+  const perLanguage = new Map<MetricKey, CoverageTally>();
+  const files: ChangedCoverageFile[] = [];
+  const paths = [...changed.keys()];
+  if (paths.length === 0) return { perLanguage, files };
+  const rows = await findCoverageFilesByPaths(tx, checkId, paths);
+  for (const { file } of mergedFiles(rows)) {
+    const key = metricKeyOfLanguage(file.language_key);
+    const tally = changedTallyOf(file, changed);
+    perLanguage.set(key, sumTallies([perLanguage.get(key) ?? emptyTally(), tally]));
+    files.push({
+      metricKey: key,
+      path: file.path,
+      linesTotal: tally.lines.total,
+      linesCovered: tally.lines.covered,
+      branchesTotal: tally.branches.total,
+      branchesCovered: tally.branches.covered,
+    });
+  }
+  return { perLanguage, files };
+}
+
+function changedTallyOf(file: StoredCoverageFile, changed: ChangedLines): CoverageTally {
+  const on = (line: number) => isChanged(changed, file.path, line);
+  const covered = file.covered_lines.filter(on).length;
+  const lines = { covered, total: covered + file.uncovered_lines.filter(on).length };
+  const branches = { covered: 0, total: 0 };
+  file.branch_lines.forEach((line, i) => {
+    if (!on(line)) return;
+    branches.total += file.branch_totals[i] ?? 0;
+    branches.covered += file.branch_taken[i] ?? 0;
+  });
+  return { lines, branches, conditions: file.conditions_total === null ? null : { ...branches } };
+}
+
+/** Writes the check's `coverage_reports` row from the AGGREGATE summary. */
+async function writeCoverageReport(
+  tx: Kysely<Database>,
+  checkId: string,
+  summary: CoverageSummary,
+): Promise<void> {
+  const { overall, changed } = summary;
+  // New conditions: null unless the report has conditions and the changed lines are known.
+  const changedConditions =
+    overall.conditions === null || changed === null ? null : (changed.conditions ?? emptyCounts());
+  const row = {
+    lines_total: overall.lines.total,
+    lines_covered: overall.lines.covered,
+    lines_new: changed?.lines.total ?? null,
+    lines_new_covered: changed?.lines.covered ?? null,
+    branches_total: overall.branches.total,
+    branches_covered: overall.branches.covered,
+    branches_new: changed?.branches.total ?? null,
+    branches_new_covered: changed?.branches.covered ?? null,
+    conditions_total: overall.conditions?.total ?? null,
+    conditions_covered: overall.conditions?.covered ?? null,
+    conditions_new: changedConditions?.total ?? null,
+    conditions_new_covered: changedConditions?.covered ?? null,
+  };
+  await upsertCoverageReport(tx, checkId, row);
+}

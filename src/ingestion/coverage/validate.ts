@@ -1,0 +1,40 @@
+import type { MetricKey } from "../../db/types.ts";
+import { type CoverageReport, parseCoverage } from "../../formats/coverage/index.ts";
+import { type ChangedLines, parseChangedLines } from "../changes.ts";
+import { UploadError } from "../errors.ts";
+import { COVERAGE_LANGUAGE_KEYS } from "../types.ts";
+
+/** What the intake checks of a coverage or CHANGES report, and what processing shares with it. */
+
+/** The metric key a coverage language key is reported under; throws UNKNOWN_LANGUAGE. */
+export function metricKeyOfLanguage(languageKey: string): MetricKey {
+  const key = (COVERAGE_LANGUAGE_KEYS as Record<string, MetricKey>)[languageKey];
+  if (key === undefined) {
+    throw new UploadError(
+      "UNKNOWN_LANGUAGE",
+      `unknown coverage language key "${languageKey}"; expected one of ${Object.keys(COVERAGE_LANGUAGE_KEYS).join(", ")}`,
+    );
+  }
+  return key;
+}
+
+/**
+ * Parses a whole coverage report for the intake: throws CoverageFormatError for an unreadable
+ * report and UploadError (UNKNOWN_LANGUAGE) for an unknown language key.
+ */
+export function validateCoverage(text: string, languageKey: string, workDir: string | null): CoverageReport {
+  metricKeyOfLanguage(languageKey);
+  return parseCoverage(text, workDir ? { workDir } : {});
+}
+
+/** Parses a CHANGES artifact for the intake; throws ChangedLinesFormatError. */
+export function validateChanges(text: string, workDir: string | null): ChangedLines {
+  return parseChangedLines(text, workDir);
+}
+
+/** Collects a text stream (bounded by the size cap upstream) into a string. */
+export async function collectText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts).toString("utf8");
+}

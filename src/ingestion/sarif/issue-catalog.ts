@@ -1,0 +1,241 @@
+import type { Kysely } from "kysely";
+import type { AnalyzerType, Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import {
+  classifySarifRule,
+  declaredLevelOf,
+  higherLevel,
+  type SarifToolName,
+} from "../../formats/sarif/mapping.ts";
+import type { SarifLevel, SarifResult, SarifRule, SarifTool } from "../../formats/sarif/types.ts";
+import { catalogKey } from "../../modules/catalog/catalog-data.ts";
+import {
+  findAnalyzerByShortcode,
+  findIssueCategoriesByShortcodes,
+  updateIssueSeverities,
+  upsertIssues,
+} from "../../modules/catalog/catalog-store.ts";
+
+/**
+ * The catalog side of SARIF processing (docs/ingestion-sarif.md "Classification"): the analyzer an
+ * artifact's findings are filed under, and its issues, created or updated as the report's rules
+ * arrive.
+ */
+
+/** The analyzer an artifact's findings are filed under. */
+export interface AnalyzerRef {
+  id: string;
+  shortcode: string;
+  type: AnalyzerType;
+}
+
+/** A rule's catalog issue: its id, and its category, which with each finding's severity decides whether the finding is stored. */
+export interface IssueRef {
+  id: string;
+  category: IssueCategory;
+}
+
+/** The issue columns a SARIF rule decides. */
+interface IssueFields {
+  shortcode: string;
+  title: string;
+  description: string;
+  short_description: string;
+  category: IssueCategory;
+  severity: IssueSeverity;
+  tags: string[];
+}
+
+/** The issue description: the rule's help or description, and its documentation link. */
+function descriptionOf(rule: SarifRule): string {
+  const text = rule.help || rule.fullDescription || rule.shortDescription || "";
+  if (!rule.helpUri) return text;
+  return text === "" ? rule.helpUri : `${text}\n\n${rule.helpUri}`;
+}
+
+/** The issue a described rule becomes; `shortcode` is the id results use (usually the rule's). */
+function describedIssue(tool: SarifToolName, rule: SarifRule, shortcode: string): IssueFields {
+  return {
+    shortcode,
+    title: rule.shortDescription || rule.name || shortcode,
+    description: descriptionOf(rule),
+    short_description: rule.shortDescription ?? "",
+    ...classifySarifRule(tool, rule),
+  };
+}
+
+/**
+ * The rule a result names when the driver does not describe it: its id, and the result's own
+ * properties and taxa standing for the rule's.
+ */
+function undescribedRule(result: SarifResult): SarifRule {
+  return {
+    id: result.ruleId,
+    index: -1,
+    name: null,
+    shortDescription: null,
+    fullDescription: null,
+    help: null,
+    helpUri: null,
+    defaultLevel: null,
+    properties: result.properties,
+    taxa: result.taxa,
+    messageStrings: {},
+  };
+}
+
+/** The issue of a rule the driver does not describe: its id as title, classified by the result. */
+function undescribedIssue(tool: SarifToolName, rule: SarifRule, level: SarifLevel): IssueFields {
+  return {
+    shortcode: rule.id,
+    title: rule.id,
+    description: "",
+    short_description: "",
+    ...classifySarifRule(tool, rule, level),
+  };
+}
+
+/**
+ * A rule whose issue this artifact filed without a declared level (docs/ingestion-sarif.md): its
+ * severity follows the highest level its findings had, once the report is read.
+ */
+interface UngradedRule {
+  tool: SarifToolName;
+  rule: SarifRule;
+  /** The highest level of its results so far. */
+  observed: SarifLevel | null;
+}
+
+/** The analyzer with `shortcode`; throws when the catalog has none. */
+export async function findAnalyzer(tx: Kysely<Database>, shortcode: string): Promise<AnalyzerRef> {
+  const analyzer = await findAnalyzerByShortcode(tx, shortcode);
+  if (!analyzer) throw new Error(`The analyzer "${shortcode}" of the artifact is not in the catalog.`);
+  return { id: analyzer.id, shortcode: analyzer.shortcode, type: analyzer.type };
+}
+
+/**
+ * The analyzer's issues by rule id, created or updated as the report's rules arrive. A COMMUNITY
+ * analyzer's issues follow its uploads (a changed rule rewrites its issue); a CORE analyzer's
+ * catalog is only added to, for rules it does not know yet.
+ */
+export class IssueCatalog {
+  private readonly byRule = new Map<string, IssueRef>();
+  /** Rules met in a result before any run described them (filed with their id as title). */
+  private readonly undescribed = new Set<string>();
+  /** Rules filed by this artifact without a declared level, by id (see {@link UngradedRule}). */
+  private readonly ungraded = new Map<string, UngradedRule>();
+  /** Issues this artifact inserted or rewrote, by shortcode. */
+  private readonly written = new Set<string>();
+
+  constructor(
+    private readonly tx: Kysely<Database>,
+    private readonly analyzer: AnalyzerRef,
+  ) {}
+
+  /** Distinct rules met so far. */
+  get size(): number {
+    return this.byRule.size;
+  }
+
+  /** Files the rules a run's driver describes (within one artifact, the first description of an id wins). */
+  async describe(tool: SarifTool): Promise<void> {
+    const fresh = new Map<string, { rule: SarifRule; fields: IssueFields }>();
+    for (const rule of tool.rules) {
+      const known = this.byRule.has(rule.id) && !this.undescribed.has(rule.id);
+      if (!known && !fresh.has(rule.id))
+        fresh.set(rule.id, { rule, fields: describedIssue(tool, rule, rule.id) });
+    }
+    const all = [...fresh.values()];
+    for (let start = 0; start < all.length; start += 500) {
+      const slice = all.slice(start, start + 500);
+      await this.upsert(
+        slice.map((entry) => entry.fields),
+        this.analyzer.type === "COMMUNITY",
+      );
+      for (const { rule } of slice) {
+        this.undescribed.delete(rule.id);
+        // A rule met undescribed earlier in the artifact is graded as now described, by the
+        // levels seen so far and those to come.
+        const earlier = this.ungraded.get(rule.id);
+        this.ungraded.delete(rule.id);
+        this.noteUngraded(tool, rule, earlier?.observed ?? null);
+      }
+    }
+  }
+
+  /** The issue of a rule met before, if any (no query). */
+  known(ruleId: string): IssueRef | undefined {
+    return this.byRule.get(ruleId);
+  }
+
+  /** The issue of `result`'s rule, filed now when no run described it. */
+  async issueFor(result: SarifResult, tool: SarifToolName): Promise<IssueRef> {
+    const known = this.byRule.get(result.ruleId);
+    if (known) return known;
+    if (result.rule) {
+      // A rule found by index under another id (`CA2000/1`): described, so filed like the others.
+      const fields = describedIssue(tool, result.rule, result.ruleId);
+      await this.upsert([fields], this.analyzer.type === "COMMUNITY");
+      this.noteUngraded(tool, { ...result.rule, id: result.ruleId }, null);
+    } else {
+      // Never overwrites an issue described before (by an earlier upload).
+      const rule = undescribedRule(result);
+      const fields = undescribedIssue(tool, rule, result.level);
+      await this.upsert([fields], false);
+      this.undescribed.add(result.ruleId);
+      this.noteUngraded(tool, rule, result.level);
+    }
+    return this.byRule.get(result.ruleId)!;
+  }
+
+  /** Notes the level of one of `result`'s rule's findings, for a rule graded by its findings. */
+  observe(result: SarifResult): void {
+    const ungraded = this.ungraded.get(result.ruleId);
+    if (ungraded) ungraded.observed = higherLevel(ungraded.observed, result.level);
+  }
+
+  /**
+   * Grades the issues of rules without a declared level by the highest level their findings had
+   * in this artifact (docs/ingestion-sarif.md "Classification"); the store rewrites only the
+   * issues whose severity this changes.
+   */
+  async gradeByObservedLevels(): Promise<void> {
+    const grades = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
+      const issue = this.byRule.get(ruleId);
+      if (entry.observed === null || issue === undefined) return [];
+      return [{ id: issue.id, severity: classifySarifRule(entry.tool, entry.rule, entry.observed).severity }];
+    });
+    await updateIssueSeverities(this.tx, grades);
+  }
+
+  /**
+   * Keeps `rule` for grading by its findings when it declares no level and this artifact decides
+   * its issue: a COMMUNITY analyzer's issues follow their uploads, a CORE analyzer's only when this
+   * artifact inserted it.
+   */
+  private noteUngraded(tool: SarifToolName, rule: SarifRule, observed: SarifLevel | null): void {
+    if (declaredLevelOf(rule) !== null) return;
+    if (this.analyzer.type !== "COMMUNITY" && !this.written.has(rule.id)) return;
+    if (!this.ungraded.has(rule.id)) this.ungraded.set(rule.id, { tool, rule, observed });
+  }
+
+  /**
+   * Inserts `rows` (updating changed ones when `update`), then notes each one's id, and which ones
+   * this statement inserted or rewrote.
+   */
+  private async upsert(rows: IssueFields[], update: boolean): Promise<void> {
+    if (rows.length === 0) return;
+    const values = rows.map((row) => ({
+      ...row,
+      key: catalogKey(`issue:${this.analyzer.shortcode}:${row.shortcode}`),
+      analyzer_id: this.analyzer.id,
+    }));
+    const written = await upsertIssues(this.tx, values, update);
+    const stored = await findIssueCategoriesByShortcodes(
+      this.tx,
+      this.analyzer.id,
+      rows.map((row) => row.shortcode),
+    );
+    for (const issue of stored) this.byRule.set(issue.shortcode, { id: issue.id, category: issue.category });
+    for (const shortcode of written) this.written.add(shortcode);
+  }
+}

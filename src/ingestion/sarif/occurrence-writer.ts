@@ -1,0 +1,111 @@
+import type { Kysely } from "kysely";
+import type { Database, IssueSeverity } from "../../db/types.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
+import {
+  type BatchTarget,
+  insertOccurrenceBatch,
+  type OccurrenceColumns,
+} from "../../modules/checks/occurrence-write-store.ts";
+
+/**
+ * Occurrences on their way to the database: rows collected into column batches, each written in
+ * one statement (src/modules/checks/occurrence-write-store.ts) while the next one fills.
+ */
+
+/**
+ * Occurrences per INSERT statement. Of 1,000, 5,000 and 10,000 measured on PostgreSQL
+ * (docs/benchmarks.md "Ingestion"), 5,000 was the fastest; 10,000 also holds twice the rows.
+ */
+export const OCCURRENCE_BATCH_SIZE = 5000;
+
+/** One occurrence row, before it is written. */
+export interface OccurrenceRow {
+  issueId: string;
+  path: string;
+  beginLine: number;
+  beginColumn: number;
+  endLine: number;
+  endColumn: number;
+  title: string;
+  fingerprint: string;
+  isSuppressed: boolean;
+  /** The finding's own severity (docs/ingestion-sarif.md "Severity"). */
+  severity: IssueSeverity;
+}
+
+/** Rows kept as one array per column, the shape the `unnest` insert takes (exported for bench/ingest.ts). */
+export class OccurrenceBatch implements OccurrenceColumns {
+  readonly keys: string[] = [];
+  readonly issueIds: string[] = [];
+  readonly paths: string[] = [];
+  readonly beginLines: number[] = [];
+  readonly beginColumns: number[] = [];
+  readonly endLines: number[] = [];
+  readonly endColumns: number[] = [];
+  readonly titles: string[] = [];
+  readonly fingerprints: string[] = [];
+  readonly suppressed: boolean[] = [];
+  readonly severities: IssueSeverity[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  push(row: OccurrenceRow): void {
+    this.keys.push(newRowKey());
+    this.issueIds.push(row.issueId);
+    this.paths.push(row.path);
+    this.beginLines.push(row.beginLine);
+    this.beginColumns.push(row.beginColumn);
+    this.endLines.push(row.endLine);
+    this.endColumns.push(row.endColumn);
+    this.titles.push(row.title);
+    this.fingerprints.push(row.fingerprint);
+    this.suppressed.push(row.isSuppressed);
+    this.severities.push(row.severity);
+  }
+}
+
+/**
+ * Collects rows into batches and writes each in one statement, while the next batch fills: at
+ * most one statement is in flight, so memory holds two batches.
+ */
+export class OccurrenceWriter {
+  private batch = new OccurrenceBatch();
+  private inFlight: Promise<void> | null = null;
+
+  constructor(
+    private readonly tx: Kysely<Database>,
+    private readonly target: BatchTarget,
+    private readonly batchSize: number,
+  ) {}
+
+  /** Adds a row; true when the batch is full and should be sent ({@link send}). */
+  add(row: OccurrenceRow): boolean {
+    this.batch.push(row);
+    return this.batch.size >= this.batchSize;
+  }
+
+  /** Writes what is left and waits for every statement. */
+  async finish(): Promise<void> {
+    if (this.batch.size > 0) await this.send();
+    await this.inFlight;
+    this.inFlight = null;
+  }
+
+  /** Waits for the statement in flight, if any, ignoring its outcome (after another failure). */
+  async settle(): Promise<void> {
+    await this.inFlight?.catch(() => {});
+  }
+
+  /** Sends the batch once the statement in flight is done, and starts a new batch. */
+  async send(): Promise<void> {
+    const batch = this.batch;
+    this.batch = new OccurrenceBatch();
+    await this.inFlight;
+    const sending = insertOccurrenceBatch(this.tx, this.target, batch);
+    // Awaited by the next send or by finish; until then a failure must not count as unhandled.
+    sending.catch(() => {});
+    this.inFlight = sending;
+  }
+}

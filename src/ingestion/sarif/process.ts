@@ -1,0 +1,209 @@
+import type { Kysely } from "kysely";
+import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { severityOfResult } from "../../formats/sarif/mapping.ts";
+import { readSarif } from "../../formats/sarif/reader.ts";
+import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
+import { deleteOccurrencesOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
+import { PRIORITY_OF_SEVERITY } from "../../modules/settings/settings-service.ts";
+import {
+  findUnreportedIssueCategories,
+  findUnreportedIssuePriorities,
+} from "../../modules/settings/settings-store.ts";
+import {
+  loadSuppressionRules,
+  type SuppressionRules,
+  suppressionOf,
+} from "../../modules/settings/suppression-rules.ts";
+import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
+import { outsidePathOf, placementOf } from "../sarif-validate.ts";
+import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
+import { settleFindingStates } from "./finding-states.ts";
+import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
+import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
+
+/**
+ * Turns a stored SARIF artifact into catalog issues and occurrences of its check, inside the
+ * processing transaction (docs/ingestion.md). The report is read as a stream; memory holds the
+ * issue of each rule, one fingerprint per distinct finding (for the ordinals) and two batches of
+ * rows: one being filled while the previous one is written.
+ */
+
+/** Longer messages are cut here (and end with "…"), so one row stays small. */
+export const MAX_TITLE_LENGTH = 4000;
+
+/** PostgreSQL's `integer`, the type of the line and column columns. */
+const MAX_INTEGER = 2_147_483_647;
+
+/** Tuning for benchmarks and tests; production uses the defaults. */
+export interface ProcessSarifOptions {
+  batchSize?: number;
+}
+
+/** Which issue categories and priorities the repository does not report (`isReported: false`). */
+class ReportingSettings {
+  constructor(
+    private readonly hiddenCategories: ReadonlySet<string>,
+    private readonly hiddenPriorities: ReadonlySet<string>,
+  ) {}
+
+  /** True when findings of this category and severity (the finding's own) are stored. */
+  reports(category: IssueCategory, severity: IssueSeverity): boolean {
+    return !this.hiddenCategories.has(category) && !this.hiddenPriorities.has(PRIORITY_OF_SEVERITY[severity]);
+  }
+}
+
+async function loadReportingSettings(tx: Kysely<Database>, repositoryId: string): Promise<ReportingSettings> {
+  const [categories, priorities] = await Promise.all([
+    findUnreportedIssueCategories(tx, repositoryId),
+    findUnreportedIssuePriorities(tx, repositoryId),
+  ]);
+  return new ReportingSettings(new Set(categories), new Set(priorities));
+}
+
+/** Text PostgreSQL can store: without NUL characters. */
+function withoutNul(text: string): string {
+  return text.includes("\0") ? text.replaceAll("\0", "") : text;
+}
+
+/** A message as an occurrence title: storable, at most {@link MAX_TITLE_LENGTH} characters. */
+function titleText(message: string): string {
+  const text = withoutNul(message);
+  return text.length > MAX_TITLE_LENGTH ? `${text.slice(0, MAX_TITLE_LENGTH - 1)}…` : text;
+}
+
+function clampInteger(value: number): number {
+  return Math.min(value, MAX_INTEGER);
+}
+
+/** What one processing pass shares while it reads the report. */
+interface ResultContext {
+  analyzer: string;
+  catalog: IssueCatalog;
+  suppression: SuppressionRules;
+  fingerprints: FingerprintSequence;
+}
+
+/** The row `result` becomes at `location`, as a finding of `issue` with its own `severity`. */
+function occurrenceOf(
+  result: SarifResult,
+  location: SarifLocation & { path: string },
+  issue: IssueRef,
+  severity: IssueSeverity,
+  context: ResultContext,
+): OccurrenceRow {
+  const path = withoutNul(location.path);
+  const region = location.region;
+  const beginLine = clampInteger(region?.startLine ?? 1);
+  const beginColumn = clampInteger(region?.startColumn ?? 1);
+  const title = result.message || result.rule?.shortDescription || result.ruleId;
+  return {
+    issueId: issue.id,
+    path,
+    beginLine,
+    beginColumn,
+    endLine: clampInteger(region?.endLine ?? beginLine),
+    endColumn: clampInteger(region?.endColumn ?? beginColumn),
+    title: titleText(title),
+    fingerprint: context.fingerprints.next({
+      analyzer: context.analyzer,
+      ruleId: result.ruleId,
+      path,
+      context: fingerprintContext(result, region?.snippet),
+    }),
+    isSuppressed:
+      result.isSuppressed || suppressionOf(context.suppression, { issueId: issue.id, path }) !== null,
+    severity,
+  };
+}
+
+/**
+ * Processes a SARIF artifact into occurrences of its check (docs/ingestion.md): files the rules
+ * as issues, stores each result that belongs in the repository with its fingerprint and
+ * suppression, then sets the states of all the check's findings against the base check. Begins
+ * by deleting the artifact's earlier rows, so processing it again gives the same rows.
+ *
+ * Result: results `read`, `stored` and `skipped` by reason (a warning names the first path outside
+ * the repository); counts: `suppressed` among the stored, `rules` met, and `introduced`,
+ * `existing` and `resolved`, the whole check's after processing (a check may hold several
+ * artifacts).
+ */
+export async function processSarif(
+  input: ProcessInput,
+  options: ProcessSarifOptions = {},
+): Promise<ProcessResult> {
+  const { tx, artifact, repository, run, check } = input;
+  if (check === null) throw new Error(`The SARIF artifact ${artifact.key} has no check.`);
+  await deleteOccurrencesOfArtifact(tx, artifact.id);
+  const analyzer = await findAnalyzer(tx, artifact.analyzer);
+  const catalog = new IssueCatalog(tx, analyzer);
+  const reporting = await loadReportingSettings(tx, repository.id);
+  const tools = new Map<number, SarifTool>();
+  const context: ResultContext = {
+    analyzer: artifact.analyzer,
+    catalog,
+    suppression: await loadSuppressionRules(tx, repository.id, run.created_at),
+    fingerprints: new FingerprintSequence(),
+  };
+  const writer = new OccurrenceWriter(
+    tx,
+    { checkId: check.id, artifactId: artifact.id, baseCheckId: input.baseCheckId },
+    options.batchSize ?? OCCURRENCE_BATCH_SIZE,
+  );
+  const tally = new ProcessTally();
+  let suppressed = 0;
+  let firstOutside: string | null = null;
+  try {
+    for await (const event of readSarif(input.text(), { workDir: artifact.work_dir })) {
+      if (event.type === "run") {
+        tools.set(event.run.index, event.run.tool);
+        await catalog.describe(event.run.tool);
+        continue;
+      }
+      const result = event.result;
+      const location = placementOf(result);
+      if (typeof location === "string") {
+        tally.skip(location);
+        if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
+        continue;
+      }
+      // A result always follows its run's header, which set its tool.
+      const tool = tools.get(result.runIndex)!;
+      // Known rules need no query: the common path stays synchronous.
+      const issue = catalog.known(result.ruleId) ?? (await catalog.issueFor(result, tool));
+      catalog.observe(result);
+      const severity = severityOfResult(tool, result);
+      if (!reporting.reports(issue.category, severity)) {
+        tally.skip("NOT_REPORTED");
+        continue;
+      }
+      const row = occurrenceOf(result, location, issue, severity, context);
+      tally.store();
+      if (row.isSuppressed) suppressed += 1;
+      if (writer.add(row)) await writer.send();
+    }
+    await writer.finish();
+    await catalog.gradeByObservedLevels();
+  } catch (error) {
+    // A statement still in flight must end before the caller rolls the transaction back.
+    await writer.settle();
+    throw error;
+  }
+  if (firstOutside !== null)
+    tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
+  if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
+  const states = await settleFindingStates(tx, check.id, input.baseCheckId, artifact.id);
+  return tally.result({ suppressed, rules: catalog.size, ...states });
+}
+
+/** The sentence telling the uploader that results were left out for their paths, and what to do. */
+function outsideWarning(count: number, example: string, workDir: string | null): string {
+  const what = `${count} result(s) lie outside the repository and were not stored (first: ${example})`;
+  return workDir === null
+    ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
+    : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
+}
+
+/** The sentence telling the uploader that results without a file were left out. */
+function noLocationWarning(count: number): string {
+  return `${count} result(s) name no file (no location, or only logical ones) and were not stored.`;
+}

@@ -1,0 +1,157 @@
+import { type Kysely, sql } from "kysely";
+import type { Database, IssueSeverity } from "../../db/types.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
+
+/**
+ * The writes SARIF processing makes to a check's occurrences (docs/ingestion.md "Fingerprints" and
+ * "States against the base"): batches of new rows with their state decided against the base
+ * check, the state pass over the rest of the check, and the base's findings the check lacks,
+ * copied as RESOLVED. Each runs in the caller's transaction.
+ */
+
+/** New occurrence rows as one array per column (index i of each array is row i): what `unnest` takes. */
+export interface OccurrenceColumns {
+  readonly keys: readonly string[];
+  readonly issueIds: readonly string[];
+  readonly paths: readonly string[];
+  readonly beginLines: readonly number[];
+  readonly beginColumns: readonly number[];
+  readonly endLines: readonly number[];
+  readonly endColumns: readonly number[];
+  readonly titles: readonly string[];
+  readonly fingerprints: readonly string[];
+  readonly suppressed: readonly boolean[];
+  readonly severities: readonly IssueSeverity[];
+}
+
+/** Where a batch goes: the check and artifact, and the base check its states are judged against. */
+export interface BatchTarget {
+  checkId: string;
+  artifactId: string;
+  baseCheckId: string | null;
+}
+
+/** A check's findings by state. */
+export interface FindingStateCounts {
+  introduced: number;
+  existing: number;
+  resolved: number;
+}
+
+/** Deletes the occurrences an artifact wrote (before it is processed again). */
+export async function deleteOccurrencesOfArtifact(tx: Kysely<Database>, artifactId: string): Promise<void> {
+  await tx.deleteFrom("occurrences").where("artifact_id", "=", artifactId).execute();
+}
+
+/**
+ * Writes one batch in one statement. The state is decided here already (EXISTING when the base
+ * check has a non-RESOLVED occurrence with the fingerprint), so the check-wide state pass after
+ * processing only tests the check's other artifacts' rows.
+ *
+ * The base is looked up row by row (a lateral index probe that stops at the first match): an
+ * EXISTS would let PostgreSQL hash the whole base check for every batch when its statistics
+ * think that check small, which they do while it is fresh.
+ */
+export async function insertOccurrenceBatch(
+  tx: Kysely<Database>,
+  target: BatchTarget,
+  batch: OccurrenceColumns,
+): Promise<void> {
+  const inBase =
+    target.baseCheckId === null
+      ? sql`SELECT NULL::boolean AS found`
+      : sql`SELECT true AS found FROM occurrences AS b WHERE b.check_id = ${target.baseCheckId}
+          AND b.fingerprint = u.fingerprint AND b.state <> 'RESOLVED' LIMIT 1`;
+  await sql`
+    INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
+      end_line, end_column, title, fingerprint, state, is_suppressed, severity)
+    SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
+      u.end_line, u.end_column, u.title, u.fingerprint,
+      CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed, u.severity
+    FROM unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
+      ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
+      ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
+      ${batch.suppressed}::boolean[], ${batch.severities}::text[])
+      AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
+        is_suppressed, severity)
+    LEFT JOIN LATERAL (${inBase}) AS m ON true
+  `.execute(tx);
+}
+
+/**
+ * Flips exactly the check's non-RESOLVED rows whose state disagrees with `baseCheckId`: EXISTING
+ * without a base occurrence of the fingerprint, INTRODUCED with one (every row INTRODUCED without
+ * a base). Rows already right are not rewritten; rows of `skipArtifactId` are not tested.
+ */
+export async function flipOccurrenceStatesAgainstBase(
+  tx: Kysely<Database>,
+  checkId: string,
+  baseCheckId: string | null,
+  skipArtifactId: string | null,
+): Promise<void> {
+  const others =
+    skipArtifactId === null ? sql`` : sql`AND (o.artifact_id IS NULL OR o.artifact_id <> ${skipArtifactId})`;
+  await sql`
+    UPDATE occurrences AS o
+    SET state = CASE WHEN o.state = 'EXISTING' THEN 'INTRODUCED' ELSE 'EXISTING' END
+    WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' ${others}
+      AND (o.state = 'EXISTING') <> EXISTS (SELECT 1 FROM occurrences AS b
+        WHERE b.check_id = ${baseCheckId}::bigint AND b.fingerprint = o.fingerprint AND b.state <> 'RESOLVED')
+  `.execute(tx);
+}
+
+/** The check's occurrences counted by state. */
+export async function countOccurrencesOfCheckByState(
+  tx: Kysely<Database>,
+  checkId: string,
+): Promise<FindingStateCounts> {
+  const { rows } = await sql<{ state: string; count: number }>`
+    SELECT state, count(*)::int AS count FROM occurrences WHERE check_id = ${checkId} GROUP BY state
+  `.execute(tx);
+  const count = (state: string) => rows.find((row) => row.state === state)?.count ?? 0;
+  return { introduced: count("INTRODUCED"), existing: count("EXISTING"), resolved: count("RESOLVED") };
+}
+
+/**
+ * Copies the base's occurrences whose fingerprint `checkId` lacks as RESOLVED rows (new key, no
+ * artifact), `batchSize` at a time. One cursor walks the base's rows once, each with whether the
+ * check has its fingerprint; the absent ones are copied a page at a time. The test is a per-row
+ * lookup in the SELECT list (never planned as a join), so a fresh check that the table's
+ * statistics do not know yet cannot make it quadratic.
+ */
+export async function insertResolvedCopiesOfBase(
+  tx: Kysely<Database>,
+  checkId: string,
+  baseCheckId: string,
+  batchSize: number,
+): Promise<void> {
+  await sql`
+    DECLARE assay_resolved_candidates NO SCROLL CURSOR FOR
+    SELECT b.id, EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = ${checkId}
+      AND o.fingerprint = b.fingerprint AND o.state <> 'RESOLVED') AS present
+    FROM occurrences AS b WHERE b.check_id = ${baseCheckId} AND b.state <> 'RESOLVED'
+  `.execute(tx);
+  // On an error the transaction is rolled back, which closes the cursor too.
+  for (;;) {
+    const { rows } = await sql<{ id: string; present: boolean }>`
+      FETCH ${sql.lit(batchSize)} FROM assay_resolved_candidates
+    `.execute(tx);
+    const ids = rows.filter((row) => !row.present).map((row) => row.id);
+    if (ids.length > 0) await copyAsResolved(tx, checkId, ids);
+    if (rows.length < batchSize) break;
+  }
+  await sql`CLOSE assay_resolved_candidates`.execute(tx);
+}
+
+/** Inserts a RESOLVED copy (new key, no artifact) of each base occurrence in `ids` into `checkId`. */
+async function copyAsResolved(tx: Kysely<Database>, checkId: string, ids: string[]): Promise<void> {
+  const keys = ids.map(() => newRowKey());
+  await sql`
+    INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
+      end_line, end_column, title, fingerprint, state, is_suppressed, severity)
+    SELECT n.key, ${checkId}, b.issue_id, NULL, b.path, b.begin_line, b.begin_column,
+      b.end_line, b.end_column, b.title, b.fingerprint, 'RESOLVED', b.is_suppressed, b.severity
+    FROM unnest(${ids}::bigint[], ${keys}::text[]) AS n(id, key)
+    JOIN occurrences AS b ON b.id = n.id
+  `.execute(tx);
+}
