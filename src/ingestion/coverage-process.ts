@@ -16,7 +16,7 @@ import {
   replaceCoverageCheckFiles,
   setChangedCoverageOfCheckFiles,
 } from "../modules/coverage/coverage-file-store.ts";
-import { formatMetricValue, thresholdStatusOf } from "../modules/metrics/metric-format.ts";
+import { coveragePercent, formatMetricValue, thresholdStatusOf } from "../modules/metrics/metric-format.ts";
 import { compareMetricKeys, compareShortcodes } from "../modules/metrics/metric-order.ts";
 import { artifactText } from "./artifact-bytes.ts";
 import {
@@ -707,12 +707,8 @@ async function writeCoverageReport(
 
 // --- Metric values --------------------------------------------------------------------------------
 
-const round2 = (value: number) => Math.round(value * 100) / 100;
-
 /** `covered / total` as a percentage rounded to two decimals; null when there is nothing to measure. */
-function percentage(covered: number, total: number): number | null {
-  return total === 0 ? null : round2((covered / total) * 100);
-}
+const percentage = coveragePercent;
 
 /**
  * The metric values of one key's summary. Each is a percentage (0-100, two decimals) and is left
