@@ -388,4 +388,36 @@ describe("per-file coverage through the API", () => {
       .execute();
     assert.deepEqual(artifacts, []);
   });
+  test("a file's percentages and the metric values round alike, a half up: 23 of 160 lines is 14.38 in both", async () => {
+    // 14.375%: rounded from the binary fraction it once read 14.37 as LCV but 14.38 as the file's lineCoverage.
+    const repository = await aRepository(server.db, account);
+    const lines = Array.from({ length: 160 }, (_, i) => `DA:${i + 1},${i < 23 ? 1 : 0}`);
+    const lcov = ["TN:", "SF:src/half.js", ...lines, "LF:160", "LH:23", "end_of_record", ""].join("\n");
+    const accepted = await upload(repository, aCommit(), {
+      tool: "c8",
+      name: "lcov.info",
+      key: "javascript",
+      text: lcov,
+    });
+    assert.equal(accepted.ok, true, accepted.error);
+    await processed(repository);
+    const data = await query<{
+      repository: {
+        metrics: Array<{ items: Array<{ key: string; latestValue: number }> }>;
+        coverageFiles: { edges: Array<{ node: { path: string; lineCoverage: number } }> };
+      };
+    }>(
+      `query($login: String!, $name: String!) { repository(login: $login, name: $name, vcsProvider: GITHUB) {
+        metrics(shortcodeIn: [LCV]) { items { key latestValue } }
+        coverageFiles { edges { node { path lineCoverage } } } } }`,
+      { login: account.login, name: repository.name },
+    );
+    assert.deepEqual(data.repository.metrics[0]!.items, [
+      { key: "AGGREGATE", latestValue: 14.38 },
+      { key: "JAVASCRIPT", latestValue: 14.38 },
+    ]);
+    assert.deepEqual(data.repository.coverageFiles.edges, [
+      { node: { path: "src/half.js", lineCoverage: 14.38 } },
+    ]);
+  });
 });

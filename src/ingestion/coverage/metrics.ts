@@ -1,6 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Database, MetricKey, MetricShortcode } from "../../db/types.ts";
-import { formatMetricValue, thresholdStatusOf } from "../../modules/metrics/metric-format.ts";
+import {
+  coveragePercent,
+  formatMetricValue,
+  thresholdStatusOf,
+} from "../../modules/metrics/metric-format.ts";
 import { compareMetricKeys, compareShortcodes } from "../../modules/metrics/metric-order.ts";
 import { findEnforcedThresholdValuesOfCheck } from "../../modules/metrics/metric-store.ts";
 import type { CoverageSummary, CoverageTally } from "./tallies.ts";
@@ -15,12 +19,8 @@ export interface CoverageMetricValue {
   value: number;
 }
 
-const round2 = (value: number) => Math.round(value * 100) / 100;
-
-/** `covered / total` as a percentage rounded to two decimals; null when there is nothing to measure. */
-function percentage(covered: number, total: number): number | null {
-  return total === 0 ? null : round2((covered / total) * 100);
-}
+/** `covered / total` as a percentage rounded half up to two decimals; null when there is nothing to measure. */
+const percentage = coveragePercent;
 
 /**
  * The metric values of one key's summary. Each is a percentage (0-100, two decimals) and is left

@@ -1,6 +1,7 @@
 import type { MetricKey } from "../../db/types.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import type { ConnectionArgs, ConnectionResult } from "../../graphql/pagination.ts";
+import { coveragePercent } from "../metrics/metric-format.ts";
 import { currentCoverageCheckByRepositoryId } from "./coverage-file-loaders.ts";
 import {
   COVERAGE_FILE_SOURCES,
@@ -52,5 +53,5 @@ export async function coverageFilesOfRepository(
 
 /** `covered / total` as a percentage rounded to two decimals, as the coverage metrics are; null when `total` is 0. */
 export function coverageRate(covered: number, total: number): number | null {
-  return total === 0 ? null : Math.round((covered / total) * 10000) / 100;
+  return coveragePercent(covered, total);
 }

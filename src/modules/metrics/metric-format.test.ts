@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { formatMetricValue, thresholdStatusOf } from "./metric-format.ts";
+import { coveragePercent, formatMetricValue, thresholdStatusOf } from "./metric-format.ts";
 
 describe("thresholdStatusOf", () => {
   test("an upward metric passes at or above its threshold and fails below it", () => {
@@ -49,5 +49,32 @@ describe("formatMetricValue", () => {
     assert.equal(formatMetricValue(1.2, undefined), "1.2");
     assert.equal(formatMetricValue(-0.001, null), "0");
     assert.equal(formatMetricValue(1000, ""), "1000");
+  });
+});
+
+describe("coveragePercent", () => {
+  test("a percentage to two decimals, a half up, also where the binary fraction falls short of the half", () => {
+    assert.equal(coveragePercent(23, 160), 14.38, "14.375%: Math.round(23 / 160 * 10000) / 100 gives 14.37");
+    assert.equal(coveragePercent(41, 160), 25.63);
+    assert.equal(coveragePercent(19, 32), 59.38);
+    assert.equal(coveragePercent(1, 3), 33.33);
+    assert.equal(coveragePercent(2, 3), 66.67);
+    assert.equal(coveragePercent(54, 65), 83.08);
+    assert.equal(coveragePercent(0, 7), 0);
+    assert.equal(coveragePercent(7, 7), 100);
+    assert.equal(coveragePercent(999_999_999, 1_000_000_000), 100);
+    assert.equal(coveragePercent(0, 0), null, "nothing to measure");
+  });
+
+  test("agrees with exact decimal rounding for every fraction with up to 2,000 in the denominator", () => {
+    let wrong = 0;
+    for (let total = 1; total <= 2000; total++) {
+      for (let covered = 0; covered <= total; covered++) {
+        // percentage × 100, a half up, in integers: (20,000 × covered + total) div (2 × total).
+        const exact = Number((20_000n * BigInt(covered) + BigInt(total)) / (2n * BigInt(total))) / 100;
+        if (coveragePercent(covered, total) !== exact) wrong += 1;
+      }
+    }
+    assert.equal(wrong, 0);
   });
 });

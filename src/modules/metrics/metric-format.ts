@@ -24,6 +24,19 @@ export function thresholdStatusOf(
   return passes ? "PASSING" : "FAILING";
 }
 
+/**
+ * `covered / total` as a percentage from 0 to 100 rounded to two decimals, a half up (23 of 160 is
+ * 14.375%, so 14.38); null when `total` is 0 (nothing to measure). Computed on the integers, so
+ * no binary fraction decides a half: `Math.round(23 / 160 * 100 * 100) / 100` gives 14.37. Every
+ * coverage percentage Assay stores or answers (the metric values, each file's figures) is this one.
+ */
+export function coveragePercent(covered: number, total: number): number | null {
+  if (total === 0) return null;
+  // floor((percentage × 100) + ½) = floor((20,000 × covered + total) / (2 × total)); the quotient of
+  // two integers is exact enough here that the floor never lands on the wrong side.
+  return Math.floor((20_000 * covered + total) / (2 * total)) / 100;
+}
+
 /** `value` rounded to `decimals` places, without trailing zeros (and never "-0"). */
 function trimmed(value: number, decimals: number): string {
   const text = value.toFixed(decimals);
