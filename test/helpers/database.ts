@@ -123,3 +123,45 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * Creates an empty database on the configured backend with no migration applied: on PostgreSQL a
+ * new database (from PostgreSQL's own default template, not the migrated one), on the embedded
+ * backend a fresh data directory, created when it is first opened. For tests that build a
+ * database as an earlier version left it.
+ */
+export async function createEmptyDatabase(): Promise<TestDatabase> {
+  const base = process.env.DATABASE_URL;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-empty-"));
+  if (!base) {
+    return {
+      databaseUrl: undefined,
+      dataDir,
+      async drop() {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const name = `assay_e_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl(base) });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    databaseUrl: adminUrl(base, name),
+    dataDir,
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl(base) });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
