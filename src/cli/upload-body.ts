@@ -16,6 +16,9 @@ export interface UploadFields {
   repositoryId: string;
   commitOid: string;
   branch: string | null;
+  /** The pull request and the branch it merges into; null when there is none. */
+  pullRequestNumber: number | null;
+  baseBranch: string | null;
   analyzer: string;
   analyzerType: string | null;
   key: string | null;

@@ -333,3 +333,63 @@ export async function findPullRequestBaseRun(
     .limit(1)
     .executeTakeFirst();
 }
+
+/**
+ * Creates pull request `number` from an upload that names it before any provider event did: no
+ * title, OPEN, with the upload's branch, base branch and commit.
+ */
+export function insertPullRequestOfUpload(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  upload: { number: number; branch: string | null; baseBranch: string | null; commitOid: string },
+): Promise<PullRequestRow> {
+  return tx
+    .insertInto("pull_requests")
+    .values({
+      key: newRowKey(),
+      repository_id: repositoryId,
+      number: upload.number,
+      branch: upload.branch,
+      base_branch: upload.baseBranch,
+      head_commit_oid: upload.commitOid,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Moves a pull request that no provider event manages (`vcs_updated_at` null) to the head an
+ * upload names; a provider-managed one is left as its provider reported it.
+ */
+export async function updatePullRequestOfUpload(
+  tx: Kysely<Database>,
+  pullRequestId: string,
+  upload: { branch: string | null; baseBranch: string | null; commitOid: string },
+): Promise<PullRequestRow> {
+  return tx
+    .updateTable("pull_requests")
+    .set({
+      head_commit_oid: upload.commitOid,
+      branch: upload.branch ?? sql<string | null>`branch`,
+      base_branch: upload.baseBranch ?? sql<string | null>`base_branch`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", pullRequestId)
+    .where("vcs_updated_at", "is", null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets a run's pull request. */
+export async function setRunPullRequest(
+  tx: Kysely<Database>,
+  runId: string,
+  pullRequestId: string,
+): Promise<AnalysisRunRow> {
+  return tx
+    .updateTable("analysis_runs")
+    .set({ pull_request_id: pullRequestId })
+    .where("id", "=", runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
