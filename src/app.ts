@@ -19,6 +19,7 @@ import { CredentialAuthenticator, looksLikeCredential } from "./modules/auth/cre
 import { renderDevicePage } from "./modules/auth/device-page.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
+import { createVcsWebhookEndpoints } from "./modules/pull-requests/vcs-webhook-endpoint.ts";
 import { buildAssaySchema } from "./schema.ts";
 
 /** A started Assay instance. */
@@ -39,13 +40,19 @@ export interface AppOptions {
 }
 
 /**
- * The API's endpoints by path: GraphQL, and the contract CLI's artifact endpoint (the ingestion
- * pipeline's own small schema). Assembled here, so the HTTP layer depends on neither.
+ * The API's endpoints by path: GraphQL, the contract CLI's artifact endpoint (the ingestion
+ * pipeline's own small schema), and the providers' webhooks (docs/vcs-events.md). Assembled here,
+ * so the HTTP layer depends on none of them.
  */
-function apiEndpoints(graphql: EndpointHandler, artifacts: EndpointHandler): Map<string, EndpointHandler> {
+function apiEndpoints(
+  graphql: EndpointHandler,
+  artifacts: EndpointHandler,
+  vcsWebhooks: ReadonlyMap<string, EndpointHandler>,
+): Map<string, EndpointHandler> {
   return new Map([
     ...[...GRAPHQL_PATHS].map((path) => [path, graphql] as const),
     ...[...CLI_GRAPHQL_PATHS].map((path) => [path, artifacts] as const),
+    ...vcsWebhooks,
   ]);
 }
 
@@ -110,7 +117,11 @@ export async function startApp(
     const artifacts = createCliEndpoint({ db: database.db, config, logger });
     server = createServer(
       {
-        endpoints: apiEndpoints(graphql, artifacts),
+        endpoints: apiEndpoints(
+          graphql,
+          artifacts,
+          createVcsWebhookEndpoints({ db: database.db, config, logger }),
+        ),
         devicePage: renderDevicePage,
         isCredential: looksLikeCredential,
         readiness: async () => {

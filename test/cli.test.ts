@@ -16,6 +16,7 @@ import { findUsersByIds } from "../src/modules/users/user-store.ts";
 import { anAccount, aToken, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { gql } from "./helpers/server.ts";
+import { githubHeaders, githubPingPayload } from "./helpers/vcs-payloads.ts";
 
 /**
  * The admin CLI run as operators run it: a child process per command, over a database of the
@@ -215,6 +216,52 @@ describe("assay CLI beside a running server", () => {
       },
       repository: { isPrivate: false, defaultBranch: "main", isActivated: true },
     });
+  });
+
+  test("repository vcs-secret prints a secret once that authenticates webhooks; --remove stops them", async () => {
+    const ping = async (secret: string) => {
+      const body = JSON.stringify(githubPingPayload("hearts", "croquet"));
+      const response = await fetch(`${app.url}/webhooks/github`, {
+        method: "POST",
+        // A fresh connection each time: spawnSync stops this process (and its server) for seconds,
+        // and a kept-alive socket may be closed by the server just as it is reused.
+        headers: { ...githubHeaders("ping", body, secret), connection: "close" },
+        body,
+      });
+      return response.status;
+    };
+    const set = cli("repository", "vcs-secret", "--account", "hearts", "--name", "croquet");
+    assert.equal(set.status, 0, set.stderr);
+    assert.match(set.stdout, /^vcs_[A-Za-z0-9_-]{32}\n$/, "stdout is the secret and nothing else");
+    assert.match(set.stderr, /shown only now/);
+    assert.equal(await ping(set.stdout.trim()), 200);
+    const chosen = cli(
+      "repository",
+      "vcs-secret",
+      "--account",
+      "hearts",
+      "--name",
+      "croquet",
+      "--secret",
+      "chosen-secret-0123456789",
+    );
+    assert.equal(chosen.stdout, "chosen-secret-0123456789\n");
+    assert.equal(await ping(set.stdout.trim()), 401, "the earlier secret is replaced");
+    assert.equal(await ping("chosen-secret-0123456789"), 200);
+    assertFails(
+      cli("repository", "vcs-secret", "--account", "hearts", "--name", "croquet", "--secret", "short"),
+      1,
+      /^error: --secret must be 16 to 256 characters long/,
+    );
+    assertFails(
+      cli("repository", "vcs-secret", "--account", "hearts", "--name", "nothing"),
+      1,
+      /^error: hearts \(GITHUB\) has no repository named nothing/,
+    );
+    const removed = cli("repository", "vcs-secret", "--account", "hearts", "--name", "croquet", "--remove");
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.equal(removed.stdout, "");
+    assert.equal(await ping("chosen-secret-0123456789"), 401);
   });
 
   test("token list shows the last four characters and never the token; revoke stops it at once", async () => {

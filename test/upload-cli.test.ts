@@ -197,6 +197,16 @@ async function apiRun(output: string, analyzer: string): Promise<{ run: ApiRun; 
   return { run, check: run.checks.edges[0]?.node ?? null };
 }
 
+/** The pull request a run joined (from the CI's variables, sent by `assay upload`), or undefined. */
+function pullRequestOfRun(runUid: string) {
+  return server.db
+    .selectFrom("analysis_runs as r")
+    .innerJoin("pull_requests as pr", "pr.id", "r.pull_request_id")
+    .select(["pr.number", "pr.branch", "pr.base_branch"])
+    .where("r.run_uid", "=", runUid)
+    .executeTakeFirst();
+}
+
 /** The line `--wait` prints about the check's newest artifact, as the API's figures say it should read. */
 function reportLine(check: ApiCheck, entries: string): string {
   const artifact = check.artifacts.edges[0]?.node;
@@ -341,7 +351,11 @@ describe("assay upload --wait, as the CI examples run it", () => {
         headRef: "feature/free",
         payload: {
           number: 7,
-          pull_request: { head: { sha: head, ref: "feature/free" }, base: { sha: mainCommit } },
+          pull_request: {
+            number: 7,
+            head: { sha: head, ref: "feature/free" },
+            base: { sha: mainCommit, ref: "main" },
+          },
         },
       }),
     );
@@ -351,6 +365,11 @@ describe("assay upload --wait, as the CI examples run it", () => {
     assert.equal(run.branchName, "feature/free");
     assert.equal(check?.summary.occurrencesIntroduced, 1, "the new loose comparison");
     assert.match(ran.stderr, /^error: the eslint check failed its quality gate: 1 new finding$/m);
+    assert.deepEqual(await pullRequestOfRun(run.runUid), {
+      number: 7,
+      branch: "feature/free",
+      base_branch: "main",
+    });
   });
 
   const gitlabEnv = (commit: string, mergeRequestBranch: string | null): Record<string, string> => ({
@@ -364,6 +383,8 @@ describe("assay upload --wait, as the CI examples run it", () => {
           CI_PIPELINE_SOURCE: "merge_request_event",
           CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: "",
           CI_MERGE_REQUEST_SOURCE_BRANCH_NAME: mergeRequestBranch,
+          CI_MERGE_REQUEST_IID: "3",
+          CI_MERGE_REQUEST_TARGET_BRANCH_NAME: "main",
         }
       : { CI_PIPELINE_SOURCE: "push", CI_COMMIT_BRANCH: "main" }),
   });
@@ -395,6 +416,11 @@ describe("assay upload --wait, as the CI examples run it", () => {
     assert.equal(eslint.run.branchName, "feature/docs");
     assert.equal(eslint.check.status, "SUCCESS", "the same findings as the default branch: none new");
     assert.equal(eslint.check.summary.occurrencesIntroduced, 0);
+    assert.deepEqual(await pullRequestOfRun(eslint.run.runUid), {
+      number: 3,
+      branch: "feature/docs",
+      base_branch: "main",
+    });
     const printed = ran.stdout.split("\n");
     for (const line of findingsLines("eslint", eslint.check)) assert.ok(printed.includes(line), line);
 

@@ -27,6 +27,7 @@ import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./direct
 import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
 import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
 import { uploadCommand } from "./upload-command.ts";
+import { repositoryVcsSecret } from "./vcs-commands.ts";
 import { workerCommand } from "./worker-command.ts";
 
 const COMMANDS: readonly Command[] = [
@@ -35,6 +36,7 @@ const COMMANDS: readonly Command[] = [
   accountCreate,
   memberAdd,
   repositoryCreate,
+  repositoryVcsSecret,
   tokenCreate,
   tokenList,
   tokenRevoke,

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { fakeGit } from "../../test/helpers/fake-git.ts";
-import { detectBranch, detectCommit, type Env, githubPullRequestHead } from "./ci-environment.ts";
+import {
+  detectBranch,
+  detectCommit,
+  detectPullRequest,
+  type Env,
+  githubPullRequestHead,
+} from "./ci-environment.ts";
 
 const NO_GIT = fakeGit({});
 
@@ -152,5 +158,80 @@ describe("commit and branch detection", () => {
       CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: "d".repeat(40),
     };
     assert.equal(detectCommit(mergedResults, NO_GIT), "d".repeat(40));
+  });
+});
+
+describe("pull request detection", () => {
+  test("each CI service's variables give the number and the branch merged into", () => {
+    const cases: Array<[string, Env, { number: number; baseBranch: string | null } | null]> = [
+      [
+        "GitLab",
+        { CI_MERGE_REQUEST_IID: "17", CI_MERGE_REQUEST_TARGET_BRANCH_NAME: "main" },
+        { number: 17, baseBranch: "main" },
+      ],
+      [
+        "Bitbucket",
+        { BITBUCKET_PR_ID: "5", BITBUCKET_PR_DESTINATION_BRANCH: "develop" },
+        { number: 5, baseBranch: "develop" },
+      ],
+      [
+        "Azure Repos",
+        { SYSTEM_PULLREQUEST_PULLREQUESTID: "88", SYSTEM_PULLREQUEST_TARGETBRANCH: "refs/heads/release/2.0" },
+        { number: 88, baseBranch: "release/2.0" },
+      ],
+      [
+        "Azure on a GitHub repository",
+        {
+          SYSTEM_PULLREQUEST_PULLREQUESTID: "987654321",
+          SYSTEM_PULLREQUEST_PULLREQUESTNUMBER: "12",
+          SYSTEM_PULLREQUEST_TARGETBRANCH: "main",
+        },
+        { number: 12, baseBranch: "main" },
+      ],
+      ["Jenkins", { CHANGE_ID: "301", CHANGE_TARGET: "master" }, { number: 301, baseBranch: "master" }],
+      [
+        "Buildkite",
+        { BUILDKITE_PULL_REQUEST: "44", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" },
+        { number: 44, baseBranch: "main" },
+      ],
+      ["Buildkite outside a pull request", { BUILDKITE_PULL_REQUEST: "false" }, null],
+      [
+        "CircleCI",
+        { CIRCLE_PULL_REQUEST: "https://github.com/acme/api/pull/123" },
+        { number: 123, baseBranch: null },
+      ],
+      ["no CI", {}, null],
+      ["a number that is not one", { CI_MERGE_REQUEST_IID: "0" }, null],
+    ];
+    for (const [name, env, expected] of cases) assert.deepEqual(detectPullRequest(env), expected, name);
+  });
+
+  test("GitHub Actions reads the event payload's pull request number and base ref", () => {
+    const event = JSON.stringify({
+      action: "synchronize",
+      number: 9,
+      pull_request: {
+        number: 9,
+        head: { ref: "feature", sha: "a".repeat(40) },
+        base: { ref: "main", sha: "b".repeat(40) },
+      },
+    });
+    const env: Env = {
+      GITHUB_ACTIONS: "true",
+      GITHUB_EVENT_NAME: "pull_request",
+      GITHUB_EVENT_PATH: "/github/workflow/event.json",
+      GITHUB_BASE_REF: "ignored-when-the-payload-says",
+      CI_MERGE_REQUEST_IID: "77",
+    };
+    const read = (path: string) => (path === "/github/workflow/event.json" ? event : null);
+    assert.deepEqual(detectPullRequest(env, read), { number: 9, baseBranch: "main" });
+    assert.deepEqual(detectPullRequest({ ...env, GITHUB_EVENT_NAME: "push" }, read), {
+      number: 77,
+      baseBranch: null,
+    });
+    assert.equal(
+      detectPullRequest({ ...env, CI_MERGE_REQUEST_IID: undefined }, () => null),
+      null,
+    );
   });
 });

@@ -137,3 +137,76 @@ export function readTextFile(path: string): string | null {
     return null;
   }
 }
+
+/** The pull request a CI job runs for: its number and the branch it merges into (when said). */
+export interface DetectedPullRequest {
+  number: number;
+  baseBranch: string | null;
+}
+
+/** A pull request number as CI variables give it: digits, or a URL ending in `/<digits>`. */
+function pullRequestNumberOf(value: string | undefined): number | null {
+  const match = /(?:^|\/)(\d{1,10})\/?$/.exec(value?.trim() ?? "");
+  const number = match ? Number(match[1]) : Number.NaN;
+  return Number.isInteger(number) && number > 0 && number <= 2_147_483_647 ? number : null;
+}
+
+/** A branch variable without a `refs/heads/` prefix (Azure Pipelines gives the full ref). */
+function branchOf(value: string | undefined): string | null {
+  const trimmed = value?.trim().replace(/^refs\/heads\//, "");
+  return trimmed ? trimmed : null;
+}
+
+/** GitHub Actions: `pull_request.number` and `pull_request.base.ref` of the event payload. */
+function githubPullRequest(env: Env, readText: ReadText): DetectedPullRequest | null {
+  if (env.GITHUB_ACTIONS !== "true" || !GITHUB_PULL_REQUEST_EVENTS.has(env.GITHUB_EVENT_NAME ?? "")) {
+    return null;
+  }
+  const eventPath = env.GITHUB_EVENT_PATH?.trim();
+  const text = eventPath ? readText(eventPath) : null;
+  if (text === null) return null;
+  try {
+    const pr = (JSON.parse(text) as { pull_request?: { number?: unknown; base?: { ref?: unknown } } })
+      .pull_request;
+    const number = typeof pr?.number === "number" ? pullRequestNumberOf(String(pr.number)) : null;
+    if (number === null) return null;
+    const base = typeof pr?.base?.ref === "string" ? pr.base.ref : env.GITHUB_BASE_REF;
+    return { number, baseBranch: branchOf(base) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Each service's pull request variables, in the order they are tried: the number, and the
+ * variable naming the branch it merges into (CircleCI names none).
+ */
+const PULL_REQUEST_VARIABLES: ReadonlyArray<{ number: readonly string[]; base: string | null }> = [
+  { number: ["CI_MERGE_REQUEST_IID"], base: "CI_MERGE_REQUEST_TARGET_BRANCH_NAME" },
+  { number: ["BITBUCKET_PR_ID"], base: "BITBUCKET_PR_DESTINATION_BRANCH" },
+  // On a GitHub repository Azure's PULLREQUESTID is its own id and PULLREQUESTNUMBER the number.
+  {
+    number: ["SYSTEM_PULLREQUEST_PULLREQUESTNUMBER", "SYSTEM_PULLREQUEST_PULLREQUESTID"],
+    base: "SYSTEM_PULLREQUEST_TARGETBRANCH",
+  },
+  { number: ["CHANGE_ID"], base: "CHANGE_TARGET" },
+  { number: ["BUILDKITE_PULL_REQUEST"], base: "BUILDKITE_PULL_REQUEST_BASE_BRANCH" },
+  { number: ["CIRCLE_PULL_REQUEST"], base: null },
+];
+
+/**
+ * The pull request the job runs for: GitHub Actions' event payload, else the first service whose
+ * variables name one (GitLab, Bitbucket, Azure Pipelines, Jenkins, Buildkite, CircleCI), else null.
+ * Buildkite's `false` and other values that are no number name none.
+ */
+export function detectPullRequest(env: Env, readText: ReadText = () => null): DetectedPullRequest | null {
+  const fromGithub = githubPullRequest(env, readText);
+  if (fromGithub) return fromGithub;
+  for (const service of PULL_REQUEST_VARIABLES) {
+    for (const name of service.number) {
+      const number = pullRequestNumberOf(env[name]);
+      if (number !== null) return { number, baseBranch: service.base ? branchOf(env[service.base]) : null };
+    }
+  }
+  return null;
+}

@@ -16,6 +16,12 @@ export interface UploadFields {
   repositoryId: string;
   commitOid: string;
   branch: string | null;
+  /**
+   * The pull request and the branch it merges into, left out when unknown (so a run outside a
+   * pull request sends what servers without these fields accept).
+   */
+  pullRequestNumber?: number;
+  baseBranch?: string;
   analyzer: string;
   analyzerType: string | null;
   key: string | null;

@@ -49,6 +49,8 @@ const FIELDS: UploadFields = {
   repositoryId: "UmVwb3NpdG9yeTphYmNkZWZnaGlq",
   commitOid: SHA,
   branch: "feature/x",
+  pullRequestNumber: 12,
+  baseBranch: "main",
   analyzer: "eslint",
   analyzerType: null,
   key: null,

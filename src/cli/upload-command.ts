@@ -53,7 +53,7 @@ async function* readFile(file: string): AsyncGenerator<Uint8Array> {
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF) or coverage report to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit and branch default to the CI's variables, then git. With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
+    "Upload an analyzer (SARIF) or coverage report to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {
@@ -87,6 +87,18 @@ export const uploadCommand: Command = {
       type: "string",
       placeholder: "NAME",
       description: "The branch (default: the CI's variable, else git).",
+    },
+    pr: {
+      type: "string",
+      placeholder: "N",
+      description:
+        "The pull request the commit belongs to (default: the CI's pull request, on GitHub Actions, GitLab, Bitbucket, Azure Pipelines, Jenkins, CircleCI or Buildkite).",
+    },
+    base: {
+      type: "string",
+      placeholder: "BRANCH",
+      description:
+        "The branch the pull request merges into, whose results the run is compared with (default: the CI's).",
     },
     "work-dir": {
       type: "string",
@@ -150,6 +162,8 @@ export const uploadCommand: Command = {
         repositoryId,
         commitOid: options.commit,
         branch: options.branch,
+        ...(options.pullRequestNumber === null ? {} : { pullRequestNumber: options.pullRequestNumber }),
+        ...(options.baseBranch === null ? {} : { baseBranch: options.baseBranch }),
         analyzer: options.analyzer,
         analyzerType: options.analyzerType,
         key: options.key,

@@ -35,6 +35,8 @@ describe("options", () => {
       key: null,
       commit: SHA,
       branch: "main",
+      pullRequestNumber: null,
+      baseBranch: null,
       workDir: "/ci/checkout",
       url: "http://localhost:4000",
       token: "assay_pat_fromenv",
@@ -168,7 +170,14 @@ describe("options", () => {
   });
 
   test("a GitHub pull request's head commit and branch are taken from the event payload", () => {
-    const event = JSON.stringify({ pull_request: { head: { sha: "c".repeat(40), ref: "feature/login" } } });
+    const event = JSON.stringify({
+      number: 42,
+      pull_request: {
+        number: 42,
+        head: { sha: "c".repeat(40), ref: "feature/login" },
+        base: { ref: "main" },
+      },
+    });
     const options = resolveUploadOptions(
       flagsOf(required),
       around({
@@ -185,5 +194,30 @@ describe("options", () => {
     );
     assert.equal(options.commit, "c".repeat(40));
     assert.equal(options.branch, "feature/login");
+    assert.equal(options.pullRequestNumber, 42);
+    assert.equal(options.baseBranch, "main");
+  });
+
+  test("--pr and --base win over the CI's pull request; a --pr that is no number is refused", () => {
+    const env = {
+      ASSAY_TOKEN: "t",
+      GITHUB_SHA: SHA,
+      CI_MERGE_REQUEST_IID: "5",
+      CI_MERGE_REQUEST_TARGET_BRANCH_NAME: "develop",
+    };
+    const detected = resolveUploadOptions(flagsOf(required), around({ env }));
+    assert.deepEqual([detected.pullRequestNumber, detected.baseBranch], [5, "develop"]);
+    const both = resolveUploadOptions(flagsOf({ ...required, pr: "9", base: "release" }), around({ env }));
+    assert.deepEqual([both.pullRequestNumber, both.baseBranch], [9, "release"]);
+    // --pr alone names another pull request: the CI's target branch is not assumed for it.
+    const prOnly = resolveUploadOptions(flagsOf({ ...required, pr: "9" }), around({ env }));
+    assert.deepEqual([prOnly.pullRequestNumber, prOnly.baseBranch], [9, null]);
+    const baseOnly = resolveUploadOptions(flagsOf({ ...required, base: "main" }), around());
+    assert.deepEqual([baseOnly.pullRequestNumber, baseOnly.baseBranch], [null, "main"]);
+    assert.throws(
+      () => resolveUploadOptions(flagsOf({ ...required, pr: "#9" }), around()),
+      (error: unknown) =>
+        error instanceof UsageError && /--pr must be a pull request number, got "#9"/.test(error.message),
+    );
   });
 });

@@ -2,7 +2,14 @@ import path from "node:path";
 import type { VcsProvider } from "../db/types.ts";
 import { COVERAGE_ANALYZER, COVERAGE_LANGUAGE_KEYS } from "../ingestion/types.ts";
 import { VCS_PROVIDERS } from "../modules/accounts/vcs.ts";
-import { detectBranch, detectCommit, type Env, type Git, type ReadText } from "./ci-environment.ts";
+import {
+  detectBranch,
+  detectCommit,
+  detectPullRequest,
+  type Env,
+  type Git,
+  type ReadText,
+} from "./ci-environment.ts";
 import { CliError, type Flags, UsageError } from "./command.ts";
 
 /**
@@ -40,6 +47,10 @@ export interface UploadOptions {
   key: string | null;
   commit: string;
   branch: string | null;
+  /** `--pr`, else the CI's pull request; null outside one. */
+  pullRequestNumber: number | null;
+  /** `--base`, else the CI's target branch; null when unknown. */
+  baseBranch: string | null;
   workDir: string;
   /** The server's base URL, without a trailing slash. */
   url: string;
@@ -120,6 +131,31 @@ function waitSecondsOf(flags: Flags): number | null {
   return seconds;
 }
 
+/**
+ * `--pr N` and `--base BRANCH`, else the CI's pull request. `--pr` replaces the CI's pull request
+ * (and its target branch, unless `--base` is given too); `--base` alone names the branch to
+ * compare with.
+ */
+function pullRequestOf(
+  flags: Flags,
+  around: UploadSurroundings,
+): { pullRequestNumber: number | null; baseBranch: string | null } {
+  const prFlag = flags.optional("pr");
+  const baseFlag = flags.optional("base") ?? null;
+  if (prFlag !== undefined) {
+    const number = /^\d{1,10}$/.test(prFlag) ? Number(prFlag) : Number.NaN;
+    if (!(number >= 1 && number <= 2_147_483_647)) {
+      throw new UsageError(`--pr must be a pull request number, got "${prFlag}"`, flags.command);
+    }
+    return { pullRequestNumber: number, baseBranch: baseFlag };
+  }
+  const detected = detectPullRequest(around.env, around.readText);
+  return {
+    pullRequestNumber: detected?.number ?? null,
+    baseBranch: baseFlag ?? detected?.baseBranch ?? null,
+  };
+}
+
 /** The options of one invocation: flags first, then the CI's variables and git. */
 export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): UploadOptions {
   const fileFlag = flags.required("file");
@@ -154,6 +190,7 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
     key,
     commit: commit.toLowerCase(),
     branch: flags.optional("branch") ?? detectBranch(around.env, around.git, around.readText),
+    ...pullRequestOf(flags, around),
     workDir: workDirFlag
       ? path.resolve(around.cwd, workDirFlag)
       : (around.git(["rev-parse", "--show-toplevel"]) ?? around.cwd),

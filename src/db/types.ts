@@ -238,6 +238,41 @@ export interface PullRequestsTable {
   vcs_url: string | null;
   created_at: CreatedAt;
   updated_at: Timestamp;
+  /** The head commit the provider last reported (migration 0013). */
+  head_commit_oid: string | null;
+  /** The base branch's commit the provider last reported. */
+  base_commit_oid: string | null;
+  /** The merge base, when the provider reports it (GitLab's `diff_refs.base_sha`). */
+  merge_base_oid: string | null;
+  /** The provider's time of the last change applied; an older event is ignored. */
+  vcs_updated_at: NullableTimestamp;
+}
+
+/** A repository's incoming webhook secret, encrypted (migration 0013; docs/vcs-events.md). */
+export interface RepositoryVcsSecretsTable {
+  repository_id: ForeignKey;
+  secret_encrypted: Buffer;
+  secret_last_four: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** An incoming webhook delivery already applied, kept for a while to refuse replays. */
+export interface VcsDeliveriesTable {
+  repository_id: ForeignKey;
+  delivery_id: string;
+  provider: "GITHUB" | "GITLAB";
+  event: string;
+  received_at: CreatedAt;
+}
+
+/** The commit a branch points at, from the provider's push events. */
+export interface BranchHeadsTable {
+  repository_id: ForeignKey;
+  branch: string;
+  commit_oid: string;
+  pushed_at: NullableTimestamp;
+  updated_at: Timestamp;
 }
 
 export interface ChecksTable {
@@ -462,6 +497,9 @@ export interface Database extends AuthFlowTables, WebhookTables, IngestionTables
   issues: IssuesTable;
   code_formatters: CodeFormattersTable;
   pull_requests: PullRequestsTable;
+  repository_vcs_secrets: RepositoryVcsSecretsTable;
+  vcs_deliveries: VcsDeliveriesTable;
+  branch_heads: BranchHeadsTable;
   checks: ChecksTable;
   occurrences: OccurrencesTable;
   metrics: MetricsTable;

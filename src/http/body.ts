@@ -14,7 +14,12 @@ export class BodyError extends Error {
  * Reads the request body as UTF-8, refusing it as soon as it passes `maxBytes` (checked against
  * Content-Length first, so an honest oversized request is refused without reading it).
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+  return (await readBodyBytes(req, maxBytes)).toString("utf8");
+}
+
+/** Reads the request body's bytes as they came (for signatures over the raw body), like {@link readBody}. */
+export function readBodyBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > maxBytes) {
     return Promise.reject(new BodyError("too-large", "body too large"));
@@ -40,7 +45,7 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size).toString("utf8"));
+      resolve(Buffer.concat(chunks, size));
     };
     const onError = () => {
       cleanup();

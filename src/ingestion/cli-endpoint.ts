@@ -5,6 +5,7 @@ import {
   GraphQLBoolean,
   GraphQLError,
   GraphQLInputObjectType,
+  GraphQLInt,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
@@ -82,6 +83,8 @@ interface CreateArtifactInput {
   analyzer: string;
   analyzerType?: string | null;
   metadata?: { workDir?: string | null; compressed?: string | null } | null;
+  pullRequestNumber?: number | null;
+  baseBranch?: string | null;
   clientMutationId?: string | null;
 }
 
@@ -146,6 +149,15 @@ const CreateArtifactInputType = new GraphQLInputObjectType({
       description: 'Set to "community" for an analyzer outside the catalog; otherwise omitted.',
     },
     metadata: { type: ArtifactMetadataInput, description: "The working directory and the compression flag." },
+    pullRequestNumber: {
+      type: GraphQLInt,
+      description:
+        "Assay extension, not sent by the contract's CLI: the pull request the commit is the head of; the run joins it and is compared with its base branch.",
+    },
+    baseBranch: {
+      type: GraphQLString,
+      description: "Assay extension: the branch the run is compared with (the pull request's target).",
+    },
     clientMutationId: {
       type: GraphQLString,
       description: "Any string; the payload's `clientMutationId` echoes it (Relay).",
@@ -221,6 +233,8 @@ export function uploadOfCreateArtifact(input: CreateArtifactInput): ArtifactUplo
   return {
     commitOid: input.commitOid,
     branch: null,
+    pullRequestNumber: input.pullRequestNumber ?? null,
+    baseBranch: presentOrNull(input.baseBranch),
     analyzer: input.analyzer,
     analyzerType: presentOrNull(input.analyzerType),
     key: presentOrNull(input.key),

@@ -61,6 +61,8 @@ const COMMUNITY_SHORTCODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 interface CheckedUpload {
   commitOid: string;
   branch: string | null;
+  pullRequestNumber: number | null;
+  baseBranch: string | null;
   kind: ArtifactKind;
   analyzer: string;
   languageKey: CoverageLanguageKey | null;
@@ -86,6 +88,21 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
   const branchProblem = branch === null ? undefined : branchNameProblem(branch);
   if (branchProblem)
     throw new UploadError("INVALID_INPUT", `branch "${branch}" is not a valid branch name: ${branchProblem}`);
+  const pullRequestNumber = upload.pullRequestNumber ?? null;
+  if (pullRequestNumber !== null && !(Number.isInteger(pullRequestNumber) && pullRequestNumber > 0)) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `pullRequestNumber must be a positive pull request number, got ${pullRequestNumber}`,
+    );
+  }
+  const baseBranch = upload.baseBranch?.trim() || null;
+  const baseProblem = baseBranch === null ? undefined : branchNameProblem(baseBranch);
+  if (baseProblem) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `baseBranch "${baseBranch}" is not a valid branch name: ${baseProblem}`,
+    );
+  }
   const analyzer = upload.analyzer.trim();
   if (analyzer === "") throw new UploadError("INVALID_INPUT", "analyzer is empty");
   const kind = artifactKindOf(analyzer);
@@ -113,7 +130,16 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
       `analyzer "${analyzer.slice(0, 80)}" is not a valid shortcode (letters, digits, ".", "_" and "-", at most 64)`,
     );
   }
-  return { commitOid: commitOid.toLowerCase(), branch, kind, analyzer, languageKey, community };
+  return {
+    commitOid: commitOid.toLowerCase(),
+    branch,
+    pullRequestNumber,
+    baseBranch,
+    kind,
+    analyzer,
+    languageKey,
+    community,
+  };
 }
 
 /** Collects a text stream (bounded by the size cap upstream) into a string. */
@@ -241,6 +267,8 @@ export async function acceptUpload(
     const { run } = await openRun(tx, locked, account, {
       commitOid: checked.commitOid,
       branch: checked.branch,
+      pullRequestNumber: checked.pullRequestNumber,
+      baseBranch: checked.baseBranch,
       timeoutSeconds: config.artifactTimeoutSeconds,
     });
 

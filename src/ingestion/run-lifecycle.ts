@@ -37,6 +37,8 @@ import {
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
 import { recordEvent } from "../modules/events/outbox.ts";
+import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
+import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import {
   findPreviousFinishedRun,
@@ -102,13 +104,18 @@ export interface NewRunSpec {
   commitOid: string;
   branch: string | null;
   timeoutSeconds: number;
+  /** The pull request the upload names, and the branch to compare with (docs/vcs-events.md). */
+  pullRequestNumber?: number | null;
+  baseBranch?: string | null;
 }
 
 /**
  * The run of `spec.commitOid`, created when there is none yet (`created: true`): branch from the
- * spec, else the repository's default branch; base = the default branch's last analysed run;
- * a WAITING check per configured analyzer, with a deadline job. The caller holds the repository
- * row lock, so two first uploads make one run.
+ * spec, else its pull request's, else the repository's default branch; its pull request the one
+ * the spec names or the open one whose head the commit is; base = the base branch's last analysed
+ * run (the merge base's when known) for a pull request or a given base branch, else the default
+ * branch's; a WAITING check per configured analyzer, with a deadline job. The caller holds the
+ * repository row lock, so two first uploads make one run.
  */
 export async function openRun(
   tx: Kysely<Database>,
@@ -117,9 +124,20 @@ export async function openRun(
   spec: NewRunSpec,
 ): Promise<{ run: AnalysisRunRow; created: boolean }> {
   const existing = await findRunOfCommit(tx, repository.id, spec.commitOid);
-  if (existing) return { run: existing, created: false };
+  if (existing && (existing.pull_request_id !== null || !spec.pullRequestNumber)) {
+    return { run: existing, created: false };
+  }
+  const target = await pullRequestOfUpload(tx, repository, spec);
+  if (existing) {
+    const attached = target.pullRequest
+      ? await setRunPullRequest(tx, existing.id, target.pullRequest.id)
+      : existing;
+    return { run: attached, created: false };
+  }
 
-  const [base] = await findLatestDefaultBranchRuns(tx, [repository.id]);
+  const [base] = target.baseBranch
+    ? [await baseRunOfPullRequest(tx, repository, target)]
+    : await findLatestDefaultBranchRuns(tx, [repository.id]);
   const expected = configuredAnalyzers(repository);
   const expectedAnalyzers = expected.length === 0 ? [] : await findAnalyzersByShortcodes(tx, expected);
   const run = await insertRunWithDeadline(
@@ -128,8 +146,9 @@ export async function openRun(
       key: newRowKey(),
       run_uid: randomUUID(),
       repository_id: repository.id,
-      branch_name: spec.branch ?? repository.default_branch,
+      branch_name: target.branch ?? repository.default_branch,
       commit_oid: spec.commitOid,
+      pull_request_id: target.pullRequest?.id ?? null,
       base_oid: base?.commit_oid ?? null,
       base_run_id: base?.id ?? null,
       status: "PENDING",

@@ -12,6 +12,10 @@ export interface ArtifactUpload {
   commitOid: string;
   /** Known only to `uploadArtifact` / `assay upload`; see docs/ingestion.md "Branch". */
   branch: string | null;
+  /** The pull request the commit belongs to, when the uploader says (docs/vcs-events.md). */
+  pullRequestNumber?: number | null;
+  /** The branch to compare with (the pull request's target), when the uploader says. */
+  baseBranch?: string | null;
   analyzer: string;
   analyzerType: string | null;
   /** Coverage: the language key (`javascript`, `go`...); ignored otherwise. */

@@ -29,6 +29,8 @@ export interface UploadArtifactInputValue {
   repositoryId: string | number;
   commitOid: string;
   branch?: string | null;
+  pullRequestNumber?: number | null;
+  baseBranch?: string | null;
   analyzer: string;
   analyzerType?: string | null;
   key?: string | null;
@@ -58,6 +60,8 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
   return {
     commitOid: input.commitOid,
     branch: presentOrNull(input.branch),
+    pullRequestNumber: input.pullRequestNumber ?? null,
+    baseBranch: presentOrNull(input.baseBranch),
     analyzer: input.analyzer,
     analyzerType: presentOrNull(input.analyzerType),
     key: presentOrNull(input.key),
@@ -139,6 +143,16 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
       required: false,
       description:
         "The branch the commit was built on. Without it the run takes the branch of an earlier run of the commit, else the repository's default branch.",
+    }),
+    pullRequestNumber: t.int({
+      required: false,
+      description:
+        "The pull request the commit is the head of (an Assay extension). The run joins that pull request (created when Assay has not heard of it from the provider) and is compared with its base branch. Without it, a commit that a provider's webhook reported as an open pull request's head joins that pull request.",
+    }),
+    baseBranch: t.string({
+      required: false,
+      description:
+        "The branch the run is compared with: the pull request's target (an Assay extension). Without it, the pull request's base branch as last reported, else the repository's default branch.",
     }),
     analyzer: t.string({
       required: true,

@@ -36,4 +36,5 @@ import "./settings/ignore-rule-mutations.ts";
 import "./accounts/team-mutations.ts";
 import "./auth/auth-mutations.ts";
 import "./webhooks/webhook-type.ts";
+import "./pull-requests/vcs-secret-mutations.ts";
 import "../ingestion/upload-mutation.ts";

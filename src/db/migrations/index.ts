@@ -10,6 +10,7 @@ import * as occurrenceSeverity from "./0009-occurrence-severity.ts";
 import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
 import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
 import * as dependencyMetric from "./0012-dependency-metric.ts";
+import * as vcsEvents from "./0013-vcs-events.ts";
 import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfill.ts";
 
 /**
@@ -28,6 +29,7 @@ const migrations: Record<string, Migration> = {
   "0010-artifact-outcomes": artifactOutcomes,
   "0011-coverage-check-files": coverageCheckFiles,
   "0012-dependency-metric": dependencyMetric,
+  "0013-vcs-events": vcsEvents,
   "0016-coverage-check-files-backfill": coverageCheckFilesBackfill,
 };
 

@@ -1,0 +1,395 @@
+import { type Kysely, sql } from "kysely";
+import type { AnalysisRunRow, Database, PullRequestRow, VcsProvider } from "../../db/types.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
+import type { PullRequestFacts, VcsEventProvider } from "./vcs-payloads.ts";
+
+/**
+ * The SQL of incoming VCS events (docs/vcs-events.md): repositories' webhook secrets, the
+ * deliveries already applied, branch heads, and pull requests as the providers report them.
+ */
+
+/** A repository that may receive a provider's deliveries: its key and its stored secret. */
+export interface VcsSecretCandidate {
+  repository_id: string;
+  repository_key: string;
+  account_id: string;
+  secret_encrypted: Buffer;
+}
+
+/**
+ * The repositories of accounts on `providers` whose `login/name` is `fullName` (compared without
+ * case, as the providers do) and that have a webhook secret.
+ */
+export function findVcsSecretCandidates(
+  db: Kysely<Database>,
+  providers: readonly VcsProvider[],
+  fullName: string,
+): Promise<VcsSecretCandidate[]> {
+  return db
+    .selectFrom("repositories as r")
+    .innerJoin("accounts as a", "a.id", "r.account_id")
+    .innerJoin("repository_vcs_secrets as s", "s.repository_id", "r.id")
+    .select(["r.id as repository_id", "r.key as repository_key", "r.account_id", "s.secret_encrypted"])
+    .where("a.vcs_provider", "in", providers)
+    .where(sql<string>`lower(a.login || '/' || r.name)`, "=", fullName.toLowerCase())
+    .orderBy("r.id")
+    .limit(10)
+    .execute();
+}
+
+/** Stores (or replaces) the repository's encrypted webhook secret. */
+export async function upsertVcsSecret(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  encrypted: Buffer,
+  lastFour: string,
+): Promise<void> {
+  await tx
+    .insertInto("repository_vcs_secrets")
+    .values({ repository_id: repositoryId, secret_encrypted: encrypted, secret_last_four: lastFour })
+    .onConflict((oc) =>
+      oc.column("repository_id").doUpdateSet({
+        secret_encrypted: encrypted,
+        secret_last_four: lastFour,
+        updated_at: sql<Date>`now()`,
+      }),
+    )
+    .execute();
+}
+
+/** Removes the repository's webhook secret; true when there was one. */
+export async function deleteVcsSecret(tx: Kysely<Database>, repositoryId: string): Promise<boolean> {
+  const deleted = await tx
+    .deleteFrom("repository_vcs_secrets")
+    .where("repository_id", "=", repositoryId)
+    .executeTakeFirst();
+  return Number(deleted.numDeletedRows) > 0;
+}
+
+/** The last four characters of each of these repositories' webhook secrets, by repository id. */
+export function findVcsSecretPreviews(
+  db: Kysely<Database>,
+  repositoryIds: readonly string[],
+): Promise<Array<{ repository_id: string; secret_last_four: string }>> {
+  return db
+    .selectFrom("repository_vcs_secrets")
+    .select(["repository_id", "secret_last_four"])
+    .where("repository_id", "in", repositoryIds)
+    .execute();
+}
+
+/**
+ * Records the delivery as applied; false when it already was (a replay or a provider's retry).
+ * The caller's transaction makes the record and the change it applies one.
+ */
+export async function recordVcsDelivery(
+  tx: Kysely<Database>,
+  delivery: { repositoryId: string; deliveryId: string; provider: VcsEventProvider; event: string },
+): Promise<boolean> {
+  const inserted = await tx
+    .insertInto("vcs_deliveries")
+    .values({
+      repository_id: delivery.repositoryId,
+      delivery_id: delivery.deliveryId,
+      provider: delivery.provider,
+      event: delivery.event.slice(0, 100),
+    })
+    .onConflict((oc) => oc.columns(["repository_id", "delivery_id"]).doNothing())
+    .returning("delivery_id")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+/** Forgets deliveries received more than `days` days ago (a few hundred at a time). */
+export async function pruneVcsDeliveries(tx: Kysely<Database>, days: number): Promise<void> {
+  await sql`
+    DELETE FROM vcs_deliveries
+    WHERE ctid = ANY(ARRAY(
+      SELECT ctid FROM vcs_deliveries
+      WHERE received_at < now() - make_interval(days => ${days})
+      LIMIT 500))`.execute(tx);
+}
+
+/** The pull request `number` of the repository, locked for the change that follows. */
+export function lockPullRequest(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  number: number,
+): Promise<PullRequestRow | undefined> {
+  return tx
+    .selectFrom("pull_requests")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("number", "=", number)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** The columns an event sets on a pull request. */
+function pullRequestColumns(facts: PullRequestFacts) {
+  return {
+    title: facts.title,
+    state: facts.state,
+    branch: facts.branch,
+    base_branch: facts.baseBranch,
+    head_commit_oid: facts.headCommitOid,
+    base_commit_oid: facts.baseCommitOid,
+    merge_base_oid: facts.mergeBaseOid,
+    vcs_url: facts.url,
+    vcs_updated_at: facts.updatedAt,
+  };
+}
+
+/** Creates the repository's pull request from an event. */
+export function insertPullRequest(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  facts: PullRequestFacts,
+): Promise<PullRequestRow> {
+  return tx
+    .insertInto("pull_requests")
+    .values({
+      key: newRowKey(),
+      repository_id: repositoryId,
+      number: facts.number,
+      ...pullRequestColumns(facts),
+      ...(facts.createdAt ? { created_at: facts.createdAt } : {}),
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Applies an event to a stored pull request. What the event does not say (a GitHub event has no
+ * merge base) keeps its stored value.
+ */
+export function updatePullRequest(
+  tx: Kysely<Database>,
+  pullRequestId: string,
+  facts: PullRequestFacts,
+): Promise<PullRequestRow> {
+  const columns = pullRequestColumns(facts);
+  return tx
+    .updateTable("pull_requests")
+    .set({
+      ...columns,
+      title: facts.title ?? sql<string | null>`title`,
+      branch: facts.branch ?? sql<string | null>`branch`,
+      base_branch: facts.baseBranch ?? sql<string | null>`base_branch`,
+      head_commit_oid: facts.headCommitOid ?? sql<string | null>`head_commit_oid`,
+      base_commit_oid: facts.baseCommitOid ?? sql<string | null>`base_commit_oid`,
+      merge_base_oid: facts.mergeBaseOid ?? sql<string | null>`merge_base_oid`,
+      vcs_url: facts.url ?? sql<string | null>`vcs_url`,
+      vcs_updated_at: facts.updatedAt ?? sql<Date | null>`vcs_updated_at`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", pullRequestId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Attaches the repository's runs of `commitOid` that belong to no pull request yet to
+ * `pullRequestId` (runs uploaded before the provider's event arrived).
+ */
+export async function attachRunsOfCommit(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  commitOid: string,
+  pullRequestId: string,
+): Promise<void> {
+  await tx
+    .updateTable("analysis_runs")
+    .set({ pull_request_id: pullRequestId })
+    .where("repository_id", "=", repositoryId)
+    .where("commit_oid", "=", commitOid)
+    .where("pull_request_id", "is", null)
+    .execute();
+}
+
+/**
+ * Records a branch's head. A push the provider dated earlier than the stored one is ignored (an
+ * out-of-order delivery); undated pushes apply in the order they arrive.
+ */
+export async function upsertBranchHead(
+  tx: Kysely<Database>,
+  head: { repositoryId: string; branch: string; commitOid: string; pushedAt: Date | null },
+): Promise<void> {
+  await tx
+    .insertInto("branch_heads")
+    .values({
+      repository_id: head.repositoryId,
+      branch: head.branch,
+      commit_oid: head.commitOid,
+      pushed_at: head.pushedAt,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["repository_id", "branch"])
+        .doUpdateSet({
+          commit_oid: head.commitOid,
+          pushed_at: head.pushedAt,
+          updated_at: sql<Date>`now()`,
+        })
+        .where(
+          sql<boolean>`branch_heads.pushed_at IS NULL OR cast(${head.pushedAt} as timestamptz) IS NULL OR branch_heads.pushed_at <= cast(${head.pushedAt} as timestamptz)`,
+        ),
+    )
+    .execute();
+}
+
+/** Forgets a deleted branch's head. */
+export async function deleteBranchHead(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+): Promise<void> {
+  await tx
+    .deleteFrom("branch_heads")
+    .where("repository_id", "=", repositoryId)
+    .where("branch", "=", branch)
+    .execute();
+}
+
+/** The head of each branch of the repository (tests and the CLI read them). */
+export function findBranchHeads(
+  db: Kysely<Database>,
+  repositoryId: string,
+): Promise<Array<{ branch: string; commit_oid: string }>> {
+  return db
+    .selectFrom("branch_heads")
+    .select(["branch", "commit_oid"])
+    .where("repository_id", "=", repositoryId)
+    .orderBy("branch")
+    .execute();
+}
+
+/**
+ * The open pull request whose head is `commitOid`, if any (the newest when several are); a run of
+ * that commit belongs to it.
+ */
+export function findOpenPullRequestOfHead(
+  db: Kysely<Database>,
+  repositoryId: string,
+  commitOid: string,
+): Promise<PullRequestRow | undefined> {
+  return db
+    .selectFrom("pull_requests")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("head_commit_oid", "=", commitOid)
+    .where("state", "=", "OPEN")
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The repository's pull request `number`, if it exists. */
+export function findPullRequestByNumber(
+  db: Kysely<Database>,
+  repositoryId: string,
+  number: number,
+): Promise<PullRequestRow | undefined> {
+  return db
+    .selectFrom("pull_requests")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("number", "=", number)
+    .executeTakeFirst();
+}
+
+/**
+ * The run a pull request's run compares with: the finished run of the merge base when one
+ * exists, else the newest finished run on the base branch.
+ */
+export async function findPullRequestBaseRun(
+  db: Kysely<Database>,
+  repositoryId: string,
+  baseBranch: string,
+  mergeBaseOid: string | null,
+): Promise<AnalysisRunRow | undefined> {
+  if (mergeBaseOid) {
+    const ofMergeBase = await db
+      .selectFrom("analysis_runs")
+      .selectAll()
+      .where("repository_id", "=", repositoryId)
+      .where("commit_oid", "=", mergeBaseOid)
+      .where("status", "in", ["SUCCESS", "FAILURE"])
+      .orderBy("created_at", "desc")
+      .orderBy("key", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    if (ofMergeBase) return ofMergeBase;
+  }
+  return db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("branch_name", "=", baseBranch)
+    .where("status", "in", ["SUCCESS", "FAILURE"])
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Creates pull request `number` from an upload that names it before any provider event did: no
+ * title, OPEN, with the upload's branch, base branch and commit.
+ */
+export function insertPullRequestOfUpload(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  upload: { number: number; branch: string | null; baseBranch: string | null; commitOid: string },
+): Promise<PullRequestRow> {
+  return tx
+    .insertInto("pull_requests")
+    .values({
+      key: newRowKey(),
+      repository_id: repositoryId,
+      number: upload.number,
+      branch: upload.branch,
+      base_branch: upload.baseBranch,
+      head_commit_oid: upload.commitOid,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/**
+ * Moves a pull request that no provider event manages (`vcs_updated_at` null) to the head an
+ * upload names; a provider-managed one is left as its provider reported it.
+ */
+export async function updatePullRequestOfUpload(
+  tx: Kysely<Database>,
+  pullRequestId: string,
+  upload: { branch: string | null; baseBranch: string | null; commitOid: string },
+): Promise<PullRequestRow> {
+  return tx
+    .updateTable("pull_requests")
+    .set({
+      head_commit_oid: upload.commitOid,
+      branch: upload.branch ?? sql<string | null>`branch`,
+      base_branch: upload.baseBranch ?? sql<string | null>`base_branch`,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", pullRequestId)
+    .where("vcs_updated_at", "is", null)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Sets a run's pull request. */
+export async function setRunPullRequest(
+  tx: Kysely<Database>,
+  runId: string,
+  pullRequestId: string,
+): Promise<AnalysisRunRow> {
+  return tx
+    .updateTable("analysis_runs")
+    .set({ pull_request_id: pullRequestId })
+    .where("id", "=", runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,209 @@
+/**
+ * Reads the providers' webhook payloads (docs/vcs-events.md) into the few facts Assay keeps: which
+ * repository, and what happened to a pull request or a branch. Pure: no database. Fields Assay
+ * does not use are ignored; a payload missing a field it needs is a {@link PayloadError}.
+ */
+
+/** The providers whose webhooks Assay receives. */
+export type VcsEventProvider = "GITHUB" | "GITLAB";
+
+/** A pull (merge) request as an event reports it. */
+export interface PullRequestFacts {
+  number: number;
+  title: string | null;
+  state: "OPEN" | "CLOSED" | "MERGED";
+  branch: string | null;
+  baseBranch: string | null;
+  headCommitOid: string | null;
+  baseCommitOid: string | null;
+  /** The merge base, when the provider says it. */
+  mergeBaseOid: string | null;
+  url: string | null;
+  createdAt: Date | null;
+  /** The provider's time of this change: an event older than what is stored is not applied. */
+  updatedAt: Date | null;
+}
+
+/** What one delivery says. */
+export type VcsEvent =
+  | { kind: "ping" }
+  | { kind: "pull_request"; action: string; pullRequest: PullRequestFacts }
+  | {
+      kind: "push";
+      /** The branch pushed to; null for a tag or another kind of ref. */
+      branch: string | null;
+      /** The branch's new head; null when the push deleted the branch. */
+      after: string | null;
+      /** When the provider says the push happened (GitHub's `repository.pushed_at`). */
+      pushedAt: Date | null;
+    }
+  | { kind: "ignored"; event: string };
+
+/** A delivery's repository, as its payload names it. */
+export interface EventRepository {
+  /** `owner/name` (GitHub's `full_name`, GitLab's `path_with_namespace`). */
+  fullName: string;
+}
+
+/** A payload Assay cannot read. The message names the missing or malformed field. */
+export class PayloadError extends Error {
+  override name = "PayloadError";
+}
+
+const ZERO_OID = /^0+$/;
+const OID = /^[0-9a-f]{7,64}$/i;
+
+type Json = Record<string, unknown>;
+
+function object(value: unknown, field: string): Json {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new PayloadError(`the payload has no object \`${field}\``);
+  }
+  return value as Json;
+}
+
+function optionalObject(value: unknown): Json | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Json) : undefined;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+function requiredText(value: unknown, field: string): string {
+  const found = text(value);
+  if (found === null) throw new PayloadError(`the payload has no text \`${field}\``);
+  return found;
+}
+
+function positiveInteger(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value <= 0 || value > 2_147_483_647) {
+    throw new PayloadError(`\`${field}\` must be a positive integer`);
+  }
+  return value;
+}
+
+function oid(value: unknown): string | null {
+  const found = text(value);
+  if (found === null || !OID.test(found) || ZERO_OID.test(found)) return null;
+  return found.toLowerCase();
+}
+
+/**
+ * A provider's timestamp: ISO 8601 (`2013-12-03T17:23:34Z`), GitLab's older
+ * `2013-12-03 17:23:34 UTC`, or UNIX seconds (GitHub's push payloads). Null when absent or unreadable.
+ */
+export function providerTime(value: unknown): Date | null {
+  if (typeof value === "number" && Number.isFinite(value)) return new Date(value * 1000);
+  const found = text(value);
+  if (found === null) return null;
+  const iso = found.replace(
+    /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}(?:\.\d+)?) ?(UTC|[+-]\d{2}:?\d{2})?$/,
+    (_m, d, t, z) => `${d}T${t}${z === undefined || z === "UTC" ? "Z" : z}`,
+  );
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** The branch of `refs/heads/<branch>`; null for any other ref. */
+function branchOfRef(ref: unknown): string | null {
+  const found = text(ref);
+  return found?.startsWith("refs/heads/") ? found.slice("refs/heads/".length) || null : null;
+}
+
+/** The repository a GitHub delivery is about (`repository.full_name`). */
+export function githubRepository(payload: unknown): EventRepository {
+  const repository = object(object(payload, "(body)").repository, "repository");
+  return { fullName: requiredText(repository.full_name, "repository.full_name") };
+}
+
+/** A GitHub delivery of event `event` (the `X-GitHub-Event` header). */
+export function readGithubEvent(event: string, payload: unknown): VcsEvent {
+  const body = object(payload, "(body)");
+  if (event === "ping") return { kind: "ping" };
+  if (event === "push") {
+    const deleted = body.deleted === true || ZERO_OID.test(String(body.after ?? ""));
+    const repository = optionalObject(body.repository);
+    return {
+      kind: "push",
+      branch: branchOfRef(body.ref),
+      after: deleted ? null : oid(body.after),
+      pushedAt: providerTime(repository?.pushed_at),
+    };
+  }
+  if (event !== "pull_request") return { kind: "ignored", event };
+  const action = requiredText(body.action, "action");
+  const pr = object(body.pull_request, "pull_request");
+  const head = optionalObject(pr.head);
+  const base = optionalObject(pr.base);
+  const merged = pr.merged === true || text(pr.merged_at) !== null;
+  const state = text(pr.state) === "open" ? "OPEN" : merged ? "MERGED" : "CLOSED";
+  return {
+    kind: "pull_request",
+    action,
+    pullRequest: {
+      number: positiveInteger(pr.number ?? body.number, "pull_request.number"),
+      title: text(pr.title),
+      state,
+      branch: text(head?.ref),
+      baseBranch: text(base?.ref),
+      headCommitOid: oid(head?.sha),
+      baseCommitOid: oid(base?.sha),
+      mergeBaseOid: null,
+      url: text(pr.html_url),
+      createdAt: providerTime(pr.created_at),
+      updatedAt: providerTime(pr.updated_at),
+    },
+  };
+}
+
+/** The repository a GitLab delivery is about (`project.path_with_namespace`). */
+export function gitlabRepository(payload: unknown): EventRepository {
+  const project = object(object(payload, "(body)").project, "project");
+  return { fullName: requiredText(project.path_with_namespace, "project.path_with_namespace") };
+}
+
+const GITLAB_STATES: Record<string, PullRequestFacts["state"]> = {
+  opened: "OPEN",
+  locked: "OPEN",
+  reopened: "OPEN",
+  closed: "CLOSED",
+  merged: "MERGED",
+};
+
+/** A GitLab delivery of event `event` (the `X-Gitlab-Event` header: `Merge Request Hook`, `Push Hook`...). */
+export function readGitlabEvent(event: string, payload: unknown): VcsEvent {
+  const body = object(payload, "(body)");
+  if (event === "Push Hook") {
+    const after = text(body.after);
+    return {
+      kind: "push",
+      branch: branchOfRef(body.ref),
+      after: after === null || ZERO_OID.test(after) ? null : oid(after),
+      pushedAt: null,
+    };
+  }
+  if (event !== "Merge Request Hook") return { kind: "ignored", event };
+  const attributes = object(body.object_attributes, "object_attributes");
+  const state = GITLAB_STATES[requiredText(attributes.state, "object_attributes.state")];
+  if (state === undefined) throw new PayloadError("`object_attributes.state` is not a merge request state");
+  const lastCommit = optionalObject(attributes.last_commit);
+  const diffRefs = optionalObject(attributes.diff_refs);
+  return {
+    kind: "pull_request",
+    action: text(attributes.action) ?? "update",
+    pullRequest: {
+      number: positiveInteger(attributes.iid, "object_attributes.iid"),
+      title: text(attributes.title),
+      state,
+      branch: text(attributes.source_branch),
+      baseBranch: text(attributes.target_branch),
+      headCommitOid: oid(lastCommit?.id) ?? oid(diffRefs?.head_sha),
+      baseCommitOid: oid(diffRefs?.start_sha),
+      mergeBaseOid: oid(diffRefs?.base_sha),
+      url: text(attributes.url),
+      createdAt: providerTime(attributes.created_at),
+      updatedAt: providerTime(attributes.updated_at),
+    },
+  };
+}

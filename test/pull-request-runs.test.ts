@@ -1,0 +1,328 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { AccountRow, RepositoryRow, UserRow } from "../src/db/types.ts";
+import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { dsnToken } from "../src/modules/repositories/dsn.ts";
+import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { waitFor } from "./helpers/instance.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { githubHeaders, githubPullRequestPayload } from "./helpers/vcs-payloads.ts";
+
+/**
+ * Runs of pull requests through the real server (docs/vcs-events.md "Pull request runs"): a pull
+ * request opened by the provider's webhook, a base-branch run, then the pull request's head run,
+ * which joins the pull request and is compared with the base branch; and uploads that name their
+ * pull request themselves.
+ */
+
+const SHA = (n: number) => n.toString(16).padStart(40, "c");
+
+let server: TestServer;
+let user: UserRow;
+let token: string;
+let team: AccountRow;
+let repo: RepositoryRow;
+let secret: string;
+
+interface Finding {
+  rule: string;
+  path: string;
+  line: number;
+}
+
+function sarif(findings: readonly Finding[]): string {
+  const rules = [...new Set(findings.map((f) => f.rule))].map((id) => ({
+    id,
+    shortDescription: { text: `Rule ${id}` },
+    properties: { tags: ["style"] },
+  }));
+  return JSON.stringify({
+    version: "2.1.0",
+    runs: [
+      {
+        tool: { driver: { name: "pr-lint", rules } },
+        results: findings.map((f) => ({
+          ruleId: f.rule,
+          level: "warning",
+          message: { text: `Problem of ${f.rule}.` },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: f.path },
+                region: { startLine: f.line, startColumn: 1, endLine: f.line, endColumn: 10 },
+              },
+            },
+          ],
+        })),
+      },
+    ],
+  });
+}
+
+const UPLOAD = `mutation($input: UploadArtifactInput!) {
+  uploadArtifact(input: $input) { ok error run { id } }
+}`;
+
+async function upload(fields: {
+  commit: string;
+  branch?: string;
+  pullRequestNumber?: number;
+  baseBranch?: string;
+  findings: Finding[];
+}): Promise<string> {
+  const answer = await gql<{ uploadArtifact: { ok: boolean; error: string; run: { id: string } | null } }>(
+    server.endpoint,
+    token,
+    UPLOAD,
+    {
+      input: {
+        repositoryId: encodeGlobalId("Repository", repo.key),
+        commitOid: fields.commit,
+        branch: fields.branch,
+        pullRequestNumber: fields.pullRequestNumber,
+        baseBranch: fields.baseBranch,
+        analyzer: "pr-lint",
+        analyzerType: "community",
+        data: sarif(fields.findings),
+      },
+    },
+  );
+  const result = dataOf(answer).uploadArtifact as { ok: boolean; error: string; run: { id: string } | null };
+  assert.equal(result.ok, true, result.error);
+  await settled(fields.commit);
+  return result.run?.id as string;
+}
+
+async function settled(commit: string): Promise<void> {
+  await waitFor(
+    `the run of ${commit} to settle`,
+    async () => {
+      const run = await server.db
+        .selectFrom("analysis_runs")
+        .select("status")
+        .where("repository_id", "=", repo.id)
+        .where("commit_oid", "=", commit)
+        .executeTakeFirst();
+      return run !== undefined && run.status !== "PENDING";
+    },
+    20_000,
+  );
+}
+
+const PULL_REQUEST = `query($login: String!, $name: String!, $number: Int!) {
+  repository(login: $login, name: $name, vcsProvider: GITHUB) {
+    pullRequest(number: $number) {
+      number state branch baseBranch title
+      summary { issuesRaised issuesResolved issuesSuppressed vulnerabilitiesRaised }
+      latestAnalysisRun { commitOid branchName baseOid summary { occurrencesIntroduced occurrencesResolved } }
+      issues(first: 10) { edges { node { issue { shortcode } } } }
+    }
+  }
+}`;
+
+interface PullRequestAnswer {
+  number: number;
+  state: string;
+  branch: string | null;
+  baseBranch: string | null;
+  title: string | null;
+  summary: Record<string, number> | null;
+  latestAnalysisRun: {
+    commitOid: string;
+    branchName: string;
+    baseOid: string | null;
+    summary: { occurrencesIntroduced: number; occurrencesResolved: number };
+  } | null;
+  issues: { edges: Array<{ node: { issue: { shortcode: string } } }> };
+}
+
+async function pullRequest(number: number): Promise<PullRequestAnswer | null> {
+  const answer = await gql<{ repository: { pullRequest: PullRequestAnswer | null } }>(
+    server.endpoint,
+    token,
+    PULL_REQUEST,
+    { login: team.login, name: repo.name, number },
+  );
+  return answer.body.data?.repository.pullRequest ?? null;
+}
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
+  user = await aUser(server.db);
+  team = await anAccount(server.db, {}, [{ user, role: "ADMIN" }]);
+  repo = await aRepository(server.db, team, { defaultBranch: "main" });
+  token = await aToken(server.db, server.config.tokenPepper, user);
+  const set = await gql(
+    server.endpoint,
+    token,
+    `mutation($id: ID!) { setRepositoryVcsWebhookSecret(input: { repositoryId: $id }) { secret } }`,
+    { id: encodeGlobalId("Repository", repo.key) },
+  );
+  secret = (dataOf(set).setRepositoryVcsWebhookSecret as { secret: string }).secret;
+});
+
+after(() => server?.stop());
+
+describe("a pull request opened by webhook, then analysed", () => {
+  test("the head's run joins the pull request, is compared with the base branch, and the summary counts it", async () => {
+    // The base branch: two findings.
+    await upload({
+      commit: SHA(1),
+      branch: "develop",
+      findings: [
+        { rule: "no-var", path: "src/a.ts", line: 3 },
+        { rule: "eqeqeq", path: "src/b.ts", line: 7 },
+      ],
+    });
+    // The default branch has other findings entirely: comparing with it would be wrong.
+    await upload({ commit: SHA(2), branch: "main", findings: [{ rule: "semi", path: "src/z.ts", line: 1 }] });
+
+    const body = JSON.stringify(
+      githubPullRequestPayload({
+        owner: team.login,
+        name: repo.name,
+        action: "opened",
+        number: 31,
+        title: "Tidy equality",
+        head: { ref: "tidy", sha: SHA(3) },
+        base: { ref: "develop", sha: SHA(1) },
+        updatedAt: "2026-11-20T10:00:00Z",
+      }),
+    );
+    const delivered = await fetch(`${server.url}/webhooks/github`, {
+      method: "POST",
+      headers: githubHeaders("pull_request", body, secret),
+      body,
+    });
+    assert.equal(delivered.status, 200);
+
+    // The head: eqeqeq fixed, no-var kept, a new finding. No pull request fields in the upload.
+    await upload({
+      commit: SHA(3),
+      branch: "tidy",
+      findings: [
+        { rule: "no-var", path: "src/a.ts", line: 3 },
+        { rule: "prefer-const", path: "src/c.ts", line: 2 },
+      ],
+    });
+    const pr = await pullRequest(31);
+    assert.equal(pr?.state, "OPEN");
+    assert.equal(pr?.title, "Tidy equality");
+    assert.deepEqual(pr?.latestAnalysisRun, {
+      commitOid: SHA(3),
+      branchName: "tidy",
+      baseOid: SHA(1),
+      summary: { occurrencesIntroduced: 1, occurrencesResolved: 1 },
+    });
+    assert.deepEqual(pr?.summary, {
+      issuesRaised: 1,
+      issuesResolved: 1,
+      issuesSuppressed: 0,
+      vulnerabilitiesRaised: 0,
+    });
+    assert.deepEqual(pr?.issues.edges.map((edge) => edge.node.issue.shortcode).sort(), [
+      "no-var",
+      "prefer-const",
+    ]);
+  });
+});
+
+describe("uploads that name their pull request", () => {
+  test("uploadArtifact with pullRequestNumber and baseBranch creates the pull request and compares with that branch", async () => {
+    await upload({
+      commit: SHA(10),
+      branch: "release",
+      findings: [{ rule: "semi", path: "src/r.ts", line: 4 }],
+    });
+    await upload({
+      commit: SHA(11),
+      branch: "hotfix",
+      pullRequestNumber: 40,
+      baseBranch: "release",
+      findings: [{ rule: "semi", path: "src/r.ts", line: 4 }],
+    });
+    const pr = await pullRequest(40);
+    assert.equal(pr?.state, "OPEN");
+    assert.equal(pr?.branch, "hotfix");
+    assert.equal(pr?.baseBranch, "release");
+    assert.equal(pr?.title, null);
+    assert.deepEqual(pr?.latestAnalysisRun, {
+      commitOid: SHA(11),
+      branchName: "hotfix",
+      baseOid: SHA(10),
+      summary: { occurrencesIntroduced: 0, occurrencesResolved: 0 },
+    });
+    // A later push to the pull request: the same pull request, its newest run.
+    await upload({
+      commit: SHA(12),
+      branch: "hotfix",
+      pullRequestNumber: 40,
+      baseBranch: "release",
+      findings: [],
+    });
+    const moved = await pullRequest(40);
+    assert.equal(moved?.latestAnalysisRun?.commitOid, SHA(12));
+    assert.deepEqual(moved?.summary, {
+      issuesRaised: 0,
+      issuesResolved: 1,
+      issuesSuppressed: 0,
+      vulnerabilitiesRaised: 0,
+    });
+  });
+
+  test("createArtifact with a DSN takes pullRequestNumber too; the run's branch is the pull request's", async () => {
+    const dsn = dsnToken(repo, server.config.tokenPepper);
+    const answer = await fetch(`${server.url}/graphql/cli/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: `mutation($input: CreateArtifactInput!) { createArtifact(input: $input) { ok error } }`,
+        variables: {
+          input: {
+            accessToken: dsn,
+            commitOid: SHA(13),
+            reporter: "cli",
+            key: "",
+            analyzer: "pr-lint",
+            analyzerType: "community",
+            data: sarif([]),
+            pullRequestNumber: 40,
+          },
+        },
+      }),
+    });
+    const result = (await answer.json()) as { data: { createArtifact: { ok: boolean; error: string } } };
+    assert.equal(result.data.createArtifact.ok, true, result.data.createArtifact.error);
+    await settled(SHA(13));
+    const pr = await pullRequest(40);
+    assert.equal(pr?.latestAnalysisRun?.commitOid, SHA(13));
+    assert.equal(pr?.latestAnalysisRun?.branchName, "hotfix");
+    assert.equal(pr?.latestAnalysisRun?.baseOid, SHA(10));
+  });
+
+  test("a pullRequestNumber that is not positive and a bad baseBranch are refused by name", async () => {
+    for (const [input, message] of [
+      [{ pullRequestNumber: 0 }, /pullRequestNumber must be a positive/],
+      [{ baseBranch: "bad..name" }, /baseBranch "bad\.\.name" is not a valid branch name/],
+    ] as const) {
+      const answer = await gql<{ uploadArtifact: { ok: boolean; error: string } }>(
+        server.endpoint,
+        token,
+        UPLOAD,
+        {
+          input: {
+            repositoryId: encodeGlobalId("Repository", repo.key),
+            commitOid: SHA(99),
+            analyzer: "pr-lint",
+            analyzerType: "community",
+            data: sarif([]),
+            ...input,
+          },
+        },
+      );
+      const result = dataOf(answer).uploadArtifact as { ok: boolean; error: string };
+      assert.equal(result.ok, false);
+      assert.match(result.error, message);
+    }
+  });
+});
