@@ -86,17 +86,27 @@ async function matchDependencies(
     }
     return c;
   };
+  // Candidates grouped by advisory once per package, then every version of it checked.
+  const groups = new Map<string, Map<string, CompiledAffected[]>>();
+  const groupOf = (key: string): Map<string, CompiledAffected[]> | undefined => {
+    let group = groups.get(key);
+    if (group) return group;
+    const candidates = byPackage.get(key);
+    if (!candidates) return undefined;
+    group = new Map();
+    for (const row of candidates) {
+      const list = group.get(row.vulnerability_id) ?? [];
+      list.push(compile(row));
+      group.set(row.vulnerability_id, list);
+    }
+    groups.set(key, group);
+    return group;
+  };
   const matches: Match[] = [];
   for (const d of dependencies) {
-    const candidates = byPackage.get(lookupKey(d.ecosystem, d.name));
-    if (!candidates) continue;
+    const byVulnerability = groupOf(lookupKey(d.ecosystem, d.name));
+    if (!byVulnerability) continue;
     const parsed = parseVersion(d.ecosystem, d.version);
-    const byVulnerability = new Map<string, CompiledAffected[]>();
-    for (const row of candidates) {
-      const list = byVulnerability.get(row.vulnerability_id) ?? [];
-      list.push(compile(row));
-      byVulnerability.set(row.vulnerability_id, list);
-    }
     for (const [vulnerabilityId, entries] of byVulnerability) {
       if (!entries.some((entry) => isAffected(entry, d.version, parsed))) continue;
       matches.push({

@@ -187,7 +187,11 @@ export function findScaCheckDependencies(
     .execute();
 }
 
-/** The SCA check, with the id of its base: the base run's check of the same target, if any. */
+/**
+ * The SCA check, locked for the caller's transaction (two matchings of one check, e.g. SBOM
+ * processing and an import, take turns), with the id of its base: the base run's check of the
+ * same target, if any.
+ */
 export async function findScaCheckWithBase(
   db: Kysely<Database>,
   scaCheckId: string,
@@ -202,6 +206,7 @@ export async function findScaCheckWithBase(
     FROM sca_checks AS c
     JOIN analysis_runs AS r ON r.id = c.run_id
     WHERE c.id = ${scaCheckId}
+    FOR NO KEY UPDATE OF c
   `.execute(db);
   return result.rows[0];
 }
