@@ -10,6 +10,7 @@
 import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "../db/database.ts";
 import { DataDirectoryInUseError } from "../db/embedded.ts";
+import { advisoriesImport, advisoriesImportEpss } from "./advisory-commands.ts";
 import {
   CliError,
   type Command,
@@ -44,6 +45,8 @@ const COMMANDS: readonly Command[] = [
   showConfig,
   workerCommand,
   uploadCommand,
+  advisoriesImport,
+  advisoriesImportEpss,
 ];
 
 /** The CLI needs one connection at a time; two leaves room for a transaction's look-ups. */

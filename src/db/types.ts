@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
 import type { IssueCategory, IssueSeverity } from "../formats/issue-vocabulary.ts";
+import type { AdvisoryTables } from "./types-advisories.ts";
 import type { AuthFlowTables } from "./types-auth-flows.ts";
 import type { IngestionTables } from "./types-ingestion.ts";
 import type { WebhookTables } from "./types-webhooks.ts";
@@ -423,6 +424,8 @@ export interface VulnerabilitiesTable {
   published_at: ColumnType<Date, Date | string, Date | string>;
   updated_at: ColumnType<Date, Date | string, Date | string>;
   withdrawn_at: NullableTimestamp;
+  /** The OSV record's `modified` as last imported (migration 0014); null for data not imported. */
+  source_modified: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   epss_score: number | null;
   epss_percentile: number | null;
   introduced_versions: TextArray;
@@ -463,6 +466,8 @@ export interface VulnerabilityOccurrencesTable {
     "ERROR" | "UNFIXABLE" | "GENERATING_FIX" | "POSSIBLY_FIXABLE" | "MANUALLY_FIXABLE" | "AUTO_FIXABLE"
   >;
   state: FindingState;
+  /** The smallest upgrade that fixes it (migration 0014); null when none is known. */
+  fix_version: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
 }
 
@@ -485,7 +490,7 @@ export interface CoverageReportsTable {
 
 /** The database as Kysely sees it. */
 /** Every table. Workflow tables are declared beside their migrations' owners and merged in here. */
-export interface Database extends AuthFlowTables, WebhookTables, IngestionTables {
+export interface Database extends AuthFlowTables, WebhookTables, IngestionTables, AdvisoryTables {
   installation: InstallationTable;
   users: UsersTable;
   accounts: AccountsTable;

@@ -180,3 +180,24 @@ export async function aVulnerabilityOccurrence(
   const [row] = await vulnerabilityOccurrences(db, check, [spec]);
   return row!;
 }
+
+/** Records that SCA check `check` found these versions in `target` (as SBOM processing does). */
+export async function scaCheckDependencies(
+  db: Kysely<Database>,
+  check: ScaCheckRow,
+  target: RepositoryTargetRow,
+  versions: readonly PackageVersionRow[],
+): Promise<void> {
+  if (versions.length === 0) return;
+  await db
+    .insertInto("sca_check_dependencies")
+    .values(
+      versions.map((version) => ({
+        sca_check_id: check.id,
+        target_id: target.id,
+        package_version_id: version.id,
+        is_direct: true,
+      })),
+    )
+    .execute();
+}

@@ -11,6 +11,7 @@ import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
 import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
 import * as dependencyMetric from "./0012-dependency-metric.ts";
 import * as vcsEvents from "./0013-vcs-events.ts";
+import * as advisories from "./0014-advisories.ts";
 import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfill.ts";
 
 /**
@@ -30,6 +31,7 @@ const migrations: Record<string, Migration> = {
   "0011-coverage-check-files": coverageCheckFiles,
   "0012-dependency-metric": dependencyMetric,
   "0013-vcs-events": vcsEvents,
+  "0014-advisories": advisories,
   "0016-coverage-check-files-backfill": coverageCheckFilesBackfill,
 };
 

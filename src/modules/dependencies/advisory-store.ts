@@ -1,0 +1,365 @@
+import { type Kysely, sql } from "kysely";
+import type {
+  Database,
+  Ecosystem,
+  VulnerabilityOccurrenceRow,
+  VulnerabilitySeverity,
+} from "../../db/types.ts";
+import type { StoredRange } from "../../db/types-advisories.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
+
+/**
+ * SQL of advisory import and matching (docs/advisories.md): vulnerabilities upserted from OSV
+ * records with their affected packages, EPSS scores, the package versions of an SCA check, and the
+ * check's vulnerability occurrences.
+ */
+
+/** One vulnerability as the importer writes it. */
+export interface AdvisoryWrite {
+  identifier: string;
+  aliases: string[];
+  summary: string | null;
+  details: string | null;
+  severity: VulnerabilitySeverity | null;
+  cvss: Record<"v2" | "v3" | "v4", { vector: string; score: number; severity: VulnerabilitySeverity } | null>;
+  publishedAt: Date;
+  modifiedAt: Date;
+  withdrawnAt: Date | null;
+  introducedVersions: string[];
+  fixedVersions: string[];
+  referenceUrls: string[];
+  packages: { ecosystem: Ecosystem; name: string; ranges: StoredRange[]; versions: string[] }[];
+}
+
+/** The `modified` time each of these identifiers was last imported with (absent: never imported). */
+export async function findImportedModified(
+  db: Kysely<Database>,
+  identifiers: readonly string[],
+): Promise<Map<string, number>> {
+  if (identifiers.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("vulnerabilities")
+    .select(["identifier", "source_modified"])
+    .where("identifier", "in", identifiers)
+    .execute();
+  return new Map(
+    rows.flatMap((r) => (r.source_modified ? [[r.identifier, new Date(r.source_modified).getTime()]] : [])),
+  );
+}
+
+/**
+ * Inserts or replaces vulnerabilities by identifier (keeping each one's key, so its global id and
+ * occurrences stay), and replaces their affected packages. Returns the ids by identifier.
+ */
+export async function upsertAdvisories(
+  tx: Kysely<Database>,
+  advisories: readonly AdvisoryWrite[],
+): Promise<Map<string, string>> {
+  if (advisories.length === 0) return new Map();
+  const rows = await tx
+    .insertInto("vulnerabilities")
+    .values(
+      advisories.map((a) => ({
+        key: newRowKey(),
+        identifier: a.identifier,
+        aliases: a.aliases,
+        summary: a.summary,
+        details: a.details,
+        severity: a.severity,
+        cvss_v2_vector: a.cvss.v2?.vector ?? null,
+        cvss_v2_base_score: a.cvss.v2?.score ?? null,
+        cvss_v2_severity: a.cvss.v2?.severity ?? null,
+        cvss_v3_vector: a.cvss.v3?.vector ?? null,
+        cvss_v3_base_score: a.cvss.v3?.score ?? null,
+        cvss_v3_severity: a.cvss.v3?.severity ?? null,
+        cvss_v4_vector: a.cvss.v4?.vector ?? null,
+        cvss_v4_base_score: a.cvss.v4?.score ?? null,
+        cvss_v4_severity: a.cvss.v4?.severity ?? null,
+        published_at: a.publishedAt,
+        updated_at: a.modifiedAt,
+        source_modified: a.modifiedAt,
+        withdrawn_at: a.withdrawnAt,
+        introduced_versions: a.introducedVersions,
+        fixed_versions: a.fixedVersions,
+        reference_urls: a.referenceUrls,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.column("identifier").doUpdateSet((eb) => ({
+        aliases: eb.ref("excluded.aliases"),
+        summary: eb.ref("excluded.summary"),
+        details: eb.ref("excluded.details"),
+        severity: eb.ref("excluded.severity"),
+        cvss_v2_vector: eb.ref("excluded.cvss_v2_vector"),
+        cvss_v2_base_score: eb.ref("excluded.cvss_v2_base_score"),
+        cvss_v2_severity: eb.ref("excluded.cvss_v2_severity"),
+        cvss_v3_vector: eb.ref("excluded.cvss_v3_vector"),
+        cvss_v3_base_score: eb.ref("excluded.cvss_v3_base_score"),
+        cvss_v3_severity: eb.ref("excluded.cvss_v3_severity"),
+        cvss_v4_vector: eb.ref("excluded.cvss_v4_vector"),
+        cvss_v4_base_score: eb.ref("excluded.cvss_v4_base_score"),
+        cvss_v4_severity: eb.ref("excluded.cvss_v4_severity"),
+        published_at: eb.ref("excluded.published_at"),
+        updated_at: eb.ref("excluded.updated_at"),
+        source_modified: eb.ref("excluded.source_modified"),
+        withdrawn_at: eb.ref("excluded.withdrawn_at"),
+        introduced_versions: eb.ref("excluded.introduced_versions"),
+        fixed_versions: eb.ref("excluded.fixed_versions"),
+        reference_urls: eb.ref("excluded.reference_urls"),
+      })),
+    )
+    .returning(["id", "identifier"])
+    .execute();
+  const ids = new Map(rows.map((r) => [r.identifier, r.id]));
+  await tx
+    .deleteFrom("advisory_packages")
+    .where("vulnerability_id", "in", [...ids.values()])
+    .execute();
+  const packages = advisories.flatMap((a) =>
+    a.packages.map((p) => ({
+      vulnerability_id: ids.get(a.identifier)!,
+      ecosystem: p.ecosystem,
+      name: p.name,
+      ranges: JSON.stringify(p.ranges),
+      versions: JSON.stringify(p.versions),
+    })),
+  );
+  for (let i = 0; i < packages.length; i += 1000) {
+    await tx
+      .insertInto("advisory_packages")
+      .values(packages.slice(i, i + 1000))
+      .execute();
+  }
+  return ids;
+}
+
+/** An affected package of a standing (not withdrawn) advisory. */
+export interface AdvisoryPackageMatch {
+  id: string;
+  vulnerability_id: string;
+  ecosystem: Ecosystem;
+  name: string;
+  ranges: StoredRange[];
+  versions: string[];
+}
+
+/** The affected packages of standing advisories for these (ecosystem, normalised name) pairs. */
+export async function findAdvisoryPackages(
+  db: Kysely<Database>,
+  keys: readonly { ecosystem: Ecosystem; name: string }[],
+): Promise<AdvisoryPackageMatch[]> {
+  if (keys.length === 0) return [];
+  const result = await sql<AdvisoryPackageMatch>`
+    SELECT ap.id, ap.vulnerability_id, ap.ecosystem, ap.name, ap.ranges, ap.versions
+    FROM unnest(${keys.map((k) => k.ecosystem)}::text[], ${keys.map((k) => k.name)}::text[]) AS k (ecosystem, name)
+    JOIN advisory_packages AS ap ON ap.ecosystem = k.ecosystem AND ap.name = k.name
+    JOIN vulnerabilities AS v ON v.id = ap.vulnerability_id
+    WHERE v.withdrawn_at IS NULL
+  `.execute(db);
+  return result.rows.map((row) => ({
+    ...row,
+    ranges: typeof row.ranges === "string" ? JSON.parse(row.ranges) : row.ranges,
+    versions: typeof row.versions === "string" ? JSON.parse(row.versions) : row.versions,
+  }));
+}
+
+/** One package version an SCA check found. */
+export interface CheckDependency {
+  package_version_id: string;
+  package_id: string;
+  ecosystem: Ecosystem;
+  name: string;
+  version: string;
+}
+
+/** The distinct package versions an SCA check found. */
+export function findScaCheckDependencies(
+  db: Kysely<Database>,
+  scaCheckId: string,
+): Promise<CheckDependency[]> {
+  return db
+    .selectFrom("sca_check_dependencies as d")
+    .innerJoin("package_versions as pv", "pv.id", "d.package_version_id")
+    .innerJoin("packages as p", "p.id", "pv.package_id")
+    .select(["pv.id as package_version_id", "p.id as package_id", "p.ecosystem", "p.name", "pv.version"])
+    .distinct()
+    .where("d.sca_check_id", "=", scaCheckId)
+    .execute();
+}
+
+/**
+ * The SCA check, locked for the caller's transaction (two matchings of one check, e.g. SBOM
+ * processing and an import, take turns), with the id of its base: the base run's check of the
+ * same target, if any.
+ */
+export async function findScaCheckWithBase(
+  db: Kysely<Database>,
+  scaCheckId: string,
+): Promise<{ id: string; base_check_id: string | null } | undefined> {
+  const result = await sql<{ id: string; base_check_id: string | null }>`
+    SELECT c.id, (
+      SELECT b.id FROM sca_checks AS b
+      WHERE b.run_id = r.base_run_id AND b.target_id IS NOT DISTINCT FROM c.target_id
+      ORDER BY b.created_at DESC, b.key DESC
+      LIMIT 1
+    ) AS base_check_id
+    FROM sca_checks AS c
+    JOIN analysis_runs AS r ON r.id = c.run_id
+    WHERE c.id = ${scaCheckId}
+    FOR NO KEY UPDATE OF c
+  `.execute(db);
+  return result.rows[0];
+}
+
+/** Every occurrence row of an SCA check, RESOLVED ones included. */
+export function findCheckOccurrences(
+  db: Kysely<Database>,
+  scaCheckId: string,
+): Promise<VulnerabilityOccurrenceRow[]> {
+  return db
+    .selectFrom("vulnerability_occurrences")
+    .selectAll()
+    .where("sca_check_id", "=", scaCheckId)
+    .execute();
+}
+
+/** An occurrence as matching wants it. */
+export interface OccurrenceWrite {
+  vulnerability_id: string;
+  package_version_id: string;
+  state: "INTRODUCED" | "EXISTING" | "RESOLVED";
+  fixability: "UNFIXABLE" | "MANUALLY_FIXABLE";
+  fix_version: string | null;
+}
+
+/** Inserts new occurrences of a check, updates changed ones by id, deletes gone ones by id. */
+export async function writeCheckOccurrences(
+  tx: Kysely<Database>,
+  scaCheckId: string,
+  changes: {
+    insert: readonly OccurrenceWrite[];
+    update: readonly (OccurrenceWrite & { id: string })[];
+    remove: readonly string[];
+  },
+): Promise<void> {
+  if (changes.remove.length > 0) {
+    await tx.deleteFrom("vulnerability_occurrences").where("id", "in", changes.remove).execute();
+  }
+  for (const row of changes.update) {
+    await tx
+      .updateTable("vulnerability_occurrences")
+      .set({ state: row.state, fixability: row.fixability, fix_version: row.fix_version })
+      .where("id", "=", row.id)
+      .execute();
+  }
+  for (let i = 0; i < changes.insert.length; i += 1000) {
+    await tx
+      .insertInto("vulnerability_occurrences")
+      .values(
+        changes.insert.slice(i, i + 1000).map((row) => ({
+          key: newRowKey(),
+          sca_check_id: scaCheckId,
+          vulnerability_id: row.vulnerability_id,
+          package_version_id: row.package_version_id,
+          state: row.state,
+          fixability: row.fixability,
+          fix_version: row.fix_version,
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * The SCA checks of each repository's latest run (any status but unfinished ones) whose
+ * dependencies include a package of one of `ecosystems`: the checks an advisory import re-matches.
+ */
+export async function findLatestScaChecks(
+  db: Kysely<Database>,
+  ecosystems: readonly Ecosystem[],
+): Promise<string[]> {
+  if (ecosystems.length === 0) return [];
+  const result = await sql<{ id: string }>`
+    SELECT c.id
+    FROM repositories AS repo
+    CROSS JOIN LATERAL (
+      SELECT lr.id FROM analysis_runs AS lr
+      WHERE lr.repository_id = repo.id AND lr.status IN ('SUCCESS', 'FAILURE')
+      ORDER BY lr.created_at DESC, lr.key DESC
+      LIMIT 1
+    ) AS latest
+    JOIN sca_checks AS c ON c.run_id = latest.id
+    WHERE EXISTS (
+      SELECT 1 FROM sca_check_dependencies AS d
+      JOIN package_versions AS pv ON pv.id = d.package_version_id
+      JOIN packages AS p ON p.id = pv.package_id
+      WHERE d.sca_check_id = c.id AND p.ecosystem = ANY (${ecosystems as Ecosystem[]}::text[])
+    )
+    ORDER BY c.id
+  `.execute(db);
+  return result.rows.map((r) => r.id);
+}
+
+/** Ids of vulnerabilities by each CVE they are known by (identifier or alias). */
+export async function findVulnerabilityIdsByCve(db: Kysely<Database>): Promise<Map<string, string[]>> {
+  const result = await sql<{ id: string; cve: string }>`
+    SELECT v.id, c.cve FROM vulnerabilities AS v
+    CROSS JOIN LATERAL unnest(array_append(v.aliases, v.identifier)) AS c (cve)
+    WHERE c.cve LIKE 'CVE-%'
+  `.execute(db);
+  const byCve = new Map<string, string[]>();
+  for (const row of result.rows) {
+    const list = byCve.get(row.cve) ?? [];
+    list.push(row.id);
+    byCve.set(row.cve, list);
+  }
+  return byCve;
+}
+
+/** Sets EPSS score and percentile of vulnerabilities by id. */
+export async function updateEpss(
+  tx: Kysely<Database>,
+  scores: readonly { id: string; score: number; percentile: number }[],
+): Promise<void> {
+  for (let i = 0; i < scores.length; i += 1000) {
+    const chunk = scores.slice(i, i + 1000);
+    await sql`
+      UPDATE vulnerabilities AS v SET epss_score = e.score, epss_percentile = e.percentile
+      FROM unnest(${chunk.map((s) => s.id)}::bigint[], ${chunk.map((s) => s.score)}::float8[], ${chunk.map(
+        (s) => s.percentile,
+      )}::float8[]) AS e (id, score, percentile)
+      WHERE v.id = e.id
+    `.execute(tx);
+  }
+}
+
+/** What `advisories sync` last saw of `url`. */
+export function findAdvisorySource(db: Kysely<Database>, url: string) {
+  return db.selectFrom("advisory_sources").selectAll().where("url", "=", url).executeTakeFirst();
+}
+
+/** Records what `advisories sync` saw of `url`. */
+export async function saveAdvisorySource(
+  db: Kysely<Database>,
+  source: { url: string; etag: string | null; lastModified: string | null; imported: boolean },
+): Promise<void> {
+  const now = new Date();
+  await db
+    .insertInto("advisory_sources")
+    .values({
+      url: source.url,
+      etag: source.etag,
+      last_modified: source.lastModified,
+      checked_at: now,
+      imported_at: source.imported ? now : null,
+    })
+    .onConflict((oc) =>
+      oc.column("url").doUpdateSet({
+        etag: source.etag,
+        last_modified: source.lastModified,
+        checked_at: now,
+        ...(source.imported ? { imported_at: now } : {}),
+      }),
+    )
+    .execute();
+}
