@@ -10,6 +10,7 @@ import * as occurrenceSeverity from "./0009-occurrence-severity.ts";
 import * as artifactOutcomes from "./0010-artifact-outcomes.ts";
 import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
 import * as dependencyMetric from "./0012-dependency-metric.ts";
+import * as sbomDependencies from "./0015-sbom-dependencies.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   "0010-artifact-outcomes": artifactOutcomes,
   "0011-coverage-check-files": coverageCheckFiles,
   "0012-dependency-metric": dependencyMetric,
+  "0015-sbom-dependencies": sbomDependencies,
 };
 
 /** Kysely migration provider over {@link migrations}. */
