@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
@@ -21,6 +22,7 @@ import {
 } from "./intake-report.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
 import { validateSarif } from "./sarif-validate.ts";
+import { checkSbomKey, validateSbom } from "./sca/sbom-intake.ts";
 import {
   type ArtifactUpload,
   artifactKindOf,
@@ -61,6 +63,8 @@ interface CheckedUpload {
   analyzer: string;
   languageKey: CoverageLanguageKey | null;
   community: boolean;
+  /** An SBOM upload's `key`: the standard it must be in; null to detect it. */
+  sbomStandard: SbomStandard | null;
 }
 
 /** Checks everything about an upload but its report; throws {@link UploadError}. */
@@ -109,7 +113,8 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
       `analyzer "${analyzer.slice(0, 80)}" is not a valid shortcode (letters, digits, ".", "_" and "-", at most 64)`,
     );
   }
-  return { commitOid: commitOid.toLowerCase(), branch, kind, analyzer, languageKey, community };
+  const sbomStandard = kind === "SBOM" ? checkSbomKey(upload.key) : null;
+  return { commitOid: commitOid.toLowerCase(), branch, kind, analyzer, languageKey, community, sbomStandard };
 }
 
 /** Collects a text stream (bounded by the size cap upstream) into a string. */
@@ -165,6 +170,8 @@ async function validateReport(
       );
       format = COVERAGE_FORMAT_NAMES[report.format];
       warnings = coveragePlacementWarnings(report, upload.workDir);
+    } else if (checked.kind === "SBOM") {
+      ({ format, warnings } = await validateSbom(text(), checked.sbomStandard, upload.workDir));
     } else {
       const changes = await collectText(text());
       validateChanges(changes, upload.workDir);

@@ -29,7 +29,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       license_expression text,
       PRIMARY KEY (sca_check_id, target_id, package_version_id)
     )`);
-  await run(sql`CREATE INDEX sca_check_dependencies_version_idx ON sca_check_dependencies (package_version_id)`);
+  await run(
+    sql`CREATE INDEX sca_check_dependencies_version_idx ON sca_check_dependencies (package_version_id)`,
+  );
 }
 
 /** Drops what {@link up} added; SBOM artifacts go with the constraint they need. */

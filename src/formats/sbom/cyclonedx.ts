@@ -1,8 +1,8 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { objectOf, stringOf, streamJson } from "./json-stream.ts";
-import { joinLicenses, licenseRefOf } from "./license.ts";
 import { SbomGraph } from "./graph.ts";
+import { objectOf, streamJson, stringOf } from "./json-stream.ts";
+import { joinLicenses, licenseRefOf } from "./license.ts";
 import { type RawComponent, type SbomDocument, SbomFormatError } from "./types.ts";
 
 /**
@@ -155,11 +155,13 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
     names.push(name);
     text = "";
     if (names.length === 1) {
-      if (name !== "bom") throw new SbomFormatError(`the CycloneDX SBOM's root element is <${tag.name}>, expected <bom>`);
+      if (name !== "bom")
+        throw new SbomFormatError(`the CycloneDX SBOM's root element is <${tag.name}>, expected <bom>`);
       sawRoot = true;
       const namespace = String(tag.attributes.xmlns ?? "");
       const found = NAMESPACE.exec(namespace);
-      if (!found) throw new SbomFormatError(`the CycloneDX SBOM's namespace "${namespace}" is not CycloneDX's`);
+      if (!found)
+        throw new SbomFormatError(`the CycloneDX SBOM's namespace "${namespace}" is not CycloneDX's`);
       version = checkVersion(found[1]!);
       return;
     }
@@ -186,7 +188,8 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
       if (open) open.propertyName = attribute(tag, "name");
     } else if (name === "dependency") {
       const ref = attribute(tag, "ref");
-      if (ref === null) throw new SbomFormatError(`the CycloneDX SBOM has a dependency without ref (line ${parser.line})`);
+      if (ref === null)
+        throw new SbomFormatError(`the CycloneDX SBOM has a dependency without ref (line ${parser.line})`);
       const from = dependencyRefs.at(-1);
       if (from !== undefined && parent === "dependency") graph.addEdge(from, ref);
       dependencyRefs.push(ref);
@@ -227,7 +230,8 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
       if (name === "id" && value !== "") open.licenses.push(value);
       else if (name === "name" && value !== "") open.licenseName = value;
     } else if (name === "license") {
-      if (open.licenseName !== null && !open.licenses.length) open.licenses.push(licenseRefOf(open.licenseName));
+      if (open.licenseName !== null && !open.licenses.length)
+        open.licenses.push(licenseRefOf(open.licenseName));
       open.licenseName = null;
     } else if (name === "property" && open.propertyName !== null) {
       if (LOCATION_PROPERTIES.includes(open.propertyName) && value !== "") open.raw.location ??= value;

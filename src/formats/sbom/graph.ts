@@ -1,4 +1,11 @@
-import type { RawComponent, SbomComponent, SbomDocument, SbomEncoding, SbomRoot, SbomStandard } from "./types.ts";
+import type {
+  RawComponent,
+  SbomComponent,
+  SbomDocument,
+  SbomEncoding,
+  SbomRoot,
+  SbomStandard,
+} from "./types.ts";
 
 /**
  * Collects what a reader finds — components, the root's references, dependency edges — and places
@@ -37,7 +44,10 @@ export class SbomGraph {
     for (const component of this.components) {
       if (component.ref !== null && this.rootRefs.has(component.ref)) continue;
       if (rootPurl !== null && component.purl === rootPurl) continue;
-      components.push({ ...component, direct: !hasGraph || (component.ref !== null && direct.has(component.ref)) });
+      components.push({
+        ...component,
+        direct: !hasGraph || (component.ref !== null && direct.has(component.ref)),
+      });
     }
     return { standard, specVersion, encoding, root: this.root, components, hasGraph };
   }

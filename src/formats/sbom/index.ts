@@ -2,7 +2,13 @@ import { SNIFF_HEAD_BYTES, sniffFormat } from "../sniff.ts";
 import { readCycloneDxJson, readCycloneDxXml } from "./cyclonedx.ts";
 import { parsePurl } from "./purl.ts";
 import { readSpdxJson, readSpdxTagValue } from "./spdx.ts";
-import { type SbomComponent, type SbomDocument, type SbomEcosystem, SbomFormatError, type SbomStandard } from "./types.ts";
+import {
+  type SbomComponent,
+  type SbomDocument,
+  type SbomEcosystem,
+  SbomFormatError,
+  type SbomStandard,
+} from "./types.ts";
 
 export { licenseRefOf } from "./license.ts";
 export { parsePurl } from "./purl.ts";
@@ -73,7 +79,9 @@ export async function readSbom(
     );
   }
   if (options.expect && options.expect !== standard) {
-    throw new SbomFormatError(`the upload's key says ${options.expect}, but the report is ${sniffed.description}`);
+    throw new SbomFormatError(
+      `the upload's key says ${options.expect}, but the report is ${sniffed.description}`,
+    );
   }
   switch (sniffed.format) {
     case "cyclonedx-json":
@@ -131,4 +139,5 @@ export function standardOfKey(key: string): SbomStandard | undefined {
   return normal === "cyclonedx" || normal === "spdx" ? normal : undefined;
 }
 
+export { defaultTarget, type SbomTarget, targetOfLocation } from "./targets.ts";
 export { SbomFormatError };

@@ -48,6 +48,13 @@ export function parsePurl(purl: string): ParsedPurl | null {
       : ecosystem === "MAVEN"
         ? `${namespace}:${parsed.name}`
         : `${namespace}/${parsed.name}`;
-  const packagePurl = new PackageURL(type, namespace, parsed.name, undefined, undefined, undefined).toString();
+  const packagePurl = new PackageURL(
+    type,
+    namespace,
+    parsed.name,
+    undefined,
+    undefined,
+    undefined,
+  ).toString();
   return { type, ecosystem, name, version: parsed.version ?? null, packagePurl };
 }

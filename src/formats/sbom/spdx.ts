@@ -1,6 +1,6 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { SbomGraph } from "./graph.ts";
-import { objectOf, stringOf, streamJson } from "./json-stream.ts";
+import { objectOf, streamJson, stringOf } from "./json-stream.ts";
 import { spdxLicense } from "./license.ts";
 import { type RawComponent, type SbomDocument, SbomFormatError } from "./types.ts";
 
@@ -102,7 +102,9 @@ export async function readSpdxJson(source: AsyncIterable<Uint8Array | string>): 
         const related = stringOf(relationship?.relatedSpdxElement);
         const type = stringOf(relationship?.relationshipType);
         if (element === null || related === null || type === null) {
-          throw new SbomFormatError("the SPDX SBOM has a relationship without spdxElementId, relationshipType or relatedSpdxElement");
+          throw new SbomFormatError(
+            "the SPDX SBOM has a relationship without spdxElementId, relationshipType or relatedSpdxElement",
+          );
         }
         relate(graph, element, type, related);
         if (type === "DESCRIBES") roots.add(related);
@@ -135,7 +137,8 @@ export async function readSpdxTagValue(source: AsyncIterable<Uint8Array | string
 
   const closePackage = () => {
     if (current === null) return;
-    if (current.ref === "") throw new SbomFormatError(`the SPDX SBOM's package "${current.name}" has no SPDXID`);
+    if (current.ref === "")
+      throw new SbomFormatError(`the SPDX SBOM's package "${current.name}" has no SPDXID`);
     current.license = concluded ?? declared;
     packages.push(current);
     current = null;
@@ -182,13 +185,16 @@ export async function readSpdxTagValue(source: AsyncIterable<Uint8Array | string
         break;
       case "ExternalRef": {
         const [category, type, locator] = value.split(/\s+/);
-        if (current !== null && type?.toLowerCase() === "purl" && locator && category) current.purl ??= locator;
+        if (current !== null && type?.toLowerCase() === "purl" && locator && category)
+          current.purl ??= locator;
         break;
       }
       case "Relationship": {
         const [element, type, related] = value.split(/\s+/);
         if (!element || !type || !related) {
-          throw new SbomFormatError(`the SPDX SBOM's line ${lineNumber} has a Relationship that is not "A TYPE B"`);
+          throw new SbomFormatError(
+            `the SPDX SBOM's line ${lineNumber} has a Relationship that is not "A TYPE B"`,
+          );
         }
         relate(graph, element, type, related);
         if (type === "DESCRIBES") roots.add(related);

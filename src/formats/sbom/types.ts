@@ -4,7 +4,15 @@
  */
 
 /** The package registries Assay stores packages of; a purl of another type is not stored. */
-export type SbomEcosystem = "NPM" | "PYPI" | "MAVEN" | "GO" | "RUBYGEMS" | "NUGET" | "PACKAGIST" | "CRATES_IO";
+export type SbomEcosystem =
+  | "NPM"
+  | "PYPI"
+  | "MAVEN"
+  | "GO"
+  | "RUBYGEMS"
+  | "NUGET"
+  | "PACKAGIST"
+  | "CRATES_IO";
 
 /** The SBOM standards read. */
 export type SbomStandard = "cyclonedx" | "spdx";
@@ -52,7 +60,9 @@ export interface SbomDocument {
 }
 
 /** The format's name as an artifact records it: "CycloneDX 1.5 (JSON)", "SPDX 2.3 (tag-value)". */
-export function sbomFormatName(document: Pick<SbomDocument, "standard" | "specVersion" | "encoding">): string {
+export function sbomFormatName(
+  document: Pick<SbomDocument, "standard" | "specVersion" | "encoding">,
+): string {
   const standard = document.standard === "cyclonedx" ? "CycloneDX" : "SPDX";
   return `${standard} ${document.specVersion} (${document.encoding})`;
 }
