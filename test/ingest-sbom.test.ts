@@ -333,6 +333,42 @@ describe("SBOM uploads through the API", () => {
     ]);
   });
 
+  test("cyclonedx-npm's CycloneDX 1.6 XML, key cyclonedx: two direct dependencies and one transitive", async () => {
+    const repository = await aRepository(server.db, account);
+    const answer = await upload(repository, aCommit(), readToolFixture("sbom", "cyclonedx-npm", "bom.xml"), {
+      key: "cyclonedx",
+    });
+    assert.equal(answer.ok, true, answer.error);
+    assert.equal(answer.artifact?.format, "CycloneDX 1.6 (XML)");
+    await processed(repository);
+    const run = await runOf(answer.run!.runUid);
+    const sca = run.scaChecks.edges[0]!.node;
+    assert.deepEqual(
+      [sca.dependencyCount, sca.directDependencyCount, sca.transitiveDependencyCount, sca.target],
+      [3, 2, 1, NPM_TARGET],
+    );
+    const stored = await server.db
+      .selectFrom("sca_check_dependencies as d")
+      .innerJoin("package_versions as v", "v.id", "d.package_version_id")
+      .innerJoin("packages as p", "p.id", "v.package_id")
+      .select(["p.name", "d.is_direct", "d.license_expression"])
+      .where("d.sca_check_id", "=", (eb) =>
+        eb
+          .selectFrom("sca_checks")
+          .select("id")
+          .where("artifact_id", "=", (inner) =>
+            inner.selectFrom("artifacts").select("id").where("repository_id", "=", repository.id),
+          ),
+      )
+      .orderBy("p.name")
+      .execute();
+    assert.deepEqual(stored, [
+      { name: "debug", is_direct: true, license_expression: "MIT" },
+      { name: "ms", is_direct: false, license_expression: "MIT" },
+      { name: "picocolors", is_direct: true, license_expression: "ISC" },
+    ]);
+  });
+
   test("a changed SBOM updates the counts: on a new commit, and replacing the same run's scan of that target", async () => {
     const repository = await aRepository(server.db, account);
     const first = await upload(repository, aCommit(), NPM_CYCLONEDX());
