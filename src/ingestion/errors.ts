@@ -1,7 +1,7 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
-import { SbomFormatError } from "../formats/sbom/index.ts";
+import { SbomFormatError } from "../formats/sbom/types.ts";
 import type { Sniffed } from "../formats/sniff.ts";
 import { ChangedLinesFormatError } from "./changes.ts";
 
