@@ -22,11 +22,14 @@ readonly OXLINT_VERSION=1.94.0
 readonly SECRETLINT_VERSION=11.7.1
 readonly C8_VERSION=12.0.0
 readonly NPM_VERSION=11.19.1
+readonly CYCLONEDX_NPM_VERSION=6.0.1
 
 readonly DEBIAN_PACKAGES=(
   clang gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go git jq
 )
+# The SBOMs need only jq besides the npm tools.
+readonly DEBIAN_PACKAGES_SBOM=(jq)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -49,8 +52,9 @@ die() {
 }
 
 install_debian_packages() {
-  local missing=() package
-  for package in "${DEBIAN_PACKAGES[@]}"; do
+  local missing=() package wanted=("${DEBIAN_PACKAGES[@]}")
+  [ "$WHAT" = sbom ] && wanted=("${DEBIAN_PACKAGES_SBOM[@]}")
+  for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
   [ ${#missing[@]} -eq 0 ] && return
@@ -66,6 +70,7 @@ install_npm_tools() {
     "@biomejs/biome@$BIOME_VERSION" "oxlint@$OXLINT_VERSION" "secretlint@$SECRETLINT_VERSION"
     "@secretlint/secretlint-rule-preset-recommend@$SECRETLINT_VERSION"
     "@secretlint/secretlint-formatter-sarif@$SECRETLINT_VERSION" "c8@$C8_VERSION" "npm@$NPM_VERSION"
+    "@cyclonedx/cyclonedx-npm@$CYCLONEDX_NPM_VERSION"
   )
   local stamp="$NPM_DIR/installed.txt"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${wanted[*]}" ]; then return; fi
@@ -413,6 +418,35 @@ make_sbom() {
     )"
   add_fixture sbom npm npm/cyclonedx.json cyclonedx none npm/npm-sbom.summary.json npm/npm-sbom.tool-output.txt
   add_fixture sbom npm npm/spdx.json spdx none npm/npm-sbom.summary.json npm/npm-sbom.tool-output.txt
+
+  # CycloneDX's own generator on the same lockfile, production dependencies only: ms is then only
+  # debug's dependency (transitive). CycloneDX 1.6, JSON and XML, reproducible (no timestamp or
+  # serial number). It runs the pinned npm ("npm ls"), found first on PATH.
+  log "cyclonedx-npm"
+  mkdir -p "$out/cyclonedx-npm"
+  local cdx_version tool_output="$out/cyclonedx-npm/cyclonedx-npm.tool-output.txt"
+  cdx_version=$("$BIN/cyclonedx-npm" --version)
+  : >"$tool_output"
+  for format in JSON XML; do
+    local file="bom.${format,,}"
+    local args=(--package-lock-only --omit dev --spec-version 1.6 --output-format "$format" --output-reproducible)
+    echo "\$ cyclonedx-npm ${args[*]} --output-file $file" >>"$tool_output"
+    PATH="$BIN:$PATH" NPM_CONFIG_USERCONFIG=/dev/null "$BIN/cyclonedx-npm" "${args[@]}" \
+      --output-file "$out/cyclonedx-npm/$file" 2>>"$tool_output"
+  done
+  write_summary "$out/cyclonedx-npm/cyclonedx-npm.summary.json" cyclonedx-npm \
+    "cyclonedx-npm $cdx_version, npm $npm_version, node $(node --version)" \
+    "cyclonedx-npm --package-lock-only --omit dev --spec-version 1.6 --output-format JSON|XML" "$PWD" "$(
+      jq '. as $bom | ($bom.metadata.component["bom-ref"]) as $root |
+        {bomFormat, specVersion, components: (.components | length),
+         root: .metadata.component.purl,
+         direct: [.dependencies[] | select(.ref == $root) | .dependsOn[]] | length,
+         purls: [.components[].purl] | sort}' "$out/cyclonedx-npm/bom.json"
+    )"
+  add_fixture sbom cyclonedx-npm cyclonedx-npm/bom.json cyclonedx none cyclonedx-npm/cyclonedx-npm.summary.json \
+    cyclonedx-npm/cyclonedx-npm.tool-output.txt
+  add_fixture sbom cyclonedx-npm cyclonedx-npm/bom.xml cyclonedx none cyclonedx-npm/cyclonedx-npm.summary.json \
+    cyclonedx-npm/cyclonedx-npm.tool-output.txt
 
   write_manifest sbom
 }

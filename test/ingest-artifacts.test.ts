@@ -568,7 +568,7 @@ describe("errors that name the real problem", () => {
     assert.equal(await storedCount(repository), 0);
   });
 
-  test("an SBOM sent as SARIF or as coverage is told that SBOM uploads are not accepted yet", async () => {
+  test("an SBOM sent as SARIF or as coverage is told to upload it with analyzer sca", async () => {
     const repository = await aRepository(server.db, account);
     const cyclonedx = await createArtifact(repository, {
       commitOid: aCommit(),
@@ -576,7 +576,7 @@ describe("errors that name the real problem", () => {
     });
     assert.equal(
       cyclonedx.error,
-      "this looks like a CycloneDX SBOM (JSON), not SARIF: SBOM uploads are not accepted yet",
+      "this looks like a CycloneDX SBOM (JSON), not SARIF: upload it with analyzer sca",
     );
     const spdx = await uploadArtifact(repository, {
       commitOid: aCommit(),
@@ -586,10 +586,7 @@ describe("errors that name the real problem", () => {
     });
     assert.deepEqual(
       [spdx.ok, spdx.error],
-      [
-        false,
-        "this looks like an SPDX SBOM (JSON), not a coverage report: SBOM uploads are not accepted yet",
-      ],
+      [false, "this looks like an SPDX SBOM (JSON), not a coverage report: upload it with analyzer sca"],
     );
     assert.equal(await storedCount(repository), 0);
   });

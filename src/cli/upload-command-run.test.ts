@@ -155,7 +155,7 @@ describe("assay upload against a scripted server", () => {
       [
         "sbom/fixtures/npm/cyclonedx.json",
         { analyzer: "eslint", "analyzer-type": "community" },
-        "this looks like a CycloneDX SBOM (JSON), not SARIF: SBOM uploads are not accepted yet",
+        "this looks like a CycloneDX SBOM (JSON), not SARIF: upload it with analyzer sca",
       ],
       [
         "sarif/fixtures/eslint/eslint.sarif",

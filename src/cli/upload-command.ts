@@ -53,14 +53,14 @@ async function* readFile(file: string): AsyncGenerator<Uint8Array> {
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF) or coverage report to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
+    "Upload an analyzer (SARIF) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {
       type: "string",
       placeholder: "SHORTCODE",
       required: true,
-      description: "The analyzer (eslint, test-coverage, changes...).",
+      description: "The analyzer (eslint, test-coverage, changes, sca...).",
     },
     repository: {
       type: "string",
@@ -76,7 +76,8 @@ export const uploadCommand: Command = {
     key: {
       type: "string",
       placeholder: "LANGUAGE",
-      description: "Coverage: the language (javascript, go, python...).",
+      description:
+        "Coverage: the language (javascript, go, python...); sca: cyclonedx or spdx (else detected).",
     },
     commit: {
       type: "string",

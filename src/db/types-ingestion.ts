@@ -5,8 +5,8 @@ import type { CreatedAt, ForeignKey, Id, MetricKey, NullableTimestamp } from "./
 
 type WithDefault<T> = ColumnType<T, T | undefined, T>;
 
-/** What an artifact holds: findings, coverage, or the run's changed lines. */
-export type ArtifactKind = "SARIF" | "COVERAGE" | "CHANGES";
+/** What an artifact holds: findings, coverage, the run's changed lines, or an SBOM (migration 0015). */
+export type ArtifactKind = "SARIF" | "COVERAGE" | "CHANGES" | "SBOM";
 /** How an artifact's stored bytes are compressed. */
 export type ArtifactCompression = "NONE" | "ZSTD" | "GZIP";
 export type ArtifactStatus = "QUEUED" | "PROCESSED" | "FAILED";

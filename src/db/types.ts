@@ -453,6 +453,26 @@ export interface ScaChecksTable {
   target_id: ForeignKey | null;
   status: WithDefault<string>;
   created_at: CreatedAt;
+  /** The `sca` analyzer check of the run this scan belongs to (migration 0015); null for older rows. */
+  check_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** The SBOM artifact the scan was read from (migration 0015); null for older rows. */
+  artifact_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  /** The SBOM's format as read ("CycloneDX 1.5 (JSON)"...); null for older rows. */
+  format: ColumnType<string | null, string | null | undefined, string | null>;
+  dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
+  direct_dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
+  transitive_dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** One dependency an SCA check found: a package version of one target (migration 0015). */
+export interface ScaCheckDependenciesTable {
+  sca_check_id: ForeignKey;
+  target_id: ForeignKey;
+  package_version_id: ForeignKey;
+  /** True when the SBOM's root component depends on it itself, false when only through others. */
+  is_direct: boolean;
+  /** The licence as an SPDX expression, as the SBOM states it; null when it states none. */
+  license_expression: string | null;
 }
 
 export interface VulnerabilityOccurrencesTable {
@@ -520,6 +540,7 @@ export interface Database extends AuthFlowTables, WebhookTables, IngestionTables
   vulnerabilities: VulnerabilitiesTable;
   repository_targets: RepositoryTargetsTable;
   sca_checks: ScaChecksTable;
+  sca_check_dependencies: ScaCheckDependenciesTable;
   vulnerability_occurrences: VulnerabilityOccurrencesTable;
   coverage_reports: CoverageReportsTable;
 }

@@ -1,6 +1,7 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
+import { SbomFormatError } from "../formats/sbom/types.ts";
 import type { Sniffed } from "../formats/sniff.ts";
 import { ChangedLinesFormatError } from "./changes.ts";
 
@@ -23,7 +24,7 @@ export type UploadProblem =
   | "INVALID_ENCODING"
   /** The report is larger than the configured cap. */
   | "TOO_LARGE"
-  /** The report is not valid in its format (JSON, SARIF 2.1.0, a coverage format, a diff). */
+  /** The report is not valid in its format (JSON, SARIF 2.1.0, a coverage format, a diff, an SBOM). */
   | "INVALID_REPORT"
   /** The report is of another kind than the analyzer takes (LCOV sent as SARIF, an SBOM...). */
   | "WRONG_FORMAT"
@@ -52,6 +53,7 @@ export function invalidReportMessage(error: unknown): string | undefined {
   if (error instanceof SarifFormatError) return `the SARIF report is invalid: ${error.message}`;
   if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
   if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;
+  if (error instanceof SbomFormatError) return `the SBOM is invalid: ${error.message}`;
   return undefined;
 }
 
@@ -60,6 +62,7 @@ const KIND_NAMES: Record<ArtifactKind, string> = {
   SARIF: "SARIF",
   COVERAGE: "a coverage report",
   CHANGES: "changed lines",
+  SBOM: "an SBOM",
 };
 
 /** How to upload a report of each family, for the sentence that follows "not SARIF: ". */
@@ -68,7 +71,7 @@ const HOW_TO_UPLOAD: Record<Sniffed["family"], string | undefined> = {
     "upload it with the shortcode of the analyzer that wrote it (with analyzerType community for one outside the catalog)",
   coverage: "upload it with analyzer test-coverage and a language key (`key`; `--key` for assay upload)",
   changes: "upload it with analyzer changes",
-  sbom: "SBOM uploads are not accepted yet",
+  sbom: "upload it with analyzer sca",
   other: undefined,
 };
 
@@ -77,6 +80,7 @@ const FAMILY_OF_KIND: Record<ArtifactKind, Sniffed["family"]> = {
   SARIF: "findings",
   COVERAGE: "coverage",
   CHANGES: "changes",
+  SBOM: "sbom",
 };
 
 /**

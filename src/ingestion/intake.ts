@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
@@ -25,6 +26,7 @@ import {
 } from "./intake-report.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
 import { validateSarif } from "./sarif-validate.ts";
+import { checkSbomKey, validateSbom } from "./sca/sbom-intake.ts";
 import {
   type ArtifactUpload,
   artifactKindOf,
@@ -67,6 +69,8 @@ interface CheckedUpload {
   analyzer: string;
   languageKey: CoverageLanguageKey | null;
   community: boolean;
+  /** An SBOM upload's `key`: the standard it must be in; null to detect it. */
+  sbomStandard: SbomStandard | null;
 }
 
 /** Checks everything about an upload but its report; throws {@link UploadError}. */
@@ -130,6 +134,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
       `analyzer "${analyzer.slice(0, 80)}" is not a valid shortcode (letters, digits, ".", "_" and "-", at most 64)`,
     );
   }
+  const sbomStandard = kind === "SBOM" ? checkSbomKey(upload.key) : null;
   return {
     commitOid: commitOid.toLowerCase(),
     branch,
@@ -139,6 +144,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     analyzer,
     languageKey,
     community,
+    sbomStandard,
   };
 }
 
@@ -195,6 +201,8 @@ async function validateReport(
       );
       format = COVERAGE_FORMAT_NAMES[report.format];
       warnings = coveragePlacementWarnings(report, upload.workDir);
+    } else if (checked.kind === "SBOM") {
+      ({ format, warnings } = await validateSbom(text(), checked.sbomStandard, upload.workDir));
     } else {
       const changes = await collectText(text());
       validateChanges(changes, upload.workDir);

@@ -28,6 +28,7 @@ import {
   settleRun,
 } from "./run-lifecycle.ts";
 import { processSarif } from "./sarif/process.ts";
+import { processSbom } from "./sca/sbom-process.ts";
 import type { ProcessInput, ProcessResult } from "./types.ts";
 
 /**
@@ -43,7 +44,7 @@ function reportProblem(error: unknown): string | undefined {
 
 /** The gate of a check, by the kind of its artifacts. */
 function gateOf(repositoryId: string, kind: ArtifactRow["kind"]): CheckGate {
-  return kind === "COVERAGE"
+  return kind === "COVERAGE" || kind === "SBOM"
     ? (tx, check) => coverageGateFailures(tx, check.id)
     : (tx, check) => findingsGateFailures(tx, repositoryId, check.id);
 }
@@ -112,7 +113,9 @@ async function processArtifact(
       ? await processSarif(input)
       : artifact.kind === "COVERAGE"
         ? await processCoverage(input, config.artifactMaxBytes)
-        : await processChanges(input, config.artifactMaxBytes);
+        : artifact.kind === "SBOM"
+          ? await processSbom(input)
+          : await processChanges(input, config.artifactMaxBytes);
   const processed = await markArtifactProcessed(tx, artifact.id, JSON.stringify(result));
   await settleAfter(tx, processed);
   return { artifact: processed, result };

@@ -70,7 +70,13 @@ export type SkipReason =
   /** A SARIF result the tool itself marks as gone (`baselineState: "absent"`). */
   | "ABSENT"
   /** A SARIF result that reports no problem: `kind` `pass` (a check held) or `notApplicable`. */
-  | "NOT_A_FAILURE";
+  | "NOT_A_FAILURE"
+  /** An SBOM component without a (valid) package URL: nothing says which package it is. */
+  | "NO_PURL"
+  /** An SBOM component whose package URL is of a type no supported registry uses (`deb`, `generic`...). */
+  | "UNSUPPORTED_ECOSYSTEM"
+  /** An SBOM component that states no version. */
+  | "NO_VERSION";
 
 /** Every skip reason, in the order they are shown. */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -79,6 +85,9 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NOT_REPORTED",
   "ABSENT",
   "NOT_A_FAILURE",
+  "NO_PURL",
+  "UNSUPPORTED_ECOSYSTEM",
+  "NO_VERSION",
 ];
 
 /**
@@ -174,6 +183,7 @@ export class ProcessTally {
 export function artifactKindOf(analyzer: string): ArtifactKind {
   if (analyzer === COVERAGE_ANALYZER) return "COVERAGE";
   if (analyzer === CHANGES_ANALYZER) return "CHANGES";
+  if (analyzer === SCA_ANALYZER) return "SBOM";
   return "SARIF";
 }
 
@@ -181,6 +191,8 @@ export function artifactKindOf(analyzer: string): ArtifactKind {
 export const COVERAGE_ANALYZER = "test-coverage";
 /** The pseudo-analyzer of a run's changed lines (a unified diff or JSON ranges), for new-code coverage. */
 export const CHANGES_ANALYZER = "changes";
+/** The dependency-scanning analyzer: its uploads are SBOMs (docs/ingestion-sbom.md). */
+export const SCA_ANALYZER = "sca";
 
 /** Coverage language keys the contract's CLI sends, and the metric key each is reported under. */
 export const COVERAGE_LANGUAGE_KEYS = {

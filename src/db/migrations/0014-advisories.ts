@@ -12,8 +12,8 @@ import { type Kysely, sql } from "kysely";
  * - `vulnerabilities.source_modified`: the record's `modified` as imported, so a re-import of an
  *   unchanged record changes nothing.
  * - `vulnerability_occurrences.fix_version`: the smallest upgrade that fixes the occurrence.
- * - `sca_check_dependencies`: the package versions an SCA check found (what SBOM processing
- *   writes and matching reads), one row per (check, target, package version).
+ *
+ * Matching reads `sca_check_dependencies`, which SBOM processing writes (0015).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   const run = (statement: ReturnType<typeof sql>) => statement.execute(db);
@@ -38,24 +38,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       checked_at timestamptz,
       imported_at timestamptz
     )`);
-  await run(sql`
-    CREATE TABLE IF NOT EXISTS sca_check_dependencies (
-      sca_check_id bigint NOT NULL REFERENCES sca_checks (id) ON DELETE CASCADE,
-      target_id bigint NOT NULL REFERENCES repository_targets (id) ON DELETE CASCADE,
-      package_version_id bigint NOT NULL REFERENCES package_versions (id),
-      is_direct boolean NOT NULL,
-      license_expression text,
-      PRIMARY KEY (sca_check_id, target_id, package_version_id)
-    )`);
-  await run(
-    sql`CREATE INDEX IF NOT EXISTS sca_check_dependencies_version_idx ON sca_check_dependencies (package_version_id)`,
-  );
 }
 
 /** Drops what {@link up} added. */
 export async function down(db: Kysely<unknown>): Promise<void> {
   const run = (statement: ReturnType<typeof sql>) => statement.execute(db);
-  await run(sql`DROP TABLE IF EXISTS sca_check_dependencies`);
   await run(sql`DROP TABLE IF EXISTS advisory_sources`);
   await run(sql`ALTER TABLE vulnerability_occurrences DROP COLUMN IF EXISTS fix_version`);
   await run(sql`ALTER TABLE vulnerabilities DROP COLUMN IF EXISTS source_modified`);

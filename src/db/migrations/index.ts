@@ -12,6 +12,7 @@ import * as coverageCheckFiles from "./0011-coverage-check-files.ts";
 import * as dependencyMetric from "./0012-dependency-metric.ts";
 import * as vcsEvents from "./0013-vcs-events.ts";
 import * as advisories from "./0014-advisories.ts";
+import * as sbomDependencies from "./0015-sbom-dependencies.ts";
 import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfill.ts";
 
 /**
@@ -32,6 +33,7 @@ const migrations: Record<string, Migration> = {
   "0012-dependency-metric": dependencyMetric,
   "0013-vcs-events": vcsEvents,
   "0014-advisories": advisories,
+  "0015-sbom-dependencies": sbomDependencies,
   "0016-coverage-check-files-backfill": coverageCheckFilesBackfill,
 };
 

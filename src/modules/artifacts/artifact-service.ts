@@ -15,6 +15,9 @@ export const ARTIFACT_SKIP_REASONS = [
   "NOT_REPORTED",
   "ABSENT",
   "NOT_A_FAILURE",
+  "NO_PURL",
+  "UNSUPPORTED_ECOSYSTEM",
+  "NO_VERSION",
 ] as const;
 export type ArtifactSkipReason = (typeof ARTIFACT_SKIP_REASONS)[number];
 

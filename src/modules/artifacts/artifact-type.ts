@@ -35,6 +35,10 @@ const ArtifactKindEnum = builder.enumType("ArtifactKind", {
       description:
         "The run's changed lines (analyzer `changes`), as a unified diff or JSON line ranges, for new-code coverage.",
     },
+    SBOM: {
+      description:
+        "A software bill of materials (analyzer `sca`): CycloneDX 1.4-1.6 (JSON or XML) or SPDX 2.2/2.3 (JSON or tag-value).",
+    },
   } as const,
 });
 
@@ -59,10 +63,15 @@ const SKIP_REASON_DESCRIPTIONS: Record<ArtifactSkipReason, string> = {
   ABSENT: 'The tool itself marks the SARIF result as gone (`baselineState: "absent"`).',
   NOT_A_FAILURE:
     "A SARIF result that reports no problem: its `kind` is `pass` (a check the tool ran held) or `notApplicable`.",
+  NO_PURL: "An SBOM component without a valid package URL (purl): nothing says which package it is.",
+  UNSUPPORTED_ECOSYSTEM:
+    "An SBOM component whose package URL is of a type no supported registry uses (such as `deb` or `generic`).",
+  NO_VERSION: "An SBOM component that states no version.",
 };
 
 const ArtifactSkipReasonEnum = builder.enumType("ArtifactSkipReason", {
-  description: "Why an entry of a report (a SARIF result, a coverage file) was read but not stored.",
+  description:
+    "Why an entry of a report (a SARIF result, a coverage file, an SBOM component) was read but not stored.",
   values: Object.fromEntries(
     ARTIFACT_SKIP_REASONS.map((reason) => [reason, { description: SKIP_REASON_DESCRIPTIONS[reason] }]),
   ) as Record<ArtifactSkipReason, { description: string }>,

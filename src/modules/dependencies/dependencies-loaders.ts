@@ -18,6 +18,7 @@ import {
   findVulnerabilitiesByKeys,
   type LocatedVulnerabilityOccurrence,
 } from "./dependencies-store.ts";
+import { findTargetsByIds } from "./sbom-store.ts";
 
 /** Packages by key (global advisory data). */
 export const packageByKey = defineLoader<string, PackageRow | null>("packageByKey", async (ctx, keys) =>
@@ -77,4 +78,9 @@ export const visibleVulnerabilityOccurrenceByKey = defineLoader<
     await findVisibleVulnerabilityOccurrencesByKeys(ctx.db, ctx.viewer.userId, keys),
     (o) => o.key,
   ),
+);
+
+/** Repository targets by internal id (an SCA check's target: the check was already seen). */
+export const targetById = defineLoader<string, RepositoryTargetRow | null>("targetById", async (ctx, ids) =>
+  alignRows(ids, await findTargetsByIds(ctx.db, ids), (t) => t.id),
 );

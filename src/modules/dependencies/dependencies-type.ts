@@ -14,6 +14,7 @@ import { EcosystemEnum, PackageRef, PackageVersionRef, VulnerabilityRef } from "
 import {
   packageById,
   packageVersionById,
+  targetById,
   visibleScaCheckByKey,
   visibleTargetByKey,
   visibleVulnerabilityOccurrenceByKey,
@@ -182,6 +183,37 @@ export const ScaCheckRef = builder.objectRef<ScaCheckRow>("SCACheck").implement(
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.id(globalIdField("SCACheck")),
+    target: t.field({
+      type: RepositoryTargetRef,
+      nullable: true,
+      description:
+        "The target scanned: for an uploaded SBOM, the manifest and lockfile most of its dependencies come from; null when unknown.",
+      resolve: (check, _args, ctx) =>
+        check.target_id === null ? null : targetById(ctx).load(check.target_id),
+    }),
+    format: t.string({
+      nullable: true,
+      description:
+        'The format of the SBOM the scan read, e.g. "CycloneDX 1.5 (JSON)" or "SPDX 2.3 (tag-value)"; null when the scan came from elsewhere.',
+      resolve: (check) => check.format,
+    }),
+    dependencyCount: t.int({
+      nullable: true,
+      description:
+        "How many distinct package versions the scan found, direct and transitive (the SBOM's root left out); null when not counted.",
+      resolve: (check) => check.dependencies_count,
+    }),
+    directDependencyCount: t.int({
+      nullable: true,
+      description:
+        "How many of them the scanned project depends on itself (all of them when the SBOM states no dependency graph); null when not counted.",
+      resolve: (check) => check.direct_dependencies_count,
+    }),
+    transitiveDependencyCount: t.int({
+      nullable: true,
+      description: "How many of them come in only through other dependencies; null when not counted.",
+      resolve: (check) => check.transitive_dependencies_count,
+    }),
     vulnerabilityOccurrences: t.field({
       type: VulnerabilityOccurrenceConnection,
       nullable: true,

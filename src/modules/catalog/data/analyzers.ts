@@ -229,6 +229,16 @@ export const ANALYZERS: AnalyzerDefinition[] = [
     exampleMeta: [],
     issues: COVERAGE_ISSUES,
   },
+  {
+    shortcode: "sca",
+    name: "Dependency Scanning",
+    description:
+      "Receives SBOMs (CycloneDX or SPDX) from CI and tracks the repository's third-party packages, their licences and their known vulnerabilities.",
+    version: "1.0.0",
+    metaSchema: options({}),
+    exampleMeta: [],
+    issues: [],
+  },
 ];
 
 /** The `.deepsource.toml`-style block that enables `analyzer` with its example options. */

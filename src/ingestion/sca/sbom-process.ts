@@ -1,0 +1,85 @@
+import { readSbom, sbomFormatName } from "../../formats/sbom/index.ts";
+import { matchScaCheck } from "../../modules/dependencies/advisory-matching.ts";
+import {
+  countDistinctPackagesOfRun,
+  deleteScaChecksOfRunTarget,
+  insertScaCheck,
+  insertScaCheckDependencies,
+  packageVersionRefOf,
+  upsertPackageVersions,
+  upsertRepositoryTargets,
+} from "../../modules/dependencies/sbom-store.ts";
+import { replaceMetricValuesOfCheck } from "../../modules/metrics/metric-value-store.ts";
+import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
+import { planSbom, sbomSkipWarnings } from "./sbom-plan.ts";
+
+/**
+ * Processing of an SBOM artifact (docs/ingestion-sbom.md), inside the artifact's transaction:
+ * packages and versions upserted by purl, the repository's targets made sure of, one SCA check of
+ * the upload (replacing the run's earlier one of the same target) with its dependencies, and the
+ * run's DDP value — distinct third-party packages over its SCA checks — on the `sca` check.
+ */
+export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
+  const { tx, artifact, repository, run, check } = input;
+  if (check === null) throw new Error(`SBOM artifact ${artifact.key} has no check`);
+  const document = await readSbom(input.text());
+  const plan = planSbom(document, artifact.work_dir);
+
+  const tally = new ProcessTally();
+  tally.store(plan.stored);
+  for (const [reason, count] of Object.entries(plan.skipped))
+    tally.skip(reason as keyof typeof plan.skipped, count);
+  for (const warning of sbomSkipWarnings(plan)) tally.warn(warning);
+
+  const targets = await upsertRepositoryTargets(tx, repository.id, plan.targets);
+  const versions = await upsertPackageVersions(tx, plan.dependencies);
+  const primary = plan.primaryLockfile === null ? null : (targets.get(plan.primaryLockfile) ?? null);
+  if (primary) await deleteScaChecksOfRunTarget(tx, run.id, primary.id);
+  const scaCheck = await insertScaCheck(tx, {
+    runId: run.id,
+    checkId: check.id,
+    artifactId: artifact.id,
+    targetId: primary?.id ?? null,
+    format: sbomFormatName(document),
+    dependencies: plan.packageVersions,
+    direct: plan.directPackageVersions,
+    transitive: plan.packageVersions - plan.directPackageVersions,
+  });
+  await insertScaCheckDependencies(
+    tx,
+    scaCheck.id,
+    plan.dependencies.map((d) => ({
+      targetId: targets.get(d.lockfilePath)!.id,
+      packageVersionId: versions.get(packageVersionRefOf(d))!.versionId,
+      isDirect: d.direct,
+      license: d.license,
+    })),
+  );
+
+  const packages = await countDistinctPackagesOfRun(tx, run.id);
+  await replaceMetricValuesOfCheck(
+    tx,
+    {
+      id: check.id,
+      repositoryId: repository.id,
+      commitOid: run.commit_oid,
+      onDefaultBranch: run.branch_name !== null && run.branch_name === repository.default_branch,
+    },
+    ["DDP"],
+    [{ shortcode: "DDP", key: "AGGREGATE", value: packages }],
+  );
+  // Its vulnerability occurrences, against the advisories imported so far (docs/advisories.md);
+  // an import later matches the latest runs' checks again.
+  const matched = await matchScaCheck(tx, scaCheck.id);
+  return tally.result({
+    components: plan.components,
+    dependencies: plan.packageVersions,
+    direct: plan.directPackageVersions,
+    transitive: plan.packageVersions - plan.directPackageVersions,
+    targets: plan.targets.length,
+    runPackages: packages,
+    vulnerabilitiesIntroduced: matched.introduced,
+    vulnerabilitiesExisting: matched.existing,
+    vulnerabilitiesResolved: matched.resolved,
+  });
+}
