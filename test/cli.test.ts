@@ -15,6 +15,7 @@ import { DEMO_USER_EMAIL } from "../src/modules/demo/demo-seed.ts";
 import { findUsersByIds } from "../src/modules/users/user-store.ts";
 import { anAccount, aToken, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { rawRequest } from "./helpers/raw-request.ts";
 import { gql } from "./helpers/server.ts";
 import { githubHeaders, githubPingPayload } from "./helpers/vcs-payloads.ts";
 
@@ -221,12 +222,12 @@ describe("assay CLI beside a running server", () => {
   test("repository vcs-secret prints a secret once that authenticates webhooks; --remove stops them", async () => {
     const ping = async (secret: string) => {
       const body = JSON.stringify(githubPingPayload("hearts", "croquet"));
-      const response = await fetch(`${app.url}/webhooks/github`, {
+      // A connection of its own each time: spawnSync stops this process (and its server) for
+      // seconds, and a kept-alive socket of fetch's pool may be closed by the server as it is reused.
+      const response = await rawRequest(`${app.url}/webhooks/github`, {
         method: "POST",
-        // A fresh connection each time: spawnSync stops this process (and its server) for seconds,
-        // and a kept-alive socket may be closed by the server just as it is reused.
-        headers: { ...githubHeaders("ping", body, secret), connection: "close" },
-        body,
+        headers: githubHeaders("ping", body, secret),
+        chunks: [body],
       });
       return response.status;
     };

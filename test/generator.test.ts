@@ -39,6 +39,16 @@ const NOT_GENERATED = new Set([
   "coverage_files",
   // Per-file coverage is written by coverage processing; the demo's coverage has totals only.
   "coverage_check_files",
+  // Written by what real input goes through and the demo does not yet: SBOM processing (a scan's
+  // dependencies), advisory import (affected packages, export sources) and VCS webhooks (their
+  // secrets, deliveries and branch heads). The demo writes packages, SCA checks, vulnerabilities
+  // and pull requests directly.
+  "sca_check_dependencies",
+  "advisory_packages",
+  "advisory_sources",
+  "repository_vcs_secrets",
+  "vcs_deliveries",
+  "branch_heads",
 ]);
 
 async function tableNames(db: Kysely<Database>): Promise<string[]> {
