@@ -9,7 +9,7 @@ import {
   upsertPackageVersions,
   upsertRepositoryTargets,
 } from "../../modules/dependencies/sbom-store.ts";
-import { replaceMetricValuesOfCheck } from "../../modules/metrics/metric-value-store.ts";
+import { replaceMetricValuesOfCheck } from "../../modules/metrics/metric-store.ts";
 import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
 import { planSbom, sbomSkipWarnings } from "./sbom-plan.ts";
 
@@ -65,8 +65,8 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
       commitOid: run.commit_oid,
       onDefaultBranch: run.branch_name !== null && run.branch_name === repository.default_branch,
     },
-    ["DDP"],
     [{ shortcode: "DDP", key: "AGGREGATE", value: packages }],
+    ["DDP"],
   );
   // Its vulnerability occurrences, against the advisories imported so far (docs/advisories.md);
   // an import later matches the latest runs' checks again.

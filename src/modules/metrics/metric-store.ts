@@ -241,15 +241,27 @@ export interface NewCheckMetricValue {
 }
 
 /**
- * Replaces the check's metric values: the repository's item of each (metric, key) is created when
- * missing, and each value stores the item's threshold as it is now (the threshold in force).
+ * Replaces the check's metric values (only those of `shortcodes` when given, else all of them):
+ * the repository's item of each (metric, key) is created when missing, and each value stores the
+ * item's threshold as it is now (the threshold in force when it was measured).
  */
 export async function replaceMetricValuesOfCheck(
   tx: Kysely<Database>,
   check: { id: string; repositoryId: string; commitOid: string; onDefaultBranch: boolean },
   values: readonly NewCheckMetricValue[],
+  shortcodes?: readonly MetricShortcode[],
 ): Promise<void> {
-  await tx.deleteFrom("metric_values").where("check_id", "=", check.id).execute();
+  let replaced = tx.deleteFrom("metric_values").where("check_id", "=", check.id);
+  if (shortcodes) {
+    replaced = replaced.where("item_id", "in", (eb) =>
+      eb
+        .selectFrom("repository_metric_items")
+        .select("id")
+        .where("repository_id", "=", check.repositoryId)
+        .where("metric_shortcode", "in", shortcodes),
+    );
+  }
+  await replaced.execute();
   if (values.length === 0) return;
   await tx
     .insertInto("repository_metric_items")
