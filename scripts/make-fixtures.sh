@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom]   (default: all)
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request]   (default: all)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -28,8 +28,9 @@ readonly DEBIAN_PACKAGES=(
   clang gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go git jq
 )
-# The SBOMs need only jq besides the npm tools.
+# The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
+readonly DEBIAN_PACKAGES_PULL_REQUEST=(jq git)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -54,6 +55,7 @@ die() {
 install_debian_packages() {
   local missing=() package wanted=("${DEBIAN_PACKAGES[@]}")
   [ "$WHAT" = sbom ] && wanted=("${DEBIAN_PACKAGES_SBOM[@]}")
+  [ "$WHAT" = pull-request ] && wanted=("${DEBIAN_PACKAGES_PULL_REQUEST[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -451,14 +453,50 @@ make_sbom() {
   write_manifest sbom
 }
 
+# ---------------------------------------------------------------------------------------------
+# A pull request's history (test/pull-request-history.test.ts): the default branch's version of
+# js-pull-request/ and the pull request's two pushes, each linted by ESLint (SARIF) and covered by
+# c8 in the same directory, so the reports' absolute paths agree. The test commits the versions
+# to a git repository of its own and uploads these reports with `assay upload`.
+make_pull_request() {
+  local out="$ROOT/test/fixtures/pull-request" version
+  rm -rf "$out"
+  mkdir -p "$out"
+  for version in base push-1 push-2; do
+    log "ESLint and c8 over js-pull-request/$version"
+    rm -rf "${WORK:?}/js-pull-request"
+    mkdir -p "$WORK/js-pull-request"
+    cp "$SOURCES/js-pull-request/package.json" "$SOURCES/js-pull-request/eslint.config.mjs" "$WORK/js-pull-request/"
+    cp -r "$SOURCES/js-pull-request/$version/." "$WORK/js-pull-request/"
+    cd "$WORK/js-pull-request"
+    NODE_PATH="$NPM_DIR/node_modules" expect_status "0 1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/$version.sarif"
+    {
+      echo "\$ eslint src"
+      expect_status "0 1" "$BIN/eslint" src
+      echo "\$ c8 --reporter=lcov --reporter=text node --test test/"
+      "$BIN/c8" --reporter=lcov --reporter=text node --test test/ 2>&1 | grep -v '^# duration_ms'
+    } >"$out/$version.tool-output.txt"
+    cp coverage/lcov.info "$out/$version.lcov"
+    expect_status "0 1" "$BIN/eslint" --format json src >"$WORK/_eslint-pr.json"
+    write_summary "$out/$version.summary.json" "eslint and c8" \
+      "eslint $("$BIN/eslint" --version), c8 $(jq -r .version "$NPM_DIR/node_modules/c8/package.json"), node $(node --version)" \
+      "eslint --format @microsoft/eslint-formatter-sarif src; c8 --reporter=lcov node --test test/" "$PWD" "$(
+        jq '{eslintByRule: ([.[].messages[]] | group_by(.ruleId) | map({key: .[0].ruleId, value: map(.line)}) | from_entries)}' \
+          "$WORK/_eslint-pr.json"
+      )"
+  done
+  rm -rf "${WORK:?}/js-pull-request"
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage or sbom)" ;;
+all | sarif | coverage | sbom | pull-request) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom or pull-request)" ;;
 esac
 install_debian_packages
 install_npm_tools
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = pull-request ]; then make_pull_request; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"

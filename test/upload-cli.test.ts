@@ -362,6 +362,15 @@ describe("assay upload --wait, as the CI examples run it", () => {
     assert.equal(ran.status, 1, ran.stderr);
     const { run, check } = await apiRun(ran.stdout, "eslint");
     assert.equal(run.commitOid, head, "filed under the head commit, not GitHub's merge commit");
+    // The package sends the pull request's changed lines from git: git's own count of them.
+    const [added, , file] = git("diff", "--numstat", mainCommit, head).split("\t");
+    assert.equal(file, "src/pricing.js");
+    assert.ok(
+      ran.stdout
+        .split("\n")
+        .includes(`Changed lines: 1 file, ${added} lines against main@${mainCommit.slice(0, 7)}`),
+      ran.stdout,
+    );
     assert.equal(run.branchName, "feature/free");
     assert.equal(check?.summary.occurrencesIntroduced, 1, "the new loose comparison");
     assert.match(ran.stderr, /^error: the eslint check failed its quality gate: 1 new finding$/m);

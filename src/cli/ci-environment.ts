@@ -117,11 +117,19 @@ export function detectBranch(env: Env, git: Git, readText: ReadText = () => null
   return fromGit && fromGit !== "HEAD" ? fromGit : null;
 }
 
+/** The most git output read: a pull request's whole diff (`assay upload --changes`) must fit. */
+const GIT_MAX_OUTPUT_BYTES = 512 * 1024 * 1024;
+
 /** Runs git in `cwd`; null when git is missing or fails (not a checkout, no commits). */
 export function gitIn(cwd: string): Git {
   return (args) => {
     try {
-      const out = execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+      const out = execFileSync("git", args, {
+        cwd,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        maxBuffer: GIT_MAX_OUTPUT_BYTES,
+      });
       return out.trim() || null;
     } catch {
       return null;

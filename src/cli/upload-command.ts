@@ -6,6 +6,7 @@ import { artifactKindOf } from "../ingestion/types.ts";
 import { gitIn, readTextFile } from "./ci-environment.ts";
 import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
+import { planChanges, sendChanges } from "./upload-changes.ts";
 import { DEFAULT_URL, DEFAULT_WAIT_SECONDS, resolveUploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
 import { failureReason, formatOutcome } from "./upload-report.ts";
@@ -53,7 +54,7 @@ async function* readFile(file: string): AsyncGenerator<Uint8Array> {
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
+    "Upload an analyzer (SARIF) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {
@@ -101,6 +102,12 @@ export const uploadCommand: Command = {
       description:
         "The branch the pull request merges into, whose results the run is compared with (default: the CI's).",
     },
+    changes: {
+      type: "string",
+      placeholder: "auto|off|FILE",
+      description:
+        "Changed lines sent with the report, for new-code coverage: auto (default) sends, for a pull request or --base, git diff from the merge base with the base branch (origin/BRANCH, else BRANCH) to the commit, and warns without stopping when the clone lacks that history (fetch-depth: 0); off sends none; FILE sends a unified diff or JSON ranges.",
+    },
     "work-dir": {
       type: "string",
       placeholder: "DIR",
@@ -134,13 +141,15 @@ export const uploadCommand: Command = {
   },
   async run({ flags, print, note }) {
     const cwd = process.env.INIT_CWD ?? process.cwd();
+    const git = gitIn(cwd);
     const options = resolveUploadOptions(flags, {
       env: process.env,
       cwd,
-      git: gitIn(cwd),
+      git,
       readText: readTextFile,
       stderrIsTty: process.stderr.isTTY === true,
     });
+    const changes = planChanges(options, { git, env: process.env, readText: readTextFile });
     const opened = await openReport(options.file);
     const { head, chunks } = await peekHead(opened.chunks, SNIFF_HEAD_BYTES);
     // The server's own words, before anything is sent: an LCOV file given as SARIF and the like.
@@ -148,6 +157,14 @@ export const uploadCommand: Command = {
     if (wrong !== undefined) throw new CliError(wrong);
     const report = { chunks, size: opened.size };
     const repositoryId = await resolveRepositoryId(options);
+    if ("skip" in changes) {
+      if (changes.skip !== null) note(`warning: ${changes.skip}`);
+    } else {
+      // Sent first, so the report's processing (and --wait's answer) already counts them.
+      const sent = await sendChanges({ ...options, repositoryId }, changes.send);
+      if ("warning" in sent) note(`warning: ${sent.warning}`);
+      else print(sent.printed);
+    }
     const progress = options.progress
       ? createProgress({
           label: options.file === "-" ? "stdin" : path.basename(options.file),

@@ -41,6 +41,7 @@ describe("options", () => {
       url: "http://localhost:4000",
       token: "assay_pat_fromenv",
       progress: false,
+      changes: { kind: "auto" },
       waitSeconds: null,
     });
     const given = resolveUploadOptions(

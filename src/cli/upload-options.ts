@@ -11,6 +11,7 @@ import {
   type ReadText,
 } from "./ci-environment.ts";
 import { CliError, type Flags, UsageError } from "./command.ts";
+import { type ChangesMode, parseChangesMode } from "./upload-changes.ts";
 
 /**
  * The options of one `assay upload`: its flags, completed from the CI's variables and git, and
@@ -56,6 +57,8 @@ export interface UploadOptions {
   url: string;
   token: string;
   progress: boolean;
+  /** `--changes`: the changed lines sent beside the report (auto: a pull request's, from git). */
+  changes: ChangesMode;
   /** With `--wait`: how long to wait for processing, in seconds; null without `--wait`. */
   waitSeconds: number | null;
 }
@@ -197,6 +200,7 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
     url,
     token,
     progress: flags.isSet("progress") || (!flags.isSet("no-progress") && around.stderrIsTty),
+    changes: parseChangesMode(flags.optional("changes"), around.cwd, flags.command),
     waitSeconds,
   };
 }

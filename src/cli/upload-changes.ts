@@ -1,0 +1,233 @@
+import path from "node:path";
+import { ChangedLinesFormatError, countChangedLines, parseChangedLines } from "../ingestion/changes.ts";
+import { CHANGES_ANALYZER } from "../ingestion/types.ts";
+import type { Env, Git, ReadText } from "./ci-environment.ts";
+import { CliError, type Command, UsageError } from "./command.ts";
+import { uploadBody } from "./upload-body.ts";
+import { CLI_VERSION, interpretUploadAnswer, postGraphql } from "./upload-request.ts";
+
+/**
+ * The changed lines `assay upload` sends beside a pull request's report (docs/ingestion.md
+ * "Changed lines"): `git diff` from the merge base with the base branch to the uploaded commit,
+ * uploaded as a CHANGES artifact (analyzer `changes`) of the same run, so the coverage check
+ * gets its new-code metrics (NLCV...) without a separate step. Or the file `--changes FILE`
+ * names. Computing them never stops the report's own upload: what goes wrong is a warning.
+ */
+
+/** `--changes`: from git when the base branch is known (the default), never, or from a file. */
+export type ChangesMode = { kind: "auto" } | { kind: "off" } | { kind: "file"; path: string };
+
+/** Changed lines ready to send: the text, the root its paths are relative to, and what it holds. */
+export interface PreparedChanges {
+  text: string;
+  workDir: string;
+  files: number;
+  lines: number;
+  /** Where they come from, for the printed line: `against main@1a2b3c4` or `from changes.diff`. */
+  origin: string;
+}
+
+/** What to do about changed lines: send them, or not (with the warning to print, if any). */
+export type ChangesPlan = { send: PreparedChanges } | { skip: string | null };
+
+/** What {@link planChanges} needs of the upload. */
+export interface ChangesRequest {
+  changes: ChangesMode;
+  analyzer: string;
+  commit: string;
+  pullRequestNumber: number | null;
+  baseBranch: string | null;
+  /** The upload's root: the one a `--changes FILE`'s paths are relative to. */
+  workDir: string;
+}
+
+/** Where the plan is made: git in the working directory, the CI's variables, and a file reader. */
+export interface ChangesSurroundings {
+  git: Git;
+  env: Env;
+  readText: ReadText;
+}
+
+/** `--changes auto|off|FILE` (default auto); a FILE is resolved against `cwd`. */
+export function parseChangesMode(value: string | undefined, cwd: string, command?: Command): ChangesMode {
+  if (value === undefined || value === "auto") return { kind: "auto" };
+  if (value === "off") return { kind: "off" };
+  if (value.trim() === "") throw new UsageError('--changes must be "auto", "off" or a file', command);
+  return { kind: "file", path: path.resolve(cwd, value) };
+}
+
+/**
+ * Decides what changed lines go with the upload. `--changes FILE` is read and checked now, so a
+ * file that cannot be used stops the command before anything is sent ({@link CliError}); in
+ * `auto` mode a pull request's (or `--base`'s) changes are computed from git, and anything
+ * missing becomes a warning saying how to fix it.
+ */
+export function planChanges(request: ChangesRequest, around: ChangesSurroundings): ChangesPlan {
+  const mode = request.changes;
+  if (mode.kind === "off") return { skip: null };
+  if (request.analyzer === CHANGES_ANALYZER) {
+    if (mode.kind === "file") {
+      throw new CliError(
+        "--changes FILE goes with another analyzer's report; this upload is the changes itself",
+      );
+    }
+    return { skip: null };
+  }
+  if (mode.kind === "file") return { send: changesFromFile(mode.path, request.workDir, around.readText) };
+  if (request.baseBranch === null) {
+    return {
+      skip:
+        request.pullRequestNumber === null
+          ? null
+          : `${NOT_SENT}: the branch pull request ${request.pullRequestNumber} merges into is not known; give --base BRANCH`,
+    };
+  }
+  return changesFromGit(around, request.commit, request.baseBranch);
+}
+
+const NOT_SENT = "changed lines not sent";
+
+function changesFromFile(file: string, workDir: string, readText: ReadText): PreparedChanges {
+  const text = readText(file);
+  if (text === null) throw new CliError(`--changes: cannot read ${file}`);
+  const counted = countLines(text, workDir);
+  if (typeof counted === "string") throw new CliError(`--changes: ${file}: ${counted}`);
+  return { text, workDir, ...counted, origin: `from ${path.basename(file)}` };
+}
+
+/** Files and lines of a change set, or what is wrong with it. */
+function countLines(text: string, workDir: string): { files: number; lines: number } | string {
+  try {
+    const changed = parseChangedLines(text, workDir);
+    return { files: changed.size, lines: countChangedLines(changed) };
+  } catch (error) {
+    if (error instanceof ChangedLinesFormatError) return error.message;
+    throw error;
+  }
+}
+
+/**
+ * `git diff` from the merge base of `commit` and the base branch (`origin/<base>`, else
+ * `<base>`) to `commit`, with no context lines, colour, external diff or text conversion, and
+ * git's own `a/` `b/` prefixes whatever the configuration says.
+ */
+function changesFromGit(around: ChangesSurroundings, commit: string, base: string): ChangesPlan {
+  const { git } = around;
+  const topLevel = git(["rev-parse", "--show-toplevel"]);
+  if (topLevel === null) return { skip: `${NOT_SENT}: this directory is not in a git work tree` };
+  const head = git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
+  if (head === null) {
+    return {
+      skip: `${NOT_SENT}: the commit ${commit.slice(0, 12)} is not in this clone; ${fetchHint(around, base)}`,
+    };
+  }
+  const refs = [`origin/${base}`, base].filter((ref) =>
+    git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]),
+  );
+  if (refs.length === 0) {
+    return {
+      skip: `${NOT_SENT}: the base branch ${base} is not in this clone (neither origin/${base} nor ${base}); ${fetchHint(around, base)}`,
+    };
+  }
+  let mergeBase: string | null = null;
+  for (const ref of refs) {
+    mergeBase = git(["merge-base", ref, head]);
+    if (mergeBase !== null) break;
+  }
+  if (mergeBase === null) {
+    const shallow = git(["rev-parse", "--is-shallow-repository"]) === "true" ? " (the clone is shallow)" : "";
+    return {
+      skip: `${NOT_SENT}: ${commit.slice(0, 12)} and ${refs[0]} have no common ancestor in this clone${shallow}; ${fetchHint(around, base)}`,
+    };
+  }
+  const origin = `against ${base}@${mergeBase.slice(0, 7)}`;
+  const diff = git([
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--find-renames",
+    "--unified=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    mergeBase,
+    head,
+  ]);
+  if (diff === null) {
+    // git prints nothing for no difference, and the runner gives null for that too.
+    if (git(["rev-parse", `${mergeBase}^{tree}`]) === git(["rev-parse", `${head}^{tree}`])) {
+      return { send: { text: "", workDir: topLevel, files: 0, lines: 0, origin } };
+    }
+    return { skip: `${NOT_SENT}: git diff ${mergeBase.slice(0, 12)} ${head.slice(0, 12)} failed` };
+  }
+  const counted = countLines(diff, topLevel);
+  if (typeof counted === "string") return { skip: `${NOT_SENT}: git's diff could not be read: ${counted}` };
+  return { send: { text: `${diff}\n`, workDir: topLevel, ...counted, origin } };
+}
+
+/** How to get the history the merge base needs, in the words of the CI the command runs in. */
+function fetchHint(around: ChangesSurroundings, base: string): string {
+  if (around.env.GITHUB_ACTIONS === "true") {
+    return 'check out the full history: "fetch-depth: 0" on actions/checkout';
+  }
+  if (around.env.GITLAB_CI === "true") {
+    return `set the variable GIT_DEPTH to 0 and run "git fetch origin ${base}" before the upload`;
+  }
+  return `fetch the base branch and its history first: "git fetch origin ${base}" ("git fetch --unshallow origin ${base}" in a shallow clone)`;
+}
+
+/** The line printed for changed lines that were sent: `Changed lines: 3 files, 41 lines against main@1a2b3c4`. */
+export function changedLinesSummary(prepared: PreparedChanges): string {
+  const files = `${prepared.files} file${prepared.files === 1 ? "" : "s"}`;
+  const lines = `${prepared.lines} line${prepared.lines === 1 ? "" : "s"}`;
+  return `Changed lines: ${files}, ${lines} ${prepared.origin}`;
+}
+
+async function* chunksOf(text: string): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(text, "utf8");
+}
+
+/** The upload's identity the changed lines are filed under: the same run as the report's. */
+export interface ChangesTarget {
+  url: string;
+  token: string;
+  repositoryId: string;
+  commit: string;
+  branch: string | null;
+  pullRequestNumber: number | null;
+  baseBranch: string | null;
+}
+
+/**
+ * Uploads the changed lines as a CHANGES artifact of the report's run. An empty change set is
+ * not sent (there is nothing to measure). Returns the warning to print when the server could not
+ * take them: the report's own upload goes ahead either way.
+ */
+export async function sendChanges(
+  target: ChangesTarget,
+  prepared: PreparedChanges,
+): Promise<{ printed: string } | { warning: string }> {
+  if (prepared.lines === 0) {
+    return { printed: `Changed lines: none ${prepared.origin} (nothing sent)` };
+  }
+  const body = uploadBody(chunksOf(prepared.text), {
+    repositoryId: target.repositoryId,
+    commitOid: target.commit,
+    branch: target.branch,
+    ...(target.pullRequestNumber === null ? {} : { pullRequestNumber: target.pullRequestNumber }),
+    ...(target.baseBranch === null ? {} : { baseBranch: target.baseBranch }),
+    analyzer: CHANGES_ANALYZER,
+    analyzerType: null,
+    key: null,
+    workDir: prepared.workDir,
+    reporter: "assay-cli",
+    reporterVersion: CLI_VERSION,
+  });
+  try {
+    interpretUploadAnswer(await postGraphql(target.url, target.token, body), null);
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { warning: `${NOT_SENT}: ${error.message}` };
+  }
+  return { printed: changedLinesSummary(prepared) };
+}
