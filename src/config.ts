@@ -183,10 +183,14 @@ export function parseConfig(env: Env = process.env): Config {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevelRaw}"`);
   }
 
-  const advisorySyncUrls = (text("ASSAY_ADVISORY_SYNC_URLS") ?? "")
-    .split(",")
-    .map((part) => part.trim())
-    .filter((part) => part.length > 0);
+  const advisorySyncUrls = [
+    ...new Set(
+      (text("ASSAY_ADVISORY_SYNC_URLS") ?? "")
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0),
+    ),
+  ];
   for (const [index, raw] of advisorySyncUrls.entries()) {
     // The URL itself is not echoed: it may carry a signed query string.
     const problem = advisorySyncUrlProblem(raw);

@@ -415,6 +415,92 @@ describe("the scheduled advisory sync job", () => {
   });
 });
 
+describe("a worker stopping in the middle of a sync", () => {
+  const instances: TestInstance[] = [];
+  let osv: ScriptedServer;
+  after(async () => {
+    for (const instance of instances.reverse()) await instance.stop();
+    await osv.stop();
+  });
+
+  test("gives the job back at once, and another instance's worker syncs", async () => {
+    osv = await startScriptedServer();
+    const url = `${osv.url}/npm/all.zip`;
+    const answer = serveExport(() => ({
+      body: exportZip([record(LODASH)]),
+      etag: '"t1"',
+      lastModified: "Mon, 23 Nov 2026 10:00:00 GMT",
+    }));
+    const closed: boolean[] = [];
+    osv.respond = (_req, res) => {
+      // Held: the worker that asked is stopped while it waits.
+      const index = closed.push(false) - 1;
+      res.on("close", () => {
+        closed[index] = true;
+      });
+    };
+    const env = {
+      ASSAY_ADVISORY_SYNC_URLS: url,
+      ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS: "true",
+      ASSAY_WORKER_POLL_MS: "20",
+      // Running jobs get no grace: stopping aborts the download at once.
+      ASSAY_SHUTDOWN_TIMEOUT_SECONDS: "0",
+    };
+    // The database's owner runs no worker; the stopping instance is the only one at first.
+    const owner = await startInstance({ env: { ASSAY_WORKER: "false" } });
+    instances.push(owner);
+    const stopping = await startInstance({ env, sameDatabaseAs: owner });
+    instances.push(stopping);
+    await waitFor("the first download", () => closed.length === 1, 15_000);
+    const taker = await startInstance({ env, sameDatabaseAs: owner });
+    instances.push(taker);
+    osv.respond = answer;
+    await stopping.stop();
+    await waitFor("the held download to be aborted", () => closed[0] === true);
+    await waitFor(
+      "the other worker's sync",
+      async () =>
+        (
+          await owner.db
+            .selectFrom("advisory_sources")
+            .select("status")
+            .where("url", "=", url)
+            .executeTakeFirst()
+        )?.status === "IMPORTED",
+      15_000,
+    );
+    assert.equal(osv.captured.length, 2);
+    const [job] = await owner.db
+      .selectFrom("jobs")
+      .select(["locked_by", "last_error"])
+      .where("kind", "=", ADVISORY_SYNC_JOB_KIND)
+      .execute();
+    assert.deepEqual(job, { locked_by: null, last_error: null });
+  });
+});
+
+describe("advisory sync turned off", () => {
+  let instance: TestInstance;
+  before(async () => {
+    instance = await startInstance({ env: { ASSAY_WORKER_POLL_MS: "20" } });
+  });
+  after(() => instance.stop());
+
+  test("queues no job, and a job left from when it was on ends without fetching anything", async () => {
+    const count = async () =>
+      (await instance.db.selectFrom("jobs").select("id").where("kind", "=", ADVISORY_SYNC_JOB_KIND).execute())
+        .length;
+    assert.equal(await count(), 0);
+    await instance.db
+      .insertInto("jobs")
+      .values({ kind: ADVISORY_SYNC_JOB_KIND, payload: "{}", dedupe_key: ADVISORY_SYNC_JOB_KIND })
+      .execute();
+    await waitFor("the leftover job to end", async () => (await count()) === 0);
+    const sources = await instance.db.selectFrom("advisory_sources").select("url").execute();
+    assert.deepEqual(sources, []);
+  });
+});
+
 describe("assay advisories sync / sources", () => {
   let database: TestDatabase;
   let osv: ScriptedServer;

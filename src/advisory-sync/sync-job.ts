@@ -46,7 +46,8 @@ export function advisorySyncSchedule(config: Config): JobSchedule | undefined {
   const interval = config.advisorySyncIntervalMs;
   return {
     name: ADVISORY_SYNC_JOB_KIND,
-    everyMs: interval,
+    // Cheap and idempotent, so at least hourly: a row that went missing is back soon.
+    everyMs: Math.min(interval, 3_600_000),
     async ensure(db) {
       const since = await findSecondsSinceChecked(db, urls);
       // Due when the URL checked longest ago (or never) is one interval old.

@@ -106,7 +106,12 @@ async function syncSource(
         `the export holds no valid OSV record (${summary.problems[0] ?? "none readable"})`,
       );
     }
-    await recordSourceImported(db, url, { ...result, bytes: result.bytes, summary });
+    await recordSourceImported(db, url, {
+      etag: result.etag,
+      lastModified: result.lastModified,
+      bytes: result.bytes,
+      summary,
+    });
     return { url, status: "IMPORTED", bytes: result.bytes, summary };
   } catch (error) {
     if (options.signal?.aborted) throw error;

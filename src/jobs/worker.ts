@@ -165,7 +165,8 @@ export class JobWorker {
         this.ensuring.add(pending);
       };
       ensure();
-      const timer = setInterval(ensure, schedule.everyMs);
+      // Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer period would fire at once.
+      const timer = setInterval(ensure, Math.min(schedule.everyMs, 2 ** 31 - 1));
       timer.unref();
       this.scheduleTimers.push(timer);
     }
