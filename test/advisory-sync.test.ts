@@ -470,12 +470,15 @@ describe("a worker stopping in the middle of a sync", () => {
       15_000,
     );
     assert.equal(osv.captured.length, 2);
-    const [job] = await owner.db
-      .selectFrom("jobs")
-      .select(["locked_by", "last_error"])
-      .where("kind", "=", ADVISORY_SYNC_JOB_KIND)
-      .execute();
-    assert.deepEqual(job, { locked_by: null, last_error: null });
+    const job = () =>
+      owner.db
+        .selectFrom("jobs")
+        .select(["locked_by", "last_error", "attempts"])
+        .where("kind", "=", ADVISORY_SYNC_JOB_KIND)
+        .executeTakeFirstOrThrow();
+    // The sync is recorded before its job settles.
+    await waitFor("the job to settle", async () => (await job()).locked_by === null);
+    assert.deepEqual(await job(), { locked_by: null, last_error: null, attempts: 0 });
   });
 });
 
