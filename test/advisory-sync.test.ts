@@ -1,12 +1,14 @@
 // test-runner: execution-mode independent (sync runs no GraphQL execution)
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { zipSync } from "fflate";
 import { sql } from "kysely";
+import { DownloadError, downloadExport, redirectTarget } from "../src/advisory-sync/download.ts";
 import { type SourceOutcome, type SyncSettings, syncAdvisorySources } from "../src/advisory-sync/sync.ts";
 import { ADVISORY_SYNC_JOB_KIND } from "../src/advisory-sync/sync-job.ts";
 import type { ScaCheckRow } from "../src/db/types.ts";
@@ -314,6 +316,67 @@ describe("advisory sync of configured export URLs", () => {
       /^not fetched: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback \(127\.0\.0\.0\/8\) address \(set ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS=true/,
     );
     assert.equal(osv.captured.length, requests);
+  });
+});
+
+describe("downloading an export", () => {
+  let osv: ScriptedServer;
+  let dir: string;
+  before(async () => {
+    osv = await startScriptedServer();
+    dir = mkdtempSync(path.join(tmpdir(), "assay-download-"));
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await osv.stop();
+  });
+  const download = (url: string) =>
+    downloadExport({
+      url,
+      etag: null,
+      lastModified: null,
+      maxBytes: 1_048_576,
+      allowPrivateNetworks: true,
+      file: path.join(dir, "export"),
+      idleTimeoutMs: 200,
+    });
+
+  test("a server that stops sending in the middle of the body fails the download after the idle timeout", async () => {
+    osv.respond = (_req, res) => {
+      res.writeHead(200, { "content-length": "1000" });
+      res.write(Buffer.alloc(10));
+    };
+    await assert.rejects(download(`${osv.url}/stalls.zip`), (error: unknown) => {
+      assert.ok(error instanceof DownloadError);
+      assert.equal(error.message, "the server was silent for 0.2 s");
+      return true;
+    });
+  });
+
+  test("redirects are followed at most five times and never down to plain http", async () => {
+    osv.respond = (req, res) => {
+      const hop = Number(req.url?.slice(1));
+      res.writeHead(302, { location: `/${hop + 1}` });
+      res.end();
+    };
+    const requests = osv.captured.length;
+    await assert.rejects(download(`${osv.url}/0`), /^DownloadError: more than 5 redirects$/);
+    assert.equal(osv.captured.length - requests, 6);
+    osv.respond = (_req, res) => {
+      res.writeHead(301, { location: "https://127.0.0.1:1/all.zip" });
+      res.end();
+    };
+    // From http up to https is fine (here it finds nothing listening); the reverse is refused.
+    await assert.rejects(download(`${osv.url}/up`), /^DownloadError: connection refused$/);
+    const from = new URL("https://exports.example/npm/all.zip");
+    assert.equal(redirectTarget(from, "/mirror/all.zip").href, "https://exports.example/mirror/all.zip");
+    assert.throws(
+      () => redirectTarget(from, "http://exports.example/all.zip"),
+      /from https:\/\/ to plain http/,
+    );
+    assert.throws(() => redirectTarget(from, "file:///etc/passwd"), /a redirect to a file: URL/);
+    assert.throws(() => redirectTarget(from, "https://u:p@exports.example/"), /user name or password/);
+    assert.throws(() => redirectTarget(from, undefined), /without a Location header/);
   });
 });
 

@@ -95,7 +95,7 @@ function header(response: http.IncomingMessage, name: string): string | null {
 }
 
 /** Where a redirect leads: an http(s) URL without credentials, never from https down to http. */
-function redirectTarget(from: URL, location: string | undefined): URL {
+export function redirectTarget(from: URL, location: string | undefined): URL {
   if (!location) throw new DownloadError("a redirect without a Location header");
   let next: URL;
   try {
@@ -138,6 +138,7 @@ async function get(
   const transport = url.protocol === "https:" ? https : http;
   const idleMs = request.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
+    let incoming: http.IncomingMessage | undefined;
     const outgoing = transport.request(
       {
         protocol: url.protocol,
@@ -151,11 +152,17 @@ async function get(
         signal: request.signal,
         timeout: idleMs,
       },
-      resolve,
+      (response) => {
+        incoming = response;
+        resolve(response);
+      },
     );
-    outgoing.on("timeout", () =>
-      outgoing.destroy(new DownloadError(`the server was silent for ${idleMs / 1000} s`)),
-    );
+    outgoing.on("timeout", () => {
+      // While the body streams, the error must reach the response, which the pipeline reads.
+      const error = new DownloadError(`the server was silent for ${idleMs / 1000} s`);
+      incoming?.destroy(error);
+      outgoing.destroy(error);
+    });
     outgoing.on("error", (error) => reject(describe(error, request.signal)));
     outgoing.end();
   });
