@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
+import { advisorySyncHandler, advisorySyncSchedule } from "./advisory-sync/sync-job.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/types.ts";
 import { artifactProcessingHandler, runDeadlineHandler } from "./ingestion/process-job.ts";
-import { type JobHandler, JobWorker } from "./jobs/worker.ts";
+import { type JobHandler, type JobSchedule, JobWorker } from "./jobs/worker.ts";
 import type { Logger } from "./logger.ts";
 import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
 
@@ -12,7 +13,14 @@ export function jobHandlers(db: Kysely<Database>, config: Config, logger: Logger
     webhookDeliveryHandler(db, config),
     artifactProcessingHandler(db, config, logger),
     runDeadlineHandler(db),
+    advisorySyncHandler(db, config, logger),
   ];
+}
+
+/** Recurring work the workers keep queued, as configured. */
+export function jobSchedules(config: Config): JobSchedule[] {
+  const advisorySync = advisorySyncSchedule(config);
+  return advisorySync ? [advisorySync] : [];
 }
 
 /**
@@ -33,5 +41,6 @@ export function startJobWorker(db: Kysely<Database>, config: Config, logger: Log
     handlers: jobHandlers(db, config, logger),
     pollMs: config.workerPollMs,
     leaseSeconds: config.jobLeaseSeconds,
+    schedules: jobSchedules(config),
   }).start();
 }

@@ -11,6 +11,7 @@ import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "../db/database.ts";
 import { DataDirectoryInUseError } from "../db/embedded.ts";
 import { advisoriesImport, advisoriesImportEpss } from "./advisory-commands.ts";
+import { advisoriesSources, advisoriesSync } from "./advisory-sync-commands.ts";
 import {
   CliError,
   type Command,
@@ -47,6 +48,8 @@ const COMMANDS: readonly Command[] = [
   uploadCommand,
   advisoriesImport,
   advisoriesImportEpss,
+  advisoriesSync,
+  advisoriesSources,
 ];
 
 /** The CLI needs one connection at a time; two leaves room for a transaction's look-ups. */

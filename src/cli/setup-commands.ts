@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { CONFIG_VARIABLES, type Config } from "../config.ts";
+import { displayUrl } from "../advisory-sync/source-url.ts";
+import { CONFIG_VARIABLES, type Config, formatDuration } from "../config.ts";
 import { migrateToLatest } from "../db/database.ts";
 import { DEMO_TEAM_LOGIN, hasDemoData, seedDemo } from "../modules/demo/demo-seed.ts";
 import { DEMO_SIZES, type DemoSize } from "../modules/demo/generator.ts";
@@ -158,6 +159,13 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_ARTIFACT_MAX_BYTES: String(config.artifactMaxBytes),
     ASSAY_ARTIFACT_MAX_BODY_BYTES: String(config.artifactMaxBodyBytes),
     ASSAY_ARTIFACT_TIMEOUT_SECONDS: String(config.artifactTimeoutSeconds),
+    ASSAY_ADVISORY_SYNC_URLS:
+      config.advisorySyncUrls.length > 0
+        ? config.advisorySyncUrls.map(displayUrl).join(", ")
+        : "(unset: no scheduled sync)",
+    ASSAY_ADVISORY_SYNC_INTERVAL: formatDuration(config.advisorySyncIntervalMs),
+    ASSAY_ADVISORY_SYNC_MAX_BYTES: String(config.advisorySyncMaxBytes),
+    ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS: String(config.advisorySyncAllowPrivateNetworks),
   };
 }
 

@@ -338,28 +338,98 @@ export function findAdvisorySource(db: Kysely<Database>, url: string) {
   return db.selectFrom("advisory_sources").selectAll().where("url", "=", url).executeTakeFirst();
 }
 
-/** Records what `advisories sync` saw of `url`. */
-export async function saveAdvisorySource(
+/** Every URL `advisories sync` has checked, by URL. */
+export function findAdvisorySources(db: Kysely<Database>) {
+  return db.selectFrom("advisory_sources").selectAll().orderBy("url").execute();
+}
+
+/**
+ * Seconds since each of `urls` was last checked, by the database's clock; a URL never checked is
+ * absent.
+ */
+export async function findSecondsSinceChecked(
   db: Kysely<Database>,
-  source: { url: string; etag: string | null; lastModified: string | null; imported: boolean },
+  urls: readonly string[],
+): Promise<Map<string, number>> {
+  if (urls.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("advisory_sources")
+    .select(["url", sql<number>`extract(epoch FROM now() - checked_at)::float8`.as("seconds")])
+    .where("url", "in", urls)
+    .where("checked_at", "is not", null)
+    .execute();
+  return new Map(rows.map((row) => [row.url, Number(row.seconds)]));
+}
+
+/** The validators of an export as its server sent them. */
+export interface SourceValidators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/**
+ * Records a check of `url` the server answered 304: the export is the one imported last. Newer
+ * validators sent with the 304 replace the stored ones.
+ */
+export async function recordSourceNotModified(
+  db: Kysely<Database>,
+  url: string,
+  validators: SourceValidators,
 ): Promise<void> {
-  const now = new Date();
   await db
     .insertInto("advisory_sources")
     .values({
-      url: source.url,
-      etag: source.etag,
-      last_modified: source.lastModified,
-      checked_at: now,
-      imported_at: source.imported ? now : null,
+      url,
+      etag: validators.etag,
+      last_modified: validators.lastModified,
+      checked_at: sql<Date>`now()`,
+      status: "NOT_MODIFIED",
     })
     .onConflict((oc) =>
       oc.column("url").doUpdateSet({
-        etag: source.etag,
-        last_modified: source.lastModified,
-        checked_at: now,
-        ...(source.imported ? { imported_at: now } : {}),
+        etag: sql<string | null>`coalesce(excluded.etag, advisory_sources.etag)`,
+        last_modified: sql<string | null>`coalesce(excluded.last_modified, advisory_sources.last_modified)`,
+        checked_at: sql<Date>`now()`,
+        status: "NOT_MODIFIED",
+        error: null,
       }),
+    )
+    .execute();
+}
+
+/** Records an export of `url` downloaded and imported: its validators, size and import summary. */
+export async function recordSourceImported(
+  db: Kysely<Database>,
+  url: string,
+  imported: SourceValidators & { bytes: number; summary: unknown },
+): Promise<void> {
+  const values = {
+    etag: imported.etag,
+    last_modified: imported.lastModified,
+    checked_at: sql<Date>`now()`,
+    imported_at: sql<Date>`now()`,
+    status: "IMPORTED" as const,
+    error: null,
+    downloaded_bytes: imported.bytes,
+    import_summary: JSON.stringify(imported.summary),
+  };
+  await db
+    .insertInto("advisory_sources")
+    .values({ url, ...values })
+    .onConflict((oc) => oc.column("url").doUpdateSet(values))
+    .execute();
+}
+
+/**
+ * Records a failed check of `url` with `error` (a sentence of ours, never a response body). The
+ * validators and summary of the last import stay, so the next check asks for what changed since.
+ */
+export async function recordSourceFailed(db: Kysely<Database>, url: string, error: string): Promise<void> {
+  await db
+    .insertInto("advisory_sources")
+    .values({ url, checked_at: sql<Date>`now()`, status: "FAILED", error })
+    .onConflict((oc) =>
+      oc.column("url").doUpdateSet({ checked_at: sql<Date>`now()`, status: "FAILED", error }),
     )
     .execute();
 }
