@@ -41,6 +41,7 @@ const USAGE = `Usage: DATABASE_URL=postgres://… node --import tsx bench/adviso
   --passes P       matchScaCheck passes, default 3
   --database NAME  use this database: import into it when it holds no advisories yet, keep it after
   --keep           keep the (generated) database after the run and print its name
+  --statements     print each statement's time and SQL (120 characters) to stderr
   --help           this text
 `;
 
@@ -51,6 +52,7 @@ const { values } = parseArgs({
     passes: { type: "string", default: "3" },
     database: { type: "string" },
     keep: { type: "boolean", default: false },
+    statements: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
@@ -483,7 +485,10 @@ url.pathname = `/${name}`;
 const handle = await openDatabase(
   { databaseUrl: url.toString(), dataDir: "/nonexistent", databasePoolSize: 4 },
   {
-    onQuery: (_sql, ms) => {
+    onQuery: (sqlText, ms) => {
+      if (values.statements)
+        process.stderr.write(`${ms.toFixed(1)} ms  ${sqlText.replace(/\s+/g, " ").slice(0, 120)}\n`);
+      process.stderr.write(`SQL ${ms.toFixed(1)} ${_sql.replace(/\s+/g, " ").slice(0, 140)}\n`);
       statements.count += 1;
       statements.ms += ms;
     },
