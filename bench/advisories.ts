@@ -488,7 +488,6 @@ const handle = await openDatabase(
     onQuery: (sqlText, ms) => {
       if (values.statements)
         process.stderr.write(`${ms.toFixed(1)} ms  ${sqlText.replace(/\s+/g, " ").slice(0, 120)}\n`);
-      process.stderr.write(`SQL ${ms.toFixed(1)} ${_sql.replace(/\s+/g, " ").slice(0, 140)}\n`);
       statements.count += 1;
       statements.ms += ms;
     },
