@@ -99,11 +99,11 @@ export function isAffected(
  * when there is none.
  */
 export function smallestFix(compiled: readonly CompiledAffected[], version: ParsedVersion): string | null {
-  const candidates = compiled
-    .flatMap((c) => c.fixed)
-    .filter((fix) => compareParsed(fix, version) > 0)
-    .sort(compareParsed);
-  for (const fix of candidates) {
+  // Each package's `fixed` list is sorted already; only several need merging.
+  const ascending =
+    compiled.length === 1 ? compiled[0]!.fixed : compiled.flatMap((c) => c.fixed).sort(compareParsed);
+  for (const fix of ascending) {
+    if (compareParsed(fix, version) <= 0) continue;
     if (!compiled.some((c) => isAffected(c, fix.text, fix))) return fix.text;
   }
   return null;
