@@ -211,14 +211,20 @@ export async function findScaCheckWithBase(
   return result.rows[0];
 }
 
-/** Every occurrence row of an SCA check, RESOLVED ones included. */
-export function findCheckOccurrences(
-  db: Kysely<Database>,
-  scaCheckId: string,
-): Promise<VulnerabilityOccurrenceRow[]> {
+/** What matching compares of a stored occurrence. */
+export type StoredOccurrence = Pick<
+  VulnerabilityOccurrenceRow,
+  "id" | "vulnerability_id" | "package_version_id" | "state" | "fixability" | "fix_version"
+>;
+
+/**
+ * Every occurrence of an SCA check, RESOLVED ones included: the columns matching compares (a
+ * check can have tens of thousands, so no keys or timestamps it does not need).
+ */
+export function findCheckOccurrences(db: Kysely<Database>, scaCheckId: string): Promise<StoredOccurrence[]> {
   return db
     .selectFrom("vulnerability_occurrences")
-    .selectAll()
+    .select(["id", "vulnerability_id", "package_version_id", "state", "fixability", "fix_version"])
     .where("sca_check_id", "=", scaCheckId)
     .execute();
 }
