@@ -15,10 +15,11 @@
  *
  * Each row prints this process's CPU time and the database's separately (the wall time on a shared
  * machine is noise): SQL ms is the time statements took as the client saw it, db CPU the
- * transaction's PostgreSQL backend's CPU from /proc. `--database NAME` reuses (or, with `--keep`,
- * leaves) an imported database, so iterations skip the import. docs/advisories.md "Scale" and
- * docs/benchmarks.md "Matching" quote the figures.
+ * transaction's PostgreSQL backend's CPU from /proc. `--database NAME` imports into that database
+ * the first time and reuses it after, so iterations skip the import; `--keep` leaves a generated
+ * one. docs/advisories.md "Scale" and docs/benchmarks.md "Matching advisories" quote the figures.
  */
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -218,7 +219,8 @@ async function adminQuery(statement: string): Promise<void> {
   }
 }
 
-const TICKS_PER_SECOND = 100;
+const TICKS_PER_SECOND =
+  Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout?.trim()) || 100;
 
 /** A PostgreSQL backend's CPU seconds so far, from /proc; undefined where it cannot be read. */
 function backendCpuSeconds(pid: number): number | undefined {
@@ -251,17 +253,16 @@ async function measure(
   label: string,
   work: (tx: Kysely<Database>) => Promise<{ scaCheckId: string; occurrences: number }>,
 ): Promise<Figure> {
-  let backend: { pid: number; before: number | undefined } | undefined;
   let dbCpuMs: number | undefined;
   const startStatements = { ...statements };
   const cpu = process.cpuUsage();
   const started = performance.now();
   const outcome = await db.transaction().execute(async (tx) => {
     const pid = (await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(tx)).rows[0]!.pid;
-    backend = { pid, before: backendCpuSeconds(pid) };
+    const before = backendCpuSeconds(pid);
     const value = await work(tx);
     const after = backendCpuSeconds(pid);
-    if (backend.before !== undefined && after !== undefined) dbCpuMs = (after - backend.before) * 1000;
+    if (before !== undefined && after !== undefined) dbCpuMs = (after - before) * 1000;
     return value;
   });
   const wallMs = performance.now() - started;
