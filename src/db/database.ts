@@ -21,10 +21,11 @@ export interface DatabaseHandle {
 /** Options of {@link openDatabase} beyond the configuration. */
 export interface DatabaseOptions {
   /**
-   * Called with the SQL of every statement run through Kysely, after it ran (failed or not).
-   * Tests count statements with it; it must be cheap and must not throw.
+   * Called with the SQL of every statement run through Kysely and the milliseconds it took as the
+   * client saw it, after it ran (failed or not). Tests count statements with it, benchmarks time
+   * them; it must be cheap and must not throw.
    */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, durationMs: number) => void;
 }
 
 /**
@@ -57,7 +58,7 @@ export async function openDatabase(
   const { onQuery } = options;
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({ pool }),
-    ...(onQuery && { log: (event: LogEvent) => onQuery(event.query.sql) }),
+    ...(onQuery && { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis) }),
   });
 
   let closed: Promise<void> | undefined;

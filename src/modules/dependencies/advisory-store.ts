@@ -211,14 +211,20 @@ export async function findScaCheckWithBase(
   return result.rows[0];
 }
 
-/** Every occurrence row of an SCA check, RESOLVED ones included. */
-export function findCheckOccurrences(
-  db: Kysely<Database>,
-  scaCheckId: string,
-): Promise<VulnerabilityOccurrenceRow[]> {
+/** What matching compares of a stored occurrence. */
+export type StoredOccurrence = Pick<
+  VulnerabilityOccurrenceRow,
+  "id" | "vulnerability_id" | "package_version_id" | "state" | "fixability" | "fix_version"
+>;
+
+/**
+ * Every occurrence of an SCA check, RESOLVED ones included: the columns matching compares (a
+ * check can have tens of thousands, so no keys or timestamps it does not need).
+ */
+export function findCheckOccurrences(db: Kysely<Database>, scaCheckId: string): Promise<StoredOccurrence[]> {
   return db
     .selectFrom("vulnerability_occurrences")
-    .selectAll()
+    .select(["id", "vulnerability_id", "package_version_id", "state", "fixability", "fix_version"])
     .where("sca_check_id", "=", scaCheckId)
     .execute();
 }
@@ -232,7 +238,14 @@ export interface OccurrenceWrite {
   fix_version: string | null;
 }
 
-/** Inserts new occurrences of a check, updates changed ones by id, deletes gone ones by id. */
+/** Rows per insert or update statement: a few hundred KB of parameters at most. */
+const OCCURRENCE_WRITE_BATCH = 5000;
+
+/**
+ * Inserts new occurrences of a check, updates changed ones by id, deletes gone ones by id: one
+ * statement per batch of each, the rows passed as one array per column (`unnest`), so a check
+ * with thousands of occurrences costs a few statements, not one per row.
+ */
 export async function writeCheckOccurrences(
   tx: Kysely<Database>,
   scaCheckId: string,
@@ -242,31 +255,33 @@ export async function writeCheckOccurrences(
     remove: readonly string[];
   },
 ): Promise<void> {
-  if (changes.remove.length > 0) {
-    await tx.deleteFrom("vulnerability_occurrences").where("id", "in", changes.remove).execute();
+  for (let i = 0; i < changes.remove.length; i += OCCURRENCE_WRITE_BATCH) {
+    const ids = changes.remove.slice(i, i + OCCURRENCE_WRITE_BATCH);
+    await sql`DELETE FROM vulnerability_occurrences WHERE id = ANY(${ids}::bigint[])`.execute(tx);
   }
-  for (const row of changes.update) {
-    await tx
-      .updateTable("vulnerability_occurrences")
-      .set({ state: row.state, fixability: row.fixability, fix_version: row.fix_version })
-      .where("id", "=", row.id)
-      .execute();
+  for (let i = 0; i < changes.update.length; i += OCCURRENCE_WRITE_BATCH) {
+    const rows = changes.update.slice(i, i + OCCURRENCE_WRITE_BATCH);
+    await sql`
+      UPDATE vulnerability_occurrences AS vo
+      SET state = u.state, fixability = u.fixability, fix_version = u.fix_version
+      FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.state)}::text[],
+        ${rows.map((r) => r.fixability)}::text[], ${rows.map((r) => r.fix_version)}::text[])
+        AS u (id, state, fixability, fix_version)
+      WHERE vo.id = u.id
+    `.execute(tx);
   }
-  for (let i = 0; i < changes.insert.length; i += 1000) {
-    await tx
-      .insertInto("vulnerability_occurrences")
-      .values(
-        changes.insert.slice(i, i + 1000).map((row) => ({
-          key: newRowKey(),
-          sca_check_id: scaCheckId,
-          vulnerability_id: row.vulnerability_id,
-          package_version_id: row.package_version_id,
-          state: row.state,
-          fixability: row.fixability,
-          fix_version: row.fix_version,
-        })),
-      )
-      .execute();
+  for (let i = 0; i < changes.insert.length; i += OCCURRENCE_WRITE_BATCH) {
+    const rows = changes.insert.slice(i, i + OCCURRENCE_WRITE_BATCH);
+    await sql`
+      INSERT INTO vulnerability_occurrences
+        (key, sca_check_id, vulnerability_id, package_version_id, state, fixability, fix_version)
+      SELECT u.key, ${scaCheckId}, u.vulnerability_id, u.package_version_id, u.state, u.fixability,
+        u.fix_version
+      FROM unnest(${rows.map(() => newRowKey())}::text[], ${rows.map((r) => r.vulnerability_id)}::bigint[],
+        ${rows.map((r) => r.package_version_id)}::bigint[], ${rows.map((r) => r.state)}::text[],
+        ${rows.map((r) => r.fixability)}::text[], ${rows.map((r) => r.fix_version)}::text[])
+        AS u (key, vulnerability_id, package_version_id, state, fixability, fix_version)
+    `.execute(tx);
   }
 }
 
