@@ -8,6 +8,7 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
 import {
   githubAppPullRequestPayload,
   githubHeaders,
+  githubInstallationPayload,
   gitlabHeaders,
   gitlabMergeRequestPayload,
   gitlabPushPayload,
@@ -219,6 +220,7 @@ describe("an account-wide secret (GitHub App)", () => {
   test("removing it refuses deliveries that relied on it; removing again answers false", async () => {
     const accountSecret = "account-wide-secret-of-octo-0004";
     await setAccountSecret(adminToken, app, accountSecret);
+    await setRepositorySecret(ownSecret, "repository-own-secret-00000001");
     const remove = () =>
       gql<{ removeAccountVcsWebhookSecret: { ok: boolean } }>(
         server.endpoint,
@@ -241,9 +243,48 @@ describe("an account-wide secret (GitHub App)", () => {
   });
 });
 
+describe("a GitHub App's installation events", () => {
+  test("they name an account, not a repository: acknowledged with its account's secret, else the same 401", async () => {
+    const accountSecret = "account-wide-secret-of-octo-0006";
+    await setAccountSecret(adminToken, app, accountSecret);
+    const body = JSON.stringify(
+      githubInstallationPayload(app.login.toUpperCase(), "created", [covered.name]),
+    );
+    const acknowledged = await post(
+      "/webhooks/github",
+      body,
+      githubHeaders("installation", body, accountSecret),
+    );
+    assert.deepEqual(acknowledged, {
+      status: 200,
+      body: { ok: true, message: "Event installation names no repository; acknowledged and ignored." },
+    });
+    assert.deepEqual(
+      await post("/webhooks/github", body, githubHeaders("installation", body, `${accountSecret}-wrong`)),
+      REFUSED,
+    );
+    // A repository's own secret does not stand for its account.
+    assert.deepEqual(
+      await post(
+        "/webhooks/github",
+        body,
+        githubHeaders("installation", body, "repository-own-secret-00000001"),
+      ),
+      REFUSED,
+    );
+    // Another account, without an account secret.
+    const other = JSON.stringify(githubInstallationPayload(elsewhere.login, "created", [foreign.name]));
+    assert.deepEqual(
+      await post("/webhooks/github", other, githubHeaders("installation", other, accountSecret)),
+      REFUSED,
+    );
+  });
+});
+
 describe("whether a secret is set", () => {
   test("members see whether the repository and the account have a secret and since when, never the secret", async () => {
     const repository = await aRepository(server.db, app, { name: "status-check" });
+    await setRepositorySecret(ownSecret, "repository-own-secret-00000001");
     const before = await status(memberToken, app, repository);
     assert.equal(before.repository.hasVcsWebhookSecret, false);
     assert.equal(before.repository.vcsWebhookSecretSetAt, null);

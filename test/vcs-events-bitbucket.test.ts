@@ -232,7 +232,11 @@ describe("Bitbucket Cloud pushes and authentication", () => {
       answer.body.message,
       `Branch main is at ${SHA(601)}. A push to a ref that is not a branch; ignored. Branch release was deleted.`,
     );
-    assert.deepEqual(await findBranchHeads(server.db, repo.id), [{ branch: "main", commit_oid: SHA(601) }]);
+    const heads = await findBranchHeads(server.db, repo.id);
+    assert.deepEqual(
+      heads.filter((head) => head.branch === "main" || head.branch === "release"),
+      [{ branch: "main", commit_oid: SHA(601) }],
+    );
   });
 
   test("a replayed X-Request-UUID is applied once", async () => {

@@ -15,6 +15,7 @@ import {
 import {
   bitbucketRepository,
   type EventRepository,
+  githubInstallationAccount,
   githubRepository,
   gitlabRepository,
   PayloadError,
@@ -26,6 +27,7 @@ import {
   type VcsEventProvider,
 } from "./vcs-payloads.ts";
 import {
+  findAccountVcsSecret,
   findVcsSecretCandidates,
   upsertAccountVcsSecret,
   upsertVcsSecret,
@@ -187,6 +189,12 @@ function deliveryIdOf(delivery: VcsDelivery): string | undefined {
   return undefined;
 }
 
+/** The delivery's id when it has the shape of one, else undefined. */
+function usableDeliveryId(delivery: VcsDelivery): string | undefined {
+  const id = deliveryIdOf(delivery);
+  return id && DELIVERY_ID.test(id) ? id : undefined;
+}
+
 /** Receives one delivery: authenticates it, applies it once, and says what happened. */
 export async function receiveVcsDelivery(
   db: Kysely<Database>,
@@ -206,6 +214,9 @@ export async function receiveVcsDelivery(
     };
   }
   const named = repositoryOf(rules, payload);
+  if (!named && delivery.provider === "GITHUB") {
+    return acknowledgeInstallationEvent(db, pepper, logger, delivery, payload);
+  }
   const candidates = named ? await findVcsSecretCandidates(db, rules.accounts, named.fullName) : [];
   if (candidates.length === 0) verifies(rules, delivery, undefined, pepper);
   const repository = candidates.find((candidate) => verifies(rules, delivery, candidate, pepper));
@@ -215,8 +226,8 @@ export async function receiveVcsDelivery(
   if (eventName === "") {
     return { status: 400, message: `The delivery has no ${rules.eventHeader} header.` };
   }
-  const deliveryId = deliveryIdOf(delivery);
-  if (!deliveryId || !DELIVERY_ID.test(deliveryId)) {
+  const deliveryId = usableDeliveryId(delivery);
+  if (!deliveryId) {
     return { status: 400, message: `The delivery has no usable ${rules.deliveryHeader} header.` };
   }
   let event: VcsEvent;
@@ -252,6 +263,45 @@ export async function receiveVcsDelivery(
       provider: delivery.provider,
       event: eventName,
       deliveryId,
+      outcome: answer.message,
+    },
+    "vcs delivery",
+  );
+  return answer;
+}
+
+/**
+ * A GitHub App's installation-level event (`installation`, `installation_repositories`): it names
+ * an account, not a repository, so only that account's secret can authenticate it. Nothing is
+ * recorded (Assay learns its repositories from their own events); an authenticated one is
+ * acknowledged so the App's delivery log shows no failures.
+ */
+async function acknowledgeInstallationEvent(
+  db: Kysely<Database>,
+  pepper: string,
+  logger: Logger,
+  delivery: VcsDelivery,
+  payload: unknown,
+): Promise<VcsDeliveryAnswer> {
+  const login = githubInstallationAccount(payload);
+  const stored = login ? await findAccountVcsSecret(db, PROVIDERS.GITHUB.accounts, login) : undefined;
+  const secret = stored
+    ? decryptVcsSecret(stored.secret_encrypted, { kind: "account", key: stored.account_key }, pepper)
+    : undefined;
+  const matches = verifyGithubSignature(
+    delivery.body,
+    delivery.credential ?? "",
+    secret ?? "assay: no secret",
+  );
+  if (!stored || secret === undefined || !matches) return UNAUTHENTICATED_DELIVERY;
+  const event = delivery.event?.trim() || "(none)";
+  const answer = { status: 200, message: `Event ${event} names no repository; acknowledged and ignored.` };
+  logger.info(
+    {
+      account: stored.account_key,
+      provider: delivery.provider,
+      event,
+      deliveryId: usableDeliveryId(delivery),
       outcome: answer.message,
     },
     "vcs delivery",

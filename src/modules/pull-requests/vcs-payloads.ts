@@ -123,6 +123,16 @@ export function githubRepository(payload: unknown): EventRepository {
   return { fullName: requiredText(repository.full_name, "repository.full_name") };
 }
 
+/**
+ * The account login a GitHub App's installation-level delivery names (`installation.account.login`
+ * of `installation` and `installation_repositories` events), which name no single repository.
+ */
+export function githubInstallationAccount(payload: unknown): string | undefined {
+  const body = optionalObject(payload);
+  const account = optionalObject(optionalObject(body?.installation)?.account);
+  return text(account?.login) ?? undefined;
+}
+
 /** A GitHub delivery of event `event` (the `X-GitHub-Event` header). */
 export function readGithubEvent(event: string, payload: unknown): VcsEvent {
   const body = object(payload, "(body)");

@@ -130,3 +130,20 @@ export function findAccountVcsSecretTimes(
     .where("account_id", "in", accountIds)
     .execute();
 }
+
+/** The account-wide secret of the account `login` on `providers` (compared without case), if it has one. */
+export function findAccountVcsSecret(
+  db: Kysely<Database>,
+  providers: readonly VcsProvider[],
+  login: string,
+): Promise<{ account_key: string; secret_encrypted: Buffer } | undefined> {
+  return db
+    .selectFrom("accounts as a")
+    .innerJoin("account_vcs_secrets as t", "t.account_id", "a.id")
+    .select(["a.key as account_key", "t.secret_encrypted"])
+    .where("a.vcs_provider", "in", providers)
+    .where(sql<string>`lower(a.login)`, "=", login.toLowerCase())
+    .orderBy("a.id")
+    .limit(1)
+    .executeTakeFirst();
+}
