@@ -6,14 +6,13 @@ import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { findBranchHeads } from "../src/modules/pull-requests/vcs-event-store.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { githubHeaders, githubPingPayload } from "./helpers/vcs-payloads.ts";
 import {
   type BitbucketChange,
   bitbucketHeaders,
   bitbucketPullRequestPayload,
   bitbucketPushPayload,
-  githubHeaders,
-  githubPingPayload,
-} from "./helpers/vcs-payloads.ts";
+} from "./helpers/vcs-payloads-bitbucket.ts";
 
 /**
  * Bitbucket Cloud deliveries through the real server (docs/vcs-events.md): `X-Hub-Signature`

@@ -1,4 +1,4 @@
-import { setAccountVcsSecret, setRepositoryVcsSecret } from "../modules/pull-requests/vcs-event-service.ts";
+import { setAccountVcsSecret, setRepositoryVcsSecret } from "../modules/pull-requests/vcs-secret-service.ts";
 import { deleteAccountVcsSecret, deleteVcsSecret } from "../modules/pull-requests/vcs-secret-store.ts";
 import { secretProblem } from "../modules/pull-requests/vcs-secrets.ts";
 import { CliError, type Command } from "./command.ts";

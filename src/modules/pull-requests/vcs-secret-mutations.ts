@@ -17,7 +17,7 @@ import { AccountRef, VcsProviderEnum } from "../accounts/account-type.ts";
 import { visibleRepositoryByKey } from "../repositories/repository-loaders.ts";
 import { changeRepository } from "../repositories/repository-service.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
-import { setAccountVcsSecret, setRepositoryVcsSecret } from "./vcs-event-service.ts";
+import { setAccountVcsSecret, setRepositoryVcsSecret } from "./vcs-secret-service.ts";
 import { deleteAccountVcsSecret, deleteVcsSecret } from "./vcs-secret-store.ts";
 import { secretProblem } from "./vcs-secrets.ts";
 
