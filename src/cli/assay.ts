@@ -29,7 +29,7 @@ import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./direct
 import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
 import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
 import { uploadCommand } from "./upload-command.ts";
-import { repositoryVcsSecret } from "./vcs-commands.ts";
+import { accountVcsSecret, repositoryVcsSecret } from "./vcs-commands.ts";
 import { workerCommand } from "./worker-command.ts";
 
 const COMMANDS: readonly Command[] = [
@@ -39,6 +39,7 @@ const COMMANDS: readonly Command[] = [
   memberAdd,
   repositoryCreate,
   repositoryVcsSecret,
+  accountVcsSecret,
   tokenCreate,
   tokenList,
   tokenRevoke,

@@ -15,6 +15,7 @@ import * as advisories from "./0014-advisories.ts";
 import * as sbomDependencies from "./0015-sbom-dependencies.ts";
 import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfill.ts";
 import * as advisorySync from "./0017-advisory-sync.ts";
+import * as vcsAccountSecrets from "./0018-vcs-account-secrets.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   "0015-sbom-dependencies": sbomDependencies,
   "0016-coverage-check-files-backfill": coverageCheckFilesBackfill,
   "0017-advisory-sync": advisorySync,
+  "0018-vcs-account-secrets": vcsAccountSecrets,
 };
 
 /** Kysely migration provider over {@link migrations}. */
