@@ -110,23 +110,37 @@ function verifies(delivery: VcsDelivery, candidate: VcsSecretCandidate | undefin
   return secret !== undefined && matches;
 }
 
-/** Receives one delivery: authenticates it, applies it once, and says what happened. */
-export async function receiveVcsDelivery(
+/** A delivery that authenticated and could be read: what {@link applyVcsDelivery} applies. */
+export interface AuthenticatedDelivery {
+  provider: VcsEventProvider;
+  repositoryId: string;
+  repositoryKey: string;
+  eventName: string;
+  deliveryId: string;
+  event: VcsEvent;
+}
+
+/**
+ * Authenticates one delivery against the secret of the repository its payload names and reads
+ * its event; answers what to reply instead when it cannot be applied. Reads only.
+ */
+export async function authenticateVcsDelivery(
   db: Kysely<Database>,
   pepper: string,
-  logger: Logger,
   delivery: VcsDelivery,
-): Promise<VcsDeliveryAnswer> {
+): Promise<{ accepted: AuthenticatedDelivery } | { answer: VcsDeliveryAnswer }> {
   if (delivery.provider === "GITHUB" ? !isGithubSignature(delivery.credential) : !delivery.credential) {
-    return UNAUTHENTICATED_DELIVERY;
+    return { answer: UNAUTHENTICATED_DELIVERY };
   }
   let payload: unknown;
   try {
     payload = parsePayload(delivery);
   } catch {
     return {
-      status: 400,
-      message: "The body is not a JSON webhook payload; set the content type to application/json.",
+      answer: {
+        status: 400,
+        message: "The body is not a JSON webhook payload; set the content type to application/json.",
+      },
     };
   }
   const named = repositoryOf(delivery.provider, payload);
@@ -135,13 +149,15 @@ export async function receiveVcsDelivery(
     : [];
   if (candidates.length === 0) verifies(delivery, undefined, pepper);
   const repository = candidates.find((candidate) => verifies(delivery, candidate, pepper));
-  if (!repository) return UNAUTHENTICATED_DELIVERY;
+  if (!repository) return { answer: UNAUTHENTICATED_DELIVERY };
 
   const eventName = delivery.event?.trim() ?? "";
   if (eventName === "") {
     return {
-      status: 400,
-      message: `The delivery has no ${delivery.provider === "GITHUB" ? "X-GitHub-Event" : "X-Gitlab-Event"} header.`,
+      answer: {
+        status: 400,
+        message: `The delivery has no ${delivery.provider === "GITHUB" ? "X-GitHub-Event" : "X-Gitlab-Event"} header.`,
+      },
     };
   }
   let deliveryId = delivery.deliveryId?.trim();
@@ -150,7 +166,7 @@ export async function receiveVcsDelivery(
     deliveryId = `sha256:${createHash("sha256").update(delivery.body).digest("hex")}`;
   }
   if (!deliveryId || !DELIVERY_ID.test(deliveryId)) {
-    return { status: 400, message: "The delivery has no usable X-GitHub-Delivery header." };
+    return { answer: { status: 400, message: "The delivery has no usable X-GitHub-Delivery header." } };
   }
   let event: VcsEvent;
   try {
@@ -160,34 +176,64 @@ export async function receiveVcsDelivery(
         : readGitlabEvent(eventName, payload);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
-    return { status: 400, message: `The ${eventName} payload cannot be read: ${error.message}.` };
+    return { answer: { status: 400, message: `The ${eventName} payload cannot be read: ${error.message}.` } };
   }
-
-  const answer = await db.transaction().execute(async (tx) => {
-    // Serialises deliveries to one repository (and with uploads, which take the same lock first).
-    await tx
-      .selectFrom("repositories")
-      .select("id")
-      .where("id", "=", repository.repository_id)
-      .forNoKeyUpdate()
-      .executeTakeFirstOrThrow();
-    const fresh = await recordVcsDelivery(tx, {
-      repositoryId: repository.repository_id,
-      deliveryId: deliveryId as string,
+  return {
+    accepted: {
       provider: delivery.provider,
-      event: eventName,
-    });
-    if (!fresh)
-      return { status: 200, message: `Delivery ${deliveryId} was already applied; nothing changed.` };
-    await pruneVcsDeliveries(tx, DELIVERY_RETENTION_DAYS);
-    return applyEvent(tx, repository.repository_id, event);
+      repositoryId: repository.repository_id,
+      repositoryKey: repository.repository_key,
+      eventName,
+      deliveryId,
+      event,
+    },
+  };
+}
+
+/**
+ * Applies an authenticated delivery once (by its id) inside the caller's transaction `tx`: the
+ * repository row is locked first, which serialises deliveries to one repository (and with
+ * uploads, which take the same lock first).
+ */
+export async function applyVcsDelivery(
+  tx: Kysely<Database>,
+  delivery: AuthenticatedDelivery,
+): Promise<VcsDeliveryAnswer> {
+  await tx
+    .selectFrom("repositories")
+    .select("id")
+    .where("id", "=", delivery.repositoryId)
+    .forNoKeyUpdate()
+    .executeTakeFirstOrThrow();
+  const fresh = await recordVcsDelivery(tx, {
+    repositoryId: delivery.repositoryId,
+    deliveryId: delivery.deliveryId,
+    provider: delivery.provider,
+    event: delivery.eventName,
   });
+  if (!fresh)
+    return { status: 200, message: `Delivery ${delivery.deliveryId} was already applied; nothing changed.` };
+  await pruneVcsDeliveries(tx, DELIVERY_RETENTION_DAYS);
+  return applyEvent(tx, delivery.repositoryId, delivery.event);
+}
+
+/** Receives one delivery: authenticates it, applies it once in one transaction, and says what happened. */
+export async function receiveVcsDelivery(
+  db: Kysely<Database>,
+  pepper: string,
+  logger: Logger,
+  delivery: VcsDelivery,
+): Promise<VcsDeliveryAnswer> {
+  const checked = await authenticateVcsDelivery(db, pepper, delivery);
+  if ("answer" in checked) return checked.answer;
+  const { accepted } = checked;
+  const answer = await db.transaction().execute((tx) => applyVcsDelivery(tx, accepted));
   logger.info(
     {
-      repository: repository.repository_key,
-      provider: delivery.provider,
-      event: eventName,
-      deliveryId,
+      repository: accepted.repositoryKey,
+      provider: accepted.provider,
+      event: accepted.eventName,
+      deliveryId: accepted.deliveryId,
       outcome: answer.message,
     },
     "vcs delivery",
