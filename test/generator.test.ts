@@ -7,6 +7,7 @@ import type { Database } from "../src/db/types.ts";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { ensureCatalog } from "../src/modules/catalog/catalog-data.ts";
 import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL, hasDemoData, seedDemo } from "../src/modules/demo/demo-seed.ts";
+import { planRepositories, planSize } from "../src/modules/demo/generator.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -215,6 +216,98 @@ describe("the demo seed in a database", () => {
     }
     assert.ok(counts.occurrences! > 1000 && counts.occurrences! < 6000, `${counts.occurrences} occurrences`);
     assert.ok(await hasDemoData(server.db));
+  });
+
+  test("pull requests and branch heads are what the signed webhook deliveries made of the plan", async () => {
+    const { accounts, params, seed, now } = planSize({ size: "small", now: NOW });
+    const plans = planRepositories(accounts, params, seed, now);
+    const second = (d: Date) => Math.floor(d.getTime() / 1000);
+    const expected = plans.flatMap((p) =>
+      p.pullRequests.map((pr) =>
+        JSON.stringify([
+          p.repository.fullName,
+          pr.number,
+          pr.title,
+          pr.state,
+          pr.branch,
+          pr.baseBranch,
+          p.repository.provider === "GITLAB" ? pr.mergeBaseOid : null,
+          pr.vcsUrl,
+          second(pr.createdAt),
+        ]),
+      ),
+    );
+    const { rows } = await sql<Record<string, unknown> & { created_at: Date }>`
+      SELECT a.login || '/' || r.name AS full_name, p.number, p.title, p.state, p.branch, p.base_branch,
+        p.merge_base_oid, p.vcs_url, p.created_at
+      FROM pull_requests p JOIN repositories r ON r.id = p.repository_id JOIN accounts a ON a.id = r.account_id`.execute(
+      server.db,
+    );
+    const actual = rows.map((row) =>
+      JSON.stringify([
+        row.full_name,
+        row.number,
+        row.title,
+        row.state,
+        row.branch,
+        row.base_branch,
+        row.merge_base_oid,
+        row.vcs_url,
+        second(row.created_at),
+      ]),
+    );
+    assert.ok(expected.length > 10);
+    assert.deepEqual(actual.sort(), expected.sort());
+
+    // One delivery per opened, synchronize and closed event and per branch head pushed.
+    const events = plans.reduce(
+      (n, p) =>
+        n +
+        p.runs.filter((r) => r.pullRequestKey !== null).length +
+        p.pullRequests.filter((pr) => pr.state !== "OPEN").length +
+        1 +
+        p.pullRequests.filter((pr) => pr.state === "OPEN").length,
+      0,
+    );
+    assert.equal(await rowCount(server.db, "vcs_deliveries"), events);
+    const heads = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM repositories r
+      JOIN branch_heads h ON h.repository_id = r.id AND h.branch = r.default_branch
+      WHERE h.commit_oid = (SELECT commit_oid FROM analysis_runs x WHERE x.repository_id = r.id
+        AND x.branch_name = r.default_branch ORDER BY x.created_at DESC LIMIT 1)`.execute(server.db);
+    assert.equal(Number(heads.rows[0]!.n), plans.length);
+  });
+
+  test("dependencies and advisories are what the SBOM processing and the advisory import made", async () => {
+    const { rows } = await sql<Record<string, string>>`
+      SELECT
+        (SELECT count(*) FROM sca_checks) AS sca_checks,
+        (SELECT count(*) FROM sca_checks s JOIN artifacts a ON a.id = s.artifact_id
+          WHERE a.status = 'PROCESSED' AND a.kind = 'SBOM' AND a.format LIKE 'CycloneDX 1.5%') AS processed,
+        (SELECT count(*) FROM sca_check_dependencies WHERE is_direct) AS direct,
+        (SELECT count(*) FROM sca_check_dependencies WHERE NOT is_direct) AS transitive,
+        (SELECT count(*) FROM sca_check_dependencies WHERE license_expression IS NULL) AS without_licence,
+        (SELECT count(*) FROM vulnerabilities) AS vulnerabilities,
+        (SELECT count(*) FROM vulnerabilities WHERE cvss_v3_base_score IS NULL OR severity IS NULL) AS unrated,
+        (SELECT count(DISTINCT vulnerability_id) FROM advisory_packages) AS with_packages,
+        (SELECT count(*) FROM vulnerabilities WHERE epss_score IS NOT NULL) AS with_epss,
+        (SELECT count(*) FROM vulnerability_occurrences o JOIN vulnerabilities v ON v.id = o.vulnerability_id
+          WHERE v.withdrawn_at IS NOT NULL) AS withdrawn_found,
+        (SELECT count(*) FROM metric_values v JOIN repository_metric_items i ON i.id = v.item_id
+          JOIN sca_checks s ON s.check_id = v.check_id WHERE i.metric_shortcode = 'DDP') AS ddp_values`.execute(
+      server.db,
+    );
+    const n = Object.fromEntries(Object.entries(rows[0]!).map(([k, v]) => [k, Number(v)]));
+    assert.ok(n.sca_checks! > 50, JSON.stringify(n));
+    assert.equal(n.processed, n.sca_checks);
+    assert.equal(n.ddp_values, n.sca_checks);
+    assert.ok(n.direct! > 0 && n.transitive! > 0);
+    assert.equal(n.without_licence, 0);
+    assert.equal(n.unrated, 0);
+    assert.equal(n.with_packages, n.vulnerabilities);
+    assert.ok(n.with_epss! > 0 && n.with_epss! < n.vulnerabilities!);
+    assert.equal(n.withdrawn_found, 0);
+    assert.ok((await rowCount(server.db, "vulnerability_occurrences")) > 0);
   });
 
   test("finding and vulnerability states agree with each run's base run", async () => {
