@@ -147,7 +147,7 @@ async function deliver(
       };
   const checked = await authenticateVcsDelivery(tx, pepper, delivery);
   const answer = "answer" in checked ? checked.answer : await applyVcsDelivery(tx, checked.accepted);
-  if (answer.status !== 200 || "answer" in checked) {
+  if (answer.status !== 200) {
     throw new Error(
       `the demo's ${event} delivery to ${target.repository.fullName} failed: ${answer.message}`,
     );
