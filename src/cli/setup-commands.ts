@@ -3,6 +3,7 @@ import path from "node:path";
 import { displayUrl } from "../advisory-sync/source-url.ts";
 import { CONFIG_VARIABLES, type Config, formatDuration } from "../config.ts";
 import { migrateToLatest } from "../db/database.ts";
+import { ingestRunSbom } from "../ingestion/sca/sbom-upload.ts";
 import { DEMO_TEAM_LOGIN, hasDemoData, seedDemo } from "../modules/demo/demo-seed.ts";
 import { DEMO_SIZES, type DemoSize } from "../modules/demo/generator.ts";
 import { CliError, type Command, DEVELOPMENT_PEPPER_WARNING, isUniqueViolation } from "./command.ts";
@@ -63,7 +64,11 @@ export const demoSeed: Command = {
     const started = Date.now();
     let seeded: Awaited<ReturnType<typeof seedDemo>>;
     try {
-      seeded = await seedDemo(db, config.tokenPepper, new Date(), { size, scale, onProgress: note });
+      seeded = await seedDemo(db, { pepper: config.tokenPepper, uploadSbom: ingestRunSbom }, new Date(), {
+        size,
+        scale,
+        onProgress: note,
+      });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new CliError("cannot seed the demo: one of its users or accounts already exists");

@@ -191,74 +191,142 @@ function usableDeliveryId(delivery: VcsDelivery): string | undefined {
   return id && DELIVERY_ID.test(id) ? id : undefined;
 }
 
-/** Receives one delivery: authenticates it, applies it once, and says what happened. */
-export async function receiveVcsDelivery(
+/** A delivery that authenticated and could be read: what {@link applyVcsDelivery} applies. */
+export interface AuthenticatedDelivery {
+  provider: VcsEventProvider;
+  repositoryId: string;
+  repositoryKey: string;
+  eventName: string;
+  deliveryId: string;
+  event: VcsEvent;
+}
+
+/**
+ * What to answer a delivery that is not applied: refused, or (`acknowledgedAccount`) a GitHub App
+ * installation event authenticated by that account's secret and ignored.
+ */
+export interface UnappliedDelivery {
+  answer: VcsDeliveryAnswer;
+  acknowledgedAccount?: string;
+}
+
+/**
+ * Authenticates one delivery against the secret of the repository its payload names (its own,
+ * else its account's) and reads its event; answers what to reply instead when it cannot be
+ * applied. Reads only.
+ */
+export async function authenticateVcsDelivery(
   db: Kysely<Database>,
   pepper: string,
-  logger: Logger,
   delivery: VcsDelivery,
-): Promise<VcsDeliveryAnswer> {
+): Promise<{ accepted: AuthenticatedDelivery } | UnappliedDelivery> {
   const rules = PROVIDERS[delivery.provider];
-  if (!rules.isCredential(delivery.credential)) return UNAUTHENTICATED_DELIVERY;
+  if (!rules.isCredential(delivery.credential)) return { answer: UNAUTHENTICATED_DELIVERY };
   let payload: unknown;
   try {
     payload = parsePayload(delivery);
   } catch {
     return {
-      status: 400,
-      message: "The body is not a JSON webhook payload; set the content type to application/json.",
+      answer: {
+        status: 400,
+        message: "The body is not a JSON webhook payload; set the content type to application/json.",
+      },
     };
   }
   const named = repositoryOf(rules, payload);
   if (!named && delivery.provider === "GITHUB") {
-    return acknowledgeInstallationEvent(db, pepper, logger, delivery, payload);
+    return acknowledgeInstallationEvent(db, pepper, delivery, payload);
   }
   const candidates = named ? await findVcsSecretCandidates(db, rules.accounts, named.fullName) : [];
   if (candidates.length === 0) verifies(rules, delivery, undefined, pepper);
   const repository = candidates.find((candidate) => verifies(rules, delivery, candidate, pepper));
-  if (!repository) return UNAUTHENTICATED_DELIVERY;
+  if (!repository) return { answer: UNAUTHENTICATED_DELIVERY };
 
   const eventName = delivery.event?.trim() ?? "";
   if (eventName === "") {
-    return { status: 400, message: `The delivery has no ${rules.eventHeader} header.` };
+    return { answer: { status: 400, message: `The delivery has no ${rules.eventHeader} header.` } };
   }
   const deliveryId = usableDeliveryId(delivery);
   if (!deliveryId) {
-    return { status: 400, message: `The delivery has no usable ${rules.deliveryHeader} header.` };
+    return { answer: { status: 400, message: `The delivery has no usable ${rules.deliveryHeader} header.` } };
   }
   let event: VcsEvent;
   try {
     event = rules.read(eventName, payload);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
-    return { status: 400, message: `The ${eventName} payload cannot be read: ${error.message}.` };
+    return { answer: { status: 400, message: `The ${eventName} payload cannot be read: ${error.message}.` } };
   }
-
-  const answer = await db.transaction().execute(async (tx) => {
-    // Serialises deliveries to one repository (and with uploads, which take the same lock first).
-    await tx
-      .selectFrom("repositories")
-      .select("id")
-      .where("id", "=", repository.repository_id)
-      .forNoKeyUpdate()
-      .executeTakeFirstOrThrow();
-    const fresh = await recordVcsDelivery(tx, {
-      repositoryId: repository.repository_id,
-      deliveryId,
+  return {
+    accepted: {
       provider: delivery.provider,
-      event: eventName,
-    });
-    if (!fresh)
-      return { status: 200, message: `Delivery ${deliveryId} was already applied; nothing changed.` };
-    await pruneVcsDeliveries(tx, DELIVERY_RETENTION_DAYS);
-    return applyEvent(tx, repository.repository_id, event);
+      repositoryId: repository.repository_id,
+      repositoryKey: repository.repository_key,
+      eventName,
+      deliveryId,
+      event,
+    },
+  };
+}
+
+/**
+ * Applies an authenticated delivery once (by its id) inside the caller's transaction `tx`: the
+ * repository row is locked first, which serialises deliveries to one repository (and with
+ * uploads, which take the same lock first).
+ */
+export async function applyVcsDelivery(
+  tx: Kysely<Database>,
+  delivery: AuthenticatedDelivery,
+): Promise<VcsDeliveryAnswer> {
+  await tx
+    .selectFrom("repositories")
+    .select("id")
+    .where("id", "=", delivery.repositoryId)
+    .forNoKeyUpdate()
+    .executeTakeFirstOrThrow();
+  const fresh = await recordVcsDelivery(tx, {
+    repositoryId: delivery.repositoryId,
+    deliveryId: delivery.deliveryId,
+    provider: delivery.provider,
+    event: delivery.eventName,
   });
+  if (!fresh)
+    return { status: 200, message: `Delivery ${delivery.deliveryId} was already applied; nothing changed.` };
+  await pruneVcsDeliveries(tx, DELIVERY_RETENTION_DAYS);
+  return applyEvent(tx, delivery.repositoryId, delivery.event);
+}
+
+/** Receives one delivery: authenticates it, applies it once in one transaction, and says what happened. */
+export async function receiveVcsDelivery(
+  db: Kysely<Database>,
+  pepper: string,
+  logger: Logger,
+  delivery: VcsDelivery,
+): Promise<VcsDeliveryAnswer> {
+  const checked = await authenticateVcsDelivery(db, pepper, delivery);
+  if ("answer" in checked) {
+    if (checked.acknowledgedAccount !== undefined) {
+      logger.info(
+        {
+          account: checked.acknowledgedAccount,
+          provider: delivery.provider,
+          event: delivery.event?.trim() || "(none)",
+          deliveryId: usableDeliveryId(delivery),
+          outcome: checked.answer.message,
+        },
+        "vcs delivery",
+      );
+    }
+    return checked.answer;
+  }
+  const { accepted } = checked;
+  const answer = await db.transaction().execute((tx) => applyVcsDelivery(tx, accepted));
   logger.info(
     {
-      repository: repository.repository_key,
-      provider: delivery.provider,
-      event: eventName,
-      deliveryId,
+      repository: accepted.repositoryKey,
+      provider: accepted.provider,
+      event: accepted.eventName,
+      deliveryId: accepted.deliveryId,
       outcome: answer.message,
     },
     "vcs delivery",
@@ -275,10 +343,9 @@ export async function receiveVcsDelivery(
 async function acknowledgeInstallationEvent(
   db: Kysely<Database>,
   pepper: string,
-  logger: Logger,
   delivery: VcsDelivery,
   payload: unknown,
-): Promise<VcsDeliveryAnswer> {
+): Promise<UnappliedDelivery> {
   const login = githubInstallationAccount(payload);
   const stored = login ? await findAccountVcsSecret(db, PROVIDERS.GITHUB.accounts, login) : undefined;
   const secret = stored
@@ -289,20 +356,12 @@ async function acknowledgeInstallationEvent(
     delivery.credential ?? "",
     secret ?? "assay: no secret",
   );
-  if (!stored || secret === undefined || !matches) return UNAUTHENTICATED_DELIVERY;
+  if (!stored || secret === undefined || !matches) return { answer: UNAUTHENTICATED_DELIVERY };
   const event = delivery.event?.trim() || "(none)";
-  const answer = { status: 200, message: `Event ${event} names no repository; acknowledged and ignored.` };
-  logger.info(
-    {
-      account: stored.account_key,
-      provider: delivery.provider,
-      event,
-      deliveryId: usableDeliveryId(delivery),
-      outcome: answer.message,
-    },
-    "vcs delivery",
-  );
-  return answer;
+  return {
+    answer: { status: 200, message: `Event ${event} names no repository; acknowledged and ignored.` },
+    acknowledgedAccount: stored.account_key,
+  };
 }
 
 /** Applies one pushed ref and says what changed. */
