@@ -244,6 +244,7 @@ async function writerContext(
     issueIds,
     pepper: deps.pepper,
     uploadSbom: deps.uploadSbom,
+    accountSecrets: new Map(),
   };
   await insertRows<PlannedSuppression>(
     trx,

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { AnalysisRunRow, Database, NewAnalysisRun, RepositoryRow } from "../../db/types.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../pull-requests/pull-request-runs.ts";
-import { setRepositoryVcsSecret } from "../pull-requests/vcs-secret-service.ts";
+import { setAccountVcsSecret, setRepositoryVcsSecret } from "../pull-requests/vcs-secret-service.ts";
 import { findRepositoryById } from "../repositories/repository-store.ts";
 import { insertRun } from "../runs/run-store.ts";
 import { type DeliveryTarget, deliverPullRequestChange, deliverPush, receivesWebhooks } from "./demo-vcs.ts";
@@ -41,18 +41,51 @@ function runRow(repositoryId: string, run: PlannedRun): NewAnalysisRun {
   };
 }
 
+/** What {@link replayHistory} needs of the seed: the pepper, the accounts' ids and their shared secrets. */
+export interface ReplayContext {
+  pepper: string;
+  accountIds: Map<string, string>;
+  accountSecrets: Map<string, string>;
+}
+
+/**
+ * The secret `plan`'s deliveries are signed with. GitHub repositories share their account's
+ * secret, as the repositories of a GitHub App installation do (set once per account); GitLab
+ * projects each have their own.
+ */
+async function webhookSecret(
+  tx: Kysely<Database>,
+  ctx: ReplayContext,
+  plan: RepositoryPlan,
+  repository: { id: string; key: string },
+): Promise<string> {
+  if (plan.repository.provider !== "GITHUB") {
+    return setRepositoryVcsSecret(tx, repository, ctx.pepper, null);
+  }
+  const accountKey = plan.repository.accountKey;
+  let secret = ctx.accountSecrets.get(accountKey);
+  if (secret === undefined) {
+    const id = ctx.accountIds.get(accountKey);
+    if (id === undefined) throw new Error(`account ${accountKey} was not written`);
+    secret = await setAccountVcsSecret(tx, { id, key: accountKey }, ctx.pepper, null);
+    ctx.accountSecrets.set(accountKey, secret);
+  }
+  return secret;
+}
+
 /** Replays `plan`'s runs and pull requests into repository `repositoryId`. */
 export async function replayHistory(
   tx: Kysely<Database>,
-  pepper: string,
+  ctx: ReplayContext,
   plan: RepositoryPlan,
   repositoryId: string,
 ): Promise<ReplayedHistory> {
+  const { pepper } = ctx;
   const repository = await findRepositoryById(tx, repositoryId);
   const target: DeliveryTarget | null = receivesWebhooks(plan.repository)
     ? {
         repository: plan.repository,
-        secret: await setRepositoryVcsSecret(tx, { id: repository.id, key: repository.key }, pepper, null),
+        secret: await webhookSecret(tx, ctx, plan, { id: repository.id, key: repository.key }),
       }
     : null;
   const pullRequests = new Map(plan.pullRequests.map((pr) => [pr.key, pr]));

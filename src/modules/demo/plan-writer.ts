@@ -25,6 +25,8 @@ export interface WriterContext {
   /** Encrypts the repositories' webhook secrets. */
   pepper: string;
   uploadSbom: SbomUploader;
+  /** The account-wide webhook secret of each account whose GitHub repositories share one, by account key. */
+  accountSecrets: Map<string, string>;
 }
 
 /** Row counts written, by table. */
@@ -92,7 +94,7 @@ export async function writeRepositoryPlans(
   const runIds = new Map<string, string>();
   for (const plan of plans) {
     const repositoryId = need(repositoryIds, plan.repository.key, "repository");
-    const history = await replayHistory(db, ctx.pepper, plan, repositoryId);
+    const history = await replayHistory(db, ctx, plan, repositoryId);
     replayed.set(plan, history);
     for (const [key, run] of history.runs) runIds.set(key, run.id);
     tally("analysis_runs", plan.runs);
