@@ -7,8 +7,11 @@ import { Random } from "./random.ts";
 
 /**
  * A fixed set of packages, versions and vulnerabilities for the dependency data. The packages
- * and version numbers look like real ones; the advisories are invented: their ids are drawn at
- * random in the GHSA and CVE formats and their texts are written from templates. They are
+ * and version numbers look like real ones; the advisories are invented, and say so: their ids are
+ * `DEMO-<year>-xxxx-xxxx` (a database prefix no real source uses, so a real import can never
+ * update one and one matched on a real SBOM is recognisable), their CVE aliases are numbered from
+ * 9,000,000 up (a range the CVE program has not assigned, so a real EPSS file scores none of
+ * them), and their texts are written from templates. They are
  * written out as OSV records and an EPSS file and stored by the same import `advisories import`
  * and `advisories epss` run, so their ratings come from the real CVSS computation and their
  * affected ranges are matched by the real matching. The set does not depend on the generator's
@@ -47,7 +50,8 @@ export interface VulnerabilitySpec {
   referenceUrls: string[];
 }
 
-const GHSA_ALPHABET = "23456789cfghjmpqrvwx";
+/** The characters of the demo ids' groups (GitHub's advisory id alphabet). */
+const ID_ALPHABET = "23456789cfghjmpqrvwx";
 const DAY = 86_400_000;
 const FIRST_PUBLISHED = Date.UTC(2019, 0, 1);
 const LAST_PUBLISHED = Date.UTC(2026, 8, 30);
@@ -68,9 +72,10 @@ function versionsOf(rand: Random, start: string, count: number): string[] {
   return versions;
 }
 
-function ghsa(rand: Random): string {
-  const group = () => Array.from({ length: 4 }, () => rand.pick([...GHSA_ALPHABET])).join("");
-  return `GHSA-${group()}-${group()}-${group()}`;
+/** An invented advisory's id: `DEMO-2023-x4mq-9prw`. */
+function demoId(rand: Random, year: number): string {
+  const group = () => Array.from({ length: 4 }, () => rand.pick([...ID_ALPHABET])).join("");
+  return `DEMO-${year}-${group()}-${group()}`;
 }
 
 /** Varies one exploitability metric so the scores spread around the kind's typical value. */
@@ -93,14 +98,13 @@ function v2VectorOf(v3: string): string {
 function vulnerability(rand: Random, pkg: PackageSpec, packageIndex: number, taken: Set<string>) {
   const kinds = KINDS.filter((k) => !k.memory || pkg.ecosystem === "CRATES_IO");
   const kind = rand.pick(kinds);
-  let identifier = ghsa(rand);
-  while (taken.has(identifier)) identifier = ghsa(rand);
-  taken.add(identifier);
   const published = new Date(FIRST_PUBLISHED + Math.floor(rand.next() * (LAST_PUBLISHED - FIRST_PUBLISHED)));
   const year = published.getUTCFullYear();
-  const aliases = rand.chance(0.85) ? [`CVE-${year}-${rand.int(1000, 52999)}`] : [];
-  if (pkg.ecosystem === "GO") aliases.push(`GO-${year}-${rand.int(1000, 3200)}`);
-  if (pkg.ecosystem === "PYPI" && rand.chance(0.6)) aliases.push(`PYSEC-${year}-${rand.int(10, 900)}`);
+  let identifier = demoId(rand, year);
+  while (taken.has(identifier)) identifier = demoId(rand, year);
+  taken.add(identifier);
+  // Invented CVE numbers from 9,000,000 up: never a real CVE's, so real EPSS files miss them.
+  const aliases = rand.chance(0.85) ? [`CVE-${year}-${rand.int(9_000_000, 9_999_999)}`] : [];
   const introIndex = rand.int(0, Math.max(0, pkg.versions.length - 3));
   const fixIndex = rand.chance(0.15)
     ? pkg.versions.length
@@ -135,12 +139,13 @@ function vulnerability(rand: Random, pkg: PackageSpec, packageIndex: number, tak
     affected,
     introducedVersions: [pkg.versions[introIndex]!],
     // Half of the unfixed ones say how far the report goes (every version known so far).
-    lastAffected: fixed.length === 0 && identifier.charCodeAt(5) % 2 === 0 ? pkg.versions.at(-1)! : null,
+    lastAffected:
+      fixed.length === 0 && identifier.charCodeAt(identifier.length - 1) % 2 === 0
+        ? pkg.versions.at(-1)!
+        : null,
     fixedVersions: fixed,
-    referenceUrls: [
-      `https://github.com/advisories/${identifier}`,
-      ...aliases.filter((a) => a.startsWith("CVE-")).map((cve) => `https://nvd.nist.gov/vuln/detail/${cve}`),
-    ],
+    // example.com is reserved for documentation: an invented advisory links to no real page.
+    referenceUrls: [`https://advisories.example.com/${identifier}`],
   } satisfies VulnerabilitySpec;
 }
 

@@ -225,6 +225,19 @@ describe("the generator's plans", () => {
     }
   });
 
+  test("invented advisories cannot pass for real ones: DEMO ids, CVE aliases outside the assigned numbers, no real links", () => {
+    const { vulnerabilities } = advisoryDataset();
+    for (const v of vulnerabilities) {
+      assert.match(v.identifier, /^DEMO-\d{4}-[2-9cfghjmpqrvwx]{4}-[2-9cfghjmpqrvwx]{4}$/);
+      for (const alias of v.aliases) {
+        const match = /^CVE-\d{4}-(\d+)$/.exec(alias);
+        assert.ok(match && Number(match[1]) >= 9_000_000, `${v.identifier}: alias ${alias}`);
+      }
+      for (const url of v.referenceUrls) assert.equal(new URL(url).hostname, "advisories.example.com");
+    }
+    assert.ok(vulnerabilities.some((v) => v.aliases.length > 0));
+  });
+
   test("every SBOM is a run's: pinned package versions of one target, some direct", () => {
     const runs = new Set(all((p) => p.runs.map((r) => r.key)));
     const scaChecks = new Set(all((p) => p.checks.filter((c) => c.analyzer === "sca").map((c) => c.key)));
