@@ -267,6 +267,46 @@ describe("a run's life", () => {
     assert.equal((await eventsOf(repository, "repository_issue.resolved")).length, 0);
   });
 
+  test("a pull request's run raises the contract's run events, and no repository-issue events", async () => {
+    const repository = await aRepository(server.db, account);
+    const base = await upload(repository, {
+      commitOid: "1".repeat(40),
+      data: sarif([{ rule: "keep", path: "src/a.js", line: 1, message: "kept" }]),
+    });
+    await settled(base.runKey);
+    const introducedBefore = (await eventsOf(repository, "repository_issue.introduced")).length;
+    const accepted = await upload(repository, {
+      commitOid: "2".repeat(40),
+      branch: "feature/pr-events",
+      pullRequestNumber: 7,
+      baseBranch: repository.default_branch,
+      data: sarif([
+        { rule: "keep", path: "src/a.js", line: 1, message: "kept" },
+        { rule: "sec-new", path: "src/b.js", line: 3, message: "new in the pull request" },
+      ]),
+    });
+    const run = await settled(accepted.runKey);
+    assert.notEqual(run.pull_request_id, null);
+    const ofRun = async (type: string) =>
+      (await eventsOf(repository, type)).filter(
+        (data) => (data.object as { runUid?: string }).runUid === run.run_uid,
+      );
+    const started = await ofRun("analysis_run.started");
+    assert.equal(started.length, 1);
+    assert.equal((started[0]!.object as { branchName: string }).branchName, "feature/pr-events");
+    const updated = await ofRun("analysis_run.updated");
+    assert.ok(updated.length >= 1);
+    const last = updated.at(-1)!.object as {
+      status: string;
+      commitOid: string;
+      summary: { occurrencesIntroduced: number };
+    };
+    assert.equal(last.commitOid, "2".repeat(40));
+    assert.equal(last.summary.occurrencesIntroduced, 1);
+    // Repository-issue events follow the default branch only.
+    assert.equal((await eventsOf(repository, "repository_issue.introduced")).length, introducedBefore);
+  });
+
   test("a configured analyzer whose artifact never arrives ends ARTIFACT_TIMEOUT and the run TIMEOUT", async () => {
     const repository = await aRepository(server.db, account);
     await server.db
