@@ -68,7 +68,15 @@ export interface Config {
   artifactMaxBodyBytes: number;
   /** How long a run waits for the artifacts of its expected checks, in seconds. */
   artifactTimeoutSeconds: number;
+  /** Where `/metrics` is served: on the main port, on a port of its own, or not at all. */
+  metrics: MetricsSetting;
 }
+
+/** `ASSAY_METRICS`: `on` (the main port), `off`, or a port number (with `ASSAY_METRICS_HOST`). */
+export type MetricsSetting =
+  | { mode: "main" }
+  | { mode: "off" }
+  | { mode: "port"; port: number; host: string };
 
 /** The development pepper; refused when NODE_ENV=production. */
 export const DEVELOPMENT_PEPPER = "assay-development-pepper-change-me";
@@ -154,6 +162,7 @@ export function parseConfig(env: Env = process.env): Config {
   }
 
   const publicUrlRaw = url("ASSAY_PUBLIC_URL", ["http:", "https:"]);
+  const metrics = metricsSetting(text("ASSAY_METRICS"), text("ASSAY_METRICS_HOST"), port, problems);
   const displayHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
   const config: Config = {
     port,
@@ -193,9 +202,37 @@ export function parseConfig(env: Env = process.env): Config {
     artifactMaxBytes: integer("ASSAY_ARTIFACT_MAX_BYTES", 268_435_456, 1024, 4_294_967_296),
     artifactMaxBodyBytes: integer("ASSAY_ARTIFACT_MAX_BODY_BYTES", 104_857_600, 1024, 1_073_741_824),
     artifactTimeoutSeconds: integer("ASSAY_ARTIFACT_TIMEOUT_SECONDS", 3600, 1, 604_800),
+    metrics,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** Reads `ASSAY_METRICS` and `ASSAY_METRICS_HOST`, adding what is wrong with them to `problems`. */
+function metricsSetting(
+  raw: string | undefined,
+  host: string | undefined,
+  mainPort: number,
+  problems: string[],
+): MetricsSetting {
+  const value = (raw ?? "on").toLowerCase();
+  if (["on", "true", "yes"].includes(value)) {
+    if (host !== undefined) problems.push("ASSAY_METRICS_HOST needs ASSAY_METRICS set to a port number");
+    return { mode: "main" };
+  }
+  if (["off", "false", "no"].includes(value)) {
+    if (host !== undefined) problems.push("ASSAY_METRICS_HOST needs ASSAY_METRICS set to a port number");
+    return { mode: "off" };
+  }
+  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 1 && port <= 65535)) {
+    problems.push(`ASSAY_METRICS must be on, off or a port number from 1 to 65535, got "${raw}"`);
+    return { mode: "main" };
+  }
+  if (port === mainPort) {
+    problems.push(`ASSAY_METRICS is the server's own PORT (${port}); use on to serve /metrics there`);
+  }
+  return { mode: "port", port, host: host ?? "127.0.0.1" };
 }
 
 /**
@@ -356,5 +393,16 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "ASSAY_ARTIFACT_TIMEOUT_SECONDS",
     default: "3600",
     meaning: "How long a run waits for the artifact of each expected check before it ends ARTIFACT_TIMEOUT.",
+  },
+  {
+    name: "ASSAY_METRICS",
+    default: "on",
+    meaning:
+      "Prometheus metrics at /metrics: on (the main port, no token), off, or a port number to serve them on a listener of their own.",
+  },
+  {
+    name: "ASSAY_METRICS_HOST",
+    default: "127.0.0.1",
+    meaning: "Address the metrics listener binds when ASSAY_METRICS is a port number.",
   },
 ];

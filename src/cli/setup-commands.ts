@@ -158,6 +158,13 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_ARTIFACT_MAX_BYTES: String(config.artifactMaxBytes),
     ASSAY_ARTIFACT_MAX_BODY_BYTES: String(config.artifactMaxBodyBytes),
     ASSAY_ARTIFACT_TIMEOUT_SECONDS: String(config.artifactTimeoutSeconds),
+    ASSAY_METRICS:
+      config.metrics.mode === "port"
+        ? String(config.metrics.port)
+        : config.metrics.mode === "main"
+          ? "on"
+          : "off",
+    ASSAY_METRICS_HOST: config.metrics.mode === "port" ? config.metrics.host : "(unused)",
   };
 }
 
