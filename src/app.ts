@@ -28,7 +28,7 @@ import { renderDevicePage } from "./modules/auth/device-page.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
 import { createVcsWebhookEndpoints } from "./modules/pull-requests/vcs-webhook-endpoint.ts";
-import { Metrics } from "./observability/metrics.ts";
+import { startTracing } from "./observability/tracing.ts";
 import { buildAssaySchema } from "./schema.ts";
 
 /** A started Assay instance. */
@@ -94,10 +94,15 @@ export async function startApp(
   logger: Logger,
   options: AppOptions = {},
 ): Promise<RunningApp> {
-  const metrics = config.metrics.mode === "off" ? undefined : new Metrics();
+  // Loaded only when on: with ASSAY_METRICS=off prom-client is never read.
+  const metrics =
+    config.metrics.mode === "off" ? undefined : new (await import("./observability/metrics.ts")).Metrics();
+  const tracing = await startTracing(config.tracing);
+  const statementSpans = tracing && { onStatement: tracing.recordStatement };
   const database = await openDatabase(config, {
     ...options.database,
     ...(metrics && { onError: () => metrics.observeDatabaseError("api") }),
+    ...statementSpans,
   });
   let server: AssayServer | undefined;
   let metricsServer: http.Server | undefined;
@@ -126,7 +131,7 @@ export async function startApp(
     if (config.worker) {
       workerDatabase = await openDatabase(
         { ...config, databasePoolSize: workerPoolSize(config) },
-        metrics ? { onError: () => metrics.observeDatabaseError("worker") } : {},
+        { ...(metrics && { onError: () => metrics.observeDatabaseError("worker") }), ...statementSpans },
       );
     }
     if (metrics) {
@@ -156,6 +161,7 @@ export async function startApp(
       rateLimiter: limiter,
       logger,
       metrics,
+      tracing,
     });
     const artifacts = createCliEndpoint({ db: database.db, config, logger });
     const api = apiEndpoints(
@@ -192,7 +198,7 @@ export async function startApp(
     const port = await listen(listening.server, config.port, config.host);
     // Background jobs run in every instance unless ASSAY_WORKER=false.
     const jobDatabase = workerDatabase;
-    const worker = jobDatabase ? startJobWorker(jobDatabase.db, config, logger, metrics) : undefined;
+    const worker = jobDatabase ? startJobWorker(jobDatabase.db, config, logger, metrics, tracing) : undefined;
     const scrapes = metricsServer;
     let stopping: Promise<void> | undefined;
     return {
@@ -210,6 +216,7 @@ export async function startApp(
           await jobDatabase?.close();
           await limiter.close();
           await database.close();
+          await tracing?.shutdown();
         })();
         return stopping;
       },
@@ -219,6 +226,7 @@ export async function startApp(
     await rateLimiter?.close();
     await workerDatabase?.close();
     await database.close();
+    await tracing?.shutdown();
     throw error;
   }
 }

@@ -70,6 +70,17 @@ export interface Config {
   artifactTimeoutSeconds: number;
   /** Where `/metrics` is served: on the main port, on a port of its own, or not at all. */
   metrics: MetricsSetting;
+  /** OpenTelemetry tracing, from the standard `OTEL_*` variables; undefined when off (the default). */
+  tracing: TracingSetting | undefined;
+}
+
+/** Where spans go when tracing is on. */
+export interface TracingSetting {
+  /** `otlp`: OTLP over HTTP (JSON) to `endpoint`; `console`: printed to stdout (for trying it out). */
+  exporter: "otlp" | "console";
+  /** The OTLP traces URL, e.g. `http://collector:4318/v1/traces`. */
+  endpoint: string;
+  serviceName: string;
 }
 
 /** `ASSAY_METRICS`: `on` (the main port), `off`, or a port number (with `ASSAY_METRICS_HOST`). */
@@ -163,6 +174,7 @@ export function parseConfig(env: Env = process.env): Config {
 
   const publicUrlRaw = url("ASSAY_PUBLIC_URL", ["http:", "https:"]);
   const metrics = metricsSetting(text("ASSAY_METRICS"), text("ASSAY_METRICS_HOST"), port, problems);
+  const tracing = tracingSetting(text, problems);
   const displayHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
   const config: Config = {
     port,
@@ -203,9 +215,43 @@ export function parseConfig(env: Env = process.env): Config {
     artifactMaxBodyBytes: integer("ASSAY_ARTIFACT_MAX_BODY_BYTES", 104_857_600, 1024, 1_073_741_824),
     artifactTimeoutSeconds: integer("ASSAY_ARTIFACT_TIMEOUT_SECONDS", 3600, 1, 604_800),
     metrics,
+    tracing,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * Tracing from the standard variables: on when `OTEL_TRACES_EXPORTER` is `otlp` or `console`, or
+ * when it is unset and an OTLP endpoint is given; off with `OTEL_SDK_DISABLED=true`,
+ * `OTEL_TRACES_EXPORTER=none`, or nothing set.
+ */
+function tracingSetting(
+  text: (name: string) => string | undefined,
+  problems: string[],
+): TracingSetting | undefined {
+  if (text("OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
+  const exporter = text("OTEL_TRACES_EXPORTER")?.toLowerCase();
+  const tracesEndpoint = text("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const baseEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (exporter !== undefined && !["otlp", "console", "none"].includes(exporter)) {
+    problems.push(`OTEL_TRACES_EXPORTER must be otlp, console or none, got "${exporter}"`);
+    return undefined;
+  }
+  if (exporter === "none" || (exporter === undefined && !tracesEndpoint && !baseEndpoint)) return undefined;
+  const endpoint =
+    tracesEndpoint ?? `${(baseEndpoint ?? "http://localhost:4318").replace(/\/$/, "")}/v1/traces`;
+  try {
+    if (!["http:", "https:"].includes(new URL(endpoint).protocol)) throw new Error("protocol");
+  } catch {
+    problems.push(`the OTLP traces endpoint must be an http(s) URL, got "${endpoint}"`);
+    return undefined;
+  }
+  return {
+    exporter: exporter === "console" ? "console" : "otlp",
+    endpoint,
+    serviceName: text("OTEL_SERVICE_NAME") ?? "assay",
+  };
 }
 
 /** Reads `ASSAY_METRICS` and `ASSAY_METRICS_HOST`, adding what is wrong with them to `problems`. */
@@ -405,4 +451,22 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     default: "127.0.0.1",
     meaning: "Address the metrics listener binds when ASSAY_METRICS is a port number.",
   },
+  {
+    name: "OTEL_TRACES_EXPORTER",
+    default: "(unset)",
+    meaning:
+      "otlp or console turns OpenTelemetry tracing on (none: off); unset, tracing is on only when an OTLP endpoint is set.",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    default: "(unset)",
+    meaning: "OTLP/HTTP collector base URL (spans go to /v1/traces); setting it turns tracing on.",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    default: "(unset)",
+    meaning: "Full OTLP/HTTP traces URL, instead of OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces.",
+  },
+  { name: "OTEL_SERVICE_NAME", default: "assay", meaning: "service.name of the spans." },
+  { name: "OTEL_SDK_DISABLED", default: "false", meaning: "true turns tracing off whatever else is set." },
 ];

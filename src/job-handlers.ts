@@ -6,6 +6,7 @@ import { type JobHandler, JobWorker } from "./jobs/worker.ts";
 import type { Logger } from "./logger.ts";
 import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
 import type { Metrics } from "./observability/metrics.ts";
+import type { Tracing } from "./observability/tracing.ts";
 
 /** Every kind of background job and its handler: the one list to extend with a new kind. */
 export function jobHandlers(
@@ -38,13 +39,15 @@ export function workerPoolSize(config: Pick<Config, "databaseUrl" | "databasePoo
 
 /**
  * Starts a worker for every job kind, as configured; stop it with `stop(graceMs)`. With `metrics`,
- * its runs, webhook attempts and processed artifacts are counted there.
+ * its runs, webhook attempts and processed artifacts are counted there; with `tracing`, each job
+ * runs in a span of its own.
  */
 export function startJobWorker(
   db: Kysely<Database>,
   config: Config,
   logger: Logger,
   metrics?: Metrics,
+  tracing?: Tracing,
 ): JobWorker {
   return new JobWorker({
     db,
@@ -53,5 +56,9 @@ export function startJobWorker(
     pollMs: config.workerPollMs,
     leaseSeconds: config.jobLeaseSeconds,
     ...(metrics && { onRun: (kind, outcome, seconds) => metrics.observeJobRun(kind, outcome, seconds) }),
+    ...(tracing && {
+      wrapRun: (kind: string, run: () => Promise<void>) =>
+        tracing.inSpan(`job ${kind}`, { "assay.job.kind": kind }, run),
+    }),
   }).start();
 }

@@ -165,6 +165,12 @@ export function effectiveValues(config: Config): Record<string, string> {
           ? "on"
           : "off",
     ASSAY_METRICS_HOST: config.metrics.mode === "port" ? config.metrics.host : "(unused)",
+    OTEL_TRACES_EXPORTER: config.tracing ? config.tracing.exporter : "(tracing off)",
+    OTEL_EXPORTER_OTLP_ENDPOINT: config.tracing?.exporter === "otlp" ? "(see the traces URL)" : "(unused)",
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
+      config.tracing?.exporter === "otlp" ? maskPassword(config.tracing.endpoint) : "(unused)",
+    OTEL_SERVICE_NAME: config.tracing?.serviceName ?? "(tracing off)",
+    OTEL_SDK_DISABLED: config.tracing ? "false" : "(tracing off)",
   };
 }
 

@@ -29,6 +29,8 @@ export interface DatabaseOptions {
   onQuery?: (sql: string) => void;
   /** Called when a statement fails or an idle connection is lost (metrics count them); must not throw. */
   onError?: () => void;
+  /** Called after every statement with its time and whether it failed (tracing); must not throw. */
+  onStatement?: (sql: string, durationMs: number, failed: boolean) => void;
 }
 
 /**
@@ -57,13 +59,14 @@ export async function openDatabase(
   }
   const pool = new pg.Pool({ ...poolConfig, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
-  const { onQuery, onError } = options;
+  const { onQuery, onError, onStatement } = options;
   pool.on("error", () => onError?.());
   const log =
-    onQuery || onError
+    onQuery || onError || onStatement
       ? (event: LogEvent) => {
           onQuery?.(event.query.sql);
           if (event.level === "error") onError?.();
+          onStatement?.(event.query.sql, event.queryDurationMillis, event.level === "error");
         }
       : undefined;
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });

@@ -35,6 +35,7 @@ import {
 import { checkPageSizes } from "../graphql/limits.ts";
 import type { Logger } from "../logger.ts";
 import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
+import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
 import { BodyError, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
@@ -72,6 +73,8 @@ export interface GraphQLEndpointDeps {
   logger: Logger;
   /** Where operations and rate-limit refusals are counted; none when metrics are off. */
   metrics?: Metrics;
+  /** Gives each request a span; none when tracing is off. */
+  tracing?: Tracing;
 }
 
 /** Facts about one request, filled in as it is handled, for its log line. */
@@ -279,17 +282,37 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res: ServerResponse,
     record: RequestRecord,
   ): Promise<void> {
-    const { metrics } = deps;
-    if (!metrics) return handleRequest(req, res, record);
+    const { metrics, tracing } = deps;
+    if (!metrics && !tracing) return handleRequest(req, res, record);
     const started = performance.now();
-    try {
-      await handleRequest(req, res, record);
-    } finally {
+    const outcomeOf = (): GraphQLOutcome => {
       const status = res.statusCode;
-      const outcome =
-        record.outcome ?? (REFUSED_STATUSES.has(status) ? "refused" : status >= 400 ? "error" : "ok");
-      metrics.observeOperation(record.operationName, outcome, (performance.now() - started) / 1000);
-    }
+      return record.outcome ?? (REFUSED_STATUSES.has(status) ? "refused" : status >= 400 ? "error" : "ok");
+    };
+    const handle = async () => {
+      try {
+        await handleRequest(req, res, record);
+      } finally {
+        metrics?.observeOperation(record.operationName, outcomeOf(), (performance.now() - started) / 1000);
+      }
+    };
+    if (!tracing) return handle();
+    return tracing.inSpan("graphql", { "http.request.method": req.method ?? "" }, async (span) => {
+      try {
+        await handle();
+      } finally {
+        const outcome = outcomeOf();
+        // The name the caller gave, as metrics bound it, so span names stay few too.
+        const name = metrics?.operationLabel(record.operationName) ?? "operation";
+        span.setName(`graphql ${name}`);
+        span.setAttributes({
+          "graphql.operation.name": name,
+          "assay.outcome": outcome,
+          "http.response.status_code": res.statusCode,
+        });
+        if (outcome === "error") span.fail("the answer has errors");
+      }
+    });
   };
 
   /** Handles one request to the GraphQL endpoint; `record` gathers what the log line reports. */

@@ -57,6 +57,8 @@ export interface WorkerOptions {
    * worker stopped first, "lost" when another worker held the lease by then, "error" when it could
    * not be settled. Must not throw.
    */
+  /** Runs each job inside `run` (tracing gives each job a span); default: as is. */
+  wrapRun?: (kind: string, run: () => Promise<void>) => Promise<void>;
   onRun?: (
     kind: string,
     outcome: JobOutcome["status"] | "released" | "lost" | "error",
@@ -183,7 +185,9 @@ export class JobWorker {
 
   private runJob(job: ClaimedJob): void {
     const abort = new AbortController();
-    const done = this.execute(job, abort.signal).finally(() => {
+    const { wrapRun } = this.options;
+    const run = () => this.execute(job, abort.signal);
+    const done = (wrapRun ? wrapRun(job.kind, run) : run()).finally(() => {
       this.running.delete(job.id);
       // A slot is free: a worker that was full looks for more work.
       this.wake();

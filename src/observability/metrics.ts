@@ -202,7 +202,7 @@ export class Metrics {
   }
 
   /** The label of `name`: itself while the set of names stays small, "other" past that. */
-  private operationLabel(name: string | undefined): string {
+  operationLabel(name: string | undefined): string {
     if (name === undefined || name === "") return "anonymous";
     if (!OPERATION_NAME.test(name)) return "other";
     if (this.operationNames.has(name)) return name;
