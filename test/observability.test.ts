@@ -235,7 +235,7 @@ describe("metrics on the main port", () => {
     assert.equal(receiver.requests.length, 1);
   });
 
-  test("operation names are kept up to the cap, then counted as other; malformed names are other", async () => {
+  test("a named operation counts under its name and an unnamed one as anonymous", async () => {
     // A user of its own: the others spent their hourly budget of 3 above.
     const user = await aUser(instance.db);
     const fresh = await aToken(instance.db, instance.config.tokenPepper, user);

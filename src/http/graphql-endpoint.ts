@@ -35,6 +35,7 @@ import {
 import { checkPageSizes } from "../graphql/limits.ts";
 import type { Logger } from "../logger.ts";
 import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
+import { OperationNames } from "../observability/operation-names.ts";
 import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
 import { BodyError, readBody } from "./body.ts";
@@ -193,6 +194,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     return isPublicRequest(documents, query, operationName, UPLOAD_ROOT_FIELDS);
   }
 
+  const { metrics, tracing } = deps;
+  const operationNames = new OperationNames();
   // The request record of each execution's context, so the execution can say how it ended.
   const executing = new WeakMap<GraphQLContext, RequestRecord>();
   const handler = createHandler<IncomingMessage, { viewer: Viewer; record: RequestRecord }, GraphQLContext>({
@@ -282,7 +285,6 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res: ServerResponse,
     record: RequestRecord,
   ): Promise<void> {
-    const { metrics, tracing } = deps;
     if (!metrics && !tracing) return handleRequest(req, res, record);
     const started = performance.now();
     const outcomeOf = (): GraphQLOutcome => {
@@ -293,7 +295,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       try {
         await handleRequest(req, res, record);
       } finally {
-        metrics?.observeOperation(record.operationName, outcomeOf(), (performance.now() - started) / 1000);
+        const name = operationNames.label(record.operationName);
+        metrics?.observeOperation(name, outcomeOf(), (performance.now() - started) / 1000);
       }
     };
     if (!tracing) return handle();
@@ -302,8 +305,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         await handle();
       } finally {
         const outcome = outcomeOf();
-        // The name the caller gave, as metrics bound it, so span names stay few too.
-        const name = metrics?.operationLabel(record.operationName) ?? "operation";
+        // The name the caller gave, bounded as the metrics' label is, so span names stay few too.
+        const name = operationNames.label(record.operationName);
         span.setName(`graphql ${name}`);
         span.setAttributes({
           "graphql.operation.name": name,

@@ -1,10 +1,11 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { OperationNames } from "./operation-names.ts";
 
 /**
  * The Prometheus metrics of one Assay instance (docs/observability.md lists them). Every label
  * takes values from a bounded set: routes are fixed names, never raw paths; GraphQL operation
- * names are kept for the first {@link MAX_OPERATION_NAMES} distinct well-formed names and counted
- * as "other" after that; outcomes and kinds come from small enumerations.
+ * names arrive bounded (src/observability/operation-names.ts); outcomes and kinds come from small
+ * enumerations.
  */
 
 /** How a GraphQL request ended: executed without errors, executed or validated with errors, or turned away before execution (401, 413, 415, 429). */
@@ -38,9 +39,6 @@ export interface JobQueueStats {
   oldestDueSeconds: number;
 }
 
-/** Distinct operation names kept as label values; later new names count as "other". */
-export const MAX_OPERATION_NAMES = 100;
-const OPERATION_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const METHODS = new Set(["GET", "POST", "HEAD", "PUT", "DELETE", "PATCH", "OPTIONS"]);
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
@@ -48,7 +46,6 @@ const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900];
 /** The instance's metrics and the registry `/metrics` renders. */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly operationNames = new Set<string>();
   private readonly httpRequests: Counter<"route" | "method" | "status">;
   private readonly httpDuration: Histogram<"route">;
   private readonly graphqlOperations: Counter<"operation" | "outcome">;
@@ -158,9 +155,9 @@ export class Metrics {
     this.httpDuration.observe({ route }, seconds);
   }
 
-  /** Counts one GraphQL request by its (bounded) operation name and outcome. */
-  observeOperation(operationName: string | undefined, outcome: GraphQLOutcome, seconds: number): void {
-    this.graphqlOperations.inc({ operation: this.operationLabel(operationName), outcome });
+  /** Counts one GraphQL request by its operation name, bounded by {@link OperationNames}, and outcome. */
+  observeOperation(operation: string, outcome: GraphQLOutcome, seconds: number): void {
+    this.graphqlOperations.inc({ operation, outcome });
     this.graphqlDuration.observe({ outcome }, seconds);
   }
 
@@ -199,16 +196,6 @@ export class Metrics {
   /** Reads the job queue with `read` (one query) at each scrape. */
   watchJobQueue(read: () => Promise<JobQueueStats[]>): void {
     this.jobQueue = read;
-  }
-
-  /** The label of `name`: itself while the set of names stays small, "other" past that. */
-  operationLabel(name: string | undefined): string {
-    if (name === undefined || name === "") return "anonymous";
-    if (!OPERATION_NAME.test(name)) return "other";
-    if (this.operationNames.has(name)) return name;
-    if (this.operationNames.size >= MAX_OPERATION_NAMES) return "other";
-    this.operationNames.add(name);
-    return name;
   }
 
   private registerPoolGauges(): void {
