@@ -6,6 +6,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import type { Cleanup } from "./processes.ts";
 
@@ -62,7 +63,7 @@ async function migrateAndSeed(
   const handle = await openDatabase({ databaseUrl, dataDir, databasePoolSize: 2 });
   try {
     await migrateToLatest(handle.db);
-    const { token, email } = await seedDemo(handle.db, pepper);
+    const { token, email } = await seedDemo(handle.db, { pepper, uploadSbom: ingestRunSbom });
     const row = await handle.db
       .selectFrom("repositories")
       .select(["key", "name"])

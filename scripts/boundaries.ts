@@ -56,7 +56,7 @@ export const LAYERS: readonly Layer[] = [
   // One folder per domain: types, services, stores, loaders.
   { name: "domains", nodes: ["modules/*"] },
   // Work that spans domains and keeps its SQL in their stores.
-  { name: "pipelines", nodes: ["ingestion"] },
+  { name: "pipelines", nodes: ["ingestion", "advisory-sync"] },
   // Where the pieces meet: the module list and schema, the job kinds, the server, the CLI.
   { name: "wiring", nodes: ["modules/index.ts", "schema.ts", "job-handlers.ts", "app.ts", "main.ts", "cli"] },
 ];
@@ -69,7 +69,7 @@ export const PURE_NODES: ReadonlySet<string> = new Set(["formats"]);
  * owning the tables (`src/modules/<domain>/*-store.ts`). They may hold a `Kysely<Database>`, pass
  * it on and open transactions with it (scripts/sql-usage.ts says what counts as building SQL).
  */
-export const SQL_FREE_NODES: ReadonlySet<string> = new Set(["ingestion"]);
+export const SQL_FREE_NODES: ReadonlySet<string> = new Set(["ingestion", "advisory-sync"]);
 
 /**
  * A domain's API surface: its GraphQL type files (`-type.ts`) and resolvers (`-mutations.ts`,

@@ -23,6 +23,9 @@ readonly SECRETLINT_VERSION=11.7.1
 readonly C8_VERSION=12.0.0
 readonly NPM_VERSION=11.19.1
 readonly CYCLONEDX_NPM_VERSION=6.0.1
+# cdxgen installs apart from the others, without its optional dependencies (prebuilt plugin
+# binaries of several hundred megabytes it does not need for a lockfile).
+readonly CDXGEN_VERSION=12.8.4
 
 readonly DEBIAN_PACKAGES=(
   clang gcc make lcov gcovr python3 python3-coverage python3-tabulate
@@ -38,6 +41,7 @@ readonly SOURCES="$ROOT/test/fixtures/tools"
 readonly TOOLS="${ASSAY_FIXTURE_TOOLS:-/tmp/assay-fixtures-tools}"
 readonly NPM_DIR="$TOOLS/npm"
 readonly BIN="$NPM_DIR/node_modules/.bin"
+readonly CDXGEN_DIR="$TOOLS/cdxgen"
 readonly PYTHON=/usr/bin/python3 # Debian's, whose dist-packages hold tabulate and coverage
 readonly WHAT="${1:-all}"
 
@@ -82,6 +86,18 @@ install_npm_tools() {
   echo '{"private":true}' >"$NPM_DIR/package.json"
   (cd "$NPM_DIR" && npm install --no-audit --no-fund --save-exact --loglevel=error "${wanted[@]}" >/dev/null)
   echo "${wanted[*]}" >"$stamp"
+}
+
+install_cdxgen() {
+  local wanted="@cyclonedx/cdxgen@$CDXGEN_VERSION"
+  local stamp="$CDXGEN_DIR/installed.txt"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then return; fi
+  log "npm install --omit=optional $wanted"
+  rm -rf "$CDXGEN_DIR"
+  mkdir -p "$CDXGEN_DIR"
+  echo '{"private":true}' >"$CDXGEN_DIR/package.json"
+  (cd "$CDXGEN_DIR" && npm install --no-audit --no-fund --save-exact --omit=optional --loglevel=error "$wanted" >/dev/null)
+  echo "$wanted" >"$stamp"
 }
 
 # Copies a project's sources to $WORK/<project> (afresh) and enters it.
@@ -449,6 +465,33 @@ make_sbom() {
     cyclonedx-npm/cyclonedx-npm.tool-output.txt
   add_fixture sbom cyclonedx-npm cyclonedx-npm/bom.xml cyclonedx none cyclonedx-npm/cyclonedx-npm.summary.json \
     cyclonedx-npm/cyclonedx-npm.tool-output.txt
+
+  # cdxgen, a generator of its own (it reads the lockfile itself rather than asking npm), on the
+  # same lockfile: production dependencies only (--required-only), which still include ms as one
+  # of the root's own dependencies, since the root lists it (as a devDependency) besides debug
+  # needing it. It names each component's lockfile (SrcFile), relative to the scanned directory;
+  # it would write paths under its temporary directory relative to that directory instead, so its
+  # TMPDIR is one of its own. Offline: no dependency install, no licence look-ups.
+  log "cdxgen"
+  install_cdxgen
+  mkdir -p "$out/cdxgen" "$TOOLS/cdxgen-tmp"
+  local cdxgen_version cdxgen_output="$out/cdxgen/cdxgen.tool-output.txt"
+  cdxgen_version=$(jq -r .version "$CDXGEN_DIR/node_modules/@cyclonedx/cdxgen/package.json")
+  local cdxgen_args=(-t js --no-recurse --no-install-deps --no-babel --required-only --spec-version 1.6 --json-pretty)
+  echo "\$ cdxgen ${cdxgen_args[*]} -o bom.json ." >"$cdxgen_output"
+  TMPDIR="$TOOLS/cdxgen-tmp" FETCH_LICENSE=false NPM_CONFIG_USERCONFIG=/dev/null \
+    "$CDXGEN_DIR/node_modules/.bin/cdxgen" "${cdxgen_args[@]}" -o "$out/cdxgen/bom.json" . >>"$cdxgen_output" 2>&1
+  write_summary "$out/cdxgen/cdxgen.summary.json" cdxgen "cdxgen $cdxgen_version, node $(node --version)" \
+    "cdxgen ${cdxgen_args[*]} -o bom.json ." "$PWD" "$(
+      jq '. as $bom | ($bom.metadata.component["bom-ref"]) as $root |
+        {bomFormat, specVersion, components: (.components | length),
+         root: .metadata.component.purl,
+         direct: [.dependencies[] | select(.ref == $root) | .dependsOn[]] | length,
+         purls: [.components[].purl] | sort,
+         srcFiles: [.components[].properties[]? | select(.name == "SrcFile") | .value] | unique}' \
+        "$out/cdxgen/bom.json"
+    )"
+  add_fixture sbom cdxgen cdxgen/bom.json cyclonedx relative cdxgen/cdxgen.summary.json cdxgen/cdxgen.tool-output.txt
 
   write_manifest sbom
 }

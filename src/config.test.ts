@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import { test } from "node:test";
-import { CONFIG_VARIABLES, ConfigError, parseConfig } from "./config.ts";
+import { CONFIG_VARIABLES, ConfigError, formatDuration, parseConfig, parseDuration } from "./config.ts";
 
 test("defaults follow the documented values when nothing is set", () => {
   const config = parseConfig({});
@@ -89,6 +89,75 @@ test("outside production the session secret is derived from the pepper, never eq
   assert.notEqual(one.sessionSecret, two.sessionSecret);
   assert.ok(one.sessionSecret.length >= 32);
   assert.ok(!one.sessionSecret.includes("pepper-number-one-0123"));
+});
+
+test("advisory sync is off by default: no URL, a 6h interval, 1 GiB exports, public addresses only", () => {
+  const config = parseConfig({});
+  assert.deepEqual(config.advisorySyncUrls, []);
+  assert.equal(config.advisorySyncIntervalMs, 6 * 3_600_000);
+  assert.equal(config.advisorySyncMaxBytes, 1_073_741_824);
+  assert.equal(config.advisorySyncAllowPrivateNetworks, false);
+});
+
+test("advisory sync URLs are a comma-separated list; interval and size are read in their units", () => {
+  const config = parseConfig({
+    ASSAY_ADVISORY_SYNC_URLS:
+      " https://osv-vulnerabilities.storage.googleapis.com/npm/all.zip , http://mirror.internal/PyPI/all.zip,",
+    ASSAY_ADVISORY_SYNC_INTERVAL: "90m",
+    ASSAY_ADVISORY_SYNC_MAX_BYTES: "2048",
+    ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS: "true",
+  });
+  assert.deepEqual(config.advisorySyncUrls, [
+    "https://osv-vulnerabilities.storage.googleapis.com/npm/all.zip",
+    "http://mirror.internal/PyPI/all.zip",
+  ]);
+  assert.equal(config.advisorySyncIntervalMs, 90 * 60_000);
+  assert.equal(config.advisorySyncMaxBytes, 2048);
+  assert.equal(config.advisorySyncAllowPrivateNetworks, true);
+  assert.equal(parseConfig({ ASSAY_ADVISORY_SYNC_INTERVAL: "1d" }).advisorySyncIntervalMs, 86_400_000);
+  assert.equal(parseConfig({ ASSAY_ADVISORY_SYNC_INTERVAL: "900s" }).advisorySyncIntervalMs, 900_000);
+});
+
+test("bad advisory sync settings are each reported, and a URL is named by position, never echoed", () => {
+  assert.throws(
+    () =>
+      parseConfig({
+        ASSAY_ADVISORY_SYNC_URLS: "ftp://example.com/all.zip,https://user:pa55word@example.com/all.zip,nope",
+        ASSAY_ADVISORY_SYNC_INTERVAL: "5m",
+        ASSAY_ADVISORY_SYNC_MAX_BYTES: "12",
+        ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS: "perhaps",
+      }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems, [
+        "ASSAY_ADVISORY_SYNC_URLS: URL 1 must use https:// or http://",
+        "ASSAY_ADVISORY_SYNC_URLS: URL 2 must not contain a user name or password",
+        "ASSAY_ADVISORY_SYNC_URLS: URL 3 is not a valid URL",
+        'ASSAY_ADVISORY_SYNC_INTERVAL must be a duration from 15m to 30d (a number and s, m, h or d, e.g. 6h), got "5m"',
+        'ASSAY_ADVISORY_SYNC_MAX_BYTES must be an integer from 1024 to 17179869184, got "12"',
+        'ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS must be true or false, got "perhaps"',
+      ]);
+      assert.doesNotMatch(error.message, /pa55word/);
+      return true;
+    },
+  );
+  for (const interval of ["6 hours", "6", "0h", "31d", "h", "-1h"]) {
+    assert.throws(
+      () => parseConfig({ ASSAY_ADVISORY_SYNC_INTERVAL: interval }),
+      /ASSAY_ADVISORY_SYNC_INTERVAL must be a duration/,
+      interval,
+    );
+  }
+});
+
+test("durations read and print in the same units", () => {
+  assert.equal(parseDuration("6h"), 21_600_000);
+  assert.equal(parseDuration("15M"), 900_000);
+  assert.equal(parseDuration("6 hours"), undefined);
+  assert.equal(formatDuration(21_600_000), "6h");
+  assert.equal(formatDuration(90 * 60_000), "90m");
+  assert.equal(formatDuration(86_400_000 * 2), "2d");
+  assert.equal(formatDuration(1500), "2s");
 });
 
 test("README documents every configuration variable", () => {

@@ -68,10 +68,40 @@ export interface Config {
   artifactMaxBodyBytes: number;
   /** How long a run waits for the artifacts of its expected checks, in seconds. */
   artifactTimeoutSeconds: number;
+  /** OSV export URLs `advisories sync` fetches; empty turns the scheduled sync off. */
+  advisorySyncUrls: string[];
+  /** Time between two scheduled syncs, in milliseconds. */
+  advisorySyncIntervalMs: number;
+  /** Largest export a sync downloads, in bytes. */
+  advisorySyncMaxBytes: number;
+  /** Let the sync reach private, loopback and other internal addresses (an on-premise mirror). */
+  advisorySyncAllowPrivateNetworks: boolean;
   /** Where `/metrics` is served: on the main port, on a port of its own, or not at all. */
   metrics: MetricsSetting;
   /** OpenTelemetry tracing, from the standard `OTEL_*` variables; undefined when off (the default). */
   tracing: TracingSetting | undefined;
+}
+
+/** Shortest and longest accepted `ASSAY_ADVISORY_SYNC_INTERVAL`. */
+export const ADVISORY_SYNC_MIN_INTERVAL_MS = 15 * 60_000;
+export const ADVISORY_SYNC_MAX_INTERVAL_MS = 30 * 86_400_000;
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `ms` in the largest unit that divides it exactly, e.g. `6h` (the form {@link parseDuration} reads). */
+export function formatDuration(ms: number): string {
+  for (const unit of ["d", "h", "m"]) {
+    const size = DURATION_UNITS[unit]!;
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${Math.round(ms / 1000)}s`;
+}
+
+/** Milliseconds of a duration such as `90m`, `6h` or `1d`; undefined when it is not one. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d{1,9})\s*([smhd])$/i.exec(text.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!;
 }
 
 /** Where spans go when tracing is on. */
@@ -172,6 +202,32 @@ export function parseConfig(env: Env = process.env): Config {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${logLevelRaw}"`);
   }
 
+  const advisorySyncUrls = [
+    ...new Set(
+      (text("ASSAY_ADVISORY_SYNC_URLS") ?? "")
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part.length > 0),
+    ),
+  ];
+  for (const [index, raw] of advisorySyncUrls.entries()) {
+    // The URL itself is not echoed: it may carry a signed query string.
+    const problem = advisorySyncUrlProblem(raw);
+    if (problem) problems.push(`ASSAY_ADVISORY_SYNC_URLS: URL ${index + 1} ${problem}`);
+  }
+  const intervalRaw = text("ASSAY_ADVISORY_SYNC_INTERVAL") ?? "6h";
+  let advisorySyncIntervalMs = parseDuration(intervalRaw);
+  if (
+    advisorySyncIntervalMs === undefined ||
+    advisorySyncIntervalMs < ADVISORY_SYNC_MIN_INTERVAL_MS ||
+    advisorySyncIntervalMs > ADVISORY_SYNC_MAX_INTERVAL_MS
+  ) {
+    problems.push(
+      `ASSAY_ADVISORY_SYNC_INTERVAL must be a duration from 15m to 30d (a number and s, m, h or d, e.g. 6h), got "${intervalRaw}"`,
+    );
+    advisorySyncIntervalMs = 6 * 3_600_000;
+  }
+
   const publicUrlRaw = url("ASSAY_PUBLIC_URL", ["http:", "https:"]);
   const metrics = metricsSetting(text("ASSAY_METRICS"), text("ASSAY_METRICS_HOST"), port, problems);
   const tracing = tracingSetting(text, problems);
@@ -214,11 +270,29 @@ export function parseConfig(env: Env = process.env): Config {
     artifactMaxBytes: integer("ASSAY_ARTIFACT_MAX_BYTES", 268_435_456, 1024, 4_294_967_296),
     artifactMaxBodyBytes: integer("ASSAY_ARTIFACT_MAX_BODY_BYTES", 104_857_600, 1024, 1_073_741_824),
     artifactTimeoutSeconds: integer("ASSAY_ARTIFACT_TIMEOUT_SECONDS", 3600, 1, 604_800),
+    advisorySyncUrls,
+    advisorySyncIntervalMs,
+    advisorySyncMaxBytes: integer("ASSAY_ADVISORY_SYNC_MAX_BYTES", 1_073_741_824, 1024, 17_179_869_184),
+    advisorySyncAllowPrivateNetworks: boolean("ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS", false),
     metrics,
     tracing,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** What is wrong with `raw` as an OSV export URL, if anything. */
+function advisorySyncUrlProblem(raw: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    return "is not a valid URL";
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return "must use https:// or http://";
+  if (parsed.username !== "" || parsed.password !== "") return "must not contain a user name or password";
+  if (parsed.hash !== "") return "must not contain a fragment (#...)";
+  return undefined;
 }
 
 /**
@@ -439,6 +513,28 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "ASSAY_ARTIFACT_TIMEOUT_SECONDS",
     default: "3600",
     meaning: "How long a run waits for the artifact of each expected check before it ends ARTIFACT_TIMEOUT.",
+  },
+  {
+    name: "ASSAY_ADVISORY_SYNC_URLS",
+    default: "(unset)",
+    meaning:
+      "Comma-separated OSV export URLs (e.g. https://osv-vulnerabilities.storage.googleapis.com/npm/all.zip) the worker imports on a schedule. Unset: no scheduled sync.",
+  },
+  {
+    name: "ASSAY_ADVISORY_SYNC_INTERVAL",
+    default: "6h",
+    meaning: "Time between two advisory syncs: a number and s, m, h or d, from 15m to 30d.",
+  },
+  {
+    name: "ASSAY_ADVISORY_SYNC_MAX_BYTES",
+    default: "1073741824",
+    meaning: "Largest export an advisory sync downloads (1 GiB); a larger one fails the sync of that URL.",
+  },
+  {
+    name: "ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS",
+    default: "false",
+    meaning:
+      "Let advisory sync reach private, loopback, link-local and other internal addresses (an on-premise mirror).",
   },
   {
     name: "ASSAY_METRICS",

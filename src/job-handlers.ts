@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
+import { advisorySyncHandler, advisorySyncSchedule } from "./advisory-sync/sync-job.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/types.ts";
 import { artifactProcessingHandler, runDeadlineHandler } from "./ingestion/process-job.ts";
-import { type JobHandler, JobWorker } from "./jobs/worker.ts";
+import { type JobHandler, type JobSchedule, JobWorker } from "./jobs/worker.ts";
 import type { Logger } from "./logger.ts";
 import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
 import type { Metrics } from "./observability/metrics.ts";
@@ -24,7 +25,14 @@ export function jobHandlers(
       metrics && ((kind, outcome, seconds) => metrics.observeArtifact(kind, outcome, seconds)),
     ),
     runDeadlineHandler(db),
+    advisorySyncHandler(db, config, logger),
   ];
+}
+
+/** Recurring work the workers keep queued, as configured. */
+export function jobSchedules(config: Config): JobSchedule[] {
+  const advisorySync = advisorySyncSchedule(config);
+  return advisorySync ? [advisorySync] : [];
 }
 
 /**
@@ -55,6 +63,7 @@ export function startJobWorker(
     handlers: jobHandlers(db, config, logger, metrics),
     pollMs: config.workerPollMs,
     leaseSeconds: config.jobLeaseSeconds,
+    schedules: jobSchedules(config),
     ...(metrics && { onRun: (kind, outcome, seconds) => metrics.observeJobRun(kind, outcome, seconds) }),
     ...(tracing && {
       wrapRun: (kind: string, run: () => Promise<void>) =>

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { startApp } from "./app.ts";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
+import { ingestRunSbom } from "./ingestion/sca/sbom-upload.ts";
 import { createLogger, flushLogger, type Logger } from "./logger.ts";
 import { hasDemoData, seedDemo } from "./modules/demo/demo-seed.ts";
 
@@ -31,7 +32,7 @@ async function seedEmbeddedDemo(
     .select(db.fn.countAll<string>().as("count"))
     .executeTakeFirstOrThrow();
   if (Number(users.count) > 0 || (await hasDemoData(db))) return undefined;
-  const { token, email } = await seedDemo(db, config.tokenPepper);
+  const { token, email } = await seedDemo(db, { pepper: config.tokenPepper, uploadSbom: ingestRunSbom });
   const file = path.join(config.dataDir, "demo-token");
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   logger.info({ user: email, tokenFile: file }, "seeded demo data");

@@ -265,6 +265,75 @@ describe("assay CLI beside a running server", () => {
     assert.equal(await ping("chosen-secret-0123456789"), 401);
   });
 
+  test("account vcs-secret covers the account's repositories without a secret of their own; --remove stops it", async () => {
+    const ping = async (secret: string) => {
+      const body = JSON.stringify(githubPingPayload("hearts", "croquet"));
+      const response = await rawRequest(`${app.url}/webhooks/github`, {
+        method: "POST",
+        headers: githubHeaders("ping", body, secret),
+        chunks: [body],
+      });
+      return response.status;
+    };
+    const set = cli(
+      "account",
+      "vcs-secret",
+      "--account",
+      "hearts",
+      "--secret",
+      "hearts-app-secret-0123456789",
+    );
+    assert.equal(set.status, 0, set.stderr);
+    assert.equal(set.stdout, "hearts-app-secret-0123456789\n");
+    assert.match(set.stderr, /account hearts \(GITHUB\); it is shown only now/);
+    // croquet's own secret was removed above: the account's now authenticates its deliveries.
+    assert.equal(await ping("hearts-app-secret-0123456789"), 200);
+    assertFails(
+      cli(
+        "account",
+        "vcs-secret",
+        "--account",
+        "hearts",
+        "--remove",
+        "--secret",
+        "hearts-app-secret-0123456789",
+      ),
+      1,
+      /^error: --remove and --secret cannot be used together/,
+    );
+    const removed = cli("account", "vcs-secret", "--account", "hearts", "--remove");
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.match(removed.stderr, /Removed the VCS webhook secret of account hearts/);
+    assert.equal(await ping("hearts-app-secret-0123456789"), 401);
+  });
+
+  test("repository create takes a GitLab subgroup path as the name, and refuses slashes elsewhere", async () => {
+    const account = cli("account", "create", "--login", "tea-party", "--provider", "GITLAB");
+    assert.equal(account.status, 0, account.stderr);
+    const nested = cli(
+      "repository",
+      "create",
+      "--account",
+      "tea-party",
+      "--provider",
+      "gitlab",
+      "--name",
+      "table/teapot",
+    );
+    assert.equal(nested.status, 0, nested.stderr);
+    assert.match(nested.stdout, /^Created private repository tea-party\/table\/teapot on GITLAB/);
+    assertFails(
+      cli("repository", "create", "--account", "hearts", "--name", "garden/roses"),
+      1,
+      /^error: --name must not contain "\/" on GITHUB/,
+    );
+    assertFails(
+      cli("repository", "create", "--account", "tea-party", "--provider", "GITLAB", "--name", "table//cup"),
+      1,
+      /^error: --name must be 1 to 100 characters without backslashes/,
+    );
+  });
+
   test("token list shows the last four characters and never the token; revoke stops it at once", async () => {
     const user = await aUser(app.database.db, { email: "dormouse@teapot.test" });
     const token = await aToken(app.database.db, PEPPER, user, { name: "laptop" });

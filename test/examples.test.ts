@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -66,7 +67,7 @@ describe("documented examples", () => {
 
   before(async () => {
     server = await startTestServer();
-    ({ token } = await seedDemo(server.db, server.config.tokenPepper));
+    ({ token } = await seedDemo(server.db, { pepper: server.config.tokenPepper, uploadSbom: ingestRunSbom }));
     const res = await gql(
       server.endpoint,
       token,

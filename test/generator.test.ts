@@ -4,8 +4,10 @@ import { after, before, describe, test } from "node:test";
 import { type Kysely, sql } from "kysely";
 import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
 import type { Database } from "../src/db/types.ts";
+import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { ensureCatalog } from "../src/modules/catalog/catalog-data.ts";
 import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL, hasDemoData, seedDemo } from "../src/modules/demo/demo-seed.ts";
+import { planRepositories, planSize } from "../src/modules/demo/generator.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -33,22 +35,13 @@ const NOT_GENERATED = new Set([
   "webhook_deliveries",
   "webhook_delivery_attempts",
   "jobs",
-  // Upload state: the demo writes the read model directly, without artifacts.
-  "artifacts",
-  "artifact_chunks",
+  // Upload state of coverage: the demo writes coverage totals directly (its SBOMs are uploaded).
   "coverage_files",
   // Per-file coverage is written by coverage processing; the demo's coverage has totals only.
   "coverage_check_files",
-  // Written by what real input goes through and the demo does not yet: SBOM processing (a scan's
-  // dependencies), advisory import (affected packages, export sources) and VCS webhooks (their
-  // secrets, deliveries and branch heads). The demo writes packages, SCA checks, vulnerabilities
-  // and pull requests directly.
-  "sca_check_dependencies",
-  "advisory_packages",
+  // Written only by an advisory sync from a configured source; the demo's advisories go through
+  // the import of records instead (its affected packages included).
   "advisory_sources",
-  "repository_vcs_secrets",
-  "vcs_deliveries",
-  "branch_heads",
 ]);
 
 async function tableNames(db: Kysely<Database>): Promise<string[]> {
@@ -102,11 +95,13 @@ async function stateViolations(db: Kysely<Database>) {
           AND b.status IN ('SUCCESS', 'FAILURE'))) AS unanalyzed_base,
       (SELECT count(*) FROM sca_pairs) AS sca_pairs,
       (SELECT count(*) FROM sca_pairs p JOIN vulnerability_occurrences o ON o.sca_check_id = p.check_id
+        JOIN package_versions ov ON ov.id = o.package_version_id
         WHERE (o.state = 'INTRODUCED') = EXISTS (SELECT 1 FROM vulnerability_occurrences x
+          JOIN package_versions xv ON xv.id = x.package_version_id
           WHERE x.sca_check_id = p.base_id AND x.vulnerability_id = o.vulnerability_id
-          AND x.package_version_id = o.package_version_id AND x.state <> 'RESOLVED')) AS sca_mismatched`.execute(
-    db,
-  );
+          AND xv.package_id = ov.package_id AND x.state <> 'RESOLVED')) AS sca_mismatched,
+      (SELECT count(*) FROM analysis_runs r LEFT JOIN analysis_runs b ON b.id = r.base_run_id
+        WHERE r.base_oid IS DISTINCT FROM b.commit_oid) AS base_run_mismatched`.execute(db);
   return Object.fromEntries(Object.entries(rows[0]!).map(([k, v]) => [k, Number(v)]));
 }
 
@@ -122,6 +117,7 @@ function assertConsistent(violations: Record<string, number>): void {
       unanalyzed_base: 0,
       sca_pairs: 0,
       sca_mismatched: 0,
+      base_run_mismatched: 0,
     },
   );
 }
@@ -140,11 +136,27 @@ const DIGESTS = {
     JOIN checks c ON c.id = o.check_id JOIN issues i ON i.id = o.issue_id`,
   runs: sql`SELECT r.key, r.run_uid, r.branch_name, r.base_oid, r.commit_oid, r.status, r.created_at, r.finished_at,
     p.number FROM analysis_runs r LEFT JOIN pull_requests p ON p.id = r.pull_request_id`,
-  metricValues: sql`SELECT v.key, i.metric_shortcode, i.metric_key, v.value, v.threshold, v.commit_oid FROM metric_values v
-    JOIN repository_metric_items i ON i.id = v.item_id`,
-  vulnerabilityOccurrences: sql`SELECT o.key, v.identifier, pv.version, o.state, o.reachability, o.fixability
+  // DDP values, SCA checks, targets, occurrences and pull requests are written by the SBOM and
+  // webhook code, which gives rows random keys: those are compared by what they hold and whose they are.
+  metricValues: sql`SELECT CASE WHEN i.metric_shortcode = 'DDP' THEN NULL ELSE v.key END AS key, c.key AS check_key,
+    i.metric_shortcode, i.metric_key, v.value, v.threshold, v.commit_oid FROM metric_values v
+    JOIN repository_metric_items i ON i.id = v.item_id LEFT JOIN checks c ON c.id = v.check_id`,
+  vulnerabilityOccurrences: sql`SELECT r.key AS run_key, t.lockfile_path, v.identifier, pv.version, o.state,
+    o.reachability, o.fixability, o.fix_version
     FROM vulnerability_occurrences o JOIN vulnerabilities v ON v.id = o.vulnerability_id
-    JOIN package_versions pv ON pv.id = o.package_version_id`,
+    JOIN package_versions pv ON pv.id = o.package_version_id JOIN sca_checks s ON s.id = o.sca_check_id
+    JOIN analysis_runs r ON r.id = s.run_id LEFT JOIN repository_targets t ON t.id = s.target_id`,
+  scaDependencies: sql`SELECT r.key AS run_key, t.lockfile_path, p.purl, pv.version, d.is_direct, d.license_expression
+    FROM sca_check_dependencies d JOIN sca_checks s ON s.id = d.sca_check_id JOIN analysis_runs r ON r.id = s.run_id
+    JOIN repository_targets t ON t.id = d.target_id JOIN package_versions pv ON pv.id = d.package_version_id
+    JOIN packages p ON p.id = pv.package_id`,
+  pullRequests: sql`SELECT repo.key AS repository_key, p.number, p.title, p.state, p.branch, p.base_branch,
+    p.head_commit_oid, p.merge_base_oid, p.vcs_url, p.created_at FROM pull_requests p
+    JOIN repositories repo ON repo.id = p.repository_id`,
+  branchHeads: sql`SELECT repo.key AS repository_key, h.branch, h.commit_oid FROM branch_heads h
+    JOIN repositories repo ON repo.id = h.repository_id`,
+  vulnerabilities: sql`SELECT identifier, aliases, severity, cvss_v3_vector, cvss_v3_base_score, cvss_v2_base_score,
+    epss_score, published_at, withdrawn_at FROM vulnerabilities`,
   users: sql`SELECT key, email, analytics_id FROM users`,
 };
 
@@ -155,7 +167,11 @@ describe("the demo seed in a database", () => {
 
   before(async () => {
     server = await startTestServer();
-    ({ token, counts } = await seedDemo(server.db, server.config.tokenPepper, NOW));
+    ({ token, counts } = await seedDemo(
+      server.db,
+      { pepper: server.config.tokenPepper, uploadSbom: ingestRunSbom },
+      NOW,
+    ));
   });
   after(() => server.stop());
 
@@ -200,6 +216,98 @@ describe("the demo seed in a database", () => {
     }
     assert.ok(counts.occurrences! > 1000 && counts.occurrences! < 6000, `${counts.occurrences} occurrences`);
     assert.ok(await hasDemoData(server.db));
+  });
+
+  test("pull requests and branch heads are what the signed webhook deliveries made of the plan", async () => {
+    const { accounts, params, seed, now } = planSize({ size: "small", now: NOW });
+    const plans = planRepositories(accounts, params, seed, now);
+    const second = (d: Date) => Math.floor(d.getTime() / 1000);
+    const expected = plans.flatMap((p) =>
+      p.pullRequests.map((pr) =>
+        JSON.stringify([
+          p.repository.fullName,
+          pr.number,
+          pr.title,
+          pr.state,
+          pr.branch,
+          pr.baseBranch,
+          p.repository.provider === "GITLAB" ? pr.mergeBaseOid : null,
+          pr.vcsUrl,
+          second(pr.createdAt),
+        ]),
+      ),
+    );
+    const { rows } = await sql<Record<string, unknown> & { created_at: Date }>`
+      SELECT a.login || '/' || r.name AS full_name, p.number, p.title, p.state, p.branch, p.base_branch,
+        p.merge_base_oid, p.vcs_url, p.created_at
+      FROM pull_requests p JOIN repositories r ON r.id = p.repository_id JOIN accounts a ON a.id = r.account_id`.execute(
+      server.db,
+    );
+    const actual = rows.map((row) =>
+      JSON.stringify([
+        row.full_name,
+        row.number,
+        row.title,
+        row.state,
+        row.branch,
+        row.base_branch,
+        row.merge_base_oid,
+        row.vcs_url,
+        second(row.created_at),
+      ]),
+    );
+    assert.ok(expected.length > 10);
+    assert.deepEqual(actual.sort(), expected.sort());
+
+    // One delivery per opened, synchronize and closed event and per branch head pushed.
+    const events = plans.reduce(
+      (n, p) =>
+        n +
+        p.runs.filter((r) => r.pullRequestKey !== null).length +
+        p.pullRequests.filter((pr) => pr.state !== "OPEN").length +
+        1 +
+        p.pullRequests.filter((pr) => pr.state === "OPEN").length,
+      0,
+    );
+    assert.equal(await rowCount(server.db, "vcs_deliveries"), events);
+    const heads = await sql<{ n: string }>`
+      SELECT count(*) AS n FROM repositories r
+      JOIN branch_heads h ON h.repository_id = r.id AND h.branch = r.default_branch
+      WHERE h.commit_oid = (SELECT commit_oid FROM analysis_runs x WHERE x.repository_id = r.id
+        AND x.branch_name = r.default_branch ORDER BY x.created_at DESC LIMIT 1)`.execute(server.db);
+    assert.equal(Number(heads.rows[0]!.n), plans.length);
+  });
+
+  test("dependencies and advisories are what the SBOM processing and the advisory import made", async () => {
+    const { rows } = await sql<Record<string, string>>`
+      SELECT
+        (SELECT count(*) FROM sca_checks) AS sca_checks,
+        (SELECT count(*) FROM sca_checks s JOIN artifacts a ON a.id = s.artifact_id
+          WHERE a.status = 'PROCESSED' AND a.kind = 'SBOM' AND a.format LIKE 'CycloneDX 1.5%') AS processed,
+        (SELECT count(*) FROM sca_check_dependencies WHERE is_direct) AS direct,
+        (SELECT count(*) FROM sca_check_dependencies WHERE NOT is_direct) AS transitive,
+        (SELECT count(*) FROM sca_check_dependencies WHERE license_expression IS NULL) AS without_licence,
+        (SELECT count(*) FROM vulnerabilities) AS vulnerabilities,
+        (SELECT count(*) FROM vulnerabilities WHERE cvss_v3_base_score IS NULL OR severity IS NULL) AS unrated,
+        (SELECT count(DISTINCT vulnerability_id) FROM advisory_packages) AS with_packages,
+        (SELECT count(*) FROM vulnerabilities WHERE epss_score IS NOT NULL) AS with_epss,
+        (SELECT count(*) FROM vulnerability_occurrences o JOIN vulnerabilities v ON v.id = o.vulnerability_id
+          WHERE v.withdrawn_at IS NOT NULL) AS withdrawn_found,
+        (SELECT count(*) FROM metric_values v JOIN repository_metric_items i ON i.id = v.item_id
+          JOIN sca_checks s ON s.check_id = v.check_id WHERE i.metric_shortcode = 'DDP') AS ddp_values`.execute(
+      server.db,
+    );
+    const n = Object.fromEntries(Object.entries(rows[0]!).map(([k, v]) => [k, Number(v)]));
+    assert.ok(n.sca_checks! > 50, JSON.stringify(n));
+    assert.equal(n.processed, n.sca_checks);
+    assert.equal(n.ddp_values, n.sca_checks);
+    assert.ok(n.direct! > 0 && n.transitive! > 0);
+    assert.equal(n.without_licence, 0);
+    assert.equal(n.unrated, 0);
+    assert.equal(n.with_packages, n.vulnerabilities);
+    assert.ok(n.with_epss! > 0 && n.with_epss! < n.vulnerabilities!);
+    assert.equal(n.withdrawn_found, 0);
+    assert.ok((await rowCount(server.db, "vulnerability_occurrences")) > 0);
   });
 
   test("finding and vulnerability states agree with each run's base run", async () => {
@@ -249,7 +357,7 @@ describe("the demo seed in a database", () => {
     before(async () => {
       other = await createTestDatabase();
       handle = await openDatabase({ ...other, databasePoolSize: 2 });
-      await seedDemo(handle.db, PEPPER, NOW);
+      await seedDemo(handle.db, { pepper: PEPPER, uploadSbom: ingestRunSbom }, NOW);
     });
     after(async () => {
       await handle.close();
@@ -276,7 +384,7 @@ describe("the large size at a reduced scale", () => {
   before(async () => {
     database = await createTestDatabase();
     handle = await openDatabase({ ...database, databasePoolSize: 2 });
-    await seedDemo(handle.db, PEPPER, NOW, {
+    await seedDemo(handle.db, { pepper: PEPPER, uploadSbom: ingestRunSbom }, NOW, {
       size: "large",
       scale: 0.012,
       chunkSize: 5,

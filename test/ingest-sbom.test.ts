@@ -371,6 +371,66 @@ describe("SBOM uploads through the API", () => {
     ]);
   });
 
+  test("cdxgen's CycloneDX 1.6 JSON: components, direct and transitive, and targets as the tool's document says", async () => {
+    const text = readToolFixture("sbom", "cdxgen", "bom.json");
+    // What the tool wrote: its components, the root's own dependencies, the lockfile named per component.
+    const bom = JSON.parse(text) as {
+      metadata: { component: { "bom-ref": string } };
+      components: Array<{ name: string; purl: string; properties?: Array<{ name: string; value: string }> }>;
+      dependencies: Array<{ ref: string; dependsOn: string[] }>;
+    };
+    const rootRef = bom.metadata.component["bom-ref"];
+    const direct = new Set(bom.dependencies.find((d) => d.ref === rootRef)?.dependsOn);
+    const srcFiles = [
+      ...new Set(
+        bom.components.flatMap((c) =>
+          (c.properties ?? []).filter((p) => p.name === "SrcFile").map((p) => p.value),
+        ),
+      ),
+    ];
+    assert.ok(
+      bom.components.length > 0 && srcFiles.length > 0,
+      "the fixture names components and their lockfile",
+    );
+
+    const repository = await aRepository(server.db, account);
+    const answer = await upload(repository, aCommit(), text);
+    assert.equal(answer.ok, true, answer.error);
+    assert.equal(answer.artifact?.format, "CycloneDX 1.6 (JSON)");
+    await processed(repository);
+    const sca = (await runOf(answer.run!.runUid)).scaChecks.edges[0]!.node;
+    const directPurls = bom.components.filter((c) => direct.has(c.purl)).map((c) => c.purl);
+    assert.deepEqual(
+      [sca.dependencyCount, sca.directDependencyCount, sca.transitiveDependencyCount],
+      [bom.components.length, directPurls.length, bom.components.length - directPurls.length],
+    );
+    assert.deepEqual(
+      srcFiles.map((lockfilePath) => ({ ...NPM_TARGET, lockfilePath })),
+      (await repositoryView(repository)).targets.edges.map((e) => e.node),
+    );
+    const stored = await server.db
+      .selectFrom("sca_check_dependencies as d")
+      .innerJoin("package_versions as v", "v.id", "d.package_version_id")
+      .innerJoin("packages as p", "p.id", "v.package_id")
+      .select(["p.name", "v.version", "d.is_direct"])
+      .where("d.sca_check_id", "=", (eb) =>
+        eb
+          .selectFrom("sca_checks")
+          .select("id")
+          .where("artifact_id", "=", (inner) =>
+            inner.selectFrom("artifacts").select("id").where("repository_id", "=", repository.id),
+          ),
+      )
+      .orderBy("p.name")
+      .execute();
+    assert.deepEqual(
+      stored.map((d) => [`pkg:npm/${d.name}@${d.version}`, d.is_direct]),
+      bom.components
+        .map((c) => [c.purl, direct.has(c.purl)] as [string, boolean])
+        .sort(([a], [b]) => a.localeCompare(b)),
+    );
+  });
+
   test("a changed SBOM updates the counts: on a new commit, and replacing the same run's scan of that target", async () => {
     const repository = await aRepository(server.db, account);
     const first = await upload(repository, aCommit(), NPM_CYCLONEDX());

@@ -1,11 +1,12 @@
 import { advisoriesImport, advisoriesImportEpss } from "./advisory-commands.ts";
+import { advisoriesSources, advisoriesSync } from "./advisory-sync-commands.ts";
 import { type Command, formatUsageLine, UsageError } from "./command.ts";
 import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
 import { accountList, repositoryDsnCommand, repositoryList, userList } from "./read-commands.ts";
 import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
 import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
 import { uploadCommand } from "./upload-command.ts";
-import { repositoryVcsSecret } from "./vcs-commands.ts";
+import { accountVcsSecret, repositoryVcsSecret } from "./vcs-commands.ts";
 import { workerCommand } from "./worker-command.ts";
 
 /** Every admin command, in the order `assay help` lists them: the one list to extend. */
@@ -20,6 +21,7 @@ export const COMMANDS: readonly Command[] = [
   repositoryList,
   repositoryDsnCommand,
   repositoryVcsSecret,
+  accountVcsSecret,
   tokenCreate,
   tokenList,
   tokenRevoke,
@@ -29,6 +31,8 @@ export const COMMANDS: readonly Command[] = [
   uploadCommand,
   advisoriesImport,
   advisoriesImportEpss,
+  advisoriesSync,
+  advisoriesSources,
 ];
 
 /** The first word of a two-word command: `user` of `user create`. */

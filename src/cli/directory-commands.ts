@@ -189,7 +189,13 @@ export const repositoryCreate: Command = {
   flags: {
     account: { type: "string", placeholder: "LOGIN", required: true, description: "The account's login." },
     provider: providerFlag,
-    name: { type: "string", placeholder: "NAME", required: true, description: "The repository's name." },
+    name: {
+      type: "string",
+      placeholder: "NAME",
+      required: true,
+      description:
+        "The repository's name; on GITLAB, a project in subgroups is named by its path below the top-level group (sub/project).",
+    },
     "default-branch": {
       type: "string",
       placeholder: "BRANCH",
@@ -200,7 +206,7 @@ export const repositoryCreate: Command = {
   async run({ flags, database, print }) {
     const login = flags.required("account");
     const provider = parseProvider(flags.optional("provider"));
-    const name = parseRepositoryName(flags.required("name"));
+    const name = parseRepositoryName(flags.required("name"), provider);
     const branch = parseBranch(flags.optional("default-branch") ?? "main");
     const isPrivate = !flags.isSet("public");
     const { db } = await database();

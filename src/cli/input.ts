@@ -69,10 +69,23 @@ export function parseLogin(value: string): string {
   return value;
 }
 
-/** A repository name: 1 to 100 characters, no slashes or control characters. */
-export function parseRepositoryName(value: string): string {
-  if (value.length > 100 || /[/\\]/.test(value) || CONTROL_PATTERN.test(value)) {
-    throw new CliError(`--name must be 1 to 100 characters without slashes, got "${value}"`);
+/**
+ * A repository name: 1 to 100 characters, no backslashes or control characters, and no slashes
+ * except on GitLab, where a project inside subgroups is named by its path below the account's
+ * top-level group (`sub/project` in account `group`; docs/vcs-events.md "GitLab subgroups").
+ */
+export function parseRepositoryName(value: string, provider: VcsProvider): string {
+  const segments = value.split("/");
+  const badSegment = segments.some((segment) => segment === "" || segment === "." || segment === "..");
+  if (value.length > 100 || /\\/.test(value) || CONTROL_PATTERN.test(value) || badSegment) {
+    throw new CliError(
+      `--name must be 1 to 100 characters without backslashes, control characters or empty, "." or ".." segments, got "${value}"`,
+    );
+  }
+  if (segments.length > 1 && provider !== "GITLAB") {
+    throw new CliError(
+      `--name must not contain "/" on ${provider} (only GitLab projects in subgroups do), got "${value}"`,
+    );
   }
   return value;
 }

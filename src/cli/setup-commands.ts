@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { CONFIG_VARIABLES, type Config } from "../config.ts";
+import { displayUrl } from "../advisory-sync/source-url.ts";
+import { CONFIG_VARIABLES, type Config, formatDuration } from "../config.ts";
 import { migrateToLatest } from "../db/database.ts";
+import { ingestRunSbom } from "../ingestion/sca/sbom-upload.ts";
 import { DEMO_TEAM_LOGIN, hasDemoData, seedDemo } from "../modules/demo/demo-seed.ts";
 import { DEMO_SIZES, type DemoSize } from "../modules/demo/generator.ts";
 import { CliError, type Command, DEVELOPMENT_PEPPER_WARNING, isUniqueViolation } from "./command.ts";
@@ -62,7 +64,11 @@ export const demoSeed: Command = {
     const started = Date.now();
     let seeded: Awaited<ReturnType<typeof seedDemo>>;
     try {
-      seeded = await seedDemo(db, config.tokenPepper, new Date(), { size, scale, onProgress: note });
+      seeded = await seedDemo(db, { pepper: config.tokenPepper, uploadSbom: ingestRunSbom }, new Date(), {
+        size,
+        scale,
+        onProgress: note,
+      });
     } catch (error) {
       if (isUniqueViolation(error)) {
         throw new CliError("cannot seed the demo: one of its users or accounts already exists");
@@ -158,6 +164,13 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_ARTIFACT_MAX_BYTES: String(config.artifactMaxBytes),
     ASSAY_ARTIFACT_MAX_BODY_BYTES: String(config.artifactMaxBodyBytes),
     ASSAY_ARTIFACT_TIMEOUT_SECONDS: String(config.artifactTimeoutSeconds),
+    ASSAY_ADVISORY_SYNC_URLS:
+      config.advisorySyncUrls.length > 0
+        ? config.advisorySyncUrls.map(displayUrl).join(", ")
+        : "(unset: no scheduled sync)",
+    ASSAY_ADVISORY_SYNC_INTERVAL: formatDuration(config.advisorySyncIntervalMs),
+    ASSAY_ADVISORY_SYNC_MAX_BYTES: String(config.advisorySyncMaxBytes),
+    ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS: String(config.advisorySyncAllowPrivateNetworks),
     ASSAY_METRICS:
       config.metrics.mode === "port"
         ? String(config.metrics.port)

@@ -4,14 +4,14 @@ import { createLogger, flushLogger } from "../logger.ts";
 import type { Command } from "./command.ts";
 
 /**
- * `worker`: the background job worker (webhook delivery) on its own, for deployments that run
+ * `worker`: the background job worker (webhook delivery, artifact processing, advisory sync) on its own, for deployments that run
  * workers apart from servers (then start servers with ASSAY_WORKER=false). Runs until SIGTERM or
  * SIGINT, then lets running jobs finish for up to ASSAY_SHUTDOWN_TIMEOUT_SECONDS.
  */
 export const workerCommand: Command = {
   name: "worker",
   summary:
-    "Run the background job worker (webhook delivery) until SIGTERM or SIGINT. Every server runs one unless ASSAY_WORKER=false; any number may run side by side. Logs go to stdout as JSON lines.",
+    "Run the background job worker (webhook delivery, artifact processing, advisory sync) until SIGTERM or SIGINT. Every server runs one unless ASSAY_WORKER=false; any number may run side by side. Logs go to stdout as JSON lines.",
   flags: {},
   async run({ database, config, note }) {
     // Migrated (embedded) or checked (PostgreSQL) as for every command; the worker then gets a

@@ -23,10 +23,11 @@ export interface DatabaseHandle {
 /** Options of {@link openDatabase} beyond the configuration. */
 export interface DatabaseOptions {
   /**
-   * Called with the SQL of every statement run through Kysely, after it ran (failed or not).
-   * Tests count statements with it; it must be cheap and must not throw.
+   * Called with the SQL of every statement run through Kysely and the milliseconds it took as the
+   * client saw it, after it ran (failed or not). Tests count statements with it, benchmarks time
+   * them; it must be cheap and must not throw.
    */
-  onQuery?: (sql: string) => void;
+  onQuery?: (sql: string, durationMs: number) => void;
   /** Called when a statement fails or an idle connection is lost (metrics count them); must not throw. */
   onError?: () => void;
   /** Called after every statement with its time and whether it failed (tracing); must not throw. */
@@ -64,7 +65,7 @@ export async function openDatabase(
   const log =
     onQuery || onError || onStatement
       ? (event: LogEvent) => {
-          onQuery?.(event.query.sql);
+          onQuery?.(event.query.sql, event.queryDurationMillis);
           if (event.level === "error") onError?.();
           onStatement?.(event.query.sql, event.queryDurationMillis, event.level === "error");
         }

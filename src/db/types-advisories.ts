@@ -27,7 +27,22 @@ export interface AdvisorySourcesTable {
   last_modified: string | null;
   checked_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
   imported_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** How the last check ended (0017); null before the first. */
+  status: ColumnType<
+    AdvisorySourceStatus | null,
+    AdvisorySourceStatus | null | undefined,
+    AdvisorySourceStatus | null
+  >;
+  /** Why the last check failed (0017). */
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Size of the last export imported, in bytes (0017). */
+  downloaded_bytes: ColumnType<string | null, number | null | undefined, number | null>;
+  /** The summary of the last import (0017). */
+  import_summary: ColumnType<unknown, string | null | undefined, string | null>;
 }
+
+/** How a sync's check of one export URL ended. */
+export type AdvisorySourceStatus = "NOT_MODIFIED" | "IMPORTED" | "FAILED";
 
 export interface ScaCheckDependenciesTable {
   sca_check_id: ForeignKey;
@@ -44,3 +59,4 @@ export interface AdvisoryTables {
 }
 
 export type AdvisoryPackageRow = Selectable<AdvisoryPackagesTable>;
+export type AdvisorySourceRow = Selectable<AdvisorySourcesTable>;

@@ -258,11 +258,20 @@ export interface RepositoryVcsSecretsTable {
   updated_at: Timestamp;
 }
 
+/** An account's incoming webhook secret: covers its repositories that have none of their own. */
+export interface AccountVcsSecretsTable {
+  account_id: ForeignKey;
+  secret_encrypted: Buffer;
+  secret_last_four: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
 /** An incoming webhook delivery already applied, kept for a while to refuse replays. */
 export interface VcsDeliveriesTable {
   repository_id: ForeignKey;
   delivery_id: string;
-  provider: "GITHUB" | "GITLAB";
+  provider: "GITHUB" | "GITLAB" | "BITBUCKET";
   event: string;
   received_at: CreatedAt;
 }
@@ -523,6 +532,7 @@ export interface Database extends AuthFlowTables, WebhookTables, IngestionTables
   code_formatters: CodeFormattersTable;
   pull_requests: PullRequestsTable;
   repository_vcs_secrets: RepositoryVcsSecretsTable;
+  account_vcs_secrets: AccountVcsSecretsTable;
   vcs_deliveries: VcsDeliveriesTable;
   branch_heads: BranchHeadsTable;
   checks: ChecksTable;

@@ -158,6 +158,26 @@ export async function rescheduleJob(
     .execute();
 }
 
+/**
+ * Queues `job` again in `delayMs` as a fresh run of recurring work: its claim count starts over,
+ * so the give-up limit counts consecutive failures, not the runs of its lifetime.
+ */
+export async function repeatJob(tx: Kysely<Database>, job: ClaimedJob, delayMs: number): Promise<void> {
+  await tx
+    .updateTable("jobs")
+    .set({
+      run_at: sql<Date>`now() + make_interval(secs => ${delayMs / 1000})`,
+      locked_until: null,
+      lease_token: null,
+      locked_by: null,
+      attempts: 0,
+      last_error: null,
+      updated_at: sql<Date>`now()`,
+    })
+    .where("id", "=", job.id)
+    .execute();
+}
+
 /** Marks `job` FAILED: its handler gave up; the row stays for inspection. */
 export async function failJob(tx: Kysely<Database>, job: ClaimedJob, error: string): Promise<void> {
   await tx

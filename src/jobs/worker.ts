@@ -11,6 +11,7 @@ import {
   lockClaimedJob,
   releaseJob,
   renewLeases,
+  repeatJob,
   rescheduleJob,
 } from "./job-store.ts";
 
@@ -20,10 +21,14 @@ import {
  * inside every server instance by default, and `assay worker` runs one alone.
  */
 
-/** How a job ends this time: finished, to run again later, or given up. */
+/**
+ * How a job ends this time: finished, to run again later (a retry, or the next run of recurring
+ * work), or given up.
+ */
 export type JobOutcome =
   | { status: "done" }
   | { status: "retry"; delayMs: number; error: string | null }
+  | { status: "repeat"; delayMs: number }
   | { status: "failed"; error: string };
 
 /**
@@ -43,6 +48,18 @@ export interface JobHandler {
   run(job: ClaimedJob, signal: AbortSignal): Promise<JobSettlement>;
 }
 
+/**
+ * Recurring work: the worker calls `ensure` when it starts and every `everyMs` after, and
+ * `ensure` queues the work's job under a dedupe key (so however many workers call it, one job
+ * exists). The job's handler settles with `repeat` to queue its next run.
+ */
+export interface JobSchedule {
+  /** For logs. */
+  name: string;
+  everyMs: number;
+  ensure(db: Kysely<Database>): Promise<void>;
+}
+
 /** What a worker needs. */
 export interface WorkerOptions {
   db: Kysely<Database>;
@@ -52,13 +69,15 @@ export interface WorkerOptions {
   leaseSeconds: number;
   /** Jobs run at once (default 8). */
   concurrency?: number;
+  /** Recurring work this worker keeps queued. */
+  schedules?: readonly JobSchedule[];
+  /** Runs each job inside `run` (tracing gives each job a span); default: as is. */
+  wrapRun?: (kind: string, run: () => Promise<void>) => Promise<void>;
   /**
    * Told of every run once it ended (metrics count them): how it was settled, "released" when the
    * worker stopped first, "lost" when another worker held the lease by then, "error" when it could
    * not be settled. Must not throw.
    */
-  /** Runs each job inside `run` (tracing gives each job a span); default: as is. */
-  wrapRun?: (kind: string, run: () => Promise<void>) => Promise<void>;
   onRun?: (
     kind: string,
     outcome: JobOutcome["status"] | "released" | "lost" | "error",
@@ -86,6 +105,8 @@ export class JobWorker {
   /** A wake-up that came while the loop was not sleeping: the next sleep ends at once. */
   private woken = false;
   private heartbeat: NodeJS.Timeout | undefined;
+  private readonly scheduleTimers: NodeJS.Timeout[] = [];
+  private readonly ensuring = new Set<Promise<void>>();
 
   constructor(private readonly options: WorkerOptions) {
     this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
@@ -98,6 +119,7 @@ export class JobWorker {
     const renewEvery = Math.max(100, (this.options.leaseSeconds * 1000) / 3);
     this.heartbeat = setInterval(() => void this.renew(), renewEvery);
     this.heartbeat.unref();
+    this.keepSchedules();
     this.loop = this.poll();
     this.options.logger.debug(
       { workerId: this.workerId, kinds: [...this.handlers.keys()] },
@@ -123,8 +145,10 @@ export class JobWorker {
 
   private async shutDown(graceMs: number): Promise<void> {
     this.stopping = true;
+    for (const timer of this.scheduleTimers) clearInterval(timer);
     this.wake();
     await this.loop;
+    await Promise.all(this.ensuring);
     const running = [...this.running.values()];
     if (running.length > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -137,6 +161,27 @@ export class JobWorker {
       await Promise.all([...this.running.values()].map((r) => r.done));
     }
     clearInterval(this.heartbeat);
+  }
+
+  /** Ensures each schedule's job now (the first poll finds it if due) and every `everyMs` after. */
+  private keepSchedules(): void {
+    for (const schedule of this.options.schedules ?? []) {
+      const ensure = () => {
+        const pending = schedule
+          .ensure(this.options.db)
+          .then(() => this.wake())
+          .catch((err: unknown) =>
+            this.options.logger.warn({ err, schedule: schedule.name }, "could not queue recurring work"),
+          )
+          .finally(() => this.ensuring.delete(pending));
+        this.ensuring.add(pending);
+      };
+      ensure();
+      // Node's timers hold at most 2^31-1 ms (about 24.8 days); a longer period would fire at once.
+      const timer = setInterval(ensure, Math.min(schedule.everyMs, 2 ** 31 - 1));
+      timer.unref();
+      this.scheduleTimers.push(timer);
+    }
   }
 
   private async poll(): Promise<void> {
@@ -245,6 +290,7 @@ export class JobWorker {
       const outcome = await settlement(tx);
       if (outcome.status === "done") await finishJob(tx, job);
       else if (outcome.status === "retry") await rescheduleJob(tx, job, outcome.delayMs, outcome.error);
+      else if (outcome.status === "repeat") await repeatJob(tx, job, outcome.delayMs);
       else await failJob(tx, job, outcome.error);
       return outcome.status;
     });

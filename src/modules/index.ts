@@ -24,6 +24,7 @@ import "./settings/settings-type.ts";
 import "./settings/ignore-rule-type.ts";
 import "./settings/suppressed-issue-type.ts";
 import "./pull-requests/pull-request-type.ts";
+import "./pull-requests/vcs-secret-type.ts";
 import "./reports/report-type.ts";
 import "./reports/coverage-type.ts";
 import "./reports/run-report-type.ts";

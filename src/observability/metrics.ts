@@ -15,7 +15,7 @@ export type GraphQLOutcome = "ok" | "error" | "refused";
 export type RateLimitKind = "anonymous" | "user";
 
 /** How a job run ended, as the worker settled it. */
-export type JobRunOutcome = "done" | "retry" | "failed" | "released" | "lost" | "error";
+export type JobRunOutcome = "done" | "retry" | "repeat" | "failed" | "released" | "lost" | "error";
 
 /** The connection pool's use at one moment (pg's `Pool` counters). */
 export interface PoolStats {
@@ -102,7 +102,7 @@ export class Metrics {
     });
     this.jobRuns = new Counter({
       name: "assay_job_runs_total",
-      help: "Job runs by this instance's worker, by kind and how they were settled: done, retry, failed (given up), released (worker stopping), lost (another worker held the lease) or error (could not settle).",
+      help: "Job runs by this instance's worker, by kind and how they were settled: done, retry, repeat (a recurring job queued for its next time), failed (given up), released (worker stopping), lost (another worker held the lease) or error (could not settle).",
       labelNames: ["kind", "outcome"],
       registers,
     });

@@ -349,3 +349,52 @@ export function gitlabHeaders(event: string, token: string, deliveryId: string =
     "x-gitlab-token": token,
   };
 }
+
+/** A GitHub `pull_request` body as a GitHub App's webhook sends it: with its `installation`. */
+export function githubAppPullRequestPayload(
+  options: Parameters<typeof githubPullRequestPayload>[0],
+  installationId: number,
+) {
+  return {
+    ...githubPullRequestPayload(options),
+    installation: { id: installationId, node_id: "MDIzOkludGVncmF0aW9uSW5zdGFsbGF0aW9uMQ==" },
+  };
+}
+
+/** An `installation` event body (a GitHub App installed on `owner`'s account), which names no single repository. */
+export function githubInstallationPayload(
+  owner: string,
+  action: "created" | "deleted",
+  repositories: string[],
+) {
+  return {
+    action,
+    installation: {
+      id: 4242,
+      account: { ...GITHUB_USER, login: owner, type: "Organization" },
+      repository_selection: "selected",
+      access_tokens_url: "https://api.github.com/app/installations/4242/access_tokens",
+      repositories_url: "https://api.github.com/installation/repositories",
+      html_url: `https://github.com/organizations/${owner}/settings/installations/4242`,
+      app_id: 1066,
+      app_slug: "assay-example",
+      target_id: 9919,
+      target_type: "Organization",
+      permissions: { metadata: "read", pull_requests: "read", contents: "read" },
+      events: ["pull_request", "push"],
+      created_at: "2026-11-20T10:00:00.000Z",
+      updated_at: "2026-11-20T10:00:00.000Z",
+      single_file_name: null,
+      suspended_at: null,
+    },
+    repositories: repositories.map((name, index) => ({
+      id: 1296269 + index,
+      node_id: "MDEwOlJlcG9zaXRvcnkxMjk2MjY5",
+      name,
+      full_name: `${owner}/${name}`,
+      private: true,
+    })),
+    requester: null,
+    sender: GITHUB_USER,
+  };
+}

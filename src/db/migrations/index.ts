@@ -14,6 +14,8 @@ import * as vcsEvents from "./0013-vcs-events.ts";
 import * as advisories from "./0014-advisories.ts";
 import * as sbomDependencies from "./0015-sbom-dependencies.ts";
 import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfill.ts";
+import * as advisorySync from "./0017-advisory-sync.ts";
+import * as vcsAccountSecrets from "./0018-vcs-account-secrets.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -35,6 +37,8 @@ const migrations: Record<string, Migration> = {
   "0014-advisories": advisories,
   "0015-sbom-dependencies": sbomDependencies,
   "0016-coverage-check-files-backfill": coverageCheckFilesBackfill,
+  "0017-advisory-sync": advisorySync,
+  "0018-vcs-account-secrets": vcsAccountSecrets,
 };
 
 /** Kysely migration provider over {@link migrations}. */

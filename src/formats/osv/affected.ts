@@ -1,5 +1,5 @@
 import type { AffectedPackage, AffectedRange } from "./record.ts";
-import { compareParsed, type ParsedVersion, parseVersion } from "./versions.ts";
+import { compareParsed, type ParsedVersion, parseVersion, type VersionReader } from "./versions.ts";
 
 /**
  * Whether a version is affected, by the OSV schema's evaluation of ranges: events are sorted by
@@ -22,7 +22,11 @@ type CompiledEvent =
   | { kind: "fixed"; at: ParsedVersion }
   | { kind: "last_affected"; at: ParsedVersion };
 
-function compileRange(affected: AffectedPackage, range: AffectedRange): CompiledEvent[] {
+function compileRange(
+  affected: AffectedPackage,
+  range: AffectedRange,
+  parse: VersionReader,
+): CompiledEvent[] {
   const events: CompiledEvent[] = [];
   for (const event of range.events) {
     if ("introduced" in event) {
@@ -30,13 +34,13 @@ function compileRange(affected: AffectedPackage, range: AffectedRange): Compiled
         events.push({ kind: "introduced", at: "zero" });
         continue;
       }
-      const at = parseVersion(affected.ecosystem, event.introduced);
+      const at = parse(affected.ecosystem, event.introduced);
       if (at) events.push({ kind: "introduced", at });
     } else if ("fixed" in event) {
-      const at = parseVersion(affected.ecosystem, event.fixed);
+      const at = parse(affected.ecosystem, event.fixed);
       if (at) events.push({ kind: "fixed", at });
     } else if ("last_affected" in event) {
-      const at = parseVersion(affected.ecosystem, event.last_affected);
+      const at = parse(affected.ecosystem, event.last_affected);
       if (at) events.push({ kind: "last_affected", at });
     }
   }
@@ -46,9 +50,17 @@ function compileRange(affected: AffectedPackage, range: AffectedRange): Compiled
   });
 }
 
-/** Parses an affected package's ranges once. */
-export function compileAffected(affected: AffectedPackage): CompiledAffected {
-  const ranges = affected.ranges.map((range) => compileRange(affected, range)).filter((r) => r.length > 0);
+/**
+ * Parses an affected package's ranges once; `parse` reads each event's version (a
+ * {@link versionCache}'s reader when many packages share versions).
+ */
+export function compileAffected(
+  affected: AffectedPackage,
+  parse: VersionReader = parseVersion,
+): CompiledAffected {
+  const ranges = affected.ranges
+    .map((range) => compileRange(affected, range, parse))
+    .filter((r) => r.length > 0);
   const fixed = ranges
     .flat()
     .flatMap((event) => (event.kind === "fixed" ? [event.at] : []))
@@ -87,11 +99,11 @@ export function isAffected(
  * when there is none.
  */
 export function smallestFix(compiled: readonly CompiledAffected[], version: ParsedVersion): string | null {
-  const candidates = compiled
-    .flatMap((c) => c.fixed)
-    .filter((fix) => compareParsed(fix, version) > 0)
-    .sort(compareParsed);
-  for (const fix of candidates) {
+  // Each package's `fixed` list is sorted already; only several need merging.
+  const ascending =
+    compiled.length === 1 ? compiled[0]!.fixed : compiled.flatMap((c) => c.fixed).sort(compareParsed);
+  for (const fix of ascending) {
+    if (compareParsed(fix, version) <= 0) continue;
     if (!compiled.some((c) => isAffected(c, fix.text, fix))) return fix.text;
   }
   return null;

@@ -56,9 +56,14 @@ interface Scheme {
 
 const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
+/** Digits without leading zeros ("007" → "7", "0" stays); most have none, so no regex for them. */
+function withoutLeadingZeros(digits: string): string {
+  return digits.length > 1 && digits.charCodeAt(0) === 48 ? digits.replace(/^0+(?=\d)/, "") : digits;
+}
+
 function compareBig(a: string, b: string): number {
-  const x = a.replace(/^0+(?=\d)/, "");
-  const y = b.replace(/^0+(?=\d)/, "");
+  const x = withoutLeadingZeros(a);
+  const y = withoutLeadingZeros(b);
   if (x.length !== y.length) return sign(x.length - y.length);
   return x < y ? -1 : x > y ? 1 : 0;
 }
@@ -448,6 +453,29 @@ export interface ParsedVersion {
 export function parseVersion(ecosystem: OsvEcosystem, version: string): ParsedVersion | null {
   const value = SCHEMES[ecosystem].parse(version);
   return value === null ? null : { ecosystem, text: version, value };
+}
+
+/** Reads a version of an ecosystem: {@link parseVersion} or a cache in front of it. */
+export type VersionReader = (ecosystem: OsvEcosystem, version: string) => ParsedVersion | null;
+
+/**
+ * A {@link parseVersion} that reads each (ecosystem, version) once and answers the same parsed
+ * value after: matching reads the same few versions ("1.0.0", "0") in thousands of ranges. Keyed
+ * by ecosystem too, since one text reads differently per ecosystem ("1.0rc1" is a PyPI version,
+ * not an npm one). Parsed versions are never changed, so sharing them is safe; the cache lives as
+ * long as the reader (one matching), so it needs no bound beyond the versions it was given.
+ */
+export function versionCache(): VersionReader {
+  const cache = new Map<string, ParsedVersion | null>();
+  return (ecosystem, version) => {
+    const key = `${ecosystem}\u0000${version}`;
+    let parsed = cache.get(key);
+    if (parsed === undefined) {
+      parsed = parseVersion(ecosystem, version);
+      cache.set(key, parsed);
+    }
+    return parsed;
+  };
 }
 
 /** Orders two parsed versions of one ecosystem: negative, zero or positive. */

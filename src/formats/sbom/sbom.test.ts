@@ -16,7 +16,7 @@ import { joinLicenses } from "./license.ts";
 
 /**
  * The SBOM readers against real tools' documents (npm's own `npm sbom`, CycloneDX's
- * cyclonedx-npm; scripts/make-fixtures.sh), compared with what the tools say they wrote, plus the
+ * cyclonedx-npm and cdxgen; scripts/make-fixtures.sh), compared with what the tools say they wrote, plus the
  * edge cases of each format: streamed in small chunks, cut short, of an unsupported version.
  */
 
@@ -68,6 +68,31 @@ describe("SBOM readers on real tools' documents", () => {
     assert.equal(sbomFormatName(document), `SPDX ${spdx.spdxVersion.slice("SPDX-".length)} (JSON)`);
     assert.equal(document.components.length, spdx.packages - 1);
     assert.equal(document.root?.purl, "pkg:npm/status-page@2.3.0");
+    assert.deepEqual(summary(document), {
+      "debug@4.3.7": [true, "MIT"],
+      "ms@2.1.3": [true, "MIT"],
+      "picocolors@1.1.1": [true, "ISC"],
+    });
+  });
+
+  test("cdxgen's CycloneDX 1.6 JSON: the root's three dependencies direct, each found in the lockfile it names", async () => {
+    const { figures } = readToolSummary("sbom", "cdxgen", "bom.json");
+    const expected = figures as {
+      specVersion: string;
+      components: number;
+      direct: number;
+      purls: string[];
+      root: string;
+      srcFiles: string[];
+    };
+    const document = await read(readToolFixture("sbom", "cdxgen", "bom.json"), 11);
+    assert.equal(sbomFormatName(document), `CycloneDX ${expected.specVersion} (JSON)`);
+    assert.equal(document.components.length, expected.components);
+    assert.equal(document.components.filter((c) => c.direct).length, expected.direct);
+    assert.deepEqual(document.components.map((c) => c.purl).sort(), expected.purls);
+    assert.equal(document.root?.purl, expected.root);
+    assert.deepEqual([...new Set(document.components.map((c) => c.location))], expected.srcFiles);
+    // cdxgen keeps ms among the root's dependencies: the root lists it, as a devDependency.
     assert.deepEqual(summary(document), {
       "debug@4.3.7": [true, "MIT"],
       "ms@2.1.3": [true, "MIT"],

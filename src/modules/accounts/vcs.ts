@@ -39,6 +39,14 @@ export function accountVcsUrl(account: {
   return base ? `${base}/${encodeURIComponent(account.login)}` : null;
 }
 
+/**
+ * A repository's page below its account's page. Each segment of the name is encoded on its own,
+ * so a GitLab project in subgroups (`sub/project`) keeps its path.
+ */
+export function repositoryPageUrl(accountUrl: string, name: string): string {
+  return `${accountUrl}/${name.split("/").map(encodeURIComponent).join("/")}`;
+}
+
 /** The account's avatar: the stored URL, or GitHub's avatar address for GitHub logins. */
 export function accountAvatarUrl(account: {
   vcs_provider: VcsProvider;

@@ -127,12 +127,9 @@ export function findDuplicateArtifact(
     .executeTakeFirst();
 }
 
-/** Inserts an artifact; answers its id and key. */
-export function insertArtifact(
-  tx: Kysely<Database>,
-  artifact: NewArtifact,
-): Promise<{ id: string; key: string }> {
-  return tx.insertInto("artifacts").values(artifact).returning(["id", "key"]).executeTakeFirstOrThrow();
+/** Inserts an artifact; answers the row as stored. */
+export function insertArtifact(tx: Kysely<Database>, artifact: NewArtifact): Promise<ArtifactRow> {
+  return tx.insertInto("artifacts").values(artifact).returningAll().executeTakeFirstOrThrow();
 }
 
 /** The run an artifact belongs to, without locking anything; undefined when the artifact is gone. */

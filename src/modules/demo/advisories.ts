@@ -1,16 +1,21 @@
-import { type Kysely, sql } from "kysely";
-import type { Database, Ecosystem, VulnerabilitySeverity } from "../../db/types.ts";
-import { catalogKey } from "../catalog/catalog-data.ts";
+import type { Kysely } from "kysely";
+import type { Database, Ecosystem } from "../../db/types.ts";
+import { cvssScore } from "../../formats/osv/cvss.ts";
+import { importAdvisories, importEpss } from "../dependencies/advisory-import.ts";
 import { KINDS, PACKAGES, PURL_TYPE } from "./advisory-data.ts";
-import { cvss2BaseScore, cvss2Severity, cvss3BaseScore, cvss3Severity } from "./cvss.ts";
 import { Random } from "./random.ts";
 
 /**
  * A fixed set of packages, versions and vulnerabilities for the dependency data. The packages
- * and version numbers look like real ones; the advisories are invented: their ids are drawn at
- * random in the GHSA and CVE formats, their texts are written from templates, and their scores
- * are computed from their vectors. The set does not depend on the generator's seed, so every
- * generated database shares it.
+ * and version numbers look like real ones; the advisories are invented, and say so: their ids are
+ * `DEMO-<year>-xxxx-xxxx` (a database prefix no real source uses, so a real import can never
+ * update one and one matched on a real SBOM is recognisable), their CVE aliases are numbered from
+ * 9,000,000 up (a range the CVE program has not assigned, so a real EPSS file scores none of
+ * them), and their texts are written from templates. They are
+ * written out as OSV records and an EPSS file and stored by the same import `advisories import`
+ * and `advisories epss` run, so their ratings come from the real CVSS computation and their
+ * affected ranges are matched by the real matching. The set does not depend on the generator's
+ * seed, so every generated database shares it.
  */
 
 /** A package with its versions, oldest first. */
@@ -28,11 +33,7 @@ export interface VulnerabilitySpec {
   summary: string;
   details: string;
   cvssV2Vector: string | null;
-  cvssV2Score: number | null;
-  cvssV2Severity: VulnerabilitySeverity | null;
   cvssV3Vector: string;
-  cvssV3Score: number;
-  cvssV3Severity: VulnerabilitySeverity;
   publishedAt: Date;
   updatedAt: Date;
   withdrawnAt: Date | null;
@@ -43,11 +44,14 @@ export interface VulnerabilitySpec {
   /** The affected versions of that package. */
   affected: Set<string>;
   introducedVersions: string[];
+  /** For some advisories without a fix: the newest version known affected (OSV `last_affected`). */
+  lastAffected: string | null;
   fixedVersions: string[];
   referenceUrls: string[];
 }
 
-const GHSA_ALPHABET = "23456789cfghjmpqrvwx";
+/** The characters of the demo ids' groups (GitHub's advisory id alphabet). */
+const ID_ALPHABET = "23456789cfghjmpqrvwx";
 const DAY = 86_400_000;
 const FIRST_PUBLISHED = Date.UTC(2019, 0, 1);
 const LAST_PUBLISHED = Date.UTC(2026, 8, 30);
@@ -68,9 +72,10 @@ function versionsOf(rand: Random, start: string, count: number): string[] {
   return versions;
 }
 
-function ghsa(rand: Random): string {
-  const group = () => Array.from({ length: 4 }, () => rand.pick([...GHSA_ALPHABET])).join("");
-  return `GHSA-${group()}-${group()}-${group()}`;
+/** An invented advisory's id: `DEMO-2023-x4mq-9prw`. */
+function demoId(rand: Random, year: number): string {
+  const group = () => Array.from({ length: 4 }, () => rand.pick([...ID_ALPHABET])).join("");
+  return `DEMO-${year}-${group()}-${group()}`;
 }
 
 /** Varies one exploitability metric so the scores spread around the kind's typical value. */
@@ -93,14 +98,13 @@ function v2VectorOf(v3: string): string {
 function vulnerability(rand: Random, pkg: PackageSpec, packageIndex: number, taken: Set<string>) {
   const kinds = KINDS.filter((k) => !k.memory || pkg.ecosystem === "CRATES_IO");
   const kind = rand.pick(kinds);
-  let identifier = ghsa(rand);
-  while (taken.has(identifier)) identifier = ghsa(rand);
-  taken.add(identifier);
   const published = new Date(FIRST_PUBLISHED + Math.floor(rand.next() * (LAST_PUBLISHED - FIRST_PUBLISHED)));
   const year = published.getUTCFullYear();
-  const aliases = rand.chance(0.85) ? [`CVE-${year}-${rand.int(1000, 52999)}`] : [];
-  if (pkg.ecosystem === "GO") aliases.push(`GO-${year}-${rand.int(1000, 3200)}`);
-  if (pkg.ecosystem === "PYPI" && rand.chance(0.6)) aliases.push(`PYSEC-${year}-${rand.int(10, 900)}`);
+  let identifier = demoId(rand, year);
+  while (taken.has(identifier)) identifier = demoId(rand, year);
+  taken.add(identifier);
+  // Invented CVE numbers from 9,000,000 up: never a real CVE's, so real EPSS files miss them.
+  const aliases = rand.chance(0.85) ? [`CVE-${year}-${rand.int(9_000_000, 9_999_999)}`] : [];
   const introIndex = rand.int(0, Math.max(0, pkg.versions.length - 3));
   const fixIndex = rand.chance(0.15)
     ? pkg.versions.length
@@ -108,9 +112,7 @@ function vulnerability(rand: Random, pkg: PackageSpec, packageIndex: number, tak
   const affected = new Set(pkg.versions.slice(introIndex, fixIndex));
   const fixed = fixIndex < pkg.versions.length ? [pkg.versions[fixIndex]!] : [];
   const v3 = `CVSS:3.1/${varyVector(rand, kind.vector)}`;
-  const v3Score = cvss3BaseScore(v3);
   const v2 = published.getTime() < LAST_V2 ? v2VectorOf(v3) : null;
-  const v2Score = v2 ? cvss2BaseScore(v2) : null;
   const epss = rand.next() ** 4 * 0.9;
   const short = pkg.name.split(/[/:]/).at(-1)!;
   const range =
@@ -127,11 +129,7 @@ function vulnerability(rand: Random, pkg: PackageSpec, packageIndex: number, tak
         ? `Upgrade to ${fixed[0]} or later.`
         : "No fixed version is available yet; avoid passing untrusted input to the affected functions."),
     cvssV2Vector: v2,
-    cvssV2Score: v2Score,
-    cvssV2Severity: v2Score === null ? null : cvss2Severity(v2Score),
     cvssV3Vector: v3,
-    cvssV3Score: v3Score,
-    cvssV3Severity: cvss3Severity(v3Score),
     publishedAt: published,
     updatedAt: new Date(published.getTime() + rand.int(0, 200) * DAY),
     withdrawnAt: rand.chance(0.02) ? new Date(published.getTime() + rand.int(5, 60) * DAY) : null,
@@ -140,11 +138,14 @@ function vulnerability(rand: Random, pkg: PackageSpec, packageIndex: number, tak
     packageIndex,
     affected,
     introducedVersions: [pkg.versions[introIndex]!],
+    // Half of the unfixed ones say how far the report goes (every version known so far).
+    lastAffected:
+      fixed.length === 0 && identifier.charCodeAt(identifier.length - 1) % 2 === 0
+        ? pkg.versions.at(-1)!
+        : null,
     fixedVersions: fixed,
-    referenceUrls: [
-      `https://github.com/advisories/${identifier}`,
-      ...aliases.filter((a) => a.startsWith("CVE-")).map((cve) => `https://nvd.nist.gov/vuln/detail/${cve}`),
-    ],
+    // example.com is reserved for documentation: an invented advisory links to no real page.
+    referenceUrls: [`https://advisories.example.com/${identifier}`],
   } satisfies VulnerabilitySpec;
 }
 
@@ -168,101 +169,101 @@ export function advisoryDataset(): { packages: PackageSpec[]; vulnerabilities: V
   return dataset;
 }
 
-/** Database ids of the dataset's rows. */
-export interface AdvisoryIds {
-  /** By `${ecosystem}:${name}@${version}`. */
-  packageVersion: Map<string, string>;
-  /** By identifier. */
-  vulnerability: Map<string, string>;
+/** OSV's name of each ecosystem (`affected[].package.ecosystem`). */
+const OSV_ECOSYSTEM: Record<Ecosystem, string> = {
+  NPM: "npm",
+  PYPI: "PyPI",
+  MAVEN: "Maven",
+  GO: "Go",
+  RUBYGEMS: "RubyGems",
+  NUGET: "NuGet",
+  PACKAGIST: "Packagist",
+  CRATES_IO: "crates.io",
+};
+
+/** GitHub's rating words (`database_specific.severity`) for a CVSS band. */
+const GITHUB_SEVERITY = { NONE: "LOW", LOW: "LOW", MEDIUM: "MODERATE", HIGH: "HIGH", CRITICAL: "CRITICAL" };
+
+/** OSV writes Go versions without the `v` the module versions (and purls) carry. */
+function osvVersion(ecosystem: Ecosystem, version: string): string {
+  return ecosystem === "GO" ? version.replace(/^v/, "") : version;
 }
 
-/** The lookup key of a package version in {@link AdvisoryIds.packageVersion}. */
-export function packageVersionRef(pkg: PackageSpec, version: string): string {
-  return `${pkg.ecosystem}:${pkg.name}@${version}`;
-}
-
-/** Inserts the dataset's rows that are missing (by their natural keys) and returns all their ids. */
-export async function ensureAdvisories(trx: Kysely<Database>): Promise<AdvisoryIds> {
-  const { packages, vulnerabilities } = advisoryDataset();
-  await trx
-    .insertInto("packages")
-    .values(packages.map((p) => ({ key: catalogKey(`package:${p.ecosystem}:${p.name}`), ...pick(p) })))
-    .onConflict((oc) => oc.columns(["ecosystem", "name"]).doNothing())
-    .execute();
-  const storedPackages = await trx
-    .selectFrom("packages")
-    .select(["id", "ecosystem", "name"])
-    .where(
-      sql<boolean>`(ecosystem, name) IN (${sql.join(packages.map((p) => sql`(${p.ecosystem}, ${p.name})`))})`,
-    )
-    .execute();
-  const packageId = new Map(storedPackages.map((p) => [`${p.ecosystem}:${p.name}`, p.id]));
-  await trx
-    .insertInto("package_versions")
-    .values(
-      packages.flatMap((p) =>
-        p.versions.map((version) => ({
-          key: catalogKey(`package-version:${packageVersionRef(p, version)}`),
-          package_id: packageId.get(`${p.ecosystem}:${p.name}`)!,
-          version,
-          version_type:
-            p.ecosystem === "MAVEN" || p.ecosystem === "PYPI" ? ("ECOSYSTEM" as const) : ("SEMVER" as const),
-        })),
-      ),
-    )
-    .onConflict((oc) => oc.columns(["package_id", "version"]).doNothing())
-    .execute();
-  const storedVersions = await trx
-    .selectFrom("package_versions as v")
-    .innerJoin("packages as p", "p.id", "v.package_id")
-    .select(["v.id", "v.version", "p.ecosystem", "p.name"])
-    .where("v.package_id", "in", [...packageId.values()])
-    .execute();
-  await trx
-    .insertInto("vulnerabilities")
-    .values(vulnerabilities.map(vulnerabilityRow))
-    .onConflict((oc) => oc.column("identifier").doNothing())
-    .execute();
-  const storedVulnerabilities = await trx
-    .selectFrom("vulnerabilities")
-    .select(["id", "identifier"])
-    .where(
-      "identifier",
-      "in",
-      vulnerabilities.map((v) => v.identifier),
-    )
-    .execute();
+/**
+ * The affected entry of `v`, as the databases write one: npm, Go and crates.io with a SEMVER
+ * range, the other ecosystems with an ECOSYSTEM range and the explicit versions it covers. A
+ * range without a fix ends at its last affected version when the record names one.
+ */
+function affectedOf(v: VulnerabilitySpec, pkg: PackageSpec) {
+  const semver = pkg.ecosystem === "NPM" || pkg.ecosystem === "GO" || pkg.ecosystem === "CRATES_IO";
+  const events: Array<Record<string, string>> = [
+    { introduced: osvVersion(pkg.ecosystem, v.introducedVersions[0]!) },
+  ];
+  if (v.fixedVersions.length > 0) events.push({ fixed: osvVersion(pkg.ecosystem, v.fixedVersions[0]!) });
+  else if (v.lastAffected) events.push({ last_affected: osvVersion(pkg.ecosystem, v.lastAffected) });
   return {
-    packageVersion: new Map(storedVersions.map((v) => [`${v.ecosystem}:${v.name}@${v.version}`, v.id])),
-    vulnerability: new Map(storedVulnerabilities.map((v) => [v.identifier, v.id])),
+    package: { ecosystem: OSV_ECOSYSTEM[pkg.ecosystem], name: pkg.name, purl: pkg.purl },
+    ranges: [{ type: semver ? "SEMVER" : "ECOSYSTEM", events }],
+    ...(!semver && { versions: pkg.versions.filter((version) => v.affected.has(version)) }),
   };
 }
 
-function pick(p: PackageSpec) {
-  return { ecosystem: p.ecosystem, name: p.name, purl: p.purl };
-}
-
-function vulnerabilityRow(v: VulnerabilitySpec) {
+/** The dataset's vulnerability `v` as an OSV record (https://ossf.github.io/osv-schema/). */
+export function osvRecordOf(v: VulnerabilitySpec): Record<string, unknown> {
+  const pkg = advisoryDataset().packages[v.packageIndex]!;
+  const severity = [
+    { type: "CVSS_V3", score: v.cvssV3Vector },
+    ...(v.cvssV2Vector ? [{ type: "CVSS_V2", score: v.cvssV2Vector }] : []),
+  ];
+  const band = cvssScore(v.cvssV3Vector)?.severity ?? "NONE";
   return {
-    key: catalogKey(`vulnerability:${v.identifier}`),
-    identifier: v.identifier,
+    schema_version: "1.6.0",
+    id: v.identifier,
+    modified: v.updatedAt.toISOString(),
+    published: v.publishedAt.toISOString(),
+    ...(v.withdrawnAt && { withdrawn: v.withdrawnAt.toISOString() }),
     aliases: v.aliases,
     summary: v.summary,
     details: v.details,
-    cvss_v2_vector: v.cvssV2Vector,
-    cvss_v2_base_score: v.cvssV2Score,
-    cvss_v2_severity: v.cvssV2Severity,
-    cvss_v3_vector: v.cvssV3Vector,
-    cvss_v3_base_score: v.cvssV3Score,
-    cvss_v3_severity: v.cvssV3Severity,
-    severity: v.cvssV3Severity,
-    published_at: v.publishedAt,
-    updated_at: v.updatedAt,
-    withdrawn_at: v.withdrawnAt,
-    epss_score: v.epssScore,
-    epss_percentile: v.epssPercentile,
-    introduced_versions: v.introducedVersions,
-    fixed_versions: v.fixedVersions,
-    reference_urls: v.referenceUrls,
+    severity,
+    affected: [affectedOf(v, pkg)],
+    references: v.referenceUrls.map((url) => ({
+      type: url.includes("/advisories/") ? "ADVISORY" : "WEB",
+      url,
+    })),
+    database_specific: { severity: GITHUB_SEVERITY[band], github_reviewed: true },
   };
+}
+
+/** The dataset's EPSS scores as FIRST publishes them: one row per CVE an advisory names. */
+export function epssLines(): string[] {
+  const lines = ["#model_version:v2025.03.14,score_date:2026-11-01T00:00:00+0000", "cve,epss,percentile"];
+  const seen = new Set<string>();
+  for (const v of advisoryDataset().vulnerabilities) {
+    for (const cve of v.aliases.filter((a) => a.startsWith("CVE-"))) {
+      if (seen.has(cve)) continue;
+      seen.add(cve);
+      lines.push(`${cve},${v.epssScore.toFixed(5)},${v.epssPercentile.toFixed(5)}`);
+    }
+  }
+  return lines;
+}
+
+/**
+ * Stores the dataset's advisories through the advisory import (its own transactions; importing
+ * the same records again changes nothing), then their EPSS scores. Nothing is matched here: the
+ * demo's SCA checks are matched as their SBOMs are processed.
+ */
+export async function importDemoAdvisories(db: Kysely<Database>): Promise<void> {
+  const records = advisoryDataset().vulnerabilities.map((v) => ({
+    name: `${v.identifier}.json`,
+    text: JSON.stringify(osvRecordOf(v)),
+  }));
+  const summary = await importAdvisories(db, records, { rematch: false });
+  if (summary.invalid > 0)
+    throw new Error(`the demo's advisories do not import: ${summary.problems.join("; ")}`);
+  async function* lines() {
+    yield* epssLines();
+  }
+  await importEpss(db, lines());
 }

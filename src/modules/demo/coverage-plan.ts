@@ -65,8 +65,6 @@ export class CoveragePlanner {
   private readonly languages: LanguageCoverage[];
   private readonly thresholds = new Map<string, Threshold>();
   private readonly docs: { key: MetricKey; value: number; trend: number } | null;
-  /** Third-party packages the code depends on (DDP): a count that drifts as dependencies come and go. */
-  private readonly dependencies: { value: number; trend: number };
 
   constructor(
     private readonly rand: Random,
@@ -87,7 +85,9 @@ export class CoveragePlanner {
     }));
     const docKey = LANGUAGE_KEY[primary];
     this.docs = docKey ? { key: docKey, value: r.between(20, 80), trend: r.between(-5, 15) } : null;
-    this.dependencies = { value: r.between(12, 160), trend: r.between(-10, 40) };
+    // Two draws that once planned the dependency count, kept so the rest of the stream stays put.
+    r.between(12, 160);
+    r.between(-10, 40);
     const threshold = (id: string, chance: number, options: number[]) => {
       if (!r.chance(chance)) return;
       const late = r.pick(options);
@@ -105,6 +105,13 @@ export class CoveragePlanner {
     }
     threshold("DDP:AGGREGATE", 0.3, [80, 120, 200]);
     if (this.docs) threshold(`DCV:${this.docs.key}`, 0.2, [40, 50, 60]);
+    const ddp = this.thresholds.get("DDP:AGGREGATE");
+    // The DDP item carries its threshold before the first SBOM's value lands on it.
+    if (ddp) {
+      const key = this.keys.item();
+      this.itemKeys.set("DDP:AGGREGATE", key);
+      this.items.push({ key, metric: "DDP", metricKey: "AGGREGATE", threshold: ddp.late });
+    }
   }
 
   /** The metric settings rows: one per metric with a threshold, and some unreported metrics. */
@@ -257,7 +264,10 @@ export class CoveragePlanner {
       this.record("NCCV", c.key, percent(conditions[3], conditions[2]), at);
   }
 
-  /** Documentation coverage and the dependency count of a default-branch run, from its primary analyzer's check. */
+  /**
+   * Documentation coverage of a default-branch run, from its primary analyzer's check. (The
+   * dependency count, DDP, is written by the SBOM processing of the run's `sca` check.)
+   */
   codeMetrics(at: Moment, progress: number): void {
     const r = this.rand;
     if (this.docs) {
@@ -268,8 +278,7 @@ export class CoveragePlanner {
         at,
       );
     }
-    const ddp = this.dependencies.value + this.dependencies.trend * progress + r.normal() * 2;
-    this.record("DDP", "AGGREGATE", Math.max(0, Math.round(ddp)), at);
+    r.normal();
   }
 }
 

@@ -2,7 +2,8 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { createToken } from "../auth/token-service.ts";
 import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL } from "./account-plan.ts";
-import { type GenerateOptions, generateData } from "./generator.ts";
+import { importDemoAdvisories } from "./advisories.ts";
+import { type GenerateDependencies, type GenerateOptions, generateData } from "./generator.ts";
 import type { RowCounts } from "./plan-writer.ts";
 
 export { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL };
@@ -18,7 +19,9 @@ export async function hasDemoData(db: Kysely<Database>): Promise<boolean> {
 }
 
 /**
- * Seeds the demo, in one transaction: the team acme-labs with five members and six repositories,
+ * Seeds the demo. First the demo's advisories go through the advisory import (its own
+ * transactions; shared reference data, left in place if the seed fails, and imported again
+ * without change next time), then everything else in one transaction: the team acme-labs with five members and six repositories,
  * Ada's own account with one, and the team globex the demo user cannot see, each repository with
  * months of runs, pull requests, checks, occurrences, coverage, metrics and dependency findings
  * (see generator.ts; `options.size` "large" adds generated teams and a thousand repositories).
@@ -31,13 +34,14 @@ export async function hasDemoData(db: Kysely<Database>): Promise<boolean> {
  */
 export async function seedDemo(
   db: Kysely<Database>,
-  pepper: string,
+  deps: GenerateDependencies,
   now = new Date(),
   options: Omit<GenerateOptions, "now"> = { size: "small" },
 ): Promise<{ token: string; email: string; counts: RowCounts }> {
+  await importDemoAdvisories(db);
   const seeded = await db.transaction().execute(async (trx) => {
-    const { demoUserId, counts } = await generateData(trx, { ...options, now });
-    const { token } = await createToken(trx, pepper, {
+    const { demoUserId, counts } = await generateData(trx, { ...options, now }, deps);
+    const { token } = await createToken(trx, deps.pepper, {
       userId: demoUserId,
       name: "demo",
       expiresInDays: 365,

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { compileAffected, isAffected } from "../../formats/osv/affected.ts";
+import { readOsvRecord } from "../../formats/osv/record.ts";
+import { parseVersion } from "../../formats/osv/versions.ts";
 import { ANALYZERS, type IssueDefinition } from "../catalog/catalog-data.ts";
 import { DEMO_USER_EMAIL } from "./account-plan.ts";
-import { advisoryDataset } from "./advisories.ts";
+import { advisoryDataset, osvRecordOf } from "./advisories.ts";
 import { globMatches } from "./findings.ts";
 import { planRepositories, planSize, sizeParameters } from "./generator.ts";
 import type { PlannedOccurrence, RepositoryPlan } from "./plan-types.ts";
@@ -61,9 +64,7 @@ describe("the generator's plans", () => {
       categorySettings: all((p) => p.settings.categories).length,
       prioritySettings: all((p) => p.settings.priorities).length,
       ignoreRules: all((p) => p.ignoreRules).length,
-      targets: all((p) => p.targets).length,
-      scaChecks: all((p) => p.scaChecks).length,
-      vulnerabilityOccurrences: all((p) => p.vulnerabilityOccurrences).length,
+      sboms: all((p) => p.sboms).length,
       suppressions: small.accounts.suppressions.length,
     };
     for (const [name, count] of Object.entries(counts)) assert.ok(count > 0, `no ${name}`);
@@ -123,14 +124,31 @@ describe("the generator's plans", () => {
     }
   });
 
-  test("pull-request runs are on their pull request's branch and based on the default branch", () => {
-    for (const p of small.plans) {
+  test("pull-request runs are on their pull request's branch and based where the pull-request code will base them", () => {
+    for (const p of [...small.plans, ...plan({ size: "large", scale: 0.01, now: NOW }).plans]) {
       for (const run of p.runs.filter((r) => r.pullRequestKey !== null)) {
         const pr = p.pullRequests.find((x) => x.key === run.pullRequestKey)!;
         assert.equal(run.branch, pr.branch);
         const base = p.runs.find((r) => r.commitOid === run.baseOid)!;
         assert.equal(base.branch, p.repository.defaultBranch);
-        assert.ok(base.createdAt <= pr.createdAt && pr.createdAt <= run.createdAt);
+        assert.ok(pr.createdAt <= run.createdAt && base.createdAt <= run.createdAt);
+        const fork = p.runs.find((r) => r.commitOid === pr.mergeBaseOid)!;
+        assert.ok(fork.createdAt <= pr.createdAt);
+        if (p.repository.provider === "GITLAB") {
+          // GitLab reports the merge base: its run is the base.
+          assert.equal(run.baseOid, pr.mergeBaseOid);
+        } else {
+          // Otherwise the base branch's newest analysed run when the run was uploaded.
+          const newest = p.runs
+            .filter(
+              (r) =>
+                r.branch === p.repository.defaultBranch &&
+                (r.status === "SUCCESS" || r.status === "FAILURE") &&
+                r.createdAt <= run.createdAt,
+            )
+            .at(-1)!;
+          assert.equal(run.baseOid, newest.commitOid);
+        }
       }
       const mainRuns = p.runs.filter((r) => r.branch === p.repository.defaultBranch);
       assert.equal(p.repository.latestCommitOid, mainRuns.at(-1)?.commitOid);
@@ -192,16 +210,45 @@ describe("the generator's plans", () => {
     }
   });
 
-  test("an advisory is found only in runs after it was published, on a version it affects", () => {
+  test("each advisory's OSV record, as the import reads it, affects exactly the versions the dataset says", () => {
     const { packages, vulnerabilities } = advisoryDataset();
-    const byId = new Map(vulnerabilities.map((v) => [v.identifier, v]));
-    for (const o of all((p) => p.vulnerabilityOccurrences)) {
-      const v = byId.get(o.vulnerability)!;
+    for (const v of vulnerabilities) {
+      const record = readOsvRecord(JSON.parse(JSON.stringify(osvRecordOf(v))));
       const pkg = packages[v.packageIndex]!;
-      const version = o.packageVersion.slice(`${pkg.ecosystem}:${pkg.name}@`.length);
-      assert.ok(o.packageVersion.startsWith(`${pkg.ecosystem}:${pkg.name}@`));
-      assert.ok(v.affected.has(version), `${o.vulnerability} does not affect ${o.packageVersion}`);
-      if (o.state !== "RESOLVED") assert.ok(v.publishedAt <= o.createdAt);
+      assert.equal(record.affected.length, 1, v.identifier);
+      const compiled = compileAffected(record.affected[0]!);
+      const affected = pkg.versions.filter((version) =>
+        isAffected(compiled, version, parseVersion(pkg.ecosystem, version)),
+      );
+      assert.deepEqual(new Set(affected), v.affected, `${v.identifier} on ${pkg.name}`);
+      assert.ok(record.cvssV3 !== null && record.severity !== null, v.identifier);
+    }
+  });
+
+  test("invented advisories cannot pass for real ones: DEMO ids, CVE aliases outside the assigned numbers, no real links", () => {
+    const { vulnerabilities } = advisoryDataset();
+    for (const v of vulnerabilities) {
+      assert.match(v.identifier, /^DEMO-\d{4}-[2-9cfghjmpqrvwx]{4}-[2-9cfghjmpqrvwx]{4}$/);
+      for (const alias of v.aliases) {
+        const match = /^CVE-\d{4}-(\d+)$/.exec(alias);
+        assert.ok(match && Number(match[1]) >= 9_000_000, `${v.identifier}: alias ${alias}`);
+      }
+      for (const url of v.referenceUrls) assert.equal(new URL(url).hostname, "advisories.example.com");
+    }
+    assert.ok(vulnerabilities.some((v) => v.aliases.length > 0));
+  });
+
+  test("every SBOM is a run's: pinned package versions of one target, some direct", () => {
+    const runs = new Set(all((p) => p.runs.map((r) => r.key)));
+    const scaChecks = new Set(all((p) => p.checks.filter((c) => c.analyzer === "sca").map((c) => c.key)));
+    const { packages } = advisoryDataset();
+    for (const sbom of all((p) => p.sboms)) {
+      assert.ok(runs.has(sbom.runKey) && scaChecks.has(sbom.checkKey));
+      assert.ok(sbom.packages.some((p) => p.direct));
+      for (const p of sbom.packages) {
+        assert.equal(packages[p.index]!.ecosystem, sbom.target.ecosystem);
+        assert.ok(packages[p.index]!.versions.includes(p.version));
+      }
     }
   });
 });

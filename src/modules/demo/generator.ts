@@ -9,8 +9,8 @@ import {
   type PlannedUser,
   planAccounts,
 } from "./account-plan.ts";
-import { ensureAdvisories } from "./advisories.ts";
 import { column as c, insertRows, insertRowsReturningIds } from "./bulk-insert.ts";
+import type { SbomUploader } from "./demo-sbom.ts";
 import type { HistoryParameters, RepositoryPlan } from "./plan-types.ts";
 import { type RowCounts, type WriterContext, writeRepositoryPlans } from "./plan-writer.ts";
 import { KeySpace } from "./random.ts";
@@ -18,13 +18,17 @@ import { planRepository } from "./repository-plan.ts";
 
 /**
  * The deterministic data generator. Given a size, a seed and a clock it fills every table of the
- * read model: the catalog, advisories, users, accounts, memberships, team suppressions, and for
- * each repository its pull requests, runs, checks, occurrences, metrics, coverage, settings,
- * ignore rules, dependency targets, SCA checks and vulnerability occurrences.
+ * read model: the catalog, users, accounts, memberships, team suppressions, and for each
+ * repository its runs, checks, occurrences, metrics, coverage, settings and ignore rules, written
+ * in bulk; its pull requests, branch heads and webhook secret through the webhook code, and its
+ * SBOMs through the SBOM ingestion, which makes its packages, targets, SCA checks and
+ * vulnerability occurrences (the advisories are imported first by the caller, see demo-seed.ts).
  *
- * Determinism: the same seed, size, scale and `now` give the same rows, keys included (see
- * {@link KeySpace}); only the demo token, made by the caller, is random. Repositories are planned
- * one by one from their own random streams, so generating in chunks changes nothing.
+ * Determinism: the same seed, size, scale and `now` give the same bulk-written rows, keys
+ * included (see {@link KeySpace}); rows the real code writes get the real code's random keys
+ * (and the demo token, webhook secrets and delivery ids are random), but their content is
+ * deterministic too. Repositories are planned one by one from their own random streams, so
+ * generating in chunks changes nothing.
  */
 
 /** The sizes `demo seed --size` accepts. */
@@ -81,6 +85,14 @@ export interface GenerateOptions {
   onProgress?: (message: string) => void;
 }
 
+/** What generating needs from the caller besides the options. */
+export interface GenerateDependencies {
+  /** Encrypts the repositories' webhook secrets (ASSAY_TOKEN_PEPPER). */
+  pepper: string;
+  /** The SBOM ingestion (src/ingestion/sca/sbom-upload.ts), passed in by the wiring. */
+  uploadSbom: SbomUploader;
+}
+
 /** What {@link generateData} wrote. */
 export interface GeneratedData {
   /** Rows inserted per table (the catalog and advisories are upserted and not counted). */
@@ -124,12 +136,16 @@ export function planSize(options: Pick<GenerateOptions, "size" | "seed" | "scale
  * Generates a size into `trx`, which the caller runs as one transaction. Refuses nothing: the
  * caller checks that the demo is not there yet (its logins and e-mails are unique).
  */
-export async function generateData(trx: Kysely<Database>, options: GenerateOptions): Promise<GeneratedData> {
+export async function generateData(
+  trx: Kysely<Database>,
+  options: GenerateOptions,
+  deps: GenerateDependencies,
+): Promise<GeneratedData> {
   const started = Date.now();
   const { accounts, params, seed, now } = planSize(options);
   const progress = options.onProgress ?? (() => {});
   await upsertCatalog(trx);
-  const ctx = await writerContext(trx, await writeAccounts(trx, accounts));
+  const ctx = await writerContext(trx, await writeAccounts(trx, accounts), deps);
   const counts: RowCounts = {
     users: accounts.users.length,
     accounts: accounts.accounts.length,
@@ -202,6 +218,7 @@ async function writeAccounts(trx: Kysely<Database>, plan: AccountsPlan) {
 async function writerContext(
   trx: Kysely<Database>,
   written: Awaited<ReturnType<typeof writeAccounts>>,
+  deps: GenerateDependencies,
 ): Promise<WriterContext> {
   const analyzers = await trx
     .selectFrom("analyzers")
@@ -225,7 +242,9 @@ async function writerContext(
     userIds: written.userIds,
     analyzerIds,
     issueIds,
-    advisories: await ensureAdvisories(trx),
+    pepper: deps.pepper,
+    uploadSbom: deps.uploadSbom,
+    accountSecrets: new Map(),
   };
   await insertRows<PlannedSuppression>(
     trx,

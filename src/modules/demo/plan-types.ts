@@ -56,6 +56,9 @@ export interface RepositorySpec {
 export interface PlannedRepository {
   key: string;
   accountKey: string;
+  provider: VcsProvider;
+  /** `owner/name`, as the provider's webhook payloads name it. */
+  fullName: string;
   name: string;
   vcsUrl: string;
   isPrivate: boolean;
@@ -74,6 +77,8 @@ export interface PlannedPullRequest {
   baseBranch: string;
   state: "OPEN" | "CLOSED" | "MERGED";
   vcsUrl: string;
+  /** The commit the branch forked from (reported as the merge base where the provider does). */
+  mergeBaseOid: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -82,6 +87,8 @@ export interface PlannedRun {
   key: string;
   runUid: string;
   branch: string;
+  /** The run it is compared with; for a pull request's run, what the real code must decide too. */
+  baseRunKey: string | null;
   baseOid: string | null;
   commitOid: string;
   status: AnalysisRunStatus;
@@ -162,34 +169,22 @@ export interface PlannedIgnoreRule {
   createdAt: Date;
 }
 
+/** A dependency target: a manifest and its lockfile. */
 export interface PlannedTarget {
-  key: string;
   ecosystem: Ecosystem;
   packageManager: string;
   manifestPath: string | null;
   lockfilePath: string;
-  isActivated: boolean;
-  createdAt: Date;
 }
 
-export interface PlannedScaCheck {
-  key: string;
+/** One SBOM an analyzed run uploads: the packages pinned in one target, by dataset index. */
+export interface PlannedSbom {
   runKey: string;
-  targetKey: string;
-  status: string;
+  /** The run's `sca` check, which the SBOM's artifact belongs to. */
+  checkKey: string;
   createdAt: Date;
-}
-
-export interface PlannedVulnerabilityOccurrence {
-  key: string;
-  scaCheckKey: string;
-  vulnerability: string;
-  /** `${ecosystem}:${name}@${version}`. */
-  packageVersion: string;
-  reachability: "REACHABLE" | "UNREACHABLE" | "UNKNOWN";
-  fixability: "UNFIXABLE" | "POSSIBLY_FIXABLE" | "MANUALLY_FIXABLE" | "AUTO_FIXABLE";
-  state: FindingState;
-  createdAt: Date;
+  target: PlannedTarget;
+  packages: Array<{ index: number; version: string; direct: boolean }>;
 }
 
 /** Everything generated for one repository. */
@@ -204,7 +199,6 @@ export interface RepositoryPlan {
   coverageReports: PlannedCoverageReport[];
   settings: PlannedSettings;
   ignoreRules: PlannedIgnoreRule[];
-  targets: PlannedTarget[];
-  scaChecks: PlannedScaCheck[];
-  vulnerabilityOccurrences: PlannedVulnerabilityOccurrence[];
+  /** In the order the runs are uploaded; processed by the SBOM ingestion. */
+  sboms: PlannedSbom[];
 }

@@ -1,7 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
-import type { AdvisoryIds } from "./advisories.ts";
 import { type Column, column as c, insertRows, insertRowsReturningIds } from "./bulk-insert.ts";
+import { cycloneDxOf, type SbomUploader } from "./demo-sbom.ts";
+import { type ReplayedHistory, replayHistory } from "./history-writer.ts";
 import type {
   PlannedCheck,
   PlannedCoverageReport,
@@ -9,13 +10,8 @@ import type {
   PlannedMetricItem,
   PlannedMetricValue,
   PlannedOccurrence,
-  PlannedPullRequest,
   PlannedRepository,
-  PlannedRun,
-  PlannedScaCheck,
   PlannedSettings,
-  PlannedTarget,
-  PlannedVulnerabilityOccurrence,
   RepositoryPlan,
 } from "./plan-types.ts";
 
@@ -26,7 +22,11 @@ export interface WriterContext {
   analyzerIds: Map<string, string>;
   /** By `analyzer:shortcode`. */
   issueIds: Map<string, string>;
-  advisories: AdvisoryIds;
+  /** Encrypts the repositories' webhook secrets. */
+  pepper: string;
+  uploadSbom: SbomUploader;
+  /** The account-wide webhook secret of each account whose GitHub repositories share one, by account key. */
+  accountSecrets: Map<string, string>;
 }
 
 /** Row counts written, by table. */
@@ -38,7 +38,13 @@ function need(map: Map<string, string>, key: string | null, what: string): strin
   return id;
 }
 
-/** Writes the plans of some repositories, table by table; adds the row counts to `counts`. */
+/**
+ * Writes the plans of some repositories; adds the row counts of the tables it bulk-writes to
+ * `counts`. Runs and pull requests are replayed repository by repository through the webhook and
+ * upload code (history-writer.ts); checks, findings, metrics, coverage and settings are written
+ * table by table; then each run's SBOMs are processed in the order the runs happened, so a run's
+ * SCA checks are matched against its base's.
+ */
 export async function writeRepositoryPlans(
   db: Kysely<Database>,
   plans: RepositoryPlan[],
@@ -78,49 +84,22 @@ export async function writeRepositoryPlans(
   const repoOf = new Map<unknown, string>();
   for (const plan of plans) {
     const id = need(repositoryIds, plan.repository.key, "repository");
-    for (const rows of [plan.pullRequests, plan.ignoreRules, plan.targets, plan.metricItems]) {
+    for (const rows of [plan.ignoreRules, plan.metricItems]) {
       for (const row of rows) repoOf.set(row, id);
     }
-    for (const row of plan.runs) repoOf.set(row, id);
   }
   const repoId = (row: unknown) => repoOf.get(row)!;
 
-  const pullRequestIds = await writeReturning<PlannedPullRequest>(
-    "pull_requests",
-    [
-      c("key", "text", (r) => r.key),
-      c("repository_id", "bigint", repoId),
-      c("number", "integer", (r) => r.number),
-      c("title", "text", (r) => r.title),
-      c("branch", "text", (r) => r.branch),
-      c("base_branch", "text", (r) => r.baseBranch),
-      c("state", "text", (r) => r.state),
-      c("vcs_url", "text", (r) => r.vcsUrl),
-      c("created_at", "timestamptz", (r) => r.createdAt),
-      c("updated_at", "timestamptz", (r) => r.updatedAt),
-    ],
-    all((p) => p.pullRequests),
-  );
-
-  const runIds = await writeReturning<PlannedRun>(
-    "analysis_runs",
-    [
-      c("key", "text", (r) => r.key),
-      c("run_uid", "uuid", (r) => r.runUid),
-      c("repository_id", "bigint", repoId),
-      c("branch_name", "text", (r) => r.branch),
-      c("base_oid", "text", (r) => r.baseOid),
-      c("commit_oid", "text", (r) => r.commitOid),
-      c("status", "text", (r) => r.status),
-      c("created_at", "timestamptz", (r) => r.createdAt),
-      c("updated_at", "timestamptz", (r) => r.updatedAt),
-      c("finished_at", "timestamptz", (r) => r.finishedAt),
-      c("pull_request_id", "bigint", (r) =>
-        r.pullRequestKey === null ? null : need(pullRequestIds, r.pullRequestKey, "pull request"),
-      ),
-    ],
-    all((p) => p.runs),
-  );
+  const replayed = new Map<RepositoryPlan, ReplayedHistory>();
+  const runIds = new Map<string, string>();
+  for (const plan of plans) {
+    const repositoryId = need(repositoryIds, plan.repository.key, "repository");
+    const history = await replayHistory(db, ctx, plan, repositoryId);
+    replayed.set(plan, history);
+    for (const [key, run] of history.runs) runIds.set(key, run.id);
+    tally("analysis_runs", plan.runs);
+    tally("pull_requests", plan.pullRequests);
+  }
 
   const checkIds = await writeReturning<PlannedCheck>(
     "checks",
@@ -217,50 +196,28 @@ export async function writeRepositoryPlans(
     all((p) => p.ignoreRules),
   );
 
-  const targetIds = await writeReturning<PlannedTarget>(
-    "repository_targets",
-    [
-      c("key", "text", (r) => r.key),
-      c("repository_id", "bigint", repoId),
-      c("ecosystem", "text", (r) => r.ecosystem),
-      c("package_manager", "text", (r) => r.packageManager),
-      c("manifest_path", "text", (r) => r.manifestPath),
-      c("lockfile_path", "text", (r) => r.lockfilePath),
-      c("source", "text", () => "AUTO"),
-      c("is_activated", "boolean", (r) => r.isActivated),
-      c("created_at", "timestamptz", (r) => r.createdAt),
-    ],
-    all((p) => p.targets),
-  );
-  const scaIds = await writeReturning<PlannedScaCheck>(
-    "sca_checks",
-    [
-      c("key", "text", (r) => r.key),
-      c("run_id", "bigint", (r) => need(runIds, r.runKey, "run")),
-      c("target_id", "bigint", (r) => need(targetIds, r.targetKey, "target")),
-      c("status", "text", (r) => r.status),
-      c("created_at", "timestamptz", (r) => r.createdAt),
-    ],
-    all((p) => p.scaChecks),
-  );
-  await write<PlannedVulnerabilityOccurrence>(
-    "vulnerability_occurrences",
-    [
-      c("key", "text", (r) => r.key),
-      c("sca_check_id", "bigint", (r) => need(scaIds, r.scaCheckKey, "SCA check")),
-      c("vulnerability_id", "bigint", (r) =>
-        need(ctx.advisories.vulnerability, r.vulnerability, "vulnerability"),
-      ),
-      c("package_version_id", "bigint", (r) =>
-        need(ctx.advisories.packageVersion, r.packageVersion, "package version"),
-      ),
-      c("reachability", "text", (r) => r.reachability),
-      c("fixability", "text", (r) => r.fixability),
-      c("state", "text", (r) => r.state),
-      c("created_at", "timestamptz", (r) => r.createdAt),
-    ],
-    all((p) => p.vulnerabilityOccurrences),
-  );
+  const scaAnalyzerId = need(ctx.analyzerIds, "sca", "analyzer");
+  for (const plan of plans) {
+    // Each SBOM makes an artifact, an SCA check and the DDP value of its check, and the first
+    // one the repository's DDP item unless the plan gave it one (with a threshold).
+    for (const table of ["artifacts", "artifact_chunks", "sca_checks", "metric_values"])
+      tally(table, plan.sboms);
+    if (plan.sboms.length > 0 && !plan.metricItems.some((item) => item.metric === "DDP")) {
+      tally("repository_metric_items", [plan]);
+    }
+    const { repository, runs } = replayed.get(plan)!;
+    for (const sbom of plan.sboms) {
+      const run = runs.get(sbom.runKey)!;
+      const checkId = need(checkIds, sbom.checkKey, "check");
+      await ctx.uploadSbom(db, {
+        repository,
+        run,
+        check: { id: checkId, key: sbom.checkKey, run_id: run.id, analyzer_id: scaAnalyzerId },
+        document: cycloneDxOf(sbom, plan.repository.name, run.commit_oid),
+        reporter: "assay-demo",
+      });
+    }
+  }
 }
 
 type Write = <Row>(table: string, columns: Column<Row>[], rows: Row[]) => Promise<void>;

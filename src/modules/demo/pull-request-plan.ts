@@ -1,4 +1,4 @@
-import type { DependencySnapshot, Pins } from "./dependency-plan.ts";
+import type { Bump, Pins } from "./dependency-plan.ts";
 import type { Finding } from "./findings.ts";
 import type { HistoryParameters, PlannedPullRequest, PlannedRun, RepositorySpec } from "./plan-types.ts";
 import type { Random } from "./random.ts";
@@ -10,7 +10,6 @@ export interface Snapshot {
   run: PlannedRun;
   live: Map<string, Finding[]>;
   pins: Pins;
-  dependencies: DependencySnapshot;
 }
 
 /**
@@ -23,12 +22,14 @@ export interface PullRequestTimeline {
   branch: string;
   created: number;
   runTimes: number[];
+  /** The analyzed default-branch run the branch forked from: its merge base. */
   base?: Snapshot;
   /** Findings the branch added, per analyzer (some are fixed again in later pushes). */
   introduced: Map<string, Finding[]>;
   /** Fingerprints of base findings the branch fixed. */
   resolved: Set<string>;
-  pins?: Pins;
+  /** What the branch changes in its dependencies (decided at its first run). */
+  bump?: Bump | null;
 }
 
 /**
@@ -75,6 +76,7 @@ export function planPullRequests(
             baseBranch: spec.defaultBranch,
             state,
             vcsUrl: "",
+            mergeBaseOid: "",
             createdAt: new Date(created),
             updatedAt: new Date(
               state === "OPEN" ? last : Math.min(span.end, last + r.between(HOUR, 2 * DAY)),

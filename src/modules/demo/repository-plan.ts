@@ -1,6 +1,6 @@
 import type { AnalysisRunStatus, CheckStatus, FindingState, IssueCategory } from "../../db/types.ts";
 import { CoveragePlanner } from "./coverage-plan.ts";
-import { DependencyPlanner } from "./dependency-plan.ts";
+import { DependencyPlanner, type Pins } from "./dependency-plan.ts";
 import { type Finding, FindingFactory, ruleSilences } from "./findings.ts";
 import type {
   HistoryParameters,
@@ -85,9 +85,6 @@ class RepositoryHistory {
         "repository_metric_items",
         "metric_values",
         "ignore_rules",
-        "repository_targets",
-        "sca_checks",
-        "vulnerability_occurrences",
       ].map((table) => [table, this.key(table)]),
     );
     const r = this.rand;
@@ -112,21 +109,14 @@ class RepositoryHistory {
       spec.profile.primary,
       { start: this.start, end: this.end },
     );
-    this.dependencies = new DependencyPlanner(
-      Random.derive(seed, "dependencies", spec.index),
-      {
-        target: this.next.repository_targets!,
-        sca: this.next.sca_checks!,
-        occurrence: this.next.vulnerability_occurrences!,
-      },
-      spec,
-      createdAt,
-    );
+    this.dependencies = new DependencyPlanner(Random.derive(seed, "dependencies", spec.index), spec);
     this.settings.metrics = this.coverage.settings();
     this.plan = {
       repository: {
         key: this.key("repositories")(),
         accountKey: spec.accountKey,
+        provider: spec.provider,
+        fullName: `${spec.accountLogin}/${spec.name}`,
         name: spec.name,
         vcsUrl: repositoryUrl(spec),
         isPrivate: spec.isPrivate,
@@ -145,9 +135,7 @@ class RepositoryHistory {
       coverageReports: this.coverage.reports,
       settings: this.settings,
       ignoreRules: this.ignoreRules,
-      targets: this.dependencies.targets,
-      scaChecks: this.dependencies.scaChecks,
-      vulnerabilityOccurrences: this.dependencies.occurrences,
+      sboms: this.dependencies.sboms,
     };
   }
 
@@ -240,6 +228,7 @@ class RepositoryHistory {
       key: this.next.analysis_runs!(),
       runUid: this.rand.uuid(),
       branch,
+      baseRunKey: base?.run.key ?? null,
       baseOid: base?.run.commitOid ?? null,
       commitOid: sha1Hex(this.seed, this.spec.index, "commit", this.commits++),
       status: "PENDING",
@@ -252,9 +241,12 @@ class RepositoryHistory {
     return run;
   }
 
+  /** A check per analyzer, and the `sca` check its SBOM uploads open when there are targets. */
   private newChecks(run: PlannedRun): Map<string, PlannedCheck> {
     const checks = new Map<string, PlannedCheck>();
-    this.spec.analyzers.forEach((analyzer, i) => {
+    const analyzers =
+      this.dependencies.targets.length > 0 ? [...this.spec.analyzers, "sca"] : this.spec.analyzers;
+    analyzers.forEach((analyzer, i) => {
       const created = new Date(run.createdAt.getTime() + (i + 1) * 3000);
       const check: PlannedCheck = {
         key: this.next.checks!(),
@@ -326,9 +318,9 @@ class RepositoryHistory {
       );
     const coverageStatus = this.coverageCheck(checks, run, progress, true);
     const pins = base ? this.dependencies.upgrade() : this.dependencies.pins;
-    const dependencies = this.dependencies.analyze(run.key, new Date(time), pins, base?.dependencies);
+    this.sbomUploads(run, checks, pins);
     this.finish(run, checks, coverageStatus);
-    this.lastAnalyzed = { run, live, pins, dependencies };
+    this.lastAnalyzed = { run, live, pins };
     this.analyzed.push({ time, snapshot: this.lastAnalyzed });
   }
 
@@ -336,9 +328,14 @@ class RepositoryHistory {
     if (!timeline.base) {
       const before = this.analyzed.filter((a) => a.time < timeline.created).at(-1) ?? this.analyzed[0]!;
       timeline.base = before.snapshot;
-      timeline.pins = this.dependencies.pullRequestPins(before.snapshot.pins);
+      timeline.bump = this.dependencies.pullRequestBump(before.snapshot.pins);
+      if (timeline.pr) timeline.pr.mergeBaseOid = before.snapshot.run.commitOid;
     }
-    const base = timeline.base;
+    // What the run is compared with is what the pull-request code will decide (docs/vcs-events.md):
+    // the merge base's run where the provider reports the merge base (GitLab), else the base
+    // branch's newest analysed run. A branch analysed without a pull request keeps its fork point.
+    const base =
+      timeline.pr && this.spec.provider !== "GITLAB" ? (this.lastAnalyzed ?? timeline.base) : timeline.base;
     const run = this.newRun(time, timeline.branch, base, timeline.pr);
     const checks = this.newChecks(run);
     for (const [analyzer, factory] of this.factories) {
@@ -357,8 +354,13 @@ class RepositoryHistory {
     }
     const progress = (time - this.start) / (this.end - this.start || 1);
     const coverageStatus = this.coverageCheck(checks, run, progress, false);
-    this.dependencies.analyze(run.key, new Date(time), timeline.pins!, base.dependencies);
+    this.sbomUploads(run, checks, DependencyPlanner.withBump(base.pins, timeline.bump ?? null));
     this.finish(run, checks, coverageStatus);
+  }
+
+  private sbomUploads(run: PlannedRun, checks: Map<string, PlannedCheck>, pins: Pins): void {
+    const check = checks.get("sca");
+    if (check) this.dependencies.analyze(run.key, check.key, run.createdAt, pins);
   }
 
   private coverageCheck(

@@ -1,14 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Database, Ecosystem } from "../../db/types.ts";
+import type { Database } from "../../db/types.ts";
+import { advisoryLookups, matchVersions, type VersionMatch } from "./advisory-matcher.ts";
 import {
-  type CompiledAffected,
-  compileAffected,
-  isAffected,
-  smallestFix,
-} from "../../formats/osv/affected.ts";
-import { normalisePackageName, parseVersion } from "../../formats/osv/versions.ts";
-import {
-  type AdvisoryPackageMatch,
   type CheckDependency,
   findAdvisoryPackages,
   findCheckOccurrences,
@@ -28,14 +21,6 @@ import {
  * global ids); those no longer matching (a withdrawn advisory, a changed range) are removed.
  */
 
-/** What one match found: the advisory, the package version, the smallest fixing upgrade. */
-interface Match {
-  vulnerabilityId: string;
-  packageId: string;
-  packageVersionId: string;
-  fixVersion: string | null;
-}
-
 /** What {@link matchScaCheck} changed. */
 export interface MatchOutcome {
   introduced: number;
@@ -46,78 +31,27 @@ export interface MatchOutcome {
   removed: number;
 }
 
-function lookupKey(ecosystem: Ecosystem, name: string): string {
-  return `${ecosystem}\u0000${normalisePackageName(ecosystem, name)}`;
-}
-
-/** The advisories affecting each of `dependencies`. */
-async function matchDependencies(
-  db: Kysely<Database>,
+/**
+ * The advisories affecting the check's versions and its base's, decided in one pass over the
+ * distinct versions of both (most are the same versions: the base is the previous commit), with
+ * one read of candidates.
+ */
+async function matchCheckAndBase(
+  tx: Kysely<Database>,
   dependencies: readonly CheckDependency[],
-): Promise<Match[]> {
-  const keys = new Map<string, { ecosystem: Ecosystem; name: string }>();
-  for (const d of dependencies) {
-    keys.set(lookupKey(d.ecosystem, d.name), {
-      ecosystem: d.ecosystem,
-      name: normalisePackageName(d.ecosystem, d.name),
+  baseDependencies: readonly CheckDependency[],
+): Promise<{ matches: VersionMatch[]; baseMatches: VersionMatch[] }> {
+  const all = [...dependencies, ...baseDependencies];
+  const byVersion = matchVersions(all, await findAdvisoryPackages(tx, advisoryLookups(all)));
+  const matchesOf = (list: readonly CheckDependency[]) => {
+    const seen = new Set<string>();
+    return list.flatMap((d) => {
+      if (seen.has(d.package_version_id)) return [];
+      seen.add(d.package_version_id);
+      return byVersion.get(d.package_version_id) ?? [];
     });
-  }
-  const rows = await findAdvisoryPackages(db, [...keys.values()]);
-  const byPackage = new Map<string, AdvisoryPackageMatch[]>();
-  for (const row of rows) {
-    const key = `${row.ecosystem}\u0000${row.name}`;
-    const list = byPackage.get(key) ?? [];
-    list.push(row);
-    byPackage.set(key, list);
-  }
-  const compiled = new Map<string, CompiledAffected>();
-  const compile = (row: AdvisoryPackageMatch) => {
-    let c = compiled.get(row.id);
-    if (!c) {
-      c = compileAffected({
-        ecosystem: row.ecosystem,
-        name: row.name,
-        normalisedName: row.name,
-        purl: null,
-        ranges: row.ranges as never,
-        versions: row.versions,
-      });
-      compiled.set(row.id, c);
-    }
-    return c;
   };
-  // Candidates grouped by advisory once per package, then every version of it checked.
-  const groups = new Map<string, Map<string, CompiledAffected[]>>();
-  const groupOf = (key: string): Map<string, CompiledAffected[]> | undefined => {
-    let group = groups.get(key);
-    if (group) return group;
-    const candidates = byPackage.get(key);
-    if (!candidates) return undefined;
-    group = new Map();
-    for (const row of candidates) {
-      const list = group.get(row.vulnerability_id) ?? [];
-      list.push(compile(row));
-      group.set(row.vulnerability_id, list);
-    }
-    groups.set(key, group);
-    return group;
-  };
-  const matches: Match[] = [];
-  for (const d of dependencies) {
-    const byVulnerability = groupOf(lookupKey(d.ecosystem, d.name));
-    if (!byVulnerability) continue;
-    const parsed = parseVersion(d.ecosystem, d.version);
-    for (const [vulnerabilityId, entries] of byVulnerability) {
-      if (!entries.some((entry) => isAffected(entry, d.version, parsed))) continue;
-      matches.push({
-        vulnerabilityId,
-        packageId: d.package_id,
-        packageVersionId: d.package_version_id,
-        fixVersion: parsed ? smallestFix(entries, parsed) : null,
-      });
-    }
-  }
-  return matches;
+  return { matches: matchesOf(dependencies), baseMatches: matchesOf(baseDependencies) };
 }
 
 /**
@@ -128,15 +62,16 @@ async function matchDependencies(
 export async function matchScaCheck(tx: Kysely<Database>, scaCheckId: string): Promise<MatchOutcome> {
   const check = await findScaCheckWithBase(tx, scaCheckId);
   if (!check) throw new Error(`SCA check ${scaCheckId} does not exist`);
-  const matches = await matchDependencies(tx, await findScaCheckDependencies(tx, scaCheckId));
-  const baseMatches = check.base_check_id
-    ? await matchDependencies(tx, await findScaCheckDependencies(tx, check.base_check_id))
-    : [];
+  const { matches, baseMatches } = await matchCheckAndBase(
+    tx,
+    await findScaCheckDependencies(tx, scaCheckId),
+    check.base_check_id ? await findScaCheckDependencies(tx, check.base_check_id) : [],
+  );
   const inBase = new Set(baseMatches.map((m) => `${m.vulnerabilityId}:${m.packageId}`));
   const now = new Set(matches.map((m) => `${m.vulnerabilityId}:${m.packageId}`));
 
   const wanted = new Map<string, OccurrenceWrite>();
-  const want = (m: Match, state: OccurrenceWrite["state"]) =>
+  const want = (m: VersionMatch, state: OccurrenceWrite["state"]) =>
     wanted.set(`${m.vulnerabilityId}:${m.packageVersionId}`, {
       vulnerability_id: m.vulnerabilityId,
       package_version_id: m.packageVersionId,

@@ -211,14 +211,20 @@ export async function findScaCheckWithBase(
   return result.rows[0];
 }
 
-/** Every occurrence row of an SCA check, RESOLVED ones included. */
-export function findCheckOccurrences(
-  db: Kysely<Database>,
-  scaCheckId: string,
-): Promise<VulnerabilityOccurrenceRow[]> {
+/** What matching compares of a stored occurrence. */
+export type StoredOccurrence = Pick<
+  VulnerabilityOccurrenceRow,
+  "id" | "vulnerability_id" | "package_version_id" | "state" | "fixability" | "fix_version"
+>;
+
+/**
+ * Every occurrence of an SCA check, RESOLVED ones included: the columns matching compares (a
+ * check can have tens of thousands, so no keys or timestamps it does not need).
+ */
+export function findCheckOccurrences(db: Kysely<Database>, scaCheckId: string): Promise<StoredOccurrence[]> {
   return db
     .selectFrom("vulnerability_occurrences")
-    .selectAll()
+    .select(["id", "vulnerability_id", "package_version_id", "state", "fixability", "fix_version"])
     .where("sca_check_id", "=", scaCheckId)
     .execute();
 }
@@ -232,7 +238,14 @@ export interface OccurrenceWrite {
   fix_version: string | null;
 }
 
-/** Inserts new occurrences of a check, updates changed ones by id, deletes gone ones by id. */
+/** Rows per insert or update statement: a few hundred KB of parameters at most. */
+const OCCURRENCE_WRITE_BATCH = 5000;
+
+/**
+ * Inserts new occurrences of a check, updates changed ones by id, deletes gone ones by id: one
+ * statement per batch of each, the rows passed as one array per column (`unnest`), so a check
+ * with thousands of occurrences costs a few statements, not one per row.
+ */
 export async function writeCheckOccurrences(
   tx: Kysely<Database>,
   scaCheckId: string,
@@ -242,31 +255,33 @@ export async function writeCheckOccurrences(
     remove: readonly string[];
   },
 ): Promise<void> {
-  if (changes.remove.length > 0) {
-    await tx.deleteFrom("vulnerability_occurrences").where("id", "in", changes.remove).execute();
+  for (let i = 0; i < changes.remove.length; i += OCCURRENCE_WRITE_BATCH) {
+    const ids = changes.remove.slice(i, i + OCCURRENCE_WRITE_BATCH);
+    await sql`DELETE FROM vulnerability_occurrences WHERE id = ANY(${ids}::bigint[])`.execute(tx);
   }
-  for (const row of changes.update) {
-    await tx
-      .updateTable("vulnerability_occurrences")
-      .set({ state: row.state, fixability: row.fixability, fix_version: row.fix_version })
-      .where("id", "=", row.id)
-      .execute();
+  for (let i = 0; i < changes.update.length; i += OCCURRENCE_WRITE_BATCH) {
+    const rows = changes.update.slice(i, i + OCCURRENCE_WRITE_BATCH);
+    await sql`
+      UPDATE vulnerability_occurrences AS vo
+      SET state = u.state, fixability = u.fixability, fix_version = u.fix_version
+      FROM unnest(${rows.map((r) => r.id)}::bigint[], ${rows.map((r) => r.state)}::text[],
+        ${rows.map((r) => r.fixability)}::text[], ${rows.map((r) => r.fix_version)}::text[])
+        AS u (id, state, fixability, fix_version)
+      WHERE vo.id = u.id
+    `.execute(tx);
   }
-  for (let i = 0; i < changes.insert.length; i += 1000) {
-    await tx
-      .insertInto("vulnerability_occurrences")
-      .values(
-        changes.insert.slice(i, i + 1000).map((row) => ({
-          key: newRowKey(),
-          sca_check_id: scaCheckId,
-          vulnerability_id: row.vulnerability_id,
-          package_version_id: row.package_version_id,
-          state: row.state,
-          fixability: row.fixability,
-          fix_version: row.fix_version,
-        })),
-      )
-      .execute();
+  for (let i = 0; i < changes.insert.length; i += OCCURRENCE_WRITE_BATCH) {
+    const rows = changes.insert.slice(i, i + OCCURRENCE_WRITE_BATCH);
+    await sql`
+      INSERT INTO vulnerability_occurrences
+        (key, sca_check_id, vulnerability_id, package_version_id, state, fixability, fix_version)
+      SELECT u.key, ${scaCheckId}, u.vulnerability_id, u.package_version_id, u.state, u.fixability,
+        u.fix_version
+      FROM unnest(${rows.map(() => newRowKey())}::text[], ${rows.map((r) => r.vulnerability_id)}::bigint[],
+        ${rows.map((r) => r.package_version_id)}::bigint[], ${rows.map((r) => r.state)}::text[],
+        ${rows.map((r) => r.fixability)}::text[], ${rows.map((r) => r.fix_version)}::text[])
+        AS u (key, vulnerability_id, package_version_id, state, fixability, fix_version)
+    `.execute(tx);
   }
 }
 
@@ -338,28 +353,98 @@ export function findAdvisorySource(db: Kysely<Database>, url: string) {
   return db.selectFrom("advisory_sources").selectAll().where("url", "=", url).executeTakeFirst();
 }
 
-/** Records what `advisories sync` saw of `url`. */
-export async function saveAdvisorySource(
+/** Every URL `advisories sync` has checked, by URL. */
+export function findAdvisorySources(db: Kysely<Database>) {
+  return db.selectFrom("advisory_sources").selectAll().orderBy("url").execute();
+}
+
+/**
+ * Seconds since each of `urls` was last checked, by the database's clock; a URL never checked is
+ * absent.
+ */
+export async function findSecondsSinceChecked(
   db: Kysely<Database>,
-  source: { url: string; etag: string | null; lastModified: string | null; imported: boolean },
+  urls: readonly string[],
+): Promise<Map<string, number>> {
+  if (urls.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("advisory_sources")
+    .select(["url", sql<number>`extract(epoch FROM now() - checked_at)::float8`.as("seconds")])
+    .where("url", "in", urls)
+    .where("checked_at", "is not", null)
+    .execute();
+  return new Map(rows.map((row) => [row.url, Number(row.seconds)]));
+}
+
+/** The validators of an export as its server sent them. */
+export interface SourceValidators {
+  etag: string | null;
+  lastModified: string | null;
+}
+
+/**
+ * Records a check of `url` the server answered 304: the export is the one imported last. Newer
+ * validators sent with the 304 replace the stored ones.
+ */
+export async function recordSourceNotModified(
+  db: Kysely<Database>,
+  url: string,
+  validators: SourceValidators,
 ): Promise<void> {
-  const now = new Date();
   await db
     .insertInto("advisory_sources")
     .values({
-      url: source.url,
-      etag: source.etag,
-      last_modified: source.lastModified,
-      checked_at: now,
-      imported_at: source.imported ? now : null,
+      url,
+      etag: validators.etag,
+      last_modified: validators.lastModified,
+      checked_at: sql<Date>`now()`,
+      status: "NOT_MODIFIED",
     })
     .onConflict((oc) =>
       oc.column("url").doUpdateSet({
-        etag: source.etag,
-        last_modified: source.lastModified,
-        checked_at: now,
-        ...(source.imported ? { imported_at: now } : {}),
+        etag: sql<string | null>`coalesce(excluded.etag, advisory_sources.etag)`,
+        last_modified: sql<string | null>`coalesce(excluded.last_modified, advisory_sources.last_modified)`,
+        checked_at: sql<Date>`now()`,
+        status: "NOT_MODIFIED",
+        error: null,
       }),
+    )
+    .execute();
+}
+
+/** Records an export of `url` downloaded and imported: its validators, size and import summary. */
+export async function recordSourceImported(
+  db: Kysely<Database>,
+  url: string,
+  imported: SourceValidators & { bytes: number; summary: unknown },
+): Promise<void> {
+  const values = {
+    etag: imported.etag,
+    last_modified: imported.lastModified,
+    checked_at: sql<Date>`now()`,
+    imported_at: sql<Date>`now()`,
+    status: "IMPORTED" as const,
+    error: null,
+    downloaded_bytes: imported.bytes,
+    import_summary: JSON.stringify(imported.summary),
+  };
+  await db
+    .insertInto("advisory_sources")
+    .values({ url, ...values })
+    .onConflict((oc) => oc.column("url").doUpdateSet(values))
+    .execute();
+}
+
+/**
+ * Records a failed check of `url` with `error` (a sentence of ours, never a response body). The
+ * validators and summary of the last import stay, so the next check asks for what changed since.
+ */
+export async function recordSourceFailed(db: Kysely<Database>, url: string, error: string): Promise<void> {
+  await db
+    .insertInto("advisory_sources")
+    .values({ url, checked_at: sql<Date>`now()`, status: "FAILED", error })
+    .onConflict((oc) =>
+      oc.column("url").doUpdateSet({ checked_at: sql<Date>`now()`, status: "FAILED", error }),
     )
     .execute();
 }

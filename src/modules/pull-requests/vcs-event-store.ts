@@ -1,82 +1,12 @@
 import { type Kysely, sql } from "kysely";
-import type { AnalysisRunRow, Database, PullRequestRow, VcsProvider } from "../../db/types.ts";
+import type { AnalysisRunRow, Database, PullRequestRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import type { PullRequestFacts, VcsEventProvider } from "./vcs-payloads.ts";
 
 /**
- * The SQL of incoming VCS events (docs/vcs-events.md): repositories' webhook secrets, the
- * deliveries already applied, branch heads, and pull requests as the providers report them.
+ * The SQL of incoming VCS events (docs/vcs-events.md): the deliveries already applied, branch
+ * heads, and pull requests as the providers report them. Secrets: vcs-secret-store.ts.
  */
-
-/** A repository that may receive a provider's deliveries: its key and its stored secret. */
-export interface VcsSecretCandidate {
-  repository_id: string;
-  repository_key: string;
-  account_id: string;
-  secret_encrypted: Buffer;
-}
-
-/**
- * The repositories of accounts on `providers` whose `login/name` is `fullName` (compared without
- * case, as the providers do) and that have a webhook secret.
- */
-export function findVcsSecretCandidates(
-  db: Kysely<Database>,
-  providers: readonly VcsProvider[],
-  fullName: string,
-): Promise<VcsSecretCandidate[]> {
-  return db
-    .selectFrom("repositories as r")
-    .innerJoin("accounts as a", "a.id", "r.account_id")
-    .innerJoin("repository_vcs_secrets as s", "s.repository_id", "r.id")
-    .select(["r.id as repository_id", "r.key as repository_key", "r.account_id", "s.secret_encrypted"])
-    .where("a.vcs_provider", "in", providers)
-    .where(sql<string>`lower(a.login || '/' || r.name)`, "=", fullName.toLowerCase())
-    .orderBy("r.id")
-    .limit(10)
-    .execute();
-}
-
-/** Stores (or replaces) the repository's encrypted webhook secret. */
-export async function upsertVcsSecret(
-  tx: Kysely<Database>,
-  repositoryId: string,
-  encrypted: Buffer,
-  lastFour: string,
-): Promise<void> {
-  await tx
-    .insertInto("repository_vcs_secrets")
-    .values({ repository_id: repositoryId, secret_encrypted: encrypted, secret_last_four: lastFour })
-    .onConflict((oc) =>
-      oc.column("repository_id").doUpdateSet({
-        secret_encrypted: encrypted,
-        secret_last_four: lastFour,
-        updated_at: sql<Date>`now()`,
-      }),
-    )
-    .execute();
-}
-
-/** Removes the repository's webhook secret; true when there was one. */
-export async function deleteVcsSecret(tx: Kysely<Database>, repositoryId: string): Promise<boolean> {
-  const deleted = await tx
-    .deleteFrom("repository_vcs_secrets")
-    .where("repository_id", "=", repositoryId)
-    .executeTakeFirst();
-  return Number(deleted.numDeletedRows) > 0;
-}
-
-/** The last four characters of each of these repositories' webhook secrets, by repository id. */
-export function findVcsSecretPreviews(
-  db: Kysely<Database>,
-  repositoryIds: readonly string[],
-): Promise<Array<{ repository_id: string; secret_last_four: string }>> {
-  return db
-    .selectFrom("repository_vcs_secrets")
-    .select(["repository_id", "secret_last_four"])
-    .where("repository_id", "in", repositoryIds)
-    .execute();
-}
 
 /**
  * Records the delivery as applied; false when it already was (a replay or a provider's retry).
@@ -188,9 +118,13 @@ export function updatePullRequest(
     .executeTakeFirstOrThrow();
 }
 
+/** Full object ids are 40 (SHA-1) or 64 (SHA-256) hex digits; anything shorter is abbreviated. */
+const FULL_OID_LENGTH = 40;
+
 /**
  * Attaches the repository's runs of `commitOid` that belong to no pull request yet to
- * `pullRequestId` (runs uploaded before the provider's event arrived).
+ * `pullRequestId` (runs uploaded before the provider's event arrived). An abbreviated id
+ * (Bitbucket's pull request payloads) matches the runs whose commit starts with it.
  */
 export async function attachRunsOfCommit(
   tx: Kysely<Database>,
@@ -202,7 +136,11 @@ export async function attachRunsOfCommit(
     .updateTable("analysis_runs")
     .set({ pull_request_id: pullRequestId })
     .where("repository_id", "=", repositoryId)
-    .where("commit_oid", "=", commitOid)
+    .where(
+      commitOid.length < FULL_OID_LENGTH
+        ? sql<boolean>`starts_with(commit_oid, ${commitOid})`
+        : sql<boolean>`commit_oid = ${commitOid}`,
+    )
     .where("pull_request_id", "is", null)
     .execute();
 }
@@ -266,7 +204,7 @@ export function findBranchHeads(
 
 /**
  * The open pull request whose head is `commitOid`, if any (the newest when several are); a run of
- * that commit belongs to it.
+ * that commit belongs to it. A head stored abbreviated matches the commits it abbreviates.
  */
 export function findOpenPullRequestOfHead(
   db: Kysely<Database>,
@@ -277,7 +215,13 @@ export function findOpenPullRequestOfHead(
     .selectFrom("pull_requests")
     .selectAll()
     .where("repository_id", "=", repositoryId)
-    .where("head_commit_oid", "=", commitOid)
+    .where((eb) =>
+      eb.or([
+        eb("head_commit_oid", "=", commitOid),
+        // A head the provider abbreviated (Bitbucket) is a prefix of the run's full id.
+        sql<boolean>`(length(head_commit_oid) < ${FULL_OID_LENGTH} AND starts_with(${commitOid}, head_commit_oid))`,
+      ]),
+    )
     .where("state", "=", "OPEN")
     .orderBy("created_at", "desc")
     .orderBy("key", "desc")

@@ -5,7 +5,7 @@
  */
 
 /** The providers whose webhooks Assay receives. */
-export type VcsEventProvider = "GITHUB" | "GITLAB";
+export type VcsEventProvider = "GITHUB" | "GITLAB" | "BITBUCKET";
 
 /** A pull (merge) request as an event reports it. */
 export interface PullRequestFacts {
@@ -30,18 +30,24 @@ export type VcsEvent =
   | { kind: "pull_request"; action: string; pullRequest: PullRequestFacts }
   | {
       kind: "push";
-      /** The branch pushed to; null for a tag or another kind of ref. */
-      branch: string | null;
-      /** The branch's new head; null when the push deleted the branch. */
-      after: string | null;
+      /** The refs the push moved (one for GitHub and GitLab; Bitbucket may report several). */
+      refs: PushedRef[];
       /** When the provider says the push happened (GitHub's `repository.pushed_at`). */
       pushedAt: Date | null;
     }
   | { kind: "ignored"; event: string };
 
+/** One ref a push moved. */
+export interface PushedRef {
+  /** The branch pushed to; null for a tag or another kind of ref. */
+  branch: string | null;
+  /** The branch's new head; null when the push deleted the branch. */
+  after: string | null;
+}
+
 /** A delivery's repository, as its payload names it. */
 export interface EventRepository {
-  /** `owner/name` (GitHub's `full_name`, GitLab's `path_with_namespace`). */
+  /** `owner/name` (GitHub's and Bitbucket's `full_name`, GitLab's `path_with_namespace`). */
   fullName: string;
 }
 
@@ -117,6 +123,16 @@ export function githubRepository(payload: unknown): EventRepository {
   return { fullName: requiredText(repository.full_name, "repository.full_name") };
 }
 
+/**
+ * The account login a GitHub App's installation-level delivery names (`installation.account.login`
+ * of `installation` and `installation_repositories` events), which name no single repository.
+ */
+export function githubInstallationAccount(payload: unknown): string | undefined {
+  const body = optionalObject(payload);
+  const account = optionalObject(optionalObject(body?.installation)?.account);
+  return text(account?.login) ?? undefined;
+}
+
 /** A GitHub delivery of event `event` (the `X-GitHub-Event` header). */
 export function readGithubEvent(event: string, payload: unknown): VcsEvent {
   const body = object(payload, "(body)");
@@ -126,8 +142,7 @@ export function readGithubEvent(event: string, payload: unknown): VcsEvent {
     const repository = optionalObject(body.repository);
     return {
       kind: "push",
-      branch: branchOfRef(body.ref),
-      after: deleted ? null : oid(body.after),
+      refs: [{ branch: branchOfRef(body.ref), after: deleted ? null : oid(body.after) }],
       pushedAt: providerTime(repository?.pushed_at),
     };
   }
@@ -178,8 +193,9 @@ export function readGitlabEvent(event: string, payload: unknown): VcsEvent {
     const after = text(body.after);
     return {
       kind: "push",
-      branch: branchOfRef(body.ref),
-      after: after === null || ZERO_OID.test(after) ? null : oid(after),
+      refs: [
+        { branch: branchOfRef(body.ref), after: after === null || ZERO_OID.test(after) ? null : oid(after) },
+      ],
       pushedAt: null,
     };
   }
@@ -204,6 +220,79 @@ export function readGitlabEvent(event: string, payload: unknown): VcsEvent {
       url: text(attributes.url),
       createdAt: providerTime(attributes.created_at),
       updatedAt: providerTime(attributes.updated_at),
+    },
+  };
+}
+
+/** The repository a Bitbucket Cloud delivery is about (`repository.full_name`, `workspace/slug`). */
+export function bitbucketRepository(payload: unknown): EventRepository {
+  const repository = object(object(payload, "(body)").repository, "repository");
+  return { fullName: requiredText(repository.full_name, "repository.full_name") };
+}
+
+const BITBUCKET_STATES: Record<string, PullRequestFacts["state"]> = {
+  OPEN: "OPEN",
+  MERGED: "MERGED",
+  DECLINED: "CLOSED",
+  SUPERSEDED: "CLOSED",
+};
+
+const BITBUCKET_PULL_REQUEST_EVENTS = new Set([
+  "pullrequest:created",
+  "pullrequest:updated",
+  "pullrequest:fulfilled",
+  "pullrequest:rejected",
+]);
+
+/** One entry of a `repo:push` payload's `push.changes`: a branch moved, created or deleted. */
+function bitbucketPushedRef(change: unknown): PushedRef {
+  const entry = optionalObject(change);
+  const next = optionalObject(entry?.new);
+  const previous = optionalObject(entry?.old);
+  if (next) {
+    return next.type === "branch"
+      ? { branch: text(next.name), after: oid(optionalObject(next.target)?.hash) }
+      : { branch: null, after: null };
+  }
+  // No `new`: the ref was deleted (`closed: true`).
+  return { branch: previous?.type === "branch" ? text(previous.name) : null, after: null };
+}
+
+/**
+ * A Bitbucket Cloud delivery of event `event` (the `X-Event-Key` header: `repo:push`,
+ * `pullrequest:created`, ...). Commit hashes in pull request payloads are abbreviated (12
+ * characters); they are kept as given.
+ */
+export function readBitbucketEvent(event: string, payload: unknown): VcsEvent {
+  const body = object(payload, "(body)");
+  if (event === "repo:push") {
+    const push = object(body.push, "push");
+    if (!Array.isArray(push.changes)) throw new PayloadError("the payload has no list `push.changes`");
+    // Bitbucket dates commits, not pushes: pushes apply in arrival order.
+    return { kind: "push", refs: push.changes.map(bitbucketPushedRef), pushedAt: null };
+  }
+  if (!BITBUCKET_PULL_REQUEST_EVENTS.has(event)) return { kind: "ignored", event };
+  const pr = object(body.pullrequest, "pullrequest");
+  const state = BITBUCKET_STATES[requiredText(pr.state, "pullrequest.state")];
+  if (state === undefined) throw new PayloadError("`pullrequest.state` is not a pull request state");
+  const source = optionalObject(pr.source);
+  const destination = optionalObject(pr.destination);
+  const links = optionalObject(pr.links);
+  return {
+    kind: "pull_request",
+    action: event.slice("pullrequest:".length),
+    pullRequest: {
+      number: positiveInteger(pr.id, "pullrequest.id"),
+      title: text(pr.title),
+      state,
+      branch: text(optionalObject(source?.branch)?.name),
+      baseBranch: text(optionalObject(destination?.branch)?.name),
+      headCommitOid: oid(optionalObject(source?.commit)?.hash),
+      baseCommitOid: oid(optionalObject(destination?.commit)?.hash),
+      mergeBaseOid: null,
+      url: text(optionalObject(links?.html)?.href),
+      createdAt: providerTime(pr.created_on),
+      updatedAt: providerTime(pr.updated_on),
     },
   };
 }

@@ -2,11 +2,11 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { decryptSecret, encryptSecret, secretLastFour, secretProblem } from "../webhooks/secrets.ts";
 
 /**
- * Repositories' incoming webhook secrets (docs/vcs-events.md "The secret"). Checking GitHub's
- * HMAC needs the secret itself, so it is stored encrypted like outgoing webhook endpoints'
- * secrets (AES-256-GCM under a key derived from ASSAY_TOKEN_PEPPER), bound to its repository:
- * the repository's key, prefixed so it can never stand for an endpoint's, is the additional
- * authenticated data. Comparisons are constant-time.
+ * Repositories' and accounts' incoming webhook secrets (docs/vcs-events.md "The secret").
+ * Checking an HMAC needs the secret itself, so it is stored encrypted like outgoing webhook
+ * endpoints' secrets (AES-256-GCM under a key derived from ASSAY_TOKEN_PEPPER), bound to its
+ * owner: the repository's or the account's key, prefixed so that neither can stand for the other
+ * nor for an endpoint's, is the additional authenticated data. Comparisons are constant-time.
  */
 
 export { secretLastFour, secretProblem };
@@ -16,19 +16,27 @@ export function generateVcsSecret(): string {
   return `vcs_${randomBytes(24).toString("base64url")}`;
 }
 
-function boundTo(repositoryKey: string): string {
-  return `vcs-webhook:${repositoryKey}`;
+/** Whose secret: a repository's own, or its account's (covering the account's repositories). */
+export interface VcsSecretOwner {
+  kind: "repository" | "account";
+  /** The repository's or the account's key. */
+  key: string;
 }
 
-/** Encrypts the secret of repository `repositoryKey`. */
-export function encryptVcsSecret(secret: string, repositoryKey: string, pepper: string): Buffer {
-  return encryptSecret(secret, boundTo(repositoryKey), pepper);
+function boundTo(owner: VcsSecretOwner): string {
+  // Repositories keep the binding they had before accounts had secrets.
+  return owner.kind === "repository" ? `vcs-webhook:${owner.key}` : `vcs-webhook-account:${owner.key}`;
 }
 
-/** Decrypts what {@link encryptVcsSecret} made; undefined when it cannot (another pepper). */
-export function decryptVcsSecret(stored: Buffer, repositoryKey: string, pepper: string): string | undefined {
+/** Encrypts the secret of `owner`. */
+export function encryptVcsSecret(secret: string, owner: VcsSecretOwner, pepper: string): Buffer {
+  return encryptSecret(secret, boundTo(owner), pepper);
+}
+
+/** Decrypts what {@link encryptVcsSecret} made; undefined when it cannot (another pepper, another owner). */
+export function decryptVcsSecret(stored: Buffer, owner: VcsSecretOwner, pepper: string): string | undefined {
   try {
-    return decryptSecret(stored, boundTo(repositoryKey), pepper);
+    return decryptSecret(stored, boundTo(owner), pepper);
   } catch {
     return undefined;
   }
@@ -36,14 +44,14 @@ export function decryptVcsSecret(stored: Buffer, repositoryKey: string, pepper: 
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
 
-/** True when `header` is a well-formed `X-Hub-Signature-256` value. */
+/** True when `header` is a well-formed `sha256=<hex>` value (GitHub's `X-Hub-Signature-256`, Bitbucket's `X-Hub-Signature`). */
 export function isGithubSignature(header: string | undefined): header is string {
   return header !== undefined && SIGNATURE.test(header);
 }
 
 /**
  * True when `header` (`sha256=<hex>`) is the HMAC-SHA256 of `body` keyed with `secret`, as GitHub
- * signs deliveries. Compared in constant time.
+ * and Bitbucket Cloud sign deliveries. Compared in constant time.
  */
 export function verifyGithubSignature(body: Buffer, header: string, secret: string): boolean {
   const match = SIGNATURE.exec(header);

@@ -10,7 +10,8 @@ import { receiveVcsDelivery, type VcsDelivery } from "./vcs-event-service.ts";
 import type { VcsEventProvider } from "./vcs-payloads.ts";
 
 /**
- * `POST /webhooks/github` and `POST /webhooks/gitlab`: the providers' webhooks (docs/vcs-events.md).
+ * `POST /webhooks/github`, `/webhooks/gitlab` and `/webhooks/bitbucket`: the providers' webhooks
+ * (docs/vcs-events.md).
  * The body is read raw (the signature covers its bytes) and limited to ASSAY_MAX_BODY_BYTES; the
  * answer is JSON `{ ok, message }`.
  */
@@ -34,6 +35,16 @@ function deliveryOf(provider: VcsEventProvider, req: IncomingMessage, body: Buff
       event: header(req, "x-github-event"),
       deliveryId: header(req, "x-github-delivery"),
       credential: header(req, "x-hub-signature-256"),
+      contentType: header(req, "content-type"),
+      body,
+    };
+  }
+  if (provider === "BITBUCKET") {
+    return {
+      provider,
+      event: header(req, "x-event-key"),
+      deliveryId: header(req, "x-request-uuid"),
+      credential: header(req, "x-hub-signature"),
       contentType: header(req, "content-type"),
       body,
     };
@@ -88,10 +99,13 @@ function endpoint(provider: VcsEventProvider, deps: VcsWebhookDeps): EndpointHan
 export function createVcsWebhookEndpoints(deps: VcsWebhookDeps): Map<string, EndpointHandler> {
   const github = endpoint("GITHUB", deps);
   const gitlab = endpoint("GITLAB", deps);
+  const bitbucket = endpoint("BITBUCKET", deps);
   return new Map([
     ["/webhooks/github", github],
     ["/webhooks/github/", github],
     ["/webhooks/gitlab", gitlab],
     ["/webhooks/gitlab/", gitlab],
+    ["/webhooks/bitbucket", bitbucket],
+    ["/webhooks/bitbucket/", bitbucket],
   ]);
 }

@@ -1,7 +1,7 @@
 import type { AccountRow, RepositoryRow } from "../../db/types.ts";
 import { encodeGlobalId } from "../../graphql/global-id.ts";
 import { accountObject } from "../accounts/account-events.ts";
-import { accountVcsUrl } from "../accounts/vcs.ts";
+import { accountVcsUrl, repositoryPageUrl } from "../accounts/vcs.ts";
 import type { WebhookObject } from "../events/outbox.ts";
 
 /**
@@ -19,8 +19,7 @@ export function repositoryObject(repository: RepositoryRow, account: AccountRow)
     object: "Repository",
     name: repository.name,
     vcsProvider: account.vcs_provider,
-    vcsUrl:
-      repository.vcs_url ?? (accountUrl ? `${accountUrl}/${encodeURIComponent(repository.name)}` : null),
+    vcsUrl: repository.vcs_url ?? (accountUrl ? repositoryPageUrl(accountUrl, repository.name) : null),
     defaultBranch: repository.default_branch,
     latestCommitOid: repository.latest_commit_oid,
     isPrivate: repository.is_private,

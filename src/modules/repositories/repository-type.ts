@@ -11,7 +11,7 @@ import {
 } from "../../graphql/relay.ts";
 import { accountById, viewerMembershipByAccountId } from "../accounts/account-loaders.ts";
 import { AccountRef, VcsProviderEnum } from "../accounts/account-type.ts";
-import { accountVcsUrl } from "../accounts/vcs.ts";
+import { accountVcsUrl, repositoryPageUrl } from "../accounts/vcs.ts";
 import { repositoryDsn } from "./dsn.ts";
 import { visibleRepositoryByKey } from "./repository-loaders.ts";
 import { findVisibleRepositoryByName, repositoriesOfAccount } from "./repository-store.ts";
@@ -42,7 +42,7 @@ export const RepositoryRef = builder.objectRef<RepositoryRow>("Repository").impl
         if (r.vcs_url) return r.vcs_url;
         const account = (await accountById(ctx).load(r.account_id))!;
         const base = accountVcsUrl(account);
-        return base ? `${base}/${encodeURIComponent(r.name)}` : "";
+        return base ? repositoryPageUrl(base, r.name) : "";
       },
     }),
     latestCommitOid: t.string({
