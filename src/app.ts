@@ -1,3 +1,4 @@
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildCliPackage } from "./cli/cli-package.ts";
 import type { Config } from "./config.ts";
@@ -11,21 +12,31 @@ import {
 import { DocumentCache } from "./graphql/document-cache.ts";
 import { createGraphQLEndpoint, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
-import { type AssayServer, createServer, type EndpointHandler } from "./http/server.ts";
+import {
+  type AssayServer,
+  createMetricsServer,
+  createServer,
+  type EndpointHandler,
+  type ServerMetrics,
+} from "./http/server.ts";
 import { CLI_GRAPHQL_PATHS, createCliEndpoint } from "./ingestion/cli-endpoint.ts";
 import { startJobWorker, workerPoolSize } from "./job-handlers.ts";
+import { jobQueueStats } from "./jobs/job-store.ts";
 import type { Logger } from "./logger.ts";
 import { CredentialAuthenticator, looksLikeCredential } from "./modules/auth/credential-service.ts";
 import { renderDevicePage } from "./modules/auth/device-page.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
 import { createVcsWebhookEndpoints } from "./modules/pull-requests/vcs-webhook-endpoint.ts";
+import { startTracing } from "./observability/tracing.ts";
 import { buildAssaySchema } from "./schema.ts";
 
 /** A started Assay instance. */
 export interface RunningApp {
   url: string;
   port: number;
+  /** Where `/metrics` answers when ASSAY_METRICS is a port number (undefined otherwise). */
+  metricsUrl: string | undefined;
   database: DatabaseHandle;
   /** Graceful stop: no new connections, in-flight requests finish, pools and the embedded database close. */
   stop(): Promise<void>;
@@ -42,18 +53,36 @@ export interface AppOptions {
 /**
  * The API's endpoints by path: GraphQL, the contract CLI's artifact endpoint (the ingestion
  * pipeline's own small schema), and the providers' webhooks (docs/vcs-events.md). Assembled here,
- * so the HTTP layer depends on none of them.
+ * so the HTTP layer depends on none of them. `routes` names each path for the metrics.
  */
 function apiEndpoints(
   graphql: EndpointHandler,
   artifacts: EndpointHandler,
   vcsWebhooks: ReadonlyMap<string, EndpointHandler>,
-): Map<string, EndpointHandler> {
-  return new Map([
-    ...[...GRAPHQL_PATHS].map((path) => [path, graphql] as const),
-    ...[...CLI_GRAPHQL_PATHS].map((path) => [path, artifacts] as const),
-    ...vcsWebhooks,
-  ]);
+): { endpoints: Map<string, EndpointHandler>; routes: Map<string, string> } {
+  const named = [
+    ...[...GRAPHQL_PATHS].map((path) => [path, graphql, "graphql"] as const),
+    ...[...CLI_GRAPHQL_PATHS].map((path) => [path, artifacts, "cli_artifacts"] as const),
+    ...[...vcsWebhooks].map(([path, handler]) => [path, handler, "vcs_webhook"] as const),
+  ];
+  return {
+    endpoints: new Map(named.map(([path, handler]) => [path, handler])),
+    routes: new Map(named.map(([path, , route]) => [path, route])),
+  };
+}
+
+/** Starts listening on `port` and `host`; rejects when the address cannot be bound. */
+function listen(server: http.Server, port: number, host: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+/** `http://host:port`, with IPv6 hosts bracketed and wildcard addresses shown as loopback. */
+function urlOf(host: string, port: number): string {
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return `http://${shown === "0.0.0.0" || shown === "[::]" ? "127.0.0.1" : shown}:${port}`;
 }
 
 /**
@@ -65,8 +94,18 @@ export async function startApp(
   logger: Logger,
   options: AppOptions = {},
 ): Promise<RunningApp> {
-  const database = await openDatabase(config, options.database);
+  // Loaded only when on: with ASSAY_METRICS=off prom-client is never read.
+  const metrics =
+    config.metrics.mode === "off" ? undefined : new (await import("./observability/metrics.ts")).Metrics();
+  const tracing = await startTracing(config.tracing);
+  const statementSpans = tracing && { onStatement: tracing.recordStatement };
+  const database = await openDatabase(config, {
+    ...options.database,
+    ...(metrics && { onError: () => metrics.observeDatabaseError("api") }),
+    ...statementSpans,
+  });
   let server: AssayServer | undefined;
+  let metricsServer: http.Server | undefined;
   let rateLimiter: RateLimiter | undefined;
   let workerDatabase: DatabaseHandle | undefined;
   try {
@@ -90,7 +129,15 @@ export async function startApp(
     // The job worker (webhook delivery) gets a small pool of its own: its polling never competes
     // with requests for connections, and never shows in the statements `onQuery` reports.
     if (config.worker) {
-      workerDatabase = await openDatabase({ ...config, databasePoolSize: workerPoolSize(config) });
+      workerDatabase = await openDatabase(
+        { ...config, databasePoolSize: workerPoolSize(config) },
+        { ...(metrics && { onError: () => metrics.observeDatabaseError("worker") }), ...statementSpans },
+      );
+    }
+    if (metrics) {
+      metrics.watchPool("api", database.poolStats);
+      if (workerDatabase) metrics.watchPool("worker", workerDatabase.poolStats);
+      metrics.watchJobQueue(() => jobQueueStats(database.db));
     }
 
     rateLimiter = await RateLimiter.create({
@@ -113,15 +160,20 @@ export async function startApp(
       }),
       rateLimiter: limiter,
       logger,
+      metrics,
+      tracing,
     });
     const artifacts = createCliEndpoint({ db: database.db, config, logger });
+    const api = apiEndpoints(
+      graphql,
+      artifacts,
+      createVcsWebhookEndpoints({ db: database.db, config, logger }),
+    );
+    const observed: ServerMetrics | undefined = metrics && { metrics, serve: config.metrics.mode === "main" };
     server = createServer(
       {
-        endpoints: apiEndpoints(
-          graphql,
-          artifacts,
-          createVcsWebhookEndpoints({ db: database.db, config, logger }),
-        ),
+        endpoints: api.endpoints,
+        endpointRoutes: api.routes,
         devicePage: renderDevicePage,
         isCredential: looksLikeCredential,
         readiness: async () => {
@@ -134,39 +186,55 @@ export async function startApp(
         cliPackage: () => buildCliPackage(),
       },
       logger,
+      observed,
     );
     const listening = server;
-    await new Promise<void>((resolve, reject) => {
-      listening.server.once("error", reject);
-      listening.server.listen(config.port, config.host, () => resolve());
-    });
-    const { port } = listening.server.address() as AddressInfo;
+    let metricsUrl: string | undefined;
+    if (metrics && config.metrics.mode === "port") {
+      metricsServer = createMetricsServer(metrics, logger);
+      const { host: metricsHost } = config.metrics;
+      metricsUrl = `${urlOf(metricsHost, await listen(metricsServer, config.metrics.port, metricsHost))}/metrics`;
+    }
+    const port = await listen(listening.server, config.port, config.host);
     // Background jobs run in every instance unless ASSAY_WORKER=false.
     const jobDatabase = workerDatabase;
-    const worker = jobDatabase ? startJobWorker(jobDatabase.db, config, logger) : undefined;
-    const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+    const worker = jobDatabase ? startJobWorker(jobDatabase.db, config, logger, metrics, tracing) : undefined;
+    const scrapes = metricsServer;
     let stopping: Promise<void> | undefined;
     return {
-      url: `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`,
+      url: urlOf(config.host, port),
       port,
+      metricsUrl,
       database,
       stop() {
         stopping ??= (async () => {
           await Promise.all([
             listening.close(config.shutdownTimeoutSeconds * 1000),
             worker?.stop(config.shutdownTimeoutSeconds * 1000),
+            scrapes && closeServer(scrapes),
           ]);
           await jobDatabase?.close();
           await limiter.close();
           await database.close();
+          await tracing?.shutdown();
         })();
         return stopping;
       },
     };
   } catch (error) {
+    if (metricsServer?.listening) await closeServer(metricsServer);
     await rateLimiter?.close();
     await workerDatabase?.close();
     await database.close();
+    await tracing?.shutdown();
     throw error;
   }
+}
+
+/** Stops `server` and drops its idle keep-alive connections (a scraper's). */
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
 }

@@ -173,3 +173,38 @@ test("README opens with the two commands that matter on a fresh machine", () => 
   assert.match(firstBlock, /npm ci && npm start/);
   assert.match(firstBlock, /npm ci && npm test/);
 });
+
+test("ASSAY_METRICS serves /metrics on the main port by default, off, or on a port of its own bound to loopback", () => {
+  assert.deepEqual(parseConfig({}).metrics, { mode: "main" });
+  assert.deepEqual(parseConfig({ ASSAY_METRICS: "off" }).metrics, { mode: "off" });
+  assert.deepEqual(parseConfig({ ASSAY_METRICS: "ON" }).metrics, { mode: "main" });
+  assert.deepEqual(parseConfig({ ASSAY_METRICS: "9464" }).metrics, {
+    mode: "port",
+    port: 9464,
+    host: "127.0.0.1",
+  });
+  assert.deepEqual(parseConfig({ ASSAY_METRICS: "9464", ASSAY_METRICS_HOST: "0.0.0.0" }).metrics, {
+    mode: "port",
+    port: 9464,
+    host: "0.0.0.0",
+  });
+});
+
+test("ASSAY_METRICS refuses other words, port 0, the server's own port, and a host without a port", () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      parseConfig(env);
+      return [];
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      return error.problems;
+    }
+  };
+  assert.match(problems({ ASSAY_METRICS: "maybe" }).join(), /ASSAY_METRICS must be on, off or a port number/);
+  assert.match(problems({ ASSAY_METRICS: "0" }).join(), /from 1 to 65535, got "0"/);
+  assert.match(problems({ ASSAY_METRICS: "4000" }).join(), /is the server's own PORT \(4000\)/);
+  assert.match(
+    problems({ ASSAY_METRICS_HOST: "0.0.0.0" }).join(),
+    /ASSAY_METRICS_HOST needs ASSAY_METRICS set to a port/,
+  );
+});

@@ -76,6 +76,10 @@ export interface Config {
   advisorySyncMaxBytes: number;
   /** Let the sync reach private, loopback and other internal addresses (an on-premise mirror). */
   advisorySyncAllowPrivateNetworks: boolean;
+  /** Where `/metrics` is served: on the main port, on a port of its own, or not at all. */
+  metrics: MetricsSetting;
+  /** OpenTelemetry tracing, from the standard `OTEL_*` variables; undefined when off (the default). */
+  tracing: TracingSetting | undefined;
 }
 
 /** Shortest and longest accepted `ASSAY_ADVISORY_SYNC_INTERVAL`. */
@@ -99,6 +103,21 @@ export function parseDuration(text: string): number | undefined {
   if (!match) return undefined;
   return Number(match[1]) * DURATION_UNITS[match[2]!.toLowerCase()]!;
 }
+
+/** Where spans go when tracing is on. */
+export interface TracingSetting {
+  /** `otlp`: OTLP over HTTP (JSON) to `endpoint`; `console`: printed to stdout (for trying it out). */
+  exporter: "otlp" | "console";
+  /** The OTLP traces URL, e.g. `http://collector:4318/v1/traces`. */
+  endpoint: string;
+  serviceName: string;
+}
+
+/** `ASSAY_METRICS`: `on` (the main port), `off`, or a port number (with `ASSAY_METRICS_HOST`). */
+export type MetricsSetting =
+  | { mode: "main" }
+  | { mode: "off" }
+  | { mode: "port"; port: number; host: string };
 
 /** The development pepper; refused when NODE_ENV=production. */
 export const DEVELOPMENT_PEPPER = "assay-development-pepper-change-me";
@@ -210,6 +229,8 @@ export function parseConfig(env: Env = process.env): Config {
   }
 
   const publicUrlRaw = url("ASSAY_PUBLIC_URL", ["http:", "https:"]);
+  const metrics = metricsSetting(text("ASSAY_METRICS"), text("ASSAY_METRICS_HOST"), port, problems);
+  const tracing = tracingSetting(text, problems);
   const displayHost = host === "0.0.0.0" || host === "::" ? "localhost" : host;
   const config: Config = {
     port,
@@ -253,6 +274,8 @@ export function parseConfig(env: Env = process.env): Config {
     advisorySyncIntervalMs,
     advisorySyncMaxBytes: integer("ASSAY_ADVISORY_SYNC_MAX_BYTES", 1_073_741_824, 1024, 17_179_869_184),
     advisorySyncAllowPrivateNetworks: boolean("ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS", false),
+    metrics,
+    tracing,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -270,6 +293,66 @@ function advisorySyncUrlProblem(raw: string): string | undefined {
   if (parsed.username !== "" || parsed.password !== "") return "must not contain a user name or password";
   if (parsed.hash !== "") return "must not contain a fragment (#...)";
   return undefined;
+}
+
+/**
+ * Tracing from the standard variables: on when `OTEL_TRACES_EXPORTER` is `otlp` or `console`, or
+ * when it is unset and an OTLP endpoint is given; off with `OTEL_SDK_DISABLED=true`,
+ * `OTEL_TRACES_EXPORTER=none`, or nothing set.
+ */
+function tracingSetting(
+  text: (name: string) => string | undefined,
+  problems: string[],
+): TracingSetting | undefined {
+  if (text("OTEL_SDK_DISABLED")?.toLowerCase() === "true") return undefined;
+  const exporter = text("OTEL_TRACES_EXPORTER")?.toLowerCase();
+  const tracesEndpoint = text("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT");
+  const baseEndpoint = text("OTEL_EXPORTER_OTLP_ENDPOINT");
+  if (exporter !== undefined && !["otlp", "console", "none"].includes(exporter)) {
+    problems.push(`OTEL_TRACES_EXPORTER must be otlp, console or none, got "${exporter}"`);
+    return undefined;
+  }
+  if (exporter === "none" || (exporter === undefined && !tracesEndpoint && !baseEndpoint)) return undefined;
+  const endpoint =
+    tracesEndpoint ?? `${(baseEndpoint ?? "http://localhost:4318").replace(/\/$/, "")}/v1/traces`;
+  try {
+    if (!["http:", "https:"].includes(new URL(endpoint).protocol)) throw new Error("protocol");
+  } catch {
+    problems.push(`the OTLP traces endpoint must be an http(s) URL, got "${endpoint}"`);
+    return undefined;
+  }
+  return {
+    exporter: exporter === "console" ? "console" : "otlp",
+    endpoint,
+    serviceName: text("OTEL_SERVICE_NAME") ?? "assay",
+  };
+}
+
+/** Reads `ASSAY_METRICS` and `ASSAY_METRICS_HOST`, adding what is wrong with them to `problems`. */
+function metricsSetting(
+  raw: string | undefined,
+  host: string | undefined,
+  mainPort: number,
+  problems: string[],
+): MetricsSetting {
+  const value = (raw ?? "on").toLowerCase();
+  if (["on", "true", "yes"].includes(value)) {
+    if (host !== undefined) problems.push("ASSAY_METRICS_HOST needs ASSAY_METRICS set to a port number");
+    return { mode: "main" };
+  }
+  if (["off", "false", "no"].includes(value)) {
+    if (host !== undefined) problems.push("ASSAY_METRICS_HOST needs ASSAY_METRICS set to a port number");
+    return { mode: "off" };
+  }
+  const port = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(port >= 1 && port <= 65535)) {
+    problems.push(`ASSAY_METRICS must be on, off or a port number from 1 to 65535, got "${raw}"`);
+    return { mode: "main" };
+  }
+  if (port === mainPort) {
+    problems.push(`ASSAY_METRICS is the server's own PORT (${port}); use on to serve /metrics there`);
+  }
+  return { mode: "port", port, host: host ?? "127.0.0.1" };
 }
 
 /**
@@ -453,4 +536,33 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     meaning:
       "Let advisory sync reach private, loopback, link-local and other internal addresses (an on-premise mirror).",
   },
+  {
+    name: "ASSAY_METRICS",
+    default: "on",
+    meaning:
+      "Prometheus metrics at /metrics: on (the main port, no token), off, or a port number to serve them on a listener of their own.",
+  },
+  {
+    name: "ASSAY_METRICS_HOST",
+    default: "127.0.0.1",
+    meaning: "Address the metrics listener binds when ASSAY_METRICS is a port number.",
+  },
+  {
+    name: "OTEL_TRACES_EXPORTER",
+    default: "(unset)",
+    meaning:
+      "otlp or console turns OpenTelemetry tracing on (none: off); unset, tracing is on only when an OTLP endpoint is set.",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    default: "(unset)",
+    meaning: "OTLP/HTTP collector base URL (spans go to /v1/traces); setting it turns tracing on.",
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    default: "(unset)",
+    meaning: "Full OTLP/HTTP traces URL, instead of OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces.",
+  },
+  { name: "OTEL_SERVICE_NAME", default: "assay", meaning: "service.name of the spans." },
+  { name: "OTEL_SDK_DISABLED", default: "false", meaning: "true turns tracing off whatever else is set." },
 ];

@@ -6,12 +6,24 @@ import { artifactProcessingHandler, runDeadlineHandler } from "./ingestion/proce
 import { type JobHandler, type JobSchedule, JobWorker } from "./jobs/worker.ts";
 import type { Logger } from "./logger.ts";
 import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
+import type { Metrics } from "./observability/metrics.ts";
+import type { Tracing } from "./observability/tracing.ts";
 
 /** Every kind of background job and its handler: the one list to extend with a new kind. */
-export function jobHandlers(db: Kysely<Database>, config: Config, logger: Logger): JobHandler[] {
+export function jobHandlers(
+  db: Kysely<Database>,
+  config: Config,
+  logger: Logger,
+  metrics?: Metrics,
+): JobHandler[] {
   return [
-    webhookDeliveryHandler(db, config),
-    artifactProcessingHandler(db, config, logger),
+    webhookDeliveryHandler(db, config, metrics && ((succeeded) => metrics.observeWebhookAttempt(succeeded))),
+    artifactProcessingHandler(
+      db,
+      config,
+      logger,
+      metrics && ((kind, outcome, seconds) => metrics.observeArtifact(kind, outcome, seconds)),
+    ),
     runDeadlineHandler(db),
     advisorySyncHandler(db, config, logger),
   ];
@@ -33,14 +45,29 @@ export function workerPoolSize(config: Pick<Config, "databaseUrl" | "databasePoo
   return config.databaseUrl ? Math.min(4, config.databasePoolSize) : 2;
 }
 
-/** Starts a worker for every job kind, as configured; stop it with `stop(graceMs)`. */
-export function startJobWorker(db: Kysely<Database>, config: Config, logger: Logger): JobWorker {
+/**
+ * Starts a worker for every job kind, as configured; stop it with `stop(graceMs)`. With `metrics`,
+ * its runs, webhook attempts and processed artifacts are counted there; with `tracing`, each job
+ * runs in a span of its own.
+ */
+export function startJobWorker(
+  db: Kysely<Database>,
+  config: Config,
+  logger: Logger,
+  metrics?: Metrics,
+  tracing?: Tracing,
+): JobWorker {
   return new JobWorker({
     db,
     logger,
-    handlers: jobHandlers(db, config, logger),
+    handlers: jobHandlers(db, config, logger, metrics),
     pollMs: config.workerPollMs,
     leaseSeconds: config.jobLeaseSeconds,
     schedules: jobSchedules(config),
+    ...(metrics && { onRun: (kind, outcome, seconds) => metrics.observeJobRun(kind, outcome, seconds) }),
+    ...(tracing && {
+      wrapRun: (kind: string, run: () => Promise<void>) =>
+        tracing.inSpan(`job ${kind}`, { "assay.job.kind": kind }, run),
+    }),
   }).start();
 }

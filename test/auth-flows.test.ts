@@ -464,7 +464,18 @@ describe("session tokens", () => {
       ["expired", expired],
       ["flipped signature", flipped],
     ] as const) {
-      assertRefused(await ask(bad, VIEWER), label);
+      const refused = await ask(bad, VIEWER);
+      if (label === "expired") {
+        // Said so, in DeepSource's words: the contract's CLI refreshes its token on this text.
+        assert.equal(refused.status, 401);
+        assert.equal(refused.headers.get("www-authenticate"), 'Bearer realm="assay"');
+        assert.deepEqual(refused.body, {
+          errors: [{ message: "Signature has expired", extensions: { code: "UNAUTHENTICATED" } }],
+          message: "Signature has expired",
+        });
+      } else {
+        assertRefused(refused, label);
+      }
       const verified = await ask(null, VERIFY, { t: bad });
       assert.deepEqual(verified.body.data, { verifyToken: null }, label);
       const error = onlyError(verified);

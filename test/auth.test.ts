@@ -112,6 +112,11 @@ describe("authentication", () => {
     }
     const bodies = new Set(answers.map((answer) => answer.text));
     assert.equal(bodies.size, 1, [...bodies].join("\n"));
+    // The spec's `errors`, and the same words as a top-level `message` for clients that read one.
+    const body = JSON.parse([...bodies][0]!) as { message?: unknown; errors: Array<{ message: string }> };
+    assert.deepEqual(Object.keys(body).sort(), ["errors", "message"]);
+    assert.equal(body.message, body.errors[0]?.message);
+    assert.match(String(body.message), /not valid/);
   });
 
   test("a query sent with GET needs a token too", async () => {

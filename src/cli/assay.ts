@@ -10,11 +10,8 @@
 import { type Config, ConfigError, parseConfig } from "../config.ts";
 import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "../db/database.ts";
 import { DataDirectoryInUseError } from "../db/embedded.ts";
-import { advisoriesImport, advisoriesImportEpss } from "./advisory-commands.ts";
-import { advisoriesSources, advisoriesSync } from "./advisory-sync-commands.ts";
 import {
   CliError,
-  type Command,
   type CommandContext,
   EXIT_FAILED,
   EXIT_OK,
@@ -25,33 +22,7 @@ import {
   parseFlags,
   UsageError,
 } from "./command.ts";
-import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
-import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
-import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
-import { uploadCommand } from "./upload-command.ts";
-import { accountVcsSecret, repositoryVcsSecret } from "./vcs-commands.ts";
-import { workerCommand } from "./worker-command.ts";
-
-const COMMANDS: readonly Command[] = [
-  migrate,
-  userCreate,
-  accountCreate,
-  memberAdd,
-  repositoryCreate,
-  repositoryVcsSecret,
-  accountVcsSecret,
-  tokenCreate,
-  tokenList,
-  tokenRevoke,
-  demoSeed,
-  showConfig,
-  workerCommand,
-  uploadCommand,
-  advisoriesImport,
-  advisoriesImportEpss,
-  advisoriesSync,
-  advisoriesSources,
-];
+import { COMMANDS, commandsOfGroup, findCommand, formatGroupHelp } from "./commands.ts";
 
 /** The CLI needs one connection at a time; two leaves room for a transaction's look-ups. */
 const CLI_POOL_SIZE = 2;
@@ -88,21 +59,6 @@ function wrap(text: string, width: number): string[] {
   return line === "" ? lines : [...lines, line];
 }
 
-/** The command `argv` names (one or two words) and the arguments after it. */
-function findCommand(argv: string[]): { command: Command; args: string[] } {
-  const [first = "", second] = argv;
-  const twoWords = COMMANDS.find((c) => c.name === `${first} ${second}`);
-  if (twoWords) return { command: twoWords, args: argv.slice(2) };
-  const oneWord = COMMANDS.find((c) => c.name === first);
-  if (oneWord) return { command: oneWord, args: argv.slice(1) };
-  const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `)).map((c) => c.name.split(" ")[1]);
-  if (group.length > 0) {
-    const problem = second === undefined || second.startsWith("-") ? "needs" : `has no "${second}"; it needs`;
-    throw new UsageError(`"${first}" ${problem} one of: ${group.join(", ")}`);
-  }
-  throw new UsageError(`unknown command "${first}"`);
-}
-
 /** Opens the configured database and makes sure its schema is the one this code expects. */
 async function prepareDatabase(handle: DatabaseHandle, mode: "ready" | "raw"): Promise<void> {
   if (mode === "raw") return;
@@ -120,6 +76,14 @@ async function prepareDatabase(handle: DatabaseHandle, mode: "ready" | "raw"): P
   }
 }
 
+/** What `assay help <words>` prints: a command's help, or a group's list of commands. */
+function helpOf(words: string[]): string {
+  const [word = ""] = words;
+  if (words.length === 1 && commandsOfGroup(word).length > 0) return formatGroupHelp(word);
+  const found = findCommand(words);
+  return "group" in found ? formatGroupHelp(found.group) : formatCommandHelp(found.command);
+}
+
 async function dispatch(argv: string[]): Promise<number> {
   const [first] = argv;
   if (first === undefined) {
@@ -127,10 +91,15 @@ async function dispatch(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   if (first === "help" || first === "--help" || first === "-h") {
-    print(argv.length > 1 ? formatCommandHelp(findCommand(argv.slice(1)).command) : usageText());
+    print(argv.length > 1 ? helpOf(argv.slice(1)) : usageText());
     return EXIT_OK;
   }
-  const { command, args } = findCommand(argv);
+  const found = findCommand(argv);
+  if ("group" in found) {
+    print(formatGroupHelp(found.group));
+    return EXIT_OK;
+  }
+  const { command, args } = found;
   const flags = parseFlags(command, args);
   if (flags === "help") {
     print(formatCommandHelp(command));

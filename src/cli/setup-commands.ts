@@ -171,6 +171,19 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_ADVISORY_SYNC_INTERVAL: formatDuration(config.advisorySyncIntervalMs),
     ASSAY_ADVISORY_SYNC_MAX_BYTES: String(config.advisorySyncMaxBytes),
     ASSAY_ADVISORY_SYNC_ALLOW_PRIVATE_NETWORKS: String(config.advisorySyncAllowPrivateNetworks),
+    ASSAY_METRICS:
+      config.metrics.mode === "port"
+        ? String(config.metrics.port)
+        : config.metrics.mode === "main"
+          ? "on"
+          : "off",
+    ASSAY_METRICS_HOST: config.metrics.mode === "port" ? config.metrics.host : "(unused)",
+    OTEL_TRACES_EXPORTER: config.tracing ? config.tracing.exporter : "(tracing off)",
+    OTEL_EXPORTER_OTLP_ENDPOINT: config.tracing?.exporter === "otlp" ? "(see the traces URL)" : "(unused)",
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:
+      config.tracing?.exporter === "otlp" ? maskPassword(config.tracing.endpoint) : "(unused)",
+    OTEL_SERVICE_NAME: config.tracing?.serviceName ?? "(tracing off)",
+    OTEL_SDK_DISABLED: config.tracing ? "false" : "(tracing off)",
   };
 }
 

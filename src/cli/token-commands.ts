@@ -5,6 +5,7 @@ import { findTokenByKey, listTokensOfUser, revokeTokenByKey } from "../modules/a
 import { findUsersByIds } from "../modules/users/user-store.ts";
 import { CliError, type Command, DEVELOPMENT_PEPPER_WARNING, UsageError } from "./command.ts";
 import { parseExpiry, parseTokenName, requireUser } from "./input.ts";
+import { formatTable, formatTime } from "./table.ts";
 
 /**
  * Personal access tokens. A token's plaintext exists only in `token create`'s stdout: the
@@ -19,11 +20,6 @@ export function tokenStatus(row: PersonalAccessTokenRow, now: Date): TokenStatus
   if (row.revoked_at) return "revoked";
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return "expired";
   return "active";
-}
-
-/** A UTC time to the minute, as the token table shows it. */
-function formatTime(date: Date | null, absent: string): string {
-  return date === null ? absent : `${date.toISOString().slice(0, 16).replace("T", " ")}Z`;
 }
 
 /** `token create`: mints a token and prints it, once, alone on stdout. */
@@ -113,18 +109,6 @@ export const tokenList: Command = {
     }
   },
 };
-
-/** Left-aligned columns two spaces apart. */
-function formatTable(header: string[], rows: string[][]): string[] {
-  const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((row) => [...(row[i] ?? "")].length)));
-  return all.map((row) =>
-    row
-      .map((cell, i) => cell + " ".repeat(widths[i]! - [...cell].length))
-      .join("  ")
-      .trimEnd(),
-  );
-}
 
 /** `token revoke`: stops a token working, immediately, on every instance. */
 export const tokenRevoke: Command = {

@@ -12,6 +12,8 @@ const EMBEDDED_POOL_SIZE = 4;
 export interface DatabaseHandle {
   db: Kysely<Database>;
   kind: "postgres" | "embedded";
+  /** The pool's connections at this moment: open, idle, and statements waiting for one. */
+  poolStats(): { total: number; idle: number; waiting: number };
   /** True when the database answers a trivial query within a second. */
   ping(): Promise<boolean>;
   /** Closes the pool and, for the embedded database, stops its process. */
@@ -26,6 +28,10 @@ export interface DatabaseOptions {
    * them; it must be cheap and must not throw.
    */
   onQuery?: (sql: string, durationMs: number) => void;
+  /** Called when a statement fails or an idle connection is lost (metrics count them); must not throw. */
+  onError?: () => void;
+  /** Called after every statement with its time and whether it failed (tracing); must not throw. */
+  onStatement?: (sql: string, durationMs: number, failed: boolean) => void;
 }
 
 /**
@@ -54,17 +60,23 @@ export async function openDatabase(
   }
   const pool = new pg.Pool({ ...poolConfig, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on("error", () => {});
-  const { onQuery } = options;
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool }),
-    ...(onQuery && { log: (event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis) }),
-  });
+  const { onQuery, onError, onStatement } = options;
+  pool.on("error", () => onError?.());
+  const log =
+    onQuery || onError || onStatement
+      ? (event: LogEvent) => {
+          onQuery?.(event.query.sql, event.queryDurationMillis);
+          if (event.level === "error") onError?.();
+          onStatement?.(event.query.sql, event.queryDurationMillis, event.level === "error");
+        }
+      : undefined;
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
 
   let closed: Promise<void> | undefined;
   return {
     db,
     kind: config.databaseUrl ? "postgres" : "embedded",
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       try {

@@ -18,10 +18,18 @@ export interface Viewer {
 }
 
 /**
- * Why a request's credential was refused. Never shown to the caller, who gets one answer for all
- * of them; only `expired` matters to the endpoint, since `refreshPat` still takes such a token.
+ * Why a request's credential was refused. The caller gets one answer for all of them but one:
+ * `signature-expired`, a correctly signed session access token past its `exp`, is said so in the
+ * 401 (`Signature has expired`, the text clients refresh their token on). `expired` (a personal
+ * access token) matters to the endpoint only because `refreshPat` still takes such a token.
  */
-export type CredentialRefusal = "missing" | "malformed" | "unknown" | "expired" | "revoked";
+export type CredentialRefusal =
+  | "missing"
+  | "malformed"
+  | "unknown"
+  | "expired"
+  | "signature-expired"
+  | "revoked";
 
 /**
  * The viewer of a request sent without a valid token. Such a request only runs operations whose

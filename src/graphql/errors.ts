@@ -65,6 +65,14 @@ export function unauthenticated(): AssayError {
   );
 }
 
+/**
+ * The 401 for a session access token whose signature is ours but whose `exp` has passed. The text
+ * is DeepSource's own, which its CLI looks for before it refreshes its token.
+ */
+export function signatureExpired(): AssayError {
+  return new AssayError("Signature has expired", ErrorCode.UNAUTHENTICATED);
+}
+
 /** The caller is known but may not do this. Only for actions on objects the caller can see. */
 export function forbidden(message = "You do not have permission to perform this action."): AssayError {
   return new AssayError(message, ErrorCode.FORBIDDEN);

@@ -28,11 +28,15 @@ import {
   internalError,
   payloadTooLarge,
   rateLimited,
+  signatureExpired,
   unauthenticated,
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
 import type { Logger } from "../logger.ts";
+import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
+import { OperationNames } from "../observability/operation-names.ts";
+import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
 import { BodyError, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
@@ -68,6 +72,10 @@ export interface GraphQLEndpointDeps {
   authenticator: RequestAuthenticator;
   rateLimiter: RateLimiter;
   logger: Logger;
+  /** Where operations and rate-limit refusals are counted; none when metrics are off. */
+  metrics?: Metrics;
+  /** Gives each request a span; none when tracing is off. */
+  tracing?: Tracing;
 }
 
 /** Facts about one request, filled in as it is handled, for its log line. */
@@ -75,6 +83,19 @@ export interface RequestRecord {
   requestId: string;
   userId?: string;
   operationName?: string;
+  /** How the GraphQL request ended, once known (metrics); derived from the status when unset. */
+  outcome?: GraphQLOutcome;
+}
+
+/** Statuses of requests turned away before their document was looked at. */
+const REFUSED_STATUSES = new Set([401, 405, 413, 415, 429]);
+
+/**
+ * The body of every 401: the spec's `errors`, plus the same text as a top-level `message` for
+ * clients that read that field of an error answer.
+ */
+export function unauthorizedBody(error: GraphQLError): { errors: unknown[]; message: string } {
+  return { ...errorDocument(error), message: error.message };
 }
 
 const LIMIT_CODES = new Set<string>([
@@ -173,6 +194,10 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     return isPublicRequest(documents, query, operationName, UPLOAD_ROOT_FIELDS);
   }
 
+  const { metrics, tracing } = deps;
+  const operationNames = new OperationNames();
+  // The request record of each execution's context, so the execution can say how it ended.
+  const executing = new WeakMap<GraphQLContext, RequestRecord>();
   const handler = createHandler<IncomingMessage, { viewer: Viewer; record: RequestRecord }, GraphQLContext>({
     schema,
     onSubscribe: (req, params) => {
@@ -185,14 +210,17 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       if (operation?.operation === "mutation" && req.method === "GET") {
         // GraphQL over HTTP: GET is for queries only. Answered before validation, so it holds
         // whatever the schema's mutations are.
+        record.outcome = "refused";
         return mutationOverGet();
       }
+      record.outcome = "error";
       if (prepared.errors.length > 0 || !document) {
         return limitResponse(prepared.errors) ?? [...prepared.errors];
       }
       if (!operation) return [operationNotFound(params.operationName)];
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
+      record.outcome = undefined;
       const contextValue: GraphQLContext = {
         requestId: record.requestId,
         viewer,
@@ -201,6 +229,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         logger: deps.logger,
         loaders: new RequestLoaders(db),
       };
+      executing.set(contextValue, record);
       const args: ExecutionArgs & { contextValue: GraphQLContext } = {
         schema,
         document,
@@ -216,6 +245,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       const result: ExecutionResult = compiled
         ? await compiled.query(undefined, context, args.variableValues ?? {})
         : await execute(args);
+      const record = executing.get(context);
+      if (record) record.outcome = result.errors ? "error" : "ok";
       if (!result.errors) return result;
       return { ...result, errors: presentErrors(result.errors, { requestId: context.requestId }, deps) };
     },
@@ -248,8 +279,47 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     return "refused";
   }
 
-  /** Handles one request to the GraphQL endpoint; `record` gathers what the log line reports. */
+  /** Handles one request to the GraphQL endpoint and counts it by operation and outcome. */
   return async function handleGraphQL(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RequestRecord,
+  ): Promise<void> {
+    if (!metrics && !tracing) return handleRequest(req, res, record);
+    const started = performance.now();
+    const outcomeOf = (): GraphQLOutcome => {
+      const status = res.statusCode;
+      return record.outcome ?? (REFUSED_STATUSES.has(status) ? "refused" : status >= 400 ? "error" : "ok");
+    };
+    const handle = async () => {
+      try {
+        await handleRequest(req, res, record);
+      } finally {
+        const name = operationNames.label(record.operationName);
+        metrics?.observeOperation(name, outcomeOf(), (performance.now() - started) / 1000);
+      }
+    };
+    if (!tracing) return handle();
+    return tracing.inSpan("graphql", { "http.request.method": req.method ?? "" }, async (span) => {
+      try {
+        await handle();
+      } finally {
+        const outcome = outcomeOf();
+        // The name the caller gave, bounded as the metrics' label is, so span names stay few too.
+        const name = operationNames.label(record.operationName);
+        span.setName(`graphql ${name}`);
+        span.setAttributes({
+          "graphql.operation.name": name,
+          "assay.outcome": outcome,
+          "http.response.status_code": res.statusCode,
+        });
+        if (outcome === "error") span.fail("the answer has errors");
+      }
+    });
+  };
+
+  /** Handles one request to the GraphQL endpoint; `record` gathers what the log line reports. */
+  async function handleRequest(
     req: IncomingMessage,
     res: ServerResponse,
     record: RequestRecord,
@@ -273,6 +343,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         rateLimitKeyOfAddress(clientAddress(req, config.trustProxy)),
       );
       if (!decision.allowed) {
+        deps.metrics?.observeRateLimited("anonymous");
         return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
           "retry-after": String(decision.retryAfterSeconds),
         });
@@ -284,7 +355,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       }
       if (admitted === "refused" || admitted === "too-large") {
         // An oversized body is not read to its end: close the connection instead of draining it.
-        return sendJson(res, 401, errorDocument(unauthenticated()), {
+        const error = identity === "signature-expired" ? signatureExpired() : unauthenticated();
+        return sendJson(res, 401, unauthorizedBody(error), {
           "www-authenticate": 'Bearer realm="assay"',
           ...(admitted === "too-large" ? { connection: "close" } : {}),
         });
@@ -302,6 +374,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         const decision = await rateLimiter.consumeUser(viewer.userId);
         headers = rateLimitHeaders(decision);
         if (!decision.allowed) {
+          deps.metrics?.observeRateLimited("user");
           return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
             ...headers,
             "retry-after": String(decision.retryAfterSeconds),
@@ -332,7 +405,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     const text = responseBody ?? JSON.stringify(errorDocument(badRequest(init.statusText ?? "Bad request")));
     res.writeHead(init.status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
     res.end(text);
-  };
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import { AssayError, ErrorCode, errorDocument, internalError, notFound } from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
 import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cli-download.ts";
 import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
@@ -62,6 +63,8 @@ export interface ServerRoutes {
    * CLI's artifact endpoint. Their requests are logged at info level, every other one at debug.
    */
   endpoints: ReadonlyMap<string, EndpointHandler>;
+  /** The metrics route name of each endpoint path (e.g. `graphql`); unnamed ones count as `api`. */
+  endpointRoutes?: ReadonlyMap<string, string>;
   /** Readiness of dependencies: each named check true when it answers. */
   readiness(): Promise<Record<string, "up" | "down" | "not configured">>;
   /** The device login page's HTML, for the `user_code` in its URL (null when there is none). */
@@ -70,6 +73,82 @@ export interface ServerRoutes {
   isCredential(value: string): boolean;
   /** Builds the standalone CLI package served at `/cli/assay-cli.tgz`; called at most once when it succeeds. */
   cliPackage(): Promise<ServedCliPackage>;
+}
+
+/** Where the server reports its requests, and whether it answers `/metrics` itself. */
+export interface ServerMetrics {
+  metrics: Metrics;
+  /** True to serve `/metrics` on this server (ASSAY_METRICS=on); false when it has its own port. */
+  serve: boolean;
+}
+
+/** The path Prometheus scrapes. */
+export const METRICS_PATH = "/metrics";
+
+/** The metrics route name of a path the server answers itself; never the raw path. */
+function routeOfPath(path: string): string {
+  if (path === "/healthz") return "healthz";
+  if (path === "/readyz") return "readyz";
+  if (path === "/device") return "device";
+  if (isCliPackagePath(path)) return "cli_package";
+  if (path === "/static/logo.svg") return "static";
+  return "not_found";
+}
+
+/**
+ * Answers `GET /metrics` with the Prometheus text of `metrics`; 405 for other methods. A failed
+ * collection is logged and answered 500 without its details.
+ */
+export async function sendMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  metrics: Metrics,
+  logger: Logger,
+): Promise<void> {
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    const error = new AssayError(
+      `Method ${req.method} is not allowed; use GET.`,
+      ErrorCode.METHOD_NOT_ALLOWED,
+    );
+    sendJson(res, 405, errorDocument(error), { allow: "GET, HEAD" });
+    return;
+  }
+  let text: string;
+  try {
+    text = await metrics.render();
+  } catch (error) {
+    logger.error({ err: error }, "metrics collection failed");
+    res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+    res.end("metrics collection failed\n");
+    return;
+  }
+  res.writeHead(200, {
+    "content-type": metrics.contentType,
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+  });
+  res.end(req.method === "HEAD" ? undefined : text);
+}
+
+/**
+ * A listener of its own for `/metrics` (ASSAY_METRICS=<port>), answering nothing else; bound to
+ * 127.0.0.1 unless ASSAY_METRICS_HOST says otherwise.
+ */
+export function createMetricsServer(metrics: Metrics, logger: Logger): http.Server {
+  const server = http.createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    if (path === METRICS_PATH) {
+      void sendMetrics(req, res, metrics, logger);
+      return;
+    }
+    sendJson(
+      res,
+      404,
+      errorDocument(notFound(`No route for ${path}; this port serves ${METRICS_PATH} only.`)),
+    );
+  });
+  server.keepAliveTimeout = 5_000;
+  return server;
 }
 
 /** A running HTTP server that can stop gracefully. */
@@ -84,7 +163,7 @@ export interface AssayServer {
  * `/healthz`, `/readyz`, the device login page `/device` and the CLI package
  * `/cli/assay-cli.tgz` without authentication, and one JSON log line per request.
  */
-export function createServer(routes: ServerRoutes, logger: Logger): AssayServer {
+export function createServer(routes: ServerRoutes, logger: Logger, observed?: ServerMetrics): AssayServer {
   let inFlight = 0;
   const cliDownload = createCliDownload(routes.cliPackage, logger);
   let draining: (() => void) | undefined;
@@ -97,6 +176,11 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const endpoint = routes.endpoints.get(path);
     res.setHeader("x-request-id", requestId);
+    // Scrapes are neither counted nor logged: they would only measure themselves.
+    if (observed?.serve && path === METRICS_PATH) {
+      await sendMetrics(req, res, observed.metrics, logger);
+      return;
+    }
     inFlight += 1;
     try {
       if (endpoint) {
@@ -138,6 +222,12 @@ export function createServer(routes: ServerRoutes, logger: Logger): AssayServer 
       };
       if (endpoint) logger.info(entry, "request");
       else logger.debug(entry, "request");
+      observed?.metrics.observeRequest(
+        endpoint ? (routes.endpointRoutes?.get(path) ?? "api") : routeOfPath(path),
+        req.method,
+        res.statusCode,
+        (performance.now() - started) / 1000,
+      );
       if (inFlight === 0) draining?.();
     }
   });

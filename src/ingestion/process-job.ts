@@ -121,16 +121,29 @@ async function processArtifact(
   return { artifact: processed, result };
 }
 
-/** Marks a QUEUED artifact FAILED with `problem` and settles what it belongs to. */
-async function failArtifact(tx: Kysely<Database>, artifactId: string, problem: string): Promise<void> {
+/** Marks a QUEUED artifact FAILED with `problem` and settles what it belongs to; undefined when it was not QUEUED. */
+async function failArtifact(
+  tx: Kysely<Database>,
+  artifactId: string,
+  problem: string,
+): Promise<ArtifactRow | undefined> {
   const artifact = await lockArtifact(tx, artifactId);
-  if (artifact?.status !== "QUEUED") return;
+  if (artifact?.status !== "QUEUED") return undefined;
   const failed = await markArtifactFailed(tx, artifact.id, problem);
   await settleAfter(tx, failed);
+  return failed;
 }
 
+/** Told of each artifact processed or failed, with its kind and seconds taken (metrics count them). */
+export type ArtifactObserver = (kind: string, outcome: "processed" | "failed", seconds: number) => void;
+
 /** The `ingest.artifact` job: payload `{ artifactId }`. */
-export function artifactProcessingHandler(db: Kysely<Database>, config: Config, logger: Logger): JobHandler {
+export function artifactProcessingHandler(
+  db: Kysely<Database>,
+  config: Config,
+  logger: Logger,
+  onArtifact?: ArtifactObserver,
+): JobHandler {
   return {
     kind: PROCESS_JOB_KIND,
     async run(job) {
@@ -138,6 +151,7 @@ export function artifactProcessingHandler(db: Kysely<Database>, config: Config, 
       if (typeof artifactId !== "string")
         return async () => ({ status: "failed", error: "payload has no artifactId" });
       const started = Date.now();
+      const seconds = () => (Date.now() - started) / 1000;
       logger.info({ artifactId, attempt: job.attempts }, "processing artifact");
       try {
         const done = await db.transaction().execute((tx) => processArtifact(tx, artifactId, config));
@@ -153,12 +167,14 @@ export function artifactProcessingHandler(db: Kysely<Database>, config: Config, 
             },
             "artifact processed",
           );
+          onArtifact?.(done.artifact.kind, "processed", seconds());
         }
       } catch (error) {
         const problem = reportProblem(error);
         if (problem === undefined) throw error;
-        await db.transaction().execute((tx) => failArtifact(tx, artifactId, problem));
+        const failed = await db.transaction().execute((tx) => failArtifact(tx, artifactId, problem));
         logger.warn({ artifactId, problem }, "artifact failed to process");
+        if (failed) onArtifact?.(failed.kind, "failed", seconds());
       }
       return async () => ({ status: "done" });
     },

@@ -203,3 +203,47 @@ export async function releaseJob(db: Kysely<Database>, job: ClaimedJob): Promise
     .where("lease_token", "=", job.leaseToken)
     .execute();
 }
+
+/** One job kind's queue at this moment (see {@link jobQueueStats}). */
+export interface JobQueueRow {
+  kind: string;
+  due: number;
+  running: number;
+  scheduled: number;
+  failed: number;
+  oldestDueSeconds: number;
+}
+
+/**
+ * The queue by kind, in one statement: QUEUED jobs due, running (leased) and scheduled for later, FAILED ones, and how
+ * long the oldest due job has waited. The table holds only unfinished and failed jobs (finished
+ * ones are deleted), so the scan stays small; read at each metrics scrape.
+ */
+export async function jobQueueStats(db: Kysely<Database>): Promise<JobQueueRow[]> {
+  const result = await sql<{
+    kind: string;
+    due: string;
+    running: string;
+    scheduled: string;
+    failed: string;
+    oldest_due_seconds: string | null;
+  }>`
+    SELECT kind,
+      count(*) FILTER (WHERE state = 'QUEUED' AND run_at <= now() AND NOT leased) AS due,
+      count(*) FILTER (WHERE state = 'QUEUED' AND leased) AS running,
+      count(*) FILTER (WHERE state = 'QUEUED' AND run_at > now() AND NOT leased) AS scheduled,
+      count(*) FILTER (WHERE state = 'FAILED') AS failed,
+      extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'QUEUED' AND run_at <= now() AND NOT leased))
+        AS oldest_due_seconds
+    FROM (SELECT kind, state, run_at, coalesce(locked_until >= now(), false) AS leased FROM jobs) AS queue
+    GROUP BY kind
+    ORDER BY kind`.execute(db);
+  return result.rows.map((row) => ({
+    kind: row.kind,
+    due: Number(row.due),
+    running: Number(row.running),
+    scheduled: Number(row.scheduled),
+    failed: Number(row.failed),
+    oldestDueSeconds: row.oldest_due_seconds === null ? 0 : Number(row.oldest_due_seconds),
+  }));
+}

@@ -71,6 +71,18 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Recurring work this worker keeps queued. */
   schedules?: readonly JobSchedule[];
+  /** Runs each job inside `run` (tracing gives each job a span); default: as is. */
+  wrapRun?: (kind: string, run: () => Promise<void>) => Promise<void>;
+  /**
+   * Told of every run once it ended (metrics count them): how it was settled, "released" when the
+   * worker stopped first, "lost" when another worker held the lease by then, "error" when it could
+   * not be settled. Must not throw.
+   */
+  onRun?: (
+    kind: string,
+    outcome: JobOutcome["status"] | "released" | "lost" | "error",
+    seconds: number,
+  ) => void;
 }
 
 /** After an unexpected error a job is retried with this backoff, and given up after this many claims. */
@@ -218,7 +230,9 @@ export class JobWorker {
 
   private runJob(job: ClaimedJob): void {
     const abort = new AbortController();
-    const done = this.execute(job, abort.signal).finally(() => {
+    const { wrapRun } = this.options;
+    const run = () => this.execute(job, abort.signal);
+    const done = (wrapRun ? wrapRun(job.kind, run) : run()).finally(() => {
       this.running.delete(job.id);
       // A slot is free: a worker that was full looks for more work.
       this.wake();
@@ -227,6 +241,9 @@ export class JobWorker {
   }
 
   private async execute(job: ClaimedJob, signal: AbortSignal): Promise<void> {
+    const started = performance.now();
+    const report = (outcome: Parameters<NonNullable<WorkerOptions["onRun"]>>[1]) =>
+      this.options.onRun?.(job.kind, outcome, (performance.now() - started) / 1000);
     const { logger } = this.options;
     const handler = this.handlers.get(job.kind);
     let settlement: JobSettlement;
@@ -238,6 +255,7 @@ export class JobWorker {
         await releaseJob(this.options.db, job).catch((err: unknown) =>
           logger.warn({ err, jobId: job.id }, "could not release a job; it runs again when its lease ends"),
         );
+        report("released");
         return;
       }
       logger.error({ err: error, jobId: job.id, kind: job.kind }, "job failed unexpectedly");
@@ -252,27 +270,29 @@ export class JobWorker {
             };
     }
     try {
-      await this.settle(job, settlement);
+      report(await this.settle(job, settlement));
     } catch (error) {
       // The lease runs out and the job runs again: at least once, never lost.
       logger.error({ err: error, jobId: job.id, kind: job.kind }, "could not settle a job");
+      report("error");
     }
   }
 
-  private async settle(job: ClaimedJob, settlement: JobSettlement): Promise<void> {
-    await this.options.db.transaction().execute(async (tx) => {
+  private settle(job: ClaimedJob, settlement: JobSettlement): Promise<JobOutcome["status"] | "lost"> {
+    return this.options.db.transaction().execute(async (tx) => {
       if (!(await lockClaimedJob(tx, job))) {
         this.options.logger.warn(
           { jobId: job.id, kind: job.kind },
           "job lease lost before settling; result dropped",
         );
-        return;
+        return "lost";
       }
       const outcome = await settlement(tx);
       if (outcome.status === "done") await finishJob(tx, job);
       else if (outcome.status === "retry") await rescheduleJob(tx, job, outcome.delayMs, outcome.error);
       else if (outcome.status === "repeat") await repeatJob(tx, job, outcome.delayMs);
       else await failJob(tx, job, outcome.error);
+      return outcome.status;
     });
   }
 

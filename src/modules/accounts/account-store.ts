@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type {
   AccountRow,
+  AccountType,
   Database,
   MembershipRow,
   NewAccount,
@@ -153,4 +154,58 @@ export function sharedWithViewer(viewerId: string) {
 /** An account by internal id; throws when it is gone. */
 export function findAccountById(db: Kysely<Database>, accountId: string): Promise<AccountRow> {
   return db.selectFrom("accounts").selectAll().where("id", "=", accountId).executeTakeFirstOrThrow();
+}
+
+/** An account as the admin CLI lists it, with its owner and how many members and repositories it has. */
+export interface AccountListing {
+  key: string;
+  login: string;
+  vcs_provider: VcsProvider;
+  type: AccountType;
+  owner: string | null;
+  members: number;
+  repositories: number;
+  created_at: Date;
+}
+
+/** Every account (of `provider` when given), by provider and login, for `assay account list`. */
+export async function listAccounts(
+  db: Kysely<Database>,
+  provider: VcsProvider | undefined,
+): Promise<AccountListing[]> {
+  let query = db
+    .selectFrom("accounts as a")
+    .select(["a.key", "a.login", "a.vcs_provider", "a.type", "a.created_at"])
+    .select((eb) => [
+      eb
+        .selectFrom("memberships as m")
+        .innerJoin("users as u", "u.id", "m.user_id")
+        .select("u.email")
+        .whereRef("m.account_id", "=", "a.id")
+        .where("m.is_owner", "=", true)
+        .orderBy("m.id")
+        .limit(1)
+        .as("owner"),
+      eb
+        .selectFrom("memberships as m")
+        .select(eb.fn.countAll<string>().as("n"))
+        .whereRef("m.account_id", "=", "a.id")
+        .as("members"),
+      eb
+        .selectFrom("repositories as r")
+        .select(eb.fn.countAll<string>().as("n"))
+        .whereRef("r.account_id", "=", "a.id")
+        .as("repositories"),
+    ])
+    .orderBy("a.vcs_provider")
+    .orderBy(sql`lower(a.login)`)
+    .orderBy("a.id");
+  if (provider) query = query.where("a.vcs_provider", "=", provider);
+  const rows = await query.execute();
+  return rows.map((row) => ({
+    ...row,
+    owner: row.owner ?? null,
+    members: Number(row.members ?? 0),
+    repositories: Number(row.repositories ?? 0),
+  }));
 }

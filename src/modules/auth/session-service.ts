@@ -139,6 +139,8 @@ export class SessionAuthenticator {
   async authenticate(token: string, now = new Date()): Promise<Viewer | CredentialRefusal> {
     const verified = await verifyAccessToken(this.db, this.secret, token, now);
     if (verified === "bad-signature") return "unknown";
+    // Only a token with our signature reaches the expiry check, so this tells its holder nothing new.
+    if (verified === "expired") return "signature-expired";
     if (typeof verified === "string") return verified;
     return { userId: verified.userId, tokenId: null };
   }

@@ -118,3 +118,56 @@ export function lockRepositoryNoKeyUpdate(
     .forNoKeyUpdate()
     .executeTakeFirst();
 }
+
+/** A repository as the admin CLI lists it, with its account's login and provider. */
+export interface RepositoryListing {
+  key: string;
+  name: string;
+  login: string;
+  vcs_provider: VcsProvider;
+  default_branch: string | null;
+  is_private: boolean;
+  is_activated: boolean;
+  created_at: Date;
+}
+
+/** Every repository (of account `accountId` when given), by account and name, for `assay repository list`. */
+export function listRepositories(
+  db: Kysely<Database>,
+  filter: { accountId?: string; provider?: VcsProvider },
+): Promise<RepositoryListing[]> {
+  let query = db
+    .selectFrom("repositories as r")
+    .innerJoin("accounts as a", "a.id", "r.account_id")
+    .select([
+      "r.key",
+      "r.name",
+      "a.login",
+      "a.vcs_provider",
+      "r.default_branch",
+      "r.is_private",
+      "r.is_activated",
+      "r.created_at",
+    ])
+    .orderBy("a.vcs_provider")
+    .orderBy(sql`lower(a.login)`)
+    .orderBy(sql`lower(r.name)`)
+    .orderBy("r.id");
+  if (filter.accountId !== undefined) query = query.where("r.account_id", "=", filter.accountId);
+  if (filter.provider !== undefined) query = query.where("a.vcs_provider", "=", filter.provider);
+  return query.execute();
+}
+
+/** The repository named `name` of account `accountId`, if there is one. */
+export function findRepositoryOfAccount(
+  db: Kysely<Database>,
+  accountId: string,
+  name: string,
+): Promise<RepositoryRow | undefined> {
+  return db
+    .selectFrom("repositories")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("name", "=", name)
+    .executeTakeFirst();
+}

@@ -60,3 +60,31 @@ export function findUserByEmail(db: Kysely<Database>, email: string): Promise<Us
 export function insertUser(db: Kysely<Database>, user: NewUser): Promise<UserRow> {
   return db.insertInto("users").values(user).returningAll().executeTakeFirstOrThrow();
 }
+
+/** A user as the admin CLI lists them: the row's public fields and how many accounts they belong to. */
+export interface UserListing {
+  key: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  created_at: Date;
+  accounts: number;
+}
+
+/** Every user, by e-mail address, with their number of account memberships (for `assay user list`). */
+export async function listUsers(db: Kysely<Database>): Promise<UserListing[]> {
+  const rows = await db
+    .selectFrom("users as u")
+    .select(["u.key", "u.email", "u.first_name", "u.last_name", "u.created_at"])
+    .select((eb) =>
+      eb
+        .selectFrom("memberships as m")
+        .select(eb.fn.countAll<string>().as("n"))
+        .whereRef("m.user_id", "=", "u.id")
+        .as("accounts"),
+    )
+    .orderBy(sql`lower(u.email)`)
+    .orderBy("u.id")
+    .execute();
+  return rows.map((row) => ({ ...row, accounts: Number(row.accounts ?? 0) }));
+}

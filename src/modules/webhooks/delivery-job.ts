@@ -14,8 +14,13 @@ import {
  * The job that delivers one webhook delivery (kind `webhook.deliver`, payload `{ deliveryId }`):
  * one attempt per run; a failed attempt reschedules the job after the backoff (a retry is the
  * same row with a later `run_at`). Run again after a crash, it sends the same delivery id.
+ * `onAttempt` is told of each attempt made (metrics count them).
  */
-export function webhookDeliveryHandler(db: Kysely<Database>, config: Config): JobHandler {
+export function webhookDeliveryHandler(
+  db: Kysely<Database>,
+  config: Config,
+  onAttempt?: (succeeded: boolean) => void,
+): JobHandler {
   return {
     kind: DELIVERY_JOB_KIND,
     async run(job, signal) {
@@ -30,6 +35,7 @@ export function webhookDeliveryHandler(db: Kysely<Database>, config: Config): Jo
         };
       }
       const result = await attemptDelivery(context, config, signal);
+      onAttempt?.(result.succeeded);
       return (tx) => settleAttempt(tx, context, result, config);
     },
   };
