@@ -138,6 +138,14 @@ describe("the shape of data derived from a selection", () => {
     assert.deepEqual(Object.keys(node.node.properties), ["id", "__typename", "name", "uid"]);
   });
 
+  test("fields under one key merge their sub-selections, and a conditional key becomes required when also unconditional", () => {
+    const shape = shapeOf("{ node(id: 1) { ... on Repo { id } id } viewer { name } viewer { tags } }")
+      .properties as Record<string, { required: string[]; properties: Record<string, unknown> }>;
+    assert.deepEqual(shape.node?.required, ["id"]);
+    assert.deepEqual(shape.viewer?.required, ["name", "tags"]);
+    assert.deepEqual(Object.keys(shape.viewer?.properties ?? {}), ["name", "tags"]);
+  });
+
   test("a field the schema does not have is an error naming it", () => {
     assert.throws(() => shapeOf("{ viewer { color } }"), /color/);
   });
