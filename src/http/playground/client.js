@@ -99,7 +99,7 @@ function TokenBar({ token, onUse }) {
       { className: token ? "assay-hint" : "assay-hint assay-hint-missing", id: "assay-token-hint" },
       token
         ? "Sent as Authorization: Bearer with every request; remembered in this browser."
-        : "No token: the schema, auto-completion and docs need one. Create one with the admin CLI, or sign in a client at ",
+        : "No token: the schema, auto-completion and docs need one. Create one with `assay token create` (a fresh install's demo token is in data/demo-token); device logins are approved at ",
       token ? null : h("a", { href: "/device" }, "/device"),
     ),
   );
