@@ -1,5 +1,6 @@
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
 import { buildCliPackage } from "./cli/cli-package.ts";
 import type { Config } from "./config.ts";
 import {
@@ -11,6 +12,7 @@ import {
 } from "./db/database.ts";
 import { DocumentCache } from "./graphql/document-cache.ts";
 import { createGraphQLEndpoint, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
+import { createPlayground, withPlayground } from "./http/playground/playground.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import {
   type AssayServer,
@@ -30,6 +32,9 @@ import { ensureInstallation } from "./modules/installation/installation-store.ts
 import { createVcsWebhookEndpoints } from "./modules/pull-requests/vcs-webhook-endpoint.ts";
 import { startTracing } from "./observability/tracing.ts";
 import { buildAssaySchema } from "./schema.ts";
+
+/** The documented example operations, offered as the playground's tabs. */
+const EXAMPLES_DIR = fileURLToPath(new URL("../docs/examples/", import.meta.url));
 
 /** A started Assay instance. */
 export interface RunningApp {
@@ -164,8 +169,9 @@ export async function startApp(
       tracing,
     });
     const artifacts = createCliEndpoint({ db: database.db, config, logger });
+    const playground = createPlayground(EXAMPLES_DIR);
     const api = apiEndpoints(
-      graphql,
+      withPlayground(graphql, playground),
       artifacts,
       createVcsWebhookEndpoints({ db: database.db, config, logger }),
     );
@@ -184,6 +190,7 @@ export async function startApp(
           };
         },
         cliPackage: () => buildCliPackage(),
+        playground,
       },
       logger,
       observed,

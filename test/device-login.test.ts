@@ -477,6 +477,7 @@ describe("the /device page", () => {
     assert.ok(text.includes("approveDevice(input: {userCode: &quot;BCDF-GHJK&quot;})"));
     assert.ok(text.includes("denyDevice"));
     assert.ok(!/<form/i.test(text), "no login form: Assay has no passwords");
+    assert.ok(text.includes('<a href="/graphql/">playground</a>'), "links to the playground");
   });
 
   test("without a code it shows a placeholder, and anything else in the parameter is never echoed", async () => {

@@ -6,6 +6,7 @@ import type { Metrics } from "../observability/metrics.ts";
 import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cli-download.ts";
 import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
+import { PLAYGROUND_ASSET_PREFIX, type Playground } from "./playground/playground.ts";
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -73,6 +74,8 @@ export interface ServerRoutes {
   isCredential(value: string): boolean;
   /** Builds the standalone CLI package served at `/cli/assay-cli.tgz`; called at most once when it succeeds. */
   cliPackage(): Promise<ServedCliPackage>;
+  /** The in-browser playground, whose assets are served under `/playground/`; none when absent. */
+  playground?: Playground;
 }
 
 /** Where the server reports its requests, and whether it answers `/metrics` itself. */
@@ -92,6 +95,7 @@ function routeOfPath(path: string): string {
   if (path === "/device") return "device";
   if (isCliPackagePath(path)) return "cli_package";
   if (path === "/static/logo.svg") return "static";
+  if (path.startsWith(PLAYGROUND_ASSET_PREFIX)) return "playground";
   return "not_found";
 }
 
@@ -198,6 +202,8 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
       } else if (path === "/static/logo.svg") {
         res.writeHead(200, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" });
         res.end(LOGO_SVG);
+      } else if (routes.playground && path.startsWith(PLAYGROUND_ASSET_PREFIX)) {
+        await routes.playground.asset(req, res, path);
       } else {
         sendJson(
           res,

@@ -66,6 +66,7 @@ ${intro}
 <pre>${escapeHtml(mutation)}</pre>
 <p>With curl, where <code>ASSAY_URL</code> is this server's address and <code>ASSAY_TOKEN</code> one of your tokens:</p>
 <pre>${escapeHtml(curl)}</pre>
+<p>Or in the browser: open the <a href="/graphql/">playground</a>, paste your token in its token field, and run the mutation there.</p>
 <p>The program receives its token the next time it checks, within a few seconds.</p>
 <h2>Deny</h2>
 <pre>${escapeHtml(deny)}</pre>
