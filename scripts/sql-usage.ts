@@ -1,6 +1,6 @@
 /**
- * Where a file builds SQL: the question scripts/boundaries.ts asks of the pipelines, which keep
- * their statements in their domains' stores. Pure and textual, like scripts/import-graph.ts: a
+ * Where a file builds SQL: the question scripts/boundaries.ts asks of every file of `src/` outside
+ * the stores, which keep all of the statements. Pure and textual, like scripts/import-graph.ts: a
  * file's comments and string contents are blanked first (so prose and messages that mention a
  * query builder do not count), then three things are looked for:
  *
@@ -9,8 +9,10 @@
  * - a query builder's start or end: `.selectFrom(`, `.insertInto(`, `.updateTable(`,
  *   `.deleteFrom(`, `.replaceInto(`, `.mergeInto(`, `.selectNoFrom(`, `.executeQuery(`,
  *   `.executeTakeFirst(`, `.executeTakeFirstOrThrow(`, and `.execute(` unless it runs a
- *   transaction or a connection (`db.transaction().execute(…)` is how a pipeline owns one);
- * - the `sql` tag in use (`` sql`…` ``, `` sql<T>`…` ``, `sql.raw(…)`…), however it was imported.
+ *   transaction or a connection (`db.transaction().execute(…)` is how a pipeline owns one) or is
+ *   a class's own method (`this.execute(…)`);
+ * - the `sql` tag in use (`` sql`…` ``, `` sql<T>`…` ``, `sql.raw(…)`, `sql.ref(…)`…), however it
+ *   was imported.
  */
 import { parseImports } from "./import-graph.ts";
 
@@ -152,10 +154,17 @@ const REGEX_KEYWORDS = new Set(["return", "typeof", "case", "do", "else", "in", 
 /** Query-builder methods that start or run a statement. */
 const BUILDER_CALL =
   /\.\s*(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto|executeQuery|executeTakeFirst|executeTakeFirstOrThrow)\s*[(<]/g;
-/** `.execute(`, except `transaction().execute(` and `connection().execute(` (the caller owns a transaction). */
-const EXECUTE_CALL = /(?<!\b(?:transaction|connection)\(\)\s*)\.\s*execute\s*\(/g;
-/** The `sql` tag: a tagged template (with or without a type argument) or one of its helpers. */
-const SQL_TAG = /(?<![\w$.])sql\s*(?:<[^`;]*?>)?\s*`|(?<![\w$.])sql\s*\.\s*\w+\s*\(/g;
+/**
+ * `.execute(`, except `transaction().execute(` and `connection().execute(` (the caller owns a
+ * transaction) and `this.execute(` (a class's own method of that name, such as the job worker's).
+ */
+const EXECUTE_CALL = /(?<!\b(?:transaction|connection)\(\)\s*|\bthis\s*)\.\s*execute\s*\(/g;
+/**
+ * The `sql` tag: a tagged template (with or without a type argument) or one of Kysely's helpers on
+ * it (so a string variable named `sql`, as in `sql.slice(…)`, is not the tag).
+ */
+const SQL_TAG =
+  /(?<![\w$.])sql\s*(?:<[^`;]*?>)?\s*`|(?<![\w$.])sql\s*\.\s*(?:raw|ref|lit|literal|id|join|table|val|value)\s*\(/g;
 
 function lineAt(source: string, index: number): number {
   let line = 1;

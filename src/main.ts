@@ -9,6 +9,7 @@ import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { ingestRunSbom } from "./ingestion/sca/sbom-upload.ts";
 import { createLogger, flushLogger, type Logger } from "./logger.ts";
 import { hasDemoData, seedDemo } from "./modules/demo/demo-seed.ts";
+import { countUsers } from "./modules/users/user-store.ts";
 
 function readConfig(): Config {
   try {
@@ -27,11 +28,7 @@ async function seedEmbeddedDemo(
   db: Parameters<typeof seedDemo>[0],
   logger: Logger,
 ): Promise<string | undefined> {
-  const users = await db
-    .selectFrom("users")
-    .select(db.fn.countAll<string>().as("count"))
-    .executeTakeFirstOrThrow();
-  if (Number(users.count) > 0 || (await hasDemoData(db))) return undefined;
+  if ((await countUsers(db)) > 0 || (await hasDemoData(db))) return undefined;
   const { token, email } = await seedDemo(db, { pepper: config.tokenPepper, uploadSbom: ingestRunSbom });
   const file = path.join(config.dataDir, "demo-token");
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });

@@ -9,6 +9,7 @@ import {
   formatProblems,
   nodeOf,
   readSourceTree,
+  type SqlException,
 } from "../scripts/boundaries.ts";
 import { describeCycles, findCycleGroups, parseImports } from "../scripts/import-graph.ts";
 
@@ -51,10 +52,11 @@ const CLEAN: Record<string, string> = {
 function check(
   changes: Record<string, string | null> = {},
   exceptions: readonly BoundaryException[] = [],
+  sqlExceptions: readonly SqlException[] = [],
 ): BoundaryProblem[] {
   const files = new Map(Object.entries({ ...CLEAN, ...changes }));
   for (const [file, text] of files) if (text === null) files.delete(file);
-  return checkBoundaries(files as Map<string, string>, exceptions);
+  return checkBoundaries(files as Map<string, string>, exceptions, sqlExceptions);
 }
 
 /** The one problem `problems` must hold, of kind `kind`. */
@@ -290,6 +292,69 @@ describe("module boundaries", () => {
       check({ "src/modules/users/user-store.ts": dirty, "src/ingestion/settle.test.ts": dirty }),
       [],
     );
+  });
+
+  test("SQL outside a store is refused in every domain file and folder; stores, src/db/ and tests may build it", () => {
+    const statement = [
+      'import type { Kysely } from "kysely";',
+      "export function revoke(tx: Kysely<Database>, id: string) {",
+      '  return tx.updateTable("users").set({ revoked: true }).where("id", "=", id).execute();',
+      "}",
+    ].join("\n");
+    for (const file of [
+      "src/modules/users/user-service.ts",
+      "src/modules/users/user-mutations.ts",
+      "src/modules/users/store.ts",
+      "src/modules/users/user-store-filters.ts",
+      "src/http/server.ts",
+    ]) {
+      const problem = onlyProblem(check({ [file]: statement }), "sql");
+      assert.equal(
+        problem.message,
+        `${file} builds SQL, but SQL lives only in stores (files named *-store.ts): move the statement into one as a named function`,
+      );
+      assert.deepEqual(problem.imports, [
+        `${file}:3  a query builder: .updateTable(`,
+        `${file}:3  a query run: .execute(`,
+      ]);
+    }
+    assert.deepEqual(
+      check({
+        "src/modules/users/user-store.ts": statement,
+        "src/db/migrations/0001-initial.ts": statement,
+        "src/modules/users/user-service.test.ts": statement,
+      }),
+      [],
+    );
+    // A pipeline keeps none, even in a file named like a store.
+    assert.match(
+      onlyProblem(check({ "src/ingestion/run-store.ts": statement }), "sql").message,
+      /^src\/ingestion\/run-store\.ts builds SQL, but ingestion keeps its statements in the stores of the domains/,
+    );
+  });
+
+  test("a class's own execute method and a string named sql are not SQL", () => {
+    const source = [
+      "export class Worker {",
+      "  execute(job: string) { return job; }",
+      "  run(job: string) { return this.execute(job); }",
+      "}",
+      "export const shorten = (sql: string) => sql.slice(0, 10);",
+    ].join("\n");
+    assert.deepEqual(check({ "src/modules/users/user-worker.ts": source }), []);
+  });
+
+  test("an SQL exception accepts the file it names, and fails once that file builds no SQL", () => {
+    const exception = { file: "src/modules/users/user-service.ts", reason: "for the test" };
+    const dirty = {
+      "src/modules/users/user-service.ts": 'export const q = (db) => db.selectFrom("users");\n',
+    };
+    assert.deepEqual(check(dirty, [], [exception]), []);
+    const problem = onlyProblem(
+      check({ "src/modules/users/user-service.ts": "export const q = 1;\n" }, [], [exception]),
+      "stale",
+    );
+    assert.match(problem.message, /SQL exception for src\/modules\/users\/user-service\.ts matches no file/);
   });
 
   test("an exception accepts exactly the import it names, and fails once that import is gone", () => {

@@ -1,6 +1,7 @@
 import { setAccountVcsSecret, setRepositoryVcsSecret } from "../modules/pull-requests/vcs-secret-service.ts";
 import { deleteAccountVcsSecret, deleteVcsSecret } from "../modules/pull-requests/vcs-secret-store.ts";
 import { secretProblem } from "../modules/pull-requests/vcs-secrets.ts";
+import { lockRepositoryOfAccount } from "../modules/repositories/repository-store.ts";
 import { CliError, type Command } from "./command.ts";
 import { parseProvider, requireAccount } from "./input.ts";
 
@@ -34,13 +35,7 @@ export const repositoryVcsSecret: Command = {
     const { db } = await database();
     const outcome = await db.transaction().execute(async (tx) => {
       const account = await requireAccount(tx, login, provider);
-      const repository = await tx
-        .selectFrom("repositories")
-        .select(["id", "key"])
-        .where("account_id", "=", account.id)
-        .where("name", "=", name)
-        .forNoKeyUpdate()
-        .executeTakeFirst();
+      const repository = await lockRepositoryOfAccount(tx, account.id, name);
       if (!repository) throw new CliError(`${login} (${provider}) has no repository named ${name}`);
       if (remove) return { removed: await deleteVcsSecret(tx, repository.id) };
       return { secret: await setRepositoryVcsSecret(tx, repository, pepper, chosen) };

@@ -1,8 +1,9 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { AccountRow, Database, MembershipRow, RepositoryRow, VcsProvider } from "../../db/types.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { forbidden, notFound } from "../../graphql/errors.ts";
 import { keyOfId } from "../../graphql/mutations.ts";
+import { lockMemberAccountByLogin, lockMemberRepositoryByKey } from "./access-store.ts";
 import { findMembershipsOfUser } from "./account-store.ts";
 
 /**
@@ -55,14 +56,7 @@ export async function writableRepository(
   field: string,
 ): Promise<RepositoryAccess> {
   const key = keyOfId(id, "Repository", field);
-  const repository = await tx
-    .selectFrom("repositories as r")
-    .innerJoin("memberships as m", "m.account_id", "r.account_id")
-    .selectAll("r")
-    .where("r.key", "=", key)
-    .where("m.user_id", "=", ctx.viewer.userId)
-    .forNoKeyUpdate("r")
-    .executeTakeFirst();
+  const repository = await lockMemberRepositoryByKey(tx, ctx.viewer.userId, key);
   if (!repository) noSuchId(id);
   const membership = await viewerMembershipAfterLock(ctx, tx, repository.account_id);
   if (!membership) noSuchId(id);
@@ -111,15 +105,7 @@ export async function administeredAccount(
   const notVisible = (): never => {
     throw notFound(`No account "${where.login}" on ${where.vcsProvider} exists.`);
   };
-  const account = await tx
-    .selectFrom("accounts as a")
-    .innerJoin("memberships as m", "m.account_id", "a.id")
-    .selectAll("a")
-    .where("a.vcs_provider", "=", where.vcsProvider)
-    .where(sql`lower(a.login)`, "=", where.login.toLowerCase())
-    .where("m.user_id", "=", ctx.viewer.userId)
-    .forNoKeyUpdate("a")
-    .executeTakeFirst();
+  const account = await lockMemberAccountByLogin(tx, ctx.viewer.userId, where);
   if (!account) return notVisible();
   const membership = await requireAdmin(ctx, tx, account, notVisible, adminOnlyMessage);
   return { account, membership };

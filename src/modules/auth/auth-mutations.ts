@@ -13,7 +13,12 @@ import {
 import { noSuchId } from "../accounts/access.ts";
 import { userById } from "../users/user-loaders.ts";
 import { UserRef } from "../users/user-type.ts";
-import { createOwnToken, refreshPersonalAccessToken, revokeOwnToken } from "./pat-service.ts";
+import {
+  createOwnToken,
+  refreshPersonalAccessToken,
+  revokeCallingToken,
+  revokeOwnToken,
+} from "./pat-service.ts";
 import { PersonalAccessTokenRef } from "./token-type.ts";
 import "./device-mutations.ts";
 import "./session-mutations.ts";
@@ -55,15 +60,7 @@ builder.mutationField("revokePat", (t) =>
     description:
       "Revokes the personal access token this request is authenticated with. It stops working at once, on every instance.",
     resolve: (_root, _args, ctx) =>
-      inTransaction(ctx, async (tx) => {
-        const revoked = await tx
-          .updateTable("personal_access_tokens")
-          .set({ revoked_at: new Date() })
-          .where("id", "=", callingTokenId(ctx))
-          .where("revoked_at", "is", null)
-          .executeTakeFirst();
-        return { ok: revoked.numUpdatedRows === 1n };
-      }),
+      inTransaction(ctx, async (tx) => ({ ok: await revokeCallingToken(tx, callingTokenId(ctx)) })),
   }),
 );
 

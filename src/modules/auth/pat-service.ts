@@ -2,7 +2,12 @@ import type { Kysely } from "kysely";
 import type { Database, PersonalAccessTokenRow } from "../../db/types.ts";
 import { badUserInput, unauthenticated } from "../../graphql/errors.ts";
 import { createToken, isRefreshable, MAX_TOKEN_DAYS } from "./token-service.ts";
-import { lockTokenById, lockTokenOfUserByKey, revokeTokenById } from "./token-store.ts";
+import {
+  lockTokenById,
+  lockTokenOfUserByKey,
+  revokeTokenById,
+  revokeUnrevokedTokenById,
+} from "./token-store.ts";
 
 /**
  * Personal access tokens managed through the API: a user creates, lists and revokes their own, and
@@ -62,6 +67,15 @@ export async function revokeOwnToken(
   const row = await lockTokenOfUserByKey(tx, userId, key);
   if (!row) return undefined;
   return row.revoked_at ? row : revokeTokenById(tx, row.id, now);
+}
+
+/** `revokePat`: revokes the token `tokenId` the request is authenticated with; false when it already was. */
+export function revokeCallingToken(
+  tx: Kysely<Database>,
+  tokenId: string,
+  now = new Date(),
+): Promise<boolean> {
+  return revokeUnrevokedTokenById(tx, tokenId, now);
 }
 
 /**

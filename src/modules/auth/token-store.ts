@@ -80,6 +80,17 @@ export async function revokeTokenByKey(db: Kysely<Database>, key: string): Promi
   return result.numUpdatedRows > 0n;
 }
 
+/** Revokes the token with internal id `id` at `at`; false when there is no such unrevoked token. */
+export async function revokeUnrevokedTokenById(db: Kysely<Database>, id: string, at: Date): Promise<boolean> {
+  const result = await db
+    .updateTable("personal_access_tokens")
+    .set({ revoked_at: at })
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
 /** A token row by its key (the id the admin CLI shows), whatever its state. */
 export function findTokenByKey(
   db: Kysely<Database>,

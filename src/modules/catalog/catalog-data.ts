@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database, IssueCategory } from "../../db/types.ts";
+import {
+  findAnalyzerIdsByShortcodes,
+  upsertBuiltinAnalyzers,
+  upsertBuiltinFormatters,
+  upsertBuiltinIssues,
+} from "./builtin-catalog-store.ts";
+import type { NewIssue } from "./catalog-store.ts";
 import {
   ANALYZERS,
   type AnalyzerDefinition,
@@ -41,7 +48,7 @@ function aiAutofix(category: IssueCategory): boolean | null {
   return true;
 }
 
-function issueRow(analyzerId: string, analyzer: AnalyzerDefinition, issue: IssueDefinition) {
+function issueRow(analyzerId: string, analyzer: AnalyzerDefinition, issue: IssueDefinition): NewIssue {
   return {
     key: catalogKey(`issue:${analyzer.shortcode}:${issue.shortcode}`),
     analyzer_id: analyzerId,
@@ -58,93 +65,42 @@ function issueRow(analyzerId: string, analyzer: AnalyzerDefinition, issue: Issue
   };
 }
 
-/** Only rows whose stored values differ are rewritten, so a restart leaves the tables untouched. */
-function changed(table: string, columns: string[]) {
-  const stored = columns.map((c) => sql.ref(`${table}.${c}`));
-  const incoming = columns.map((c) => sql.ref(`excluded.${c}`));
-  return sql<boolean>`(${sql.join(stored)}) IS DISTINCT FROM (${sql.join(incoming)})`;
-}
-
 /** Upserts the catalog within `trx` (which the caller runs as one transaction). */
 export async function upsertCatalog(trx: Kysely<Database>): Promise<void> {
-  const analyzerColumns = ["name", "description", "version", "meta_schema", "example_config", "logo_url"];
-  await trx
-    .insertInto("analyzers")
-    .values(
-      ANALYZERS.map((a) => ({
-        key: catalogKey(`analyzer:${a.shortcode}`),
-        shortcode: a.shortcode,
-        name: a.name,
-        description: a.description,
-        version: a.version,
-        meta_schema: JSON.stringify(a.metaSchema),
-        example_config: exampleConfigOf(a),
-        logo_url: `${LOGO_BASE_URL}/analyzers/${a.shortcode}.svg`,
-        type: "CORE" as const,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .column("shortcode")
-        .doUpdateSet(Object.fromEntries(analyzerColumns.map((c) => [c, sql.ref(`excluded.${c}`)])))
-        .where(changed("analyzers", analyzerColumns)),
-    )
-    .execute();
-
-  const stored = await trx
-    .selectFrom("analyzers")
-    .select(["id", "shortcode"])
-    .where(
-      "shortcode",
-      "in",
-      ANALYZERS.map((a) => a.shortcode),
-    )
-    .execute();
-  const idOf = new Map(stored.map((row) => [row.shortcode, row.id]));
-
-  const issueColumns = [
-    "title",
-    "description",
-    "short_description",
-    "category",
-    "severity",
-    "autofix_available",
-    "autofix_ai_available",
-    "is_recommended",
-    "tags",
-  ];
-  await trx
-    .insertInto("issues")
-    .values(ANALYZERS.flatMap((a) => a.issues.map((issue) => issueRow(idOf.get(a.shortcode)!, a, issue))))
-    .onConflict((oc) =>
-      oc
-        .columns(["analyzer_id", "shortcode"])
-        .doUpdateSet(Object.fromEntries(issueColumns.map((c) => [c, sql.ref(`excluded.${c}`)])))
-        .where(changed("issues", issueColumns)),
-    )
-    .execute();
-
-  const formatterColumns = ["name", "description", "example_config", "logo_url", "analyzer_id"];
-  await trx
-    .insertInto("code_formatters")
-    .values(
-      FORMATTERS.map((f) => ({
-        key: catalogKey(`formatter:${f.shortcode}`),
-        shortcode: f.shortcode,
-        name: f.name,
-        description: f.description,
-        example_config: `[[transformers]]\nname = "${f.shortcode}"\n`,
-        logo_url: `${LOGO_BASE_URL}/formatters/${f.shortcode}.svg`,
-        analyzer_id: f.analyzer ? (idOf.get(f.analyzer) ?? null) : null,
-      })),
-    )
-    .onConflict((oc) =>
-      oc
-        .column("shortcode")
-        .doUpdateSet(Object.fromEntries(formatterColumns.map((c) => [c, sql.ref(`excluded.${c}`)])))
-        .where(changed("code_formatters", formatterColumns)),
-    )
-    .execute();
+  await upsertBuiltinAnalyzers(
+    trx,
+    ANALYZERS.map((a) => ({
+      key: catalogKey(`analyzer:${a.shortcode}`),
+      shortcode: a.shortcode,
+      name: a.name,
+      description: a.description,
+      version: a.version,
+      meta_schema: JSON.stringify(a.metaSchema),
+      example_config: exampleConfigOf(a),
+      logo_url: `${LOGO_BASE_URL}/analyzers/${a.shortcode}.svg`,
+      type: "CORE" as const,
+    })),
+  );
+  const idOf = await findAnalyzerIdsByShortcodes(
+    trx,
+    ANALYZERS.map((a) => a.shortcode),
+  );
+  await upsertBuiltinIssues(
+    trx,
+    ANALYZERS.flatMap((a) => a.issues.map((issue) => issueRow(idOf.get(a.shortcode)!, a, issue))),
+  );
+  await upsertBuiltinFormatters(
+    trx,
+    FORMATTERS.map((f) => ({
+      key: catalogKey(`formatter:${f.shortcode}`),
+      shortcode: f.shortcode,
+      name: f.name,
+      description: f.description,
+      example_config: `[[transformers]]\nname = "${f.shortcode}"\n`,
+      logo_url: `${LOGO_BASE_URL}/formatters/${f.shortcode}.svg`,
+      analyzer_id: f.analyzer ? (idOf.get(f.analyzer) ?? null) : null,
+    })),
+  );
 }
 
 /**

@@ -290,3 +290,16 @@ export function findIssueCategoriesByShortcodes(
     .where("shortcode", "in", shortcodes)
     .execute();
 }
+
+/** The issues of these analyzers: each one's id and shortcode, and its analyzer's shortcode. */
+export function findIssueShortcodesOfAnalyzers(
+  db: Kysely<Database>,
+  analyzerIds: readonly string[],
+): Promise<Array<{ id: string; shortcode: string; analyzer: string }>> {
+  return db
+    .selectFrom("issues as i")
+    .innerJoin("analyzers as a", "a.id", "i.analyzer_id")
+    .select(["i.id", "i.shortcode", "a.shortcode as analyzer"])
+    .where("i.analyzer_id", "in", analyzerIds)
+    .execute();
+}

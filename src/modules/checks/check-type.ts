@@ -19,7 +19,7 @@ import {
   visibleCheckByKey,
   vulnerabilitiesIntroducedByRunId,
 } from "./checks-loaders.ts";
-import { analyzerInFilter } from "./filters.ts";
+import { analyzerInFilter } from "./connection-filter-store.ts";
 import {
   type AnalysisIssueRow,
   analysisIssueFilter,

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import {
-  allOf,
-  analyzerInFilter,
-  containsPattern,
-  equalsFilter,
-  normaliseNames,
-  normalisePath,
-} from "./filters.ts";
+import { allOf, analyzerInFilter, equalsFilter } from "./connection-filter-store.ts";
+import { containsPattern, normaliseNames, normalisePath } from "./filters.ts";
 import { splitRepositoryIssueKey } from "./repository-issue-store.ts";
 
 describe("connection filter arguments", () => {

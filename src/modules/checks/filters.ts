@@ -1,16 +1,8 @@
-import { type RawBuilder, sql } from "kysely";
-
 /**
- * The filters of the check, occurrence and repository-issue connections, as the
- * `{ key, condition }` pairs `ConnectionLoaders.load` takes (a condition on alias `s`). The
- * argument normalisers are pure and unit-tested; the conditions are built from their output.
+ * The arguments of the check, occurrence and repository-issue connection filters, normalised:
+ * pure and unit-tested. The SQL conditions built from their output are in
+ * connection-filter-store.ts.
  */
-
-/** A connection filter: `key` names it within a request, `condition` applies it to alias `s`. */
-export interface ConnectionFilter {
-  key: string;
-  condition: RawBuilder<boolean>;
-}
 
 /**
  * The shortcodes of an `analyzerIn` argument: nulls dropped, duplicates removed, sorted (so the
@@ -32,39 +24,4 @@ export function normalisePath(path: string | null | undefined): string {
 /** `%text%` for ILIKE, with `\`, `%` and `_` in `text` matched literally. */
 export function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** Joins filters with AND; undefined when there is none. */
-export function allOf(...filters: Array<ConnectionFilter | undefined>): ConnectionFilter | undefined {
-  const present = filters.filter((f): f is ConnectionFilter => f !== undefined);
-  if (present.length === 0) return undefined;
-  return {
-    key: JSON.stringify(present.map((f) => f.key)),
-    condition: sql<boolean>`(${sql.join(
-      present.map((f) => f.condition),
-      sql` AND `,
-    )})`,
-  };
-}
-
-/** Rows whose `column` (an analyzer id) belongs to one of these analyzer shortcodes. */
-export function analyzerInFilter(
-  shortcodes: ReadonlyArray<string | null | undefined> | null | undefined,
-  column = "analyzer_id",
-): ConnectionFilter | undefined {
-  const names = normaliseNames(shortcodes);
-  if (names.length === 0) return undefined;
-  return {
-    key: `analyzerIn:${column}:${JSON.stringify(names)}`,
-    condition: sql<boolean>`s.${sql.ref(column)} IN (SELECT id FROM analyzers WHERE shortcode = ANY(cast(${names} as text[])))`,
-  };
-}
-
-/** Rows whose `column` equals `value`; no filter when `value` is null or undefined. */
-export function equalsFilter(column: string, value: string | null | undefined): ConnectionFilter | undefined {
-  if (value === null || value === undefined) return undefined;
-  return {
-    key: `${column}=${JSON.stringify(value)}`,
-    condition: sql<boolean>`s.${sql.ref(column)} = ${value}`,
-  };
 }

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity, OccurrenceRow } from "../../db/types.ts";
 import type { ConnectionSource, OrderKey } from "../../graphql/pagination.ts";
-import { allOf, type ConnectionFilter, containsPattern, equalsFilter } from "./filters.ts";
+import { allOf, type ConnectionFilter, equalsFilter } from "./connection-filter-store.ts";
+import { containsPattern } from "./filters.ts";
 
 /**
  * Occurrences: the findings of a check. RESOLVED rows record a finding of the run's base that is

@@ -3,7 +3,8 @@ import type { AnalysisRunRow, Database } from "../../db/types.ts";
 import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
-import { allOf, analyzerInFilter, type ConnectionFilter, normaliseNames, normalisePath } from "./filters.ts";
+import { allOf, analyzerInFilter, type ConnectionFilter } from "./connection-filter-store.ts";
+import { normaliseNames, normalisePath } from "./filters.ts";
 
 /**
  * Repository issues: the distinct issues present in a repository's latest finished run on its

@@ -14,7 +14,7 @@ import { IssueRef } from "../catalog/catalog-type.ts";
 import { repositoryById } from "../repositories/repository-loaders.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
 import { latestDefaultBranchRunByRepositoryId, visibleRepositoryIssueByKey } from "./checks-loaders.ts";
-import { analyzerInFilter } from "./filters.ts";
+import { analyzerInFilter } from "./connection-filter-store.ts";
 import { occurrencesOfIssueInCheck, occurrencesOfRun } from "./occurrence-store.ts";
 import { analyzerInArg, OccurrenceConnection } from "./occurrence-type.ts";
 import {

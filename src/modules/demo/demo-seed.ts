@@ -1,22 +1,13 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { createToken } from "../auth/token-service.ts";
 import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL } from "./account-plan.ts";
 import { importDemoAdvisories } from "./advisories.ts";
+import { analyzeTables, hasDemoData } from "./demo-store.ts";
 import { type GenerateDependencies, type GenerateOptions, generateData } from "./generator.ts";
 import type { RowCounts } from "./plan-writer.ts";
 
-export { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL };
-
-/** True when the database already holds the demo team. */
-export async function hasDemoData(db: Kysely<Database>): Promise<boolean> {
-  const row = await db
-    .selectFrom("accounts")
-    .select("id")
-    .where("login", "=", DEMO_TEAM_LOGIN)
-    .executeTakeFirst();
-  return row !== undefined;
-}
+export { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL, hasDemoData };
 
 /**
  * Seeds the demo. First the demo's advisories go through the advisory import (its own
@@ -50,6 +41,6 @@ export async function seedDemo(
     counts.personal_access_tokens = 1;
     return { token, email: DEMO_USER_EMAIL, counts };
   });
-  await sql`ANALYZE`.execute(db);
+  await analyzeTables(db);
   return seeded;
 }

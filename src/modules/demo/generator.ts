@@ -1,6 +1,8 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { findAnalyzerIdsByShortcodes } from "../catalog/builtin-catalog-store.ts";
 import { ANALYZERS, upsertCatalog } from "../catalog/catalog-data.ts";
+import { findIssueShortcodesOfAnalyzers } from "../catalog/catalog-store.ts";
 import {
   type AccountsPlan,
   type PlannedAccount,
@@ -9,8 +11,8 @@ import {
   type PlannedUser,
   planAccounts,
 } from "./account-plan.ts";
-import { column as c, insertRows, insertRowsReturningIds } from "./bulk-insert.ts";
 import type { SbomUploader } from "./demo-sbom.ts";
+import { column as c, insertRows, insertRowsReturningIds } from "./demo-store.ts";
 import type { HistoryParameters, RepositoryPlan } from "./plan-types.ts";
 import { type RowCounts, type WriterContext, writeRepositoryPlans } from "./plan-writer.ts";
 import { KeySpace } from "./random.ts";
@@ -220,22 +222,11 @@ async function writerContext(
   written: Awaited<ReturnType<typeof writeAccounts>>,
   deps: GenerateDependencies,
 ): Promise<WriterContext> {
-  const analyzers = await trx
-    .selectFrom("analyzers")
-    .select(["id", "shortcode"])
-    .where(
-      "shortcode",
-      "in",
-      ANALYZERS.map((a) => a.shortcode),
-    )
-    .execute();
-  const analyzerIds = new Map(analyzers.map((a) => [a.shortcode, a.id]));
-  const issues = await trx
-    .selectFrom("issues as i")
-    .innerJoin("analyzers as a", "a.id", "i.analyzer_id")
-    .select(["i.id", "i.shortcode", "a.shortcode as analyzer"])
-    .where("i.analyzer_id", "in", [...analyzerIds.values()])
-    .execute();
+  const analyzerIds = await findAnalyzerIdsByShortcodes(
+    trx,
+    ANALYZERS.map((a) => a.shortcode),
+  );
+  const issues = await findIssueShortcodesOfAnalyzers(trx, [...analyzerIds.values()]);
   const issueIds = new Map(issues.map((i) => [`${i.analyzer}:${i.shortcode}`, i.id]));
   const ctx: WriterContext = {
     accountIds: written.accountIds,

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
-import { type Column, column as c, insertRows, insertRowsReturningIds } from "./bulk-insert.ts";
 import { cycloneDxOf, type SbomUploader } from "./demo-sbom.ts";
+import { type Column, column as c, insertRows, insertRowsReturningIds } from "./demo-store.ts";
 import { type ReplayedHistory, replayHistory } from "./history-writer.ts";
 import type {
   PlannedCheck,

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type {
   Database,
   PackageRow,
@@ -10,7 +10,7 @@ import type {
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
-import { overallSeverityRankSql } from "./severity.ts";
+import { SEVERITIES_MOST_SEVERE_FIRST, UNRATED_RANK } from "./severity.ts";
 
 /**
  * Dependencies and their vulnerabilities (SCA). Packages, their versions and vulnerabilities are
@@ -193,3 +193,22 @@ export const vulnerabilityOccurrencesOfRepository: ConnectionSource = {
   order: bySeverity,
   direction: "asc",
 };
+
+/** SQL for the rank of one severity column: 0 for CRITICAL … 4 for NONE, null for anything else. */
+function rankOf(column: RawBuilder<unknown>): RawBuilder<number | null> {
+  const cases = SEVERITIES_MOST_SEVERE_FIRST.map(
+    (severity, rank) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(rank)}`,
+  );
+  return sql<number | null>`(CASE ${column} ${sql.join(cases, sql` `)} END)`;
+}
+
+/**
+ * SQL for severity.ts `severityRank` of `overallSeverity` of the vulnerability aliased `alias`;
+ * never null. (`least` skips nulls in PostgreSQL, so it picks the highest CVSS rating present.)
+ */
+export function overallSeverityRankSql(alias: string): RawBuilder<number> {
+  const column = (name: string) => sql.ref(`${alias}.${name}`);
+  return sql<number>`coalesce(${rankOf(column("severity"))}, least(${rankOf(column("cvss_v2_severity"))}, ${rankOf(
+    column("cvss_v3_severity"),
+  )}, ${rankOf(column("cvss_v4_severity"))}), ${sql.lit(UNRATED_RANK)})`;
+}

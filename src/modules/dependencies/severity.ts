@@ -1,11 +1,11 @@
-import { type RawBuilder, sql } from "kysely";
 import type { VulnerabilityRow, VulnerabilitySeverity } from "../../db/types.ts";
 
 /**
  * A vulnerability's overall severity. The advisory's own rating wins; when it has none, the
  * highest of its CVSS v2, v3 and v4 ratings stands in, so an advisory scored only by CVSS still
- * sorts and reads with a severity. Used both by the `severity` field and, as SQL, by the order of
- * vulnerability-occurrence connections, so the two never disagree.
+ * sorts and reads with a severity. Used both by the `severity` field and, as SQL
+ * (dependencies-store.ts `overallSeverityRankSql`), by the order of vulnerability-occurrence
+ * connections, so the two never disagree.
  */
 
 /** The contract's `VulnerabilitySeverity` values, most severe first. */
@@ -46,23 +46,4 @@ export function overallSeverity(vulnerability: SeverityColumns): VulnerabilitySe
     .filter(isVulnerabilitySeverity)
     .sort((a, b) => severityRank(a) - severityRank(b));
   return rated[0] ?? null;
-}
-
-/** SQL for the rank of one severity column: 0 for CRITICAL … 4 for NONE, null for anything else. */
-function rankOf(column: RawBuilder<unknown>): RawBuilder<number | null> {
-  const cases = SEVERITIES_MOST_SEVERE_FIRST.map(
-    (severity, rank) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(rank)}`,
-  );
-  return sql<number | null>`(CASE ${column} ${sql.join(cases, sql` `)} END)`;
-}
-
-/**
- * SQL for {@link severityRank} of {@link overallSeverity} of the vulnerability aliased `alias`;
- * never null. (`least` skips nulls in PostgreSQL, so it picks the highest CVSS rating present.)
- */
-export function overallSeverityRankSql(alias: string): RawBuilder<number> {
-  const column = (name: string) => sql.ref(`${alias}.${name}`);
-  return sql<number>`coalesce(${rankOf(column("severity"))}, least(${rankOf(column("cvss_v2_severity"))}, ${rankOf(
-    column("cvss_v3_severity"),
-  )}, ${rankOf(column("cvss_v4_severity"))}), ${sql.lit(UNRATED_RANK)})`;
 }

@@ -1,7 +1,8 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { enqueueJobs, type NewJob } from "../../jobs/job-store.ts";
+import { findSubscribedEndpointIds, insertDeliveries, insertWebhookEvent } from "./event-store.ts";
 
 /**
  * The outbox: a change records the events it causes with {@link recordEvent}, in the change's own
@@ -75,35 +76,17 @@ export function deliveryJobKey(deliveryId: string): string {
  * with a delivery and its job for every enabled endpoint of the account subscribed to the type.
  */
 export async function recordEvent(tx: Kysely<Database>, event: NewEvent): Promise<void> {
-  const stored = await tx
-    .insertInto("webhook_events")
-    .values({ account_id: event.accountId, type: event.type, data: JSON.stringify(event.data) })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const eventId = await insertWebhookEvent(tx, event);
   if (event.type === TEST_EVENT_TYPE) return;
-  const endpoints = await tx
-    .selectFrom("webhook_endpoints")
-    .select("id")
-    .where("account_id", "=", event.accountId)
-    .where("status", "=", "ENABLED")
-    .where(sql<boolean>`${event.type} = ANY(event_types)`)
-    .execute();
-  if (endpoints.length === 0) return;
-  const deliveries = await tx
-    .insertInto("webhook_deliveries")
-    .values(
-      endpoints.map((endpoint) => ({
-        key: newRowKey(),
-        endpoint_id: endpoint.id,
-        event_id: stored.id,
-        event_type: event.type,
-        next_attempt_at: sql<Date>`now()`,
-      })),
-    )
-    .returning("id")
-    .execute();
+  const endpointIds = await findSubscribedEndpointIds(tx, event.accountId, event.type);
+  if (endpointIds.length === 0) return;
+  const deliveryIds = await insertDeliveries(
+    tx,
+    { id: eventId, type: event.type },
+    endpointIds.map((endpointId) => ({ key: newRowKey(), endpointId })),
+  );
   await enqueueJobs(
     tx,
-    deliveries.map((delivery) => deliveryJob(String(delivery.id))),
+    deliveryIds.map((deliveryId) => deliveryJob(deliveryId)),
   );
 }

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisRunRow, Database, PullRequestRow } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
-import { overallSeverityRankSql } from "../dependencies/severity.ts";
+import { overallSeverityRankSql } from "../dependencies/dependencies-store.ts";
 
 /**
  * Pull requests and what is read from their newest run. A pull request belongs to a repository

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database, VcsProvider } from "../../db/types.ts";
 import type { Logger } from "../../logger.ts";
+import { lockRepositoryNoKeyUpdate } from "../repositories/repository-store.ts";
 import {
   attachRunsOfCommit,
   deleteBranchHead,
@@ -278,12 +279,9 @@ export async function applyVcsDelivery(
   tx: Kysely<Database>,
   delivery: AuthenticatedDelivery,
 ): Promise<VcsDeliveryAnswer> {
-  await tx
-    .selectFrom("repositories")
-    .select("id")
-    .where("id", "=", delivery.repositoryId)
-    .forNoKeyUpdate()
-    .executeTakeFirstOrThrow();
+  if (!(await lockRepositoryNoKeyUpdate(tx, delivery.repositoryId))) {
+    throw new Error(`repository ${delivery.repositoryId} of an authenticated delivery is gone`);
+  }
   const fresh = await recordVcsDelivery(tx, {
     repositoryId: delivery.repositoryId,
     deliveryId: delivery.deliveryId,

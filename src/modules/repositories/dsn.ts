@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Database, RepositoryRow } from "../../db/types.ts";
 import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
+import { findRepositoryByKey } from "./repository-store.ts";
 
 /**
  * A repository's DSN, the credential CI uses to upload analysis artifacts:
@@ -45,11 +46,7 @@ export async function findRepositoryByDsnToken(
 ): Promise<RepositoryRow | undefined> {
   const candidate = token.trim();
   if (!DSN_TOKEN_PATTERN.test(candidate)) return undefined;
-  const repository = await db
-    .selectFrom("repositories")
-    .selectAll()
-    .where("key", "=", candidate.slice(0, ROW_KEY_LENGTH))
-    .executeTakeFirst();
+  const repository = await findRepositoryByKey(db, candidate.slice(0, ROW_KEY_LENGTH));
   if (!repository) return undefined;
   const expected = Buffer.from(dsnSignature(repository, pepper));
   const given = Buffer.from(candidate.slice(ROW_KEY_LENGTH));

@@ -171,3 +171,23 @@ export function findRepositoryOfAccount(
     .where("name", "=", name)
     .executeTakeFirst();
 }
+
+/** The repository named `name` of account `accountId`, locked FOR NO KEY UPDATE; undefined when there is none. */
+export function lockRepositoryOfAccount(
+  tx: Kysely<Database>,
+  accountId: string,
+  name: string,
+): Promise<Pick<RepositoryRow, "id" | "key"> | undefined> {
+  return tx
+    .selectFrom("repositories")
+    .select(["id", "key"])
+    .where("account_id", "=", accountId)
+    .where("name", "=", name)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+}
+
+/** The repository with `key`, whoever may see it; undefined when there is none. */
+export function findRepositoryByKey(db: Kysely<Database>, key: string): Promise<RepositoryRow | undefined> {
+  return db.selectFrom("repositories").selectAll().where("key", "=", key).executeTakeFirst();
+}

@@ -88,3 +88,12 @@ export async function listUsers(db: Kysely<Database>): Promise<UserListing[]> {
     .execute();
   return rows.map((row) => ({ ...row, accounts: Number(row.accounts ?? 0) }));
 }
+
+/** How many users the instance has. */
+export async function countUsers(db: Kysely<Database>): Promise<number> {
+  const users = await db
+    .selectFrom("users")
+    .select(db.fn.countAll<string>().as("count"))
+    .executeTakeFirstOrThrow();
+  return Number(users.count);
+}

@@ -3,12 +3,8 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../db/types.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import { DELIVERY_JOB_KIND, TEST_EVENT_TYPE } from "../events/outbox.ts";
-import {
-  attemptDelivery,
-  failPendingDelivery,
-  loadDeliveryContext,
-  settleAttempt,
-} from "./delivery-service.ts";
+import { attemptDelivery, settleAttempt } from "./delivery-service.ts";
+import { failPendingDelivery, loadDeliveryContext } from "./delivery-store.ts";
 
 /**
  * The job that delivers one webhook delivery (kind `webhook.deliver`, payload `{ deliveryId }`):

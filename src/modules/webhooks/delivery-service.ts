@@ -1,61 +1,31 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/types.ts";
-import type { WebhookDeliveryStatus, WebhookEndpointStatus } from "../../db/types-webhooks.ts";
+import type { WebhookDeliveryStatus } from "../../db/types-webhooks.ts";
 import type { JobOutcome } from "../../jobs/worker.ts";
 import { TEST_EVENT_TYPE } from "../events/outbox.ts";
 import { type AttemptResult, deliveryHeaders, postWebhook } from "./delivery-http.ts";
 import { describeDuration, retryDelayMs } from "./delivery-policy.ts";
+import {
+  clearEndpointTestPassed,
+  type DeliveryContext,
+  insertDeliveryAttempt,
+  lockDeliveryForSettling,
+  lockEndpointForSettling,
+  recordEndpointFailure,
+  recordEndpointSuccess,
+  updateDeliveryStatus,
+} from "./delivery-store.ts";
 import { webhookEnvelope } from "./payloads.ts";
 import { decryptSecret, SecretUnreadableError } from "./secrets.ts";
 import { disableEndpoint } from "./webhook-store.ts";
 
 /**
- * Delivering one delivery: what an attempt needs ({@link loadDeliveryContext}), the attempt
+ * Delivering one delivery: what an attempt needs (delivery-store.ts `loadDeliveryContext`), the attempt
  * itself ({@link attemptDelivery}, outside any transaction), and what it leaves behind
  * ({@link settleAttempt}: the attempt's log row, the delivery's status, the endpoint's health).
  * Used by the delivery job and, for test events, by the mutation that sends them.
  */
-
-/** Everything one attempt of a delivery needs, read in one statement. */
-export interface DeliveryContext {
-  deliveryId: string;
-  status: WebhookDeliveryStatus;
-  eventType: string;
-  eventCreatedAt: Date;
-  data: unknown;
-  endpointId: string;
-  endpointKey: string;
-  endpointStatus: WebhookEndpointStatus;
-  url: string;
-  secretCiphertext: Buffer;
-}
-
-/** The delivery `deliveryId` with its event and endpoint; undefined when it no longer exists. */
-export async function loadDeliveryContext(
-  db: Kysely<Database>,
-  deliveryId: string,
-): Promise<DeliveryContext | undefined> {
-  const row = await db
-    .selectFrom("webhook_deliveries as d")
-    .innerJoin("webhook_events as v", "v.id", "d.event_id")
-    .innerJoin("webhook_endpoints as e", "e.id", "d.endpoint_id")
-    .select([
-      "d.id as deliveryId",
-      "d.status as status",
-      "v.type as eventType",
-      "v.created_at as eventCreatedAt",
-      "v.data as data",
-      "e.id as endpointId",
-      "e.key as endpointKey",
-      "e.status as endpointStatus",
-      "e.url as url",
-      "e.secret_ciphertext as secretCiphertext",
-    ])
-    .where("d.id", "=", deliveryId)
-    .executeTakeFirst();
-  return row && { ...row, deliveryId: String(row.deliveryId), endpointId: String(row.endpointId) };
-}
 
 /** The body every attempt of a delivery sends: the same bytes each time. */
 export function deliveryBody(
@@ -131,88 +101,27 @@ export async function settleAttempt(
 ): Promise<JobOutcome> {
   const done: JobOutcome = { status: "done" };
   // Endpoint before delivery: the lock order every writer follows.
-  const endpoint = await tx
-    .selectFrom("webhook_endpoints")
-    .select(["id", "status"])
-    .where("id", "=", context.endpointId)
-    .forNoKeyUpdate()
-    .executeTakeFirst();
-  const delivery = await tx
-    .selectFrom("webhook_deliveries")
-    .select([
-      "status",
-      "attempt_count",
-      sql<boolean>`now() < created_at + make_interval(secs => ${settings.webhookRetryWindowSeconds})`.as(
-        "in_window",
-      ),
-    ])
-    .where("id", "=", context.deliveryId)
-    .forUpdate()
-    .executeTakeFirst();
+  const endpoint = await lockEndpointForSettling(tx, context.endpointId);
+  const delivery = await lockDeliveryForSettling(tx, context.deliveryId, settings.webhookRetryWindowSeconds);
   if (!endpoint || !delivery) return done;
-  await tx
-    .insertInto("webhook_delivery_attempts")
-    .values({
-      delivery_id: context.deliveryId,
-      attempted_at: result.attemptedAt,
-      status_code: result.statusCode,
-      latency_ms: result.latencyMs,
-      response_excerpt: result.responseExcerpt,
-      error: result.error,
-    })
-    .execute();
+  await insertDeliveryAttempt(tx, context.deliveryId, result);
   if (delivery.status !== "PENDING") return done;
   const attemptCount = delivery.attempt_count + 1;
   const isTest = context.eventType === TEST_EVENT_TYPE;
   const setDelivery = (status: WebhookDeliveryStatus, nextInMs: number | null) =>
-    tx
-      .updateTable("webhook_deliveries")
-      .set({
-        status,
-        attempt_count: attemptCount,
-        next_attempt_at:
-          nextInMs === null ? null : sql<Date>`now() + make_interval(secs => ${nextInMs / 1000})`,
-        updated_at: sql<Date>`now()`,
-      })
-      .where("id", "=", context.deliveryId)
-      .execute();
+    updateDeliveryStatus(tx, context.deliveryId, status, attemptCount, nextInMs);
 
   if (result.succeeded) {
     await setDelivery("SUCCEEDED", null);
-    await tx
-      .updateTable("webhook_endpoints")
-      .set({
-        failing_since: null,
-        last_success_at: sql<Date>`now()`,
-        ...(isTest && {
-          last_test_ok_at: sql<Date>`now()`,
-          status: sql<WebhookEndpointStatus>`CASE WHEN status = 'PENDING_TEST' THEN 'ENABLED' ELSE status END`,
-        }),
-      })
-      .where("id", "=", endpoint.id)
-      .execute();
+    await recordEndpointSuccess(tx, endpoint.id, isTest);
     return done;
   }
   if (isTest) {
     await setDelivery("FAILED", null);
-    await tx
-      .updateTable("webhook_endpoints")
-      .set({ last_test_ok_at: null })
-      .where("id", "=", endpoint.id)
-      .execute();
+    await clearEndpointTestPassed(tx, endpoint.id);
     return done;
   }
-  const health = await tx
-    .updateTable("webhook_endpoints")
-    .set({ failing_since: sql<Date>`coalesce(failing_since, now())` })
-    .where("id", "=", endpoint.id)
-    .returning([
-      "failing_since",
-      sql<boolean>`now() - failing_since >= make_interval(secs => ${settings.webhookDisableAfterSeconds})`.as(
-        "overdue",
-      ),
-    ])
-    .executeTakeFirstOrThrow();
+  const health = await recordEndpointFailure(tx, endpoint.id, settings.webhookDisableAfterSeconds);
   if (endpoint.status === "ENABLED" && health.overdue) {
     await setDelivery("FAILED", null);
     await disableEndpoint(
@@ -232,14 +141,4 @@ export async function settleAttempt(
   }
   await setDelivery("FAILED", null);
   return done;
-}
-
-/** Ends a PENDING delivery as FAILED without an attempt (its endpoint is no longer enabled). */
-export async function failPendingDelivery(tx: Kysely<Database>, deliveryId: string): Promise<void> {
-  await tx
-    .updateTable("webhook_deliveries")
-    .set({ status: "FAILED", next_attempt_at: null, updated_at: sql<Date>`now()` })
-    .where("id", "=", deliveryId)
-    .where("status", "=", "PENDING")
-    .execute();
 }

@@ -10,7 +10,8 @@ import { administeredAccount, noSuchId, requireAdmin } from "../accounts/access.
 import { deliveryJob, deliveryJobKey, SUBSCRIBABLE_EVENT_TYPES } from "../events/outbox.ts";
 import { checkEndpointUrl, MAX_URL_LENGTH, urlShapeProblem } from "./addresses.ts";
 import type { AttemptResult } from "./delivery-http.ts";
-import { attemptDelivery, loadDeliveryContext, settleAttempt } from "./delivery-service.ts";
+import { attemptDelivery, settleAttempt } from "./delivery-service.ts";
+import { loadDeliveryContext } from "./delivery-store.ts";
 import { encryptSecret, generateSecret, secretLastFour, secretProblem } from "./secrets.ts";
 import {
   countEndpointsOfAccount,

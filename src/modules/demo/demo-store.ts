@@ -1,7 +1,13 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { DEMO_TEAM_LOGIN } from "./account-plan.ts";
 
 /**
+ * The demo generator's own SQL: whether the demo is there, the bulk writer of its generated rows,
+ * and the statistics refresh after a load. The bulk writer is table-generic by design (the
+ * generator's plan-writer.ts names the tables and columns): it writes rows no domain service
+ * would create this fast, and only the demo uses it.
+ *
  * Fast inserts for generated data: each statement sends one array per column and inserts
  * `INSERT ... SELECT * FROM unnest($1::type[], $2::type[], ...)`. A statement then has as many
  * parameters as the table has columns, whatever the number of rows, and PostgreSQL parses it once
@@ -67,4 +73,19 @@ export async function insertRowsReturningIds<Row>(
     for (const row of result.rows) ids.set(row.key, String(row.id));
   }
   return ids;
+}
+
+/** True when the database already holds the demo team. */
+export async function hasDemoData(db: Kysely<Database>): Promise<boolean> {
+  const row = await db
+    .selectFrom("accounts")
+    .select("id")
+    .where("login", "=", DEMO_TEAM_LOGIN)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Refreshes the planner's statistics of every table (after a bulk load). */
+export async function analyzeTables(db: Kysely<Database>): Promise<void> {
+  await sql`ANALYZE`.execute(db);
 }
