@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
+import { type FinishedTest, filesWithoutTests, noTestsMessage } from "./test-registration.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 /** A test file holding this line does not depend on the execution mode and runs in the first pass only. */
@@ -40,6 +41,7 @@ interface PassResult {
 
 function runPass(label: string, files: string[], env: Record<string, string>): PassResult {
   const tap = path.join(root, ".tmp", `test-${label}-${process.pid}.tap`);
+  const registered = path.join(root, ".tmp", `test-${label}-${process.pid}.registered.jsonl`);
   fs.mkdirSync(path.dirname(tap), { recursive: true });
   process.stdout.write(`\n== ${label}: ${files.length} file(s) ==\n`);
   const result = spawnSync(
@@ -53,6 +55,8 @@ function runPass(label: string, files: string[], env: Record<string, string>): P
       "--test-reporter-destination=stdout",
       "--test-reporter=tap",
       `--test-reporter-destination=${tap}`,
+      "--test-reporter=./scripts/registered-tests-reporter.mjs",
+      `--test-reporter-destination=${registered}`,
       ...relative(files),
     ],
     { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
@@ -66,6 +70,19 @@ function runPass(label: string, files: string[], env: Record<string, string>): P
     skipped: count("skipped") + count("todo"),
   };
   if (result.status !== 0 && counts.fail === 0) counts.fail = 1;
+  const finished = fs.existsSync(registered)
+    ? fs
+        .readFileSync(registered, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as FinishedTest)
+    : [];
+  fs.rmSync(registered, { force: true });
+  const empty = filesWithoutTests(relative(files), finished);
+  if (empty.length > 0) {
+    process.stdout.write(`\n${noTestsMessage(empty)}`);
+    counts.fail += empty.length;
+  }
   return counts;
 }
 

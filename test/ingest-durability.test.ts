@@ -103,17 +103,37 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
         .executeTakeFirst()
     )?.attempts;
 
+  // True while another session holds an uncommitted write on `occurrences` in this database.
+  const writingOccurrences = async () =>
+    (
+      await sql<{ writing: boolean }>`
+        SELECT EXISTS (
+          SELECT 1 FROM pg_locks AS l JOIN pg_class AS c ON c.oid = l.relation
+          WHERE l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            AND c.relname = 'occurrences' AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()
+        ) AS writing`.execute(server.db)
+    ).rows[0]?.writing === true;
+
   const first = await startWorker();
   try {
     // Watch the worker's log, not the database: on the embedded database a query would wait for
-    // the worker's transaction to end. Processing 40,000 findings takes seconds; the kill lands
-    // inside the transaction.
+    // the worker's transaction to end, so there the kill follows the worker's word that it is
+    // processing. On PostgreSQL it waits for the proof that the transaction is open and has
+    // written findings: the worker holds a write lock on `occurrences`, which it keeps until the
+    // transaction ends. Either way the assertions below hold wherever the kill lands; processing
+    // 40,000 findings takes seconds, and the worker's log says whether it finished first.
     await waitFor(
       "the first worker to start processing",
       () => first.output().includes("processing artifact"),
       30_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the first worker to write findings inside its transaction",
+        async () => first.output().includes("artifact processed") || (await writingOccurrences()),
+        60_000,
+      );
+    }
   } finally {
     await stopped(first.child, "SIGKILL");
   }

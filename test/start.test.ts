@@ -2,25 +2,13 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "./helpers/instance.ts";
 import { gql } from "./helpers/server.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -37,10 +25,12 @@ after(async () => {
 test("on a fresh data directory the demo token works from the first moment the server answers", async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-start-"));
   dirs.push(dataDir);
-  const port = await freePort();
+  // Port 0: the server binds a port the kernel picks and names it in its banner, so no other
+  // process can take the port between choosing it and binding it.
   const env: Record<string, string | undefined> = {
     ...process.env,
-    PORT: String(port),
+    PORT: "0",
+    HOST: "127.0.0.1",
     ASSAY_DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
   };
@@ -49,25 +39,29 @@ test("on a fresh data directory the demo token works from the first moment the s
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env,
-    stdio: "ignore",
+    stdio: ["ignore", "ignore", "pipe"],
   });
   children.push(child);
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
 
   // A first start migrates the new data directory; on a loaded machine that has taken over a minute.
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    assert.ok(Date.now() < deadline, "the server did not answer /healthz within 180 s");
-    assert.equal(child.exitCode, null, "the server exited during start");
-    const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) break;
-    await sleep(50);
-  }
+  const banner = /listening on (http:\/\/\S+?)\/graphql\//;
+  await waitFor(
+    "the server to say where it listens",
+    () => banner.test(stderr) || child.exitCode !== null || child.signalCode !== null,
+    180_000,
+  );
+  const url = banner.exec(stderr)?.[1];
+  assert.ok(url, `the server exited during start:\n${stderr}`);
+  // The server seeds before it listens: its first answer must already accept the demo token.
+  const health = await fetch(`${url}/healthz`);
+  assert.equal(health.status, 200);
   // The first answer: the token file must exist and authenticate already.
   const token = fs.readFileSync(path.join(dataDir, "demo-token"), "utf8").trim();
-  const res = await gql(`http://127.0.0.1:${port}/graphql/`, token, "{ viewer { email } }");
+  const res = await gql(`${url}/graphql/`, token, "{ viewer { email } }");
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.data, { viewer: { email: "ada@acme-labs.example" } });
 });

@@ -803,16 +803,18 @@ describe("webhook addresses an operator has not allowed", () => {
     await recordActivation(server.db, team, repository);
     const endpointId = encodeGlobalId("WebhookEndpoint", endpoint.key);
     // Poll one statement at a time while the worker settles (see the report on the embedded database).
-    await gently("the refused attempt", async () => {
+    // The attempt row and the delivery's new count are written in one transaction after the
+    // attempt ended, so once both show, the attempt is settled and any connection it made is counted.
+    await gently("the refused attempt, settled", async () => {
       const attempt = await server.db
         .selectFrom("webhook_delivery_attempts as a")
         .innerJoin("webhook_deliveries as d", "d.id", "a.delivery_id")
         .select("a.id")
         .where("d.endpoint_id", "=", endpoint.id)
+        .where("d.attempt_count", ">=", 1)
         .executeTakeFirst();
       return attempt !== undefined;
     });
-    await setTimeout(200);
     const res = await gql(server.endpoint, admin, DELIVERIES, { id: endpointId });
     const [delivery] = (
       dataOf(res).node as { deliveries: { edges: Array<{ node: Delivery }> } }

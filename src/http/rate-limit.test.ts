@@ -199,7 +199,8 @@ describe("user budgets in memory", () => {
 
 describe("anonymous token buckets in memory", () => {
   test("an address gets its burst, is denied, and gets one more request after the refill interval", async () => {
-    const limiter = await createLimiter({ anonymousBurst: 3, anonymousRefillSeconds: 1 });
+    let nowMs = Date.parse("2026-01-01T00:00:00Z");
+    const limiter = await createLimiter({ anonymousBurst: 3, anonymousRefillSeconds: 1, clock: () => nowMs });
     const burst = await consumeMany(3, () => limiter.consumeAnonymous("203.0.113.7"));
     assert.deepEqual(
       burst.map((decision) => [decision.allowed, decision.used, decision.remaining]),
@@ -215,7 +216,9 @@ describe("anonymous token buckets in memory", () => {
     assert.equal(denied.limit, 3);
     assert.equal(denied.retryAfterSeconds, 1);
 
-    await sleep(1050);
+    nowMs += 999;
+    assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, false, "not refilled 1 ms early");
+    nowMs += 1;
     assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, true);
     assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, false);
   });

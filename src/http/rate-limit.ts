@@ -45,6 +45,11 @@ export interface RateLimiterOptions {
   anonymousRefillSeconds?: number;
   /** Where Redis outages and recoveries are reported. */
   logger: RateLimitLogger;
+  /**
+   * The time in epoch milliseconds for the in-memory anonymous buckets; defaults to `Date.now`.
+   * Tests pass a clock they move, so a refill is seen without waiting for it.
+   */
+  clock?: () => number;
 }
 
 /** Which store the limiter was configured with and whether Redis currently answers. */
@@ -104,6 +109,7 @@ export class RateLimiter {
       options.anonymousRefillSeconds ?? DEFAULT_ANONYMOUS_REFILL_SECONDS,
       `${prefix}:anon`,
       redis,
+      options.clock ?? Date.now,
     );
   }
 
@@ -305,8 +311,15 @@ class AnonymousBuckets {
   readonly #redis: RedisConnection | null;
   readonly #memory = new Map<string, number>();
   readonly #sweeper: NodeJS.Timeout;
+  readonly #clock: () => number;
 
-  constructor(burst: number, refillSeconds: number, keyPrefix: string, redis: RedisConnection | null) {
+  constructor(
+    burst: number,
+    refillSeconds: number,
+    keyPrefix: string,
+    redis: RedisConnection | null,
+    clock: () => number,
+  ) {
     assertIntegerAtLeast("anonymousBurst", burst, 1);
     if (!(Number.isFinite(refillSeconds) && refillSeconds > 0)) {
       throw new RangeError(`anonymousRefillSeconds must be a positive number, got ${refillSeconds}`);
@@ -315,6 +328,7 @@ class AnonymousBuckets {
     this.#intervalMs = Math.max(1, Math.round(refillSeconds * 1000));
     this.#keyPrefix = keyPrefix;
     this.#redis = redis;
+    this.#clock = clock;
     redis?.client.defineCommand("assayTakeToken", { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
     this.#sweeper = setInterval(() => this.#sweepFullBuckets(), MEMORY_SWEEP_INTERVAL_MS);
     this.#sweeper.unref();
@@ -342,7 +356,7 @@ class AnonymousBuckets {
   #takeFromMemory(clientAddress: string): BucketState {
     const state = takeToken(
       this.#memory.get(clientAddress) ?? null,
-      Date.now(),
+      this.#clock(),
       this.#intervalMs,
       this.#burst,
     );
@@ -352,7 +366,7 @@ class AnonymousBuckets {
 
   /** A bucket that is full again is the same as no bucket, so forget it to bound memory. */
   #sweepFullBuckets(): void {
-    const now = Date.now();
+    const now = this.#clock();
     for (const [address, fullAtMs] of this.#memory) {
       if (fullAtMs <= now) this.#memory.delete(address);
     }

@@ -17,62 +17,195 @@ test("IPv6 text is read into sixteen bytes, with :: and an IPv4 tail", () => {
   assert.equal(ipv6Bytes("not an address"), undefined);
 });
 
-test("internal IPv4 ranges are refused and public addresses allowed", () => {
-  const refused: Array<[string, RegExp]> = [
-    ["0.0.0.0", /unspecified/],
-    ["0.1.2.3", /unspecified/],
-    ["10.0.0.1", /private \(10/],
-    ["100.64.0.1", /carrier-grade NAT/],
-    ["100.127.255.255", /carrier-grade NAT/],
-    ["127.0.0.1", /loopback/],
-    ["127.255.255.254", /loopback/],
-    ["169.254.169.254", /link-local/],
-    ["172.16.0.1", /private \(172/],
-    ["172.31.255.255", /private \(172/],
-    ["192.168.0.1", /private \(192\.168/],
-    ["192.0.0.8", /reserved/],
-    ["198.18.0.1", /benchmarking/],
-    ["224.0.0.251", /multicast/],
-    ["239.255.255.250", /multicast/],
-    ["240.0.0.1", /reserved/],
-    ["255.255.255.255", /reserved/],
-  ];
-  for (const [address, reason] of refused) assert.match(refusedRange(address) ?? "", reason, address);
+/** Each refused block: its first and last address, the addresses just outside it, and its name. */
+const IPV4_EDGES: Array<{ first: string; last: string; outside: string[]; name: RegExp }> = [
+  { first: "0.0.0.0", last: "0.255.255.255", outside: ["1.0.0.0"], name: /unspecified/ },
+  { first: "10.0.0.0", last: "10.255.255.255", outside: ["9.255.255.255", "11.0.0.0"], name: /private \(10/ },
+  {
+    first: "100.64.0.0",
+    last: "100.127.255.255",
+    outside: ["100.63.255.255", "100.128.0.0"],
+    name: /carrier-grade NAT/,
+  },
+  {
+    first: "127.0.0.0",
+    last: "127.255.255.255",
+    outside: ["126.255.255.255", "128.0.0.0"],
+    name: /loopback/,
+  },
+  {
+    first: "169.254.0.0",
+    last: "169.254.255.255",
+    outside: ["169.253.255.255", "169.255.0.0"],
+    name: /link-local/,
+  },
+  {
+    first: "172.16.0.0",
+    last: "172.31.255.255",
+    outside: ["172.15.255.255", "172.32.0.0"],
+    name: /private \(172/,
+  },
+  {
+    first: "192.0.0.0",
+    last: "192.0.0.255",
+    outside: ["191.255.255.255", "192.0.1.0"],
+    name: /IETF protocol/,
+  },
+  { first: "192.0.2.0", last: "192.0.2.255", outside: ["192.0.1.255", "192.0.3.0"], name: /documentation/ },
+  {
+    first: "192.88.99.0",
+    last: "192.88.99.255",
+    outside: ["192.88.98.255", "192.88.100.0"],
+    name: /6to4 relay/,
+  },
+  {
+    first: "192.168.0.0",
+    last: "192.168.255.255",
+    outside: ["192.167.255.255", "192.169.0.0"],
+    name: /private \(192\.168/,
+  },
+  {
+    first: "198.18.0.0",
+    last: "198.19.255.255",
+    outside: ["198.17.255.255", "198.20.0.0"],
+    name: /benchmarking/,
+  },
+  {
+    first: "198.51.100.0",
+    last: "198.51.100.255",
+    outside: ["198.51.99.255", "198.51.101.0"],
+    name: /documentation/,
+  },
+  {
+    first: "203.0.113.0",
+    last: "203.0.113.255",
+    outside: ["203.0.112.255", "203.0.114.0"],
+    name: /documentation/,
+  },
+  { first: "224.0.0.0", last: "239.255.255.255", outside: ["223.255.255.255"], name: /multicast/ },
+  { first: "240.0.0.0", last: "255.255.255.254", outside: [], name: /reserved \(240/ },
+  { first: "255.255.255.255", last: "255.255.255.255", outside: [], name: /limited broadcast/ },
+];
+
+const IPV6_EDGES: Array<{ first: string; last: string; outside: string[]; name: RegExp }> = [
+  { first: "::", last: "::", outside: [], name: /unspecified/ },
+  { first: "::1", last: "::1", outside: [], name: /loopback/ },
+  { first: "::2", last: "::ffff:ffff", outside: ["0:0:0:0:0:1::"], name: /IPv4-compatible/ },
+  {
+    first: "64:ff9b:1::",
+    last: "64:ff9b:1:ffff:ffff:ffff:ffff:ffff",
+    outside: ["64:ff9b:0:ffff::1", "64:ff9b:2::"],
+    name: /local-use NAT64/,
+  },
+  {
+    first: "100::",
+    last: "100::ffff:ffff:ffff:ffff",
+    outside: ["ff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"],
+    name: /discard-only/,
+  },
+  {
+    first: "100:0:0:1::",
+    last: "100:0:0:1:ffff:ffff:ffff:ffff",
+    outside: ["100:0:0:2::"],
+    name: /dummy prefix/,
+  },
+  {
+    first: "2001::",
+    last: "2001:0:ffff:ffff:ffff:ffff:ffff:ffff",
+    outside: ["2000:ffff:ffff:ffff:ffff:ffff:ffff:ffff"],
+    name: /Teredo/,
+  },
+  {
+    first: "2001:1::",
+    last: "2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff",
+    outside: ["2001:200::"],
+    name: /IETF protocol/,
+  },
+  {
+    first: "2001:db8::",
+    last: "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
+    outside: ["2001:db7:ffff:ffff:ffff:ffff:ffff:ffff", "2001:db9::"],
+    name: /documentation/,
+  },
+  {
+    first: "3fff::",
+    last: "3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff",
+    outside: ["3ffe:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "3fff:1000::"],
+    name: /documentation/,
+  },
+  {
+    first: "5f00::",
+    last: "5f00:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+    outside: ["5eff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", "5f01::"],
+    name: /segment routing/,
+  },
+  {
+    first: "fc00::",
+    last: "fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+    outside: ["fbff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"],
+    name: /private/,
+  },
+  { first: "fe80::", last: "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", outside: [], name: /link-local/ },
+  { first: "fec0::", last: "feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", outside: [], name: /site-local/ },
+  { first: "ff00::", last: "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", outside: [], name: /multicast/ },
+];
+
+for (const [family, edges] of [
+  ["IPv4", IPV4_EDGES],
+  ["IPv6", IPV6_EDGES],
+] as const) {
+  test(`every special-purpose ${family} block is refused from its first to its last address, and not beyond`, () => {
+    for (const { first, last, outside, name } of edges) {
+      assert.match(refusedRange(first) ?? "", name, first);
+      assert.match(refusedRange(last) ?? "", name, last);
+      for (const address of outside) assert.equal(refusedRange(address), undefined, address);
+    }
+  });
+}
+
+test("the unicast space between fc00::/7 and fe80::/10 is not refused by mistake", () => {
+  for (const address of ["fe00::", "fe7f:ffff:ffff:ffff:ffff:ffff:ffff:ffff"]) {
+    assert.equal(refusedRange(address), undefined, address);
+  }
+});
+
+test("public addresses of both families are allowed", () => {
   for (const address of [
     "8.8.8.8",
     "1.1.1.1",
-    "100.63.255.255",
-    "100.128.0.0",
-    "172.15.255.255",
-    "172.32.0.0",
     "93.184.216.34",
+    "2606:4700:4700::1111",
+    "2001:200::1",
+    "2620:fe::fe",
+    "2a00:1450:4001:80b::200e",
   ]) {
     assert.equal(refusedRange(address), undefined, address);
   }
 });
 
-test("internal IPv6 ranges are refused, and addresses that embed an IPv4 one are judged by it", () => {
+test("IPv6 addresses that carry an IPv4 address are judged by it", () => {
   const refused: Array<[string, RegExp]> = [
-    ["::", /unspecified/],
-    ["::1", /loopback/],
-    ["::10.0.0.1", /IPv4-compatible/],
-    ["fc00::1", /private/],
-    ["fdff:ffff::1", /private/],
-    ["fe80::1", /link-local/],
-    ["febf::1", /link-local/],
-    ["fec0::1", /site-local/],
-    ["ff02::1", /multicast/],
-    ["2001:db8::1", /documentation/],
-    ["::ffff:127.0.0.1", /IPv4-mapped loopback/],
-    ["::ffff:a9fe:a9fe", /IPv4-mapped link-local/],
-    ["::ffff:10.1.2.3", /IPv4-mapped private/],
-    ["64:ff9b::7f00:1", /NAT64 loopback/],
-    ["2002:c0a8:0101::1", /6to4 private/],
+    ["::ffff:127.0.0.1", /^IPv4-mapped loopback/],
+    ["::ffff:7f00:1", /^IPv4-mapped loopback/],
+    ["::ffff:a9fe:a9fe", /^IPv4-mapped link-local/],
+    ["::ffff:10.1.2.3", /^IPv4-mapped private/],
+    ["::ffff:0.0.0.0", /^IPv4-mapped unspecified/],
+    ["64:ff9b::7f00:1", /^NAT64 loopback/],
+    ["64:ff9b::192.168.1.1", /^NAT64 private/],
+    ["2002:c0a8:0101::1", /^6to4 private/],
+    ["2002:7f00:1::", /^6to4 loopback/],
+    ["2002:a9fe:a9fe:ffff:ffff:ffff:ffff:ffff", /^6to4 link-local/],
   ];
   for (const [address, reason] of refused) assert.match(refusedRange(address) ?? "", reason, address);
-  for (const address of ["2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:0808:0808::1"]) {
+  for (const address of ["::ffff:8.8.8.8", "64:ff9b::808:808", "64:ff9b::8.8.4.4", "2002:0808:0808::1"]) {
     assert.equal(refusedRange(address), undefined, address);
   }
+});
+
+test("a zone index does not hide a link-local address, and text that is no address is refused", () => {
+  assert.match(refusedRange("fe80::1%eth0") ?? "", /link-local/);
+  assert.equal(refusedRange("not an address"), "not an IP address");
+  assert.equal(refusedRange("127.1"), "not an IP address");
 });
 
 test("a name is refused when it resolves to a refused address, unless private networks are allowed", async () => {

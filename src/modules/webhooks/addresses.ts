@@ -1,5 +1,5 @@
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 
 /**
  * Which addresses webhooks may reach (docs/webhooks.md "Safety"). Endpoint URLs are chosen by
@@ -14,55 +14,96 @@ export interface ResolvedAddress {
   family: 4 | 6;
 }
 
-interface Range {
-  bytes: readonly number[];
-  bits: number;
+/** One refused block of addresses: its network, prefix length, and what it is called. */
+interface Block {
+  network: string;
+  prefix: number;
   name: string;
 }
 
-const IPV4_REFUSED: readonly Range[] = [
-  { bytes: [0, 0, 0, 0], bits: 8, name: "unspecified (0.0.0.0/8)" },
-  { bytes: [10, 0, 0, 0], bits: 8, name: "private (10.0.0.0/8)" },
-  { bytes: [100, 64, 0, 0], bits: 10, name: "carrier-grade NAT (100.64.0.0/10)" },
-  { bytes: [127, 0, 0, 0], bits: 8, name: "loopback (127.0.0.0/8)" },
-  { bytes: [169, 254, 0, 0], bits: 16, name: "link-local (169.254.0.0/16)" },
-  { bytes: [172, 16, 0, 0], bits: 12, name: "private (172.16.0.0/12)" },
-  { bytes: [192, 0, 0, 0], bits: 24, name: "reserved (192.0.0.0/24)" },
-  { bytes: [192, 0, 2, 0], bits: 24, name: "documentation (192.0.2.0/24)" },
-  { bytes: [192, 168, 0, 0], bits: 16, name: "private (192.168.0.0/16)" },
-  { bytes: [198, 18, 0, 0], bits: 15, name: "benchmarking (198.18.0.0/15)" },
-  { bytes: [198, 51, 100, 0], bits: 24, name: "documentation (198.51.100.0/24)" },
-  { bytes: [203, 0, 113, 0], bits: 24, name: "documentation (203.0.113.0/24)" },
-  { bytes: [224, 0, 0, 0], bits: 4, name: "multicast (224.0.0.0/4)" },
-  { bytes: [240, 0, 0, 0], bits: 4, name: "reserved (240.0.0.0/4)" },
+/**
+ * IPv4 blocks refused: every entry of the IANA IPv4 Special-Purpose Address Registry that is not
+ * globally reachable (RFC 6890 and its updates), the deprecated 6to4 relay anycast block
+ * (RFC 7526), multicast (RFC 5771) and limited broadcast. The registry's globally reachable
+ * entries (AS112, AMT, 192.0.0.9/32 and 192.0.0.10/32) sit inside blocks refused here or are
+ * public service addresses no webhook receiver uses. A more specific block comes before the one
+ * that contains it, so the match is named by it.
+ */
+const IPV4_REFUSED: readonly Block[] = [
+  { network: "0.0.0.0", prefix: 8, name: "unspecified (0.0.0.0/8)" },
+  { network: "10.0.0.0", prefix: 8, name: "private (10.0.0.0/8)" },
+  { network: "100.64.0.0", prefix: 10, name: "carrier-grade NAT (100.64.0.0/10)" },
+  { network: "127.0.0.0", prefix: 8, name: "loopback (127.0.0.0/8)" },
+  { network: "169.254.0.0", prefix: 16, name: "link-local (169.254.0.0/16)" },
+  { network: "172.16.0.0", prefix: 12, name: "private (172.16.0.0/12)" },
+  { network: "192.0.0.0", prefix: 24, name: "IETF protocol assignments (192.0.0.0/24)" },
+  { network: "192.0.2.0", prefix: 24, name: "documentation (192.0.2.0/24)" },
+  { network: "192.88.99.0", prefix: 24, name: "6to4 relay anycast (192.88.99.0/24)" },
+  { network: "192.168.0.0", prefix: 16, name: "private (192.168.0.0/16)" },
+  { network: "198.18.0.0", prefix: 15, name: "benchmarking (198.18.0.0/15)" },
+  { network: "198.51.100.0", prefix: 24, name: "documentation (198.51.100.0/24)" },
+  { network: "203.0.113.0", prefix: 24, name: "documentation (203.0.113.0/24)" },
+  { network: "224.0.0.0", prefix: 4, name: "multicast (224.0.0.0/4)" },
+  { network: "255.255.255.255", prefix: 32, name: "limited broadcast (255.255.255.255/32)" },
+  { network: "240.0.0.0", prefix: 4, name: "reserved (240.0.0.0/4)" },
 ];
 
-const IPV6_REFUSED: readonly Range[] = [
-  { bytes: [], bits: 128, name: "unspecified (::)" },
-  { bytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1], bits: 128, name: "loopback (::1)" },
-  // IPv4-compatible addresses are deprecated; nothing legitimate uses them.
-  { bytes: [], bits: 96, name: "IPv4-compatible (::/96)" },
-  { bytes: [0xfc], bits: 7, name: "private (fc00::/7)" },
-  { bytes: [0xfe, 0x80], bits: 10, name: "link-local (fe80::/10)" },
-  { bytes: [0xfe, 0xc0], bits: 10, name: "site-local (fec0::/10)" },
-  { bytes: [0xff], bits: 8, name: "multicast (ff00::/8)" },
-  { bytes: [0x20, 0x01, 0x0d, 0xb8], bits: 32, name: "documentation (2001:db8::/32)" },
+/**
+ * IPv6 blocks refused: every entry of the IANA IPv6 Special-Purpose Address Registry that is not
+ * globally reachable, plus deprecated site-local and multicast. The whole of 2001::/23 (IETF
+ * protocol assignments) is refused, Teredo (2001::/32) included: a Teredo address reaches
+ * whatever its relay and the embedded client address say, which cannot be checked here. The
+ * local-use NAT64 prefix (RFC 8215) is refused outright, since where it carries the IPv4 address
+ * depends on the operator's prefix length. The blocks that carry a checkable IPv4 address are
+ * in {@link IPV6_EMBEDDING} and are judged by that address instead.
+ */
+const IPV6_REFUSED: readonly Block[] = [
+  { network: "::", prefix: 128, name: "unspecified (::/128)" },
+  { network: "::1", prefix: 128, name: "loopback (::1/128)" },
+  // IPv4-compatible addresses (::/96) are deprecated (RFC 4291); nothing legitimate uses them.
+  { network: "::", prefix: 96, name: "IPv4-compatible (::/96)" },
+  { network: "64:ff9b:1::", prefix: 48, name: "local-use NAT64 (64:ff9b:1::/48)" },
+  { network: "100::", prefix: 64, name: "discard-only (100::/64)" },
+  { network: "100:0:0:1::", prefix: 64, name: "dummy prefix (100:0:0:1::/64)" },
+  { network: "2001::", prefix: 32, name: "Teredo (2001::/32)" },
+  { network: "2001::", prefix: 23, name: "IETF protocol assignments (2001::/23)" },
+  { network: "2001:db8::", prefix: 32, name: "documentation (2001:db8::/32)" },
+  { network: "3fff::", prefix: 20, name: "documentation (3fff::/20)" },
+  { network: "5f00::", prefix: 16, name: "segment routing (5f00::/16)" },
+  { network: "fc00::", prefix: 7, name: "private (fc00::/7)" },
+  { network: "fe80::", prefix: 10, name: "link-local (fe80::/10)" },
+  { network: "fec0::", prefix: 10, name: "site-local (fec0::/10)" },
+  { network: "ff00::", prefix: 8, name: "multicast (ff00::/8)" },
 ];
 
-/** IPv6 ranges that carry an IPv4 address, and where: the IPv4 address is checked in their place. */
-const IPV6_EMBEDDING: ReadonlyArray<Range & { at: number }> = [
-  { bytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff], bits: 96, at: 12, name: "IPv4-mapped" },
-  { bytes: [0, 0x64, 0xff, 0x9b], bits: 96, at: 12, name: "NAT64" },
-  { bytes: [0x20, 0x02], bits: 16, at: 2, name: "6to4" },
+/** IPv6 blocks that carry an IPv4 address, and at which byte: that IPv4 address is checked instead. */
+const IPV6_EMBEDDING: ReadonlyArray<Block & { at: number }> = [
+  { network: "::ffff:0:0", prefix: 96, at: 12, name: "IPv4-mapped" },
+  { network: "64:ff9b::", prefix: 96, at: 12, name: "NAT64" },
+  { network: "2002::", prefix: 16, at: 2, name: "6to4" },
 ];
 
-function inRange(address: readonly number[], range: Range): boolean {
-  for (let bit = 0; bit < range.bits; bit += 8) {
-    const remaining = Math.min(8, range.bits - bit);
-    const mask = (0xff << (8 - remaining)) & 0xff;
-    if (((address[bit / 8] ?? 0) & mask) !== ((range.bytes[bit / 8] ?? 0) & mask)) return false;
-  }
-  return true;
+/** A block paired with a `BlockList` holding only it, so a match can be named. */
+interface NamedList<T extends Block> {
+  block: T;
+  list: BlockList;
+}
+
+function namedLists<T extends Block>(blocks: readonly T[], type: "ipv4" | "ipv6"): Array<NamedList<T>> {
+  return blocks.map((block) => {
+    const list = new BlockList();
+    list.addSubnet(block.network, block.prefix, type);
+    return { block, list };
+  });
+}
+
+const IPV4_LISTS = namedLists(IPV4_REFUSED, "ipv4");
+const IPV6_LISTS = namedLists(IPV6_REFUSED, "ipv6");
+const EMBEDDING_LISTS = namedLists(IPV6_EMBEDDING, "ipv6");
+
+/** The first block whose list holds `address`. */
+function findBlock<T extends Block>(lists: Array<NamedList<T>>, address: string, type: "ipv4" | "ipv6") {
+  return lists.find(({ list }) => list.check(address, type))?.block;
 }
 
 /** The four bytes of a dotted-quad IPv4 address, or undefined. */
@@ -73,7 +114,7 @@ export function ipv4Bytes(text: string): number[] | undefined {
 
 /** The sixteen bytes of an IPv6 address (zone index ignored), or undefined. */
 export function ipv6Bytes(text: string): number[] | undefined {
-  const address = text.replace(/%.*$/, "");
+  const address = withoutZone(text);
   if (isIP(address) !== 6) return undefined;
   let head = address;
   const tail: number[] = [];
@@ -98,22 +139,27 @@ export function ipv6Bytes(text: string): number[] | undefined {
   return [...bytes, ...tail];
 }
 
+/** `text` without an IPv6 zone index ("fe80::1%eth0" → "fe80::1"); `BlockList` matches no zoned address. */
+function withoutZone(text: string): string {
+  return text.replace(/%.*$/, "");
+}
+
 /**
  * Why `address` (an IP literal) may not receive webhooks, or undefined when it may. Names the
- * range, e.g. "loopback (127.0.0.0/8)".
+ * range, e.g. "loopback (127.0.0.0/8)"; an IPv6 address that carries an IPv4 one is judged by
+ * it ("NAT64 loopback (127.0.0.0/8)").
  */
 export function refusedRange(address: string): string | undefined {
-  const v4 = ipv4Bytes(address);
-  if (v4) return IPV4_REFUSED.find((range) => inRange(v4, range))?.name;
-  const v6 = ipv6Bytes(address);
-  if (!v6) return "not an IP address";
-  for (const range of IPV6_EMBEDDING) {
-    if (inRange(v6, range)) {
-      const inner = refusedRange(v6.slice(range.at, range.at + 4).join("."));
-      return inner ? `${range.name} ${inner}` : undefined;
-    }
+  if (isIP(address) === 4) return findBlock(IPV4_LISTS, address, "ipv4")?.name;
+  const v6 = withoutZone(address);
+  const bytes = ipv6Bytes(v6);
+  if (!bytes) return "not an IP address";
+  const embedding = findBlock(EMBEDDING_LISTS, v6, "ipv6");
+  if (embedding) {
+    const inner = refusedRange(bytes.slice(embedding.at, embedding.at + 4).join("."));
+    return inner ? `${embedding.name} ${inner}` : undefined;
   }
-  return IPV6_REFUSED.find((range) => inRange(v6, range))?.name;
+  return findBlock(IPV6_LISTS, v6, "ipv6")?.name;
 }
 
 /** The answer of {@link resolveDeliveryTarget}: addresses to connect to, or why there are none. */

@@ -1,0 +1,22 @@
+/**
+ * A node:test reporter for `npm test`: one JSON line per finished test with its file, name and
+ * whether it is a suite (the `FinishedTest` of scripts/test-registration.ts), read by
+ * `filesWithoutTests` after the run. Plain JavaScript: node:test loads reporters without the
+ * TypeScript loader.
+ */
+
+/**
+ * Yields one JSON line per `test:pass` or `test:fail` event.
+ * @param {AsyncIterable<{ type: string, data: { file?: string, name: string, details?: { type?: string } } }>} source
+ */
+export default async function* registeredTestsReporter(source) {
+  for await (const event of source) {
+    if (event.type !== "test:pass" && event.type !== "test:fail") continue;
+    const finished = {
+      file: event.data.file,
+      name: event.data.name,
+      isSuite: event.data.details?.type === "suite",
+    };
+    yield `${JSON.stringify(finished)}\n`;
+  }
+}
