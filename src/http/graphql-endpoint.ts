@@ -33,6 +33,7 @@ import {
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
+import { checkVariables } from "../graphql/variables.ts";
 import type { Logger } from "../logger.ts";
 import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
 import { OperationNames } from "../observability/operation-names.ts";
@@ -218,6 +219,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         return limitResponse(prepared.errors) ?? [...prepared.errors];
       }
       if (!operation) return [operationNotFound(params.operationName)];
+      const variableErrors = checkVariables(schema, document, params.operationName, params.variables);
+      if (variableErrors.length > 0) return variableErrors;
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
       record.outcome = undefined;

@@ -27,6 +27,7 @@ import {
   payloadTooLarge,
   unsupportedMediaType,
 } from "../graphql/errors.ts";
+import { checkVariables } from "../graphql/variables.ts";
 import { BodyError, readBody } from "../http/body.ts";
 import { isJsonContentType, JSON_TYPE, sendJson } from "../http/json.ts";
 import type { Logger } from "../logger.ts";
@@ -340,6 +341,8 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
       record.operationName = params.operationName ?? operation?.name?.value;
       if (errors.some((e) => LIMIT_CODES.has(String(e.extensions.code)))) return requestRefusal(errors);
       if (errors.length > 0 || !document) return [...errors];
+      const variableErrors = checkVariables(schema, document, params.operationName, params.variables);
+      if (variableErrors.length > 0) return variableErrors;
       const args: ExecutionArgs & { contextValue: CliContext } = {
         schema,
         document,
