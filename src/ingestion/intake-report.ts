@@ -77,7 +77,7 @@ export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | 
   const unstorable = summary.unplaced.UNSTORABLE_TEXT ?? 0;
   if (unstorable > 0) {
     warnings.push(
-      `${unstorable} of ${summary.results} results ${unstorable === 1 ? "holds" : "hold"} a NUL character or an unpaired surrogate in its rule id, message, paths or fingerprints and will not be stored.`,
+      `${unstorable} of ${summary.results} results ${unstorable === 1 ? "holds" : "hold"} a NUL character or an unpaired surrogate (in a rule id, message, path or fingerprint) and will not be stored.`,
     );
   }
   return warnings;
