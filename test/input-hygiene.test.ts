@@ -82,33 +82,43 @@ describe("input hygiene", () => {
   });
   after(() => server.stop());
 
-  for (const [kind, bad] of Object.entries(BAD_TEXTS)) {
-    test(`a ${kind} in any String or ID argument of the schema is refused as BAD_USER_INPUT`, async () => {
-      const introspection = await gql<IntrospectionQuery>(server.endpoint, token, getIntrospectionQuery());
-      assert.ok(introspection.body.data, JSON.stringify(introspection.body.errors));
-      const schema = buildClientSchema(introspection.body.data);
-      let sent = 0;
-      for (const request of fuzzRequests(schema, bad)) {
-        const res = await gql(server.endpoint, token, request.query, request.variables);
-        sent += 1;
-        assert.equal(res.status, 200, request.what);
-        const errors = res.body.errors ?? [];
-        assert.ok(errors.length > 0, `${request.what} was accepted: ${JSON.stringify(res.body)}`);
-        for (const error of errors) {
-          assert.equal(error.extensions?.code, "BAD_USER_INPUT", `${request.what}: ${JSON.stringify(error)}`);
+  const endpoints = [
+    { name: "the API", url: () => server.endpoint, credential: () => token, least: 50 },
+    // The CLI's endpoint takes no token (its mutation carries the DSN) and has one mutation.
+    { name: "the CLI endpoint", url: () => `${server.url}/graphql/cli/`, credential: () => null, least: 3 },
+  ];
+  for (const [kind, bad] of Object.entries(BAD_TEXTS))
+    for (const endpoint of endpoints)
+      test(`a ${kind} in any String or ID argument of ${endpoint.name}'s schema is refused as BAD_USER_INPUT`, async () => {
+        const [url, credential] = [endpoint.url(), endpoint.credential()];
+        const introspection = await gql<IntrospectionQuery>(url, credential, getIntrospectionQuery());
+        assert.ok(introspection.body.data, JSON.stringify(introspection.body.errors));
+        const schema = buildClientSchema(introspection.body.data);
+        let sent = 0;
+        for (const request of fuzzRequests(schema, bad)) {
+          const res = await gql(url, credential, request.query, request.variables);
+          sent += 1;
+          assert.equal(res.status, 200, request.what);
+          const errors = res.body.errors ?? [];
+          assert.ok(errors.length > 0, `${request.what} was accepted: ${JSON.stringify(res.body)}`);
+          for (const error of errors) {
+            assert.equal(
+              error.extensions?.code,
+              "BAD_USER_INPUT",
+              `${request.what}: ${JSON.stringify(error)}`,
+            );
+          }
+          assert.ok(
+            errors.some((e) =>
+              /^Variable "\$v" at "v[^"]*" contains a NUL character or an unpaired/.test(e.message),
+            ),
+            `${request.what}: ${JSON.stringify(errors)}`,
+          );
         }
-        assert.ok(
-          errors.some((e) =>
-            /^Variable "\$v" at "v[^"]*" contains a NUL character or an unpaired/.test(e.message),
-          ),
-          `${request.what}: ${JSON.stringify(errors)}`,
-        );
-      }
-      assert.ok(sent > 50, `only ${sent} string arguments were found`);
-      const logged = server.log.entries().filter((entry) => Number(entry.level) >= 40);
-      assert.deepEqual(logged, [], "nothing was logged as a warning or an error");
-    });
-  }
+        assert.ok(sent >= endpoint.least, `only ${sent} string arguments were found`);
+        const logged = server.log.entries().filter((entry) => Number(entry.level) >= 40);
+        assert.deepEqual(logged, [], "nothing was logged as a warning or an error");
+      });
 
   test("a NUL in a string literal is refused as BAD_USER_INPUT naming the argument", async () => {
     const res = await gql(server.endpoint, token, '{ analyzer(shortcode: "a\\u0000b") { id } }');
