@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isUnstorableText, withoutEchoedValue } from "./variables.ts";
+import { isUnstorableText, withoutEchoedValue, withoutEchoedVariable } from "./variables.ts";
 
 describe("isUnstorableText", () => {
   test("a NUL and unpaired surrogates cannot be stored; paired ones and plain text can", () => {
@@ -33,5 +33,15 @@ describe("withoutEchoedValue", () => {
   test("leaves reasons that quote no value as they are", () => {
     const reason = 'Field "analyzer" of required type "String!" was not provided.';
     assert.equal(withoutEchoedValue(reason), reason);
+  });
+});
+
+describe("withoutEchoedVariable", () => {
+  test("cuts an engine's variable message before the value it quotes", () => {
+    assert.equal(
+      withoutEchoedVariable('Variable "$input" got invalid value { accessToken: "secret" }; Expected type'),
+      'Variable "$input" got invalid value.',
+    );
+    assert.equal(withoutEchoedVariable('Unknown operation named "x".'), 'Unknown operation named "x".');
   });
 });

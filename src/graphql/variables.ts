@@ -100,6 +100,16 @@ export function withoutEchoedValue(reason: string): string {
 }
 
 /**
+ * A coercion message from an execution engine, cut before the value it quotes. {@link checkVariables}
+ * runs first and refuses such variables in its own words; this keeps a message that gets past it
+ * (an engine's coercion differing from graphql-js') from echoing what was sent.
+ */
+export function withoutEchoedVariable(message: string): string {
+  const echo = /^(Variable "\$[^"]+" got invalid value) /.exec(message);
+  return echo ? `${echo[1]}.` : message;
+}
+
+/**
  * Checks the variables of the operation `operationName` in `document` (a validated document)
  * before it runs: unstorable text first, then coercion to the declared types. Returns
  * BAD_USER_INPUT errors naming the variable (and the path inside it), none when all is well.

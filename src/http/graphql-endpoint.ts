@@ -33,7 +33,7 @@ import {
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
-import { checkVariables } from "../graphql/variables.ts";
+import { checkVariables, withoutEchoedVariable } from "../graphql/variables.ts";
 import type { Logger } from "../logger.ts";
 import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
 import { OperationNames } from "../observability/operation-names.ts";
@@ -153,7 +153,8 @@ function presentErrors(
     const original = error.originalError;
     if (!error.path) {
       // Request-level failures from graphql-js (variables that do not coerce, unknown operation).
-      const message = deps.config.isProduction ? error.message.replace(SUGGESTION, "") : error.message;
+      const shown = withoutEchoedVariable(error.message);
+      const message = deps.config.isProduction ? shown.replace(SUGGESTION, "") : shown;
       return new AssayError(message, ErrorCode.BAD_USER_INPUT, {
         nodes: error.nodes,
         source: error.source,
