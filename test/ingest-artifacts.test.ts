@@ -372,6 +372,36 @@ describe("what an upload stored", () => {
     }
   });
 
+  test("ESLint's SARIF with a NUL in one message and one path: those results are counted skips on the Artifact", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
+    const log = JSON.parse(await lint(["shop/src"])) as {
+      runs: Array<{ results: Array<{ message: { text: string }; locations: unknown[] }> }>;
+    };
+    const results = log.runs[0]!.results;
+    assert.equal(results.length, 2, "the real report has two results to alter");
+    results[0]!.message.text += "\u0000";
+    const uri = (results[1]!.locations[0] as { physicalLocation: { artifactLocation: { uri: string } } })
+      .physicalLocation.artifactLocation;
+    uri.uri = uri.uri.replace(".js", "\u0000.js");
+    const commit = aCommit();
+    const answer = await uploadArtifact(repository, {
+      commitOid: commit,
+      text: JSON.stringify(log),
+      workDir: checkout,
+    });
+    assert.equal(answer.ok, true, answer.error);
+    assert.deepEqual(answer.warnings, [
+      "2 of 2 results hold a NUL character or an unpaired surrogate (in a rule id, message, path or fingerprint) and will not be stored.",
+    ]);
+    await processQueued();
+    const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+    assert.deepEqual(
+      [artifact.status, artifact.readCount, artifact.storedCount, artifact.skipped],
+      ["PROCESSED", 2, 0, [{ reason: "UNSTORABLE_TEXT", count: 2 }]],
+    );
+  });
+
   test("the same report uploaded twice answers the artifact stored first", async () => {
     const repository = await aRepository(server.db, account);
     await writeSource("const unused = 1;\n");

@@ -304,6 +304,25 @@ describe("hand-made SARIF", () => {
     ]);
   });
 
+  it("skips results with text PostgreSQL cannot store, counted, rather than storing it altered", async () => {
+    const scene = await aScene();
+    const sarif = sarifLog([
+      {
+        results: [
+          aResult("R", "src/a\u0000.js", 1),
+          aResult("R", "src/b.js", 2, { message: "nul \u0000 in the message" }),
+          aResult("R\u0000", "src/c.js", 3),
+          aResult("R", "src/d.js", 4, { message: "lone \ud800 surrogate" }),
+          aResult("R", "src/kept.js", 5),
+        ],
+      },
+    ]);
+    const { result } = await ingest(scene, sarif);
+    assert.equal(result.read, 5);
+    assert.deepEqual(result.skipped, { UNSTORABLE_TEXT: 4 });
+    assert.deepEqual(await summaryOf(scene.check.id), ["R src/kept.js:5:3 INTRODUCED"]);
+  });
+
   it("stores a result at its primary location, not at its related locations", async () => {
     const scene = await aScene();
     const sarif = sarifLog([
@@ -557,7 +576,7 @@ describe("hand-made SARIF", () => {
     );
   });
 
-  it("uses the rule's description when the message is empty, cuts long messages and drops NUL", async () => {
+  it("uses the rule's description when the message is empty, cuts long messages, skips a message with NUL", async () => {
     const scene = await aScene();
     const sarif = sarifLog([
       {
@@ -569,12 +588,13 @@ describe("hand-made SARIF", () => {
         ],
       },
     ]);
-    await ingest(scene, sarif);
+    const { result } = await ingest(scene, sarif);
     const titles = (await occurrencesOf(scene.check.id)).map((o) => o.title);
+    assert.equal(titles.length, 2);
     assert.equal(titles[0], "Rule R.");
     assert.equal(titles[1]?.length, 4000);
     assert.ok(titles[1]?.endsWith("…"));
-    assert.equal(titles[2], "nulhere");
+    assert.deepEqual(result.skipped, { UNSTORABLE_TEXT: 1 });
   });
 
   it("writes the same rows whatever the batch size", async () => {

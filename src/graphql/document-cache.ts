@@ -2,6 +2,7 @@ import { type DocumentNode, GraphQLError, type GraphQLSchema, specifiedRules, va
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { AssayError, ErrorCode } from "./errors.ts";
 import { limitValidationRules, parseWithLimits } from "./limits.ts";
+import { storableLiteralsRule } from "./variables.ts";
 
 /** A query text after parsing and validation; the document is there whenever parsing succeeded. */
 export interface PreparedDocument {
@@ -22,7 +23,7 @@ export interface DocumentCacheOptions {
 
 const DEFAULT_MAX_ENTRIES = 1000;
 
-const rules = [...specifiedRules, ...limitValidationRules];
+const rules = [...specifiedRules, ...limitValidationRules, storableLiteralsRule];
 
 // graphql-js appends every hint as a last sentence: ` Did you mean "a", "b", or "c"?`,
 // ` Did you mean the enum value "X"?`, ` Did you mean to use an inline fragment on "T"?`.

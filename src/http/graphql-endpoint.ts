@@ -33,6 +33,7 @@ import {
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
+import { checkVariables, withoutEchoedVariable } from "../graphql/variables.ts";
 import type { Logger } from "../logger.ts";
 import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
 import { OperationNames } from "../observability/operation-names.ts";
@@ -152,7 +153,8 @@ function presentErrors(
     const original = error.originalError;
     if (!error.path) {
       // Request-level failures from graphql-js (variables that do not coerce, unknown operation).
-      const message = deps.config.isProduction ? error.message.replace(SUGGESTION, "") : error.message;
+      const shown = withoutEchoedVariable(error.message);
+      const message = deps.config.isProduction ? shown.replace(SUGGESTION, "") : shown;
       return new AssayError(message, ErrorCode.BAD_USER_INPUT, {
         nodes: error.nodes,
         source: error.source,
@@ -218,6 +220,8 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
         return limitResponse(prepared.errors) ?? [...prepared.errors];
       }
       if (!operation) return [operationNotFound(params.operationName)];
+      const variableErrors = checkVariables(schema, document, params.operationName, params.variables);
+      if (variableErrors.length > 0) return variableErrors;
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
       record.outcome = undefined;

@@ -27,6 +27,7 @@ import {
   payloadTooLarge,
   unsupportedMediaType,
 } from "../graphql/errors.ts";
+import { checkVariables, withoutEchoedVariable } from "../graphql/variables.ts";
 import { BodyError, readBody } from "../http/body.ts";
 import { isJsonContentType, JSON_TYPE, sendJson } from "../http/json.ts";
 import type { Logger } from "../logger.ts";
@@ -295,7 +296,13 @@ function requestRefusal(errors: readonly GraphQLError[]): GraphQLHttpResponse {
  * Request-level errors (variables that do not coerce) are shown as graphql-js words them.
  */
 function masked(error: GraphQLError, args: ExecutionArgs, logger: Logger): GraphQLError {
-  if (!error.path || error.originalError instanceof AssayError) return error;
+  if (!error.path) {
+    const message = withoutEchoedVariable(error.message);
+    return message === error.message
+      ? error
+      : new GraphQLError(message, { nodes: error.nodes, extensions: error.extensions });
+  }
+  if (error.originalError instanceof AssayError) return error;
   const { requestId } = args.contextValue as CliContext;
   logger.error({ requestId, err: error.originalError ?? error, path: error.path }, "resolver failed");
   const replacement = internalError(requestId);
@@ -340,6 +347,8 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
       record.operationName = params.operationName ?? operation?.name?.value;
       if (errors.some((e) => LIMIT_CODES.has(String(e.extensions.code)))) return requestRefusal(errors);
       if (errors.length > 0 || !document) return [...errors];
+      const variableErrors = checkVariables(schema, document, params.operationName, params.variables);
+      if (variableErrors.length > 0) return variableErrors;
       const args: ExecutionArgs & { contextValue: CliContext } = {
         schema,
         document,

@@ -44,7 +44,7 @@ function outsideFix(workDir: string | null): string {
 
 /**
  * The sentences an accepted SARIF upload answers about results that will not be stored (outside
- * the repository, or naming no file); empty when every result has a place. Throws
+ * the repository, naming no file, or holding text that cannot be stored); empty when every result has a place. Throws
  * OUTSIDE_REPOSITORY when some result lies outside the repository and none has a place: storing
  * such a report would make a check that only looks empty.
  */
@@ -72,6 +72,12 @@ export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | 
   if (noLocation > 0) {
     warnings.push(
       `${noLocation} of ${summary.results} results ${noLocation === 1 ? "names" : "name"} no file (no location, or only logical ones) and will not be stored.`,
+    );
+  }
+  const unstorable = summary.unplaced.UNSTORABLE_TEXT ?? 0;
+  if (unstorable > 0) {
+    warnings.push(
+      `${unstorable} of ${summary.results} results ${unstorable === 1 ? "holds" : "hold"} a NUL character or an unpaired surrogate (in a rule id, message, path or fingerprint) and will not be stored.`,
     );
   }
   return warnings;

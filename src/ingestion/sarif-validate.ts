@@ -1,5 +1,6 @@
 import { readSarif } from "../formats/sarif/reader.ts";
 import type { SarifLocation, SarifResult } from "../formats/sarif/types.ts";
+import { isUnstorableText } from "../graphql/variables.ts";
 import type { SkipReason } from "./types.ts";
 
 /**
@@ -15,8 +16,27 @@ export type StoredLocation = SarifLocation & { path: string };
 /** Why a result cannot be stored, known from the report alone (the repository's settings aside). */
 export type UnplacedReason = Extract<
   SkipReason,
-  "NOT_A_FAILURE" | "ABSENT" | "NO_LOCATION" | "OUTSIDE_REPOSITORY"
+  "NOT_A_FAILURE" | "ABSENT" | "NO_LOCATION" | "OUTSIDE_REPOSITORY" | "UNSTORABLE_TEXT"
 >;
+
+/** True when a text `result` would store (rule id, message, paths, snippets, fingerprints) cannot be stored as sent. */
+function holdsUnstorableText(result: SarifResult): boolean {
+  const texts = [
+    result.ruleId,
+    result.message,
+    ...Object.values(result.partialFingerprints),
+    ...Object.values(result.fingerprints),
+  ];
+  for (const location of [...result.locations, ...result.relatedLocations]) {
+    texts.push(
+      location.uri ?? "",
+      location.path ?? "",
+      location.message ?? "",
+      location.region?.snippet ?? "",
+    );
+  }
+  return texts.some(isUnstorableText);
+}
 
 /**
  * Where `result` is stored: the first of its locations with a path in the repository, or why it
@@ -24,6 +44,7 @@ export type UnplacedReason = Extract<
  * is not stored wherever it is: the tool says there is no problem there.
  */
 export function placementOf(result: SarifResult): StoredLocation | UnplacedReason {
+  if (holdsUnstorableText(result)) return "UNSTORABLE_TEXT";
   if (result.kind === "pass" || result.kind === "notApplicable") return "NOT_A_FAILURE";
   if (result.baselineState === "absent") return "ABSENT";
   const location = result.locations.find((l) => l.path && !l.outsideRepository);

@@ -76,7 +76,9 @@ export type SkipReason =
   /** An SBOM component whose package URL is of a type no supported registry uses (`deb`, `generic`...). */
   | "UNSUPPORTED_ECOSYSTEM"
   /** An SBOM component that states no version. */
-  | "NO_VERSION";
+  | "NO_VERSION"
+  /** A SARIF result whose rule id, message, paths or fingerprints hold text PostgreSQL cannot store (NUL, lone surrogate). */
+  | "UNSTORABLE_TEXT";
 
 /** Every skip reason, in the order they are shown. */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -88,6 +90,7 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NO_PURL",
   "UNSUPPORTED_ECOSYSTEM",
   "NO_VERSION",
+  "UNSTORABLE_TEXT",
 ];
 
 /**

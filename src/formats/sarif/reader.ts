@@ -41,7 +41,9 @@ const SELECTORS = ["$.version", "$.runs.*.tool", "$.runs.*.originalUriBaseIds", 
 /**
  * Watches the token stream for what the value callbacks cannot tell (with `keepStack: false`
  * nothing unselected is kept): whether the root is an object, whether it has a `runs` array, and
- * how many runs that array holds, including runs from which nothing was selected.
+ * how many runs that array holds, including runs from which nothing was selected. A run's
+ * `results` that is neither an array nor null fails at once: the result selector would find
+ * nothing in it, and the report would pass for one without findings.
  */
 class DocumentShape {
   rootIsObject: boolean | null = null;
@@ -51,6 +53,7 @@ class DocumentShape {
   private inRuns = false;
   private previous: ParsedTokenInfo | null = null;
   private rootKey: unknown = null;
+  private runKey: unknown = null;
 
   /** The last token seen: the one the parser refused, when it refuses one. */
   get lastToken(): ParsedTokenInfo | null {
@@ -60,6 +63,7 @@ class DocumentShape {
   observe(token: ParsedTokenInfo): void {
     if (this.rootIsObject === null) this.rootIsObject = token.token === TokenType.LEFT_BRACE;
     if (this.depth === 1 && token.token === TokenType.COLON) this.rootKey = this.previous?.value;
+    if (this.depth === 3 && this.inRuns) this.checkRunMember(token);
     if (token.token === TokenType.LEFT_BRACE || token.token === TokenType.LEFT_BRACKET) {
       if (this.depth === 1 && this.rootKey === "runs" && this.previous?.token === TokenType.COLON) {
         this.inRuns = token.token === TokenType.LEFT_BRACKET;
@@ -76,6 +80,18 @@ class DocumentShape {
       this.runCount += 1;
     }
     this.previous = token;
+  }
+
+  /** Notes the key of a run's member and refuses a `results` that is not an array (null aside). */
+  private checkRunMember(token: ParsedTokenInfo): void {
+    if (token.token === TokenType.COLON) {
+      this.runKey = this.previous?.value;
+      return;
+    }
+    const isValue = this.previous?.token === TokenType.COLON;
+    if (!isValue || this.runKey !== "results") return;
+    if (token.token === TokenType.LEFT_BRACKET || token.token === TokenType.NULL) return;
+    throw new SarifFormatError("INVALID_STRUCTURE", `runs[${this.runCount - 1}].results is not an array.`);
   }
 }
 
@@ -246,8 +262,11 @@ function locationOf(raw: unknown, context: PathContext): SarifLocation {
   };
 }
 
-function locationsOf(raw: unknown, context: PathContext): SarifLocation[] {
-  return Array.isArray(raw) ? raw.map((location) => locationOf(location, context)) : [];
+/** The locations of `raw` (absent or null: none); `where` names it when it is not an array. */
+function locationsOf(raw: unknown, context: PathContext, where: string): SarifLocation[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new SarifFormatError("INVALID_STRUCTURE", `${where} is not an array.`);
+  return raw.map((location) => locationOf(location, context));
 }
 
 function suppressionsOf(raw: unknown): SarifSuppression[] {
@@ -313,8 +332,8 @@ function resultOf(raw: unknown, index: number, run: RunState, tool: SarifTool): 
     properties: propertiesOf(raw.properties),
     taxa: Array.isArray(raw.taxa) ? raw.taxa.flatMap((taxon) => taxonOf(taxon) ?? []) : [],
     message: messageOf(raw.message, rule),
-    locations: locationsOf(raw.locations, run.context),
-    relatedLocations: locationsOf(raw.relatedLocations, run.context),
+    locations: locationsOf(raw.locations, run.context, `${where}.locations`),
+    relatedLocations: locationsOf(raw.relatedLocations, run.context, `${where}.relatedLocations`),
     suppressions,
     isSuppressed:
       suppressions.some((s) => s.status === null || s.status === "accepted") &&

@@ -18,6 +18,7 @@ export const ARTIFACT_SKIP_REASONS = [
   "NO_PURL",
   "UNSUPPORTED_ECOSYSTEM",
   "NO_VERSION",
+  "UNSTORABLE_TEXT",
 ] as const;
 export type ArtifactSkipReason = (typeof ARTIFACT_SKIP_REASONS)[number];
 

@@ -67,6 +67,8 @@ const SKIP_REASON_DESCRIPTIONS: Record<ArtifactSkipReason, string> = {
   UNSUPPORTED_ECOSYSTEM:
     "An SBOM component whose package URL is of a type no supported registry uses (such as `deb` or `generic`).",
   NO_VERSION: "An SBOM component that states no version.",
+  UNSTORABLE_TEXT:
+    "A SARIF result whose rule id, message, file paths or fingerprints contain a NUL character or an unpaired UTF-16 surrogate: text that cannot be stored as sent, and is not stored altered.",
 };
 
 const ArtifactSkipReasonEnum = builder.enumType("ArtifactSkipReason", {

@@ -1,0 +1,100 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { readToolFixture, toolFixture } from "../formats/fixtures.ts";
+import { SarifFormatError } from "../formats/sarif/types.ts";
+import { validateSarif } from "./sarif-validate.ts";
+
+/**
+ * The real ESLint report (src/formats/sarif/fixtures/eslint/), altered in one place per test: a
+ * structure where the spec has an array, or text PostgreSQL cannot store.
+ */
+type Log = { runs: Array<{ results: Array<Record<string, unknown>> } & Record<string, unknown>> };
+
+const fixture = toolFixture("sarif", "eslint", "eslint.sarif");
+
+function eslintLog(): Log {
+  return JSON.parse(readToolFixture("sarif", "eslint", "eslint.sarif")) as Log;
+}
+
+async function* bytes(text: string): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(text);
+}
+
+function validate(log: unknown) {
+  return validateSarif(bytes(JSON.stringify(log)), fixture.workDir);
+}
+
+async function refusal(log: unknown): Promise<SarifFormatError> {
+  try {
+    await validate(log);
+  } catch (error) {
+    assert.ok(error instanceof SarifFormatError, String(error));
+    return error;
+  }
+  assert.fail("the report was accepted");
+}
+
+describe("validateSarif refuses a structure that is not an array where the spec has one", () => {
+  test('"results": {} names the run', async () => {
+    const log = eslintLog();
+    (log.runs[0] as Record<string, unknown>).results = {};
+    const error = await refusal(log);
+    assert.equal(error.problem, "INVALID_STRUCTURE");
+    assert.equal(error.message, "runs[0].results is not an array.");
+  });
+
+  test('"results" as a string, after results of an earlier run, names the second run', async () => {
+    const log = eslintLog();
+    const second = structuredClone(log.runs[0]) as Record<string, unknown>;
+    second.results = "none";
+    log.runs.push(second as Log["runs"][number]);
+    assert.equal((await refusal(log)).message, "runs[1].results is not an array.");
+  });
+
+  test('"results": null is a run that produced none', async () => {
+    const log = eslintLog();
+    (log.runs[0] as Record<string, unknown>).results = null;
+    assert.equal((await validate(log)).results, 0);
+  });
+
+  test('"runs": {} is refused', async () => {
+    const log = eslintLog() as unknown as Record<string, unknown>;
+    log.runs = { 0: (log.runs as unknown[])[0] };
+    assert.equal((await refusal(log)).problem, "MISSING_RUNS");
+  });
+
+  test('a result\'s "locations": {} names the result', async () => {
+    const log = eslintLog();
+    log.runs[0]!.results[3]!.locations = {};
+    assert.equal((await refusal(log)).message, "runs[0].results[3].locations is not an array.");
+  });
+
+  test('"rules": {} names the driver', async () => {
+    const log = eslintLog() as unknown as { runs: Array<{ tool: { driver: Record<string, unknown> } }> };
+    log.runs[0]!.tool.driver.rules = {};
+    assert.match((await refusal(log)).message, /rules is not an array\.$/);
+  });
+});
+
+describe("validateSarif counts results with unstorable text as skips", () => {
+  test("a NUL in a message, a path or a rule id, or a lone surrogate, skips that result only", async () => {
+    const untouched = await validate(eslintLog());
+    const log = eslintLog();
+    const results = log.runs[0]!.results;
+    (results[0]!.message as { text: string }).text = "assigned to \u0000itself";
+    const location = (
+      results[1]!.locations as Array<{ physicalLocation: { artifactLocation: { uri: string } } }>
+    )[0]!;
+    location.physicalLocation.artifactLocation.uri = location.physicalLocation.artifactLocation.uri.replace(
+      ".js",
+      "\u0000.js",
+    );
+    results[2]!.ruleId = "no-\u0000self-assign";
+    (results[4]!.message as { text: string }).text = "half a pair \ud800";
+    const summary = await validate(log);
+    assert.equal(summary.results, untouched.results);
+    assert.equal(summary.unplaced.UNSTORABLE_TEXT, 4);
+    assert.equal(summary.placed, untouched.placed - 4);
+  });
+});
