@@ -12,6 +12,7 @@ import {
 } from "./db/database.ts";
 import { DocumentCache } from "./graphql/document-cache.ts";
 import { createGraphQLEndpoint, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
+import { LargeBodySlots } from "./http/large-bodies.ts";
 import { createPlayground, withPlayground } from "./http/playground/playground.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import {
@@ -153,7 +154,10 @@ export async function startApp(
     });
     const limiter = rateLimiter;
     const schema = buildAssaySchema();
+    // One count of large bodies for both upload paths, so their sum stays bounded.
+    const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
     const graphql = createGraphQLEndpoint({
+      largeBodies,
       schema,
       documents: new DocumentCache(schema, { jit: config.graphqlJit, hideSuggestions: config.isProduction }),
       config,
@@ -168,7 +172,7 @@ export async function startApp(
       metrics,
       tracing,
     });
-    const artifacts = createCliEndpoint({ db: database.db, config, logger });
+    const artifacts = createCliEndpoint({ db: database.db, config, logger, largeBodies });
     const playground = createPlayground(EXAMPLES_DIR);
     const api = apiEndpoints(
       withPlayground(graphql, playground),

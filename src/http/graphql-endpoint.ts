@@ -28,6 +28,7 @@ import {
   internalError,
   payloadTooLarge,
   rateLimited,
+  serviceBusy,
   signatureExpired,
   unauthenticated,
   unsupportedMediaType,
@@ -38,9 +39,10 @@ import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
 import { OperationNames } from "../observability/operation-names.ts";
 import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
-import { BodyError, readBody } from "./body.ts";
+import { BodyError, type BodyExtension, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
 import { isJsonContentType, JSON_TYPE, sendJson } from "./json.ts";
+import { LargeBodySlots, leadingQuery } from "./large-bodies.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
 
@@ -65,6 +67,8 @@ export interface RequestAuthenticator {
 
 /** What the GraphQL endpoint needs. */
 export interface GraphQLEndpointDeps {
+  /** The large-body slots shared with the other upload path; a count of its own when left out. */
+  largeBodies?: LargeBodySlots;
   schema: GraphQLSchema;
   documents: DocumentCache;
   config: Config;
@@ -109,6 +113,9 @@ const LIMIT_CODES = new Set<string>([
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
 type Headers = Record<string, string>;
+
+/** When a caller refused for want of a large-body slot may try again. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The operation that may send a body over `ASSAY_MAX_BODY_BYTES` (up to
@@ -175,10 +182,24 @@ function presentErrors(
 /** Builds the handler of {@link GRAPHQL_PATHS}. */
 export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   const { schema, documents, config, db, authenticator, rateLimiter } = deps;
+  const uploadMaxBodyBytes = Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes);
+  const largeBodies = deps.largeBodies ?? new LargeBodySlots(config.maxConcurrentUploads);
   const bodyLimits: BodyLimits = {
     maxBodyBytes: config.maxBodyBytes,
-    uploadMaxBodyBytes: Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes),
+    uploadMaxBodyBytes,
     isUpload: (request) => isUploadRequest(request),
+    largeBody: (res) => ({
+      upToBytes: uploadMaxBodyBytes,
+      extend: (prefix) => {
+        const query = leadingQuery(prefix);
+        if (query === undefined || !isUploadRequest({ query })) return undefined;
+        const release = largeBodies.tryAcquire();
+        if (!release) return "busy";
+        // Held until the answer is out: the body stays in memory while the upload is handled.
+        res.once("close", release);
+        return uploadMaxBodyBytes;
+      },
+    }),
   };
 
   /**
@@ -416,13 +437,15 @@ interface BodyLimits {
   maxBodyBytes: number;
   uploadMaxBodyBytes: number;
   isUpload: (body: unknown) => boolean;
+  /** How a body may pass `maxBodyBytes`: by opening with an upload's query, while a slot is free. */
+  largeBody: (res: ServerResponse) => BodyExtension;
 }
 
 /**
  * The JSON body of an admitted POST, or undefined once an error answer was sent (415, 413, 400) or
  * the client went away. `headers` (the rate-limit headers) go on the error answers too. A body
- * over `limits.maxBodyBytes` is read (up to the upload limit) only to see whether it is an upload;
- * anything else that large is still refused with 413.
+ * is read past `limits.maxBodyBytes` (up to the upload limit) only when its first bytes show an
+ * upload's query and a large-body slot is free (else 503); anything else stops at the limit (413).
  */
 async function readJsonBody(
   req: IncomingMessage,
@@ -438,13 +461,32 @@ async function readJsonBody(
     sendJson(res, 413, errorDocument(payloadTooLarge(maxBytes)), headers);
     return undefined;
   };
+  const extension = limits.largeBody(res);
+  const declared = Number(req.headers["content-length"]);
+  // The limit a 413 names: the upload limit once the body showed it is an upload (or claims more).
+  let applied = declared > limits.uploadMaxBodyBytes ? limits.uploadMaxBodyBytes : limits.maxBodyBytes;
   let text: string;
   try {
-    text = await readBody(req, limits.uploadMaxBodyBytes);
+    text = await readBody(req, limits.maxBodyBytes, {
+      upToBytes: extension.upToBytes,
+      extend: (prefix) => {
+        const larger = extension.extend(prefix);
+        if (typeof larger === "number") applied = larger;
+        return larger;
+      },
+    });
   } catch (error) {
     if (error instanceof BodyError && error.reason === "too-large") {
-      sendJson(res, 413, errorDocument(payloadTooLarge(limits.uploadMaxBodyBytes)), {
+      sendJson(res, 413, errorDocument(payloadTooLarge(applied)), {
         ...headers,
+        connection: "close",
+      });
+      return undefined;
+    }
+    if (error instanceof BodyError && error.reason === "busy") {
+      sendJson(res, 503, errorDocument(serviceBusy(BUSY_RETRY_AFTER_SECONDS)), {
+        ...headers,
+        "retry-after": String(BUSY_RETRY_AFTER_SECONDS),
         connection: "close",
       });
       return undefined;
@@ -499,7 +541,8 @@ async function readRequestWithoutToken(
   try {
     body = JSON.parse(await readBody(req, maxBodyBytes));
   } catch (error) {
-    return error instanceof BodyError ? error.reason : "refused";
+    if (!(error instanceof BodyError)) return "refused";
+    return error.reason === "busy" ? "too-large" : error.reason;
   }
   if (body === null || typeof body !== "object") return "refused";
   const { query, operationName } = body as Record<string, unknown>;
