@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { buildCliPackage } from "./cli/cli-package.ts";
 import type { Config } from "./config.ts";
+import { DatabaseAvailability, isDatabaseUnavailable } from "./db/availability.ts";
 import {
   type DatabaseHandle,
   type DatabaseOptions,
@@ -105,10 +106,15 @@ export async function startApp(
     config.metrics.mode === "off" ? undefined : new (await import("./observability/metrics.ts")).Metrics();
   const tracing = await startTracing(config.tracing);
   const statementSpans = tracing && { onStatement: tracing.recordStatement };
+  const availability = new DatabaseAvailability(logger);
   const database = await openDatabase(config, {
     ...options.database,
     ...(metrics && { onError: () => metrics.observeDatabaseError("api") }),
-    ...statementSpans,
+    // Every statement that runs ends an outage, if one was seen (one line, DatabaseAvailability).
+    onStatement: (sql, durationMs, failed) => {
+      if (!failed) availability.succeeded();
+      tracing?.recordStatement(sql, durationMs, failed);
+    },
   });
   let server: AssayServer | undefined;
   let metricsServer: http.Server | undefined;
@@ -158,6 +164,7 @@ export async function startApp(
     const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
     const graphql = createGraphQLEndpoint({
       largeBodies,
+      availability,
       schema,
       documents: new DocumentCache(schema, { jit: config.graphqlJit, hideSuggestions: config.isProduction }),
       config,
@@ -165,7 +172,10 @@ export async function startApp(
       authenticator: new CredentialAuthenticator(database.db, {
         tokenPepper: config.tokenPepper,
         sessionSecret: config.sessionSecret,
-        onTouchError: (err) => logger.warn({ err }, "could not record token use"),
+        onTouchError: (err) =>
+          isDatabaseUnavailable(err)
+            ? availability.failed(err)
+            : logger.warn({ err }, "could not record token use"),
       }),
       rateLimiter: limiter,
       logger,
@@ -184,6 +194,7 @@ export async function startApp(
       {
         endpoints: api.endpoints,
         endpointRoutes: api.routes,
+        availability,
         devicePage: renderDevicePage,
         isCredential: looksLikeCredential,
         readiness: async () => {

@@ -123,6 +123,15 @@ export function serviceBusy(retryAfterSeconds: number): AssayError {
   );
 }
 
+/** The database cannot be reached; nothing about the request was wrong, so try again later. */
+export function databaseUnavailable(retryAfterSeconds: number): AssayError {
+  return new AssayError(
+    `The service is temporarily unavailable (its database cannot be reached). Try again in ${retryAfterSeconds} seconds.`,
+    ErrorCode.SERVICE_UNAVAILABLE,
+    { extensions: { retryAfter: retryAfterSeconds } },
+  );
+}
+
 /** The request's Content-Type is not one we accept. */
 export function unsupportedMediaType(contentType: string | undefined): AssayError {
   return new AssayError(

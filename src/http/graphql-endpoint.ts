@@ -10,6 +10,7 @@ import {
 import { createHandler, type Response as GraphQLHttpResponse, type OperationContext } from "graphql-http";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
+import { type DatabaseAvailability, isDatabaseUnavailable } from "../db/availability.ts";
 import type { Database } from "../db/types.ts";
 import {
   ANONYMOUS_VIEWER,
@@ -23,6 +24,7 @@ import {
   AssayError,
   badRequest,
   badUserInput,
+  databaseUnavailable,
   ErrorCode,
   errorDocument,
   internalError,
@@ -67,6 +69,8 @@ export interface RequestAuthenticator {
 
 /** What the GraphQL endpoint needs. */
 export interface GraphQLEndpointDeps {
+  /** Told of requests that failed for want of the database (503 and one warning per outage). */
+  availability?: DatabaseAvailability;
   /** The large-body slots shared with the other upload path; a count of its own when left out. */
   largeBodies?: LargeBodySlots;
   schema: GraphQLSchema;
@@ -89,6 +93,8 @@ export interface RequestRecord {
   operationName?: string;
   /** How the GraphQL request ended, once known (metrics); derived from the status when unset. */
   outcome?: GraphQLOutcome;
+  /** Set when the request failed because the database could not be reached (answered 503). */
+  databaseUnavailable?: boolean;
 }
 
 /** Statuses of requests turned away before their document was looked at. */
@@ -116,6 +122,8 @@ type Headers = Record<string, string>;
 
 /** When a caller refused for want of a large-body slot may try again. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
+/** When a caller refused because the database cannot be reached may try again. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The operation that may send a body over `ASSAY_MAX_BODY_BYTES` (up to
@@ -151,7 +159,7 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
 function presentErrors(
   errors: readonly GraphQLError[],
   record: RequestRecord,
-  deps: Pick<GraphQLEndpointDeps, "logger" | "config">,
+  deps: Pick<GraphQLEndpointDeps, "logger" | "config" | "availability">,
 ): GraphQLError[] {
   return errors.map((error) => {
     // graphql-jit's errors leave `extensions` undefined unless the original error had some.
@@ -164,6 +172,17 @@ function presentErrors(
         nodes: error.nodes,
         source: error.source,
         positions: error.positions,
+      });
+    }
+    if (isDatabaseUnavailable(original ?? error)) {
+      // One warning per outage (DatabaseAvailability), not a stack per request.
+      deps.availability?.failed(original ?? error);
+      record.databaseUnavailable = true;
+      const unavailable = databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS);
+      return new GraphQLError(unavailable.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: unavailable.extensions,
       });
     }
     deps.logger.error(
@@ -269,7 +288,10 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       const record = executing.get(context);
       if (record) record.outcome = result.errors ? "error" : "ok";
       if (!result.errors) return result;
-      return { ...result, errors: presentErrors(result.errors, { requestId: context.requestId }, deps) };
+      return {
+        ...result,
+        errors: presentErrors(result.errors, record ?? { requestId: context.requestId }, deps),
+      };
     },
     formatError: (error) => (error instanceof GraphQLError ? error : badRequest(error.message)),
   });
@@ -423,8 +445,14 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       if (value !== undefined) responseHeaders[name.toLowerCase()] = String(value);
     }
     responseHeaders["content-type"] ??= JSON_TYPE;
+    let status = init.status;
+    if (record.databaseUnavailable) {
+      // Not the caller's fault and not a bug: a status a client or balancer knows to retry.
+      status = 503;
+      responseHeaders["retry-after"] = String(DATABASE_RETRY_AFTER_SECONDS);
+    }
     const text = responseBody ?? JSON.stringify(errorDocument(badRequest(init.statusText ?? "Bad request")));
-    res.writeHead(init.status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
+    res.writeHead(status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
     res.end(text);
   }
 }
