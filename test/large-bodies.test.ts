@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, test } from "node:test";
+import { aToken, aUser } from "./helpers/builders.ts";
 import { rawRequest } from "./helpers/raw-request.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -27,7 +28,14 @@ function artifactBody(bytes: number): string {
   return empty.replace('"data":""', `"data":"${"a".repeat(Math.max(0, bytes - empty.length))}"`);
 }
 
-test("a large body beyond ASSAY_MAX_CONCURRENT_UPLOADS gets 503 with Retry-After; the held one completes", async () => {
+/** An `uploadArtifact` body of about `bytes` bytes, its query first as `assay upload` sends it. */
+function uploadBody(bytes: number): string {
+  const query = "mutation Upload($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok } }";
+  const head = JSON.stringify({ query, variables: { input: { data: "" } } });
+  return head.replace('"data":""', `"data":"${"a".repeat(Math.max(0, bytes - head.length))}"`);
+}
+
+test("a large body beyond ASSAY_MAX_CONCURRENT_UPLOADS gets 503 with Retry-After on both upload paths; the held one completes", async () => {
   const cliUrl = `${server.url}/graphql/cli/`;
   const body = artifactBody(4000);
   // The first upload sends more than the ordinary limit and then waits, holding the only slot.
@@ -47,15 +55,21 @@ test("a large body beyond ASSAY_MAX_CONCURRENT_UPLOADS gets 503 with Retry-After
 
   // Until the server has read those bytes a second upload may take the slot itself and finish;
   // once the first holds it, the second is refused.
+  const token = await aToken(server.db, server.config.tokenPepper, await aUser(server.db));
   let refused: Awaited<ReturnType<typeof rawRequest>> | undefined;
-  for (let attempt = 0; attempt < 1000 && !refused; attempt++) {
-    const answer = await rawRequest(`${server.url}/graphql/`, {
+  let refusedUpload: Awaited<ReturnType<typeof rawRequest>> | undefined;
+  for (let attempt = 0; attempt < 1000 && !(refused && refusedUpload); attempt++) {
+    const upload = await rawRequest(`${server.url}/graphql/`, {
       method: "POST",
-      headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
-      chunks: [body],
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        "transfer-encoding": "chunked",
+      },
+      chunks: [uploadBody(4000)],
     });
-    if (answer.status === 503) refused = answer;
-    else assert.equal(answer.status, 401, "an anonymous GraphQL request is refused as ever");
+    if (upload.status === 503) refusedUpload = upload;
+    else assert.equal(upload.status, 200, upload.text);
     const cli = await rawRequest(cliUrl, {
       method: "POST",
       headers: { "content-type": "application/json", "transfer-encoding": "chunked" },
@@ -64,6 +78,9 @@ test("a large body beyond ASSAY_MAX_CONCURRENT_UPLOADS gets 503 with Retry-After
     if (cli.status === 503) refused = cli;
     else assert.equal(cli.status, 200);
   }
+  assert.ok(refusedUpload, "no uploadArtifact was refused while the slot was held");
+  assert.equal(refusedUpload.headers["retry-after"], "5");
+  assert.equal(JSON.parse(refusedUpload.text).errors[0].extensions.code, "SERVICE_UNAVAILABLE");
   assert.ok(refused, "no request was refused while the slot was held");
   assert.equal(refused.headers["retry-after"], "5");
   const error = JSON.parse(refused.text).errors[0];
