@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { buildCliPackage } from "./cli/cli-package.ts";
 import type { Config } from "./config.ts";
+import { DatabaseAvailability, isDatabaseUnavailable } from "./db/availability.ts";
 import {
   type DatabaseHandle,
   type DatabaseOptions,
@@ -12,6 +13,7 @@ import {
 } from "./db/database.ts";
 import { DocumentCache } from "./graphql/document-cache.ts";
 import { createGraphQLEndpoint, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
+import { LargeBodySlots } from "./http/large-bodies.ts";
 import { createPlayground, withPlayground } from "./http/playground/playground.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import {
@@ -104,10 +106,15 @@ export async function startApp(
     config.metrics.mode === "off" ? undefined : new (await import("./observability/metrics.ts")).Metrics();
   const tracing = await startTracing(config.tracing);
   const statementSpans = tracing && { onStatement: tracing.recordStatement };
+  const availability = new DatabaseAvailability(logger);
   const database = await openDatabase(config, {
     ...options.database,
     ...(metrics && { onError: () => metrics.observeDatabaseError("api") }),
-    ...statementSpans,
+    // Every statement that runs ends an outage, if one was seen (one line, DatabaseAvailability).
+    onStatement: (sql, durationMs, failed) => {
+      if (!failed) availability.succeeded();
+      tracing?.recordStatement(sql, durationMs, failed);
+    },
   });
   let server: AssayServer | undefined;
   let metricsServer: http.Server | undefined;
@@ -153,7 +160,11 @@ export async function startApp(
     });
     const limiter = rateLimiter;
     const schema = buildAssaySchema();
+    // One count of large bodies for both upload paths, so their sum stays bounded.
+    const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
     const graphql = createGraphQLEndpoint({
+      largeBodies,
+      availability,
       schema,
       documents: new DocumentCache(schema, { jit: config.graphqlJit, hideSuggestions: config.isProduction }),
       config,
@@ -161,14 +172,17 @@ export async function startApp(
       authenticator: new CredentialAuthenticator(database.db, {
         tokenPepper: config.tokenPepper,
         sessionSecret: config.sessionSecret,
-        onTouchError: (err) => logger.warn({ err }, "could not record token use"),
+        onTouchError: (err) =>
+          isDatabaseUnavailable(err)
+            ? availability.failed(err)
+            : logger.warn({ err }, "could not record token use"),
       }),
       rateLimiter: limiter,
       logger,
       metrics,
       tracing,
     });
-    const artifacts = createCliEndpoint({ db: database.db, config, logger });
+    const artifacts = createCliEndpoint({ db: database.db, config, logger, largeBodies });
     const playground = createPlayground(EXAMPLES_DIR);
     const api = apiEndpoints(
       withPlayground(graphql, playground),
@@ -180,6 +194,7 @@ export async function startApp(
       {
         endpoints: api.endpoints,
         endpointRoutes: api.routes,
+        availability,
         devicePage: renderDevicePage,
         isCredential: looksLikeCredential,
         readiness: async () => {

@@ -28,6 +28,8 @@ export interface Config {
   graphqlJit: boolean;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
+  /** How many request bodies over `maxBodyBytes` (artifact uploads) are held at once. */
+  maxConcurrentUploads: number;
   /** `production` hides validation suggestions and other development aids. */
   isProduction: boolean;
   installationName: string;
@@ -269,6 +271,7 @@ export function parseConfig(env: Env = process.env): Config {
     webhookAllowPrivateNetworks: boolean("ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS", false),
     artifactMaxBytes: integer("ASSAY_ARTIFACT_MAX_BYTES", 268_435_456, 1024, 4_294_967_296),
     artifactMaxBodyBytes: integer("ASSAY_ARTIFACT_MAX_BODY_BYTES", 104_857_600, 1024, 1_073_741_824),
+    maxConcurrentUploads: integer("ASSAY_MAX_CONCURRENT_UPLOADS", 3, 1, 1000),
     artifactTimeoutSeconds: integer("ASSAY_ARTIFACT_TIMEOUT_SECONDS", 3600, 1, 604_800),
     advisorySyncUrls,
     advisorySyncIntervalMs,
@@ -508,6 +511,12 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     default: "104857600",
     meaning:
       "Largest request body of an artifact upload (`/graphql/cli/` and `uploadArtifact`); larger bodies get HTTP 413.",
+  },
+  {
+    name: "ASSAY_MAX_CONCURRENT_UPLOADS",
+    default: "3",
+    meaning:
+      "How many request bodies over ASSAY_MAX_BODY_BYTES (artifact uploads) the server reads at once; one more gets HTTP 503 with Retry-After.",
   },
   {
     name: "ASSAY_ARTIFACT_TIMEOUT_SECONDS",

@@ -163,6 +163,7 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_WEBHOOK_ALLOW_PRIVATE_NETWORKS: String(config.webhookAllowPrivateNetworks),
     ASSAY_ARTIFACT_MAX_BYTES: String(config.artifactMaxBytes),
     ASSAY_ARTIFACT_MAX_BODY_BYTES: String(config.artifactMaxBodyBytes),
+    ASSAY_MAX_CONCURRENT_UPLOADS: String(config.maxConcurrentUploads),
     ASSAY_ARTIFACT_TIMEOUT_SECONDS: String(config.artifactTimeoutSeconds),
     ASSAY_ADVISORY_SYNC_URLS:
       config.advisorySyncUrls.length > 0

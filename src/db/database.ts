@@ -62,6 +62,9 @@ export async function openDatabase(
   // An idle client losing its connection must not crash the process; the pool replaces it.
   const { onQuery, onError, onStatement } = options;
   pool.on("error", () => onError?.());
+  // A client in use when its connection drops emits `error` besides failing its query; unheard,
+  // that event would crash the process. The failed query already reports the outage.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const log =
     onQuery || onError || onStatement
       ? (event: LogEvent) => {

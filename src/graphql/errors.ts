@@ -23,6 +23,7 @@ export const ErrorCode = {
   MAX_PAGE_SIZE_EXCEEDED: "MAX_PAGE_SIZE_EXCEEDED",
   MAX_NODES_EXCEEDED: "MAX_NODES_EXCEEDED",
   INTERNAL_SERVER_ERROR: "INTERNAL_SERVER_ERROR",
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   // Device login and session tokens, named after RFC 8628 §3.5's error codes.
   /** The device login is waiting for a user to approve it; poll again after the interval. */
   AUTHORIZATION_PENDING: "AUTHORIZATION_PENDING",
@@ -110,6 +111,24 @@ export function payloadTooLarge(maxBytes: number): AssayError {
   return new AssayError(
     `Request body is larger than the limit of ${maxBytes} bytes.`,
     ErrorCode.PAYLOAD_TOO_LARGE,
+  );
+}
+
+/** The server cannot take this request now (all large-body slots taken); try again later. */
+export function serviceBusy(retryAfterSeconds: number): AssayError {
+  return new AssayError(
+    `The server is reading as many uploads as it takes at once. Try again in ${retryAfterSeconds} seconds.`,
+    ErrorCode.SERVICE_UNAVAILABLE,
+    { extensions: { retryAfter: retryAfterSeconds } },
+  );
+}
+
+/** The database cannot be reached; nothing about the request was wrong, so try again later. */
+export function databaseUnavailable(retryAfterSeconds: number): AssayError {
+  return new AssayError(
+    `The service is temporarily unavailable (its database cannot be reached). Try again in ${retryAfterSeconds} seconds.`,
+    ErrorCode.SERVICE_UNAVAILABLE,
+    { extensions: { retryAfter: retryAfterSeconds } },
   );
 }
 

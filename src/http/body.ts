@@ -3,7 +3,7 @@ import type { IncomingMessage } from "node:http";
 /** Why a body could not be read. */
 export class BodyError extends Error {
   constructor(
-    readonly reason: "too-large" | "aborted",
+    readonly reason: "too-large" | "aborted" | "busy",
     message: string,
   ) {
     super(message);
@@ -14,14 +14,39 @@ export class BodyError extends Error {
  * Reads the request body as UTF-8, refusing it as soon as it passes `maxBytes` (checked against
  * Content-Length first, so an honest oversized request is refused without reading it).
  */
-export async function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
-  return (await readBodyBytes(req, maxBytes)).toString("utf8");
+export async function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  extension?: BodyExtension,
+): Promise<string> {
+  return (await readBodyBytes(req, maxBytes, extension)).toString("utf8");
 }
 
-/** Reads the request body's bytes as they came (for signatures over the raw body), like {@link readBody}. */
-export function readBodyBytes(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * How a body may grow past its ordinary limit: once the bytes read pass `maxBytes`, `extend` sees
+ * what was read so far (at most `maxBytes` plus one chunk) and returns the larger limit the body
+ * may reach, undefined to refuse it as too large, or "busy" to refuse it for now. Declared lengths up to `upToBytes` are read
+ * so that `extend` can decide; larger ones are refused before reading.
+ */
+export interface BodyExtension {
+  upToBytes: number;
+  extend: (prefix: Buffer) => number | "busy" | undefined;
+}
+
+/**
+ * Reads the request body's bytes as they came (for signatures over the raw body), like
+ * {@link readBody}; with `extension`, a body may pass `maxBytes` only when it says so.
+ */
+export function readBodyBytes(
+  req: IncomingMessage,
+  maxBytes: number,
+  extension?: BodyExtension,
+): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (
+    Number.isFinite(declared) &&
+    declared > (extension ? Math.max(maxBytes, extension.upToBytes) : maxBytes)
+  ) {
     return Promise.reject(new BodyError("too-large", "body too large"));
   }
   // A client that hung up while we were authenticating leaves a destroyed stream that will never
@@ -32,9 +57,22 @@ export function readBodyBytes(req: IncomingMessage, maxBytes: number): Promise<B
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let limit = maxBytes;
+    let extended = false;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) {
+      if (size > limit && extension && !extended) {
+        extended = true;
+        const larger = extension.extend(Buffer.concat([...chunks, chunk], size));
+        if (larger === "busy") {
+          cleanup();
+          req.resume();
+          reject(new BodyError("busy", "too many large bodies at once"));
+          return;
+        }
+        if (larger !== undefined) limit = Math.max(limit, larger);
+      }
+      if (size > limit) {
         cleanup();
         // Stop buffering but keep draining, so the 413 can still be written on this socket.
         req.resume();

@@ -10,6 +10,7 @@ import {
 import { createHandler, type Response as GraphQLHttpResponse, type OperationContext } from "graphql-http";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
+import { type DatabaseAvailability, isDatabaseUnavailable } from "../db/availability.ts";
 import type { Database } from "../db/types.ts";
 import {
   ANONYMOUS_VIEWER,
@@ -23,11 +24,13 @@ import {
   AssayError,
   badRequest,
   badUserInput,
+  databaseUnavailable,
   ErrorCode,
   errorDocument,
   internalError,
   payloadTooLarge,
   rateLimited,
+  serviceBusy,
   signatureExpired,
   unauthenticated,
   unsupportedMediaType,
@@ -39,9 +42,10 @@ import type { GraphQLOutcome, Metrics } from "../observability/metrics.ts";
 import { OperationNames } from "../observability/operation-names.ts";
 import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
-import { BodyError, readBody } from "./body.ts";
+import { BodyError, type BodyExtension, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
 import { isJsonContentType, JSON_TYPE, sendJson } from "./json.ts";
+import { LargeBodySlots, leadingQuery } from "./large-bodies.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
 
@@ -66,6 +70,10 @@ export interface RequestAuthenticator {
 
 /** What the GraphQL endpoint needs. */
 export interface GraphQLEndpointDeps {
+  /** Told of requests that failed for want of the database (503 and one warning per outage). */
+  availability?: DatabaseAvailability;
+  /** The large-body slots shared with the other upload path; a count of its own when left out. */
+  largeBodies?: LargeBodySlots;
   schema: GraphQLSchema;
   documents: DocumentCache;
   config: Config;
@@ -86,6 +94,8 @@ export interface RequestRecord {
   operationName?: string;
   /** How the GraphQL request ended, once known (metrics); derived from the status when unset. */
   outcome?: GraphQLOutcome;
+  /** Set when the request failed because the database could not be reached (answered 503). */
+  databaseUnavailable?: boolean;
 }
 
 /** Statuses of requests turned away before their document was looked at. */
@@ -110,6 +120,11 @@ const LIMIT_CODES = new Set<string>([
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
 type Headers = Record<string, string>;
+
+/** When a caller refused for want of a large-body slot may try again. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+/** When a caller refused because the database cannot be reached may try again. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The operation that may send a body over `ASSAY_MAX_BODY_BYTES` (up to
@@ -145,7 +160,7 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
 function presentErrors(
   errors: readonly GraphQLError[],
   record: RequestRecord,
-  deps: Pick<GraphQLEndpointDeps, "logger" | "config">,
+  deps: Pick<GraphQLEndpointDeps, "logger" | "config" | "availability">,
 ): GraphQLError[] {
   return errors.map((error) => {
     // graphql-jit's errors leave `extensions` undefined unless the original error had some.
@@ -159,6 +174,17 @@ function presentErrors(
         nodes: error.nodes,
         source: error.source,
         positions: error.positions,
+      });
+    }
+    if (isDatabaseUnavailable(original ?? error)) {
+      // One warning per outage (DatabaseAvailability), not a stack per request.
+      deps.availability?.failed(original ?? error);
+      record.databaseUnavailable = true;
+      const unavailable = databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS);
+      return new GraphQLError(unavailable.message, {
+        nodes: error.nodes,
+        path: error.path,
+        extensions: unavailable.extensions,
       });
     }
     deps.logger.error(
@@ -177,10 +203,24 @@ function presentErrors(
 /** Builds the handler of {@link GRAPHQL_PATHS}. */
 export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   const { schema, documents, config, db, authenticator, rateLimiter } = deps;
+  const uploadMaxBodyBytes = Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes);
+  const largeBodies = deps.largeBodies ?? new LargeBodySlots(config.maxConcurrentUploads);
   const bodyLimits: BodyLimits = {
     maxBodyBytes: config.maxBodyBytes,
-    uploadMaxBodyBytes: Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes),
+    uploadMaxBodyBytes,
     isUpload: (request) => isUploadRequest(request),
+    largeBody: (res) => ({
+      upToBytes: uploadMaxBodyBytes,
+      extend: (prefix) => {
+        const query = leadingQuery(prefix);
+        if (query === undefined || !isUploadRequest({ query })) return undefined;
+        const release = largeBodies.tryAcquire();
+        if (!release) return "busy";
+        // Held until the answer is out: the body stays in memory while the upload is handled.
+        res.once("close", release);
+        return uploadMaxBodyBytes;
+      },
+    }),
   };
 
   /**
@@ -252,7 +292,10 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       const record = executing.get(context);
       if (record) record.outcome = result.errors ? "error" : "ok";
       if (!result.errors) return result;
-      return { ...result, errors: presentErrors(result.errors, { requestId: context.requestId }, deps) };
+      return {
+        ...result,
+        errors: presentErrors(result.errors, record ?? { requestId: context.requestId }, deps),
+      };
     },
     formatError: (error) => (error instanceof GraphQLError ? error : badRequest(error.message)),
   });
@@ -406,8 +449,14 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       if (value !== undefined) responseHeaders[name.toLowerCase()] = String(value);
     }
     responseHeaders["content-type"] ??= JSON_TYPE;
+    let status = init.status;
+    if (record.databaseUnavailable) {
+      // Not the caller's fault and not a bug: a status a client or balancer knows to retry.
+      status = 503;
+      responseHeaders["retry-after"] = String(DATABASE_RETRY_AFTER_SECONDS);
+    }
     const text = responseBody ?? JSON.stringify(errorDocument(badRequest(init.statusText ?? "Bad request")));
-    res.writeHead(init.status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
+    res.writeHead(status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
     res.end(text);
   }
 }
@@ -420,13 +469,15 @@ interface BodyLimits {
   maxBodyBytes: number;
   uploadMaxBodyBytes: number;
   isUpload: (body: unknown) => boolean;
+  /** How a body may pass `maxBodyBytes`: by opening with an upload's query, while a slot is free. */
+  largeBody: (res: ServerResponse) => BodyExtension;
 }
 
 /**
  * The JSON body of an admitted POST, or undefined once an error answer was sent (415, 413, 400) or
  * the client went away. `headers` (the rate-limit headers) go on the error answers too. A body
- * over `limits.maxBodyBytes` is read (up to the upload limit) only to see whether it is an upload;
- * anything else that large is still refused with 413.
+ * is read past `limits.maxBodyBytes` (up to the upload limit) only when its first bytes show an
+ * upload's query and a large-body slot is free (else 503); anything else stops at the limit (413).
  */
 async function readJsonBody(
   req: IncomingMessage,
@@ -442,13 +493,32 @@ async function readJsonBody(
     sendJson(res, 413, errorDocument(payloadTooLarge(maxBytes)), headers);
     return undefined;
   };
+  const extension = limits.largeBody(res);
+  const declared = Number(req.headers["content-length"]);
+  // The limit a 413 names: the upload limit once the body showed it is an upload (or claims more).
+  let applied = declared > limits.uploadMaxBodyBytes ? limits.uploadMaxBodyBytes : limits.maxBodyBytes;
   let text: string;
   try {
-    text = await readBody(req, limits.uploadMaxBodyBytes);
+    text = await readBody(req, limits.maxBodyBytes, {
+      upToBytes: extension.upToBytes,
+      extend: (prefix) => {
+        const larger = extension.extend(prefix);
+        if (typeof larger === "number") applied = larger;
+        return larger;
+      },
+    });
   } catch (error) {
     if (error instanceof BodyError && error.reason === "too-large") {
-      sendJson(res, 413, errorDocument(payloadTooLarge(limits.uploadMaxBodyBytes)), {
+      sendJson(res, 413, errorDocument(payloadTooLarge(applied)), {
         ...headers,
+        connection: "close",
+      });
+      return undefined;
+    }
+    if (error instanceof BodyError && error.reason === "busy") {
+      sendJson(res, 503, errorDocument(serviceBusy(BUSY_RETRY_AFTER_SECONDS)), {
+        ...headers,
+        "retry-after": String(BUSY_RETRY_AFTER_SECONDS),
         connection: "close",
       });
       return undefined;
@@ -503,7 +573,8 @@ async function readRequestWithoutToken(
   try {
     body = JSON.parse(await readBody(req, maxBodyBytes));
   } catch (error) {
-    return error instanceof BodyError ? error.reason : "refused";
+    if (!(error instanceof BodyError)) return "refused";
+    return error.reason === "busy" ? "too-large" : error.reason;
   }
   if (body === null || typeof body !== "object") return "refused";
   const { query, operationName } = body as Record<string, unknown>;

@@ -1,10 +1,18 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { AssayError, ErrorCode, errorDocument, internalError, notFound } from "../graphql/errors.ts";
+import { type DatabaseAvailability, isDatabaseUnavailable } from "../db/availability.ts";
+import {
+  AssayError,
+  databaseUnavailable,
+  ErrorCode,
+  errorDocument,
+  internalError,
+  notFound,
+} from "../graphql/errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cli-download.ts";
-import type { RequestRecord } from "./graphql-endpoint.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, type RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
 import { PLAYGROUND_ASSET_PREFIX, type Playground } from "./playground/playground.ts";
 
@@ -59,6 +67,8 @@ export type EndpointHandler = (
 
 /** What the server routes to, assembled by the server's wiring (src/app.ts). */
 export interface ServerRoutes {
+  /** Told of requests that failed for want of the database (503 and one warning per outage). */
+  availability?: DatabaseAvailability;
   /**
    * The API's endpoints by exact path: the GraphQL endpoint's paths and those of the contract
    * CLI's artifact endpoint. Their requests are logged at info level, every other one at debug.
@@ -212,9 +222,19 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
         );
       }
     } catch (error) {
-      logger.error({ requestId, err: error }, "request failed");
-      if (!res.headersSent) sendJson(res, 500, errorDocument(internalError(requestId)));
-      else res.destroy();
+      if (isDatabaseUnavailable(error)) {
+        // Logged once per outage by `availability`, not with a stack per request.
+        routes.availability?.failed(error);
+        if (!res.headersSent) {
+          sendJson(res, 503, errorDocument(databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS)), {
+            "retry-after": String(DATABASE_RETRY_AFTER_SECONDS),
+          });
+        } else res.destroy();
+      } else {
+        logger.error({ requestId, err: error }, "request failed");
+        if (!res.headersSent) sendJson(res, 500, errorDocument(internalError(requestId)));
+        else res.destroy();
+      }
     } finally {
       inFlight -= 1;
       const entry = {

@@ -25,11 +25,13 @@ import {
   internalError,
   limitExceeded,
   payloadTooLarge,
+  serviceBusy,
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkVariables, withoutEchoedVariable } from "../graphql/variables.ts";
 import { BodyError, readBody } from "../http/body.ts";
 import { isJsonContentType, JSON_TYPE, sendJson } from "../http/json.ts";
+import { LargeBodySlots } from "../http/large-bodies.ts";
 import type { Logger } from "../logger.ts";
 import { findRepositoryByDsnToken } from "../modules/repositories/dsn.ts";
 import { UploadError } from "./errors.ts";
@@ -65,6 +67,8 @@ export interface CliEndpointDeps {
   db: Kysely<Database>;
   config: Config;
   logger: Logger;
+  /** The large-body slots shared with the GraphQL endpoint; a count of its own when left out. */
+  largeBodies?: LargeBodySlots;
 }
 
 /** The context of one CLI request's execution (a type alias: graphql-http wants a record). */
@@ -324,11 +328,21 @@ const LIMIT_CODES = new Set<string>([
  * Builds the handler of {@link CLI_GRAPHQL_PATHS}: POST only (405 otherwise), a JSON body of at
  * most `ASSAY_ARTIFACT_MAX_BODY_BYTES` (413 beyond, by Content-Length before reading and while
  * reading), a query document of at most {@link CLI_MAX_DOCUMENT_BYTES} within the usual depth,
+/** When a caller refused for want of a large-body slot may try again. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Builds the handler of {@link CLI_GRAPHQL_PATHS}: POST only (405 otherwise), a JSON body of at
+ * most `ASSAY_ARTIFACT_MAX_BODY_BYTES` (413 beyond, by Content-Length before reading and while
+ * reading; a body past `ASSAY_MAX_BODY_BYTES` needs a free large-body slot, 503 otherwise), a query
+ * document of at most {@link CLI_MAX_DOCUMENT_BYTES} within the usual depth,
  * alias and token limits (400), then GraphQL over HTTP: 200 for every well-formed request.
  */
+
 export function createCliEndpoint(deps: CliEndpointDeps) {
   const schema = buildCliSchema();
   const documents = new DocumentCache(schema, { maxEntries: 100, hideSuggestions: deps.config.isProduction });
+  const largeBodies = deps.largeBodies ?? new LargeBodySlots(deps.config.maxConcurrentUploads);
 
   const handler = createHandler<IncomingMessage, CliRequestRecord, CliContext>({
     schema,
@@ -383,15 +397,30 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
     if (!isJsonContentType(req.headers["content-type"])) {
       return sendJson(res, 415, errorDocument(unsupportedMediaType(req.headers["content-type"])));
     }
-    const maxBytes = deps.config.artifactMaxBodyBytes;
+    const maxBytes = Math.max(deps.config.maxBodyBytes, deps.config.artifactMaxBodyBytes);
     let text: string;
     try {
-      text = await readBody(req, maxBytes);
+      // Every body here is an upload; one past the ordinary limit takes a large-body slot.
+      text = await readBody(req, deps.config.maxBodyBytes, {
+        upToBytes: maxBytes,
+        extend: () => {
+          const release = largeBodies.tryAcquire();
+          if (!release) return "busy";
+          res.once("close", release);
+          return maxBytes;
+        },
+      });
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       if (error.reason === "aborted") {
         res.destroy();
         return;
+      }
+      if (error.reason === "busy") {
+        return sendJson(res, 503, errorDocument(serviceBusy(BUSY_RETRY_AFTER_SECONDS)), {
+          "retry-after": String(BUSY_RETRY_AFTER_SECONDS),
+          connection: "close",
+        });
       }
       return sendJson(res, 413, errorDocument(payloadTooLarge(maxBytes)), { connection: "close" });
     }
