@@ -142,9 +142,10 @@ test("eight concurrent 95 MB queries keep the server under 400 MB resident: each
   } finally {
     clearInterval(sampler);
   }
-  // Every request was refused; those the server answered before closing got 413.
+  // Every request was refused: 413 when the client read the answer before the server closed the
+  // connection, else a closed connection (which comes first depends on timing; test/http.test.ts
+  // checks the 413 itself).
   for (const outcome of outcomes) assert.ok(outcome === 413 || outcome === "closed", `got ${outcome}`);
-  assert.ok(outcomes.includes(413), `no request was answered 413: ${outcomes.join(", ")}`);
   assert.ok(peak < 400 * MB, `the server reached ${Math.round(peak / MB)} MB resident`);
 
   // The server still answers afterwards.
