@@ -121,6 +121,19 @@ const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
 type Headers = Record<string, string>;
 
+/** `error` without graphql-js' "Did you mean …?" hints, which would disclose the schema. */
+function withoutSuggestion(error: GraphQLError): GraphQLError {
+  const message = error.message.replace(SUGGESTION, "");
+  if (message === error.message) return error;
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: error.extensions,
+  });
+}
+
 /** When a caller refused for want of a large-body slot may try again. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
 /** When a caller refused because the database cannot be reached may try again. */
@@ -261,7 +274,9 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       }
       if (!operation) return [operationNotFound(params.operationName)];
       const variableErrors = checkVariables(schema, document, params.operationName, params.variables);
-      if (variableErrors.length > 0) return variableErrors;
+      if (variableErrors.length > 0) {
+        return config.isProduction ? variableErrors.map(withoutSuggestion) : variableErrors;
+      }
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
       record.outcome = undefined;
