@@ -6,8 +6,8 @@ import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { fixtureDir, readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
 import { aCheck } from "./helpers/builders-checks.ts";
-import { waitFor } from "./helpers/instance.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -98,20 +98,8 @@ async function upload(
 }
 
 /** Waits until every artifact of the repository is processed (or failed). */
-async function processed(repository: RepositoryRow): Promise<void> {
-  await waitFor(
-    "artifacts to be processed",
-    async () =>
-      (
-        await server.db
-          .selectFrom("artifacts")
-          .select("id")
-          .where("repository_id", "=", repository.id)
-          .where("status", "=", "QUEUED")
-          .execute()
-      ).length === 0,
-    20_000,
-  );
+function processed(repository: RepositoryRow): Promise<void> {
+  return artifactsProcessed(server.db, repository.id);
 }
 
 async function query<T>(text: string, variables: Record<string, unknown>): Promise<T> {

@@ -7,7 +7,7 @@ import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
-import { waitFor } from "./helpers/instance.ts";
+import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -169,20 +169,8 @@ async function createArtifact(repository: RepositoryRow, commit: string, text: s
 }
 
 /** Waits until every artifact of the repository is processed (or failed). */
-async function processed(repository: RepositoryRow): Promise<void> {
-  await waitFor(
-    "artifacts to be processed",
-    async () =>
-      (
-        await server.db
-          .selectFrom("artifacts")
-          .select("id")
-          .where("repository_id", "=", repository.id)
-          .where("status", "=", "QUEUED")
-          .execute()
-      ).length === 0,
-    20_000,
-  );
+function processed(repository: RepositoryRow): Promise<void> {
+  return artifactsProcessed(server.db, repository.id);
 }
 
 async function query<T>(text: string, variables: Record<string, unknown>): Promise<T> {

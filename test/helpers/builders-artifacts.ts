@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { AnalysisRunRow, CheckRow, Database } from "../../src/db/types.ts";
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
+import { waitFor } from "./instance.ts";
 
 /**
  * A stored artifact row, for tests of what the API shows about uploads without going through the
@@ -35,4 +36,21 @@ export function anArtifact(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/** Waits until no artifact of repository `repositoryId` is QUEUED any more (processed or failed). */
+export async function artifactsProcessed(db: Kysely<Database>, repositoryId: string): Promise<void> {
+  await waitFor(
+    "artifacts to be processed",
+    async () =>
+      (
+        await db
+          .selectFrom("artifacts")
+          .select("id")
+          .where("repository_id", "=", repositoryId)
+          .where("status", "=", "QUEUED")
+          .execute()
+      ).length === 0,
+    20_000,
+  );
 }
