@@ -154,11 +154,19 @@ export async function startApp(
 
     rateLimiter = await RateLimiter.create({
       perHour: config.rateLimitPerHour,
+      instances: config.rateLimitInstances,
       redisUrl: config.redisUrl,
       keyPrefix: config.redisKeyPrefix,
       logger,
+      ...(metrics && {
+        observer: {
+          decidedLocally: (limit) => metrics.observeRateLimitDecidedLocally(limit),
+          reconciled: (requests) => metrics.observeRateLimitReconciled(requests),
+        },
+      }),
     });
     const limiter = rateLimiter;
+    if (metrics && config.redisUrl) metrics.watchRedis(() => limiter.status().redisUp === true);
     const schema = buildAssaySchema();
     // One count of large bodies for both upload paths, so their sum stays bounded.
     const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
@@ -200,8 +208,13 @@ export async function startApp(
         readiness: async () => {
           const [databaseUp, redisUp] = await Promise.all([database.ping(), limiter.ping()]);
           return {
-            database: databaseUp ? "up" : "down",
-            redis: config.redisUrl ? (redisUp ? "up" : "down") : "not configured",
+            // Without Redis every instance still serves, each from its share of the rate limits
+            // (RATE_LIMIT_INSTANCES); taking them all out of the balancer would be the real outage.
+            ready: databaseUp,
+            checks: {
+              database: databaseUp ? "up" : "down",
+              redis: config.redisUrl ? (redisUp ? "up" : "down") : "not configured",
+            },
           };
         },
         cliPackage: () => buildCliPackage(),

@@ -16,6 +16,8 @@ export interface Config {
   dataDir: string;
   /** Requests per user per hour; 0 turns the limit off. */
   rateLimitPerHour: number;
+  /** Instances serving the API together: each allows 1/N of a budget whenever it decides alone. */
+  rateLimitInstances: number;
   tokenPepper: string;
   /** True when the pepper was not configured and the development default is in use. */
   tokenPepperIsDefault: boolean;
@@ -182,6 +184,7 @@ export function parseConfig(env: Env = process.env): Config {
   const redisUrl = url("REDIS_URL", ["redis:", "rediss:"]);
   const dataDir = path.resolve(text("ASSAY_DATA_DIR") ?? "./data");
   const rateLimitPerHour = integer("RATE_LIMIT_PER_HOUR", 5000, 0, 100_000_000);
+  const rateLimitInstances = integer("RATE_LIMIT_INSTANCES", 1, 1, 10_000);
 
   const configuredPepper = text("ASSAY_TOKEN_PEPPER");
   if (configuredPepper !== undefined && configuredPepper.length < 16) {
@@ -241,6 +244,7 @@ export function parseConfig(env: Env = process.env): Config {
     redisUrl,
     dataDir,
     rateLimitPerHour,
+    rateLimitInstances,
     tokenPepper: configuredPepper ?? DEVELOPMENT_PEPPER,
     tokenPepperIsDefault: configuredPepper === undefined,
     sessionSecret:
@@ -394,6 +398,12 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "RATE_LIMIT_PER_HOUR",
     default: "5000",
     meaning: "Requests per user account per one-hour window, reads and writes together; 0 turns it off.",
+  },
+  {
+    name: "RATE_LIMIT_INSTANCES",
+    default: "1",
+    meaning:
+      "How many instances serve the API. Whenever one must count alone (Redis unset or unreachable) it allows 1/N of what is left of each budget, so together they keep it.",
   },
   {
     name: "ASSAY_TOKEN_PEPPER",

@@ -306,10 +306,8 @@ describe("health endpoints and the rate limit", () => {
         const res = await fetch(`${server.url}${path}`, { headers });
         const text = await res.text();
         assert.equal(res.headers.get("x-ratelimit-limit"), null, `${path} #${i}`);
-        // /readyz may honestly say 503 on a loaded machine (its Redis ping has a short timeout);
-        // what it must never say is 429.
-        if (path === "/healthz") assert.equal(res.status, 200, `${path} #${i}: ${text}`);
-        else assert.notEqual(res.status, 429, `${path} #${i}: ${text}`);
+        // A slow Redis ping may report Redis down in /readyz's body, but never fails readiness.
+        assert.equal(res.status, 200, `${path} #${i}: ${text}`);
       }
     }
     const first = await gql(server.endpoint, token, "{ viewer { email } }");

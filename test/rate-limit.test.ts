@@ -19,6 +19,7 @@ import {
   type TestInstance,
   waitFor,
 } from "./helpers/instance.ts";
+import { type Exposition, parsePrometheusText, sampleValue } from "./helpers/prometheus-text.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** The shared Redis of the test environment; the cross-process test fails when it does not answer. */
@@ -351,6 +352,7 @@ describe("a budget shared through Redis", () => {
 });
 
 describe("when Redis goes away", () => {
+  const LIMIT = 100;
   const prefix = `assay:test:${randomBytes(6).toString("hex")}`;
   let port: number;
   let redis: ChildProcess | undefined;
@@ -367,47 +369,87 @@ describe("when Redis goes away", () => {
     return { status: response.status, redis: body.checks?.redis };
   }
 
-  test("requests are still served, readiness reports it and a warning is logged; the shared budget resumes when it returns", async () => {
+  async function metricsOf(instance: TestInstance): Promise<Exposition> {
+    const response = await fetch(`${instance.url}/metrics`);
+    assert.equal(response.status, 200);
+    return parsePrometheusText(await response.text());
+  }
+
+  test("two instances keep serving within the budget left, stay ready, and add what they spent when Redis returns", async () => {
     port = await unusedPort();
     redis = await startRedisServer(port);
     const env = {
       REDIS_URL: `redis://127.0.0.1:${port}`,
       ASSAY_REDIS_KEY_PREFIX: prefix,
-      RATE_LIMIT_PER_HOUR: "100",
+      RATE_LIMIT_PER_HOUR: String(LIMIT),
+      RATE_LIMIT_INSTANCES: "2",
+      ASSAY_METRICS: "on",
     };
     const first = await startInstance({ sameDatabaseAs: home, env });
     instances.push(first);
     const second = await startInstance({ sameDatabaseAs: home, env });
     instances.push(second);
-    const user = await aUser(home.db);
-    const token = await aToken(home.db, home.config.tokenPepper, user);
-    const usedOn = async (instance: TestInstance): Promise<number> => {
-      const answer = await post(instance.endpoint, VIEWER, bearer(token));
+    const tokenOfNewUser = async () => aToken(home.db, home.config.tokenPepper, await aUser(home.db));
+    const [spender, quiet] = [await tokenOfNewUser(), await tokenOfNewUser()];
+    const ask = (instance: TestInstance, token: string) => post(instance.endpoint, VIEWER, bearer(token));
+    const usedOn = async (instance: TestInstance, token: string): Promise<number> => {
+      const answer = await ask(instance, token);
       assert.equal(answer.status, 200, answer.text);
       return rateLimitOf(answer).used;
     };
 
     assert.deepEqual(await readiness(first), { status: 200, redis: "up" });
-    assert.deepEqual([await usedOn(first), await usedOn(second)], [1, 2], "one budget while Redis is up");
+    const before = [];
+    for (const instance of [first, second, first, second]) before.push(await usedOn(instance, spender));
+    assert.deepEqual(before, [1, 2, 3, 4], "one budget while Redis is up");
+    assert.deepEqual([await usedOn(first, quiet), await usedOn(second, quiet)], [1, 2]);
 
     await stopChild(redis, 0);
-    await waitFor("readiness to report Redis down", async () => (await readiness(first)).status === 503);
-    assert.deepEqual(await readiness(first), { status: 503, redis: "down" });
-    assert.deepEqual(
-      [await usedOn(first), await usedOn(first), await usedOn(second)],
-      [1, 2, 1],
-      "each instance counts in its own memory meanwhile",
-    );
+    for (const instance of [first, second]) {
+      await waitFor(
+        "readiness to report Redis down",
+        async () => (await readiness(instance)).redis === "down",
+      );
+      assert.deepEqual(await readiness(instance), { status: 200, redis: "down" }, "still taking traffic");
+    }
     await waitFor("a warning about Redis", () =>
       first.log.entries().some((entry) => entry.level === 40 && /redis/i.test(String(entry.msg))),
     );
 
-    redis = await startRedisServer(port);
-    for (const instance of [first, second]) {
-      await waitFor("readiness to recover", async () => (await readiness(instance)).status === 200, 10_000);
+    // The quiet user spends a little: 5 requests, well within each instance's share.
+    for (const instance of [first, first, first, second, second]) await ask(instance, quiet);
+    // The spender tries far more than is left (96): together the instances allow at most that,
+    // give or take one, as the first instance's last count from Redis was one request behind.
+    const served = [0, 0];
+    for (let i = 0; i < 2 * LIMIT; i++) {
+      const answer = await ask(i % 2 === 0 ? first : second, spender);
+      if (answer.status === 200) served[i % 2]! += 1;
+      else assertRateLimited(answer);
     }
-    assert.deepEqual(await readiness(first), { status: 200, redis: "up" });
-    // The restarted Redis kept nothing, so the shared count starts again from one.
-    assert.deepEqual([await usedOn(second), await usedOn(first)], [1, 2], "one budget again");
+    assert.deepEqual(served, [Math.ceil((LIMIT - 3) / 2), Math.ceil((LIMIT - 4) / 2)]);
+    assert.ok(served[0]! + served[1]! <= LIMIT - 4 + 1, `${served} served`);
+    const during = await metricsOf(first);
+    assert.equal(sampleValue(during, "assay_redis_up"), 0);
+    assert.equal(sampleValue(during, "assay_rate_limit_local_decisions_total", { limit: "user" }), 3 + LIMIT);
+
+    // Redis comes back empty (it keeps nothing on disk): the instances rebuild the counts they knew
+    // and add what they allowed alone, before Redis decides again.
+    redis = await startRedisServer(port);
+    const reconciled = [3 + served[0]!, 2 + served[1]!];
+    for (const [index, instance] of [first, second].entries()) {
+      await waitFor(
+        "the requests allowed alone to be added to Redis",
+        async () =>
+          sampleValue(await metricsOf(instance), "assay_rate_limit_reconciled_requests_total") ===
+          reconciled[index],
+        10_000,
+      );
+      assert.deepEqual(await readiness(instance), { status: 200, redis: "up" });
+      assert.equal(sampleValue(await metricsOf(instance), "assay_redis_up"), 1);
+    }
+    assert.equal(await usedOn(second, quiet), 2 + 5 + 1, "X-RateLimit-Used counts the outage's requests");
+    const refused = await ask(first, spender);
+    assertRateLimited(refused);
+    assert.equal(rateLimitOf(refused).used, LIMIT, "no fresh budget after the outage");
   });
 });

@@ -138,6 +138,7 @@ export function effectiveValues(config: Config): Record<string, string> {
     REDIS_URL: config.redisUrl ? maskPassword(config.redisUrl) : "(unset: in-memory rate limits)",
     ASSAY_DATA_DIR: config.dataDir,
     RATE_LIMIT_PER_HOUR: String(config.rateLimitPerHour),
+    RATE_LIMIT_INSTANCES: String(config.rateLimitInstances),
     ASSAY_TOKEN_PEPPER: config.tokenPepperIsDefault ? "(development default)" : "(set)",
     ASSAY_SESSION_SECRET: config.sessionSecretIsDefault ? "(derived from the pepper)" : "(set)",
     LOG_LEVEL: config.logLevel,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { createServer } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
@@ -121,6 +121,48 @@ async function stopRedisServer(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** A TCP proxy to a local port whose connections the test can cut and let through again. */
+async function startProxy(targetPort: number): Promise<{
+  port: number;
+  cut(): Promise<void>;
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(targetPort, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  const listen = async (port: number) => {
+    server.listen(port, "127.0.0.1");
+    await once(server, "listening");
+  };
+  await listen(0);
+  const address = server.address();
+  assert.ok(address && typeof address === "object");
+  const port = address.port;
+  const cut = async () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
+  return {
+    port,
+    cut,
+    restore: () => listen(port),
+    close: async () => {
+      if (server.listening) await cut();
+    },
+  };
+}
+
 async function deleteKeys(prefix: string): Promise<void> {
   const admin = await connectAdmin(REDIS_URL).catch(() => null);
   if (!admin) return; // Redis is down, so the test has already failed and left nothing behind.
@@ -182,7 +224,7 @@ describe("user budgets in memory", () => {
   test("a per-hour limit of 0 disables user limiting and allows every request", async () => {
     const limiter = await createLimiter({ perHour: 0 });
     assert.equal(limiter.enabled, false);
-    assert.deepEqual(limiter.status(), { backend: "memory", redisUp: null });
+    assert.deepEqual(limiter.status(), { backend: "memory", redisUp: null, shared: false });
     assert.equal(await limiter.ping(), true);
 
     const decisions = await consumeMany(50, () => limiter.consumeUser("user-1"));
@@ -237,6 +279,47 @@ describe("anonymous token buckets in memory", () => {
       [true, true, false],
     );
     assert.ok(decisions[2]!.retryAfterSeconds >= 59);
+  });
+});
+
+describe("shares of instances that count alone", () => {
+  test("with RATE_LIMIT_INSTANCES=2 and no Redis, an instance allows half of a user's budget, rounded up", async () => {
+    const limiter = await createLimiter({ perHour: 5, instances: 2 });
+    const decisions = await consumeMany(4, () => limiter.consumeUser("user-1"));
+    assert.deepEqual(
+      decisions.map((d) => [d.allowed, d.used, d.remaining, d.limit]),
+      [
+        [true, 3, 2, 5],
+        [true, 4, 1, 5],
+        [true, 5, 0, 5],
+        [false, 5, 0, 5],
+      ],
+      "Remaining is what this instance still allows; Used counts the other instance's share as spent",
+    );
+  });
+
+  test("an anonymous bucket counted alone is a share: part of the burst, refilled more slowly", async () => {
+    let nowMs = Date.parse("2026-01-01T00:00:00Z");
+    const limiter = await createLimiter({
+      instances: 2,
+      anonymousBurst: 5,
+      anonymousRefillSeconds: 1,
+      clock: () => nowMs,
+    });
+    const burst = await consumeMany(4, () => limiter.consumeAnonymous("203.0.113.7"));
+    assert.deepEqual(
+      burst.map((decision) => decision.allowed),
+      [true, true, true, false],
+    );
+    assert.equal(burst[3]?.limit, 3);
+    nowMs += 1999;
+    assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, false, "refills every 2 s");
+    nowMs += 1;
+    assert.equal((await limiter.consumeAnonymous("203.0.113.7")).allowed, true);
+  });
+
+  test("an instance count below 1 is refused when the limiter is created", async () => {
+    await assert.rejects(createLimiter({ instances: 0 }), RangeError);
   });
 });
 
@@ -303,8 +386,19 @@ describe("Redis outages", () => {
   test("with nothing listening at the Redis URL, requests are answered quickly from memory and one warning is logged", async () => {
     const logger = recordingLogger();
     const url = `redis://127.0.0.1:${await unusedPort()}`;
-    const limiter = await createLimiter({ perHour: 3, redisUrl: url, logger, anonymousBurst: 2 });
-    assert.deepEqual(limiter.status(), { backend: "redis", redisUp: false });
+    let reconnects = 0;
+    const local: string[] = [];
+    const limiter = await createLimiter({
+      perHour: 3,
+      redisUrl: url,
+      logger,
+      anonymousBurst: 2,
+      observer: {
+        redisReconnecting: () => reconnects++,
+        decidedLocally: (limit) => local.push(limit),
+      },
+    });
+    assert.deepEqual(limiter.status(), { backend: "redis", redisUp: false, shared: false });
 
     for (let round = 0; round < 2; round++) {
       const user = await timed(() => limiter.consumeUser(`user-${round}`));
@@ -313,41 +407,98 @@ describe("Redis outages", () => {
       assert.equal(user.value.allowed, true);
       assert.equal(user.value.used, 1);
       assert.equal(anonymous.value.allowed, true);
-      // Let several reconnection attempts fail; none of them may log again.
-      await sleep(600);
+      // Let more reconnection attempts fail; none of them may log again.
+      const seen = reconnects;
+      await waitFor(() => reconnects >= seen + 2);
     }
     const denied = await consumeMany(3, () => limiter.consumeUser("user-0"));
     assert.equal(denied.at(-1)?.allowed, false, "the memory fallback still enforces the budget");
     assert.equal(await limiter.ping(), false);
     assert.equal(logger.count("warn"), 1);
+    assert.deepEqual(local, ["user", "anonymous", "user", "anonymous", "user", "user", "user"]);
   });
 
-  test("when Redis stops and returns, memory answers meanwhile and the shared budget resumes", async (t) => {
+  test("two instances keep the remaining budget between them while Redis is down, and add what they spent when it returns empty", async (t) => {
     const port = await unusedPort();
     let server = await startRedisServer(port);
     t.after(() => stopRedisServer(server));
     const url = `redis://127.0.0.1:${port}`;
     const [firstLog, secondLog] = [recordingLogger(), recordingLogger()];
-    const first = await createLimiter({ perHour: 10, redisUrl: url, logger: firstLog });
-    const second = await createLimiter({ perHour: 10, redisUrl: url, logger: secondLog });
-    await first.consumeUser("user-1");
-    assert.equal((await second.consumeUser("user-1")).used, 2);
+    const reconciled = [0, 0];
+    const options = (index: number) => ({
+      perHour: 20,
+      instances: 2,
+      redisUrl: url,
+      observer: { reconciled: (requests: number) => (reconciled[index]! += requests) },
+    });
+    const first = await createLimiter({ ...options(0), logger: firstLog });
+    const second = await createLimiter({ ...options(1), logger: secondLog });
+    const admin = await connectAdmin(url);
+    t.after(() => admin.disconnect());
+    const key = "assay:rl:user:user-1";
+    // A window with ten minutes left, as if it had opened fifty minutes ago.
+    await admin.set(key, "0", "PX", 600_000);
+    const spentBefore = [];
+    for (let i = 0; i < 4; i++)
+      spentBefore.push((await (i % 2 === 0 ? first : second).consumeUser("user-1")).used);
+    assert.deepEqual(spentBefore, [1, 2, 3, 4], "one shared count while Redis is up");
 
     await stopRedisServer(server);
     await waitFor(() => first.status().redisUp === false && second.status().redisUp === false);
     const during = await timed(() => first.consumeUser("user-1"));
     assert.ok(during.ms < FAST_MS, `${during.ms} ms`);
-    assert.equal(during.value.allowed, true);
-    assert.equal(during.value.used, 1, "counted in this process's memory, not in Redis");
+    assert.deepEqual(
+      [during.value.allowed, during.value.used, during.value.remaining],
+      [true, 12, 8],
+      "the first instance last saw 3 spent: its share is ceil(17 / 2) = 9, 8 of them left",
+    );
+    const allowed = [1, 0];
+    for (let i = 0; i < 40; i++) {
+      const index = i % 2;
+      if ((await (index === 0 ? first : second).consumeUser("user-1")).allowed) allowed[index]! += 1;
+    }
+    // 16 were left; the first instance's count was one request behind, so it may allow one more.
+    assert.deepEqual(allowed, [9, 8]);
 
     server = await startRedisServer(port);
-    await waitFor(() => first.status().redisUp === true && second.status().redisUp === true);
-    const resumed = await first.consumeUser("user-1");
-    assert.equal((await second.consumeUser("user-1")).used, resumed.used + 1);
+    const restarted = await connectAdmin(url);
+    t.after(() => restarted.disconnect());
+    await waitFor(() => first.status().shared && second.status().shared);
+    assert.deepEqual(reconciled, [9, 8], "every request allowed alone was added to Redis");
+    const after = await first.consumeUser("user-1");
+    assert.equal(after.allowed, false, "no fresh budget: 4 + 17 were spent");
+    assert.equal(after.used, 20);
+    // The rebuilt count is the 4 both instances knew of, counted once, plus the 17; and the window
+    // still closes when it would have, not an hour after Redis came back.
+    assert.equal(Number(await restarted.get(key)), 4 + 17 + 1);
+    const ttl = await restarted.pttl(key);
+    assert.ok(ttl > 0 && ttl <= 600_000, `${ttl} ms left`);
     for (const logger of [firstLog, secondLog]) {
       assert.equal(logger.count("warn"), 1);
       assert.equal(logger.count("info"), 1);
     }
+  });
+
+  test("when Redis was only out of reach and kept its counts, an instance adds just what it spent alone", async (t) => {
+    const port = await unusedPort();
+    const server = await startRedisServer(port);
+    t.after(() => stopRedisServer(server));
+    const proxy = await startProxy(port);
+    t.after(() => proxy.close());
+    const url = `redis://127.0.0.1:${proxy.port}`;
+    const limiter = await createLimiter({ perHour: 100, instances: 2, redisUrl: url });
+    const direct = await createLimiter({ perHour: 100, redisUrl: `redis://127.0.0.1:${port}` });
+    await consumeMany(5, () => limiter.consumeUser("user-1"));
+
+    await proxy.cut();
+    await waitFor(() => limiter.status().redisUp === false);
+    await consumeMany(3, () => limiter.consumeUser("user-1"));
+    // Meanwhile an instance that still reaches Redis spends from the shared count.
+    assert.equal((await direct.consumeUser("user-1")).used, 6);
+
+    await proxy.restore();
+    await waitFor(() => limiter.status().shared);
+    assert.equal((await limiter.consumeUser("user-1")).used, 5 + 1 + 3 + 1);
   });
 
   test("a limiter started while Redis is down keeps retrying and shares the budget once Redis is up", async (t) => {

@@ -1,10 +1,13 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
+import { UserBudgets } from "./rate-limit-users.ts";
 import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from "rate-limiter-flexible";
+  type RateLimitLogger,
+  RedisConnection,
+  type RedisObserver,
+  withinDeadline,
+} from "./redis-connection.ts";
+
+export type { RateLimitLogger } from "./redis-connection.ts";
 
 /**
  * The outcome of one counted request, with every number the HTTP layer puts in the rate-limit
@@ -15,9 +18,15 @@ export interface RateLimitDecision {
   allowed: boolean;
   /** The size of the budget: requests per hour for users, the burst size for anonymous clients. */
   limit: number;
-  /** Requests still available now; 0 when denied. */
+  /**
+   * Requests still available now; 0 when denied. When this process decided alone, what it will
+   * still allow from its share.
+   */
   remaining: number;
-  /** Requests counted against the budget, capped at `limit`; `used + remaining === limit`. */
+  /**
+   * Requests counted against the budget, capped at `limit`; `used + remaining === limit`. When this
+   * process decided alone, the other instances' shares count as spent.
+   */
   used: number;
   /** Epoch seconds at which the budget is full again. */
   resetEpochSeconds: number;
@@ -25,10 +34,12 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
-/** The subset of a pino logger the limiter writes to. */
-export interface RateLimitLogger {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
+/** Told of what the limiter does apart from deciding: metrics count it, tests wait on it. */
+export interface RateLimitObserver extends RedisObserver {
+  /** A request was decided by this process alone because the configured Redis could not decide it. */
+  decidedLocally?(limit: "user" | "anonymous"): void;
+  /** Requests allowed alone during an outage were added to the shared counts in Redis. */
+  reconciled?(requests: number): void;
 }
 
 /** How to build a {@link RateLimiter}; `src/config.ts` parses these from the environment. */
@@ -37,6 +48,12 @@ export interface RateLimiterOptions {
   perHour: number;
   /** Shares every budget across server instances through this Redis; unset keeps counts in memory. */
   redisUrl?: string;
+  /**
+   * How many instances serve the API together; defaults to 1. Whenever this process decides alone
+   * (no Redis, or Redis unreachable) it allows only its share of each budget, so the instances
+   * together stay within it.
+   */
+  instances?: number;
   /** Prefix of every Redis key the limiter writes; defaults to `assay:rl`. */
   keyPrefix?: string;
   /** Requests an anonymous client may send at once before the trickle applies; defaults to 20. */
@@ -45,8 +62,10 @@ export interface RateLimiterOptions {
   anonymousRefillSeconds?: number;
   /** Where Redis outages and recoveries are reported. */
   logger: RateLimitLogger;
+  /** Told of local decisions, reconciliations and the connection's changes. */
+  observer?: RateLimitObserver;
   /**
-   * The time in epoch milliseconds for the in-memory anonymous buckets; defaults to `Date.now`.
+   * The time in epoch milliseconds for what this process decides alone; defaults to `Date.now`.
    * Tests pass a clock they move, so a refill is seen without waiting for it.
    */
   clock?: () => number;
@@ -61,6 +80,11 @@ export interface RateLimiterStatus {
    * but slow still counts as up: each command that misses the 100 ms deadline falls back on its own.
    */
   redisUp: boolean | null;
+  /**
+   * Whether Redis decides user budgets right now: connected, and told of every request this process
+   * allowed alone meanwhile. False from an outage's start until its reconciliation is done.
+   */
+  shared: boolean;
 }
 
 const WINDOW_SECONDS = 3600;
@@ -69,14 +93,13 @@ const DEFAULT_ANONYMOUS_BURST = 20;
 const DEFAULT_ANONYMOUS_REFILL_SECONDS = 3;
 /** A Redis that does not answer within this long is treated as down for that request. */
 const REDIS_DEADLINE_MS = 100;
-/** Commands still unanswered this long are abandoned, so a hung Redis cannot pile them up. */
-const REDIS_COMMAND_TIMEOUT_MS = 2000;
-const REDIS_CONNECT_TIMEOUT_MS = 1000;
-const REDIS_MAX_RECONNECT_DELAY_MS = 1000;
+/** How long a readiness probe waits for Redis to answer PING. */
+const REDIS_PING_DEADLINE_MS = 1000;
 const MEMORY_SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Per-user fixed-window budgets and per-address token buckets, in memory or shared through Redis.
+ * Per-user fixed-window budgets and per-address token buckets, shared through Redis or decided by
+ * this process alone.
  *
  * Authenticated requests spend from a budget of `perHour` requests per user. The window is fixed: it
  * opens with the user's first counted request and closes an hour later, whatever happened in between.
@@ -85,9 +108,11 @@ const MEMORY_SWEEP_INTERVAL_MS = 60_000;
  * stays on even when `perHour` is 0, because it guards authentication rather than capacity.
  *
  * With a Redis URL, all instances share one exact budget (counting is a single Lua script, so
- * concurrent requests cannot overspend it). While Redis is unreachable, each instance counts in its
- * own memory instead: requests keep being served, the budget is per process for the duration, and
- * those counts are not merged back into Redis when it returns.
+ * concurrent requests cannot overspend it). Whenever this process has to decide alone (Redis
+ * unreachable, too slow for one request, or not configured) it allows only its share of each budget,
+ * `1 / instances` of what Redis last said was left, so the instances together keep the global
+ * budget. When Redis returns, what was allowed alone is added to the shared counts before Redis
+ * decides again (docs/api.md "Rate limit").
  */
 export class RateLimiter {
   /** False when `perHour` is 0: users are never limited and callers should omit the headers. */
@@ -96,29 +121,52 @@ export class RateLimiter {
   readonly #users: UserBudgets | null;
   readonly #anonymous: AnonymousBuckets;
   readonly #redis: RedisConnection | null;
+  readonly #clock: () => number;
 
   private constructor(options: RateLimiterOptions, redis: RedisConnection | null) {
     assertIntegerAtLeast("perHour", options.perHour, 0);
+    const instances = options.instances ?? 1;
+    assertIntegerAtLeast("instances", instances, 1);
     const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    const observer = options.observer ?? {};
     this.enabled = options.perHour > 0;
     this.#perHour = options.perHour;
     this.#redis = redis;
-    this.#users = this.enabled ? createUserLimiter(options.perHour, `${prefix}:user`, redis) : null;
-    this.#anonymous = new AnonymousBuckets(
-      options.anonymousBurst ?? DEFAULT_ANONYMOUS_BURST,
-      options.anonymousRefillSeconds ?? DEFAULT_ANONYMOUS_REFILL_SECONDS,
-      `${prefix}:anon`,
+    this.#clock = options.clock ?? Date.now;
+    this.#users = this.enabled
+      ? new UserBudgets({
+          perHour: options.perHour,
+          instances,
+          windowSeconds: WINDOW_SECONDS,
+          keyPrefix: `${prefix}:user`,
+          redis,
+          deadlineMs: REDIS_DEADLINE_MS,
+          clock: this.#clock,
+          events: {
+            decidedLocally: () => observer.decidedLocally?.("user"),
+            reconciled: (requests) => observer.reconciled?.(requests),
+          },
+        })
+      : null;
+    this.#anonymous = new AnonymousBuckets({
+      burst: options.anonymousBurst ?? DEFAULT_ANONYMOUS_BURST,
+      refillSeconds: options.anonymousRefillSeconds ?? DEFAULT_ANONYMOUS_REFILL_SECONDS,
+      instances,
+      keyPrefix: `${prefix}:anon`,
       redis,
-      options.clock ?? Date.now,
-    );
+      clock: this.#clock,
+      decidedLocally: () => observer.decidedLocally?.("anonymous"),
+    });
   }
 
   /**
    * Builds a limiter and, when a Redis URL is given, connects to it. A Redis that is down at start is
-   * not an error: the limiter counts in memory, logs one warning and keeps reconnecting.
+   * not an error: the limiter decides alone, logs one warning and keeps reconnecting.
    */
   static async create(options: RateLimiterOptions): Promise<RateLimiter> {
-    const redis = options.redisUrl ? new RedisConnection(options.redisUrl, options.logger) : null;
+    const redis = options.redisUrl
+      ? new RedisConnection(options.redisUrl, options.logger, options.observer)
+      : null;
     const limiter = new RateLimiter(options, redis);
     await redis?.connect();
     return limiter;
@@ -130,12 +178,15 @@ export class RateLimiter {
    */
   async consumeUser(userKey: string): Promise<RateLimitDecision> {
     if (!this.#users) return unlimitedDecision();
-    const { shared, memory } = this.#users;
-    // Memory stands in while Redis is down, and for each request Redis does not answer in time.
-    const spent =
-      (shared && (await withinDeadline(spendPoint(shared, userKey), REDIS_DEADLINE_MS))) ??
-      (await spendPoint(memory, userKey));
-    return windowDecision(spent.res, this.#perHour, spent.allowed);
+    const decision = await this.#users.consume(userKey);
+    return {
+      allowed: decision.allowed,
+      limit: this.#perHour,
+      remaining: decision.remaining,
+      used: decision.used,
+      resetEpochSeconds: Math.ceil((this.#clock() + decision.msLeft) / 1000),
+      retryAfterSeconds: decision.allowed ? 0 : Math.max(1, Math.ceil(decision.msLeft / 1000)),
+    };
   }
 
   /** Counts one request that carried no valid token against its client address's token bucket. */
@@ -145,92 +196,23 @@ export class RateLimiter {
 
   /** Reports the configured store and whether Redis is reachable right now. */
   status(): RateLimiterStatus {
-    if (!this.#redis) return { backend: "memory", redisUp: null };
-    return { backend: "redis", redisUp: this.#redis.isReady };
+    if (!this.#redis) return { backend: "memory", redisUp: null, shared: false };
+    // With user limiting off there is nothing to reconcile: shared as soon as connected.
+    const shared = this.#users ? this.#users.sharedOpen : this.#redis.isReady;
+    return { backend: "redis", redisUp: this.#redis.isReady, shared };
   }
 
-  /** True when Redis answers PING, or when no Redis is configured (for readiness probes). */
+  /** True when Redis answers PING within a second, or when no Redis is configured. */
   async ping(): Promise<boolean> {
-    return this.#redis ? this.#redis.ping() : true;
+    return this.#redis ? this.#redis.ping(REDIS_PING_DEADLINE_MS) : true;
   }
 
   /** Stops background work and disconnects from Redis, letting the process exit. */
   async close(): Promise<void> {
+    this.#users?.close();
     this.#anonymous.close();
     await this.#redis?.close();
   }
-}
-
-/** The per-user windows: in Redis when one is configured, and in memory as its stand-in. */
-interface UserBudgets {
-  shared: RateLimiterAbstract | null;
-  memory: RateLimiterAbstract;
-}
-
-function createUserLimiter(perHour: number, keyPrefix: string, redis: RedisConnection | null): UserBudgets {
-  const memory = new RateLimiterMemory({ points: perHour, duration: WINDOW_SECONDS, keyPrefix });
-  const shared =
-    redis &&
-    new RateLimiterRedis({
-      storeClient: redis.client,
-      points: perHour,
-      duration: WINDOW_SECONDS,
-      keyPrefix,
-      // Skip Redis entirely while it is reconnecting, rather than failing each command on its own.
-      rejectIfRedisNotReady: true,
-    });
-  return { shared, memory };
-}
-
-/** One point taken from `limiter`'s window for `key`, whether or not the window had one left. */
-async function spendPoint(
-  limiter: RateLimiterAbstract,
-  key: string,
-): Promise<{ res: RateLimiterRes; allowed: boolean }> {
-  try {
-    return { res: await limiter.consume(key), allowed: true };
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { res: rejection, allowed: false };
-    throw rejection;
-  }
-}
-
-/**
- * What `work` resolves to, or null when it fails or has not settled `ms` after the call. At the
- * deadline it lets the event loop read pending I/O once more before giving up: a reply that arrived
- * while this process was busy (a burst of requests, a garbage collection) must not be taken for a
- * slow Redis, because Redis has already counted that request and counting it again in memory would
- * let the instances together spend more than the shared budget.
- */
-function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T | null> {
-  return new Promise((resolve) => {
-    // Timers run before the poll phase that reads sockets, and immediates after it.
-    const timer = setTimeout(() => setImmediate(() => resolve(null)), ms);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(null);
-      },
-    );
-  });
-}
-
-function windowDecision(res: RateLimiterRes, limit: number, allowed: boolean): RateLimitDecision {
-  // The counter keeps growing past the limit on denied requests; the headers never show that.
-  const used = Math.min(res.consumedPoints, limit);
-  const msLeft = Math.max(res.msBeforeNext, 0);
-  return {
-    allowed,
-    limit,
-    remaining: limit - used,
-    used,
-    resetEpochSeconds: Math.ceil((Date.now() + msLeft) / 1000),
-    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)),
-  };
 }
 
 function unlimitedDecision(): RateLimitDecision {
@@ -303,40 +285,60 @@ function bucketDecision(state: BucketState, intervalMs: number, burst: number): 
   };
 }
 
-/** Token buckets per client address, in Redis when it is up and in process memory otherwise. */
+/** Options of {@link AnonymousBuckets}. */
+interface AnonymousBucketOptions {
+  burst: number;
+  refillSeconds: number;
+  instances: number;
+  keyPrefix: string;
+  redis: RedisConnection | null;
+  clock: () => number;
+  /** Called for each request decided in memory although Redis is configured. */
+  decidedLocally(): void;
+}
+
+/**
+ * Token buckets per client address, in Redis when it is up and in process memory otherwise. In
+ * memory each instance's bucket is its share: `1 / instances` of the burst, refilled `instances`
+ * times slower. Buckets are not merged back into Redis when it returns: a bucket is full again within
+ * burst × refill seconds (a minute by default), so an outage's spending is soon forgotten anyway.
+ */
 class AnonymousBuckets {
   readonly #burst: number;
   readonly #intervalMs: number;
+  readonly #localBurst: number;
+  readonly #localIntervalMs: number;
   readonly #keyPrefix: string;
   readonly #redis: RedisConnection | null;
   readonly #memory = new Map<string, number>();
   readonly #sweeper: NodeJS.Timeout;
   readonly #clock: () => number;
+  readonly #decidedLocally: () => void;
 
-  constructor(
-    burst: number,
-    refillSeconds: number,
-    keyPrefix: string,
-    redis: RedisConnection | null,
-    clock: () => number,
-  ) {
+  constructor(options: AnonymousBucketOptions) {
+    const { burst, refillSeconds, instances, redis } = options;
     assertIntegerAtLeast("anonymousBurst", burst, 1);
     if (!(Number.isFinite(refillSeconds) && refillSeconds > 0)) {
       throw new RangeError(`anonymousRefillSeconds must be a positive number, got ${refillSeconds}`);
     }
     this.#burst = burst;
     this.#intervalMs = Math.max(1, Math.round(refillSeconds * 1000));
-    this.#keyPrefix = keyPrefix;
+    this.#localBurst = Math.ceil(burst / instances);
+    this.#localIntervalMs = this.#intervalMs * instances;
+    this.#keyPrefix = options.keyPrefix;
     this.#redis = redis;
-    this.#clock = clock;
+    this.#clock = options.clock;
+    this.#decidedLocally = options.decidedLocally;
     redis?.client.defineCommand("assayTakeToken", { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
     this.#sweeper = setInterval(() => this.#sweepFullBuckets(), MEMORY_SWEEP_INTERVAL_MS);
     this.#sweeper.unref();
   }
 
   async take(clientAddress: string): Promise<RateLimitDecision> {
-    const state = (await this.#takeFromRedis(clientAddress)) ?? this.#takeFromMemory(clientAddress);
-    return bucketDecision(state, this.#intervalMs, this.#burst);
+    const shared = await this.#takeFromRedis(clientAddress);
+    if (shared) return bucketDecision(shared, this.#intervalMs, this.#burst);
+    if (this.#redis) this.#decidedLocally();
+    return bucketDecision(this.#takeFromMemory(clientAddress), this.#localIntervalMs, this.#localBurst);
   }
 
   close(): void {
@@ -357,8 +359,8 @@ class AnonymousBuckets {
     const state = takeToken(
       this.#memory.get(clientAddress) ?? null,
       this.#clock(),
-      this.#intervalMs,
-      this.#burst,
+      this.#localIntervalMs,
+      this.#localBurst,
     );
     if (state.allowed) this.#memory.set(clientAddress, state.fullAtMs);
     return state;
@@ -370,88 +372,6 @@ class AnonymousBuckets {
     for (const [address, fullAtMs] of this.#memory) {
       if (fullAtMs <= now) this.#memory.delete(address);
     }
-  }
-}
-
-/**
- * One ioredis client set up to fail fast, plus the bookkeeping that logs each outage exactly once:
- * a warning when the connection is lost (or never made) and an info line when it is back.
- */
-class RedisConnection {
-  readonly client: Redis;
-  readonly #logger: RateLimitLogger;
-  #outageLogged = false;
-  #closing = false;
-  #lastError: Error | null = null;
-
-  constructor(url: string, logger: RateLimitLogger) {
-    this.#logger = logger;
-    this.client = new Redis(url, {
-      lazyConnect: true,
-      // Without a queue, commands issued while disconnected reject at once instead of waiting.
-      enableOfflineQueue: false,
-      // Commands in flight when the connection drops reject at once instead of being retried.
-      maxRetriesPerRequest: 0,
-      // Requests stop waiting after REDIS_DEADLINE_MS; this frees the commands of a Redis that is
-      // connected but not answering (paused, overloaded, partitioned).
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-      retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),
-    });
-    this.client.on("ready", () => this.#markUp());
-    this.client.on("error", (error: Error) => {
-      this.#lastError = error;
-      // A failed connection attempt may report only an error; a lost connection also reports "close".
-      if (!this.isReady) this.#markDown();
-    });
-    this.client.on("close", () => this.#markDown());
-  }
-
-  get isReady(): boolean {
-    return this.client.status === "ready";
-  }
-
-  /** Resolves once the first attempt has succeeded or failed; later attempts run in the background. */
-  async connect(): Promise<void> {
-    await this.client.connect().catch(() => undefined);
-  }
-
-  async ping(): Promise<boolean> {
-    try {
-      return (await this.client.ping()) === "PONG";
-    } catch {
-      return false;
-    }
-  }
-
-  async close(): Promise<void> {
-    this.#closing = true;
-    if (this.isReady) {
-      try {
-        await this.client.quit();
-        return;
-      } catch {
-        // Fall through: the connection is going away anyway.
-      }
-    }
-    this.client.disconnect();
-  }
-
-  #markUp(): void {
-    if (this.#outageLogged) {
-      this.#logger.info({}, "Redis is reachable again; rate limits are shared across instances again");
-    }
-    this.#outageLogged = false;
-    this.#lastError = null;
-  }
-
-  #markDown(): void {
-    if (this.#closing || this.#outageLogged) return;
-    this.#outageLogged = true;
-    this.#logger.warn(
-      this.#lastError ? { err: this.#lastError } : {},
-      "Redis is unreachable; rate limits are counted in this process's memory until it returns",
-    );
   }
 }
 

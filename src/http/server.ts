@@ -76,8 +76,8 @@ export interface ServerRoutes {
   endpoints: ReadonlyMap<string, EndpointHandler>;
   /** The metrics route name of each endpoint path (e.g. `graphql`); unnamed ones count as `api`. */
   endpointRoutes?: ReadonlyMap<string, string>;
-  /** Readiness of dependencies: each named check true when it answers. */
-  readiness(): Promise<Record<string, "up" | "down" | "not configured">>;
+  /** Readiness of dependencies: whether to take traffic, and the state of each named check. */
+  readiness(): Promise<ReadinessReport>;
   /** The device login page's HTML, for the `user_code` in its URL (null when there is none). */
   devicePage(userCode: string | null): string;
   /** True for a value shaped like a credential, which is never echoed as a request id. */
@@ -86,6 +86,15 @@ export interface ServerRoutes {
   cliPackage(): Promise<ServedCliPackage>;
   /** The in-browser playground, whose assets are served under `/playground/`; none when absent. */
   playground?: Playground;
+}
+
+/**
+ * What `/readyz` answers. `ready` alone decides the status code (200 or 503); a check may be down
+ * without the instance being unready, as Redis is: the instance serves on without it.
+ */
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<string, "up" | "down" | "not configured">;
 }
 
 /** Where the server reports its requests, and whether it answers `/metrics` itself. */
@@ -202,8 +211,7 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
       } else if (path === "/healthz") {
         sendJson(res, 200, { status: "ok" });
       } else if (path === "/readyz") {
-        const checks = await routes.readiness();
-        const ready = Object.values(checks).every((state) => state !== "down");
+        const { ready, checks } = await routes.readiness();
         sendJson(res, ready ? 200 : 503, { status: ready ? "ready" : "not ready", checks });
       } else if (path === "/device") {
         sendDevicePage(req, res, routes);

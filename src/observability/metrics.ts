@@ -51,6 +51,8 @@ export class Metrics {
   private readonly graphqlOperations: Counter<"operation" | "outcome">;
   private readonly graphqlDuration: Histogram<"outcome">;
   private readonly rateLimited: Counter<"limit">;
+  private readonly rateLimitLocal: Counter<"limit">;
+  private readonly rateLimitReconciled: Counter;
   private readonly databaseErrors: Counter<"pool">;
   private readonly jobRuns: Counter<"kind" | "outcome">;
   private readonly jobDuration: Histogram<"kind">;
@@ -92,6 +94,17 @@ export class Metrics {
       name: "assay_rate_limited_requests_total",
       help: "Requests refused with 429 by the per-user or per-address (anonymous) rate limit.",
       labelNames: ["limit"],
+      registers,
+    });
+    this.rateLimitLocal = new Counter({
+      name: "assay_rate_limit_local_decisions_total",
+      help: "Rate-limit decisions this instance took alone, from its share of the budget, because the configured Redis was down or too slow to answer; by limit (user or anonymous).",
+      labelNames: ["limit"],
+      registers,
+    });
+    this.rateLimitReconciled = new Counter({
+      name: "assay_rate_limit_reconciled_requests_total",
+      help: "Requests allowed alone during a Redis outage and added to the shared counts once Redis was back.",
       registers,
     });
     this.databaseErrors = new Counter({
@@ -164,6 +177,31 @@ export class Metrics {
   /** Counts one request refused by a rate limit. */
   observeRateLimited(limit: RateLimitKind): void {
     this.rateLimited.inc({ limit });
+  }
+
+  /** Counts one rate-limit decision taken without Redis although Redis is configured. */
+  observeRateLimitDecidedLocally(limit: RateLimitKind): void {
+    this.rateLimitLocal.inc({ limit });
+  }
+
+  /** Counts requests of an outage added to the shared counts when Redis returned. */
+  observeRateLimitReconciled(requests: number): void {
+    this.rateLimitReconciled.inc(requests);
+  }
+
+  /**
+   * Reports `isUp` as `assay_redis_up` at each scrape. Called only when Redis is configured, so an
+   * instance without Redis has no such series rather than one that reads as an outage.
+   */
+  watchRedis(isUp: () => boolean): void {
+    new Gauge({
+      name: "assay_redis_up",
+      help: "1 while this instance's connection to Redis (REDIS_URL) is open, 0 while it is not.",
+      registers: [this.registry],
+      collect() {
+        this.set(isUp() ? 1 : 0);
+      },
+    });
   }
 
   /** Counts a failed statement or a lost connection of `pool`. */
