@@ -59,7 +59,7 @@ builder.mutationField("revokePat", (t) =>
     type: RevokePatRef,
     nullable: true,
     description:
-      "Revokes the personal access token this request is authenticated with. It stops working at once, on every instance.",
+      "Revokes the personal access token this request is authenticated with. It stops working at once on the instance that answers, and within a second on every other.",
     resolve: async (_root, _args, ctx) => {
       const tokenId = callingTokenId(ctx);
       const ok = await inTransaction(ctx, (tx) => revokeCallingToken(tx, tokenId));
@@ -208,7 +208,7 @@ builder.mutationField("revokePersonalAccessToken", (t) =>
     type: RevokePersonalAccessTokenPayload,
     nullable: true,
     description:
-      "Revokes one of your personal access tokens; it stops working at once. Revoking a revoked token changes nothing.",
+      "Revokes one of your personal access tokens; it stops working at once on the instance that answers, and within a second on every other. Revoking a revoked token changes nothing.",
     args: {
       input: t.arg({
         type: RevokePersonalAccessTokenInput,
