@@ -19,9 +19,10 @@ export interface BenchOptions {
 
 export const USAGE = `Usage: npm run bench [-- options]
 
-Loads a bare node:http server and Assay (embedded database; PostgreSQL and Redis too when
-DATABASE_URL / REDIS_URL are set) with wrk, or autocannon when wrk is not installed, and prints
-req/s, p50, p99 and the ratio to the bare server for two queries.
+Loads a bare node:http server, Apollo Server 5 on Assay's schema and context, and Assay
+(embedded database; PostgreSQL and Redis too when DATABASE_URL / REDIS_URL are set) with wrk, or
+autocannon when wrk is not installed, and prints req/s, p50, p99, the ratio to the bare server
+and Assay's ratio to Apollo on the same database for two queries.
 
 Options (environment variable in brackets):
   --quick              smoke run: 1 s warm-up, 2 s per measurement
@@ -30,7 +31,8 @@ Options (environment variable in brackets):
   --connections N      concurrent keep-alive connections, default 50 [BENCH_CONNECTIONS]
   --repeat N           measure each row N times, show the median and the spread, default 1 [BENCH_REPEAT]
   --tool NAME          wrk, autocannon or auto (wrk when installed), default auto [BENCH_TOOL]
-  --only GROUPS        comma-separated subset of bare,embedded,postgres [BENCH_ONLY]
+  --only GROUPS        comma-separated subset of bare,embedded,postgres (each database's
+                       group includes its Apollo row) [BENCH_ONLY]
   --help               this text
 `;
 

@@ -12,6 +12,8 @@ export interface Measurement {
   result: LoadResult;
   /** The bare server's result for the same query, when it ran. */
   bare: LoadResult | undefined;
+  /** Apollo Server's result for the same query on the same database (Assay rows only), when it ran. */
+  apollo: LoadResult | undefined;
   /** Cores' worth of CPU other programs used meanwhile (undefined where /proc is unreadable). */
   otherCores: number | undefined;
   /** (highest − lowest req/s) ÷ median req/s over repeated runs; undefined for one run. */
@@ -71,12 +73,13 @@ export function formatTable(rows: Measurement[]): string {
     "p50 ms",
     "p99 ms",
     "÷ bare",
+    "× Apollo",
     "non-2xx",
     "socket errors",
     "other CPU",
   ];
   if (withSpread) header.splice(3, 0, "spread");
-  const body = rows.map(({ target, query, result, bare, otherCores, spread }) => {
+  const body = rows.map(({ target, query, result, bare, apollo, otherCores, spread }) => {
     const cells = [
       target,
       query,
@@ -84,6 +87,7 @@ export function formatTable(rows: Measurement[]): string {
       result.p50Ms.toFixed(2),
       result.p99Ms.toFixed(2),
       bare ? (result.requestsPerSecond / bare.requestsPerSecond).toFixed(3) : "–",
+      apollo ? (result.requestsPerSecond / apollo.requestsPerSecond).toFixed(2) : "–",
       String(result.non2xx),
       String(result.socketErrors),
       otherCores === undefined ? "?" : otherCores.toFixed(2),

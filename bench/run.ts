@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: loads a bare `node:http` server and Assay in its configurations (embedded
+ * `npm run bench`: loads a bare `node:http` server, Apollo Server 5 on Assay's schema and context
+ * (bench/apollo-server.ts), and Assay in its configurations (embedded
  * database; PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set; graphql-js and
  * graphql-jit; rate limiting off and on) with two queries, each server alone on core 0 and the
  * load generator on core 1, and prints one table. `--help` lists the options; docs/benchmarks.md
@@ -27,6 +28,7 @@ import { describeRun, formatTable, type Measurement } from "./report.ts";
 import {
   allTargets,
   type BenchQuery,
+  backendOf,
   QUERIES,
   RATE_LIMIT_ON,
   requestHeaders,
@@ -57,9 +59,12 @@ function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** The environment Assay runs with for `target`: production-like, on an ephemeral port. */
+/**
+ * The environment Assay (or Apollo on Assay's schema) runs with for `target`: production-like, on
+ * an ephemeral port. Apollo reads the same settings: the database, the keys, the log level.
+ */
 function assayEnvironment(ctx: RunContext, target: Target, db: BenchDatabase): NodeJS.ProcessEnv {
-  const settings = target.assay!;
+  const settings = target.assay ?? { jit: false, rateLimit: "off", redis: false };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
@@ -113,8 +118,11 @@ async function startTarget(
   target: Target,
   db: BenchDatabase | undefined,
 ): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const script = path.join(import.meta.dirname, target.assay ? "server.ts" : "bare-server.ts");
-  const env = target.assay && db ? assayEnvironment(ctx, target, db) : process.env;
+  const script = path.join(
+    import.meta.dirname,
+    target.assay ? "server.ts" : target.apollo ? "apollo-server.ts" : "bare-server.ts",
+  );
+  const env = backendOf(target) && db ? assayEnvironment(ctx, target, db) : process.env;
   const child = spawnOnCore(ctx.pin ? SERVER_CORE : null, process.execPath, ["--import", "tsx", script], {
     cwd: ROOT,
     env,
@@ -140,7 +148,7 @@ interface QueryOutcome {
 /** The process names of the services `target` talks to, whose CPU is part of its work. */
 function servicesUsedBy(target: Target): Set<string> {
   const services = new Set<string>();
-  if (target.assay?.backend === "postgres") services.add(SERVICE_PROCESSES.postgres);
+  if (backendOf(target) === "postgres") services.add(SERVICE_PROCESSES.postgres);
   if (target.assay?.redis) services.add(SERVICE_PROCESSES.redis);
   return services;
 }
@@ -216,7 +224,7 @@ function chooseTool(options: BenchOptions, pin: boolean, cleanup: Cleanup, scrat
 
 async function servicesInUse(targets: Target[], ctx: RunContext): Promise<string[]> {
   const services: string[] = [];
-  if (ctx.databaseUrl && targets.some((t) => t.assay?.backend === "postgres")) {
+  if (ctx.databaseUrl && targets.some((t) => backendOf(t) === "postgres")) {
     services.push(`PostgreSQL ${await postgresVersion(ctx.databaseUrl)} (unpinned, same machine)`);
   }
   if (ctx.redisUrl && targets.some((t) => t.assay?.redis)) {
@@ -225,24 +233,34 @@ async function servicesInUse(targets: Target[], ctx: RunContext): Promise<string
   return services;
 }
 
+/** The figures the ratios divide by: the bare server's by query, Apollo's by database and query. */
+interface Baselines {
+  bare: Map<string, LoadResult>;
+  apollo: Map<string, LoadResult>;
+}
+
 /** Starts `target`, measures each query against it, and stops it. */
 async function measureTarget(
   ctx: RunContext,
   target: Target,
   db: BenchDatabase | undefined,
-  bare: Map<string, LoadResult>,
+  baselines: Baselines,
 ): Promise<Measurement[]> {
+  const { bare, apollo } = baselines;
   log(`\n${target.label}`);
   const server = await startTarget(ctx, target, db);
   const rows: Measurement[] = [];
   for (const query of QUERIES) {
     const { result, otherCores, spread } = await measureQuery(ctx, target, server, query, db);
-    if (!target.assay) bare.set(query.name, result);
+    const backend = backendOf(target);
+    if (!backend) bare.set(query.name, result);
+    if (target.apollo) apollo.set(`${target.apollo.backend} ${query.name}`, result);
     rows.push({
       target: target.label,
       query: query.name,
       result,
       bare: bare.get(query.name),
+      apollo: target.assay ? apollo.get(`${target.assay.backend} ${query.name}`) : undefined,
       otherCores,
       spread,
     });
@@ -326,11 +344,12 @@ async function runBench(
     }
     return db;
   };
-  const bare = new Map<string, LoadResult>();
+  const baselines: Baselines = { bare: new Map(), apollo: new Map() };
   const rows: Measurement[] = [];
   for (const target of targets) {
-    const db = target.assay ? await databaseFor(target.assay.backend) : undefined;
-    rows.push(...(await measureTarget(ctx, target, db, bare)));
+    const backend = backendOf(target);
+    const db = backend ? await databaseFor(backend) : undefined;
+    rows.push(...(await measureTarget(ctx, target, db, baselines)));
   }
 
   process.stdout.write(`\n${header.join("\n")}\n\n${formatTable(rows)}\n`);

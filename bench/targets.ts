@@ -15,7 +15,9 @@ export interface Target {
   label: string;
   /** Which `--only` group selects it. */
   group: "bare" | "embedded" | "postgres";
-  /** Assay's settings; absent for the bare server. */
+  /** Apollo Server 5 on Assay's schema and context (bench/apollo-server.ts), on this database. */
+  apollo?: { backend: "embedded" | "postgres" };
+  /** Assay's settings; absent for the bare server and Apollo. */
   assay?: {
     backend: "embedded" | "postgres";
     jit: boolean;
@@ -40,8 +42,22 @@ function assayTarget(
   };
 }
 
+function apolloTarget(backend: "embedded" | "postgres"): Target {
+  return {
+    label: `Apollo Server 5, ${backend === "postgres" ? "PostgreSQL" : "embedded"}, Assay's schema and context`,
+    group: backend,
+    apollo: { backend },
+  };
+}
+
+/** The database a target reads, if any. */
+export function backendOf(target: Target): "embedded" | "postgres" | undefined {
+  return target.assay?.backend ?? target.apollo?.backend;
+}
+
 /**
- * Every target the environment allows: the bare server; the embedded database with each
+ * Every target the environment allows: the bare server; Apollo Server before the Assay rows of
+ * each database (their "× Apollo" ratio needs its figure); the embedded database with each
  * execution engine and with the limit on in memory; the same on PostgreSQL (with Redis connected
  * when REDIS_URL is set) plus the limit counted in Redis. Rate-limit rows use graphql-js, the
  * default, so they compare with the graphql-js row above them.
@@ -50,6 +66,7 @@ export function allTargets(databaseUrl: string | undefined, redisUrl: string | u
   const targets: Target[] = [{ label: "bare node:http, fixed JSON", group: "bare" }];
   const embeddedRedis = redisUrl !== undefined && databaseUrl === undefined;
   targets.push(
+    apolloTarget("embedded"),
     assayTarget("embedded", false, false, "off"),
     assayTarget("embedded", false, true, "off"),
     assayTarget("embedded", false, false, "memory"),
@@ -58,6 +75,7 @@ export function allTargets(databaseUrl: string | undefined, redisUrl: string | u
   if (databaseUrl) {
     const redis = redisUrl !== undefined;
     targets.push(
+      apolloTarget("postgres"),
       assayTarget("postgres", redis, false, "off"),
       assayTarget("postgres", redis, true, "off"),
       assayTarget("postgres", false, false, "memory"),
@@ -118,7 +136,8 @@ export function requestHeaders(db: BenchDatabase | undefined): Record<string, st
 
 /**
  * Sends `query` once and throws unless the answer is right: 200, JSON, the expected data and no
- * errors from Assay, and the rate-limit headers present exactly when the target has the limit on.
+ * errors from Assay or Apollo, and the rate-limit headers present exactly when the target has the
+ * limit on (never for Apollo, which has no limiter).
  */
 export async function verifyAnswer(
   url: string,
@@ -140,13 +159,14 @@ export async function verifyAnswer(
   } catch {
     fail("the body is not JSON");
   }
-  if (!target.assay || !db) return;
+  if (backendOf(target) === undefined || !db) return;
   if (!isRecord(json) || json.errors !== undefined) fail("expected no errors");
   const problem = query.checkData(isRecord(json) ? json.data : undefined, db);
   if (problem) fail(problem);
   const limit = response.headers.get("x-ratelimit-limit");
-  if (target.assay.rateLimit === "off" && limit !== null) fail("rate limiting is on but should be off");
-  if (target.assay.rateLimit !== "off" && limit !== String(RATE_LIMIT_ON)) {
+  const rateLimit = target.assay?.rateLimit ?? "off";
+  if (rateLimit === "off" && limit !== null) fail("rate limiting is on but should be off");
+  if (rateLimit !== "off" && limit !== String(RATE_LIMIT_ON)) {
     fail(`expected x-ratelimit-limit ${RATE_LIMIT_ON}, got ${limit}`);
   }
 }

@@ -180,6 +180,7 @@ export async function startApp(
       authenticator: new CredentialAuthenticator(database.db, {
         tokenPepper: config.tokenPepper,
         sessionSecret: config.sessionSecret,
+        identityCacheMs: config.identityCacheMs,
         onTouchError: (err) =>
           isDatabaseUnavailable(err)
             ? availability.failed(err)

@@ -44,6 +44,8 @@ export interface Config {
   databasePoolSize: number;
   /** Take the client address from X-Forwarded-For (only behind a proxy that sets it). */
   trustProxy: boolean;
+  /** How long a checked personal access token is remembered, in ms (0 to 1000; 0: never). */
+  identityCacheMs: number;
   /** Prefix of every Redis key Assay writes. */
   redisKeyPrefix: string;
   /** Run the job worker (artifact processing, webhook delivery) inside the server. */
@@ -262,6 +264,7 @@ export function parseConfig(env: Env = process.env): Config {
     shutdownTimeoutSeconds: integer("ASSAY_SHUTDOWN_TIMEOUT_SECONDS", 10, 0, 3600),
     databasePoolSize: integer("ASSAY_DATABASE_POOL_SIZE", 10, 1, 1000),
     trustProxy: boolean("ASSAY_TRUST_PROXY", false),
+    identityCacheMs: integer("ASSAY_IDENTITY_CACHE_MS", 1000, 0, 1000),
     redisKeyPrefix: text("ASSAY_REDIS_KEY_PREFIX") ?? "assay:rl",
     worker: boolean("ASSAY_WORKER", true),
     workerPollMs: integer("ASSAY_WORKER_POLL_MS", 1000, 10, 60_000),
@@ -460,6 +463,12 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     default: "false",
     meaning:
       "Behind a load balancer: take the client address (for the unauthenticated rate limit) from X-Forwarded-For.",
+  },
+  {
+    name: "ASSAY_IDENTITY_CACHE_MS",
+    default: "1000",
+    meaning:
+      "How long an instance remembers a checked personal access token, so a client's further requests need no token lookup: 0 to 1000 ms (0 looks up every request). A token revoked elsewhere (another instance, the CLI, SQL) is refused everywhere within this time; through this instance's API, at once.",
   },
   {
     name: "ASSAY_REDIS_KEY_PREFIX",

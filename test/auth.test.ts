@@ -92,6 +92,13 @@ describe("authentication", () => {
     const beforeRevoking = await ask(server.endpoint, VIEWER, bearer(revoked.token));
     assert.equal(beforeRevoking.status, 200, "the token works until it is revoked");
     assert.equal(await revokeTokenByKey(server.db, revoked.row.key), true);
+    // Revoked as another process would (the CLI): the instance's identity cache may serve the token
+    // it just checked for up to a second more (test/identity-cache.test.ts).
+    await waitFor(
+      "the revocation to reach the server",
+      async () => (await ask(server.endpoint, VIEWER, bearer(revoked.token))).status === 401,
+      1500,
+    );
 
     const attempts: Array<[string, Record<string, string>]> = [
       ["missing", {}],

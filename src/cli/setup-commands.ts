@@ -151,6 +151,7 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_SHUTDOWN_TIMEOUT_SECONDS: String(config.shutdownTimeoutSeconds),
     ASSAY_DATABASE_POOL_SIZE: String(config.databasePoolSize),
     ASSAY_TRUST_PROXY: String(config.trustProxy),
+    ASSAY_IDENTITY_CACHE_MS: String(config.identityCacheMs),
     ASSAY_REDIS_KEY_PREFIX: config.redisKeyPrefix,
     ASSAY_WORKER: String(config.worker),
     ASSAY_WORKER_POLL_MS: String(config.workerPollMs),

@@ -110,7 +110,7 @@ export const tokenList: Command = {
   },
 };
 
-/** `token revoke`: stops a token working, immediately, on every instance. */
+/** `token revoke`: stops a token working on every instance within a second (their identity caches, `ASSAY_IDENTITY_CACHE_MS`). */
 export const tokenRevoke: Command = {
   name: "token revoke",
   summary: "Revoke a token by its id (from token list). Fails when there is no such active token.",

@@ -1,7 +1,7 @@
 import DataLoader from "dataloader";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
-import type { Database } from "../db/types.ts";
+import type { Database, UserRow } from "../db/types.ts";
 import type { Logger } from "../logger.ts";
 import { unauthenticated } from "./errors.ts";
 import { ConnectionLoaders } from "./pagination.ts";
@@ -15,6 +15,11 @@ export interface Viewer {
    * access token (a JWT, src/modules/auth/session-jwt.ts) did.
    */
   tokenId: string | null;
+  /**
+   * The user's row as the credential check read it, when it did (a personal access token: at most
+   * a second old, src/modules/auth/identity-cache.ts), so `viewer` costs no statement of its own.
+   */
+  user?: UserRow;
 }
 
 /**

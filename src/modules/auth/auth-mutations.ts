@@ -13,6 +13,7 @@ import {
 import { noSuchId } from "../accounts/access.ts";
 import { userById } from "../users/user-loaders.ts";
 import { UserRef } from "../users/user-type.ts";
+import { forgetRevokedToken } from "./identity-cache.ts";
 import {
   createOwnToken,
   refreshPersonalAccessToken,
@@ -58,9 +59,14 @@ builder.mutationField("revokePat", (t) =>
     type: RevokePatRef,
     nullable: true,
     description:
-      "Revokes the personal access token this request is authenticated with. It stops working at once, on every instance.",
-    resolve: (_root, _args, ctx) =>
-      inTransaction(ctx, async (tx) => ({ ok: await revokeCallingToken(tx, callingTokenId(ctx)) })),
+      "Revokes the personal access token this request is authenticated with. It stops working at once on the instance that answers, and within a second on every other.",
+    resolve: async (_root, _args, ctx) => {
+      const tokenId = callingTokenId(ctx);
+      const ok = await inTransaction(ctx, (tx) => revokeCallingToken(tx, tokenId));
+      // Committed: no request of this process may be answered from a cached identity of it.
+      forgetRevokedToken(tokenId);
+      return { ok };
+    },
   }),
 );
 
@@ -101,15 +107,15 @@ builder.mutationField("refreshPat", (t) =>
     nullable: true,
     description:
       "Trades the personal access token this request is authenticated with for a new one with the same name and a fresh lifetime of the same length, and revokes the old one. Accepts a token that expired less than 7 days ago (only for this mutation, sent alone); never a revoked one.",
-    resolve: (_root, _args, ctx) =>
-      inTransaction(ctx, async (tx) => {
-        const { token, row } = await refreshPersonalAccessToken(
-          tx,
-          ctx.config.tokenPepper,
-          callingTokenId(ctx),
-        );
+    resolve: async (_root, _args, ctx) => {
+      const oldTokenId = callingTokenId(ctx);
+      const issued = await inTransaction(ctx, async (tx) => {
+        const { token, row } = await refreshPersonalAccessToken(tx, ctx.config.tokenPepper, oldTokenId);
         return { token, expiry: row.expires_at, userId: row.user_id };
-      }),
+      });
+      forgetRevokedToken(oldTokenId);
+      return issued;
+    },
   }),
 );
 
@@ -202,7 +208,7 @@ builder.mutationField("revokePersonalAccessToken", (t) =>
     type: RevokePersonalAccessTokenPayload,
     nullable: true,
     description:
-      "Revokes one of your personal access tokens; it stops working at once. Revoking a revoked token changes nothing.",
+      "Revokes one of your personal access tokens; it stops working at once on the instance that answers, and within a second on every other. Revoking a revoked token changes nothing.",
     args: {
       input: t.arg({
         type: RevokePersonalAccessTokenInput,
@@ -214,6 +220,7 @@ builder.mutationField("revokePersonalAccessToken", (t) =>
       const key = keyOfId(input.id, "PersonalAccessToken", "id");
       const row = await inTransaction(ctx, (tx) => revokeOwnToken(tx, ctx.viewer.userId, key));
       if (!row) noSuchId(input.id);
+      forgetRevokedToken(row.id);
       return { ...echoOf(input), row };
     },
   }),

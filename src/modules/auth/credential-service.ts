@@ -11,6 +11,8 @@ export interface CredentialKeys {
   tokenPepper: string;
   sessionSecret: string;
   onTouchError?: (error: unknown) => void;
+  /** How long a checked personal access token is remembered (`ASSAY_IDENTITY_CACHE_MS`); 1000 when left out. */
+  identityCacheMs?: number;
 }
 
 /**
@@ -23,7 +25,7 @@ export class CredentialAuthenticator {
   private readonly sessions: SessionAuthenticator;
 
   constructor(db: Kysely<Database>, keys: CredentialKeys) {
-    this.tokens = new TokenAuthenticator(db, keys.tokenPepper, keys.onTouchError);
+    this.tokens = new TokenAuthenticator(db, keys.tokenPepper, keys.onTouchError, keys.identityCacheMs);
     this.sessions = new SessionAuthenticator(db, keys.sessionSecret);
   }
 

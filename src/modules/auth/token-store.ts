@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { Database, PersonalAccessTokenRow } from "../../db/types.ts";
+import type { Database, PersonalAccessTokenRow, UserRow } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /** The token row stored under `tokenHash`, if any. */
@@ -12,6 +12,60 @@ export function findTokenByHash(
     .selectAll()
     .where("token_hash", "=", tokenHash)
     .executeTakeFirst();
+}
+
+/**
+ * The token row stored under `tokenHash` and its user's row, in one statement: what a request's
+ * credential check needs, so that a request the identity cache answers needs no other.
+ */
+export async function findTokenAndUserByHash(
+  db: Kysely<Database>,
+  tokenHash: Buffer,
+): Promise<{ token: PersonalAccessTokenRow; user: UserRow } | undefined> {
+  const row = await db
+    .selectFrom("personal_access_tokens as t")
+    .innerJoin("users as u", "u.id", "t.user_id")
+    .selectAll("t")
+    .select([
+      "u.key as user_key",
+      "u.email as user_email",
+      "u.first_name as user_first_name",
+      "u.last_name as user_last_name",
+      "u.analytics_id as user_analytics_id",
+      "u.is_beta_tester as user_is_beta_tester",
+      "u.ide_subscription_plan as user_ide_subscription_plan",
+      "u.created_at as user_created_at",
+      "u.updated_at as user_updated_at",
+    ])
+    .where("t.token_hash", "=", tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const {
+    user_key,
+    user_email,
+    user_first_name,
+    user_last_name,
+    user_analytics_id,
+    user_is_beta_tester,
+    user_ide_subscription_plan,
+    user_created_at,
+    user_updated_at,
+    ...token
+  } = row;
+  // Spelled out field by field: a column added to users fails to compile here until it is read.
+  const user: UserRow = {
+    id: token.user_id,
+    key: user_key,
+    email: user_email,
+    first_name: user_first_name,
+    last_name: user_last_name,
+    analytics_id: user_analytics_id,
+    is_beta_tester: user_is_beta_tester,
+    ide_subscription_plan: user_ide_subscription_plan,
+    created_at: user_created_at,
+    updated_at: user_updated_at,
+  };
+  return { token, user };
 }
 
 /** Stores a new token's hash and metadata. */

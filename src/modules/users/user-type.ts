@@ -53,7 +53,8 @@ builder.queryField("viewer", (t) =>
     type: UserRef,
     nullable: true,
     description: "The user whose personal access token authenticated this request.",
-    resolve: (_root, _args, ctx) => userById(ctx).load(ctx.viewer.userId),
+    // The row the credential check read, when it did: no statement for `{ viewer { ... } }`.
+    resolve: (_root, _args, ctx) => ctx.viewer.user ?? userById(ctx).load(ctx.viewer.userId),
   }),
 );
 
