@@ -328,6 +328,39 @@ describe("readSarif", () => {
     assert.equal(results(events)[0]?.rule, null);
     assert.equal(results(events)[0]?.level, "warning");
   });
+
+  it("reads a large chunk piece by piece, whole characters at every cut, turning the event loop between pieces", async () => {
+    // Messages of emoji (two UTF-16 units, four bytes each) lie across the 64 Ki cuts; with and
+    // without a leading space, a cut of the text falls inside a pair at least once.
+    const message = `${"😀".repeat(10_000)}x`;
+    const document = {
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver },
+          results: Array.from({ length: 8 }, () => result({ message: { text: message } })),
+        },
+      ],
+    };
+    const text = JSON.stringify(document);
+    for (const chunk of [text, ` ${text}`, Buffer.from(text)]) {
+      let turns = 0;
+      const ticker = setInterval(() => {
+        turns += 1;
+      }, 0);
+      const events: SarifEvent[] = [];
+      try {
+        for await (const event of readSarif([chunk], { workDir: null })) events.push(event);
+      } finally {
+        clearInterval(ticker);
+      }
+      assert.deepEqual(
+        results(events).map((r) => r.message),
+        Array.from({ length: 8 }, () => message),
+      );
+      assert.ok(turns > 0, "timers ran while one chunk was read");
+    }
+  });
 });
 
 describe("readSarif rejects", () => {

@@ -359,6 +359,29 @@ function checkVersion(version: unknown): void {
 /** A chunk of the document: bytes (UTF-8) or text. */
 export type SarifChunk = Uint8Array | string;
 
+/**
+ * How much of a chunk the parser takes at once (bytes, or UTF-16 units of text). Between pieces
+ * the reader gives the event loop a turn; a piece is a few milliseconds of parsing.
+ */
+const PIECE_SIZE = 64 * 1024;
+
+/**
+ * `chunk` in pieces of at most {@link PIECE_SIZE}. Any cut will do: the tokenizer joins a UTF-8
+ * sequence or a surrogate pair split across two writes.
+ */
+function* piecesOf(chunk: SarifChunk): Generator<SarifChunk> {
+  for (let start = 0; start < chunk.length; start += PIECE_SIZE) {
+    yield typeof chunk === "string"
+      ? chunk.slice(start, start + PIECE_SIZE)
+      : chunk.subarray(start, start + PIECE_SIZE);
+  }
+}
+
+/** Resolves on the event loop's next turn, after pending I/O callbacks (unlike a microtask). */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** What the tokenizer writes after the absolute byte offset of a character it cannot read. */
 const TOKENIZER_POSITION = /absolute position "(\d+)"/;
 
@@ -485,8 +508,13 @@ export async function* readSarif(
   };
 
   for await (const chunk of source) {
-    feed(chunk);
-    yield* queue.splice(0);
+    for (const piece of piecesOf(chunk)) {
+      feed(piece);
+      yield* queue.splice(0);
+      // Parsing is synchronous and the consumer's work per result mostly is: without a turn of
+      // the event loop here, a large chunk would hold off every request of this process.
+      await yieldToEventLoop();
+    }
   }
   if (bytesRead === 0) throw new SarifFormatError("INVALID_JSON", "Invalid JSON: the document is empty.");
   feed(null);
