@@ -301,7 +301,8 @@ describe("secrets and report bodies in errors and log lines", () => {
       const logged = instance.log.entries().filter((entry) => entry.msg === "request").length;
       return logged >= answers.length;
     });
-    const secrets = [pat, dsn, UNKNOWN_SECRET, WEBHOOK_SECRET, MARKER];
+    // The marker's first ten characters too: V8 quotes that much of a body that is not JSON.
+    const secrets = [pat, dsn, UNKNOWN_SECRET, WEBHOOK_SECRET, MARKER, MARKER.slice(0, 10)];
     const leaks = [
       ...findLeaks("answers", answers.join("\n"), secrets),
       ...findLeaks("log", instance.log.text, secrets),

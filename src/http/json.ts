@@ -35,5 +35,6 @@ export function isJsonContentType(header: string | undefined): boolean {
  */
 export function jsonSyntaxReason(error: unknown): string {
   const message = error instanceof Error ? error.message : "invalid JSON";
-  return message.replace(/, "[\s\S]*" is not valid JSON$/, "");
+  // V8: `Unexpected token 'a', "abc" is not valid JSON`, or `"…"... is not valid JSON` when cut.
+  return message.replace(/, "[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "");
 }

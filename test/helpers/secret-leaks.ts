@@ -4,7 +4,7 @@ import { PAT_PREFIX } from "../../src/modules/auth/pat.ts";
 
 /**
  * The suite-wide check that no secret reaches an error answer or a log line (issue 13, item 6;
- * docs/testing.md "Secrets in logs and errors"). It has three parts, all in this file:
+ * docs/architecture.md "Secrets in logs and errors"). It has three parts, all in this file:
  *
  * - A registry of every secret the test process has seen: the builders register what they mint,
  *   `gql` registers secret-named variables, and every answer any server in the process sends
