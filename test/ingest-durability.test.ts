@@ -38,12 +38,12 @@ before(async () => {
 after(() => server?.stop());
 
 /** The worker's environment; `databaseUrl` reaches the database another way (through a proxy). */
-function workerEnv(databaseUrl?: string): NodeJS.ProcessEnv {
+function workerEnv(databaseUrl?: string, leaseSeconds = 1): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ASSAY_DATA_DIR: server.config.dataDir,
     ASSAY_TOKEN_PEPPER: server.config.tokenPepper,
-    ASSAY_JOB_LEASE_SECONDS: "1",
+    ASSAY_JOB_LEASE_SECONDS: String(leaseSeconds),
     ASSAY_WORKER_POLL_MS: "50",
     LOG_LEVEL: "info",
   };
@@ -54,10 +54,13 @@ function workerEnv(databaseUrl?: string): NodeJS.ProcessEnv {
 }
 
 /** Starts `assay worker`; resolves once it says it is running. */
-async function startWorker(databaseUrl?: string): Promise<{ child: ChildProcess; output: () => string }> {
+async function startWorker(
+  databaseUrl?: string,
+  leaseSeconds?: number,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "worker"], {
     cwd: ROOT,
-    env: workerEnv(databaseUrl),
+    env: workerEnv(databaseUrl, leaseSeconds),
     stdio: ["ignore", "pipe", "pipe"],
   });
   watchChildOutput(child, "worker process");
@@ -129,7 +132,9 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
   const { target, proxiedUrl } = databaseTarget(server);
   const proxy = new TcpProxy(target);
   await proxy.up();
-  const first = await startWorker(proxiedUrl(proxy.port));
+  // A lease long enough that the job is not claimed again while the first worker still runs (on
+  // a loaded machine its renewal can come late); the second worker waits for it to run out.
+  const first = await startWorker(proxiedUrl(proxy.port), 15);
   try {
     // "INSERT 0 <n>" is PostgreSQL's command tag for the batch once it ran.
     await withTimeout(

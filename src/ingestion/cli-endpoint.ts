@@ -398,7 +398,11 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
       const result = await execute(args);
       return result.errors ? { ...result, errors: result.errors.map((e) => masked(e, args, deps)) } : result;
     },
-    formatError: (error) => (error instanceof AssayError ? error : badRequest(error.message)),
+    // Errors that already carry a code (ours, and `masked`'s replacements) are shown as they are.
+    formatError: (error) =>
+      error instanceof GraphQLError && error.extensions?.code !== undefined
+        ? error
+        : badRequest(error.message),
   });
 
   /** Handles one request to the CLI endpoint; `record` gathers what the log line reports. */
