@@ -191,7 +191,7 @@ export async function startApp(
       metrics,
       tracing,
     });
-    const artifacts = createCliEndpoint({ db: database.db, config, logger, largeBodies });
+    const artifacts = createCliEndpoint({ db: database.db, config, logger, largeBodies, availability });
     const playground = createPlayground(EXAMPLES_DIR);
     const api = apiEndpoints(
       withPlayground(graphql, playground),
@@ -204,6 +204,7 @@ export async function startApp(
         endpoints: api.endpoints,
         endpointRoutes: api.routes,
         availability,
+        databaseRetryAfterSeconds: config.databaseRetryAfterSeconds,
         devicePage: renderDevicePage,
         isCredential: looksLikeCredential,
         readiness: async () => {

@@ -32,6 +32,8 @@ export interface Config {
   maxBodyBytes: number;
   /** How many request bodies over `maxBodyBytes` (artifact uploads) are held at once. */
   maxConcurrentUploads: number;
+  /** The `Retry-After` (seconds) of a 503 answered because the database cannot be reached. */
+  databaseRetryAfterSeconds: number;
   /** `production` hides validation suggestions and other development aids. */
   isProduction: boolean;
   installationName: string;
@@ -279,6 +281,7 @@ export function parseConfig(env: Env = process.env): Config {
     artifactMaxBytes: integer("ASSAY_ARTIFACT_MAX_BYTES", 268_435_456, 1024, 4_294_967_296),
     artifactMaxBodyBytes: integer("ASSAY_ARTIFACT_MAX_BODY_BYTES", 104_857_600, 1024, 1_073_741_824),
     maxConcurrentUploads: integer("ASSAY_MAX_CONCURRENT_UPLOADS", 3, 1, 1000),
+    databaseRetryAfterSeconds: integer("ASSAY_DATABASE_RETRY_AFTER_SECONDS", 5, 1, 3600),
     artifactTimeoutSeconds: integer("ASSAY_ARTIFACT_TIMEOUT_SECONDS", 3600, 1, 604_800),
     advisorySyncUrls,
     advisorySyncIntervalMs,
@@ -536,6 +539,12 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     default: "3",
     meaning:
       "How many request bodies over ASSAY_MAX_BODY_BYTES (artifact uploads) the server reads at once; one more gets HTTP 503 with Retry-After.",
+  },
+  {
+    name: "ASSAY_DATABASE_RETRY_AFTER_SECONDS",
+    default: "5",
+    meaning:
+      "The Retry-After, in seconds (1 to 3600), of the HTTP 503 a request gets while the database cannot be reached.",
   },
   {
     name: "ASSAY_ARTIFACT_TIMEOUT_SECONDS",

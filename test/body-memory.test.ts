@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { after, test } from "node:test";
+import { watchChildOutput } from "./helpers/secret-leaks.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MB = 1024 * 1024;
@@ -39,9 +40,10 @@ async function startServer(): Promise<{ child: ChildProcess; url: string; dataDi
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "pipe", "ignore"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
+  watchChildOutput(child, "server process");
   const lines = readline.createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const exited = new Promise<never>((_, reject) =>
     child.once("exit", (code) => reject(new Error(`the server exited with ${code} before listening`))),

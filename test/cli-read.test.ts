@@ -10,10 +10,11 @@ import { type Command, formatCommandHelp } from "../src/cli/command.ts";
 import { COMMANDS, commandsOfGroup, groupOf } from "../src/cli/commands.ts";
 import { parseConfig } from "../src/config.ts";
 import type { RepositoryRow } from "../src/db/types.ts";
-import { createLogger } from "../src/logger.ts";
 import { findRepositoryByDsnToken, repositoryDsn } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { testLogger } from "./helpers/log-capture.ts";
+import { recordedLevel } from "./helpers/server.ts";
 
 /**
  * The admin CLI's read commands (`user list`, `account list`, `repository list`, `repository
@@ -101,7 +102,7 @@ describe("the CLI's read commands on a seeded database", () => {
       ASSAY_WORKER: "false",
       LOG_LEVEL: "silent",
     });
-    app = await startApp(config, createLogger(config.logLevel));
+    app = await startApp(config, testLogger("cli read app", recordedLevel(config)).logger);
     const db = app.database.db;
     const alice = await aUser(db, { email: "alice@lists.test", firstName: "Alice", lastName: "Liddell" });
     const bob = await aUser(db, { email: "bob@lists.test", firstName: "Bob", lastName: "" });

@@ -9,14 +9,14 @@ import { type RunningApp, startApp } from "../src/app.ts";
 import { effectiveValues } from "../src/cli/setup-commands.ts";
 import { CONFIG_VARIABLES, parseConfig } from "../src/config.ts";
 import { openDatabase } from "../src/db/database.ts";
-import { createLogger } from "../src/logger.ts";
 import { TokenAuthenticator } from "../src/modules/auth/token-service.ts";
 import { DEMO_USER_EMAIL } from "../src/modules/demo/demo-seed.ts";
 import { findUsersByIds } from "../src/modules/users/user-store.ts";
 import { anAccount, aToken, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { testLogger } from "./helpers/log-capture.ts";
 import { rawRequest } from "./helpers/raw-request.ts";
-import { gql } from "./helpers/server.ts";
+import { gql, recordedLevel } from "./helpers/server.ts";
 import { githubHeaders, githubPingPayload } from "./helpers/vcs-payloads.ts";
 
 /**
@@ -134,7 +134,7 @@ describe("assay CLI beside a running server", () => {
       ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
       LOG_LEVEL: "silent",
     });
-    app = await startApp(config, createLogger(config.logLevel));
+    app = await startApp(config, testLogger("cli app", recordedLevel(config)).logger);
     endpoint = `${app.url}/graphql/`;
   });
   after(async () => {

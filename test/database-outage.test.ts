@@ -1,53 +1,15 @@
 import assert from "node:assert/strict";
-import net from "node:net";
-import path from "node:path";
 import { after, test } from "node:test";
-import { findRunningEmbedded } from "../src/db/embedded.ts";
-import { aToken, aUser } from "./helpers/builders.ts";
+import { dsnToken } from "../src/modules/repositories/dsn.ts";
+import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
+import { databaseTarget, TcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
  * A database outage as the API shows it. The instance under test reaches its database through a
  * TCP proxy this test closes and reopens (the shared PostgreSQL server, or the embedded one's
  * socket, keeps running for everyone else).
  */
-
-/** A TCP proxy to `target` that can be taken down (listener closed, connections cut) and back up. */
-class TcpProxy {
-  private readonly sockets = new Set<net.Socket>();
-  private server: net.Server | undefined;
-  port = 0;
-
-  constructor(private readonly target: net.NetConnectOpts) {}
-
-  async up(): Promise<void> {
-    const server = net.createServer((client) => {
-      const upstream = net.connect(this.target);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on("close", () => this.sockets.delete(socket));
-        socket.on("error", () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(this.port, "127.0.0.1", () => resolve());
-    });
-    this.port = (server.address() as net.AddressInfo).port;
-    this.server = server;
-  }
-
-  async down(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    for (const socket of this.sockets) socket.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
-}
 
 const instances: TestInstance[] = [];
 const proxies: TcpProxy[] = [];
@@ -66,6 +28,28 @@ async function viewer(instance: TestInstance, token: string) {
   return { status: res.status, retryAfter: res.headers.get("retry-after"), text: await res.text() };
 }
 
+/** `createArtifact` on the artifact endpoint, as the CLI sends it, with the repository's DSN. */
+async function createArtifact(instance: TestInstance, dsn: string) {
+  const res = await fetch(`${instance.url}/graphql/cli/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      query: "mutation($input: CreateArtifactInput!) { createArtifact(input: $input) { ok error } }",
+      variables: {
+        input: {
+          accessToken: dsn,
+          commitOid: "0123456789abcdef0123456789abcdef01234567",
+          reporter: "cli",
+          key: "",
+          data: '{"version":"2.1.0","runs":[]}',
+          analyzer: "javascript",
+        },
+      },
+    }),
+  });
+  return { status: res.status, retryAfter: res.headers.get("retry-after"), text: await res.text() };
+}
+
 const OUTAGE = "database unavailable: requests get 503 until it answers again";
 const RECOVERY = "database available again";
 
@@ -74,25 +58,21 @@ test("while the database is unreachable requests get 503 with Retry-After and SE
   instances.push(owner);
   const user = await aUser(owner.db);
   const token = await aToken(owner.db, owner.config.tokenPepper, user);
+  const account = await anAccount(owner.db, {}, [{ user, role: "ADMIN" }]);
+  const dsn = dsnToken(await aRepository(owner.db, account), owner.config.tokenPepper);
 
-  let target: net.NetConnectOpts;
-  let proxiedUrl: (port: number) => string;
-  if (owner.config.databaseUrl) {
-    const url = new URL(owner.config.databaseUrl);
-    target = { host: url.hostname, port: Number(url.port || 5432) };
-    proxiedUrl = (port) => Object.assign(new URL(url), { host: `127.0.0.1:${port}` }).toString();
-  } else {
-    const embedded = findRunningEmbedded(owner.config.dataDir);
-    assert.ok(embedded, "the embedded database is running");
-    target = { path: path.join(embedded.socketDirectory, `.s.PGSQL.${embedded.port}`) };
-    proxiedUrl = (port) => `postgres://postgres@127.0.0.1:${port}/postgres`;
-  }
+  const { target, proxiedUrl } = databaseTarget(owner);
   const proxy = new TcpProxy(target);
   proxies.push(proxy);
   await proxy.up();
   const instance = await startInstance({
     sameDatabaseAs: owner,
-    env: { DATABASE_URL: proxiedUrl(proxy.port), ASSAY_WORKER: "false" },
+    // A Retry-After other than the default, to see the setting reach both endpoints.
+    env: {
+      DATABASE_URL: proxiedUrl(proxy.port),
+      ASSAY_WORKER: "false",
+      ASSAY_DATABASE_RETRY_AFTER_SECONDS: "7",
+    },
   });
   instances.push(instance);
   assert.equal((await viewer(instance, token)).status, 200);
@@ -101,12 +81,25 @@ test("while the database is unreachable requests get 503 with Retry-After and SE
   for (let i = 0; i < 5; i++) {
     const answer = await viewer(instance, token);
     assert.equal(answer.status, 503, answer.text);
-    assert.equal(answer.retryAfter, "5");
+    assert.equal(answer.retryAfter, "7");
     const body = JSON.parse(answer.text) as {
       errors: Array<{ message: string; extensions: { code: string } }>;
     };
     assert.equal(body.errors[0]?.extensions.code, "SERVICE_UNAVAILABLE");
     assert.doesNotMatch(answer.text, /ECONNREFUSED|127\.0\.0\.1|at .*\.ts|postgres/i);
+  }
+  // The artifact endpoint answers an outage the same way, not as an internal error.
+  for (let i = 0; i < 2; i++) {
+    const answer = await createArtifact(instance, dsn);
+    assert.equal(answer.status, 503, answer.text);
+    assert.equal(answer.retryAfter, "7");
+    const body = JSON.parse(answer.text) as {
+      data: { createArtifact: null } | null;
+      errors: Array<{ message: string; extensions: { code: string } }>;
+    };
+    assert.equal(body.errors[0]?.extensions.code, "SERVICE_UNAVAILABLE");
+    assert.equal(body.data?.createArtifact ?? null, null);
+    assert.doesNotMatch(answer.text, /ECONNREFUSED|127\.0\.0\.1|at .*\.ts|postgres|internal error/i);
   }
   const readiness = await fetch(`${instance.url}/readyz`);
   assert.equal(readiness.status, 503);

@@ -10,9 +10,9 @@ import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
-import { createLogger } from "../src/logger.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { testLogger } from "./helpers/log-capture.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -207,7 +207,11 @@ async function uploadArtifact(
 
 /** Processes every queued artifact, oldest first, with the job handler the worker runs. */
 async function processQueued(): Promise<void> {
-  const handler = artifactProcessingHandler(server.db, server.config, createLogger("silent"));
+  const handler = artifactProcessingHandler(
+    server.db,
+    server.config,
+    testLogger("processing handler").logger,
+  );
   const queued = await server.db
     .selectFrom("artifacts")
     .select("id")

@@ -7,11 +7,13 @@ import { sql } from "kysely";
 import type { RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
-import { createLogger } from "../src/logger.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { testLogger } from "./helpers/log-capture.ts";
+import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
+import { databaseTarget, TcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
  * A crash mid-processing loses nothing (docs/ingestion.md "Durable and asynchronous"): a real
@@ -35,28 +37,33 @@ before(async () => {
 });
 after(() => server?.stop());
 
-function workerEnv(): NodeJS.ProcessEnv {
+/** The worker's environment; `databaseUrl` reaches the database another way (through a proxy). */
+function workerEnv(databaseUrl?: string, leaseSeconds = 1): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ASSAY_DATA_DIR: server.config.dataDir,
     ASSAY_TOKEN_PEPPER: server.config.tokenPepper,
-    ASSAY_JOB_LEASE_SECONDS: "1",
+    ASSAY_JOB_LEASE_SECONDS: String(leaseSeconds),
     ASSAY_WORKER_POLL_MS: "50",
     LOG_LEVEL: "info",
   };
   delete env.NODE_TEST_CONTEXT;
-  if (server.config.databaseUrl) env.DATABASE_URL = server.config.databaseUrl;
+  if (databaseUrl ?? server.config.databaseUrl) env.DATABASE_URL = databaseUrl ?? server.config.databaseUrl;
   else delete env.DATABASE_URL;
   return env;
 }
 
 /** Starts `assay worker`; resolves once it says it is running. */
-async function startWorker(): Promise<{ child: ChildProcess; output: () => string }> {
+async function startWorker(
+  databaseUrl?: string,
+  leaseSeconds?: number,
+): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "worker"], {
     cwd: ROOT,
-    env: workerEnv(),
+    env: workerEnv(databaseUrl, leaseSeconds),
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchChildOutput(child, "worker process");
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => {
     output += chunk.toString();
@@ -68,6 +75,22 @@ async function startWorker(): Promise<{ child: ChildProcess; output: () => strin
   return { child, output: () => output };
 }
 
+/** `promise`, or a failure naming `what` after `timeoutMs`. */
+async function withTimeout(what: string, promise: Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)),
+      timeoutMs,
+    );
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -76,7 +99,7 @@ async function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<voi
 }
 
 test("a worker killed mid-processing leaves nothing behind, and the next worker processes the artifact once", async () => {
-  const accepted = await acceptUpload(server.db, server.config, createLogger("silent"), repository, {
+  const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
     commitOid: "9".repeat(40),
     branch: null,
     analyzer: "generated-lint",
@@ -103,39 +126,26 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
         .executeTakeFirst()
     )?.attempts;
 
-  // True while another session holds an uncommitted write on `occurrences` in this database.
-  const writingOccurrences = async () =>
-    (
-      await sql<{ writing: boolean }>`
-        SELECT EXISTS (
-          SELECT 1 FROM pg_locks AS l JOIN pg_class AS c ON c.oid = l.relation
-          WHERE l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-            AND c.relname = 'occurrences' AND l.mode = 'RowExclusiveLock' AND l.pid <> pg_backend_pid()
-        ) AS writing`.execute(server.db)
-    ).rows[0]?.writing === true;
-
-  const first = await startWorker();
+  // The first worker reaches the database through a proxy that lets it write its first batch of
+  // findings and then holds it there, inside its transaction, until the kill: where the kill lands
+  // is decided by the worker's own statements, never by how fast it or this test runs.
+  const { target, proxiedUrl } = databaseTarget(server);
+  const proxy = new TcpProxy(target);
+  await proxy.up();
+  // A lease long enough that the job is not claimed again while the first worker still runs (on
+  // a loaded machine its renewal can come late); the second worker waits for it to run out.
+  const first = await startWorker(proxiedUrl(proxy.port), 15);
   try {
-    // Watch the worker's log, not the database: on the embedded database a query would wait for
-    // the worker's transaction to end, so there the kill follows the worker's word that it is
-    // processing. On PostgreSQL it waits for the proof that the transaction is open and has
-    // written findings: the worker holds a write lock on `occurrences`, which it keeps until the
-    // transaction ends. Either way the assertions below hold wherever the kill lands; processing
-    // 40,000 findings takes seconds, and the worker's log says whether it finished first.
-    await waitFor(
-      "the first worker to start processing",
-      () => first.output().includes("processing artifact"),
-      30_000,
+    // "INSERT 0 <n>" is PostgreSQL's command tag for the batch once it ran.
+    await withTimeout(
+      "the first worker to write findings inside its transaction",
+      proxy.holdClientsAfter(/INSERT INTO occurrences/, /INSERT 0 \d+/),
+      120_000,
     );
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the first worker to write findings inside its transaction",
-        async () => first.output().includes("artifact processed") || (await writingOccurrences()),
-        60_000,
-      );
-    }
+    assert.match(first.output(), /processing artifact/);
   } finally {
     await stopped(first.child, "SIGKILL");
+    await proxy.down();
   }
   assert.doesNotMatch(first.output(), /artifact processed/, "the first worker was killed before it finished");
   const afterKill = await sql<{ status: string; occurrences: number }>`
@@ -168,7 +178,7 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
 });
 
 test("a stored report that fails to process fails its artifact and its check, and is not retried", async () => {
-  const accepted = await acceptUpload(server.db, server.config, createLogger("silent"), repository, {
+  const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
     commitOid: "8".repeat(40),
     branch: null,
     analyzer: "generated-lint",
@@ -192,7 +202,7 @@ test("a stored report that fails to process fails its artifact and its check, an
     .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
     .where("artifact_id", "=", artifact.id)
     .execute();
-  const handler = artifactProcessingHandler(server.db, server.config, createLogger("silent"));
+  const handler = artifactProcessingHandler(server.db, server.config, testLogger("intake").logger);
   const settle = await handler.run(
     { id: "0", kind: handler.kind, payload: { artifactId: artifact.id }, attempts: 1, leaseToken: "test" },
     new AbortController().signal,

@@ -6,11 +6,11 @@ import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.
 import { UploadError } from "../src/ingestion/errors.ts";
 import { acceptUpload, type UploadAccepted } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
-import { createLogger } from "../src/logger.ts";
 import { findLatestValuesOfItems } from "../src/modules/metrics/metric-store.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { anIssueCategorySetting } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -20,7 +20,7 @@ import { startTestServer, type TestServer } from "./helpers/server.ts";
  * expected artifact never arrives times out, and a report that fails processing fails its check.
  */
 
-const logger = createLogger("silent");
+const { logger } = testLogger("ingestion");
 let server: TestServer;
 let account: AccountRow;
 

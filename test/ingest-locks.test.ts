@@ -6,9 +6,9 @@ import type { AccountRow, AnalysisRunRow, CheckRow, RepositoryRow } from "../src
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
-import { createLogger } from "../src/logger.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -22,7 +22,7 @@ import { startTestServer, type TestServer } from "./helpers/server.ts";
  * transaction at a time: there the intake simply waits for the processing transaction to end.
  */
 
-const logger = createLogger("silent");
+const { logger } = testLogger("ingestion");
 let server: TestServer;
 let account: AccountRow;
 

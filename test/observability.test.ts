@@ -4,12 +4,12 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import { enqueueJobs } from "../src/jobs/job-store.ts";
-import { createLogger } from "../src/logger.ts";
 import { recordEvent } from "../src/modules/events/outbox.ts";
 import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { bearer, post, settle, startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
+import { testLogger } from "./helpers/log-capture.ts";
 import {
   type Exposition,
   matching,
@@ -188,7 +188,7 @@ describe("metrics on the main port", () => {
         },
         30_000,
       );
-    await acceptUpload(instance.db, instance.config, createLogger("silent"), repository, {
+    await acceptUpload(instance.db, instance.config, testLogger("intake").logger, repository, {
       commitOid: "b".repeat(40),
       branch: null,
       analyzer: "fixture-lint",

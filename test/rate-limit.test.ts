@@ -20,6 +20,7 @@ import {
   waitFor,
 } from "./helpers/instance.ts";
 import { type Exposition, parsePrometheusText, sampleValue } from "./helpers/prometheus-text.ts";
+import { watchChildOutput } from "./helpers/secret-leaks.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** The shared Redis of the test environment; the cross-process test fails when it does not answer. */
@@ -148,6 +149,7 @@ async function spawnServer(env: Record<string, string>): Promise<ServerProcess> 
     env: { ...inherited, ...env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchChildOutput(child, "server process");
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();

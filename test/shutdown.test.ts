@@ -10,6 +10,7 @@ import { describe, test } from "node:test";
 import { openDatabase } from "../src/db/database.ts";
 import { aToken, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { watchChildOutput } from "./helpers/secret-leaks.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const PEPPER = "shutdown-test-pepper-0123456789";
@@ -96,6 +97,7 @@ async function startMain(env: Record<string, string> = {}): Promise<RunningMain>
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  watchChildOutput(child, "server process");
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     output += chunk.toString();

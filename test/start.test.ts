@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { waitFor } from "./helpers/instance.ts";
+import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { gql } from "./helpers/server.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -39,9 +40,10 @@ test("on a fresh data directory the demo token works from the first moment the s
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: ROOT,
     env,
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
+  watchChildOutput(child, "server process");
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();

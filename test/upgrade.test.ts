@@ -8,11 +8,11 @@ import { type Config, parseConfig } from "../src/config.ts";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
 import { migrationProvider } from "../src/db/migrations/index.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
-import { createLogger } from "../src/logger.ts";
 import { generatePat, hashPat } from "../src/modules/auth/pat.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { createEmptyDatabase, type TestDatabase } from "./helpers/database.ts";
-import { gql } from "./helpers/server.ts";
+import { testLogger } from "./helpers/log-capture.ts";
+import { gql, recordedLevel } from "./helpers/server.ts";
 
 /**
  * A database an earlier version made upgrades in place and keeps every token, run and finding
@@ -426,7 +426,7 @@ async function upgradeAndStart(database: TestDatabase): Promise<{ app: RunningAp
       await handle.close();
     }
   }
-  return { app: await startApp(config, createLogger(config.logLevel)), config };
+  return { app: await startApp(config, testLogger("upgraded app", recordedLevel(config)).logger), config };
 }
 
 const REPOSITORY_QUERY = `query($login: String!, $name: String!) {

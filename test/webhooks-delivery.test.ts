@@ -9,12 +9,13 @@ import type { AccountRow, Database, RepositoryRow } from "../src/db/types.ts";
 import type { WebhookDeliveryRow, WebhookEndpointRow } from "../src/db/types-webhooks.ts";
 import { startJobWorker, workerPoolSize } from "../src/job-handlers.ts";
 import type { JobWorker } from "../src/jobs/worker.ts";
-import { createLogger } from "../src/logger.ts";
 import { recordEvent } from "../src/modules/events/outbox.ts";
 import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
+import { testLogger } from "./helpers/log-capture.ts";
+import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 import { type Receiver, startReceiver } from "./helpers/webhook-receiver.ts";
 
@@ -221,7 +222,7 @@ function workerEnv(server: TestServer): NodeJS.ProcessEnv {
     ASSAY_JOB_LEASE_SECONDS: "1",
     ASSAY_WORKER_POLL_MS: "100",
     ASSAY_WEBHOOK_TIMEOUT_MS: "30000",
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: "info",
   };
   delete env.NODE_TEST_CONTEXT;
   if (server.config.databaseUrl) env.DATABASE_URL = server.config.databaseUrl;
@@ -236,8 +237,9 @@ async function startWorkerProcess(
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "worker"], {
     cwd: ROOT,
     env: workerEnv(server),
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  watchChildOutput(child, "worker process");
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
@@ -392,7 +394,9 @@ describe("workers inside servers", () => {
     const pools = await Promise.all(
       Array.from({ length: 3 }, () => openDatabase({ ...config, databasePoolSize: workerPoolSize(config) })),
     );
-    const workers: JobWorker[] = pools.map((pool) => startJobWorker(pool.db, config, createLogger("silent")));
+    const workers: JobWorker[] = pools.map((pool) =>
+      startJobWorker(pool.db, config, testLogger("job worker").logger),
+    );
     try {
       await untilSettled(owner.db, endpoint, 12);
     } finally {

@@ -166,6 +166,7 @@ export function effectiveValues(config: Config): Record<string, string> {
     ASSAY_ARTIFACT_MAX_BYTES: String(config.artifactMaxBytes),
     ASSAY_ARTIFACT_MAX_BODY_BYTES: String(config.artifactMaxBodyBytes),
     ASSAY_MAX_CONCURRENT_UPLOADS: String(config.maxConcurrentUploads),
+    ASSAY_DATABASE_RETRY_AFTER_SECONDS: String(config.databaseRetryAfterSeconds),
     ASSAY_ARTIFACT_TIMEOUT_SECONDS: String(config.artifactTimeoutSeconds),
     ASSAY_ADVISORY_SYNC_URLS:
       config.advisorySyncUrls.length > 0

@@ -2,7 +2,7 @@ import { type DocumentNode, GraphQLError, type GraphQLSchema, specifiedRules, va
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { AssayError, ErrorCode } from "./errors.ts";
 import { limitValidationRules, parseWithLimits } from "./limits.ts";
-import { storableLiteralsRule } from "./variables.ts";
+import { storableLiteralsRule, withoutEchoedLiteral } from "./variables.ts";
 
 /** A query text after parsing and validation; the document is there whenever parsing succeeded. */
 export interface PreparedDocument {
@@ -117,7 +117,8 @@ export class DocumentCache {
   #toValidationError(error: GraphQLError): GraphQLError {
     // Our limit rules raise AssayErrors with their own code already.
     if (error.extensions.code !== undefined) return error;
-    const message = this.#hideSuggestions ? error.message.replace(SUGGESTION, "") : error.message;
+    const shown = withoutEchoedLiteral(error.message);
+    const message = this.#hideSuggestions ? shown.replace(SUGGESTION, "") : shown;
     return new AssayError(message, ErrorCode.GRAPHQL_VALIDATION_FAILED, {
       nodes: error.nodes,
       source: error.source,

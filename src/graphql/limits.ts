@@ -24,6 +24,7 @@ import {
   type ValidationRule,
 } from "graphql";
 import { AssayError, badUserInput, ErrorCode, limitExceeded } from "./errors.ts";
+import { withoutEchoedToken } from "./variables.ts";
 
 /**
  * Query limits checked before execution: depth, aliases, directives and tokens while the document
@@ -57,7 +58,8 @@ const TOKEN_LIMIT_MESSAGE = /Document contains more tha[nt] \d+ tokens/;
 
 /**
  * Parses `source` with the token limit. Throws an AssayError: `MAX_TOKENS_EXCEEDED` past
- * {@link MAX_TOKENS}, otherwise `GRAPHQL_PARSE_FAILED` with the syntax error's message and location.
+ * {@link MAX_TOKENS}, otherwise `GRAPHQL_PARSE_FAILED` with the syntax error's message (without the
+ * token it quotes) and location.
  */
 export function parseWithLimits(source: string): DocumentNode {
   try {
@@ -72,7 +74,8 @@ export function parseWithLimits(source: string): DocumentNode {
         options,
       );
     }
-    throw new AssayError(error.message, ErrorCode.GRAPHQL_PARSE_FAILED, options);
+    // Without the token it quotes, which may be a secret or part of a report written inline.
+    throw new AssayError(withoutEchoedToken(error.message), ErrorCode.GRAPHQL_PARSE_FAILED, options);
   }
 }
 

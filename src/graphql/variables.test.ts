@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { isUnstorableText, withoutEchoedValue, withoutEchoedVariable } from "./variables.ts";
+import { parse } from "graphql";
+import {
+  isUnstorableText,
+  withoutEchoedLiteral,
+  withoutEchoedToken,
+  withoutEchoedValue,
+  withoutEchoedVariable,
+} from "./variables.ts";
 
 describe("isUnstorableText", () => {
   test("a NUL and unpaired surrogates cannot be stored; paired ones and plain text can", () => {
@@ -43,5 +50,43 @@ describe("withoutEchoedVariable", () => {
       'Variable "$input" got invalid value.',
     );
     assert.equal(withoutEchoedVariable('Unknown operation named "x".'), 'Unknown operation named "x".');
+  });
+});
+
+describe("withoutEchoedLiteral", () => {
+  test("a literal of the wrong type is named by its type, never quoted", () => {
+    assert.equal(
+      withoutEchoedLiteral('Expected value of type "ArtifactMetadataInput", found "dsn-secret-0123".'),
+      'Expected value of type "ArtifactMetadataInput".',
+    );
+    assert.equal(
+      withoutEchoedLiteral('Int cannot represent non-integer value: "report text"'),
+      "Int cannot represent non-integer value.",
+    );
+    assert.equal(
+      withoutEchoedLiteral('Field "x" is not defined by type "Input".'),
+      'Field "x" is not defined by type "Input".',
+    );
+  });
+});
+
+describe("withoutEchoedToken", () => {
+  test("graphql-js' syntax errors lose the token they quote and keep the rest", () => {
+    const messageOf = (source: string) => {
+      try {
+        parse(source);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const quoted = messageOf('{ a(input: { "secret-value-0123" }) }');
+    assert.match(quoted, /secret-value-0123/, "graphql-js quotes the token (else this test shows nothing)");
+    assert.equal(withoutEchoedToken(quoted), "Syntax Error: Expected Name, found String.");
+    assert.equal(withoutEchoedToken(messageOf("{ a } secretname0123")), "Syntax Error: Unexpected Name.");
+    assert.equal(
+      withoutEchoedToken("Syntax Error: Unterminated string."),
+      "Syntax Error: Unterminated string.",
+    );
   });
 });

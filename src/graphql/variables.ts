@@ -100,6 +100,26 @@ export function withoutEchoedValue(reason: string): string {
 }
 
 /**
+ * A validation message about a literal without the literal: graphql-js words a literal of the wrong
+ * type as `Expected value of type "Int", found "…"` or with the scalar's own words (`Int cannot
+ * represent non-integer value: "…"`), which would repeat a token or a report written inline.
+ */
+export function withoutEchoedLiteral(message: string): string {
+  return withoutEchoedValue(message.replace(/^(Expected value of type "[^"]*"), found [\s\S]*$/, "$1."));
+}
+
+/**
+ * A syntax error without the token it quotes (`Unexpected Name "…"`, `Expected Name, found String
+ * "…"`): the token may be a secret or part of a report; the location still says where it is.
+ */
+export function withoutEchoedToken(message: string): string {
+  return message.replace(
+    /\b(Unexpected|found) (Name|String|BlockString|Int|Float) "(?:[^"\\]|\\.)*"/g,
+    "$1 $2",
+  );
+}
+
+/**
  * A coercion message from an execution engine, cut before the value it quotes. {@link checkVariables}
  * runs first and refuses such variables in its own words; this keeps a message that gets past it
  * (an engine's coercion differing from graphql-js') from echoing what was sent.

@@ -44,7 +44,7 @@ import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
 import { BodyError, type BodyExtension, readBody } from "./body.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
-import { isJsonContentType, JSON_TYPE, sendJson } from "./json.ts";
+import { isJsonContentType, JSON_TYPE, jsonSyntaxReason, sendJson } from "./json.ts";
 import { LargeBodySlots, leadingQuery } from "./large-bodies.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
@@ -121,8 +121,13 @@ const SUGGESTION = / ?Did you mean [^?]*\?/g;
 
 type Headers = Record<string, string>;
 
-/** `error` without graphql-js' "Did you mean …?" hints, which would disclose the schema. */
-function withoutSuggestion(error: GraphQLError): GraphQLError {
+/**
+ * `error` as the caller sees it: in production without graphql-js' "Did you mean …?" hints, which
+ * would disclose the schema. The one place the endpoint removes them (validation errors lose
+ * theirs in the document cache, which has the same switch).
+ */
+function withoutSuggestion(error: GraphQLError, isProduction: boolean): GraphQLError {
+  if (!isProduction) return error;
   const message = error.message.replace(SUGGESTION, "");
   if (message === error.message) return error;
   return new GraphQLError(message, {
@@ -136,8 +141,6 @@ function withoutSuggestion(error: GraphQLError): GraphQLError {
 
 /** When a caller refused for want of a large-body slot may try again. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
-/** When a caller refused because the database cannot be reached may try again. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The operation that may send a body over `ASSAY_MAX_BODY_BYTES` (up to
@@ -181,19 +184,18 @@ function presentErrors(
     const original = error.originalError;
     if (!error.path) {
       // Request-level failures from graphql-js (variables that do not coerce, unknown operation).
-      const shown = withoutEchoedVariable(error.message);
-      const message = deps.config.isProduction ? shown.replace(SUGGESTION, "") : shown;
-      return new AssayError(message, ErrorCode.BAD_USER_INPUT, {
+      const refused = new AssayError(withoutEchoedVariable(error.message), ErrorCode.BAD_USER_INPUT, {
         nodes: error.nodes,
         source: error.source,
         positions: error.positions,
       });
+      return withoutSuggestion(refused, deps.config.isProduction);
     }
     if (isDatabaseUnavailable(original ?? error)) {
       // One warning per outage (DatabaseAvailability), not a stack per request.
       deps.availability?.failed(original ?? error);
       record.databaseUnavailable = true;
-      const unavailable = databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS);
+      const unavailable = databaseUnavailable(deps.config.databaseRetryAfterSeconds);
       return new GraphQLError(unavailable.message, {
         nodes: error.nodes,
         path: error.path,
@@ -275,7 +277,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       if (!operation) return [operationNotFound(params.operationName)];
       const variableErrors = checkVariables(schema, document, params.operationName, params.variables);
       if (variableErrors.length > 0) {
-        return config.isProduction ? variableErrors.map(withoutSuggestion) : variableErrors;
+        return variableErrors.map((error) => withoutSuggestion(error, config.isProduction));
       }
       const pageErrors = checkPageSizes(schema, document, params.operationName, params.variables);
       if (pageErrors.length > 0) return limitResponse(pageErrors) ?? pageErrors;
@@ -468,7 +470,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     if (record.databaseUnavailable) {
       // Not the caller's fault and not a bug: a status a client or balancer knows to retry.
       status = 503;
-      responseHeaders["retry-after"] = String(DATABASE_RETRY_AFTER_SECONDS);
+      responseHeaders["retry-after"] = String(config.databaseRetryAfterSeconds);
     }
     const text = responseBody ?? JSON.stringify(errorDocument(badRequest(init.statusText ?? "Bad request")));
     res.writeHead(status, { ...responseHeaders, "content-length": Buffer.byteLength(text) });
@@ -551,7 +553,7 @@ async function readJsonBody(
     body = JSON.parse(text);
   } catch (error) {
     if (oversized) return tooLarge(limits.maxBodyBytes);
-    const reason = error instanceof Error ? error.message : "invalid JSON";
+    const reason = jsonSyntaxReason(error);
     sendJson(res, 400, errorDocument(badRequest(`Request body is not valid JSON: ${reason}`)), headers);
     return undefined;
   }

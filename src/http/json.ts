@@ -27,3 +27,14 @@ export function isJsonContentType(header: string | undefined): boolean {
   const charset = parameters.find((p) => p.startsWith("charset="));
   return charset === undefined || charset === "charset=utf-8";
 }
+
+/**
+ * Why `JSON.parse` refused a body, without the excerpt of it V8 quotes (`Unexpected token 'a',
+ * "{"accessToken":"…"... is not valid JSON`): a request body may hold a token or a report, and an
+ * error message never repeats either. The position, where V8 gives one, stays.
+ */
+export function jsonSyntaxReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : "invalid JSON";
+  // V8: `Unexpected token 'a', "abc" is not valid JSON`, or `"…"... is not valid JSON` when cut.
+  return message.replace(/, "[\s\S]*"(?:\.\.\.)? is not valid JSON$/, "");
+}

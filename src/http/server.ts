@@ -12,7 +12,7 @@ import {
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cli-download.ts";
-import { DATABASE_RETRY_AFTER_SECONDS, type RequestRecord } from "./graphql-endpoint.ts";
+import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
 import { PLAYGROUND_ASSET_PREFIX, type Playground } from "./playground/playground.ts";
 
@@ -69,6 +69,8 @@ export type EndpointHandler = (
 export interface ServerRoutes {
   /** Told of requests that failed for want of the database (503 and one warning per outage). */
   availability?: DatabaseAvailability;
+  /** The `Retry-After` of those 503 answers (ASSAY_DATABASE_RETRY_AFTER_SECONDS). */
+  databaseRetryAfterSeconds: number;
   /**
    * The API's endpoints by exact path: the GraphQL endpoint's paths and those of the contract
    * CLI's artifact endpoint. Their requests are logged at info level, every other one at debug.
@@ -234,8 +236,9 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
         // Logged once per outage by `availability`, not with a stack per request.
         routes.availability?.failed(error);
         if (!res.headersSent) {
-          sendJson(res, 503, errorDocument(databaseUnavailable(DATABASE_RETRY_AFTER_SECONDS)), {
-            "retry-after": String(DATABASE_RETRY_AFTER_SECONDS),
+          const retryAfter = routes.databaseRetryAfterSeconds;
+          sendJson(res, 503, errorDocument(databaseUnavailable(retryAfter)), {
+            "retry-after": String(retryAfter),
           });
         } else res.destroy();
       } else {

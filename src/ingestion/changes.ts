@@ -1,4 +1,5 @@
 import { normaliseCoveragePath } from "../formats/coverage/index.ts";
+import { jsonSyntaxReason } from "../http/json.ts";
 
 /**
  * A run's changed lines (a CHANGES artifact, docs/ingestion-coverage.md "Coverage metrics and
@@ -83,7 +84,7 @@ function parseJsonRanges(text: string, toPath: (raw: string) => string): Changed
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new ChangedLinesFormatError(`changed lines (JSON): not valid JSON: ${(error as Error).message}`);
+    throw new ChangedLinesFormatError(`changed lines (JSON): not valid JSON: ${jsonSyntaxReason(error)}`);
   }
   if (!isObject(parsed) || !isObject(parsed.files)) {
     throw new ChangedLinesFormatError(

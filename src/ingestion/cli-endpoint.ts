@@ -15,11 +15,13 @@ import {
 import { createHandler, type Response as GraphQLHttpResponse } from "graphql-http";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
+import { type DatabaseAvailability, isDatabaseUnavailable } from "../db/availability.ts";
 import type { Database } from "../db/types.ts";
 import { DocumentCache } from "../graphql/document-cache.ts";
 import {
   AssayError,
   badRequest,
+  databaseUnavailable,
   ErrorCode,
   errorDocument,
   internalError,
@@ -30,7 +32,7 @@ import {
 } from "../graphql/errors.ts";
 import { checkVariables, withoutEchoedVariable } from "../graphql/variables.ts";
 import { BodyError, readBody } from "../http/body.ts";
-import { isJsonContentType, JSON_TYPE, sendJson } from "../http/json.ts";
+import { isJsonContentType, JSON_TYPE, jsonSyntaxReason, sendJson } from "../http/json.ts";
 import { LargeBodySlots } from "../http/large-bodies.ts";
 import type { Logger } from "../logger.ts";
 import { findRepositoryByDsnToken } from "../modules/repositories/dsn.ts";
@@ -69,12 +71,15 @@ export interface CliEndpointDeps {
   logger: Logger;
   /** The large-body slots shared with the GraphQL endpoint; a count of its own when left out. */
   largeBodies?: LargeBodySlots;
+  /** Told of requests that failed for want of the database (503 and one warning per outage). */
+  availability?: DatabaseAvailability;
 }
 
 /** The context of one CLI request's execution (a type alias: graphql-http wants a record). */
 type CliContext = {
   requestId: string;
   deps: CliEndpointDeps;
+  record: CliRequestRecord;
 };
 
 /** `CreateArtifactInput` as graphql-js coerces it. */
@@ -273,6 +278,8 @@ async function createArtifact(ctx: CliContext, input: CreateArtifactInput): Prom
     return { ok: true, message: accepted.message, error: "", clientMutationId };
   } catch (error) {
     if (error instanceof UploadError) return refused(error.message);
+    // Not the upload's fault: answered 503 as the main endpoint answers it (see `masked`).
+    if (isDatabaseUnavailable(error)) throw error;
     logger.error({ requestId: ctx.requestId, err: error }, "artifact upload failed");
     return refused(
       `The server could not store the artifact because of an internal error (request id ${ctx.requestId}); try again later.`,
@@ -284,6 +291,8 @@ async function createArtifact(ctx: CliContext, input: CreateArtifactInput): Prom
 export type CliRequestRecord = {
   requestId: string;
   operationName?: string;
+  /** Set when the request failed because the database could not be reached (answered 503). */
+  databaseUnavailable?: boolean;
 };
 
 /** A 400 answer for request-level problems (too large a document, a query limit). */
@@ -295,11 +304,13 @@ function requestRefusal(errors: readonly GraphQLError[]): GraphQLHttpResponse {
 }
 
 /**
- * A resolver error as the caller sees it: the resolvers answer every failure as `ok: false`, so
- * an error with a path is unexpected; it is logged and replaced by "Internal server error".
- * Request-level errors (variables that do not coerce) are shown as graphql-js words them.
+ * A resolver error as the caller sees it: the resolvers answer every refusal as `ok: false`, so
+ * an error with a path is either the database being out of reach (SERVICE_UNAVAILABLE, the request
+ * answered 503 with Retry-After and the outage logged once, as on the main endpoint) or unexpected
+ * (logged and replaced by "Internal server error"). Request-level errors (variables that do not
+ * coerce) are shown as graphql-js words them, without the values sent.
  */
-function masked(error: GraphQLError, args: ExecutionArgs, logger: Logger): GraphQLError {
+function masked(error: GraphQLError, args: ExecutionArgs, deps: CliEndpointDeps): GraphQLError {
   if (!error.path) {
     const message = withoutEchoedVariable(error.message);
     return message === error.message
@@ -307,8 +318,19 @@ function masked(error: GraphQLError, args: ExecutionArgs, logger: Logger): Graph
       : new GraphQLError(message, { nodes: error.nodes, extensions: error.extensions });
   }
   if (error.originalError instanceof AssayError) return error;
-  const { requestId } = args.contextValue as CliContext;
-  logger.error({ requestId, err: error.originalError ?? error, path: error.path }, "resolver failed");
+  const { requestId, record } = args.contextValue as CliContext;
+  const cause = error.originalError ?? error;
+  if (isDatabaseUnavailable(cause)) {
+    deps.availability?.failed(cause);
+    record.databaseUnavailable = true;
+    const unavailable = databaseUnavailable(deps.config.databaseRetryAfterSeconds);
+    return new GraphQLError(unavailable.message, {
+      nodes: error.nodes,
+      path: error.path,
+      extensions: unavailable.extensions,
+    });
+  }
+  deps.logger.error({ requestId, err: cause, path: error.path }, "resolver failed");
   const replacement = internalError(requestId);
   return new GraphQLError(replacement.message, {
     nodes: error.nodes,
@@ -368,17 +390,19 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
         document,
         operationName: params.operationName,
         variableValues: params.variables,
-        contextValue: { requestId: record.requestId, deps },
+        contextValue: { requestId: record.requestId, deps, record },
       };
       return args;
     },
     execute: async (args) => {
       const result = await execute(args);
-      return result.errors
-        ? { ...result, errors: result.errors.map((e) => masked(e, args, deps.logger)) }
-        : result;
+      return result.errors ? { ...result, errors: result.errors.map((e) => masked(e, args, deps)) } : result;
     },
-    formatError: (error) => (error instanceof AssayError ? error : badRequest(error.message)),
+    // Errors that already carry a code (ours, and `masked`'s replacements) are shown as they are.
+    formatError: (error) =>
+      error instanceof GraphQLError && error.extensions?.code !== undefined
+        ? error
+        : badRequest(error.message),
   });
 
   /** Handles one request to the CLI endpoint; `record` gathers what the log line reports. */
@@ -428,7 +452,7 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
     try {
       body = JSON.parse(text);
     } catch (error) {
-      const reason = error instanceof Error ? error.message : "invalid JSON";
+      const reason = jsonSyntaxReason(error);
       return sendJson(res, 400, errorDocument(badRequest(`Request body is not valid JSON: ${reason}`)));
     }
     const [responseBody, init] = await handler({
@@ -444,9 +468,15 @@ export function createCliEndpoint(deps: CliEndpointDeps) {
       if (value !== undefined) headers[name.toLowerCase()] = String(value);
     }
     headers["content-type"] ??= JSON_TYPE;
+    let status = init.status;
+    if (record.databaseUnavailable) {
+      // As the main endpoint answers it: a status a client or a balancer knows to retry.
+      status = 503;
+      headers["retry-after"] = String(deps.config.databaseRetryAfterSeconds);
+    }
     const answer =
       responseBody ?? JSON.stringify(errorDocument(badRequest(init.statusText ?? "Bad request")));
-    res.writeHead(init.status, { ...headers, "content-length": Buffer.byteLength(answer) });
+    res.writeHead(status, { ...headers, "content-length": Buffer.byteLength(answer) });
     res.end(answer);
   };
 }

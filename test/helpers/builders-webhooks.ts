@@ -9,6 +9,7 @@ import type {
 import { newRowKey } from "../../src/graphql/global-id.ts";
 import { SUBSCRIBABLE_EVENT_TYPES } from "../../src/modules/events/outbox.ts";
 import { encryptSecret, secretLastFour } from "../../src/modules/webhooks/secrets.ts";
+import { registerSecret } from "./secret-leaks.ts";
 
 /** Builders for webhook endpoints and deliveries, written straight to the tables. */
 
@@ -21,6 +22,7 @@ export function aWebhookEndpoint(
 ): Promise<WebhookEndpointRow> {
   const key = newRowKey();
   const secret = fields.secret ?? "test-secret-0123456789";
+  registerSecret(secret);
   return db
     .insertInto("webhook_endpoints")
     .values({

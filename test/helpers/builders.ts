@@ -14,9 +14,12 @@ import type {
 import { newRowKey } from "../../src/graphql/global-id.ts";
 import { insertAccount, upsertMembership } from "../../src/modules/accounts/account-store.ts";
 import { createToken } from "../../src/modules/auth/token-service.ts";
+import { dsnToken } from "../../src/modules/repositories/dsn.ts";
 import { insertRepository } from "../../src/modules/repositories/repository-store.ts";
 import { insertRun } from "../../src/modules/runs/run-store.ts";
 import { insertUser } from "../../src/modules/users/user-store.ts";
+import { registerSecret } from "./secret-leaks.ts";
+import { TEST_TOKEN_PEPPER } from "./server.ts";
 
 /**
  * Builders that seed exactly what a test needs. Each gives unique names by default so tests in
@@ -64,13 +67,16 @@ export async function anAccount(
   return account;
 }
 
-/** Inserts a repository under `account`. */
-export function aRepository(
+/**
+ * Inserts a repository under `account`, and registers its DSN token (as the test servers' pepper
+ * derives it) with the secret check.
+ */
+export async function aRepository(
   db: Kysely<Database>,
   account: AccountRow,
   fields: Partial<{ name: string; defaultBranch: string; isPrivate: boolean }> = {},
 ): Promise<RepositoryRow> {
-  return insertRepository(db, {
+  const repository = await insertRepository(db, {
     key: newRowKey(),
     account_id: account.id,
     name: fields.name ?? unique("repo"),
@@ -78,6 +84,8 @@ export function aRepository(
     is_private: fields.isPrivate ?? true,
     is_activated: true,
   });
+  registerSecret(dsnToken(repository, TEST_TOKEN_PEPPER));
+  return repository;
 }
 
 /** Inserts an analysis run of `repository`. */
@@ -112,5 +120,6 @@ export async function aToken(
     expiresInDays: fields.expiresInDays === undefined ? 30 : fields.expiresInDays,
     now: fields.now,
   });
+  registerSecret(token);
   return token;
 }

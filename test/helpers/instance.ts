@@ -1,51 +1,22 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Kysely } from "kysely";
 import { startApp } from "../../src/app.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/types.ts";
-import { createLogger } from "../../src/logger.ts";
 import { createTestDatabase } from "./database.ts";
+import { type MemoryLog, testLogger } from "./log-capture.ts";
+import { assertNoSecretLeaks } from "./secret-leaks.ts";
+import { recordedLevel, TEST_TOKEN_PEPPER } from "./server.ts";
+
+export { MemoryLog } from "./log-capture.ts";
 
 /**
  * Assay instances for tests that need more than {@link startTestServer}: the SQL each one runs,
  * its log lines, and several instances over one database (as several replicas behind a load
  * balancer would be).
  */
-
-/** Every line the logger wrote, kept in memory and parsed on demand. */
-export class MemoryLog extends Writable {
-  text = "";
-
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.text += chunk.toString();
-    callback();
-  }
-
-  /** Each line parsed; fails the test on a line that is not one JSON object. */
-  entries(): Array<Record<string, unknown>> {
-    return this.text
-      .split("\n")
-      .filter((line) => line.length > 0)
-      .map((line) => {
-        const parsed: unknown = JSON.parse(line);
-        assert.ok(parsed !== null && typeof parsed === "object" && !Array.isArray(parsed), line);
-        return parsed as Record<string, unknown>;
-      });
-  }
-
-  /** The entries with `requestId`, once `count` of them are there (the line follows the response). */
-  async forRequest(requestId: string | null, count = 1): Promise<Array<Record<string, unknown>>> {
-    const deadline = Date.now() + 2000;
-    for (;;) {
-      const found = this.entries().filter((entry) => entry.requestId === requestId);
-      if (found.length >= count || Date.now() > deadline) return found;
-      await sleep(10);
-    }
-  }
-}
 
 /** A running Assay app started by a test. */
 export interface TestInstance {
@@ -57,6 +28,7 @@ export interface TestInstance {
   /** The SQL of every statement this instance ran, in the order they finished. */
   statements: string[];
   log: MemoryLog;
+  /** Stops the app, drops its own database, and fails when a log line or error answer held a secret. */
   stop(): Promise<void>;
 }
 
@@ -83,14 +55,14 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
     // A second instance on the embedded database reaches it through the first one's lock file.
     DATABASE_URL: shared ? shared.config.databaseUrl : database?.databaseUrl,
     ASSAY_DATA_DIR: shared ? shared.config.dataDir : database?.dataDir,
-    ASSAY_TOKEN_PEPPER: "test-pepper-0123456789abcdef",
+    ASSAY_TOKEN_PEPPER: TEST_TOKEN_PEPPER,
     ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
     LOG_LEVEL: "info",
     ...options.env,
   });
   const statements: string[] = [];
-  const log = new MemoryLog();
-  const app = await startApp(config, createLogger(config.logLevel, log), {
+  const { logger, log } = testLogger("test instance", recordedLevel(config));
+  const app = await startApp(config, logger, {
     database: { onQuery: (sql) => statements.push(sql) },
   });
   let stopped: Promise<void> | undefined;
@@ -105,6 +77,7 @@ export async function startInstance(options: InstanceOptions = {}): Promise<Test
       stopped ??= (async () => {
         await app.stop();
         await database?.drop();
+        assertNoSecretLeaks(log.watchedText);
       })();
       return stopped;
     },

@@ -3,8 +3,12 @@ import type { Kysely } from "kysely";
 import { type RunningApp, startApp } from "../../src/app.ts";
 import { type Config, parseConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/types.ts";
-import { createLogger } from "../../src/logger.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { defaultTestLogLevel, type MemoryLog, testLogger } from "./log-capture.ts";
+import { assertNoSecretLeaks, registerSecret, registerSecretsIn } from "./secret-leaks.ts";
+
+/** The token pepper of every test server (builders derive DSN tokens with it). */
+export const TEST_TOKEN_PEPPER = "test-pepper-0123456789abcdef";
 
 /** A real Assay server on port 0 over its own database. */
 export interface TestServer {
@@ -14,6 +18,9 @@ export interface TestServer {
   db: Kysely<Database>;
   config: Config;
   app: RunningApp;
+  /** Every line the server logged (at debug unless the test chose a level). */
+  log: MemoryLog;
+  /** Stops the server, drops its database, and fails when a log line or error answer held a secret. */
   stop(): Promise<void>;
 }
 
@@ -29,13 +36,14 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     HOST: "127.0.0.1",
     DATABASE_URL: database.databaseUrl,
     ASSAY_DATA_DIR: database.dataDir,
-    ASSAY_TOKEN_PEPPER: "test-pepper-0123456789abcdef",
+    ASSAY_TOKEN_PEPPER: TEST_TOKEN_PEPPER,
     ASSAY_SESSION_SECRET: "test-session-secret-0123456789abcdef",
     ASSAY_REDIS_KEY_PREFIX: `assay:test:${randomBytes(6).toString("hex")}`,
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    LOG_LEVEL: defaultTestLogLevel(),
     ...env,
   });
-  const app = await startApp(config, createLogger(config.logLevel));
+  const { logger, log } = testLogger("test server", recordedLevel(config));
+  const app = await startApp(config, logger);
   let stopped: Promise<void> | undefined;
   return {
     url: app.url,
@@ -43,14 +51,25 @@ export async function startTestServer(env: Record<string, string | undefined> = 
     db: app.database.db,
     config,
     app,
+    log,
     stop() {
       stopped ??= (async () => {
         await app.stop();
         await database.drop();
+        assertNoSecretLeaks(log.watchedText);
       })();
       return stopped;
     },
   };
+}
+
+/**
+ * The level a test server's logger records at: the configured one, except that "silent" (which
+ * tests choose to keep their output quiet) still records at the test default, in memory, so the
+ * secret check reads every line.
+ */
+export function recordedLevel(config: Config): Config["logLevel"] {
+  return config.logLevel === "silent" ? defaultTestLogLevel() : config.logLevel;
 }
 
 /** A GraphQL response as the tests read it. */
@@ -78,6 +97,8 @@ export async function gql<T = Record<string, unknown>>(
 ): Promise<GraphQLResponse<T>> {
   const headers: Record<string, string> = { "content-type": "application/json", ...extraHeaders };
   if (token !== null) headers.authorization = `Bearer ${token}`;
+  registerSecret(token);
+  registerSecretsIn(variables);
   const response = await fetch(endpoint, {
     method: "POST",
     headers,

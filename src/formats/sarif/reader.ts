@@ -347,11 +347,23 @@ function resultOf(raw: unknown, index: number, run: RunState, tool: SarifTool): 
   };
 }
 
+/**
+ * A `version` as an error shows it: quoted when it looks like a version number, else only its kind,
+ * so a message never repeats arbitrary text of a report.
+ */
+function describeVersion(version: unknown): string {
+  if (typeof version === "string" && /^\d{1,4}(\.\d{1,4}){0,3}(-[0-9A-Za-z.]{1,16})?$/.test(version)) {
+    return JSON.stringify(version);
+  }
+  if (version === undefined) return "(none given)";
+  return typeof version === "string" ? `(a string of ${version.length} characters)` : `(a ${typeof version})`;
+}
+
 function checkVersion(version: unknown): void {
   if (version !== "2.1.0") {
     throw new SarifFormatError(
       "UNSUPPORTED_VERSION",
-      `Unsupported SARIF version ${JSON.stringify(version)}: only "2.1.0" is accepted.`,
+      `Unsupported SARIF version ${describeVersion(version)}: only "2.1.0" is accepted.`,
     );
   }
 }
@@ -397,7 +409,8 @@ function describeByte(byte: number | undefined): string {
 function describeToken(token: ParsedTokenInfo): string {
   switch (token.token) {
     case TokenType.STRING:
-      return `string ${JSON.stringify(String(token.value).slice(0, 40))}`;
+      // Its length, not its text: the string is part of the report.
+      return `a string of ${String(token.value).length} characters`;
     case TokenType.NUMBER:
       return `number ${String(token.value)}`;
     case TokenType.TRUE:

@@ -119,7 +119,7 @@ export async function readCycloneDxJson(source: AsyncIterable<Uint8Array | strin
     throw new SbomFormatError(
       bomFormat === undefined
         ? 'the CycloneDX SBOM has no bomFormat (expected "CycloneDX")'
-        : `the CycloneDX SBOM's bomFormat is ${JSON.stringify(bomFormat)}, expected "CycloneDX"`,
+        : `the CycloneDX SBOM's bomFormat is not "CycloneDX"`,
     );
   }
   return graph.build("cyclonedx", checkVersion(specVersion), "JSON");
