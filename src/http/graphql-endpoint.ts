@@ -198,8 +198,8 @@ export type OperationRunner = (
  * Runs operations of the server's own (the MCP tools', src/mcp/) against the schema as `viewer`,
  * with a request's context: the same resolvers, loaders, permission checks and error
  * presentation as a request to the endpoint, without HTTP. Documents go through the same cache
- * (parse, validation, limits); a document that does not validate is a bug of its caller, and
- * answers its errors like any other.
+ * (parse, validation, limits) and page-size checks; a document that fails them is a bug of its
+ * caller, and answers its errors like any other.
  */
 export function createOperationRunner(
   deps: Pick<GraphQLEndpointDeps, "schema" | "documents" | "config" | "db" | "logger" | "availability">,
@@ -207,6 +207,9 @@ export function createOperationRunner(
   return async (viewer, requestId, query, variables) => {
     const prepared = deps.documents.prepare(query);
     if (prepared.errors.length > 0 || !prepared.document) return { errors: [...prepared.errors] };
+    // The API's limits hold for the tools' operations too, so a tool works alike over stdio.
+    const limitErrors = checkPageSizes(deps.schema, prepared.document, undefined, variables);
+    if (limitErrors.length > 0) return { errors: limitErrors };
     const contextValue: GraphQLContext = {
       requestId,
       viewer,

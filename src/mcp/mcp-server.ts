@@ -2,10 +2,24 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { type McpDocuments, registerResources } from "./resources.ts";
 import type { ToolBackend } from "./tool-kit.ts";
 import type { AssayTool } from "./tool-registry.ts";
+import { addIgnoreRule, setMetricThreshold, updateMetricSetting } from "./tools-actions.ts";
+import { getComplianceReport, getQualityMetrics, listDependencyVulnerabilities } from "./tools-health.ts";
 import { listRepositories, listRepositoryIssues } from "./tools-repositories.ts";
+import { getChanges, getRunChecks } from "./tools-runs.ts";
 
 /** Every tool, in the order `tools/list` answers them: reads first, then the actions. */
-export const ASSAY_TOOLS: readonly AssayTool[] = [listRepositories, listRepositoryIssues];
+export const ASSAY_TOOLS: readonly AssayTool[] = [
+  listRepositories,
+  listRepositoryIssues,
+  getChanges,
+  getRunChecks,
+  getQualityMetrics,
+  listDependencyVulnerabilities,
+  getComplianceReport,
+  setMetricThreshold,
+  updateMetricSetting,
+  addIgnoreRule,
+];
 
 /** The name and version the server gives in its `initialize` answer. */
 export const MCP_SERVER_INFO = { name: "assay", version: "0.1.0" } as const;

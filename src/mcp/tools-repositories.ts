@@ -31,7 +31,10 @@ export const ISSUE_CATEGORIES = [
 export const ISSUE_SEVERITIES = ["CRITICAL", "MAJOR", "MINOR"] as const;
 const RUN_STATUSES = ["CANCEL", "FAILURE", "PENDING", "READY", "SKIPPED", "SUCCESS", "TIMEOUT"] as const;
 
-/** Accounts and repositories read per call: enough for a person's view, bounded for the server. */
+/**
+ * Accounts and repositories read per call: enough for a person's view, and within the API's
+ * node limit (each repository asks one node of three connections: about 20,000 in all).
+ */
 const ACCOUNTS_PER_CALL = 50;
 const REPOSITORIES_PER_ACCOUNT = 100;
 
@@ -44,8 +47,8 @@ const REPOSITORIES_QUERY = `query McpRepositories {
           totalCount
           edges { node {
             name defaultBranch isActivated
-            issues { totalCount }
-            dependencyVulnerabilityOccurrences { totalCount }
+            issues(first: 1) { totalCount }
+            dependencyVulnerabilityOccurrences(first: 1) { totalCount }
             metrics { items { thresholdStatus } }
             analysisRuns(first: 1) { edges { node { runUid status branchName commitOid createdAt } } }
           } }
