@@ -656,6 +656,21 @@ describe("MCP endpoint", () => {
     assert.equal(text, await readFile(new URL("../schema.graphql", import.meta.url), "utf8"));
   });
 
+  test("prompts name the tools for the common questions", async () => {
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(
+      prompts.map((p) => p.name),
+      ["review_pull_request", "security_overview"],
+    );
+    const prompt = await client.getPrompt({
+      name: "review_pull_request",
+      arguments: { login: "acme-labs", name: "api-gateway", number: "3" },
+    });
+    const text = prompt.messages[0]?.content.type === "text" ? prompt.messages[0].content.text : "";
+    assert.match(text, /get_changes/);
+    assert.match(text, /pullRequest 3/);
+  });
+
   test("without a valid token /mcp answers the API's 401", async () => {
     const message = { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} };
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };

@@ -1,4 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { registerPrompts } from "./prompts.ts";
 import { type McpDocuments, registerResources } from "./resources.ts";
 import type { ToolBackend } from "./tool-kit.ts";
 import type { AssayTool } from "./tool-registry.ts";
@@ -35,5 +36,6 @@ export function createAssayMcpServer(backend: ToolBackend, documents: McpDocumen
   const server = new McpServer(MCP_SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of ASSAY_TOOLS) tool.register(server, backend);
   registerResources(server, documents);
+  registerPrompts(server);
   return server;
 }
