@@ -53,6 +53,8 @@ export const LAYERS: readonly Layer[] = [
   { name: "storage and formats", nodes: ["db", "formats"] },
   // Schema machinery and errors, the wire, the job queue: no domain knowledge.
   { name: "infrastructure", nodes: ["graphql", "http", "jobs"] },
+  // The MCP server: tools that run GraphQL operations as the caller, over HTTP or stdio.
+  { name: "assistant protocol", nodes: ["mcp"] },
   // One folder per domain: types, services, stores, loaders.
   { name: "domains", nodes: ["modules/*"] },
   // Work that spans domains and keeps its SQL in their stores.

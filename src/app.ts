@@ -12,7 +12,7 @@ import {
   pendingMigrations,
 } from "./db/database.ts";
 import { DocumentCache } from "./graphql/document-cache.ts";
-import { createGraphQLEndpoint, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
+import { createGraphQLEndpoint, createOperationRunner, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
 import { LargeBodySlots } from "./http/large-bodies.ts";
 import { createPlayground, withPlayground } from "./http/playground/playground.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
@@ -27,13 +27,15 @@ import { CLI_GRAPHQL_PATHS, createCliEndpoint } from "./ingestion/cli-endpoint.t
 import { startJobWorker, workerPoolSize } from "./job-handlers.ts";
 import { jobQueueStats } from "./jobs/job-store.ts";
 import type { Logger } from "./logger.ts";
+import { createMcpEndpoint, MCP_PATH } from "./mcp/mcp-endpoint.ts";
+import { readExampleOperations } from "./mcp/resources.ts";
 import { CredentialAuthenticator, looksLikeCredential } from "./modules/auth/credential-service.ts";
 import { renderDevicePage } from "./modules/auth/device-page.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
 import { createVcsWebhookEndpoints } from "./modules/pull-requests/vcs-webhook-endpoint.ts";
 import { startTracing } from "./observability/tracing.ts";
-import { buildAssaySchema } from "./schema.ts";
+import { buildAssaySchema, printSchemaOf } from "./schema.ts";
 
 /** The documented example operations, offered as the playground's tabs. */
 const EXAMPLES_DIR = fileURLToPath(new URL("../docs/examples/", import.meta.url));
@@ -59,16 +61,19 @@ export interface AppOptions {
 
 /**
  * The API's endpoints by path: GraphQL, the contract CLI's artifact endpoint (the ingestion
- * pipeline's own small schema), and the providers' webhooks (docs/vcs-events.md). Assembled here,
+ * pipeline's own small schema), the providers' webhooks (docs/vcs-events.md), and MCP
+ * (docs/mcp.md). Assembled here,
  * so the HTTP layer depends on none of them. `routes` names each path for the metrics.
  */
 function apiEndpoints(
   graphql: EndpointHandler,
   artifacts: EndpointHandler,
   vcsWebhooks: ReadonlyMap<string, EndpointHandler>,
+  mcp: EndpointHandler,
 ): { endpoints: Map<string, EndpointHandler>; routes: Map<string, string> } {
   const named = [
     ...[...GRAPHQL_PATHS].map((path) => [path, graphql, "graphql"] as const),
+    [MCP_PATH, mcp, "mcp"] as const,
     ...[...CLI_GRAPHQL_PATHS].map((path) => [path, artifacts, "cli_artifacts"] as const),
     ...[...vcsWebhooks].map(([path, handler]) => [path, handler, "vcs_webhook"] as const),
   ];
@@ -170,26 +175,44 @@ export async function startApp(
     const schema = buildAssaySchema();
     // One count of large bodies for both upload paths, so their sum stays bounded.
     const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
+    const documents = new DocumentCache(schema, {
+      jit: config.graphqlJit,
+      hideSuggestions: config.isProduction,
+    });
+    const authenticator = new CredentialAuthenticator(database.db, {
+      tokenPepper: config.tokenPepper,
+      sessionSecret: config.sessionSecret,
+      identityCacheMs: config.identityCacheMs,
+      onTouchError: (err) =>
+        isDatabaseUnavailable(err)
+          ? availability.failed(err)
+          : logger.warn({ err }, "could not record token use"),
+    });
     const graphql = createGraphQLEndpoint({
       largeBodies,
       availability,
       schema,
-      documents: new DocumentCache(schema, { jit: config.graphqlJit, hideSuggestions: config.isProduction }),
+      documents,
       config,
       db: database.db,
-      authenticator: new CredentialAuthenticator(database.db, {
-        tokenPepper: config.tokenPepper,
-        sessionSecret: config.sessionSecret,
-        identityCacheMs: config.identityCacheMs,
-        onTouchError: (err) =>
-          isDatabaseUnavailable(err)
-            ? availability.failed(err)
-            : logger.warn({ err }, "could not record token use"),
-      }),
+      authenticator,
       rateLimiter: limiter,
       logger,
       metrics,
       tracing,
+    });
+    const mcp = createMcpEndpoint({
+      authenticator,
+      rateLimiter: limiter,
+      runner: createOperationRunner({ schema, documents, config, db: database.db, logger, availability }),
+      documents: {
+        sdl: once(() => printSchemaOf(schema)),
+        examples: await readExampleOperations(EXAMPLES_DIR),
+      },
+      maxBodyBytes: config.maxBodyBytes,
+      trustProxy: config.trustProxy,
+      logger,
+      metrics,
     });
     const artifacts = createCliEndpoint({ db: database.db, config, logger, largeBodies, availability });
     const playground = createPlayground(EXAMPLES_DIR);
@@ -197,6 +220,7 @@ export async function startApp(
       withPlayground(graphql, playground),
       artifacts,
       createVcsWebhookEndpoints({ db: database.db, config, logger }),
+      mcp,
     );
     const observed: ServerMetrics | undefined = metrics && { metrics, serve: config.metrics.mode === "main" };
     server = createServer(
@@ -266,6 +290,15 @@ export async function startApp(
     await tracing?.shutdown();
     throw error;
   }
+}
+
+/** `compute`, called on first use only. */
+function once<T>(compute: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => {
+    value ??= { v: compute() };
+    return value.v;
+  };
 }
 
 /** Stops `server` and drops its idle keep-alive connections (a scraper's). */

@@ -12,5 +12,10 @@ export function buildAssaySchema(): GraphQLSchema {
 
 /** The schema as SDL, sorted so the committed `schema.graphql` diffs cleanly. */
 export function printAssaySchema(): string {
-  return `${printSchema(lexicographicSortSchema(buildAssaySchema())).trimEnd()}\n`;
+  return printSchemaOf(buildAssaySchema());
+}
+
+/** `schema` as schema.graphql holds it: sorted, printed, one trailing newline. */
+export function printSchemaOf(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema)).trimEnd()}\n`;
 }

@@ -2,6 +2,7 @@ import { advisoriesImport, advisoriesImportEpss } from "./advisory-commands.ts";
 import { advisoriesSources, advisoriesSync } from "./advisory-sync-commands.ts";
 import { type Command, formatUsageLine, UsageError } from "./command.ts";
 import { accountCreate, memberAdd, repositoryCreate, userCreate } from "./directory-commands.ts";
+import { mcpCommand } from "./mcp-command.ts";
 import { accountList, repositoryDsnCommand, repositoryList, userList } from "./read-commands.ts";
 import { demoSeed, migrate, showConfig } from "./setup-commands.ts";
 import { tokenCreate, tokenList, tokenRevoke } from "./token-commands.ts";
@@ -29,6 +30,7 @@ export const COMMANDS: readonly Command[] = [
   showConfig,
   workerCommand,
   uploadCommand,
+  mcpCommand,
   advisoriesImport,
   advisoriesImportEpss,
   advisoriesSync,

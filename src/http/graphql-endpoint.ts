@@ -29,10 +29,7 @@ import {
   errorDocument,
   internalError,
   payloadTooLarge,
-  rateLimited,
   serviceBusy,
-  signatureExpired,
-  unauthenticated,
   unsupportedMediaType,
 } from "../graphql/errors.ts";
 import { checkPageSizes } from "../graphql/limits.ts";
@@ -43,11 +40,17 @@ import { OperationNames } from "../observability/operation-names.ts";
 import type { Tracing } from "../observability/tracing.ts";
 import { parseBearer } from "./bearer.ts";
 import { BodyError, type BodyExtension, readBody } from "./body.ts";
-import { rateLimitKeyOfAddress } from "./client-address.ts";
+import {
+  type AdmissionDeps,
+  admitAnonymous,
+  admitUser,
+  type Headers,
+  sendUnauthorized,
+} from "./caller-admission.ts";
 import { isJsonContentType, JSON_TYPE, jsonSyntaxReason, sendJson } from "./json.ts";
 import { LargeBodySlots, leadingQuery } from "./large-bodies.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
-import type { RateLimitDecision, RateLimiter } from "./rate-limit.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 
 /** Paths the GraphQL endpoint answers on: the cloud form and the on-premise form, slash optional. */
 export const GRAPHQL_PATHS: ReadonlySet<string> = new Set([
@@ -101,14 +104,6 @@ export interface RequestRecord {
 /** Statuses of requests turned away before their document was looked at. */
 const REFUSED_STATUSES = new Set([401, 405, 413, 415, 429]);
 
-/**
- * The body of every 401: the spec's `errors`, plus the same text as a top-level `message` for
- * clients that read that field of an error answer.
- */
-export function unauthorizedBody(error: GraphQLError): { errors: unknown[]; message: string } {
-  return { ...errorDocument(error), message: error.message };
-}
-
 const LIMIT_CODES = new Set<string>([
   ErrorCode.MAX_DEPTH_EXCEEDED,
   ErrorCode.MAX_ALIASES_EXCEEDED,
@@ -118,8 +113,6 @@ const LIMIT_CODES = new Set<string>([
   ErrorCode.MAX_NODES_EXCEEDED,
 ]);
 const SUGGESTION = / ?Did you mean [^?]*\?/g;
-
-type Headers = Record<string, string>;
 
 /**
  * `error` as the caller sees it: in production without graphql-js' "Did you mean …?" hints, which
@@ -147,26 +140,6 @@ const BUSY_RETRY_AFTER_SECONDS = 5;
  * `ASSAY_ARTIFACT_MAX_BODY_BYTES`) with a valid token: an artifact upload, and nothing beside it.
  */
 const UPLOAD_ROOT_FIELDS: PublicRootFields = { query: new Set(), mutation: new Set(["uploadArtifact"]) };
-
-function rateLimitHeaders(decision: RateLimitDecision): Headers {
-  return {
-    "x-ratelimit-limit": String(decision.limit),
-    "x-ratelimit-remaining": String(decision.remaining),
-    "x-ratelimit-used": String(decision.used),
-    "x-ratelimit-reset": String(decision.resetEpochSeconds),
-    "x-ratelimit-resource": "graphql",
-  };
-}
-
-/** The caller's address for the unauthenticated limit; X-Forwarded-For only when configured. */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? "unknown";
-}
 
 /**
  * Gives every error a stable code and hides what the caller should not see: unexpected errors
@@ -215,9 +188,56 @@ function presentErrors(
   });
 }
 
+/** Runs a fixed operation as a viewer, in-process; see {@link createOperationRunner}. */
+export type OperationRunner = (
+  viewer: Viewer,
+  requestId: string,
+  query: string,
+  variables: Record<string, unknown>,
+) => Promise<ExecutionResult>;
+
+/**
+ * Runs operations of the server's own (the MCP tools', src/mcp/) against the schema as `viewer`,
+ * with a request's context: the same resolvers, loaders, permission checks and error
+ * presentation as a request to the endpoint, without HTTP. Documents go through the same cache
+ * (parse, validation, limits) and page-size checks; a document that fails them is a bug of its
+ * caller, and answers its errors like any other.
+ */
+export function createOperationRunner(
+  deps: Pick<GraphQLEndpointDeps, "schema" | "documents" | "config" | "db" | "logger" | "availability">,
+): OperationRunner {
+  return async (viewer, requestId, query, variables) => {
+    const prepared = deps.documents.prepare(query);
+    if (prepared.errors.length > 0 || !prepared.document) return { errors: [...prepared.errors] };
+    // The API's limits hold for the tools' operations too, so a tool works alike over stdio.
+    const limitErrors = checkPageSizes(deps.schema, prepared.document, undefined, variables);
+    if (limitErrors.length > 0) return { errors: limitErrors };
+    const contextValue: GraphQLContext = {
+      requestId,
+      viewer,
+      db: deps.db,
+      config: deps.config,
+      logger: deps.logger,
+      loaders: new RequestLoaders(deps.db),
+    };
+    const compiled = deps.documents.compiled(prepared.document, undefined);
+    const result: ExecutionResult = compiled
+      ? await compiled.query(undefined, contextValue, variables)
+      : await execute({
+          schema: deps.schema,
+          document: prepared.document,
+          variableValues: variables,
+          contextValue,
+        });
+    if (!result.errors) return result;
+    return { ...result, errors: presentErrors(result.errors, { requestId }, deps) };
+  };
+}
+
 /** Builds the handler of {@link GRAPHQL_PATHS}. */
 export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
   const { schema, documents, config, db, authenticator, rateLimiter } = deps;
+  const admission: AdmissionDeps = { rateLimiter, trustProxy: config.trustProxy, metrics: deps.metrics };
   const uploadMaxBodyBytes = Math.max(config.maxBodyBytes, config.artifactMaxBodyBytes);
   const largeBodies = deps.largeBodies ?? new LargeBodySlots(config.maxConcurrentUploads);
   const bodyLimits: BodyLimits = {
@@ -403,15 +423,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     let body: unknown;
     let bodyRead = false;
     if (typeof identity === "string") {
-      const decision = await rateLimiter.consumeAnonymous(
-        rateLimitKeyOfAddress(clientAddress(req, config.trustProxy)),
-      );
-      if (!decision.allowed) {
-        deps.metrics?.observeRateLimited("anonymous");
-        return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
-          "retry-after": String(decision.retryAfterSeconds),
-        });
-      }
+      if (!(await admitAnonymous(req, res, admission))) return;
       const admitted = await admitWithoutToken(req, credential, identity);
       if (admitted === "aborted") {
         res.destroy();
@@ -419,11 +431,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       }
       if (admitted === "refused" || admitted === "too-large") {
         // An oversized body is not read to its end: close the connection instead of draining it.
-        const error = identity === "signature-expired" ? signatureExpired() : unauthenticated();
-        return sendJson(res, 401, unauthorizedBody(error), {
-          "www-authenticate": 'Bearer realm="assay"',
-          ...(admitted === "too-large" ? { connection: "close" } : {}),
-        });
+        return sendUnauthorized(res, identity, admitted === "too-large" ? { connection: "close" } : {});
       }
       ({ viewer, body } = admitted);
       bodyRead = true;
@@ -434,17 +442,9 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     let headers: Headers = {};
     if (viewer !== ANONYMOUS_VIEWER) {
       record.userId = viewer.userId;
-      if (rateLimiter.enabled) {
-        const decision = await rateLimiter.consumeUser(viewer.userId);
-        headers = rateLimitHeaders(decision);
-        if (!decision.allowed) {
-          deps.metrics?.observeRateLimited("user");
-          return sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
-            ...headers,
-            "retry-after": String(decision.retryAfterSeconds),
-          });
-        }
-      }
+      const admitted = await admitUser(viewer, res, admission);
+      if (!admitted) return;
+      headers = admitted;
     }
 
     if (method === "POST" && !bodyRead) {

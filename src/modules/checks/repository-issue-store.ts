@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import type { AnalysisRunRow, Database } from "../../db/types.ts";
+import type { AnalysisRunRow, Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
@@ -54,7 +54,7 @@ export async function findLatestDefaultBranchRuns(
 // run), when that check has a non-RESOLVED occurrence of it.
 const ISSUES_OF_RUNS = sql`(
   SELECT g.run_id, g.check_id, g.issue_id, r.repository_id, repo.key || i.key AS key,
-    i.shortcode, i.analyzer_id, i.tags
+    i.shortcode, i.analyzer_id, i.tags, i.category, i.severity
   FROM (
     SELECT DISTINCT c.run_id, o.check_id, c.analyzer_id, o.issue_id
     FROM occurrences AS o
@@ -81,6 +81,8 @@ export const repositoryIssuesOfRun: ConnectionSource = {
 /** The arguments of `Repository.issues` that filter. */
 export interface RepositoryIssueFilterArgs {
   path?: string | null;
+  category?: IssueCategory | null;
+  severity?: IssueSeverity | null;
   tags?: ReadonlyArray<string | null | undefined> | null;
   analyzerIn?: ReadonlyArray<string | null | undefined> | null;
 }
@@ -88,7 +90,8 @@ export interface RepositoryIssueFilterArgs {
 /**
  * The filter of `Repository.issues`: `path` keeps issues with an occurrence at that file or under
  * that directory; `tags` keeps issues carrying every one of the tags; `analyzerIn` keeps issues of
- * those analyzers.
+ * those analyzers; `category` and `severity` keep issues whose catalog entry has that category or
+ * severity.
  */
 export function repositoryIssueFilter(args: RepositoryIssueFilterArgs): ConnectionFilter | undefined {
   const path = normalisePath(args.path);
@@ -106,6 +109,12 @@ export function repositoryIssueFilter(args: RepositoryIssueFilterArgs): Connecti
       ? undefined
       : { key: `tags:${JSON.stringify(tags)}`, condition: sql<boolean>`s.tags @> cast(${tags} as text[])` },
     analyzerInFilter(args.analyzerIn),
+    args.category
+      ? { key: `category:${args.category}`, condition: sql<boolean>`s.category = ${args.category}` }
+      : undefined,
+    args.severity
+      ? { key: `severity:${args.severity}`, condition: sql<boolean>`s.severity = ${args.severity}` }
+      : undefined,
   );
 }
 

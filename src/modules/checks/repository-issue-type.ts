@@ -10,7 +10,7 @@ import {
   pageArgs,
 } from "../../graphql/relay.ts";
 import { issueById } from "../catalog/catalog-loaders.ts";
-import { IssueRef } from "../catalog/catalog-type.ts";
+import { IssueCategoryEnum, IssueRef, IssueSeverityEnum } from "../catalog/catalog-type.ts";
 import { repositoryById } from "../repositories/repository-loaders.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
 import { latestDefaultBranchRunByRepositoryId, visibleRepositoryIssueByKey } from "./checks-loaders.ts";
@@ -94,6 +94,17 @@ builder.objectField(RepositoryRef, "issues", (t) =>
           "Only issues carrying every one of these tags (e.g. `cwe-79`). Null or an empty list does not filter.",
       }),
       analyzerIn: analyzerInArg(t.arg, "issues"),
+      category: t.arg({
+        type: IssueCategoryEnum,
+        required: false,
+        description: "Only issues of this category. An Assay extension of the contract's arguments.",
+      }),
+      severity: t.arg({
+        type: IssueSeverityEnum,
+        required: false,
+        description:
+          "Only issues of this severity (the issue's own, as `Issue.severity` shows it). An Assay extension of the contract's arguments.",
+      }),
     },
     resolve: (repository, args, ctx) =>
       underLatestRun(ctx, repository.id, (runId) =>

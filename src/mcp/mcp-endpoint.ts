@@ -1,0 +1,141 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Viewer } from "../graphql/context.ts";
+import {
+  AssayError,
+  badRequest,
+  ErrorCode,
+  errorDocument,
+  internalError,
+  payloadTooLarge,
+  unsupportedMediaType,
+} from "../graphql/errors.ts";
+import { parseBearer } from "../http/bearer.ts";
+import { BodyError, readBody } from "../http/body.ts";
+import { type AdmissionDeps, admitAnonymous, admitUser, sendUnauthorized } from "../http/caller-admission.ts";
+import type { OperationRunner, RequestAuthenticator, RequestRecord } from "../http/graphql-endpoint.ts";
+import { isJsonContentType, sendJson } from "../http/json.ts";
+import type { RateLimiter } from "../http/rate-limit.ts";
+import type { Logger } from "../logger.ts";
+import type { Metrics } from "../observability/metrics.ts";
+import { createAssayMcpServer } from "./mcp-server.ts";
+import type { McpDocuments } from "./resources.ts";
+import type { ToolBackend } from "./tool-kit.ts";
+
+/** The path of the MCP endpoint (Streamable HTTP transport). */
+export const MCP_PATH = "/mcp";
+
+/** What the MCP endpoint needs: the GraphQL endpoint's authenticator, limiter and runner. */
+export interface McpEndpointDeps {
+  authenticator: RequestAuthenticator;
+  rateLimiter: RateLimiter;
+  /** Runs the tools' operations in-process, as the caller (src/http/graphql-endpoint.ts). */
+  runner: OperationRunner;
+  documents: McpDocuments;
+  maxBodyBytes: number;
+  trustProxy: boolean;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+/** JSON-RPC's answer to a body that is not JSON (MCP messages are JSON-RPC 2.0). */
+function parseErrorBody(message: string): unknown {
+  return { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${message}` }, id: null };
+}
+
+/** The tools' backend for one request: the caller's operations, run in-process. */
+function inProcessBackend(deps: McpEndpointDeps, viewer: Viewer, requestId: string): ToolBackend {
+  return {
+    run: (query, variables) => deps.runner(viewer, requestId, query, variables),
+    unexpected(error) {
+      deps.logger.error({ requestId, err: error }, "MCP tool failed");
+      return internalError(requestId).message;
+    },
+  };
+}
+
+/** `method` (and the tool's name) of a JSON-RPC request body, for the request's log line. */
+function describeMessage(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
+  const { method, params } = body as { method?: unknown; params?: { name?: unknown } };
+  if (typeof method !== "string") return undefined;
+  const name = method === "tools/call" && typeof params?.name === "string" ? ` ${params.name}` : "";
+  return `mcp ${method}${name}`.slice(0, 100);
+}
+
+/**
+ * Builds the handler of {@link MCP_PATH}: MCP over the Streamable HTTP transport, stateless (every
+ * POST carries one JSON-RPC message and is answered with JSON; no session, no server-sent
+ * stream), so any instance behind a load balancer can answer any request. A request is admitted
+ * exactly as a GraphQL request is: the same bearer credentials, 401 and per-user rate limit (one
+ * MCP request counts as one API request).
+ */
+export function createMcpEndpoint(deps: McpEndpointDeps) {
+  const admission: AdmissionDeps = {
+    rateLimiter: deps.rateLimiter,
+    trustProxy: deps.trustProxy,
+    metrics: deps.metrics,
+  };
+
+  return async function handleMcp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    record: RequestRecord,
+  ): Promise<void> {
+    if (req.method !== "POST") {
+      // Stateless: there is no stream to open with GET and no session to end with DELETE. The
+      // transport's spec lets a server answer 405 to both; clients then stay on POST.
+      const error = new AssayError(
+        `Method ${req.method} is not allowed; MCP requests are sent with POST.`,
+        ErrorCode.METHOD_NOT_ALLOWED,
+      );
+      return sendJson(res, 405, errorDocument(error), { allow: "POST" });
+    }
+    const identity = await deps.authenticator.authenticate(parseBearer(req.headers.authorization));
+    if (typeof identity === "string") {
+      if (!(await admitAnonymous(req, res, admission))) return;
+      return sendUnauthorized(res, identity);
+    }
+    record.userId = identity.userId;
+    const headers = await admitUser(identity, res, admission);
+    if (!headers) return;
+
+    if (!isJsonContentType(req.headers["content-type"])) {
+      return sendJson(res, 415, errorDocument(unsupportedMediaType(req.headers["content-type"])), headers);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req, deps.maxBodyBytes));
+    } catch (error) {
+      if (error instanceof BodyError && error.reason === "aborted") {
+        res.destroy();
+        return;
+      }
+      if (error instanceof BodyError) {
+        return sendJson(res, 413, errorDocument(payloadTooLarge(deps.maxBodyBytes)), {
+          ...headers,
+          connection: "close",
+        });
+      }
+      if (error instanceof SyntaxError) return sendJson(res, 400, parseErrorBody(error.message), headers);
+      throw error;
+    }
+    record.operationName = describeMessage(body);
+    if (body === null || typeof body !== "object") {
+      return sendJson(res, 400, errorDocument(badRequest("The body must be a JSON-RPC message.")), headers);
+    }
+
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    const server = createAssayMcpServer(inProcessBackend(deps, identity, record.requestId), deps.documents);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    res.once("close", () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+}

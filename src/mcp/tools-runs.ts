@@ -1,0 +1,375 @@
+import { z } from "zod";
+import {
+  type Connection,
+  connectionSelection,
+  countText,
+  found,
+  repositoryInput,
+  repositoryVariables,
+  runOperation,
+  type ToolBackend,
+  ToolFailure,
+} from "./tool-kit.ts";
+import { defineTool } from "./tool-registry.ts";
+import { emptyConnection, ISSUE_CATEGORIES, ISSUE_SEVERITIES } from "./tools-repositories.ts";
+
+/** The tools about analysis runs: what a pull request or commit changed, and a run's checks. */
+
+const RUN_STATUSES = ["CANCEL", "FAILURE", "PENDING", "READY", "SKIPPED", "SUCCESS", "TIMEOUT"] as const;
+const CHECK_STATUSES = [
+  "ARTIFACT_TIMEOUT",
+  "CANCEL",
+  "FAILURE",
+  "NEUTRAL",
+  "PENDING",
+  "READY",
+  "SKIPPED",
+  "SUCCESS",
+  "TIMEOUT",
+  "WAITING",
+] as const;
+const PR_STATES = ["CLOSED", "MERGED", "OPEN"] as const;
+
+/** A finding as `AnalysisIssue` has it. */
+interface FindingNode {
+  shortcode: string;
+  title: string;
+  category: (typeof ISSUE_CATEGORIES)[number];
+  severity: (typeof ISSUE_SEVERITIES)[number];
+  path: string;
+  beginLine: number;
+  endLine: number;
+}
+
+const FINDING_FIELDS = "shortcode title category severity path beginLine endLine";
+
+const findingOutput = z.strictObject({
+  shortcode: z.string().describe("The issue's code."),
+  title: z.string().describe("What was found here."),
+  category: z.enum(ISSUE_CATEGORIES),
+  severity: z.enum(ISSUE_SEVERITIES).describe("The finding's own severity, else its issue's."),
+  path: z.string().describe("Repository-relative file path."),
+  beginLine: z.number().int(),
+  endLine: z.number().int(),
+});
+
+/** A finding as the tools answer it: exactly the output schema's fields. */
+function findingOf(node: FindingNode): z.infer<typeof findingOutput> {
+  return {
+    shortcode: node.shortcode,
+    title: node.title,
+    category: node.category,
+    severity: node.severity,
+    path: node.path,
+    beginLine: node.beginLine,
+    endLine: node.endLine,
+  };
+}
+
+function findingLine(f: z.infer<typeof findingOutput>): string {
+  return `${f.path}:${f.beginLine} ${f.shortcode} [${f.severity}] ${f.title}`;
+}
+
+const findingsLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(100)
+  .default(20)
+  .describe("How many findings to list (1 to 100, default 20); the counts cover all of them.");
+
+const runOutput = z.strictObject({
+  runUid: z.string().describe("The run's UUID; pass it to get_run_checks for the findings per check."),
+  status: z.enum(RUN_STATUSES),
+  branchName: z.string().nullable(),
+  commitOid: z.string().nullable(),
+});
+
+const changesOutput = z.strictObject({
+  pullRequest: z
+    .strictObject({
+      number: z.number().int(),
+      title: z.string().nullable(),
+      state: z.enum(PR_STATES),
+      branch: z.string().nullable(),
+      baseBranch: z.string().nullable(),
+    })
+    .nullable()
+    .describe("The pull request asked about; null when a commit was asked about."),
+  run: runOutput.nullable().describe("The analysis run the answer comes from; null when there is none yet."),
+  introduced: z.number().int().describe("Findings the change introduced."),
+  resolved: z.number().int().describe("Findings the change resolved."),
+  suppressed: z.number().int().describe("Findings suppressed (ignore rules, team suppressions)."),
+  vulnerabilitiesIntroduced: z.number().int().describe("Dependency vulnerabilities the change introduced."),
+  findings: z.array(findingOutput).describe("The findings of the change's run, by path then line."),
+  findingsTotal: z.number().int().describe("How many findings there are in all; `findings` may list fewer."),
+});
+
+type ChangesOutput = z.infer<typeof changesOutput>;
+
+const PULL_REQUEST_QUERY = `query McpPullRequestChanges($login: String!, $name: String!, $vcsProvider: VCSProvider!,
+  $number: Int!, $first: Int!) {
+  repository(login: $login, name: $name, vcsProvider: $vcsProvider) {
+    pullRequest(number: $number) {
+      number title state branch baseBranch
+      summary { issuesRaised issuesResolved issuesSuppressed vulnerabilitiesRaised }
+      latestAnalysisRun { runUid status branchName commitOid }
+      issues(first: $first) { ${connectionSelection(FINDING_FIELDS)} }
+    }
+  }
+}`;
+
+const COMMIT_QUERY = `query McpCommitChanges($login: String!, $name: String!, $vcsProvider: VCSProvider!,
+  $commitOid: String!, $first: Int!) {
+  repository(login: $login, name: $name, vcsProvider: $vcsProvider) { id }
+  run(commitOid: $commitOid) {
+    runUid status branchName commitOid
+    repository { id }
+    summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed vulnerabilitiesIntroduced }
+    checks(first: 50) { edges { node { issues(first: $first) { ${connectionSelection(FINDING_FIELDS)} } } } }
+  }
+}`;
+
+interface RunHead {
+  runUid: string;
+  status: (typeof RUN_STATUSES)[number];
+  branchName: string | null;
+  commitOid: string | null;
+}
+
+function runOf(run: RunHead): z.infer<typeof runOutput> {
+  return { runUid: run.runUid, status: run.status, branchName: run.branchName, commitOid: run.commitOid };
+}
+
+async function pullRequestChanges(
+  backend: ToolBackend,
+  args: { login: string; name: string; vcsProvider: string; first: number },
+  number: number,
+): Promise<ChangesOutput> {
+  const data = await runOperation<{
+    repository: {
+      pullRequest: {
+        number: number;
+        title: string | null;
+        state: (typeof PR_STATES)[number];
+        branch: string | null;
+        baseBranch: string | null;
+        summary: {
+          issuesRaised: number;
+          issuesResolved: number;
+          issuesSuppressed: number;
+          vulnerabilitiesRaised: number;
+        } | null;
+        latestAnalysisRun: RunHead | null;
+        issues: Connection<FindingNode>;
+      } | null;
+    } | null;
+  }>(backend, PULL_REQUEST_QUERY, { ...repositoryVariables(args), number, first: args.first });
+  const repository = found(data.repository, `Repository ${args.login}/${args.name}`);
+  const pr = found(repository.pullRequest, `Pull request #${number} of ${args.login}/${args.name}`);
+  return {
+    pullRequest: {
+      number: pr.number,
+      title: pr.title,
+      state: pr.state,
+      branch: pr.branch,
+      baseBranch: pr.baseBranch,
+    },
+    run: pr.latestAnalysisRun ? runOf(pr.latestAnalysisRun) : null,
+    introduced: pr.summary?.issuesRaised ?? 0,
+    resolved: pr.summary?.issuesResolved ?? 0,
+    suppressed: pr.summary?.issuesSuppressed ?? 0,
+    vulnerabilitiesIntroduced: pr.summary?.vulnerabilitiesRaised ?? 0,
+    findings: pr.issues.edges.map(({ node }) => findingOf(node)),
+    findingsTotal: pr.issues.totalCount,
+  };
+}
+
+async function commitChanges(
+  backend: ToolBackend,
+  args: { login: string; name: string; vcsProvider: string; first: number },
+  commitOid: string,
+): Promise<ChangesOutput> {
+  const data = await runOperation<{
+    repository: { id: string } | null;
+    run: RunHead & {
+      repository: { id: string };
+      summary: {
+        occurrencesIntroduced: number;
+        occurrencesResolved: number;
+        occurrencesSuppressed: number;
+        vulnerabilitiesIntroduced: number;
+      };
+      checks: { edges: Array<{ node: { issues: Connection<FindingNode> } }> } | null;
+    };
+  }>(backend, COMMIT_QUERY, { ...repositoryVariables(args), commitOid, first: args.first });
+  const repository = found(data.repository, `Repository ${args.login}/${args.name}`);
+  // `run(commitOid:)` is not scoped by repository: a run of another repository is not this one's.
+  if (data.run.repository.id !== repository.id) {
+    throw new ToolFailure(
+      "NOT_FOUND",
+      `No analysis run of commit ${commitOid} in ${args.login}/${args.name}.`,
+    );
+  }
+  const pages = data.run.checks?.edges.map(({ node }) => node.issues) ?? [];
+  const findings = pages
+    .flatMap((page) => page.edges.map(({ node }) => findingOf(node)))
+    .sort((a, b) => a.path.localeCompare(b.path) || a.beginLine - b.beginLine)
+    .slice(0, args.first);
+  return {
+    pullRequest: null,
+    run: runOf(data.run),
+    introduced: data.run.summary.occurrencesIntroduced,
+    resolved: data.run.summary.occurrencesResolved,
+    suppressed: data.run.summary.occurrencesSuppressed,
+    vulnerabilitiesIntroduced: data.run.summary.vulnerabilitiesIntroduced,
+    findings,
+    findingsTotal: pages.reduce((sum, page) => sum + page.totalCount, 0),
+  };
+}
+
+/** `get_changes`: what a pull request or a commit introduced and resolved. */
+export const getChanges = defineTool({
+  name: "get_changes",
+  title: "What a pull request or commit changed",
+  description:
+    "Answers what a pull request (by number) or a commit (by SHA) introduced and resolved: counts of findings introduced, resolved and suppressed and of dependency vulnerabilities introduced, from the newest analysis run, with the findings themselves. Give exactly one of `pullRequest` and `commitOid`.",
+  inputSchema: {
+    ...repositoryInput,
+    pullRequest: z.number().int().min(1).optional().describe("The pull request's number."),
+    commitOid: z
+      .string()
+      .regex(/^[0-9a-fA-F]{7,64}$/)
+      .optional()
+      .describe("The commit's full SHA."),
+    first: findingsLimit,
+  },
+  outputSchema: changesOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async answer(backend, args) {
+    if ((args.pullRequest === undefined) === (args.commitOid === undefined)) {
+      throw new ToolFailure("BAD_USER_INPUT", "Give exactly one of `pullRequest` and `commitOid`.");
+    }
+    const changes =
+      args.pullRequest !== undefined
+        ? await pullRequestChanges(backend, args, args.pullRequest)
+        : await commitChanges(backend, args, args.commitOid ?? "");
+    const subject = changes.pullRequest
+      ? `Pull request #${changes.pullRequest.number}`
+      : `Commit ${args.commitOid}`;
+    return {
+      structured: changes,
+      text: [
+        `${subject}: ${changes.introduced} findings introduced, ${changes.resolved} resolved, ${changes.suppressed} suppressed, ${changes.vulnerabilitiesIntroduced} vulnerabilities introduced${changes.run ? ` (run ${changes.run.runUid}, ${changes.run.status})` : " (no analysis run yet)"}.`,
+        ...changes.findings.map(findingLine),
+      ].join("\n"),
+    };
+  },
+});
+
+const RUN_CHECKS_QUERY = `query McpRunChecks($runUid: UUID!, $first: Int!, $analyzerIn: [String],
+  $category: IssueCategory, $severity: IssueSeverity) {
+  run(runUid: $runUid) {
+    runUid status branchName commitOid createdAt finishedAt
+    repository { name account { login } }
+    checks(first: 50, analyzerIn: $analyzerIn) {
+      totalCount
+      edges { node {
+        status
+        analyzer { shortcode name }
+        summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed }
+        issues(first: $first, category: $category, severity: $severity) { ${connectionSelection(FINDING_FIELDS)} }
+      } }
+    }
+  }
+}`;
+
+interface CheckNode {
+  status: (typeof CHECK_STATUSES)[number];
+  analyzer: { shortcode: string; name: string };
+  summary: { occurrencesIntroduced: number; occurrencesResolved: number; occurrencesSuppressed: number };
+  issues: Connection<FindingNode>;
+}
+
+const runChecksOutput = z.strictObject({
+  run: runOutput.extend({
+    repository: z.string().describe("`login/name` of the run's repository."),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  }),
+  checks: z.array(
+    z.strictObject({
+      analyzer: z.string().describe("The analyzer's shortcode."),
+      analyzerName: z.string(),
+      status: z.enum(CHECK_STATUSES),
+      introduced: z.number().int().describe("Findings this check introduced."),
+      resolved: z.number().int().describe("Findings this check resolved."),
+      suppressed: z.number().int(),
+      findings: z
+        .array(findingOutput)
+        .describe("The check's findings (matching the filters), by path then line."),
+      findingsTotal: z.number().int().describe("How many findings match; `findings` may list fewer."),
+    }),
+  ),
+});
+
+/** `get_run_checks`: one analysis run's checks, with their findings. */
+export const getRunChecks = defineTool({
+  name: "get_run_checks",
+  title: "A run's checks and findings",
+  description:
+    "Shows one analysis run (by its runUid, from list_repositories or get_changes): each analyzer's check with its status, the counts it introduced and resolved, and its findings, optionally filtered by analyzer, category and severity.",
+  inputSchema: {
+    runUid: z.guid().describe("The run's UUID."),
+    analyzers: z
+      .array(z.string().min(1))
+      .optional()
+      .describe("Only the checks of these analyzers (shortcodes such as `python`)."),
+    category: z.enum(ISSUE_CATEGORIES).optional().describe("Only findings of this category."),
+    severity: z.enum(ISSUE_SEVERITIES).optional().describe("Only findings of this severity."),
+    first: findingsLimit.describe("How many findings to list per check (1 to 100, default 20)."),
+  },
+  outputSchema: runChecksOutput,
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async answer(backend, args) {
+    const data = await runOperation<{
+      run: RunHead & {
+        createdAt: string;
+        finishedAt: string | null;
+        repository: { name: string; account: { login: string } };
+        checks: Connection<CheckNode> | null;
+      };
+    }>(backend, RUN_CHECKS_QUERY, {
+      runUid: args.runUid,
+      first: args.first,
+      analyzerIn: args.analyzers ?? null,
+      category: args.category ?? null,
+      severity: args.severity ?? null,
+    });
+    const { run } = data;
+    const checks = (run.checks ?? emptyConnection<CheckNode>()).edges.map(({ node }) => ({
+      analyzer: node.analyzer.shortcode,
+      analyzerName: node.analyzer.name,
+      status: node.status,
+      introduced: node.summary.occurrencesIntroduced,
+      resolved: node.summary.occurrencesResolved,
+      suppressed: node.summary.occurrencesSuppressed,
+      findings: node.issues.edges.map(({ node: finding }) => findingOf(finding)),
+      findingsTotal: node.issues.totalCount,
+    }));
+    const repository = `${run.repository.account.login}/${run.repository.name}`;
+    return {
+      structured: {
+        run: { ...runOf(run), repository, createdAt: run.createdAt, finishedAt: run.finishedAt },
+        checks,
+      },
+      text: [
+        `Run ${run.runUid} of ${repository} (${run.status}, ${run.branchName ?? "?"} @ ${run.commitOid?.slice(0, 12) ?? "?"}): ${checks.length} checks.`,
+        ...checks.flatMap((c) => [
+          `${c.analyzer}: ${c.status}, ${c.introduced} introduced, ${c.resolved} resolved; ${countText(c.findings.length, c.findingsTotal, "findings")}`,
+          ...c.findings.map((f) => `  ${findingLine(f)}`),
+        ]),
+      ].join("\n"),
+    };
+  },
+});
