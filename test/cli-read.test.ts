@@ -48,7 +48,7 @@ function runCli(database: TestDatabase, args: string[]): CliResult {
     cwd: ROOT,
     env: cliEnv(database),
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: 300_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -19,11 +19,15 @@ after(async () => {
   for (const instance of instances.reverse()) await instance.stop();
 });
 
+/**
+ * The viewer and their accounts. Memberships are read by every request (the identity cache holds
+ * only the token and its user), so this needs the database even while the token is cached.
+ */
 async function viewer(instance: TestInstance, token: string) {
   const res = await fetch(instance.endpoint, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ query: "{ viewer { email } }" }),
+    body: JSON.stringify({ query: "{ viewer { email accounts(first: 1) { edges { node { login } } } } }" }),
   });
   return { status: res.status, retryAfter: res.headers.get("retry-after"), text: await res.text() };
 }
