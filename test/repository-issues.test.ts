@@ -364,6 +364,50 @@ describe("repository issues and occurrences", () => {
     });
   });
 
+  test("Repository.issues filters by the issue's category and severity, alone and together, counting with the filters", async () => {
+    const { db } = server;
+    const repository = await aRepository(db, team, { defaultBranch: "main" });
+    const suffix = newRowKey();
+    const [bug, style, leak] = await issuesIn(db, [
+      { analyzer: python, shortcode: `PY-BUG-${suffix}`, category: "BUG_RISK", severity: "CRITICAL" },
+      { analyzer: python, shortcode: `PY-STYLE-${suffix}`, category: "STYLE", severity: "MINOR" },
+      { analyzer: python, shortcode: `PY-LEAK-${suffix}`, category: "SECURITY", severity: "CRITICAL" },
+    ]);
+    const run = await aRun(db, repository, { status: "SUCCESS" });
+    await occurrencesIn(db, await aCheck(db, run, python), [
+      { issue: bug!, path: "a.py", beginLine: 1 },
+      { issue: style!, path: "a.py", beginLine: 2 },
+      { issue: leak!, path: "b.py", beginLine: 3 },
+    ]);
+    const shortcodes = async (args: Record<string, unknown>) => {
+      const data = await repositoryField<{ issues: Connection<IssueNode> }>(
+        repository,
+        "issues(category: $category, severity: $severity) { totalCount edges { node { issue { shortcode } } } }",
+        { category: null, severity: null, ...args },
+        ", $category: IssueCategory, $severity: IssueSeverity",
+      );
+      return {
+        total: data.issues.totalCount,
+        shortcodes: data.issues.edges.map((e) => e.node.issue.shortcode).sort(),
+      };
+    };
+    const sorted = (...rows: IssueRow[]) => rows.map((r) => r.shortcode).sort();
+    assert.deepEqual(await shortcodes({}), { total: 3, shortcodes: sorted(bug!, style!, leak!) });
+    assert.deepEqual(await shortcodes({ severity: "CRITICAL" }), {
+      total: 2,
+      shortcodes: sorted(bug!, leak!),
+    });
+    assert.deepEqual(await shortcodes({ category: "STYLE" }), { total: 1, shortcodes: sorted(style!) });
+    assert.deepEqual(await shortcodes({ category: "SECURITY", severity: "CRITICAL" }), {
+      total: 1,
+      shortcodes: sorted(leak!),
+    });
+    assert.deepEqual(await shortcodes({ category: "STYLE", severity: "MAJOR" }), {
+      total: 0,
+      shortcodes: [],
+    });
+  });
+
   test("Repository.issues pages both ways by shortcode, then key", async () => {
     const { db } = server;
     const repository = await aRepository(db, team);
