@@ -36,10 +36,17 @@ async function seedEmbeddedDemo(
   return token;
 }
 
-function banner(url: string, token: string | undefined, config: Config): string {
+/**
+ * What to tell whoever started the server. The demo token itself is shown only on a terminal:
+ * where stderr is not one (a container, a service manager, a pipe), it is a log, and no token may
+ * reach a log line; the file holds it either way.
+ */
+function banner(url: string, token: string | undefined, config: Config, onTerminal: boolean): string {
   const tokenFile = path.join(config.dataDir, "demo-token");
   const tokenLine = token
-    ? `Demo token (shown once; also saved to ${tokenFile}):\n    ${token}\n`
+    ? onTerminal
+      ? `Demo token (shown once; also saved to ${tokenFile}):\n    ${token}\n`
+      : `Demo token: saved to ${tokenFile} (not printed: this output is not a terminal)\n`
     : fs.existsSync(tokenFile)
       ? `Demo token: in ${tokenFile}\n`
       : "Create a token with: npm run assay -- token create --user <email> --name <name> --expires-in 30\n";
@@ -68,7 +75,7 @@ async function main(): Promise<void> {
     },
   });
   logger.info({ url: app.url, database: app.database.kind }, "listening");
-  process.stderr.write(banner(app.url, token, config));
+  process.stderr.write(banner(app.url, token, config, process.stderr.isTTY === true));
 
   let stopping = false;
   const shutdown = async (signal: string) => {
