@@ -234,7 +234,7 @@ describe("the per-user hourly limit", () => {
     assert.ok(Math.max(...resets) - Math.min(...resets) <= 1, "the window is fixed: one reset for all");
   });
 
-  test("past the limit a request gets 429 with Retry-After and RATE_LIMITED, and runs nothing but the token lookup", async () => {
+  test("past the limit a request gets 429 with Retry-After and RATE_LIMITED, and runs nothing but (at most) the token lookup", async () => {
     const { token } = await aUserWithToken();
     await settle(server.statements);
     const beforeFirst = server.statements.length;
@@ -251,9 +251,11 @@ describe("the per-user hourly limit", () => {
     assertRateLimited(refused);
     const headers = rateLimitOf(refused);
     assert.deepEqual([headers.limit, headers.used, headers.remaining], [LIMIT, LIMIT, 0]);
+    // The token lookup at most: none when the identity cache still holds the token (it was
+    // seen within the last second), never anything the query itself would run.
     const ran = server.statements.slice(before);
-    assert.equal(ran.length, 1, ran.join("\n"));
-    assert.match(ran[0] ?? "", /^select .* from "personal_access_tokens"/i);
+    assert.ok(ran.length <= 1, ran.join("\n"));
+    for (const statement of ran) assert.match(statement, /^select .* from "personal_access_tokens"/i);
   });
 
   test("two users spend separate budgets and two tokens of one user spend the same one", async () => {
