@@ -132,6 +132,16 @@ export function databaseUnavailable(retryAfterSeconds: number): AssayError {
   );
 }
 
+/** {@link databaseUnavailable} in place of resolver error `error`, keeping where it happened. */
+export function databaseUnavailableAt(error: GraphQLError, retryAfterSeconds: number): GraphQLError {
+  const unavailable = databaseUnavailable(retryAfterSeconds);
+  return new GraphQLError(unavailable.message, {
+    nodes: error.nodes,
+    path: error.path,
+    extensions: unavailable.extensions,
+  });
+}
+
 /** The request's Content-Type is not one we accept. */
 export function unsupportedMediaType(contentType: string | undefined): AssayError {
   return new AssayError(

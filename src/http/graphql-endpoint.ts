@@ -24,7 +24,7 @@ import {
   AssayError,
   badRequest,
   badUserInput,
-  databaseUnavailable,
+  databaseUnavailableAt,
   ErrorCode,
   errorDocument,
   internalError,
@@ -168,12 +168,7 @@ function presentErrors(
       // One warning per outage (DatabaseAvailability), not a stack per request.
       deps.availability?.failed(original ?? error);
       record.databaseUnavailable = true;
-      const unavailable = databaseUnavailable(deps.config.databaseRetryAfterSeconds);
-      return new GraphQLError(unavailable.message, {
-        nodes: error.nodes,
-        path: error.path,
-        extensions: unavailable.extensions,
-      });
+      return databaseUnavailableAt(error, deps.config.databaseRetryAfterSeconds);
     }
     deps.logger.error(
       { requestId: record.requestId, err: original ?? error, path: error.path },

@@ -21,7 +21,7 @@ import { DocumentCache } from "../graphql/document-cache.ts";
 import {
   AssayError,
   badRequest,
-  databaseUnavailable,
+  databaseUnavailableAt,
   ErrorCode,
   errorDocument,
   internalError,
@@ -323,12 +323,7 @@ function masked(error: GraphQLError, args: ExecutionArgs, deps: CliEndpointDeps)
   if (isDatabaseUnavailable(cause)) {
     deps.availability?.failed(cause);
     record.databaseUnavailable = true;
-    const unavailable = databaseUnavailable(deps.config.databaseRetryAfterSeconds);
-    return new GraphQLError(unavailable.message, {
-      nodes: error.nodes,
-      path: error.path,
-      extensions: unavailable.extensions,
-    });
+    return databaseUnavailableAt(error, deps.config.databaseRetryAfterSeconds);
   }
   deps.logger.error({ requestId, err: cause, path: error.path }, "resolver failed");
   const replacement = internalError(requestId);
