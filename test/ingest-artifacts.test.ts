@@ -12,6 +12,7 @@ import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -219,11 +220,7 @@ async function processQueued(): Promise<void> {
     .orderBy("id")
     .execute();
   for (const { id } of queued) {
-    const settle = await handler.run(
-      { id: "0", kind: handler.kind, payload: { artifactId: id }, attempts: 1, leaseToken: "test" },
-      new AbortController().signal,
-    );
-    assert.deepEqual(await settle(server.db), { status: "done" });
+    assert.deepEqual(await runArtifactJob(server.db, handler, id), { status: "done" });
   }
 }
 

@@ -8,6 +8,7 @@ import type { RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
+import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { testLogger } from "./helpers/log-capture.ts";
@@ -203,11 +204,7 @@ test("a stored report that fails to process fails its artifact and its check, an
     .where("artifact_id", "=", artifact.id)
     .execute();
   const handler = artifactProcessingHandler(server.db, server.config, testLogger("intake").logger);
-  const settle = await handler.run(
-    { id: "0", kind: handler.kind, payload: { artifactId: artifact.id }, attempts: 1, leaseToken: "test" },
-    new AbortController().signal,
-  );
-  assert.deepEqual(await settle(server.db), { status: "done" });
+  assert.deepEqual(await runArtifactJob(server.db, handler, artifact.id), { status: "done" });
   const stored = await sql<{ status: string; error: string; check_status: string; run_status: string }>`
     SELECT a.status, a.error, c.status AS check_status, r.status AS run_status
     FROM artifacts AS a JOIN checks AS c ON c.id = a.check_id JOIN analysis_runs AS r ON r.id = a.run_id

@@ -2,9 +2,11 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
+import { type ClaimedJob, lockClaimedJob } from "../jobs/job-store.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import type { Logger } from "../logger.ts";
 import {
+  findArtifactById,
   findArtifactRunId,
   findCoverageArtifactCheckIdOfRun,
   lockArtifactRow,
@@ -12,6 +14,7 @@ import {
   markArtifactProcessed,
 } from "../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId, findCheckById, timeOutWaitingChecks } from "../modules/checks/check-store.ts";
+import { analyzeOccurrences } from "../modules/checks/occurrence-write-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import { findRunById, lockRun } from "../modules/runs/run-store.ts";
 import { artifactText } from "./artifact-bytes.ts";
@@ -27,14 +30,16 @@ import {
   settleCheck,
   settleRun,
 } from "./run-lifecycle.ts";
-import { processSarif } from "./sarif/process.ts";
+import { OCCURRENCE_BATCH_SIZE } from "./sarif/occurrence-writer.ts";
+import { deleteStagedRows, stageSarif } from "./sarif/process.ts";
 import { processSbom } from "./sca/sbom-process.ts";
-import type { ProcessInput, ProcessResult } from "./types.ts";
+import type { ProcessInput, ProcessResult, ProcessStep, PublishStep } from "./types.ts";
 
 /**
  * The ingestion jobs (docs/ingestion.md "Durable and asynchronous"): `ingest.artifact` processes
- * one stored artifact in one transaction that locks its run first; `ingest.deadline` ends a run's
- * WAITING checks when their artifacts did not arrive in time.
+ * one stored artifact (a SARIF report in short steps, then published in one transaction; the other
+ * kinds in one transaction), each transaction locking its run first; `ingest.deadline` ends a
+ * run's WAITING checks when their artifacts did not arrive in time.
  */
 
 /** Errors that mean the report itself is bad: the artifact FAILS instead of being retried. */
@@ -99,7 +104,7 @@ export async function processInputOf(
   };
 }
 
-/** Processes one QUEUED artifact inside `tx`; false when there was nothing to do. */
+/** Processes one QUEUED artifact of a kind processed in one transaction, inside `tx`. */
 async function processArtifact(
   tx: Kysely<Database>,
   artifactId: string,
@@ -109,13 +114,20 @@ async function processArtifact(
   if (artifact?.status !== "QUEUED") return undefined;
   const input = await processInputOf(tx, artifact, config.artifactMaxBytes);
   const result =
-    artifact.kind === "SARIF"
-      ? await processSarif(input)
-      : artifact.kind === "COVERAGE"
-        ? await processCoverage(input, config.artifactMaxBytes)
-        : artifact.kind === "SBOM"
-          ? await processSbom(input)
-          : await processChanges(input, config.artifactMaxBytes);
+    artifact.kind === "COVERAGE"
+      ? await processCoverage(input, config.artifactMaxBytes)
+      : artifact.kind === "SBOM"
+        ? await processSbom(input)
+        : await processChanges(input, config.artifactMaxBytes);
+  return finishArtifact(tx, artifact, result);
+}
+
+/** Records `result` as the artifact's and settles what it belongs to. */
+async function finishArtifact(
+  tx: Kysely<Database>,
+  artifact: ArtifactRow,
+  result: ProcessResult,
+): Promise<{ artifact: ArtifactRow; result: ProcessResult }> {
   const processed = await markArtifactProcessed(tx, artifact.id, JSON.stringify(result));
   await settleAfter(tx, processed);
   return { artifact: processed, result };
@@ -134,10 +146,65 @@ async function failArtifact(
   return failed;
 }
 
+/**
+ * Occurrences a step writes. The embedded database is one session, and a step holds it as a
+ * whole, so its steps are short: 1,000 rows take about 70 ms there, and every API request waits
+ * for at most one step. PostgreSQL serves other sessions meanwhile, and writes fastest in steps
+ * of 5,000 (docs/benchmarks.md "Ingestion").
+ */
+const EMBEDDED_STEP_ROWS = 1000;
+
+/** Raised by a step when another worker holds the job now: this attempt stops and records nothing. */
+class LeaseLostError extends Error {}
+
+/**
+ * The steps of one attempt at a job: each a transaction of its own that first locks the job's row
+ * under this attempt's lease, so a worker that took the job over (after this one's lease ran out)
+ * starts only after a step ends, and this attempt stops at its next step.
+ */
+function leasedSteps(db: Kysely<Database>, job: ClaimedJob, signal: AbortSignal): ProcessStep {
+  return (work) => {
+    signal.throwIfAborted();
+    return db.transaction().execute(async (tx) => {
+      if (!(await lockClaimedJob(tx, job))) throw new LeaseLostError("the job's lease was lost");
+      return work(tx);
+    });
+  };
+}
+
+/**
+ * Stages a SARIF artifact in steps (docs/ingestion.md "Processing in steps") and answers the
+ * publication, for the worker's settling transaction; undefined when the artifact is not QUEUED.
+ */
+async function stageSarifArtifact(
+  db: Kysely<Database>,
+  artifactId: string,
+  config: Config,
+  step: ProcessStep,
+): Promise<{ artifact: ArtifactRow; publish: PublishStep } | undefined> {
+  const artifact = await findArtifactById(db, artifactId);
+  if (artifact?.status !== "QUEUED") return undefined;
+  const input = await processInputOf(db, artifact, config.artifactMaxBytes);
+  const publish = await stageSarif(input, step, { batchSize: stepRows(config) });
+  // The embedded database has no autovacuum to notice thousands of new rows: without fresh
+  // statistics the publishing transaction's counts over the check are planned for an empty
+  // table, and take twice as long while every API request waits for them.
+  if (!config.databaseUrl) await step((tx) => analyzeOccurrences(tx));
+  return { artifact, publish };
+}
+
+function stepRows(config: Config): number {
+  return config.databaseUrl ? OCCURRENCE_BATCH_SIZE : EMBEDDED_STEP_ROWS;
+}
+
 /** Told of each artifact processed or failed, with its kind and seconds taken (metrics count them). */
 export type ArtifactObserver = (kind: string, outcome: "processed" | "failed", seconds: number) => void;
 
-/** The `ingest.artifact` job: payload `{ artifactId }`. */
+/**
+ * The `ingest.artifact` job: payload `{ artifactId }`. A SARIF artifact is staged in steps and
+ * published in the worker's settling transaction, under the job's lease; the other kinds are
+ * processed in one transaction.
+ */
 export function artifactProcessingHandler(
   db: Kysely<Database>,
   config: Config,
@@ -146,37 +213,56 @@ export function artifactProcessingHandler(
 ): JobHandler {
   return {
     kind: PROCESS_JOB_KIND,
-    async run(job) {
+    async run(job, signal) {
       const { artifactId } = (job.payload ?? {}) as { artifactId?: unknown };
       if (typeof artifactId !== "string")
         return async () => ({ status: "failed", error: "payload has no artifactId" });
       const started = Date.now();
       const seconds = () => (Date.now() - started) / 1000;
+      const processed = (done: { artifact: ArtifactRow; result: ProcessResult }) => {
+        logger.info(
+          {
+            artifact: done.artifact.key,
+            ms: Date.now() - started,
+            read: done.result.read,
+            stored: done.result.stored,
+            skipped: done.result.skipped,
+            ...done.result.counts,
+          },
+          "artifact processed",
+        );
+        onArtifact?.(done.artifact.kind, "processed", seconds());
+      };
       logger.info({ artifactId, attempt: job.attempts }, "processing artifact");
+      const step = leasedSteps(db, job, signal);
       try {
-        const done = await db.transaction().execute((tx) => processArtifact(tx, artifactId, config));
-        if (done) {
-          logger.info(
-            {
-              artifact: done.artifact.key,
-              ms: Date.now() - started,
-              read: done.result.read,
-              stored: done.result.stored,
-              skipped: done.result.skipped,
-              ...done.result.counts,
-            },
-            "artifact processed",
-          );
-          onArtifact?.(done.artifact.kind, "processed", seconds());
+        const kind = (await findArtifactById(db, artifactId))?.kind;
+        if (kind === "SARIF") {
+          const staged = await stageSarifArtifact(db, artifactId, config, step);
+          if (!staged) return async () => ({ status: "done" });
+          return async (tx) => {
+            const artifact = await lockArtifact(tx, artifactId);
+            if (artifact?.status === "QUEUED")
+              processed(await finishArtifact(tx, artifact, await staged.publish(tx)));
+            return { status: "done" };
+          };
         }
+        const done = await db.transaction().execute((tx) => processArtifact(tx, artifactId, config));
+        if (done) processed(done);
+        return async () => ({ status: "done" });
       } catch (error) {
+        // The worker that holds the job now records its outcome; this attempt records nothing.
+        if (error instanceof LeaseLostError) return async () => ({ status: "done" });
         const problem = reportProblem(error);
         if (problem === undefined) throw error;
-        const failed = await db.transaction().execute((tx) => failArtifact(tx, artifactId, problem));
-        logger.warn({ artifactId, problem }, "artifact failed to process");
-        if (failed) onArtifact?.(failed.kind, "failed", seconds());
+        await deleteStagedRows(artifactId, step, stepRows(config));
+        return async (tx) => {
+          const failed = await failArtifact(tx, artifactId, problem);
+          logger.warn({ artifactId, problem }, "artifact failed to process");
+          if (failed) onArtifact?.(failed.kind, "failed", seconds());
+          return { status: "done" };
+        };
       }
-      return async () => ({ status: "done" });
     },
   };
 }

@@ -32,7 +32,7 @@ import {
   countCheckFailingOccurrences,
   countPresentOccurrencesByIssue,
   deleteResolvedOccurrencesOfCheck,
-  findPresentOccurrencesOfIssueInRun,
+  findPresentOccurrencesOfIssuesInRun,
 } from "../modules/checks/occurrence-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
@@ -350,10 +350,16 @@ async function recordRepositoryIssueEvents(
     const analyzer = analyzers.find((a) => a.id === issue?.analyzer_id);
     return issue && analyzer ? { repository, account, issue, analyzer } : undefined;
   };
+  const occurrencesOf = await findPresentOccurrencesOfIssuesInRun(
+    tx,
+    run.id,
+    introduced,
+    EVENT_OCCURRENCE_LIMIT,
+  );
   for (const issueId of introduced) {
     const subject = subjectOf(issueId);
     if (!subject) continue;
-    const occurrences = await findPresentOccurrencesOfIssueInRun(tx, run.id, issueId, EVENT_OCCURRENCE_LIMIT);
+    const occurrences = occurrencesOf.get(issueId) ?? [];
     await recordEvent(tx, repositoryIssueIntroducedEvent(subject, occurrences, now.get(issueId) ?? 0));
   }
   for (const issueId of resolved) {

@@ -38,6 +38,16 @@ export interface CheckRef {
   analyzer_id: string;
 }
 
+/**
+ * Runs `work` as one short step of processing: in a transaction of its own, after checking that
+ * this worker still holds the job (src/ingestion/process-job.ts), or inside the caller's
+ * transaction when everything is processed in one.
+ */
+export type ProcessStep = <T>(work: (tx: Kysely<Database>) => Promise<T>) => Promise<T>;
+
+/** Writes what processing staged, in the transaction that publishes it, and answers the result. */
+export type PublishStep = (tx: Kysely<Database>) => Promise<ProcessResult>;
+
 /** What a kind's processor gets; it writes only through `tx`. */
 export interface ProcessInput {
   tx: Kysely<Database>;

@@ -1,8 +1,11 @@
-import { createHash } from "node:crypto";
-import type { Kysely } from "kysely";
+import { createHash, randomUUID } from "node:crypto";
+import { type Kysely, sql } from "kysely";
 import type { AnalysisRunRow, CheckRow, Database } from "../../src/db/types.ts";
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
+import { PROCESS_JOB_KIND } from "../../src/ingestion/intake.ts";
+import { type ClaimedJob, lockClaimedJob } from "../../src/jobs/job-store.ts";
+import type { JobHandler, JobOutcome, JobSettlement } from "../../src/jobs/worker.ts";
 import { waitFor } from "./instance.ts";
 
 /**
@@ -53,4 +56,45 @@ export async function artifactsProcessed(db: Kysely<Database>, repositoryId: str
       ).length === 0,
     20_000,
   );
+}
+
+/**
+ * Claims the processing job the intake queued for `artifactId`, as a worker would (a new lease,
+ * one more attempt), for tests that keep the worker off: the handler's steps check this lease.
+ */
+export async function claimArtifactJob(db: Kysely<Database>, artifactId: string): Promise<ClaimedJob> {
+  const leaseToken = randomUUID();
+  const claimed = await sql<{ id: string; kind: string; payload: unknown; attempts: number }>`
+    UPDATE jobs SET lease_token = ${leaseToken}, locked_until = now() + interval '5 minutes',
+      locked_by = 'test', attempts = attempts + 1
+    WHERE dedupe_key = ${`${PROCESS_JOB_KIND}:${artifactId}`} AND state = 'QUEUED'
+    RETURNING id::text AS id, kind, payload, attempts`.execute(db);
+  const row = claimed.rows[0];
+  if (!row) throw new Error(`artifact ${artifactId} has no queued processing job`);
+  return { ...row, leaseToken };
+}
+
+/**
+ * Settles `job` with `settlement` as the worker does: in one transaction that first locks the
+ * job's row under its lease; "lost" when another claim holds it now.
+ */
+export function settleJob(
+  db: Kysely<Database>,
+  job: ClaimedJob,
+  settlement: JobSettlement,
+): Promise<JobOutcome | "lost"> {
+  return db.transaction().execute(async (tx) => {
+    if (!(await lockClaimedJob(tx, job))) return "lost";
+    return settlement(tx);
+  });
+}
+
+/** Runs the processing job of `artifactId` with `handler` as a worker would: claim, run, settle. */
+export async function runArtifactJob(
+  db: Kysely<Database>,
+  handler: JobHandler,
+  artifactId: string,
+): Promise<JobOutcome | "lost"> {
+  const job = await claimArtifactJob(db, artifactId);
+  return settleJob(db, job, await handler.run(job, new AbortController().signal));
 }

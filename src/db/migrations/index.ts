@@ -16,6 +16,7 @@ import * as sbomDependencies from "./0015-sbom-dependencies.ts";
 import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfill.ts";
 import * as advisorySync from "./0017-advisory-sync.ts";
 import * as vcsAccountSecrets from "./0018-vcs-account-secrets.ts";
+import * as queuedArtifacts from "./0019-queued-artifacts.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   "0016-coverage-check-files-backfill": coverageCheckFilesBackfill,
   "0017-advisory-sync": advisorySync,
   "0018-vcs-account-secrets": vcsAccountSecrets,
+  "0019-queued-artifacts": queuedArtifacts,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -198,13 +198,13 @@ export class IssueCatalog {
    * in this artifact (docs/ingestion-sarif.md "Classification"); the store rewrites only the
    * issues whose severity this changes.
    */
-  async gradeByObservedLevels(): Promise<void> {
+  async gradeByObservedLevels(tx: Kysely<Database>): Promise<void> {
     const grades = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
       const issue = this.byRule.get(ruleId);
       if (entry.observed === null || issue === undefined) return [];
       return [{ id: issue.id, severity: classifySarifRule(entry.tool, entry.rule, entry.observed).severity }];
     });
-    await updateIssueSeverities(this.tx, grades);
+    await updateIssueSeverities(tx, grades);
   }
 
   /**

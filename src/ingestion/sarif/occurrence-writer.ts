@@ -1,11 +1,11 @@
-import type { Kysely } from "kysely";
-import type { Database, IssueSeverity } from "../../db/types.ts";
+import type { IssueSeverity } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import {
   type BatchTarget,
   insertOccurrenceBatch,
   type OccurrenceColumns,
 } from "../../modules/checks/occurrence-write-store.ts";
+import type { ProcessStep } from "../types.ts";
 
 /**
  * Occurrences on their way to the database: rows collected into column batches, each written in
@@ -67,15 +67,16 @@ export class OccurrenceBatch implements OccurrenceColumns {
 }
 
 /**
- * Collects rows into batches and writes each in one statement, while the next batch fills: at
- * most one statement is in flight, so memory holds two batches.
+ * Collects rows into batches and writes each in one statement, as one step of its own (a short
+ * transaction), while the next batch fills: at most one step is in flight, so memory holds two
+ * batches, and between steps the database serves everyone else.
  */
 export class OccurrenceWriter {
   private batch = new OccurrenceBatch();
   private inFlight: Promise<void> | null = null;
 
   constructor(
-    private readonly tx: Kysely<Database>,
+    private readonly step: ProcessStep,
     private readonly target: BatchTarget,
     private readonly batchSize: number,
   ) {}
@@ -103,7 +104,7 @@ export class OccurrenceWriter {
     const batch = this.batch;
     this.batch = new OccurrenceBatch();
     await this.inFlight;
-    const sending = insertOccurrenceBatch(this.tx, this.target, batch);
+    const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, batch));
     // Awaited by the next send or by finish; until then a failure must not count as unhandled.
     sending.catch(() => {});
     this.inFlight = sending;

@@ -3,7 +3,8 @@ import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import { readSarif } from "../../formats/sarif/reader.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
-import { deleteOccurrencesOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
+import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
+import { deleteOccurrenceBatchOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../../modules/settings/settings-service.ts";
 import {
   findUnreportedIssueCategories,
@@ -16,16 +17,23 @@ import {
 } from "../../modules/settings/suppression-rules.ts";
 import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
 import { outsidePathOf, placementOf } from "../sarif-validate.ts";
-import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
+import {
+  type ProcessInput,
+  type ProcessResult,
+  type ProcessStep,
+  ProcessTally,
+  type PublishStep,
+} from "../types.ts";
 import { settleFindingStates } from "./finding-states.ts";
 import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
 import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
 
 /**
- * Turns a stored SARIF artifact into catalog issues and occurrences of its check, inside the
- * processing transaction (docs/ingestion.md). The report is read as a stream; memory holds the
- * issue of each rule, one fingerprint per distinct finding (for the ordinals) and two batches of
- * rows: one being filled while the previous one is written.
+ * Turns a stored SARIF artifact into catalog issues and occurrences of its check (docs/ingestion.md
+ * "Processing in steps"): the rows are written in short steps while the artifact is QUEUED, which
+ * every read leaves out, then published in one transaction. The report is read as a stream;
+ * memory holds the issue of each rule, one fingerprint per distinct finding (for the ordinals) and
+ * two batches of rows: one being filled while the previous one is written.
  */
 
 /** Longer messages are cut here (and end with "…"), so one row stays small. */
@@ -116,24 +124,52 @@ function occurrenceOf(
   };
 }
 
-/**
- * Processes a SARIF artifact into occurrences of its check (docs/ingestion.md): files the rules
- * as issues, stores each result that belongs in the repository with its fingerprint and
- * suppression, then sets the states of all the check's findings against the base check. Begins
- * by deleting the artifact's earlier rows, so processing it again gives the same rows.
- *
- * Result: results `read`, `stored` and `skipped` by reason (a warning names the first path outside
- * the repository); counts: `suppressed` among the stored, `rules` met, and `introduced`,
- * `existing` and `resolved`, the whole check's after processing (a check may hold several
- * artifacts).
- */
+/** Processes a SARIF artifact in one transaction, `input.tx`: {@link stageSarif}, then its publication. */
 export async function processSarif(
   input: ProcessInput,
   options: ProcessSarifOptions = {},
 ): Promise<ProcessResult> {
+  const publish = await stageSarif(input, (work) => work(input.tx), options);
+  return publish(input.tx);
+}
+
+/**
+ * Deletes the rows staged for an artifact (by an earlier attempt, or before it fails), a batch per
+ * step.
+ */
+export async function deleteStagedRows(
+  artifactId: string,
+  step: ProcessStep,
+  batchSize = OCCURRENCE_BATCH_SIZE,
+): Promise<void> {
+  while ((await step((tx) => deleteOccurrenceBatchOfArtifact(tx, artifactId, batchSize))) === batchSize) {
+    // Another batch may be left.
+  }
+}
+
+/**
+ * Stages a SARIF artifact's occurrences (docs/ingestion.md "Processing in steps"): deletes what an
+ * earlier attempt wrote, files the rules as issues, and writes each result that belongs in the
+ * repository with its fingerprint, suppression and state against the base check, a batch per
+ * `step`. Statements outside the steps (the catalog, the settings) go through `input.tx`. While
+ * the artifact is QUEUED no read shows these rows.
+ *
+ * Answers the publication, to run in the transaction that ends processing: it marks the artifact
+ * PROCESSED, which shows the rows to every read at once, grades the rules its results leveled, and
+ * sets the states of all the check's findings against the base check (a check may hold several
+ * artifacts). Its result: results `read`, `stored` and `skipped` by reason (a warning names the
+ * first path outside the repository); counts: `suppressed` among the stored, `rules` met, and
+ * `introduced`, `existing` and `resolved`, the whole check's.
+ */
+export async function stageSarif(
+  input: ProcessInput,
+  step: ProcessStep,
+  options: ProcessSarifOptions = {},
+): Promise<PublishStep> {
   const { tx, artifact, repository, run, check } = input;
   if (check === null) throw new Error(`The SARIF artifact ${artifact.key} has no check.`);
-  await deleteOccurrencesOfArtifact(tx, artifact.id);
+  const batchSize = options.batchSize ?? OCCURRENCE_BATCH_SIZE;
+  await deleteStagedRows(artifact.id, step, batchSize);
   const analyzer = await findAnalyzer(tx, artifact.analyzer);
   const catalog = new IssueCatalog(tx, analyzer);
   const reporting = await loadReportingSettings(tx, repository.id);
@@ -145,9 +181,9 @@ export async function processSarif(
     fingerprints: new FingerprintSequence(),
   };
   const writer = new OccurrenceWriter(
-    tx,
+    step,
     { checkId: check.id, artifactId: artifact.id, baseCheckId: input.baseCheckId },
-    options.batchSize ?? OCCURRENCE_BATCH_SIZE,
+    batchSize,
   );
   const tally = new ProcessTally();
   let suppressed = 0;
@@ -182,7 +218,6 @@ export async function processSarif(
       if (writer.add(row)) await writer.send();
     }
     await writer.finish();
-    await catalog.gradeByObservedLevels();
   } catch (error) {
     // A statement still in flight must end before the caller rolls the transaction back.
     await writer.settle();
@@ -191,8 +226,12 @@ export async function processSarif(
   if (firstOutside !== null)
     tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
-  const states = await settleFindingStates(tx, check.id, input.baseCheckId, artifact.id);
-  return tally.result({ suppressed, rules: catalog.size, ...states });
+  return async (publishTx) => {
+    await publishArtifact(publishTx, artifact.id);
+    await catalog.gradeByObservedLevels(publishTx);
+    const states = await settleFindingStates(publishTx, check.id, input.baseCheckId, artifact.id);
+    return tally.result({ suppressed, rules: catalog.size, ...states });
+  };
 }
 
 /** The sentence telling the uploader that results were left out for their paths, and what to do. */

@@ -132,6 +132,11 @@ export function insertArtifact(tx: Kysely<Database>, artifact: NewArtifact): Pro
   return tx.insertInto("artifacts").values(artifact).returningAll().executeTakeFirstOrThrow();
 }
 
+/** The artifact, without locking anything; undefined when it is gone. */
+export function findArtifactById(db: Kysely<Database>, artifactId: string): Promise<ArtifactRow | undefined> {
+  return db.selectFrom("artifacts").selectAll().where("id", "=", artifactId).executeTakeFirst();
+}
+
 /** The run an artifact belongs to, without locking anything; undefined when the artifact is gone. */
 export async function findArtifactRunId(
   tx: Kysely<Database>,
@@ -190,6 +195,19 @@ export function markArtifactProcessed(
     .where("id", "=", artifactId)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * Marks the artifact PROCESSED, which shows the occurrences it staged to every read (their
+ * condition is src/modules/checks/occurrence-store.ts `isPublished`); its result is written
+ * later in the same transaction.
+ */
+export async function publishArtifact(tx: Kysely<Database>, artifactId: string): Promise<void> {
+  await tx
+    .updateTable("artifacts")
+    .set({ status: "PROCESSED", error: null, processed_at: sql<Date>`now()` })
+    .where("id", "=", artifactId)
+    .execute();
 }
 
 /** Marks the artifact FAILED with `problem`; answers the row as it now stands. */

@@ -9,6 +9,7 @@ import type {
   IssueSeverity,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { isPublished } from "./occurrence-store.ts";
 
 /** The analyzer whose check carries a run's coverage report (`changesetStats`). */
 export const COVERAGE_ANALYZER_SHORTCODE = "test-coverage";
@@ -68,7 +69,7 @@ export async function countOccurrencesOfChecks(
     SELECT o.check_id::text AS check_id, i.category, ${SEVERITY} AS severity, ${COUNTS}
     FROM occurrences AS o
     JOIN issues AS i ON i.id = o.issue_id
-    WHERE o.check_id = ANY(cast(${checkIds} as bigint[]))
+    WHERE o.check_id = ANY(cast(${checkIds} as bigint[])) AND ${isPublished("o")}
     GROUP BY o.check_id, i.category, ${SEVERITY}`.execute(db);
   return result.rows;
 }
@@ -88,7 +89,7 @@ export async function countOccurrencesOfRuns(
     JOIN analyzers AS a ON a.id = c.analyzer_id
     JOIN occurrences AS o ON o.check_id = c.id
     JOIN issues AS i ON i.id = o.issue_id
-    WHERE c.run_id = ANY(cast(${runIds} as bigint[]))
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND ${isPublished("o")}
     GROUP BY c.run_id, a.shortcode, i.category, ${SEVERITY}`.execute(db);
   return result.rows;
 }

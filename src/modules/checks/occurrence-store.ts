@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity, OccurrenceRow } from "../../db/types.ts";
 import type { ConnectionSource, OrderKey } from "../../graphql/pagination.ts";
 import { allOf, type ConnectionFilter, equalsFilter } from "./connection-filter-store.ts";
@@ -8,6 +8,20 @@ import { containsPattern } from "./filters.ts";
  * Occurrences: the findings of a check. RESOLVED rows record a finding of the run's base that is
  * gone; they are counted in summaries but never listed, so every source here leaves them out.
  */
+
+/**
+ * True for the occurrences the API shows, as a condition on the occurrence `alias`: rows of no
+ * artifact (RESOLVED copies, demo data) and rows of an artifact that is no longer QUEUED. SARIF
+ * processing writes an artifact's rows in short steps while the artifact is QUEUED and publishes
+ * them all at once by marking it PROCESSED (docs/ingestion.md "Processing in steps"), so every
+ * read of occurrences, the processing's own counts included, carries this condition. The ids of
+ * the QUEUED artifacts come from a partial index of those few (`artifacts_queued_idx`) and are
+ * hashed once per statement.
+ */
+export function isPublished(alias: string): RawBuilder<boolean> {
+  const artifact = sql.ref(`${alias}.artifact_id`);
+  return sql<boolean>`(${artifact} IS NULL OR ${artifact} NOT IN (SELECT q.id FROM artifacts AS q WHERE q.status = 'QUEUED'))`;
+}
 
 /** An occurrence as the connections read it: the row, its check's run and analyzer. */
 export type LocatedOccurrence = OccurrenceRow & { run_id: string; analyzer_id: string };
@@ -37,6 +51,7 @@ export function findVisibleOccurrencesByKeys(
     .selectAll("o")
     .where("m.user_id", "=", viewerId)
     .where("o.key", "in", keys)
+    .where(isPublished("o"))
     .execute();
 }
 
@@ -51,7 +66,7 @@ const LOCATED = sql`(
   SELECT o.*, c.run_id, c.analyzer_id
   FROM occurrences AS o
   JOIN checks AS c ON c.id = o.check_id
-  WHERE o.state <> 'RESOLVED'
+  WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
 )`;
 
 // The issue's columns are looked up per row rather than joined: a join with the issues table lets
@@ -90,7 +105,7 @@ const WITH_ISSUE = sql`(
     coalesce(o.severity, ${issueColumn("severity")}) AS severity
   FROM occurrences AS o
   JOIN checks AS c ON c.id = o.check_id
-  WHERE o.state <> 'RESOLVED'
+  WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
 )`;
 
 /** A check's occurrences in reading order. Parent: the check id. */
@@ -206,7 +221,7 @@ export async function countCheckFailingOccurrences(
       ON cs.repository_id = ${repositoryId} AND cs.category = i.category
     LEFT JOIN repository_issue_priority_settings AS ps
       ON ps.repository_id = ${repositoryId} AND ps.priority_type = ${priority}
-    WHERE o.check_id = ${checkId} AND o.state = 'INTRODUCED' AND NOT o.is_suppressed
+    WHERE o.check_id = ${checkId} AND o.state = 'INTRODUCED' AND NOT o.is_suppressed AND ${isPublished("o")}
       AND coalesce(cs.can_fail_check, true) AND coalesce(ps.can_fail_check, true)
     GROUP BY i.category
     ORDER BY i.category`.execute(db);
@@ -221,27 +236,32 @@ export async function countPresentOccurrencesByIssue(
   const result = await sql<{ issue_id: string; count: number }>`
       SELECT o.issue_id::text AS issue_id, count(*)::int AS count
       FROM checks AS c JOIN occurrences AS o ON o.check_id = c.id
-      WHERE c.run_id = ${runId} AND o.state <> 'RESOLVED'
+      WHERE c.run_id = ${runId} AND o.state <> 'RESOLVED' AND ${isPublished("o")}
       GROUP BY o.issue_id`.execute(db);
   return new Map(result.rows.map((row) => [row.issue_id, row.count]));
 }
 
-/** The first `limit` of the run's non-RESOLVED occurrences of an issue, by path and line. */
-export function findPresentOccurrencesOfIssueInRun(
+/**
+ * For each of `issueIds`, the first `limit` of the run's non-RESOLVED occurrences of it, by path
+ * and line: one statement for any number of issues.
+ */
+export async function findPresentOccurrencesOfIssuesInRun(
   db: Kysely<Database>,
   runId: string,
-  issueId: string,
+  issueIds: readonly string[],
   limit: number,
-): Promise<OccurrenceRow[]> {
-  return db
-    .selectFrom("occurrences")
-    .innerJoin("checks", "checks.id", "occurrences.check_id")
-    .selectAll("occurrences")
-    .where("checks.run_id", "=", runId)
-    .where("occurrences.issue_id", "=", issueId)
-    .where("occurrences.state", "<>", "RESOLVED")
-    .orderBy("occurrences.path")
-    .orderBy("occurrences.begin_line")
-    .limit(limit)
-    .execute();
+): Promise<Map<string, OccurrenceRow[]>> {
+  const found = new Map<string, OccurrenceRow[]>(issueIds.map((id) => [id, []]));
+  if (issueIds.length === 0) return found;
+  const result = await sql<OccurrenceRow>`
+    SELECT o.*
+    FROM unnest(cast(${issueIds} as bigint[])) AS w(issue_id)
+    CROSS JOIN LATERAL (
+      SELECT o.* FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id
+      WHERE c.run_id = ${runId} AND o.issue_id = w.issue_id AND o.state <> 'RESOLVED' AND ${isPublished("o")}
+      ORDER BY o.path, o.begin_line
+      LIMIT ${sql.lit(limit)}
+    ) AS o`.execute(db);
+  for (const row of result.rows) found.get(String(row.issue_id))?.push(row);
+  return found;
 }

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueSeverity } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
+import { isPublished } from "./occurrence-store.ts";
 
 /**
  * The writes SARIF processing makes to a check's occurrences (docs/ingestion.md "Fingerprints" and
@@ -38,9 +39,20 @@ export interface FindingStateCounts {
   resolved: number;
 }
 
-/** Deletes the occurrences an artifact wrote (before it is processed again). */
-export async function deleteOccurrencesOfArtifact(tx: Kysely<Database>, artifactId: string): Promise<void> {
-  await tx.deleteFrom("occurrences").where("artifact_id", "=", artifactId).execute();
+/**
+ * Deletes up to `limit` of the occurrences an artifact wrote (before it is processed again, or
+ * when it fails); answers how many it deleted.
+ */
+export async function deleteOccurrenceBatchOfArtifact(
+  tx: Kysely<Database>,
+  artifactId: string,
+  limit: number,
+): Promise<number> {
+  const result = await sql`
+    DELETE FROM occurrences WHERE id IN (
+      SELECT id FROM occurrences WHERE artifact_id = ${artifactId} LIMIT ${sql.lit(limit)})
+  `.execute(tx);
+  return Number(result.numAffectedRows ?? 0);
 }
 
 /**
@@ -94,10 +106,15 @@ export async function flipOccurrenceStatesAgainstBase(
   await sql`
     UPDATE occurrences AS o
     SET state = CASE WHEN o.state = 'EXISTING' THEN 'INTRODUCED' ELSE 'EXISTING' END
-    WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' ${others}
+    WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' AND ${isPublished("o")} ${others}
       AND (o.state = 'EXISTING') <> EXISTS (SELECT 1 FROM occurrences AS b
         WHERE b.check_id = ${baseCheckId}::bigint AND b.fingerprint = o.fingerprint AND b.state <> 'RESOLVED')
   `.execute(tx);
+}
+
+/** Refreshes the planner's statistics of the occurrences table. */
+export async function analyzeOccurrences(tx: Kysely<Database>): Promise<void> {
+  await sql`ANALYZE occurrences`.execute(tx);
 }
 
 /** The check's occurrences counted by state. */
@@ -106,7 +123,8 @@ export async function countOccurrencesOfCheckByState(
   checkId: string,
 ): Promise<FindingStateCounts> {
   const { rows } = await sql<{ state: string; count: number }>`
-    SELECT state, count(*)::int AS count FROM occurrences WHERE check_id = ${checkId} GROUP BY state
+    SELECT o.state, count(*)::int AS count FROM occurrences AS o
+    WHERE o.check_id = ${checkId} AND ${isPublished("o")} GROUP BY o.state
   `.execute(tx);
   const count = (state: string) => rows.find((row) => row.state === state)?.count ?? 0;
   return { introduced: count("INTRODUCED"), existing: count("EXISTING"), resolved: count("RESOLVED") };
@@ -128,7 +146,7 @@ export async function insertResolvedCopiesOfBase(
   await sql`
     DECLARE assay_resolved_candidates NO SCROLL CURSOR FOR
     SELECT b.id, EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = ${checkId}
-      AND o.fingerprint = b.fingerprint AND o.state <> 'RESOLVED') AS present
+      AND o.fingerprint = b.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")}) AS present
     FROM occurrences AS b WHERE b.check_id = ${baseCheckId} AND b.state <> 'RESOLVED'
   `.execute(tx);
   // On an error the transaction is rolled back, which closes the cursor too.

@@ -5,6 +5,7 @@ import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
 import { allOf, analyzerInFilter, type ConnectionFilter } from "./connection-filter-store.ts";
 import { normaliseNames, normalisePath } from "./filters.ts";
+import { isPublished } from "./occurrence-store.ts";
 
 /**
  * Repository issues: the distinct issues present in a repository's latest finished run on its
@@ -59,7 +60,7 @@ const ISSUES_OF_RUNS = sql`(
     SELECT DISTINCT c.run_id, o.check_id, c.analyzer_id, o.issue_id
     FROM occurrences AS o
     JOIN checks AS c ON c.id = o.check_id
-    WHERE o.state <> 'RESOLVED'
+    WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
   ) AS g
   JOIN issues AS i ON i.id = g.issue_id AND i.analyzer_id = g.analyzer_id
   JOIN analysis_runs AS r ON r.id = g.run_id
@@ -103,6 +104,7 @@ export function repositoryIssueFilter(args: RepositoryIssueFilterArgs): Connecti
           key: `path:${JSON.stringify(path)}`,
           condition: sql<boolean>`EXISTS (SELECT 1 FROM occurrences AS po
             WHERE po.check_id = s.check_id AND po.issue_id = s.issue_id AND po.state <> 'RESOLVED'
+              AND ${isPublished("po")}
               AND (po.path = ${path} OR starts_with(po.path, ${`${path}/`})))`,
         },
     tags.length === 0
@@ -140,6 +142,8 @@ export async function findVisibleRepositoryIssuesByKeys(
     JOIN issues AS i ON i.key = w.issue_key
     JOIN checks AS c ON c.run_id = r.id AND c.analyzer_id = i.analyzer_id
     WHERE EXISTS (SELECT 1 FROM occurrences AS o
-      WHERE o.check_id = c.id AND o.issue_id = i.id AND o.state <> 'RESOLVED')`.execute(db);
+      WHERE o.check_id = c.id AND o.issue_id = i.id AND o.state <> 'RESOLVED' AND ${isPublished("o")})`.execute(
+    db,
+  );
   return result.rows;
 }

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { isPublished } from "../checks/occurrence-store.ts";
 
 /**
  * SQL of the reports (docs/reports.md). Every snapshot report of a scope (an account or one
@@ -57,7 +58,7 @@ export async function findScopeRunIssueCounts(
       JOIN occurrences AS o ON o.check_id = c.id
       JOIN issues AS i ON i.id = o.issue_id
       JOIN analyzers AS a ON a.id = i.analyzer_id
-      WHERE c.run_id = r.id
+      WHERE c.run_id = r.id AND ${isPublished("o")}
       GROUP BY o.issue_id, i.category, coalesce(o.severity, i.severity), i.tags, a.shortcode
     ) AS x ON true
     WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
@@ -83,7 +84,7 @@ export async function countOpenOccurrencesOfRuns(
     FROM checks AS c
     JOIN occurrences AS o ON o.check_id = c.id
     JOIN issues AS i ON i.id = o.issue_id
-    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND o.state <> 'RESOLVED'
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND o.state <> 'RESOLVED' AND ${isPublished("o")}
     GROUP BY c.run_id, i.category, coalesce(o.severity, i.severity)`.execute(db);
   return result.rows;
 }
@@ -151,6 +152,7 @@ export async function findScopePreventions(
       SELECT pc.pull_request_id, pc.analyzer_id, max(pc.seq) AS last_seen
       FROM pr_checks AS pc
       JOIN occurrences AS o ON o.check_id = pc.check_id
+      WHERE ${isPublished("o")}
       GROUP BY pc.pull_request_id, pc.analyzer_id, o.issue_id, o.fingerprint
       HAVING bool_or(o.state = 'INTRODUCED' AND NOT o.is_suppressed)
     )

@@ -1,0 +1,134 @@
+// test-runner: execution-mode independent (the read query is ordinary; what matters is what the database holds when)
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { sql } from "kysely";
+import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
+import { acceptUpload } from "../src/ingestion/intake.ts";
+import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
+import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { claimArtifactJob, settleJob } from "./helpers/builders-artifacts.ts";
+import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
+import { testLogger } from "./helpers/log-capture.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * SARIF processing in steps (docs/ingestion.md "Processing in steps"): the occurrences are
+ * written in short transactions while the artifact is QUEUED, and no read shows any of them until
+ * the one transaction that publishes them all; an attempt whose lease another worker took records
+ * nothing, and the next attempt replaces what an abandoned one wrote.
+ */
+
+/** More than one step's worth of rows on either database (1,000 embedded, 5,000 PostgreSQL). */
+const RESULTS = 6_000;
+
+let server: TestServer;
+let account: AccountRow;
+let repository: RepositoryRow;
+let token: string;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER: "false" });
+  const user = await aUser(server.db);
+  account = await anAccount(server.db, { login: "acme" }, [{ user, role: "MEMBER" }]);
+  repository = await aRepository(server.db, account, { name: "shop" });
+  token = await aToken(server.db, server.config.tokenPepper, user);
+});
+after(() => server?.stop());
+
+const handler = () => artifactProcessingHandler(server.db, server.config, testLogger("processing").logger);
+
+/** Uploads a generated report of RESULTS findings for `commit`; answers the artifact's id. */
+async function upload(commit: string): Promise<string> {
+  const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
+    commitOid: commit,
+    branch: null,
+    analyzer: "generated-lint",
+    analyzerType: "community",
+    key: null,
+    data: [...generatedSarifChunks({ results: RESULTS })].join(""),
+    compression: "NONE",
+    workDir: null,
+    reporter: "test",
+    reporterVersion: null,
+    uploadedBy: null,
+  });
+  const row = await server.db
+    .selectFrom("artifacts")
+    .select("id")
+    .where("key", "=", accepted.artifactKey)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** What the API shows of the run of `commit`: its status, its check's findings and its summary. */
+async function shown(commit: string): Promise<{ status: string; findings: number; introduced: number }> {
+  const answer = await gql(
+    server.endpoint,
+    token,
+    `query($commit: String!) { run(commitOid: $commit) { status summary { occurrencesIntroduced }
+        checks(first: 1) { edges { node { issues(first: 1) { totalCount } occurrences(first: 1) { totalCount } } } } } }`,
+    { commit },
+  );
+  const run = dataOf(answer).run as {
+    status: string;
+    summary: { occurrencesIntroduced: number };
+    checks: {
+      edges: Array<{ node: { issues: { totalCount: number }; occurrences: { totalCount: number } } }>;
+    };
+  };
+  const check = run.checks.edges[0]?.node;
+  assert.equal(check?.issues.totalCount, check?.occurrences.totalCount);
+  return {
+    status: run.status,
+    findings: check?.issues.totalCount ?? -1,
+    introduced: run.summary.occurrencesIntroduced,
+  };
+}
+
+async function rowsOf(artifactId: string): Promise<number> {
+  const result = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM occurrences WHERE artifact_id = ${artifactId}`.execute(server.db);
+  return result.rows[0]?.n ?? -1;
+}
+
+test("the staged rows are in the database but no read shows them until the publishing transaction", async () => {
+  const commit = "1".repeat(40);
+  const artifactId = await upload(commit);
+  const job = await claimArtifactJob(server.db, artifactId);
+  const settlement = await handler().run(job, new AbortController().signal);
+
+  assert.equal(await rowsOf(artifactId), RESULTS, "every row is written before publishing");
+  assert.deepEqual(await shown(commit), { status: "PENDING", findings: 0, introduced: 0 });
+
+  assert.deepEqual(await settleJob(server.db, job, settlement), { status: "done" });
+  // Every finding is new, and new findings fail the check by default.
+  assert.deepEqual(await shown(commit), { status: "FAILURE", findings: RESULTS, introduced: RESULTS });
+});
+
+test("an attempt whose lease another worker took records nothing; that worker's attempt replaces its rows", async () => {
+  const commit = "2".repeat(40);
+  const artifactId = await upload(commit);
+  const first = await claimArtifactJob(server.db, artifactId);
+  const abandoned = await handler().run(first, new AbortController().signal);
+  assert.equal(await rowsOf(artifactId), RESULTS);
+
+  // The first attempt's lease ran out and another worker claimed the job.
+  const second = await claimArtifactJob(server.db, artifactId);
+  assert.equal(await settleJob(server.db, first, abandoned), "lost");
+  assert.deepEqual(await shown(commit), { status: "PENDING", findings: 0, introduced: 0 });
+
+  // A step of the first attempt after the takeover stops it before it writes.
+  const late = await handler().run(first, new AbortController().signal);
+  assert.equal(await settleJob(server.db, first, late), "lost");
+
+  const retried = await handler().run(second, new AbortController().signal);
+  assert.equal(await rowsOf(artifactId), RESULTS, "the abandoned attempt's rows were replaced, not added to");
+  assert.deepEqual(await settleJob(server.db, second, retried), { status: "done" });
+  // The first test's run is this one's base, with the same findings: none is new.
+  assert.deepEqual(await shown(commit), { status: "SUCCESS", findings: RESULTS, introduced: 0 });
+  const keys = await sql<{ n: number }>`
+    SELECT count(DISTINCT fingerprint)::int AS n FROM occurrences WHERE artifact_id = ${artifactId}`.execute(
+    server.db,
+  );
+  assert.equal(keys.rows[0]?.n, RESULTS, "each finding once");
+});
