@@ -15,6 +15,11 @@ import { type FinishedTest, filesWithoutTests, noTestsMessage } from "./test-reg
 const root = path.resolve(import.meta.dirname, "..");
 /** A test file holding this line does not depend on the execution mode and runs in the first pass only. */
 const ONCE_MARKER = "// test-runner: execution-mode independent";
+/**
+ * A test file holding this line measures latency, which another file running beside it would
+ * distort: it runs after the others, in a pass of its own, one file at a time (with graphql-js).
+ */
+const ALONE_MARKER = "// test-runner: alone";
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -39,7 +44,7 @@ interface PassResult {
   skipped: number;
 }
 
-function runPass(label: string, files: string[], env: Record<string, string>): PassResult {
+function runPass(label: string, files: string[], env: Record<string, string>, concurrency = 2): PassResult {
   const tap = path.join(root, ".tmp", `test-${label}-${process.pid}.tap`);
   const registered = path.join(root, ".tmp", `test-${label}-${process.pid}.registered.jsonl`);
   fs.mkdirSync(path.dirname(tap), { recursive: true });
@@ -50,7 +55,7 @@ function runPass(label: string, files: string[], env: Record<string, string>): P
       "--import",
       "tsx",
       "--test",
-      "--test-concurrency=2",
+      `--test-concurrency=${concurrency}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       "--test-reporter=tap",
@@ -103,17 +108,21 @@ async function main(): Promise<void> {
   process.env.ASSAY_TEST_PG_TEMPLATE = `assay_test_template_${process.pid}`;
   await prepareTemplate(process.env.DATABASE_URL);
 
-  const totals = runPass("graphql-js", files, { ASSAY_GRAPHQL_JIT: "false" });
-  const httpFiles = files.filter(
-    (f) =>
-      f.startsWith(path.join(root, "test") + path.sep) && !fs.readFileSync(f, "utf8").includes(ONCE_MARKER),
+  const marked = (file: string, marker: string) => fs.readFileSync(file, "utf8").includes(marker);
+  const alone = files.filter((f) => marked(f, ALONE_MARKER));
+  const together = files.filter((f) => !alone.includes(f));
+  const totals: PassResult = { pass: 0, fail: 0, skipped: 0 };
+  const add = (pass: PassResult) => {
+    totals.pass += pass.pass;
+    totals.fail += pass.fail;
+    totals.skipped += pass.skipped;
+  };
+  if (together.length > 0) add(runPass("graphql-js", together, { ASSAY_GRAPHQL_JIT: "false" }));
+  const httpFiles = together.filter(
+    (f) => f.startsWith(path.join(root, "test") + path.sep) && !marked(f, ONCE_MARKER),
   );
-  if (httpFiles.length > 0) {
-    const jit = runPass("graphql-jit", httpFiles, { ASSAY_GRAPHQL_JIT: "true" });
-    totals.pass += jit.pass;
-    totals.fail += jit.fail;
-    totals.skipped += jit.skipped;
-  }
+  if (httpFiles.length > 0) add(runPass("graphql-jit", httpFiles, { ASSAY_GRAPHQL_JIT: "true" }));
+  if (alone.length > 0) add(runPass("alone", alone, { ASSAY_GRAPHQL_JIT: "false" }, 1));
   process.stdout.write(
     `\n${backend}: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped\n`,
   );

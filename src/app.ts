@@ -16,6 +16,7 @@ import { createGraphQLEndpoint, createOperationRunner, GRAPHQL_PATHS } from "./h
 import { LargeBodySlots } from "./http/large-bodies.ts";
 import { createPlayground, withPlayground } from "./http/playground/playground.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { RequestActivity } from "./http/request-activity.ts";
 import {
   type AssayServer,
   createMetricsServer,
@@ -98,6 +99,12 @@ function urlOf(host: string, port: number): string {
 }
 
 /**
+ * The longest a background step on the embedded database waits for the API requests being served:
+ * long enough for a burst of reads, short enough that steady traffic cannot starve ingestion.
+ */
+const EMBEDDED_GIVE_WAY_MS = 250;
+
+/**
  * Starts Assay with `config`: opens the database (migrating the embedded one; PostgreSQL must be
  * migrated with `npm run migrate`), connects the rate limiter, and listens.
  */
@@ -121,6 +128,7 @@ export async function startApp(
       tracing?.recordStatement(sql, durationMs, failed);
     },
   });
+  const activity = new RequestActivity();
   let server: AssayServer | undefined;
   let metricsServer: http.Server | undefined;
   let rateLimiter: RateLimiter | undefined;
@@ -245,6 +253,7 @@ export async function startApp(
         },
         cliPackage: () => buildCliPackage(),
         playground,
+        activity,
       },
       logger,
       observed,
@@ -259,7 +268,15 @@ export async function startApp(
     const port = await listen(listening.server, config.port, config.host);
     // Background jobs run in every instance unless ASSAY_WORKER=false.
     const jobDatabase = workerDatabase;
-    const worker = jobDatabase ? startJobWorker(jobDatabase.db, config, logger, metrics, tracing) : undefined;
+    const worker = jobDatabase
+      ? startJobWorker(jobDatabase.db, config, logger, {
+          metrics,
+          tracing,
+          // The embedded database serves one session: its background steps wait, up to a quarter
+          // of a second each, for the API requests being served (docs/ingestion.md).
+          giveWay: database.kind === "embedded" ? () => activity.quiet(EMBEDDED_GIVE_WAY_MS) : undefined,
+        })
+      : undefined;
     const scrapes = metricsServer;
     let stopping: Promise<void> | undefined;
     return {

@@ -9,21 +9,29 @@ import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
 import type { Metrics } from "./observability/metrics.ts";
 import type { Tracing } from "./observability/tracing.ts";
 
+/** What a worker reports to, and waits for, beyond its database. */
+export interface WorkerContext {
+  /** Counts its runs, webhook attempts and processed artifacts. */
+  metrics?: Metrics;
+  /** Gives each job a span of its own. */
+  tracing?: Tracing;
+  /** Waits until the API requests of this process are served, for a bounded time (see app.ts). */
+  giveWay?: () => Promise<void>;
+}
+
 /** Every kind of background job and its handler: the one list to extend with a new kind. */
 export function jobHandlers(
   db: Kysely<Database>,
   config: Config,
   logger: Logger,
-  metrics?: Metrics,
+  { metrics, giveWay }: WorkerContext = {},
 ): JobHandler[] {
   return [
     webhookDeliveryHandler(db, config, metrics && ((succeeded) => metrics.observeWebhookAttempt(succeeded))),
-    artifactProcessingHandler(
-      db,
-      config,
-      logger,
-      metrics && ((kind, outcome, seconds) => metrics.observeArtifact(kind, outcome, seconds)),
-    ),
+    artifactProcessingHandler(db, config, logger, {
+      onArtifact: metrics && ((kind, outcome, seconds) => metrics.observeArtifact(kind, outcome, seconds)),
+      giveWay,
+    }),
     runDeadlineHandler(db),
     advisorySyncHandler(db, config, logger),
   ];
@@ -54,13 +62,13 @@ export function startJobWorker(
   db: Kysely<Database>,
   config: Config,
   logger: Logger,
-  metrics?: Metrics,
-  tracing?: Tracing,
+  context: WorkerContext = {},
 ): JobWorker {
+  const { metrics, tracing } = context;
   return new JobWorker({
     db,
     logger,
-    handlers: jobHandlers(db, config, logger, metrics),
+    handlers: jobHandlers(db, config, logger, context),
     pollMs: config.workerPollMs,
     leaseSeconds: config.jobLeaseSeconds,
     schedules: jobSchedules(config),

@@ -1,4 +1,5 @@
 // test-runner: execution-mode independent (upload and processing under reads; the read query is covered elsewhere in both modes)
+// test-runner: alone (it measures how long reads wait; another file beside it would take the second core)
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { after, before, test } from "node:test";

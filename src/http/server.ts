@@ -15,6 +15,7 @@ import { createCliDownload, isCliPackagePath, type ServedCliPackage } from "./cl
 import type { RequestRecord } from "./graphql-endpoint.ts";
 import { sendJson } from "./json.ts";
 import { PLAYGROUND_ASSET_PREFIX, type Playground } from "./playground/playground.ts";
+import type { RequestActivity } from "./request-activity.ts";
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -88,6 +89,8 @@ export interface ServerRoutes {
   cliPackage(): Promise<ServedCliPackage>;
   /** The in-browser playground, whose assets are served under `/playground/`; none when absent. */
   playground?: Playground;
+  /** Told of every API request (an endpoint's) while it is served, for background work to give way to. */
+  activity?: RequestActivity;
 }
 
 /**
@@ -207,6 +210,7 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
       return;
     }
     inFlight += 1;
+    const served = endpoint && routes.activity?.begin();
     try {
       if (endpoint) {
         await endpoint(req, res, record);
@@ -248,6 +252,7 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
       }
     } finally {
       inFlight -= 1;
+      if (served) served();
       const entry = {
         requestId,
         userId: record.userId,

@@ -1,6 +1,7 @@
 import type { Hash } from "node:crypto";
 import { pipeline, Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
+import { promisify } from "node:util";
+import { createGunzip, gzip } from "node:zlib";
 import { Decompress } from "fzstd";
 import type { Kysely } from "kysely";
 import type { Database } from "../db/types.ts";
@@ -360,6 +361,22 @@ export async function* sha256Of(chunks: AsyncIterable<Uint8Array>, hash: Hash): 
  * Stores an artifact's bytes as rows of `artifact_chunks` (seq 0, 1, ...), several per INSERT.
  * Runs in the caller's transaction; the rows are views of `bytes`, not copies.
  */
+const gzipBytes = promisify(gzip);
+
+/**
+ * The bytes an upload is stored as: a plain-text report larger than one chunk is gzip-compressed
+ * first (on libuv's thread pool, at the fastest level), so the transaction that stores it writes
+ * a fraction of the bytes — on the embedded database every API request waits while it runs. A
+ * compressed upload is stored as received. Reading decompresses either ({@link artifactText}).
+ */
+export async function storedForm(
+  bytes: Buffer,
+  compression: ArtifactCompression,
+): Promise<{ bytes: Buffer; compression: ArtifactCompression }> {
+  if (compression !== "NONE" || bytes.length <= ARTIFACT_CHUNK_BYTES) return { bytes, compression };
+  return { bytes: await gzipBytes(bytes, { level: 1 }), compression: "GZIP" };
+}
+
 export async function storeArtifactBytes(
   tx: Kysely<Database>,
   artifactId: string,

@@ -14,7 +14,14 @@ import { catalogKey } from "../modules/catalog/catalog-data.ts";
 import { findAnalyzerByShortcode, insertAnalyzerIfAbsent } from "../modules/catalog/catalog-store.ts";
 import { branchNameProblem } from "../modules/repositories/branch-name.ts";
 import { lockRepositoryNoKeyUpdate } from "../modules/repositories/repository-store.ts";
-import { decodeUploadData, reportHead, sha256Of, storeArtifactBytes, textChunks } from "./artifact-bytes.ts";
+import {
+  decodeUploadData,
+  reportHead,
+  sha256Of,
+  storeArtifactBytes,
+  storedForm,
+  textChunks,
+} from "./artifact-bytes.ts";
 import { validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
 import {
@@ -263,6 +270,7 @@ export async function acceptUpload(
   }
   const bytes = decodeUploadData(upload.data, upload.compression);
   const report = await validateReport(bytes, upload, checked, config);
+  const stored = await storedForm(bytes, upload.compression);
 
   const accepted = await db.transaction().execute(async (tx) => {
     // FOR NO KEY UPDATE serialises uploads to one repository without blocking what references it:
@@ -301,14 +309,14 @@ export async function acceptUpload(
       reporter: upload.reporter.trim().slice(0, 100) || "unknown",
       reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
       work_dir: upload.workDir?.trim() || null,
-      compression: upload.compression,
-      stored_bytes: bytes.length,
+      compression: stored.compression,
+      stored_bytes: stored.bytes.length,
       report_bytes: report.reportBytes,
       format: report.format,
       content_sha256: report.sha256,
       uploaded_by: upload.uploadedBy,
     });
-    await storeArtifactBytes(tx, artifact.id, bytes);
+    await storeArtifactBytes(tx, artifact.id, stored.bytes);
     await enqueueJob(tx, {
       kind: PROCESS_JOB_KIND,
       payload: { artifactId: artifact.id },

@@ -162,8 +162,14 @@ class LeaseLostError extends Error {}
  * under this attempt's lease, so a worker that took the job over (after this one's lease ran out)
  * starts only after a step ends, and this attempt stops at its next step.
  */
-function leasedSteps(db: Kysely<Database>, job: ClaimedJob, signal: AbortSignal): ProcessStep {
-  return (work) => {
+function leasedSteps(
+  db: Kysely<Database>,
+  job: ClaimedJob,
+  signal: AbortSignal,
+  giveWay: (() => Promise<void>) | undefined,
+): ProcessStep {
+  return async (work) => {
+    await giveWay?.();
     signal.throwIfAborted();
     return db.transaction().execute(async (tx) => {
       if (!(await lockClaimedJob(tx, job))) throw new LeaseLostError("the job's lease was lost");
@@ -200,6 +206,17 @@ function stepRows(config: Config): number {
 /** Told of each artifact processed or failed, with its kind and seconds taken (metrics count them). */
 export type ArtifactObserver = (kind: string, outcome: "processed" | "failed", seconds: number) => void;
 
+/** What the `ingest.artifact` job is told of, and waits for. */
+export interface ArtifactProcessingOptions {
+  /** Told of each artifact processed or failed (metrics count them). */
+  onArtifact?: ArtifactObserver;
+  /**
+   * Waits before each step, and before publishing, until API requests are served (for a bounded
+   * time): on the embedded database they would otherwise wait for the steps.
+   */
+  giveWay?: () => Promise<void>;
+}
+
 /**
  * The `ingest.artifact` job: payload `{ artifactId }`. A SARIF artifact is staged in steps and
  * published in the worker's settling transaction, under the job's lease; the other kinds are
@@ -209,7 +226,7 @@ export function artifactProcessingHandler(
   db: Kysely<Database>,
   config: Config,
   logger: Logger,
-  onArtifact?: ArtifactObserver,
+  { onArtifact, giveWay }: ArtifactProcessingOptions = {},
 ): JobHandler {
   return {
     kind: PROCESS_JOB_KIND,
@@ -234,12 +251,13 @@ export function artifactProcessingHandler(
         onArtifact?.(done.artifact.kind, "processed", seconds());
       };
       logger.info({ artifactId, attempt: job.attempts }, "processing artifact");
-      const step = leasedSteps(db, job, signal);
+      const step = leasedSteps(db, job, signal, giveWay);
       try {
         const kind = (await findArtifactById(db, artifactId))?.kind;
         if (kind === "SARIF") {
           const staged = await stageSarifArtifact(db, artifactId, config, step);
           if (!staged) return async () => ({ status: "done" });
+          await giveWay?.();
           return async (tx) => {
             const artifact = await lockArtifact(tx, artifactId);
             if (artifact?.status === "QUEUED")

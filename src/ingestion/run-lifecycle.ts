@@ -20,7 +20,6 @@ import {
 } from "../modules/catalog/catalog-store.ts";
 import {
   countOccurrencesOfChecks,
-  countOccurrencesOfRuns,
   findCheckOfRunByAnalyzer,
   findChecksOfRun,
   findLastCheckSequence,
@@ -36,7 +35,7 @@ import {
 } from "../modules/checks/occurrence-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
-import { recordEvent } from "../modules/events/outbox.ts";
+import { recordEvent, recordEvents } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
 import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
@@ -297,9 +296,12 @@ export async function settleRun(
     checkCounts,
     (row) => row.check_id,
   );
-  const runCounts = await countOccurrencesOfRuns(tx, [runId]);
+  // The run's counts are its checks' (one check per analyzer): they are not counted again.
+  const shortcodeOf = new Map(
+    ordered.map((check) => [check.id, analyzers.find((a) => a.id === check.analyzer_id)?.shortcode ?? ""]),
+  );
   const summary = summariseOccurrences(
-    runCounts.map((row) => ({ ...row, analyzerShortcode: row.analyzer_shortcode })),
+    checkCounts.map((row) => ({ ...row, analyzerShortcode: shortcodeOf.get(row.check_id) ?? "" })),
   );
   await recordEvent(
     tx,
@@ -356,14 +358,16 @@ async function recordRepositoryIssueEvents(
     introduced,
     EVENT_OCCURRENCE_LIMIT,
   );
-  for (const issueId of introduced) {
-    const subject = subjectOf(issueId);
-    if (!subject) continue;
-    const occurrences = occurrencesOf.get(issueId) ?? [];
-    await recordEvent(tx, repositoryIssueIntroducedEvent(subject, occurrences, now.get(issueId) ?? 0));
-  }
-  for (const issueId of resolved) {
-    const subject = subjectOf(issueId);
-    if (subject) await recordEvent(tx, repositoryIssueResolvedEvent(subject, before.get(issueId) ?? 0));
-  }
+  const events = [
+    ...introduced.flatMap((issueId) => {
+      const subject = subjectOf(issueId);
+      const occurrences = occurrencesOf.get(issueId) ?? [];
+      return subject ? [repositoryIssueIntroducedEvent(subject, occurrences, now.get(issueId) ?? 0)] : [];
+    }),
+    ...resolved.flatMap((issueId) => {
+      const subject = subjectOf(issueId);
+      return subject ? [repositoryIssueResolvedEvent(subject, before.get(issueId) ?? 0)] : [];
+    }),
+  ];
+  await recordEvents(tx, events);
 }

@@ -6,17 +6,27 @@ import type { Database } from "../../db/types.ts";
  * delivery per endpoint. Each function runs in the caller's transaction.
  */
 
-/** Stores an event of `type` for the account `accountId`; answers its internal id. */
-export async function insertWebhookEvent(
+/**
+ * Stores events, each of its `type` for the account `accountId`, in one statement; answers their
+ * internal ids in the order given (rows of a multi-row VALUES are inserted, and returned, in order).
+ */
+export async function insertWebhookEvents(
   tx: Kysely<Database>,
-  event: { accountId: string; type: string; data: unknown },
-): Promise<string> {
+  events: ReadonlyArray<{ accountId: string; type: string; data: unknown }>,
+): Promise<string[]> {
+  if (events.length === 0) return [];
   const stored = await tx
     .insertInto("webhook_events")
-    .values({ account_id: event.accountId, type: event.type, data: JSON.stringify(event.data) })
+    .values(
+      events.map((event) => ({
+        account_id: event.accountId,
+        type: event.type,
+        data: JSON.stringify(event.data),
+      })),
+    )
     .returning("id")
-    .executeTakeFirstOrThrow();
-  return String(stored.id);
+    .execute();
+  return stored.map((row) => String(row.id));
 }
 
 /** Internal ids of the account's ENABLED endpoints subscribed to `eventType`. */
@@ -35,20 +45,20 @@ export async function findSubscribedEndpointIds(
   return endpoints.map((endpoint) => String(endpoint.id));
 }
 
-/** One PENDING delivery, due now, of the event `eventId` per endpoint; answers their internal ids. */
+/** PENDING deliveries, due now, each of its event to its endpoint; answers their internal ids. */
 export async function insertDeliveries(
   tx: Kysely<Database>,
-  event: { id: string; type: string },
-  deliveries: ReadonlyArray<{ key: string; endpointId: string }>,
+  deliveries: ReadonlyArray<{ key: string; endpointId: string; eventId: string; eventType: string }>,
 ): Promise<string[]> {
+  if (deliveries.length === 0) return [];
   const rows = await tx
     .insertInto("webhook_deliveries")
     .values(
       deliveries.map((delivery) => ({
         key: delivery.key,
         endpoint_id: delivery.endpointId,
-        event_id: event.id,
-        event_type: event.type,
+        event_id: delivery.eventId,
+        event_type: delivery.eventType,
         next_attempt_at: sql<Date>`now()`,
       })),
     )

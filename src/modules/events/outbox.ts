@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { enqueueJobs, type NewJob } from "../../jobs/job-store.ts";
-import { findSubscribedEndpointIds, insertDeliveries, insertWebhookEvent } from "./event-store.ts";
+import { findSubscribedEndpointIds, insertDeliveries, insertWebhookEvents } from "./event-store.ts";
 
 /**
  * The outbox: a change records the events it causes with {@link recordEvent}, in the change's own
@@ -75,16 +75,31 @@ export function deliveryJobKey(deliveryId: string): string {
  * Records `event` in the transaction `tx` (never outside one: use the mutation's transaction),
  * with a delivery and its job for every enabled endpoint of the account subscribed to the type.
  */
-export async function recordEvent(tx: Kysely<Database>, event: NewEvent): Promise<void> {
-  const eventId = await insertWebhookEvent(tx, event);
-  if (event.type === TEST_EVENT_TYPE) return;
-  const endpointIds = await findSubscribedEndpointIds(tx, event.accountId, event.type);
-  if (endpointIds.length === 0) return;
-  const deliveryIds = await insertDeliveries(
-    tx,
-    { id: eventId, type: event.type },
-    endpointIds.map((endpointId) => ({ key: newRowKey(), endpointId })),
-  );
+export function recordEvent(tx: Kysely<Database>, event: NewEvent): Promise<void> {
+  return recordEvents(tx, [event]);
+}
+
+/**
+ * Records `events`, in order, as {@link recordEvent} does each, in a few statements whatever
+ * their number: the events, the subscribed endpoints of each (account, type), the deliveries and
+ * their jobs.
+ */
+export async function recordEvents(tx: Kysely<Database>, events: readonly NewEvent[]): Promise<void> {
+  const eventIds = await insertWebhookEvents(tx, events);
+  const endpointsOf = new Map<string, string[]>();
+  const deliveries: Array<{ key: string; endpointId: string; eventId: string; eventType: string }> = [];
+  for (const [index, event] of events.entries()) {
+    if (event.type === TEST_EVENT_TYPE) continue;
+    const subscribers = `${event.accountId}:${event.type}`;
+    let endpointIds = endpointsOf.get(subscribers);
+    if (endpointIds === undefined) {
+      endpointIds = await findSubscribedEndpointIds(tx, event.accountId, event.type);
+      endpointsOf.set(subscribers, endpointIds);
+    }
+    for (const endpointId of endpointIds)
+      deliveries.push({ key: newRowKey(), endpointId, eventId: eventIds[index]!, eventType: event.type });
+  }
+  const deliveryIds = await insertDeliveries(tx, deliveries);
   await enqueueJobs(
     tx,
     deliveryIds.map((deliveryId) => deliveryJob(deliveryId)),
