@@ -179,24 +179,22 @@ function leasedSteps(
 }
 
 /**
- * Stages a SARIF artifact in steps (docs/ingestion.md "Processing in steps") and answers the
- * publication, for the worker's settling transaction; undefined when the artifact is not QUEUED.
+ * Stages a QUEUED SARIF artifact in steps (docs/ingestion.md "Processing in steps") and answers
+ * the publication, for the worker's settling transaction.
  */
 async function stageSarifArtifact(
   db: Kysely<Database>,
-  artifactId: string,
+  artifact: ArtifactRow,
   config: Config,
   step: ProcessStep,
-): Promise<{ artifact: ArtifactRow; publish: PublishStep } | undefined> {
-  const artifact = await findArtifactById(db, artifactId);
-  if (artifact?.status !== "QUEUED") return undefined;
+): Promise<PublishStep> {
   const input = await processInputOf(db, artifact, config.artifactMaxBytes);
   const publish = await stageSarif(input, step, { batchSize: stepRows(config) });
   // The embedded database has no autovacuum to notice thousands of new rows: without fresh
   // statistics the publishing transaction's counts over the check are planned for an empty
   // table, and take twice as long while every API request waits for them.
   if (!config.databaseUrl) await step((tx) => analyzeOccurrences(tx));
-  return { artifact, publish };
+  return publish;
 }
 
 function stepRows(config: Config): number {
@@ -253,15 +251,15 @@ export function artifactProcessingHandler(
       logger.info({ artifactId, attempt: job.attempts }, "processing artifact");
       const step = leasedSteps(db, job, signal, giveWay);
       try {
-        const kind = (await findArtifactById(db, artifactId))?.kind;
-        if (kind === "SARIF") {
-          const staged = await stageSarifArtifact(db, artifactId, config, step);
-          if (!staged) return async () => ({ status: "done" });
+        const found = await findArtifactById(db, artifactId);
+        if (found?.kind === "SARIF") {
+          if (found.status !== "QUEUED") return async () => ({ status: "done" });
+          const publish = await stageSarifArtifact(db, found, config, step);
           await giveWay?.();
           return async (tx) => {
             const artifact = await lockArtifact(tx, artifactId);
             if (artifact?.status === "QUEUED")
-              processed(await finishArtifact(tx, artifact, await staged.publish(tx)));
+              processed(await finishArtifact(tx, artifact, await publish(tx)));
             return { status: "done" };
           };
         }
