@@ -12,6 +12,33 @@ export interface FinishedTest {
   name: string;
   /** True for a `describe` block: a suite is not a test, and an empty one registers nothing. */
   isSuite: boolean;
+  /** 0 for a test or suite at the top of its file. */
+  nesting?: number;
+  /** How long it ran, in milliseconds. */
+  durationMs?: number;
+}
+
+/** One file's share of a run: the sum of its top-level tests' and suites' durations. */
+export interface FileDuration {
+  file: string;
+  ms: number;
+}
+
+/**
+ * The `limit` files whose top-level tests took longest, slowest first. Tests of one file run one
+ * after another, so the sum is the file's time less its loading: where a run's minutes go.
+ */
+export function slowestFiles(finished: Iterable<FinishedTest>, limit: number): FileDuration[] {
+  const totals = new Map<string, number>();
+  for (const test of finished) {
+    if (test.file === undefined || (test.nesting ?? 0) !== 0) continue;
+    const file = path.resolve(test.file);
+    totals.set(file, (totals.get(file) ?? 0) + (test.durationMs ?? 0));
+  }
+  return [...totals]
+    .map(([file, ms]) => ({ file, ms }))
+    .sort((a, b) => b.ms - a.ms || a.file.localeCompare(b.file))
+    .slice(0, limit);
 }
 
 /**

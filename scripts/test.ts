@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
-import { type FinishedTest, filesWithoutTests, noTestsMessage } from "./test-registration.ts";
+import { type FinishedTest, filesWithoutTests, noTestsMessage, slowestFiles } from "./test-registration.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 /** A test file holding this line does not depend on the execution mode and runs in the first pass only. */
@@ -83,6 +83,12 @@ function runPass(label: string, files: string[], env: Record<string, string>, co
         .map((line) => JSON.parse(line) as FinishedTest)
     : [];
   fs.rmSync(registered, { force: true });
+  const slowest = slowestFiles(finished, 8);
+  if (slowest.length > 0 && files.length > 1) {
+    process.stdout.write(`\n${label}: slowest files\n`);
+    for (const { file, ms } of slowest)
+      process.stdout.write(`  ${(ms / 1000).toFixed(1).padStart(7)} s  ${path.relative(root, file)}\n`);
+  }
   const empty = filesWithoutTests(relative(files), finished);
   if (empty.length > 0) {
     process.stdout.write(`\n${noTestsMessage(empty)}`);

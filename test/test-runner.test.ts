@@ -5,7 +5,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { type FinishedTest, filesWithoutTests, noTestsMessage } from "../scripts/test-registration.ts";
+import {
+  type FinishedTest,
+  filesWithoutTests,
+  noTestsMessage,
+  slowestFiles,
+} from "../scripts/test-registration.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -29,6 +34,21 @@ test("a file is without tests when only its own stand-in or empty suites finishe
 test("relative and absolute paths of the same file are the same file", () => {
   const finished: FinishedTest[] = [{ file: path.resolve("test/x.test.ts"), name: "works", isSuite: false }];
   assert.deepEqual(filesWithoutTests(["test/x.test.ts"], finished), []);
+});
+
+test("slowest files sum each file's top-level tests and suites, not the tests inside them", () => {
+  const finished: FinishedTest[] = [
+    { file: "/r/a.test.ts", name: "inner", isSuite: false, nesting: 1, durationMs: 900 },
+    { file: "/r/a.test.ts", name: "suite", isSuite: true, nesting: 0, durationMs: 1000 },
+    { file: "/r/a.test.ts", name: "top", isSuite: false, nesting: 0, durationMs: 50 },
+    { file: "/r/b.test.ts", name: "slow", isSuite: false, nesting: 0, durationMs: 2000 },
+    { file: "/r/c.test.ts", name: "quick", isSuite: false, nesting: 0, durationMs: 1 },
+    { file: undefined, name: "runner entry", isSuite: false, nesting: 0, durationMs: 99999 },
+  ];
+  assert.deepEqual(slowestFiles(finished, 2), [
+    { file: "/r/b.test.ts", ms: 2000 },
+    { file: "/r/a.test.ts", ms: 1050 },
+  ]);
 });
 
 test("the message names each file without tests", () => {
@@ -78,4 +98,8 @@ test("the reporter npm test uses lets a real run tell an empty file and an empty
     filesWithoutTests(Object.values(files), finished).sort(),
     [files.empty, files.emptySuite].sort(),
   );
+  const inner = finished.find((entry) => entry.name === "t");
+  assert.equal(inner?.nesting, 1);
+  assert.equal(typeof inner?.durationMs, "number");
+  assert.ok(slowestFiles(finished, 10).some((entry) => entry.file === files.tested));
 });
