@@ -121,6 +121,7 @@ export async function startApp(
   const availability = new DatabaseAvailability(logger);
   const database = await openDatabase(config, {
     ...options.database,
+    fromTemplate: true,
     ...(metrics && { onError: () => metrics.observeDatabaseError("api") }),
     // Every statement that runs ends an outage, if one was seen (one line, DatabaseAvailability).
     onStatement: (sql, durationMs, failed) => {

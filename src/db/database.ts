@@ -1,7 +1,9 @@
+import path from "node:path";
 import { Kysely, type LogEvent, Migrator, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedDatabase } from "./embedded.ts";
+import { buildTemplate, copyTemplate, templateDirectory } from "./embedded-template.ts";
 import { migrationProvider } from "./migrations/index.ts";
 import type { Database } from "./types.ts";
 
@@ -32,6 +34,12 @@ export interface DatabaseOptions {
   onError?: () => void;
   /** Called after every statement with its time and whether it failed (tracing); must not throw. */
   onStatement?: (sql: string, durationMs: number, failed: boolean) => void;
+  /**
+   * Embedded database only: a data directory opened for the first time starts as a copy of the
+   * migrated template (embedded-template.ts) when the install has one. For callers that migrate
+   * to the latest version next, as the server does.
+   */
+  fromTemplate?: boolean;
 }
 
 /**
@@ -48,7 +56,10 @@ export async function openDatabase(
     poolConfig = { connectionString: config.databaseUrl, max: config.databasePoolSize };
   } else {
     const running = findRunningEmbedded(config.dataDir);
-    if (!running) embedded = await startEmbeddedDatabase(config.dataDir);
+    if (!running) {
+      if (options.fromTemplate) copyTemplate(await embeddedTemplate(), path.join(config.dataDir, "pgdata"));
+      embedded = await startEmbeddedDatabase(config.dataDir);
+    }
     const target = running ?? embedded!;
     poolConfig = {
       host: target.socketDirectory,
@@ -110,6 +121,33 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/** Where this code's embedded template is: named by the PGlite version and the migrations. */
+async function embeddedTemplate(): Promise<string> {
+  return templateDirectory(Object.keys(await migrationProvider.getMigrations()).sort());
+}
+
+/**
+ * Builds the embedded template of this code unless the install has it (`npm ci` runs this):
+ * initdb and every migration in a data directory of its own, stopped cleanly. Says where it is
+ * and whether it was built now.
+ */
+export async function prepareEmbeddedTemplate(): Promise<{ template: string; built: boolean }> {
+  const template = await embeddedTemplate();
+  const built = await buildTemplate(template, async (pgdata) => {
+    const handle = await openDatabase({
+      databaseUrl: undefined,
+      dataDir: path.dirname(pgdata),
+      databasePoolSize: 2,
+    });
+    try {
+      await migrateToLatest(handle.db);
+    } finally {
+      await handle.close();
+    }
+  });
+  return { template, built };
 }
 
 /** Names of migrations not yet applied. */

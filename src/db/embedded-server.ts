@@ -10,8 +10,7 @@
  */
 import fs from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
-import { serializeProtocolGroups } from "./embedded-queue.ts";
+import { EmbeddedSocketServer } from "./embedded-socket.ts";
 
 const [dataDirectory, socketPath] = process.argv.slice(2);
 
@@ -22,13 +21,11 @@ function send(message: { type: "ready" } | { type: "error"; message: string }): 
 async function main(): Promise<void> {
   if (!dataDirectory || !socketPath) throw new Error("usage: embedded-server <data-directory> <socket-path>");
   fs.mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
-  fs.rmSync(socketPath, { force: true });
 
   const db = await PGlite.create({ dataDir: dataDirectory });
   // One session serves every pooled connection: each connection holds it for a whole protocol
-  // group (Parse … Sync) and for a whole transaction (embedded-queue.ts).
-  const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 16 });
-  serializeProtocolGroups(server);
+  // group (Parse … Sync) and for a whole transaction (embedded-socket.ts).
+  const server = new EmbeddedSocketServer(db, socketPath, 16);
   await server.start();
   fs.chmodSync(socketPath, 0o600);
 

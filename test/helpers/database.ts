@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { migrateToLatest, openDatabase } from "../../src/db/database.ts";
+import { migrateToLatest, openDatabase, prepareEmbeddedTemplate } from "../../src/db/database.ts";
 
 /**
  * Isolated databases for tests. On the embedded database each test server gets a copy of a
@@ -52,15 +52,12 @@ export async function prepareTemplate(databaseUrl: string | undefined): Promise<
     }
     return;
   }
+  // The install's template (built by npm ci, or here the first time), copied for this run.
   const dir = embeddedTemplateDir();
   fs.rmSync(dir, { recursive: true, force: true });
-  const handle = await openDatabase({ databaseUrl: undefined, dataDir: dir, databasePoolSize: 2 });
-  try {
-    await migrateToLatest(handle.db);
-  } finally {
-    await handle.close();
-  }
-  fs.rmSync(path.join(dir, "run"), { recursive: true, force: true });
+  const { template } = await prepareEmbeddedTemplate();
+  fs.mkdirSync(dir, { recursive: true });
+  fs.cpSync(template, path.join(dir, "pgdata"), { recursive: true });
 }
 
 /** Drops the PostgreSQL template of this run (the embedded one is a directory the runner removes). */
