@@ -4,12 +4,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { startApp } from "./app.ts";
+import type { Kysely } from "kysely";
 import { type Config, ConfigError, parseConfig } from "./config.ts";
-import { ingestRunSbom } from "./ingestion/sca/sbom-upload.ts";
+import { startEmbeddedForServer } from "./db/database.ts";
+import type { Database } from "./db/types.ts";
 import { createLogger, flushLogger, type Logger } from "./logger.ts";
-import { hasDemoData, seedDemo } from "./modules/demo/demo-seed.ts";
-import { countUsers } from "./modules/users/user-store.ts";
 
 function readConfig(): Config {
   try {
@@ -25,9 +24,12 @@ function readConfig(): Config {
 
 async function seedEmbeddedDemo(
   config: Config,
-  db: Parameters<typeof seedDemo>[0],
+  db: Kysely<Database>,
   logger: Logger,
 ): Promise<string | undefined> {
+  const { countUsers } = await import("./modules/users/user-store.ts");
+  const { hasDemoData, seedDemo } = await import("./modules/demo/demo-seed.ts");
+  const { ingestRunSbom } = await import("./ingestion/sca/sbom-upload.ts");
   if ((await countUsers(db)) > 0 || (await hasDemoData(db))) return undefined;
   const { token, email } = await seedDemo(db, { pepper: config.tokenPepper, uploadSbom: ingestRunSbom });
   const file = path.join(config.dataDir, "demo-token");
@@ -69,7 +71,13 @@ async function main(): Promise<void> {
   }
   // Seed before listening, so nothing can call the server before the demo token exists.
   let token: string | undefined;
+  // The embedded database's process starts while the server's modules load: each takes seconds.
+  const embedded = config.databaseUrl ? undefined : startEmbeddedForServer(config.dataDir);
+  // Settled by openDatabase; until then a failure must not count as unhandled.
+  embedded?.catch(() => {});
+  const { startApp } = await import("./app.ts");
   const app = await startApp(config, logger, {
+    database: { embedded },
     beforeListen: async (database) => {
       if (database.kind === "embedded") token = await seedEmbeddedDemo(config, database.db, logger);
     },

@@ -40,6 +40,12 @@ export interface DatabaseOptions {
    * to the latest version next, as the server does.
    */
   fromTemplate?: boolean;
+  /**
+   * Embedded database only: its process, already being started for this data directory by
+   * {@link startEmbeddedForServer}; the handle owns it. Undefined from it means another process
+   * serves the directory, and the handle connects to that one.
+   */
+  embedded?: Promise<EmbeddedDatabase | undefined>;
 }
 
 /**
@@ -55,8 +61,9 @@ export async function openDatabase(
   if (config.databaseUrl) {
     poolConfig = { connectionString: config.databaseUrl, max: config.databasePoolSize };
   } else {
-    const running = findRunningEmbedded(config.dataDir);
-    if (!running) {
+    embedded = await options.embedded;
+    const running = embedded ? undefined : findRunningEmbedded(config.dataDir);
+    if (!embedded && !running) {
       if (options.fromTemplate) copyTemplate(await embeddedTemplate(), path.join(config.dataDir, "pgdata"));
       embedded = await startEmbeddedDatabase(config.dataDir);
     }
@@ -121,6 +128,17 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}
+
+/**
+ * Starts the embedded database's process for a server on `dataDir`, a new directory as a copy of
+ * the template, so that it can start while the server's modules load (both take seconds); hand
+ * the promise to {@link openDatabase} as `embedded`. Undefined when another process serves it.
+ */
+export async function startEmbeddedForServer(dataDir: string): Promise<EmbeddedDatabase | undefined> {
+  if (findRunningEmbedded(dataDir)) return undefined;
+  copyTemplate(await embeddedTemplate(), path.join(dataDir, "pgdata"));
+  return startEmbeddedDatabase(dataDir);
 }
 
 /** Where this code's embedded template is: named by the PGlite version and the migrations. */

@@ -226,16 +226,16 @@ export class EmbeddedSocketServer {
     } catch {
       // PGlite refused the input outright: this connection cannot go on.
       connection.socket.destroy();
-      await this.release(connection);
+      await this.release(connection).catch(() => {});
       return;
     }
     const last = chunks.at(-1);
     const tail = last && last.length >= 6 ? last.subarray(last.length - 6) : tailOf(chunks);
-    if (!connection.closed && connection.socket.writable) {
+    if (chunks.length > 0 && !connection.closed && connection.socket.writable) {
       connection.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     }
     if (connection.closed) {
-      await this.release(connection);
+      await this.release(connection).catch(() => {});
     } else if (endsIdle(tail)) {
       this.owner = null;
       // What it sent meanwhile waits behind the others.
@@ -252,7 +252,10 @@ export class EmbeddedSocketServer {
     if (index !== -1) this.waiting.splice(index, 1);
     // A turn in progress releases the session itself when it ends.
     if (this.owner === connection && !this.running) {
-      void this.release(connection).then(() => this.pump());
+      // A failed release still frees the session (release's finally); the others go on either way.
+      void this.release(connection)
+        .catch(() => {})
+        .then(() => this.pump());
     }
   }
 
