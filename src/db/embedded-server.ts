@@ -14,6 +14,14 @@ import { EmbeddedSocketServer } from "./embedded-socket.ts";
 
 const [dataDirectory, socketPath] = process.argv.slice(2);
 
+/**
+ * PostgreSQL's page cache inside PGlite's WebAssembly memory, which never shrinks. PGlite's default
+ * (128 MB) made the process about 110 MB larger at idle than this; pages beyond it are read back
+ * from the operating system's cache. A 50,000-result upload and the query benchmark measured the
+ * same with either (docs/benchmarks.md "Embedded start").
+ */
+const SHARED_BUFFERS = "32MB";
+
 function send(message: { type: "ready" } | { type: "error"; message: string }): void {
   process.send?.(message);
 }
@@ -22,7 +30,10 @@ async function main(): Promise<void> {
   if (!dataDirectory || !socketPath) throw new Error("usage: embedded-server <data-directory> <socket-path>");
   fs.mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
 
-  const db = await PGlite.create({ dataDir: dataDirectory });
+  const db = await PGlite.create({
+    dataDir: dataDirectory,
+    startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${SHARED_BUFFERS}`],
+  });
   // One session serves every pooled connection: each connection holds it for a whole protocol
   // group (Parse … Sync) and for a whole transaction (embedded-socket.ts).
   const server = new EmbeddedSocketServer(db, socketPath, 16);
