@@ -61,13 +61,10 @@ export async function openDatabase(
   if (config.databaseUrl) {
     poolConfig = { connectionString: config.databaseUrl, max: config.databasePoolSize };
   } else {
-    embedded = await options.embedded;
-    const running = embedded ? undefined : findRunningEmbedded(config.dataDir);
-    if (!embedded && !running) {
-      if (options.fromTemplate) copyTemplate(await embeddedTemplate(), path.join(config.dataDir, "pgdata"));
-      embedded = await startEmbeddedDatabase(config.dataDir);
-    }
-    const target = running ?? embedded!;
+    embedded = await (options.embedded ?? startEmbedded(config.dataDir, options.fromTemplate === true));
+    const target = embedded ?? findRunningEmbedded(config.dataDir);
+    if (!target)
+      throw new Error(`the embedded database in ${config.dataDir} stopped while it was being opened`);
     poolConfig = {
       host: target.socketDirectory,
       port: target.port,
@@ -135,9 +132,14 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
  * the template, so that it can start while the server's modules load (both take seconds); hand
  * the promise to {@link openDatabase} as `embedded`. Undefined when another process serves it.
  */
-export async function startEmbeddedForServer(dataDir: string): Promise<EmbeddedDatabase | undefined> {
+export function startEmbeddedForServer(dataDir: string): Promise<EmbeddedDatabase | undefined> {
+  return startEmbedded(dataDir, true);
+}
+
+/** Starts the embedded database on `dataDir` unless another process serves it (then undefined). */
+async function startEmbedded(dataDir: string, fromTemplate: boolean): Promise<EmbeddedDatabase | undefined> {
   if (findRunningEmbedded(dataDir)) return undefined;
-  copyTemplate(await embeddedTemplate(), path.join(dataDir, "pgdata"));
+  if (fromTemplate) copyTemplate(await embeddedTemplate(), path.join(dataDir, "pgdata"));
   return startEmbeddedDatabase(dataDir);
 }
 

@@ -229,11 +229,10 @@ export class EmbeddedSocketServer {
       await this.release(connection).catch(() => {});
       return;
     }
-    const last = chunks.at(-1);
-    const tail = last && last.length >= 6 ? last.subarray(last.length - 6) : tailOf(chunks);
-    if (chunks.length > 0 && !connection.closed && connection.socket.writable) {
-      connection.socket.write(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    }
+    const output = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    const tail = output.subarray(Math.max(0, output.length - 6));
+    if (output.length > 0 && !connection.closed && connection.socket.writable)
+      connection.socket.write(output);
     if (connection.closed) {
       await this.release(connection).catch(() => {});
     } else if (endsIdle(tail)) {
@@ -270,10 +269,4 @@ export class EmbeddedSocketServer {
       this.owner = null;
     }
   }
-}
-
-/** The last six bytes of a response split into chunks. */
-function tailOf(chunks: Uint8Array[]): Uint8Array {
-  const joined = Buffer.concat(chunks);
-  return joined.subarray(Math.max(0, joined.length - 6));
 }
