@@ -6,8 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type RunningApp, startApp } from "../src/app.ts";
-import { type Command, formatCommandHelp } from "../src/cli/command.ts";
+import { formatCommandHelp } from "../src/cli/command.ts";
 import { COMMANDS, commandsOfGroup, groupOf } from "../src/cli/commands.ts";
+import { runCli as runCliInProcess } from "../src/cli/run-cli.ts";
 import { parseConfig } from "../src/config.ts";
 import type { RepositoryRow } from "../src/db/types.ts";
 import { findRepositoryByDsnToken, repositoryDsn } from "../src/modules/repositories/dsn.ts";
@@ -53,7 +54,7 @@ function runCli(database: TestDatabase, args: string[]): CliResult {
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs the CLI without waiting for it, so help for many commands can run a few at a time. */
+/** Runs the CLI's process without waiting for it, so a few can run at once. */
 function runCliAsync(args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", ...args], {
@@ -73,13 +74,22 @@ function runCliAsync(args: string[]): Promise<CliResult> {
   });
 }
 
-/** Runs `jobs` at most `limit` at a time, answering their results in order. */
-async function inBatches<T>(jobs: Array<() => Promise<T>>, limit: number): Promise<T[]> {
-  const results: T[] = [];
-  for (let i = 0; i < jobs.length; i += limit) {
-    results.push(...(await Promise.all(jobs.slice(i, i + limit).map((job) => job()))));
-  }
-  return results;
+/**
+ * Runs the CLI in this process (what src/cli/assay.ts runs), for commands that open no database:
+ * help for every command is dispatched here, and a few are checked through a real process above.
+ */
+async function runInProcess(args: string[]): Promise<CliResult> {
+  let stdout = "";
+  let stderr = "";
+  const status = await runCliInProcess(args, {
+    print: (line) => {
+      stdout += `${line}\n`;
+    },
+    note: (line) => {
+      stderr += `${line}\n`;
+    },
+  });
+  return { status, stdout, stderr };
 }
 
 describe("the CLI's read commands on a seeded database", () => {
@@ -261,39 +271,56 @@ describe("help for every command", () => {
   });
 
   test("assay help <command> and assay <command> --help print the command's help, exit 0", async () => {
-    const expectHelp = (command: Command, result: CliResult, how: string) => {
-      assert.equal(result.status, 0, `${how}: ${result.stderr}`);
-      assert.equal(result.stdout, `${formatCommandHelp(command)}\n`, how);
-      assert.ok(result.stdout.startsWith(`Usage: assay ${command.name}`), how);
-      assert.ok(result.stdout.includes(command.summary), how);
-      for (const flag of Object.keys(command.flags)) assert.ok(result.stdout.includes(`--${flag}`), how);
-    };
-    const jobs = COMMANDS.flatMap((command) => {
+    for (const command of COMMANDS) {
       const words = command.name.split(" ");
-      return [
-        async () => expectHelp(command, await runCliAsync(["help", ...words]), `assay help ${command.name}`),
-        async () =>
-          expectHelp(command, await runCliAsync([...words, "--help"]), `assay ${command.name} --help`),
-      ];
-    });
-    await inBatches(jobs, 3);
+      for (const args of [
+        ["help", ...words],
+        [...words, "--help"],
+      ]) {
+        const how = `assay ${args.join(" ")}`;
+        const result = await runInProcess(args);
+        assert.equal(result.status, 0, `${how}: ${result.stderr}`);
+        assert.equal(result.stdout, `${formatCommandHelp(command)}\n`, how);
+        assert.equal(result.stderr, "", how);
+        assert.ok(result.stdout.startsWith(`Usage: assay ${command.name}`), how);
+        assert.ok(result.stdout.includes(command.summary), how);
+        for (const flag of Object.keys(command.flags)) assert.ok(result.stdout.includes(`--${flag}`), how);
+      }
+    }
   });
 
   test("assay help <group> and assay <group> --help list the group's commands", async () => {
     const groups = [...new Set(COMMANDS.map(groupOf).filter((group) => group !== undefined))];
     assert.ok(groups.includes("repository") && groups.includes("user") && groups.includes("account"));
-    const jobs = groups.flatMap((group) =>
-      [
+    for (const group of groups) {
+      for (const args of [
         ["help", group],
         [group, "--help"],
-      ].map((args) => async () => {
-        const result = await runCliAsync(args);
+      ]) {
+        const result = await runInProcess(args);
         assert.equal(result.status, 0, `${args.join(" ")}: ${result.stderr}`);
         for (const command of commandsOfGroup(group)) {
           assert.ok(result.stdout.includes(command.summary), `${args.join(" ")} lacks ${command.name}`);
         }
-      }),
-    );
-    await inBatches(jobs, 3);
+      }
+    }
+  });
+
+  test("the assay process prints help on stdout and exits with its code", async () => {
+    const command = COMMANDS.find((c) => c.name === "repository dsn");
+    assert.ok(command);
+    const [commandHelp, groupHelp, unknown] = await Promise.all([
+      runCliAsync(["repository", "dsn", "--help"]),
+      runCliAsync(["help", "repository"]),
+      runCliAsync(["no-such-command"]),
+    ]);
+    assert.equal(commandHelp.status, 0, commandHelp.stderr);
+    assert.equal(commandHelp.stdout, `${formatCommandHelp(command)}\n`);
+    assert.equal(groupHelp.status, 0, groupHelp.stderr);
+    assert.equal(groupHelp.stdout, (await runInProcess(["help", "repository"])).stdout);
+    assert.equal(unknown.status, 2);
+    assert.equal(unknown.stdout, "");
+    assert.equal(unknown.stderr, (await runInProcess(["no-such-command"])).stderr);
+    assert.match(unknown.stderr, /^error: /);
   });
 });
