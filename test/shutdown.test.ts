@@ -44,7 +44,10 @@ function embeddedServerPids(dataDir: string): number[] {
       continue; // Gone while we looked.
     }
     const args = cmdline.split("\0");
-    if (args.some((a) => a.endsWith("embedded-server.ts")) && args.includes(path.join(dataDir, "pgdata"))) {
+    if (
+      args.some((a) => /embedded-server(-[0-9a-f]+\.mjs|\.ts)$/.test(a)) &&
+      args.includes(path.join(dataDir, "pgdata"))
+    ) {
       pids.push(Number(entry));
     }
   }

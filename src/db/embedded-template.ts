@@ -18,7 +18,14 @@ import { createRequire } from "node:module";
 import path from "node:path";
 
 /** The install's cache: node_modules/.cache, as other tools keep theirs. */
-const CACHE_DIRECTORY = path.resolve(import.meta.dirname, "..", "..", "node_modules", ".cache", "assay");
+export const CACHE_DIRECTORY = path.resolve(
+  import.meta.dirname,
+  "..",
+  "..",
+  "node_modules",
+  ".cache",
+  "assay",
+);
 
 /** The installed PGlite's version, from its package.json (which the package does not export). */
 function pgliteVersion(): string {

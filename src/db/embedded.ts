@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { embeddedServerCommand } from "./embedded-server-bundle.ts";
 
 /** Longest Unix socket path the kernel accepts is 107 bytes; leave room. */
 const MAX_SOCKET_PATH = 100;
@@ -81,9 +81,9 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   }
   const socketDirectory = chooseSocketDirectory(dataDir);
   const socketPath = path.join(socketDirectory, `.s.PGSQL.${SOCKET_PORT}`);
-  const script = fileURLToPath(new URL("./embedded-server.ts", import.meta.url));
+  const { script, execArgv } = embeddedServerCommand();
   const child: ChildProcess = fork(script, [path.join(dataDir, "pgdata"), socketPath], {
-    execArgv: ["--import", "tsx"],
+    execArgv,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
 
