@@ -16,11 +16,11 @@ const [dataDirectory, socketPath] = process.argv.slice(2);
 
 /**
  * PostgreSQL's page cache inside PGlite's WebAssembly memory, which never shrinks. PGlite's default
- * (128 MB) made the process about 110 MB larger at idle than 32 MB, and 32 MB about 37 MB larger
- * than this; pages beyond it are read back from the operating system's cache. A 50,000-result
- * upload measured the same with each (docs/benchmarks.md "Embedded start").
+ * (128 MB) made the process about 110 MB larger at idle than this; pages beyond it are read back
+ * from the operating system's cache. A 50,000-result upload and the query benchmark measured the
+ * same with either (docs/benchmarks.md "Embedded start").
  */
-const SHARED_BUFFERS = "16MB";
+const SHARED_BUFFERS = "32MB";
 
 function send(message: { type: "ready" } | { type: "error"; message: string }): void {
   process.send?.(message);
