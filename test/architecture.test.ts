@@ -370,3 +370,43 @@ describe("module boundaries", () => {
     assert.deepEqual(problems, [], formatProblems(problems));
   });
 });
+
+/**
+ * The packages a file loads before it runs: its static, non-type imports, followed through the
+ * tree's own files. Deferred imports (`import()`) are left out: they load only when reached.
+ */
+function packagesLoadedBy(files: Map<string, string>, entry: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const statement of parseImports(files.get(file) ?? "")) {
+      if (statement.typeOnly || /\bimport\(/.test(statement.text)) continue;
+      if (statement.specifier.startsWith(".")) {
+        visit(path.posix.normalize(path.posix.join(path.posix.dirname(file), statement.specifier)));
+      } else if (!statement.specifier.startsWith("node:")) {
+        const [scope = "", name = ""] = statement.specifier.split("/");
+        packages.add(scope.startsWith("@") ? `${scope}/${name}` : scope);
+      }
+    }
+  };
+  visit(entry);
+  return packages;
+}
+
+describe("what the server loads at start", () => {
+  const files = readSourceTree(path.resolve(import.meta.dirname, ".."));
+
+  test("the server loads the MCP SDK and zod only when an MCP request comes", () => {
+    const loaded = packagesLoadedBy(files, "src/app.ts");
+    assert.ok(
+      loaded.has("graphql") && loaded.has("pg"),
+      `the walk finds the server's packages: ${[...loaded]}`,
+    );
+    assert.ok(!loaded.has("@modelcontextprotocol/sdk"), "src/app.ts loads the MCP SDK at start");
+    assert.ok(!loaded.has("zod"), "src/app.ts loads zod at start");
+    // The MCP endpoint itself still reaches both, on its first request.
+    assert.ok(packagesLoadedBy(files, "src/mcp/mcp-server.ts").has("@modelcontextprotocol/sdk"));
+  });
+});

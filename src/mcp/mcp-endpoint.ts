@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Viewer } from "../graphql/context.ts";
 import {
   AssayError,
@@ -18,7 +17,6 @@ import { isJsonContentType, sendJson } from "../http/json.ts";
 import type { RateLimiter } from "../http/rate-limit.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { createAssayMcpServer } from "./mcp-server.ts";
 import type { McpDocuments } from "./resources.ts";
 import type { ToolBackend } from "./tool-kit.ts";
 
@@ -36,6 +34,28 @@ export interface McpEndpointDeps {
   trustProxy: boolean;
   logger: Logger;
   metrics?: Metrics;
+}
+
+/**
+ * The MCP SDK, zod and our tools' definitions, loaded on the first MCP request rather than with the
+ * server: a server nobody asks over MCP keeps about 17 MB less (docs/benchmarks.md).
+ */
+let mcpModules:
+  | Promise<{
+      Transport: typeof import("@modelcontextprotocol/sdk/server/streamableHttp.js").StreamableHTTPServerTransport;
+      createServer: typeof import("./mcp-server.ts").createAssayMcpServer;
+    }>
+  | undefined;
+
+function loadMcpModules() {
+  mcpModules ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/streamableHttp.js"),
+    import("./mcp-server.ts"),
+  ]).then(([transport, server]) => ({
+    Transport: transport.StreamableHTTPServerTransport,
+    createServer: server.createAssayMcpServer,
+  }));
+  return mcpModules;
 }
 
 /** JSON-RPC's answer to a body that is not JSON (MCP messages are JSON-RPC 2.0). */
@@ -126,8 +146,9 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
     }
 
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    const server = createAssayMcpServer(inProcessBackend(deps, identity, record.requestId), deps.documents);
-    const transport = new StreamableHTTPServerTransport({
+    const { Transport, createServer } = await loadMcpModules();
+    const server = createServer(inProcessBackend(deps, identity, record.requestId), deps.documents);
+    const transport = new Transport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
     });
