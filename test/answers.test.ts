@@ -4,6 +4,12 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
+import {
+  DERIVED_VARIABLES_QUERY,
+  derivedVariables,
+  EXAMPLES_DIR,
+  exampleOperation,
+} from "./helpers/examples.ts";
 import { registerSecret } from "./helpers/secret-leaks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -24,7 +30,6 @@ import { startTestServer, type TestServer } from "./helpers/server.ts";
  */
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const EXAMPLES = path.join(ROOT, "docs", "examples");
 const ANSWERS = path.join(ROOT, "test", "fixtures", "answers");
 const SEEDED_AT = new Date("2026-11-01T12:00:00Z");
 const WRITE = process.env.ASSAY_WRITE_ANSWERS === "1";
@@ -62,11 +67,6 @@ const EXTRA: Record<string, { query: string; variables?: Record<string, unknown>
     }`,
   },
 };
-
-function readVariables(name: string): Record<string, unknown> {
-  const file = path.join(EXAMPLES, `${name}.variables.json`);
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>) : {};
-}
 
 describe("answers on the demo data, byte for byte", () => {
   let server: TestServer;
@@ -110,31 +110,18 @@ describe("answers on the demo data, byte for byte", () => {
       SEEDED_AT,
     ));
     registerSecret(token);
-    const body = JSON.parse(
-      await answer(
-        `{ repository(login: "acme-labs", name: "api-gateway", vcsProvider: GITHUB) {
-            id analysisRuns(first: 1) { edges { node { runUid } } } } }`,
-        {},
-      ),
-    ) as {
-      data: { repository: { id: string; analysisRuns: { edges: Array<{ node: { runUid: string } }> } } };
-    };
-    derived.id = body.data.repository.id;
-    derived.runUid = body.data.repository.analysisRuns.edges[0]?.node.runUid;
+    const body = JSON.parse(await answer(DERIVED_VARIABLES_QUERY, {})) as { data: unknown };
+    Object.assign(derived, derivedVariables(body.data));
   });
   after(() => server.stop());
 
   test("the compared examples exist", () => {
-    for (const name of COMPARED) assert.ok(fs.existsSync(path.join(EXAMPLES, `${name}.graphql`)), name);
+    for (const name of COMPARED) assert.ok(fs.existsSync(path.join(EXAMPLES_DIR, `${name}.graphql`)), name);
   });
 
   for (const name of COMPARED) {
     test(`example ${name}`, async () => {
-      const query = fs.readFileSync(path.join(EXAMPLES, `${name}.graphql`), "utf8");
-      const variables = readVariables(name);
-      for (const [variable, value] of Object.entries(derived)) {
-        if (new RegExp(`\\$${variable}\\b`).test(query)) variables[variable] = value;
-      }
+      const { query, variables } = exampleOperation(name, derived);
       const body = await answer(query, variables);
       assert.doesNotMatch(body, /"errors"/, body.slice(0, 500));
       compare(name, body);

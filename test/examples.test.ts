@@ -2,9 +2,14 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath } from "node:url";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
+import {
+  DERIVED_VARIABLES_QUERY,
+  derivedVariables,
+  EXAMPLES_DIR,
+  exampleOperation,
+} from "./helpers/examples.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -12,10 +17,8 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
  * discovered by listing the folder, so a new example is tested as soon as it is added.
  */
 
-const EXAMPLES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "docs", "examples");
-
 /** The example files, by name without extension. */
-const exampleNames = readdirSync(EXAMPLES)
+const exampleNames = readdirSync(EXAMPLES_DIR)
   .filter((file) => file.endsWith(".graphql"))
   .map((file) => file.slice(0, -".graphql".length))
   .sort();
@@ -68,34 +71,17 @@ describe("documented examples", () => {
   before(async () => {
     server = await startTestServer();
     ({ token } = await seedDemo(server.db, { pepper: server.config.tokenPepper, uploadSbom: ingestRunSbom }));
-    const res = await gql(
-      server.endpoint,
-      token,
-      `{ repository(login: "acme-labs", name: "api-gateway", vcsProvider: GITHUB) {
-          id analysisRuns(first: 1) { edges { node { runUid } } } } }`,
+    Object.assign(
+      derived,
+      derivedVariables(dataOf(await gql(server.endpoint, token, DERIVED_VARIABLES_QUERY))),
     );
-    const repository = dataOf(res).repository as {
-      id: string;
-      analysisRuns: { edges: Array<{ node: { runUid: string } }> };
-    };
-    derived.id = repository.id;
-    derived.runUid = repository.analysisRuns.edges[0]?.node.runUid;
     assert.ok(derived.runUid, "the demo repository api-gateway has runs");
   });
   after(() => server.stop());
 
   /** Runs one example with its variables file, derived variables filled in. */
   async function run(name: string, overrides: Record<string, unknown> = {}) {
-    const query = readFileSync(path.join(EXAMPLES, `${name}.graphql`), "utf8");
-    let variables: Record<string, unknown> = {};
-    try {
-      variables = JSON.parse(readFileSync(path.join(EXAMPLES, `${name}.variables.json`), "utf8"));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-    for (const [variable, value] of Object.entries(derived)) {
-      if (new RegExp(`\\$${variable}\\b`).test(query)) variables[variable] = value;
-    }
+    const { query, variables } = exampleOperation(name, derived);
     return gql(server.endpoint, token, query, { ...variables, ...overrides });
   }
 
@@ -104,7 +90,7 @@ describe("documented examples", () => {
     for (const name of Object.keys(NON_EMPTY))
       assert.ok(exampleNames.includes(name), `${name}.graphql exists`);
     for (const name of exampleNames) {
-      const text = readFileSync(path.join(EXAMPLES, `${name}.graphql`), "utf8");
+      const text = readFileSync(path.join(EXAMPLES_DIR, `${name}.graphql`), "utf8");
       assert.match(text, /^# \S/, `${name}.graphql starts with a # comment saying what it shows`);
     }
   });
