@@ -51,7 +51,8 @@ function key(letter: string, n: string): string {
  *   `rows` LCV values, one dependency target;
  * - its newest run: a python check with `rows` + 4,000 findings, `rows` of them of one issue
  *   (every 20th RESOLVED), and a javascript check with 3,000; an SCA check with `rows`
- *   vulnerability occurrences (synthetic: the seeded vulnerabilities and versions repeated);
+ *   vulnerability occurrences (synthetic: the seeded vulnerabilities and versions repeated); the
+ *   checks' issue counts, as the product writes them;
  * - pull request #1: a run on its branch with copies of those checks.
  */
 export async function createFixture(client: pg.Client, viewerId: string, rows: number): Promise<void> {
@@ -161,6 +162,14 @@ export async function createFixture(client: pg.Client, viewerId: string, rows: n
     await findings("j", "zzc0000002", "javascript", 3000, 0);
     await findings("k", "zzc0000003", "python", rows + 4000, rows);
     await findings("l", "zzc0000004", "javascript", 3000, 0);
+    // The checks' issue counts, as every writer of findings leaves them (issue-count-store.ts).
+    await q(
+      `INSERT INTO check_issue_counts (check_id, issue_id, severity, state, is_suppressed, occurrences)
+       SELECT o.check_id, o.issue_id, o.severity, o.state, o.is_suppressed, count(*)
+       FROM occurrences o JOIN checks c ON c.id = o.check_id
+       WHERE c.key IN ('zzc0000001', 'zzc0000002', 'zzc0000003', 'zzc0000004')
+       GROUP BY o.check_id, o.issue_id, o.severity, o.state, o.is_suppressed`,
+    );
 
     await q(
       `WITH issue AS (SELECT array_agg(i.id ORDER BY i.shortcode) AS ids FROM issues i

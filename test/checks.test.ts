@@ -11,6 +11,7 @@ import type {
   UserRow,
 } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
+import { refreshCheckIssueCounts } from "../src/modules/checks/issue-count-store.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, aCoverageReport, anOccurrence, occurrencesIn } from "./helpers/builders-checks.ts";
@@ -678,6 +679,10 @@ describe("checks, occurrences and summaries", () => {
         ),
       )
       .execute();
+    await refreshCheckIssueCounts(
+      db,
+      checks.map((check) => check.id),
+    );
     const readerToken = await aToken(db, server.config.tokenPepper, reader);
     // A token used within the minute is not touched again, so no UPDATE lands in either request.
     await db

@@ -9,6 +9,7 @@ import { ensureCatalog } from "../src/modules/catalog/catalog-data.ts";
 import { DEMO_TEAM_LOGIN, DEMO_USER_EMAIL, hasDemoData, seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { planRepositories, planSize } from "../src/modules/demo/generator.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -349,6 +350,9 @@ describe("the demo seed in a database", () => {
     assert.equal(data.hidden, null);
     assert.equal(data.analyzer.name, "Python");
   });
+
+  test("every seeded check's issue counts equal its findings", () =>
+    assertIssueCountsMatchFindings(server.db, "the demo seed"));
 
   describe("seeded again elsewhere with the same seed and clock", () => {
     let other: TestDatabase;

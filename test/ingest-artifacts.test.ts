@@ -13,6 +13,7 @@ import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { runArtifactJob } from "./helpers/builders-artifacts.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -719,3 +720,6 @@ describe("errors that name the real problem", () => {
     );
   });
 });
+
+test("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

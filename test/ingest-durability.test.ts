@@ -11,6 +11,7 @@ import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -214,3 +215,6 @@ test("a stored report that fails to process fails its artifact and its check, an
   assert.equal(stored.rows[0]?.check_status, "FAILURE");
   assert.equal(stored.rows[0]?.run_status, "FAILURE");
 });
+
+test("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

@@ -11,6 +11,7 @@ import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -331,3 +332,6 @@ test("`assay upload` streams a report to uploadArtifact with a token, and the ru
     await fs.rm(sarifFile, { force: true });
   }
 });
+
+test("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

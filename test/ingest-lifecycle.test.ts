@@ -10,6 +10,7 @@ import { findLatestValuesOfItems } from "../src/modules/metrics/metric-store.ts"
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { anIssueCategorySetting } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -445,3 +446,6 @@ describe("a run's life", () => {
     assert.equal(Number(await count()), 0);
   });
 });
+
+test("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

@@ -18,6 +18,7 @@ import { validateSarif } from "../src/ingestion/sarif-validate.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { aResult, chunks, type StoredOccurrence, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
 
 /**
@@ -804,3 +805,6 @@ describe("validateSarif", () => {
     });
   });
 });
+
+it("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(db, "the tests above"));

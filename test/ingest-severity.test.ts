@@ -12,6 +12,7 @@ import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCommitOid, anIssuePrioritySetting } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -251,3 +252,6 @@ describe("severity through the API", () => {
     });
   });
 });
+
+it("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

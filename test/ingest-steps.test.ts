@@ -8,6 +8,7 @@ import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { claimArtifactJob, settleJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -132,3 +133,6 @@ test("an attempt whose lease another worker took records nothing; that worker's 
   );
   assert.equal(keys.rows[0]?.n, RESULTS, "each finding once");
 });
+
+test("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

@@ -5,6 +5,7 @@ import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 import { githubHeaders, githubPullRequestPayload } from "./helpers/vcs-payloads.ts";
 
@@ -326,3 +327,6 @@ describe("uploads that name their pull request", () => {
     }
   });
 });
+
+test("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalyzerRow, PullRequestRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
+import { refreshCheckIssueCounts } from "../src/modules/checks/issue-count-store.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
@@ -597,6 +598,10 @@ describe("pull requests", () => {
         ),
       )
       .execute();
+    await refreshCheckIssueCounts(
+      db,
+      checks.map((check) => check.id),
+    );
     const readerToken = await aToken(db, server.config.tokenPepper, reader);
     // A token used within the minute is not touched again, so no UPDATE lands in either request.
     await db

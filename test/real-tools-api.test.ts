@@ -11,6 +11,7 @@ import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -968,3 +969,6 @@ describe("every real tool's coverage report through the API, compared with the t
     });
   }
 });
+
+it("every check's issue counts equal its published findings after the tests above", () =>
+  assertIssueCountsMatchFindings(server.db, "the tests above"));

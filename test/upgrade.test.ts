@@ -11,6 +11,7 @@ import { newRowKey } from "../src/graphql/global-id.ts";
 import { generatePat, hashPat } from "../src/modules/auth/pat.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { createEmptyDatabase, type TestDatabase } from "./helpers/database.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { gql, recordedLevel } from "./helpers/server.ts";
 
@@ -26,7 +27,12 @@ import { gql, recordedLevel } from "./helpers/server.ts";
 const PEPPER = "test-pepper-0123456789abcdef";
 
 /** The earlier versions, each named by the last migration it had. */
-const VERSIONS = ["0002-read-model", "0008-ingestion", "0011-coverage-check-files"] as const;
+const VERSIONS = [
+  "0002-read-model",
+  "0008-ingestion",
+  "0011-coverage-check-files",
+  "0019-queued-artifacts",
+] as const;
 
 /** What the data set written at one version holds, to compare with what the API answers. */
 interface Written {
@@ -594,6 +600,8 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         [...new Set(open.map((o) => o.shortcode))].sort(),
       );
       assert.equal(repository.issues.totalCount, 3);
+      // Migration 0020 counted the findings already stored, as their checks' writers now do.
+      await assertIssueCountsMatchFindings(app.database.db, `the upgrade from ${version}`);
 
       // Artifacts: stored before 0010 they have no recorded format (null, as the schema allows),
       // and a size: the report's when it was stored uncompressed, else the stored bytes.

@@ -320,6 +320,20 @@ export interface OccurrencesTable {
   severity: ColumnType<IssueSeverity | null, IssueSeverity | null | undefined, IssueSeverity | null>;
 }
 
+/**
+ * Published occurrences of one issue in one check with one own severity, state and suppression,
+ * counted (migration 0020): what the summaries and totals read instead of the occurrences.
+ */
+export interface CheckIssueCountsTable {
+  check_id: ForeignKey;
+  issue_id: ForeignKey;
+  /** The occurrences' own severity; null for those that take their issue's. */
+  severity: IssueSeverity | null;
+  state: FindingState;
+  is_suppressed: boolean;
+  occurrences: number;
+}
+
 export interface MetricsTable {
   id: Generated<Id>;
   key: string;
@@ -537,6 +551,7 @@ export interface Database extends AuthFlowTables, WebhookTables, IngestionTables
   branch_heads: BranchHeadsTable;
   checks: ChecksTable;
   occurrences: OccurrencesTable;
+  check_issue_counts: CheckIssueCountsTable;
   metrics: MetricsTable;
   repository_metric_items: RepositoryMetricItemsTable;
   metric_values: MetricValuesTable;

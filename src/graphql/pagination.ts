@@ -43,7 +43,27 @@ export interface ConnectionSource {
   /** Order columns, all in `direction`. */
   order: readonly OrderKey[];
   direction: "asc" | "desc";
+  /**
+   * Where totals come from without reading the rows, when the filter allows: a relation (aliased
+   * `s`) with the same parent columns and one row per group of rows, the group's size in `n`.
+   * `columns` are the columns of it a filter may test, each meaning what the same column of `from`
+   * does. A total under a filter that tests any other column counts the rows of `from`.
+   */
+  counted?: { from: RawBuilder<unknown>; columns: readonly string[] };
 }
+
+/**
+ * A filter of a connection's rows: `condition` on alias `s`; `key` identifies it within a request
+ * (two filters with one key must be the same); `columns` lists the columns of `s` the condition
+ * reads, when the filter knows them (a source's `counted` relation can answer only those).
+ */
+export interface RowFilter {
+  key: string;
+  condition: RawBuilder<boolean>;
+  columns?: readonly string[];
+}
+
+const NO_FILTER: RowFilter = { key: "", condition: sql<boolean>`true`, columns: [] };
 
 /** The arguments every connection takes. */
 export interface ConnectionArgs {
@@ -246,7 +266,7 @@ class ConnectionBatch<T> {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly source: ConnectionSource,
-    private readonly filter: RawBuilder<boolean>,
+    private readonly rowFilter: RowFilter,
     private readonly args: NormalisedArgs,
   ) {
     this.pages = new DataLoader((parents) => this.loadPages(parents));
@@ -308,6 +328,10 @@ class ConnectionBatch<T> {
     return this.existence.load(JSON.stringify([parentId, side, values, inclusive]));
   }
 
+  private get filter(): RawBuilder<boolean> {
+    return this.rowFilter.condition;
+  }
+
   private async loadPages(parents: readonly string[]): Promise<Row[][]> {
     const { source, args } = this;
     const backward = args.first === null;
@@ -345,15 +369,23 @@ class ConnectionBatch<T> {
     return parents.map((p) => byParent.get(p) ?? []);
   }
 
+  /**
+   * Totals per parent: summed from the source's `counted` relation when the filter reads only
+   * columns it has, else counted over the rows.
+   */
   private async loadCounts(parents: readonly string[]): Promise<number[]> {
-    const { source } = this;
+    const { source, rowFilter } = this;
+    const counted = source.counted;
+    const summed =
+      counted !== undefined &&
+      (rowFilter.columns?.every((column) => counted.columns.includes(column)) ?? false);
     const columnRefs = parentColumns(source).map((column) => `s.${column}`);
     const inParents = source.secondParentColumn
       ? sql`(${sql.join(columnRefs.map((ref) => sql.ref(ref)))}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`
       : sql`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
     const result = await sql<{ parent: string; count: string }>`
-      SELECT ${parentText(columnRefs)} AS parent, count(*) AS count
-      FROM ${source.from} AS s
+      SELECT ${parentText(columnRefs)} AS parent, ${summed ? sql`sum(s.n)` : sql`count(*)`} AS count
+      FROM ${summed ? counted.from : source.from} AS s
       WHERE ${inParents} AND ${this.filter}
       GROUP BY 1`.execute(this.db);
     const counts = new Map(result.rows.map((r) => [r.parent, Number(r.count)]));
@@ -403,21 +435,18 @@ export class ConnectionLoaders {
 
   constructor(private readonly db: Kysely<Database>) {}
 
-  /**
-   * The page of `source` under `parentId`. `filter` is a condition on alias `s`; `filterKey`
-   * identifies it (two calls with the same key must pass the same filter).
-   */
+  /** The page of `source` under `parentId`, of the rows `filter` keeps (all when absent). */
   load<T>(
     source: ConnectionSource,
     parentId: string,
     args: ConnectionArgs,
-    filter: { key: string; condition: RawBuilder<boolean> } = { key: "", condition: sql<boolean>`true` },
+    filter: RowFilter = NO_FILTER,
   ): Promise<ConnectionResult<T>> {
     const normalised = normaliseArgs(args, source);
     const key = JSON.stringify([source.name, filter.key, normalised]);
     let batch = this.batches.get(key);
     if (!batch) {
-      batch = new ConnectionBatch<unknown>(this.db, source, filter.condition, normalised);
+      batch = new ConnectionBatch<unknown>(this.db, source, filter, normalised);
       this.batches.set(key, batch);
     }
     return batch.load(parentId) as Promise<ConnectionResult<T>>;

@@ -27,6 +27,7 @@ import {
   insertCheck,
   reopenCheck,
 } from "../modules/checks/check-store.ts";
+import { refreshCheckIssueCounts } from "../modules/checks/issue-count-store.ts";
 import {
   countCheckFailingOccurrences,
   countPresentOccurrencesByIssue,
@@ -236,7 +237,10 @@ export async function settleCheck(tx: Kysely<Database>, check: CheckRow, gate: C
   if (artifacts.some((a) => a.status === "QUEUED")) return check;
   const failed = artifacts.some((a) => a.status === "FAILED");
   const lost = !failed && isEverythingLost(artifacts.flatMap((a) => (a.outcome ? [a.outcome] : [])));
-  if (failed || lost) await deleteResolvedOccurrencesOfCheck(tx, check.id);
+  if (failed || lost) {
+    await deleteResolvedOccurrencesOfCheck(tx, check.id);
+    await refreshCheckIssueCounts(tx, [check.id]);
+  }
   let status: CheckStatus = "NEUTRAL";
   if (failed) status = "FAILURE";
   else if (!lost) status = (await gate(tx, check)).length > 0 ? "FAILURE" : "SUCCESS";

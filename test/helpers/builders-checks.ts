@@ -12,6 +12,7 @@ import type {
   OccurrenceRow,
 } from "../../src/db/types.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
+import { refreshCheckIssueCounts } from "../../src/modules/checks/issue-count-store.ts";
 
 /**
  * Builders for checks, their occurrences and coverage reports. Analyzers and issues come from
@@ -62,7 +63,10 @@ export interface OccurrenceSpec {
   severity?: IssueSeverity | null;
 }
 
-/** Inserts occurrences found by `check`, in one statement, in the order given. */
+/**
+ * Inserts occurrences found by `check`, in one statement, in the order given, and rewrites the
+ * check's issue counts as every writer of findings does.
+ */
 export async function occurrencesIn(
   db: Kysely<Database>,
   check: CheckRow,
@@ -96,6 +100,8 @@ export async function occurrencesIn(
     )
     .returningAll()
     .execute();
+  // As every writer of a check's findings does, in the product's own words.
+  await refreshCheckIssueCounts(db, [check.id]);
   const byKey = new Map(rows.map((row) => [row.key, row]));
   return keys.map((key) => byKey.get(key)!);
 }

@@ -12,6 +12,7 @@ import type {
   RepositoryRow,
 } from "../../src/db/types.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
+import { refreshCheckIssueCounts } from "../../src/modules/checks/issue-count-store.ts";
 import { aRun } from "./builders.ts";
 import { aCheck, occurrencesIn } from "./builders-checks.ts";
 
@@ -97,5 +98,6 @@ export async function aCheckWithTrackedFindings(
       })),
     )
     .execute();
+  await refreshCheckIssueCounts(db, [check.id]);
   return check;
 }

@@ -17,6 +17,7 @@ import * as coverageCheckFilesBackfill from "./0016-coverage-check-files-backfil
 import * as advisorySync from "./0017-advisory-sync.ts";
 import * as vcsAccountSecrets from "./0018-vcs-account-secrets.ts";
 import * as queuedArtifacts from "./0019-queued-artifacts.ts";
+import * as checkIssueCounts from "./0020-check-issue-counts.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   "0017-advisory-sync": advisorySync,
   "0018-vcs-account-secrets": vcsAccountSecrets,
   "0019-queued-artifacts": queuedArtifacts,
+  "0020-check-issue-counts": checkIssueCounts,
 };
 
 /** Kysely migration provider over {@link migrations}. */

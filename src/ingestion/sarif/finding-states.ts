@@ -1,9 +1,12 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
+import {
+  countCheckFindingsByState,
+  type FindingStateCounts,
+  refreshCheckIssueCounts,
+} from "../../modules/checks/issue-count-store.ts";
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
 import {
-  countOccurrencesOfCheckByState,
-  type FindingStateCounts,
   flipOccurrenceStatesAgainstBase,
   insertResolvedCopiesOfBase,
 } from "../../modules/checks/occurrence-write-store.ts";
@@ -16,7 +19,8 @@ export type { FindingStateCounts };
  * "States against the base"): deletes the check's RESOLVED rows; marks each other row EXISTING
  * when the base check has a non-RESOLVED occurrence with its fingerprint, else INTRODUCED (all
  * INTRODUCED without a base); then copies every base occurrence whose fingerprint the check lacks
- * as a RESOLVED row. Returns the check's counts by state.
+ * as a RESOLVED row; then rewrites the check's issue counts, which every summary reads. Returns
+ * the check's counts by state.
  */
 export function recomputeFindingStates(
   tx: Kysely<Database>,
@@ -41,5 +45,6 @@ export async function settleFindingStates(
   // occurrence of the fingerprint, INTRODUCED with one. Rows already right are not rewritten.
   await flipOccurrenceStatesAgainstBase(tx, checkId, baseCheckId, freshArtifactId);
   if (baseCheckId !== null) await insertResolvedCopiesOfBase(tx, checkId, baseCheckId, OCCURRENCE_BATCH_SIZE);
-  return countOccurrencesOfCheckByState(tx, checkId);
+  await refreshCheckIssueCounts(tx, [checkId]);
+  return countCheckFindingsByState(tx, checkId);
 }

@@ -9,7 +9,6 @@ import type {
   IssueSeverity,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
-import { isPublished } from "./occurrence-store.ts";
 
 /** The analyzer whose check carries a run's coverage report (`changesetStats`). */
 export const COVERAGE_ANALYZER_SHORTCODE = "test-coverage";
@@ -43,14 +42,15 @@ export const checksOfRun: ConnectionSource = {
   direction: "asc",
 };
 
-// The three counts of docs/read-model.md, over occurrences aliased `o`.
+// The three counts of docs/read-model.md, over a check's issue counts aliased `k`
+// (issue-count-store.ts): they cost the check's distinct issues, not its findings.
 const COUNTS = sql`
-  count(*) FILTER (WHERE o.state = 'INTRODUCED' AND NOT o.is_suppressed)::int AS introduced,
-  count(*) FILTER (WHERE o.state = 'RESOLVED')::int AS resolved,
-  count(*) FILTER (WHERE o.is_suppressed AND o.state <> 'RESOLVED')::int AS suppressed`;
+  coalesce(sum(k.occurrences) FILTER (WHERE k.state = 'INTRODUCED' AND NOT k.is_suppressed), 0)::int AS introduced,
+  coalesce(sum(k.occurrences) FILTER (WHERE k.state = 'RESOLVED'), 0)::int AS resolved,
+  coalesce(sum(k.occurrences) FILTER (WHERE k.is_suppressed AND k.state <> 'RESOLVED'), 0)::int AS suppressed`;
 
 /** A finding's severity: its own, else its issue's (docs/ingestion-sarif.md "Classification"). */
-const SEVERITY = sql`coalesce(o.severity, i.severity)`;
+const SEVERITY = sql`coalesce(k.severity, i.severity)`;
 
 interface Counts {
   category: IssueCategory;
@@ -66,11 +66,11 @@ export async function countOccurrencesOfChecks(
   checkIds: readonly string[],
 ): Promise<Array<Counts & { check_id: string }>> {
   const result = await sql<Counts & { check_id: string }>`
-    SELECT o.check_id::text AS check_id, i.category, ${SEVERITY} AS severity, ${COUNTS}
-    FROM occurrences AS o
-    JOIN issues AS i ON i.id = o.issue_id
-    WHERE o.check_id = ANY(cast(${checkIds} as bigint[])) AND ${isPublished("o")}
-    GROUP BY o.check_id, i.category, ${SEVERITY}`.execute(db);
+    SELECT k.check_id::text AS check_id, i.category, ${SEVERITY} AS severity, ${COUNTS}
+    FROM check_issue_counts AS k
+    JOIN issues AS i ON i.id = k.issue_id
+    WHERE k.check_id = ANY(cast(${checkIds} as bigint[]))
+    GROUP BY k.check_id, i.category, ${SEVERITY}`.execute(db);
   return result.rows;
 }
 
@@ -87,9 +87,9 @@ export async function countOccurrencesOfRuns(
       ${COUNTS}
     FROM checks AS c
     JOIN analyzers AS a ON a.id = c.analyzer_id
-    JOIN occurrences AS o ON o.check_id = c.id
-    JOIN issues AS i ON i.id = o.issue_id
-    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND ${isPublished("o")}
+    JOIN check_issue_counts AS k ON k.check_id = c.id
+    JOIN issues AS i ON i.id = k.issue_id
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[]))
     GROUP BY c.run_id, a.shortcode, i.category, ${SEVERITY}`.execute(db);
   return result.rows;
 }

@@ -1,4 +1,5 @@
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
+import type { RowFilter } from "../../graphql/pagination.ts";
 import { normaliseNames } from "./filters.ts";
 
 /**
@@ -8,22 +9,24 @@ import { normaliseNames } from "./filters.ts";
  * normalises.
  */
 
-/** A connection filter: `key` names it within a request, `condition` applies it to alias `s`. */
-export interface ConnectionFilter {
-  key: string;
-  condition: RawBuilder<boolean>;
-}
+/**
+ * A connection filter: `key` names it within a request, `condition` applies it to alias `s`, and
+ * `columns`, when known, are the columns of `s` it reads.
+ */
+export type ConnectionFilter = RowFilter;
 
-/** Joins filters with AND; undefined when there is none. */
+/** Joins filters with AND; undefined when there is none. Reads the columns they all read. */
 export function allOf(...filters: Array<ConnectionFilter | undefined>): ConnectionFilter | undefined {
   const present = filters.filter((f): f is ConnectionFilter => f !== undefined);
   if (present.length === 0) return undefined;
+  const known = present.every((f) => f.columns !== undefined);
   return {
     key: JSON.stringify(present.map((f) => f.key)),
     condition: sql<boolean>`(${sql.join(
       present.map((f) => f.condition),
       sql` AND `,
     )})`,
+    columns: known ? [...new Set(present.flatMap((f) => f.columns ?? []))] : undefined,
   };
 }
 
@@ -37,6 +40,7 @@ export function analyzerInFilter(
   return {
     key: `analyzerIn:${column}:${JSON.stringify(names)}`,
     condition: sql<boolean>`s.${sql.ref(column)} IN (SELECT id FROM analyzers WHERE shortcode = ANY(cast(${names} as text[])))`,
+    columns: [column],
   };
 }
 
@@ -46,5 +50,6 @@ export function equalsFilter(column: string, value: string | null | undefined): 
   return {
     key: `${column}=${JSON.stringify(value)}`,
     condition: sql<boolean>`s.${sql.ref(column)} = ${value}`,
+    columns: [column],
   };
 }

@@ -108,6 +108,32 @@ const WITH_ISSUE = sql`(
   WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
 )`;
 
+// The totals of the sources below, from the checks' issue counts (issue-count-store.ts): a row
+// per check, issue, own severity, state and suppression, RESOLVED ones left out as the sources
+// leave them out. A total then costs the parent's distinct issues, not its findings.
+const COUNTED_COLUMNS = sql`k.check_id, k.issue_id, c.run_id, c.analyzer_id, k.occurrences AS n`;
+
+const LOCATED_COUNTS = {
+  from: sql`(
+    SELECT ${COUNTED_COLUMNS}
+    FROM check_issue_counts AS k
+    JOIN checks AS c ON c.id = k.check_id
+    WHERE k.state <> 'RESOLVED'
+  )`,
+  columns: ["check_id", "issue_id", "run_id", "analyzer_id"],
+};
+
+const WITH_ISSUE_COUNTS = {
+  from: sql`(
+    SELECT ${COUNTED_COLUMNS}, i.category, coalesce(k.severity, i.severity) AS severity
+    FROM check_issue_counts AS k
+    JOIN checks AS c ON c.id = k.check_id
+    JOIN issues AS i ON i.id = k.issue_id
+    WHERE k.state <> 'RESOLVED'
+  )`,
+  columns: [...LOCATED_COUNTS.columns, "category", "severity"],
+};
+
 /** A check's occurrences in reading order. Parent: the check id. */
 export const occurrencesOfCheck: ConnectionSource = {
   name: "occurrencesOfCheck",
@@ -115,6 +141,7 @@ export const occurrencesOfCheck: ConnectionSource = {
   parentColumn: "check_id",
   order: READING_ORDER,
   direction: "asc",
+  counted: LOCATED_COUNTS,
 };
 
 /** A run's occurrences across its checks, in reading order. Parent: the run id. */
@@ -124,6 +151,7 @@ export const occurrencesOfRun: ConnectionSource = {
   parentColumn: "run_id",
   order: READING_ORDER,
   direction: "asc",
+  counted: LOCATED_COUNTS,
 };
 
 /** The occurrences of one issue in one check, in reading order. Parent: `"<check id>:<issue id>"`. */
@@ -134,6 +162,7 @@ export const occurrencesOfIssueInCheck: ConnectionSource = {
   secondParentColumn: "issue_id",
   order: READING_ORDER,
   direction: "asc",
+  counted: LOCATED_COUNTS,
 };
 
 /** A check's findings as `AnalysisIssue` rows, in reading order. Parent: the check id. */
@@ -143,6 +172,7 @@ export const analysisIssuesOfCheck: ConnectionSource = {
   parentColumn: "check_id",
   order: READING_ORDER,
   direction: "asc",
+  counted: WITH_ISSUE_COUNTS,
 };
 
 /** A run's findings as `AnalysisIssue` rows, in reading order (for pull requests). Parent: the run id. */
@@ -152,6 +182,7 @@ export const analysisIssuesOfRun: ConnectionSource = {
   parentColumn: "run_id",
   order: READING_ORDER,
   direction: "asc",
+  counted: WITH_ISSUE_COUNTS,
 };
 
 /** The filter arguments of `Check.issues` (and `PullRequest.issues`). */
@@ -199,7 +230,8 @@ export async function deleteResolvedOccurrencesOfCheck(db: Kysely<Database>, che
  * A check's INTRODUCED, unsuppressed occurrences that can fail it, counted per category (the
  * issue's), in category order: those whose category and priority the repository's settings let
  * fail checks (both can by default). A finding's priority follows its own severity, else its
- * issue's, through `priorityOfSeverity`.
+ * issue's, through `priorityOfSeverity`. Read from the check's issue counts (issue-count-store.ts),
+ * which its publication has just written.
  */
 export async function countCheckFailingOccurrences(
   db: Kysely<Database>,
@@ -207,37 +239,37 @@ export async function countCheckFailingOccurrences(
   checkId: string,
   priorityOfSeverity: Readonly<Record<IssueSeverity, string>>,
 ): Promise<Array<{ category: IssueCategory; count: number }>> {
-  const priority = sql`CASE coalesce(o.severity, i.severity) ${sql.join(
+  const priority = sql`CASE coalesce(k.severity, i.severity) ${sql.join(
     Object.entries(priorityOfSeverity).map(
       ([severity, value]) => sql`WHEN ${sql.lit(severity)} THEN ${sql.lit(value)}`,
     ),
     sql` `,
   )} END`;
   const result = await sql<{ category: IssueCategory; count: number }>`
-    SELECT i.category, count(*)::int AS count
-    FROM occurrences AS o
-    JOIN issues AS i ON i.id = o.issue_id
+    SELECT i.category, sum(k.occurrences)::int AS count
+    FROM check_issue_counts AS k
+    JOIN issues AS i ON i.id = k.issue_id
     LEFT JOIN repository_issue_category_settings AS cs
       ON cs.repository_id = ${repositoryId} AND cs.category = i.category
     LEFT JOIN repository_issue_priority_settings AS ps
       ON ps.repository_id = ${repositoryId} AND ps.priority_type = ${priority}
-    WHERE o.check_id = ${checkId} AND o.state = 'INTRODUCED' AND NOT o.is_suppressed AND ${isPublished("o")}
+    WHERE k.check_id = ${checkId} AND k.state = 'INTRODUCED' AND NOT k.is_suppressed
       AND coalesce(cs.can_fail_check, true) AND coalesce(ps.can_fail_check, true)
     GROUP BY i.category
     ORDER BY i.category`.execute(db);
   return result.rows;
 }
 
-/** The run's non-RESOLVED occurrences counted per issue, by issue id. */
+/** The run's non-RESOLVED occurrences counted per issue, by issue id (from its checks' issue counts). */
 export async function countPresentOccurrencesByIssue(
   db: Kysely<Database>,
   runId: string,
 ): Promise<Map<string, number>> {
   const result = await sql<{ issue_id: string; count: number }>`
-      SELECT o.issue_id::text AS issue_id, count(*)::int AS count
-      FROM checks AS c JOIN occurrences AS o ON o.check_id = c.id
-      WHERE c.run_id = ${runId} AND o.state <> 'RESOLVED' AND ${isPublished("o")}
-      GROUP BY o.issue_id`.execute(db);
+      SELECT k.issue_id::text AS issue_id, sum(k.occurrences)::int AS count
+      FROM checks AS c JOIN check_issue_counts AS k ON k.check_id = c.id
+      WHERE c.run_id = ${runId} AND k.state <> 'RESOLVED'
+      GROUP BY k.issue_id`.execute(db);
   return new Map(result.rows.map((row) => [row.issue_id, row.count]));
 }
 

@@ -32,13 +32,6 @@ export interface BatchTarget {
   baseCheckId: string | null;
 }
 
-/** A check's findings by state. */
-export interface FindingStateCounts {
-  introduced: number;
-  existing: number;
-  resolved: number;
-}
-
 /**
  * Deletes up to `limit` of the occurrences an artifact wrote (before it is processed again, or
  * when it fails); answers how many it deleted.
@@ -121,19 +114,6 @@ export async function flipOccurrenceStatesAgainstBase(
 export async function analyzeOccurrences(tx: Kysely<Database>): Promise<void> {
   await sql`SET LOCAL default_statistics_target = 10`.execute(tx);
   await sql`ANALYZE occurrences`.execute(tx);
-}
-
-/** The check's occurrences counted by state. */
-export async function countOccurrencesOfCheckByState(
-  tx: Kysely<Database>,
-  checkId: string,
-): Promise<FindingStateCounts> {
-  const { rows } = await sql<{ state: string; count: number }>`
-    SELECT o.state, count(*)::int AS count FROM occurrences AS o
-    WHERE o.check_id = ${checkId} AND ${isPublished("o")} GROUP BY o.state
-  `.execute(tx);
-  const count = (state: string) => rows.find((row) => row.state === state)?.count ?? 0;
-  return { introduced: count("INTRODUCED"), existing: count("EXISTING"), resolved: count("RESOLVED") };
 }
 
 /**

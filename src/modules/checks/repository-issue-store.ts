@@ -10,7 +10,7 @@ import { isPublished } from "./occurrence-store.ts";
 /**
  * Repository issues: the distinct issues present in a repository's latest finished run on its
  * default branch, with that run's occurrences of them. They have no table; a row is derived from
- * the run's non-RESOLVED occurrences, and its key is the repository key followed by the issue key.
+ * the run's non-RESOLVED occurrences (their checks' issue counts), and its key is the repository key followed by the issue key.
  */
 
 /** One issue present in one run, as `RepositoryIssue` answers it. */
@@ -52,15 +52,16 @@ export async function findLatestDefaultBranchRuns(
 }
 
 // The issues present in each run: an issue counts in the run's check of its own analyzer (one per
-// run), when that check has a non-RESOLVED occurrence of it.
+// run), when that check has a non-RESOLVED occurrence of it. Read from the checks' issue counts
+// (issue-count-store.ts), so a run's issues cost its distinct issues, not its findings.
 const ISSUES_OF_RUNS = sql`(
   SELECT g.run_id, g.check_id, g.issue_id, r.repository_id, repo.key || i.key AS key,
     i.shortcode, i.analyzer_id, i.tags, i.category, i.severity
   FROM (
-    SELECT DISTINCT c.run_id, o.check_id, c.analyzer_id, o.issue_id
-    FROM occurrences AS o
-    JOIN checks AS c ON c.id = o.check_id
-    WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
+    SELECT DISTINCT c.run_id, k.check_id, c.analyzer_id, k.issue_id
+    FROM check_issue_counts AS k
+    JOIN checks AS c ON c.id = k.check_id
+    WHERE k.state <> 'RESOLVED'
   ) AS g
   JOIN issues AS i ON i.id = g.issue_id AND i.analyzer_id = g.analyzer_id
   JOIN analysis_runs AS r ON r.id = g.run_id
@@ -141,9 +142,7 @@ export async function findVisibleRepositoryIssuesByKeys(
     CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS r
     JOIN issues AS i ON i.key = w.issue_key
     JOIN checks AS c ON c.run_id = r.id AND c.analyzer_id = i.analyzer_id
-    WHERE EXISTS (SELECT 1 FROM occurrences AS o
-      WHERE o.check_id = c.id AND o.issue_id = i.id AND o.state <> 'RESOLVED' AND ${isPublished("o")})`.execute(
-    db,
-  );
+    WHERE EXISTS (SELECT 1 FROM check_issue_counts AS k
+      WHERE k.check_id = c.id AND k.issue_id = i.id AND k.state <> 'RESOLVED')`.execute(db);
   return result.rows;
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { refreshCheckIssueCounts } from "../checks/issue-count-store.ts";
 import { cycloneDxOf, type SbomUploader } from "./demo-sbom.ts";
 import { type Column, column as c, insertRows, insertRowsReturningIds } from "./demo-store.ts";
 import { type ReplayedHistory, replayHistory } from "./history-writer.ts";
@@ -42,7 +43,7 @@ function need(map: Map<string, string>, key: string | null, what: string): strin
  * Writes the plans of some repositories; adds the row counts of the tables it bulk-writes to
  * `counts`. Runs and pull requests are replayed repository by repository through the webhook and
  * upload code (history-writer.ts); checks, findings, metrics, coverage and settings are written
- * table by table; then each run's SBOMs are processed in the order the runs happened, so a run's
+ * table by table (the checks' issue counts from their findings); then each run's SBOMs are processed in the order the runs happened, so a run's
  * SCA checks are matched against its base's.
  */
 export async function writeRepositoryPlans(
@@ -137,6 +138,7 @@ export async function writeRepositoryPlans(
     ],
     all((p) => p.occurrences),
   );
+  await refreshCheckIssueCounts(db, [...checkIds.values()]);
 
   const itemIds = await writeReturning<PlannedMetricItem>(
     "repository_metric_items",
