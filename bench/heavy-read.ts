@@ -215,7 +215,7 @@ async function main(): Promise<void> {
   const pepper = randomBytes(16).toString("hex");
   const backend = process.env.DATABASE_URL ? "postgres" : "embedded";
   try {
-    process.stderr.write(`seeding a ${backend} database...\n`);
+    process.stderr.write(`seeding ${backend === "postgres" ? "a PostgreSQL" : "an embedded"} database...\n`);
     const database = await createBenchDatabase(backend, process.env.DATABASE_URL, pepper, cleanup);
     const statements = { count: 0 };
     const { REDIS_URL: _redis, ...environment } = process.env;
