@@ -5,7 +5,9 @@ import { isPublished } from "../checks/occurrence-store.ts";
 /**
  * SQL of the reports (docs/reports.md). Every snapshot report of a scope (an account or one
  * repository) is computed from one batched statement: the open and resolved occurrence counts of
- * every finished default-branch run of every repository in the scopes asked for, per issue. Issues
+ * every finished default-branch run of every repository in the scopes asked for, per issue, read
+ * from the runs' checks' issue counts (checks/issue-count-store.ts), so a report costs the runs'
+ * distinct issues, not their findings. Issues
  * prevented and code coverage as an insight read one batched statement each. Report cards read
  * one statement of per-run counts by category and severity, and one of coverage metric values.
  */
@@ -50,16 +52,16 @@ export async function findScopeRunIssueCounts(
     JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.branch_name = repo.default_branch
       AND r.status IN ('SUCCESS', 'FAILURE')
     LEFT JOIN LATERAL (
-      SELECT o.issue_id, i.category, coalesce(o.severity, i.severity) AS severity, i.tags,
+      SELECT k.issue_id, i.category, coalesce(k.severity, i.severity) AS severity, i.tags,
         a.shortcode AS analyzer_shortcode,
-        count(*) FILTER (WHERE o.state <> 'RESOLVED') AS open,
-        count(*) FILTER (WHERE o.state = 'RESOLVED') AS resolved
+        sum(k.occurrences) FILTER (WHERE k.state <> 'RESOLVED') AS open,
+        sum(k.occurrences) FILTER (WHERE k.state = 'RESOLVED') AS resolved
       FROM checks AS c
-      JOIN occurrences AS o ON o.check_id = c.id
-      JOIN issues AS i ON i.id = o.issue_id
+      JOIN check_issue_counts AS k ON k.check_id = c.id
+      JOIN issues AS i ON i.id = k.issue_id
       JOIN analyzers AS a ON a.id = i.analyzer_id
-      WHERE c.run_id = r.id AND ${isPublished("o")}
-      GROUP BY o.issue_id, i.category, coalesce(o.severity, i.severity), i.tags, a.shortcode
+      WHERE c.run_id = r.id
+      GROUP BY k.issue_id, i.category, coalesce(k.severity, i.severity), i.tags, a.shortcode
     ) AS x ON true
     WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
   return result.rows;
@@ -79,13 +81,13 @@ export async function countOpenOccurrencesOfRuns(
   runIds: readonly string[],
 ): Promise<RunCategoryCountRow[]> {
   const result = await sql<RunCategoryCountRow>`
-    SELECT c.run_id::text AS run_id, i.category, coalesce(o.severity, i.severity) AS severity,
-      count(*)::int AS open
+    SELECT c.run_id::text AS run_id, i.category, coalesce(k.severity, i.severity) AS severity,
+      sum(k.occurrences)::int AS open
     FROM checks AS c
-    JOIN occurrences AS o ON o.check_id = c.id
-    JOIN issues AS i ON i.id = o.issue_id
-    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND o.state <> 'RESOLVED' AND ${isPublished("o")}
-    GROUP BY c.run_id, i.category, coalesce(o.severity, i.severity)`.execute(db);
+    JOIN check_issue_counts AS k ON k.check_id = c.id
+    JOIN issues AS i ON i.id = k.issue_id
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND k.state <> 'RESOLVED'
+    GROUP BY c.run_id, i.category, coalesce(k.severity, i.severity)`.execute(db);
   return result.rows;
 }
 
