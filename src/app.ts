@@ -11,7 +11,7 @@ import {
   openDatabase,
   pendingMigrations,
 } from "./db/database.ts";
-import { DocumentCache } from "./graphql/document-cache.ts";
+import { DocumentCache, loadGraphqlJit } from "./graphql/document-cache.ts";
 import { createGraphQLEndpoint, createOperationRunner, GRAPHQL_PATHS } from "./http/graphql-endpoint.ts";
 import { LargeBodySlots } from "./http/large-bodies.ts";
 import { createPlayground, withPlayground } from "./http/playground/playground.ts";
@@ -185,7 +185,7 @@ export async function startApp(
     // One count of large bodies for both upload paths, so their sum stays bounded.
     const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
     const documents = new DocumentCache(schema, {
-      jit: config.graphqlJit,
+      jit: config.graphqlJit ? await loadGraphqlJit() : undefined,
       hideSuggestions: config.isProduction,
     });
     const authenticator = new CredentialAuthenticator(database.db, {

@@ -409,4 +409,10 @@ describe("what the server loads at start", () => {
     // The MCP endpoint itself still reaches both, on its first request.
     assert.ok(packagesLoadedBy(files, "src/mcp/mcp-server.ts").has("@modelcontextprotocol/sdk"));
   });
+
+  test("the server loads ioredis only when given a Redis URL, and graphql-jit only when executing with it", () => {
+    const loaded = packagesLoadedBy(files, "src/app.ts");
+    assert.ok(!loaded.has("ioredis"), "src/app.ts loads ioredis at start");
+    assert.ok(!loaded.has("graphql-jit"), "src/app.ts loads graphql-jit at start");
+  });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { buildSchema, execute, getIntrospectionQuery } from "graphql";
-import { DocumentCache } from "./document-cache.ts";
+import { DocumentCache, loadGraphqlJit } from "./document-cache.ts";
 import { MAX_DEPTH } from "./limits.ts";
 
 const schema = buildSchema(`
@@ -118,7 +118,7 @@ describe("DocumentCache.compiled", () => {
   });
 
   it("compiles each operation once and runs it to the same data as execute", async () => {
-    const cache = new DocumentCache(schema, { jit: true });
+    const cache = new DocumentCache(schema, { jit: await loadGraphqlJit() });
     const { document } = cache.prepare(query);
     assert.ok(document);
     const compiled = cache.compiled(document, "Repos");
@@ -141,8 +141,8 @@ describe("DocumentCache.compiled", () => {
     });
   });
 
-  it("returns nothing for an operation that does not compile, so the caller falls back to execute", () => {
-    const cache = new DocumentCache(schema, { jit: true });
+  it("returns nothing for an operation that does not compile, so the caller falls back to execute", async () => {
+    const cache = new DocumentCache(schema, { jit: await loadGraphqlJit() });
     const { document } = cache.prepare(query);
     assert.ok(document);
     assert.equal(cache.compiled(document, "Missing"), undefined);

@@ -1,5 +1,5 @@
 import { type DocumentNode, GraphQLError, type GraphQLSchema, specifiedRules, validate } from "graphql";
-import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
+import type { CompiledQuery } from "graphql-jit";
 import { AssayError, ErrorCode } from "./errors.ts";
 import { limitValidationRules, parseWithLimits } from "./limits.ts";
 import { storableLiteralsRule, withoutEchoedLiteral } from "./variables.ts";
@@ -11,12 +11,23 @@ export interface PreparedDocument {
   readonly errors: readonly GraphQLError[];
 }
 
+/** graphql-jit's module, as {@link loadGraphqlJit} answers it. */
+export type GraphqlJit = typeof import("graphql-jit");
+
+/**
+ * Loads graphql-jit. Only a server that executes with it loads it (several MB resident, and
+ * execution is graphql-js by default), so the import happens at start, not with this module.
+ */
+export function loadGraphqlJit(): Promise<GraphqlJit> {
+  return import("graphql-jit");
+}
+
 /** Options of a {@link DocumentCache}. */
 export interface DocumentCacheOptions {
   /** Query texts kept; the least recently used is dropped past this. Default 1,000. */
   maxEntries?: number;
-  /** Compile operations with graphql-jit (see {@link DocumentCache.compiled}). Default false. */
-  jit?: boolean;
+  /** Compile operations with this graphql-jit (see {@link DocumentCache.compiled}); absent: do not compile. */
+  jit?: GraphqlJit;
   /** Drop graphql-js "Did you mean ...?" hints, which would disclose the schema. Default false. */
   hideSuggestions?: boolean;
 }
@@ -41,7 +52,7 @@ const ANONYMOUS = "";
 export class DocumentCache {
   readonly #schema: GraphQLSchema;
   readonly #maxEntries: number;
-  readonly #jit: boolean;
+  readonly #jit: GraphqlJit | undefined;
   readonly #hideSuggestions: boolean;
   // A Map iterates in insertion order; re-inserting on each hit keeps the oldest entry first.
   readonly #entries = new Map<string, PreparedDocument>();
@@ -51,7 +62,7 @@ export class DocumentCache {
   constructor(schema: GraphQLSchema, options: DocumentCacheOptions = {}) {
     this.#schema = schema;
     this.#maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
-    this.#jit = options.jit ?? false;
+    this.#jit = options.jit;
     this.#hideSuggestions = options.hideSuggestions ?? false;
   }
 
@@ -87,7 +98,8 @@ export class DocumentCache {
    * compile; the caller then runs graphql's `execute`, which reports any error in its own words.
    */
   compiled(document: DocumentNode, operationName?: string | null): CompiledQuery | undefined {
-    if (!this.#jit) return undefined;
+    const jit = this.#jit;
+    if (!jit) return undefined;
     let byOperation = this.#compiled.get(document);
     if (!byOperation) {
       byOperation = new Map();
@@ -96,7 +108,7 @@ export class DocumentCache {
     const key = operationName ?? ANONYMOUS;
     let compiled = byOperation.get(key);
     if (compiled === undefined) {
-      compiled = this.#compile(document, operationName ?? undefined);
+      compiled = this.#compile(jit, document, operationName ?? undefined);
       byOperation.set(key, compiled);
     }
     return compiled ?? undefined;
@@ -127,10 +139,10 @@ export class DocumentCache {
     });
   }
 
-  #compile(document: DocumentNode, operationName: string | undefined): CompiledQuery | null {
+  #compile(jit: GraphqlJit, document: DocumentNode, operationName: string | undefined): CompiledQuery | null {
     try {
-      const result = compileQuery(this.#schema, document, operationName, { customJSONSerializer: false });
-      return isCompiledQuery(result) ? result : null;
+      const result = jit.compileQuery(this.#schema, document, operationName, { customJSONSerializer: false });
+      return jit.isCompiledQuery(result) ? result : null;
     } catch {
       // graphql-jit throws on some shapes it does not support; graphql's execute still runs them.
       return null;

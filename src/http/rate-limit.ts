@@ -165,7 +165,7 @@ export class RateLimiter {
    */
   static async create(options: RateLimiterOptions): Promise<RateLimiter> {
     const redis = options.redisUrl
-      ? new RedisConnection(options.redisUrl, options.logger, options.observer)
+      ? await RedisConnection.create(options.redisUrl, options.logger, options.observer)
       : null;
     const limiter = new RateLimiter(options, redis);
     await redis?.connect();

@@ -1,4 +1,4 @@
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 
 /** The subset of a pino logger the rate limiter writes to. */
 export interface RateLimitLogger {
@@ -31,10 +31,18 @@ export class RedisConnection {
   #closing = false;
   #lastError: Error | null = null;
 
-  constructor(url: string, logger: RateLimitLogger, observer: RedisObserver = {}) {
-    this.#logger = logger;
-    this.#observer = observer;
-    this.client = new Redis(url, {
+  /**
+   * A connection to `url`, not yet connected ({@link connect}). ioredis is loaded here, by the
+   * first server that is given a Redis URL: the embedded default never is, and the library is
+   * several MB resident.
+   */
+  static async create(
+    url: string,
+    logger: RateLimitLogger,
+    observer: RedisObserver = {},
+  ): Promise<RedisConnection> {
+    const { Redis } = await import("ioredis");
+    const client = new Redis(url, {
       lazyConnect: true,
       // Without a queue, commands issued while disconnected reject at once instead of waiting.
       enableOfflineQueue: false,
@@ -46,6 +54,13 @@ export class RedisConnection {
       connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
       retryStrategy: (attempt) => Math.min(attempt * 100, REDIS_MAX_RECONNECT_DELAY_MS),
     });
+    return new RedisConnection(client, logger, observer);
+  }
+
+  private constructor(client: Redis, logger: RateLimitLogger, observer: RedisObserver) {
+    this.#logger = logger;
+    this.#observer = observer;
+    this.client = client;
     this.client.on("ready", () => this.#markUp());
     this.client.on("error", (error: Error) => {
       this.#lastError = error;
