@@ -22,7 +22,7 @@ export const USAGE = `Usage: npm run bench [-- options]
 Loads a bare node:http server, Apollo Server 5 on Assay's schema and context, and Assay
 (embedded database; PostgreSQL and Redis too when DATABASE_URL / REDIS_URL are set) with wrk, or
 autocannon when wrk is not installed, and prints req/s, p50, p99, the ratio to the bare server
-and Assay's ratio to Apollo on the same database for two queries.
+and Assay's ratio to Apollo on the same database for three queries.
 
 Options (environment variable in brackets):
   --quick              smoke run: 1 s warm-up, 2 s per measurement

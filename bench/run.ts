@@ -2,7 +2,7 @@
  * `npm run bench`: loads a bare `node:http` server, Apollo Server 5 on Assay's schema and context
  * (bench/apollo-server.ts), and Assay in its configurations (embedded
  * database; PostgreSQL and Redis when DATABASE_URL / REDIS_URL are set; graphql-js and
- * graphql-jit; rate limiting off and on) with two queries, each server alone on core 0 and the
+ * graphql-jit; rate limiting off and on) with three queries, each server alone on core 0 and the
  * load generator on core 1, and prints one table. `--help` lists the options; docs/benchmarks.md
  * has the figures and how to read them.
  */

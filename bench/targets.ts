@@ -1,7 +1,7 @@
 import type { BenchDatabase } from "./databases.ts";
 
 /**
- * What is measured: the servers (targets) and the two queries, with the check that a server
+ * What is measured: the servers (targets) and the three queries, with the check that a server
  * answers a query correctly before it is loaded. A benchmark of 401s or errors is worthless, so
  * the check is strict.
  */
@@ -123,6 +123,34 @@ export const QUERIES: BenchQuery[] = [
       return isRecord(node) && node.id === id && node.name === name
         ? undefined
         : `expected node { id: ${id}, name: ${name} }`;
+    },
+  },
+  {
+    // The heavy read of issue 14: a repository's issues, each with its first findings, and both
+    // totals (about 9 statements; the totals read check_issue_counts).
+    name: "issues(first: 50) + occurrences(first: 5)",
+    body: (db) =>
+      JSON.stringify({
+        query: `query($id: ID!) { node(id: $id) { ... on Repository { issues(first: 50) { totalCount
+          edges { node { issue { shortcode } occurrences(first: 5) { totalCount edges { node { path beginLine } } } } } } } } }`,
+        variables: { id: db?.repository.id ?? PLACEHOLDER_ID },
+      }),
+    checkData(data, db) {
+      const node = isRecord(data) ? data.node : undefined;
+      const issues = isRecord(node) ? node.issues : undefined;
+      const edges = isRecord(issues) && Array.isArray(issues.edges) ? issues.edges : [];
+      const total = isRecord(issues) ? issues.totalCount : undefined;
+      const complete =
+        typeof total === "number" &&
+        total > 0 &&
+        edges.length === Math.min(50, total) &&
+        edges.every((edge: unknown) => {
+          const occurrences = isRecord(edge) && isRecord(edge.node) ? edge.node.occurrences : undefined;
+          return (
+            isRecord(occurrences) && typeof occurrences.totalCount === "number" && occurrences.totalCount > 0
+          );
+        });
+      return complete ? undefined : `expected ${db.repository.name}'s issues, each with its occurrences`;
     },
   },
 ];
