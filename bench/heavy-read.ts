@@ -23,6 +23,7 @@ import { newRowKey } from "../src/graphql/global-id.ts";
 import { createLogger } from "../src/logger.ts";
 import { refreshCheckIssueCounts } from "../src/modules/checks/issue-count-store.ts";
 import { createBenchDatabase } from "./databases.ts";
+import { integerOption } from "./options.ts";
 import { Cleanup } from "./processes.ts";
 import { describeRun } from "./report.ts";
 
@@ -62,17 +63,12 @@ function parseOptions(argv: string[]): Options | undefined {
     strict: true,
   });
   if (values.help) return undefined;
-  const count = (name: string, raw: string | undefined, fallback: number, min = 1) => {
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be an integer ≥ ${min}`);
-    return Number(raw);
-  };
   return {
-    findings: count("findings", values.findings, 50_000),
-    factor: count("factor", values.factor, 10, 2),
-    issues: count("issues", values.issues, 150),
-    runs: count("runs", values.runs, 15),
-    warmup: count("warmup", values.warmup, 3, 0),
+    findings: integerOption("findings", values.findings, 50_000),
+    factor: integerOption("factor", values.factor, 10, 2),
+    issues: integerOption("issues", values.issues, 150),
+    runs: integerOption("runs", values.runs, 15),
+    warmup: integerOption("warmup", values.warmup, 3, 0),
   };
 }
 

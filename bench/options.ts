@@ -38,6 +38,16 @@ Options (environment variable in brackets):
 
 const GROUPS = ["bare", "embedded", "postgres"];
 
+/**
+ * The integer value of option `--name`, at least `min`; `fallback` when it was not given. For the
+ * benchmarks' own option parsers (bench/query-plans.ts, bench/heavy-read.ts).
+ */
+export function integerOption(name: string, raw: string | undefined, fallback: number, min = 1): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be an integer ≥ ${min}`);
+  return Number(raw);
+}
+
 function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined || raw.trim() === "") return fallback;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1)

@@ -23,6 +23,7 @@ import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { createLogger } from "../src/logger.ts";
 import { createToken } from "../src/modules/auth/token-service.ts";
 import { DEMO_USER_EMAIL } from "../src/modules/demo/account-plan.ts";
+import { integerOption } from "./options.ts";
 import { PLAN_CASES, type PlanCase } from "./plans-cases.ts";
 import { createFixture, fixtureExists, fixtureRows, removeFixture } from "./plans-fixture.ts";
 
@@ -76,17 +77,12 @@ function parseOptions(argv: string[]): Options | undefined {
     strict: true,
   });
   if (values.help) return undefined;
-  const count = (name: string, raw: string | undefined, fallback: number, min = 1) => {
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`--${name} must be an integer ≥ ${min}`);
-    return Number(raw);
-  };
   const options: Options = {
-    runs: count("runs", values.runs, 9),
-    warmup: count("warmup", values.warmup, 2, 0),
-    page: count("page", values.page, 100),
-    depth: count("depth", values.depth, 10_000),
-    fixtureRows: count("fixture-rows", values["fixture-rows"], 12_000),
+    runs: integerOption("runs", values.runs, 9),
+    warmup: integerOption("warmup", values.warmup, 2, 0),
+    page: integerOption("page", values.page, 100),
+    depth: integerOption("depth", values.depth, 10_000),
+    fixtureRows: integerOption("fixture-rows", values["fixture-rows"], 12_000),
     only: values.only,
     plans: values.plans === true,
     keep: values.keep === true,

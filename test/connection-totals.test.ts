@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
-import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
+import type { DatabaseHandle } from "../src/db/database.ts";
 import { ConnectionLoaders, type ConnectionSource, type RowFilter } from "../src/graphql/pagination.ts";
-import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
 
 /**
  * A connection's `totalCount` comes from its source's `counted` relation (the group sizes a
@@ -13,22 +13,15 @@ import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
  * which of the two was read.
  */
 
-let testDb: TestDatabase;
+let database: OpenTestDatabase;
 let handle: DatabaseHandle;
 
 before(async () => {
-  testDb = await createTestDatabase();
-  handle = await openDatabase({
-    databaseUrl: testDb.databaseUrl,
-    dataDir: testDb.dataDir,
-    databasePoolSize: 2,
-  });
+  database = await openTestDatabase();
+  handle = database.handle;
 });
 
-after(async () => {
-  await handle?.close();
-  await testDb?.drop();
-});
+after(() => database?.close());
 
 // Parent 1 has three rows (two of kind x), parent 2 one; the counted relation says 100 + 10 and 1000.
 const source: ConnectionSource = {

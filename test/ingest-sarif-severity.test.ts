@@ -2,10 +2,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Kysely } from "kysely";
-import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
 import type { Database } from "../src/db/types.ts";
 import { anIssue } from "./helpers/builders-catalog.ts";
-import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
 import { aResult, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
 
 /**
@@ -13,24 +12,15 @@ import { aResult, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
  * "Classification", docs/ingestion.md "Severity of a finding"), on a real database.
  */
 
-let testDb: TestDatabase;
-let handle: DatabaseHandle;
+let database: OpenTestDatabase;
 let db: Kysely<Database>;
 
 before(async () => {
-  testDb = await createTestDatabase();
-  handle = await openDatabase({
-    databaseUrl: testDb.databaseUrl,
-    dataDir: testDb.dataDir,
-    databasePoolSize: 2,
-  });
-  db = handle.db;
+  database = await openTestDatabase();
+  db = database.handle.db;
 });
 
-after(async () => {
-  await handle.close();
-  await testDb.drop();
-});
+after(() => database?.close());
 
 const { aScene, aNextScene, ingest, occurrencesOf } = sarifScenes(() => db);
 

@@ -8,7 +8,6 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import type { Kysely } from "kysely";
-import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
 import type { Database } from "../src/db/types.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
@@ -17,7 +16,7 @@ import { recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts
 import { validateSarif } from "../src/ingestion/sarif-validate.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
-import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { aResult, chunks, type StoredOccurrence, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
 
@@ -26,24 +25,15 @@ import { aResult, chunks, type StoredOccurrence, sarifLog, sarifScenes } from ".
  * hand-made logs for the edge cases (docs/ingestion.md "Fingerprints", "States against the base").
  */
 
-let testDb: TestDatabase;
-let handle: DatabaseHandle;
+let database: OpenTestDatabase;
 let db: Kysely<Database>;
 
 before(async () => {
-  testDb = await createTestDatabase();
-  handle = await openDatabase({
-    databaseUrl: testDb.databaseUrl,
-    dataDir: testDb.dataDir,
-    databasePoolSize: 2,
-  });
-  db = handle.db;
+  database = await openTestDatabase();
+  db = database.handle.db;
 });
 
-after(async () => {
-  await handle.close();
-  await testDb.drop();
-});
+after(() => database?.close());
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures

@@ -328,17 +328,13 @@ class ConnectionBatch<T> {
     return this.existence.load(JSON.stringify([parentId, side, values, inclusive]));
   }
 
-  private get filter(): RawBuilder<boolean> {
-    return this.rowFilter.condition;
-  }
-
   private async loadPages(parents: readonly string[]): Promise<Row[][]> {
     const { source, args } = this;
     const backward = args.first === null;
     const limit = ((backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE) + 1;
     const parentNames = parentColumns(source).map((_, i) => (i === 0 ? "parent_id" : `parent_id${i + 1}`));
     const parentRefs = parentNames.map((name) => sql.ref(`p.${name}`));
-    const conditions: RawBuilder<boolean>[] = [this.filter];
+    const conditions: RawBuilder<boolean>[] = [this.rowFilter.condition];
     if (args.after) conditions.push(compare(source, afterOp(source), args.after));
     if (args.before) conditions.push(compare(source, beforeOp(source), args.before));
     if (backward && args.offset > 0) {
@@ -386,7 +382,7 @@ class ConnectionBatch<T> {
     const result = await sql<{ parent: string; count: string }>`
       SELECT ${parentText(columnRefs)} AS parent, ${summed ? sql`sum(s.n)` : sql`count(*)`} AS count
       FROM ${summed ? counted.from : source.from} AS s
-      WHERE ${inParents} AND ${this.filter}
+      WHERE ${inParents} AND ${this.rowFilter.condition}
       GROUP BY 1`.execute(this.db);
     const counts = new Map(result.rows.map((r) => [r.parent, Number(r.count)]));
     return parents.map((p) => counts.get(p) ?? 0);
@@ -411,7 +407,7 @@ class ConnectionBatch<T> {
             );
       const ids = parentId.split(":").map((id) => sql`cast(${id} as bigint)`);
       return sql<boolean>`EXISTS (SELECT 1 FROM ${source.from} AS s
-        WHERE ${matchParent(source, ids)} AND ${this.filter} AND ${bound})`;
+        WHERE ${matchParent(source, ids)} AND ${this.rowFilter.condition} AND ${bound})`;
     });
     const result = await sql<Record<string, boolean>>`SELECT ${sql.join(
       checks.map((check, i) => sql`${check} AS ${sql.ref(`e${i}`)}`),

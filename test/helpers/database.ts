@@ -3,7 +3,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { migrateToLatest, openDatabase, prepareEmbeddedTemplate } from "../../src/db/database.ts";
+import {
+  type DatabaseHandle,
+  migrateToLatest,
+  openDatabase,
+  prepareEmbeddedTemplate,
+} from "../../src/db/database.ts";
 
 /**
  * Isolated databases for tests. On the embedded database each test server gets a copy of a
@@ -79,6 +84,32 @@ export interface TestDatabase {
   /** For embedded: the data directory. */
   dataDir: string;
   drop(): Promise<void>;
+}
+
+/** A test database opened by this process: its handle, and `close` to close and drop it. */
+export interface OpenTestDatabase {
+  handle: DatabaseHandle;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a test database ({@link createTestDatabase}) and opens it with a pool of two, for tests
+ * that call stores directly rather than through a server.
+ */
+export async function openTestDatabase(): Promise<OpenTestDatabase> {
+  const database = await createTestDatabase();
+  const handle = await openDatabase({
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    databasePoolSize: 2,
+  });
+  return {
+    handle,
+    async close() {
+      await handle.close();
+      await database.drop();
+    },
+  };
 }
 
 /** Creates an isolated, migrated, empty database on the backend `DATABASE_URL` selects. */
