@@ -124,3 +124,40 @@ test("while the database is unreachable requests get 503 with Retry-After and SE
   assert.equal(afterwards.filter((entry) => entry.msg === RECOVERY).length, 1);
   assert.equal((await fetch(`${instance.url}/readyz`)).status, 200);
 });
+
+const WORKER_OUTAGE = "job worker: database unavailable; it keeps polling until the database answers";
+const WORKER_RECOVERY = "job worker: database available again";
+
+test("a job worker that polls through an outage logs one warning when it starts and one when it ends", async () => {
+  const owner = await startInstance({ env: { ASSAY_WORKER: "false" } });
+  instances.push(owner);
+  const { target, proxiedUrl } = databaseTarget(owner);
+  const proxy = new TcpProxy(target);
+  proxies.push(proxy);
+  await proxy.up();
+  const instance = await startInstance({
+    sameDatabaseAs: owner,
+    // Polling every 10 ms, the outage below spans dozens of failed polls.
+    env: { DATABASE_URL: proxiedUrl(proxy.port), ASSAY_WORKER_POLL_MS: "10" },
+  });
+  instances.push(instance);
+
+  proxy.refuse();
+  // Each poll finds the worker's pool empty and tries a new connection, which the proxy cuts.
+  await proxy.connectionsCut(30);
+  const during = instance.log.entries();
+  assert.equal(during.filter((entry) => entry.msg === WORKER_OUTAGE).length, 1, "one warning for the outage");
+  assert.deepEqual(
+    during.filter((entry) => entry.err !== undefined).map((entry) => entry.msg),
+    [],
+    "no stack logged per poll",
+  );
+
+  proxy.accept();
+  await waitFor("the worker's recovery line", () =>
+    instance.log.entries().some((entry) => entry.msg === WORKER_RECOVERY),
+  );
+  const afterwards = instance.log.entries();
+  assert.equal(afterwards.filter((entry) => entry.msg === WORKER_OUTAGE).length, 1);
+  assert.equal(afterwards.filter((entry) => entry.msg === WORKER_RECOVERY).length, 1);
+});

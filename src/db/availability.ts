@@ -41,6 +41,18 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(cause, depth + 1) || isDatabaseUnavailable(originalError, depth + 1);
 }
 
+/** The two lines an outage logs: when it starts, and when it ends. */
+export interface OutageMessages {
+  down: string;
+  up: string;
+}
+
+/** The API's lines: requests are what an outage fails. */
+const REQUEST_OUTAGE: OutageMessages = {
+  down: "database unavailable: requests get 503 until it answers again",
+  up: "database available again",
+};
+
 /**
  * Remembers whether the database is down: `failed` logs one warning when an outage starts,
  * `succeeded` one line when a statement works again; in between, nothing more is logged.
@@ -49,22 +61,25 @@ export class DatabaseAvailability {
   private downSince: number | undefined;
   private failures = 0;
 
-  constructor(private readonly logger: { warn(fields: object, message: string): void }) {}
+  constructor(
+    private readonly logger: { warn(fields: object, message: string): void },
+    private readonly messages: OutageMessages = REQUEST_OUTAGE,
+  ) {}
 
-  /** A request failed because the database could not be reached. */
+  /** Something (a request, a poll) failed because the database could not be reached. */
   failed(error: unknown): void {
     this.failures++;
     if (this.downSince !== undefined) return;
     this.downSince = Date.now();
     const reason = error instanceof Error ? error.message : String(error);
-    this.logger.warn({ reason }, "database unavailable: requests get 503 until it answers again");
+    this.logger.warn({ reason }, this.messages.down);
   }
 
   /** A statement ran: ends an outage, if there was one. */
   succeeded(): void {
     if (this.downSince === undefined) return;
     const downForMs = Date.now() - this.downSince;
-    this.logger.warn({ downForMs, failedRequests: this.failures }, "database available again");
+    this.logger.warn({ downForMs, failures: this.failures }, this.messages.up);
     this.downSince = undefined;
     this.failures = 0;
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Kysely } from "kysely";
+import { DatabaseAvailability, isDatabaseUnavailable } from "../db/availability.ts";
 import type { Database } from "../db/types.ts";
 import type { Logger } from "../logger.ts";
 import {
@@ -107,10 +108,25 @@ export class JobWorker {
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly scheduleTimers: NodeJS.Timeout[] = [];
   private readonly ensuring = new Set<Promise<void>>();
+  /** Polls, renewals and schedules failing for want of the database log one line an outage. */
+  private readonly availability: DatabaseAvailability;
 
   constructor(private readonly options: WorkerOptions) {
     this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
     this.concurrency = options.concurrency ?? 8;
+    this.availability = new DatabaseAvailability(options.logger, {
+      down: "job worker: database unavailable; it keeps polling until the database answers",
+      up: "job worker: database available again",
+    });
+  }
+
+  /**
+   * Logs a failed poll, renewal or schedule: a lost database once per outage (the worker retries
+   * by itself every poll), anything else with its error.
+   */
+  private warn(error: unknown, fields: object, message: string): void {
+    if (isDatabaseUnavailable(error)) this.availability.failed(error);
+    else this.options.logger.warn({ err: error, ...fields }, message);
   }
 
   /** Starts polling. */
@@ -171,7 +187,7 @@ export class JobWorker {
           .ensure(this.options.db)
           .then(() => this.wake())
           .catch((err: unknown) =>
-            this.options.logger.warn({ err, schedule: schedule.name }, "could not queue recurring work"),
+            this.warn(err, { schedule: schedule.name }, "could not queue recurring work"),
           )
           .finally(() => this.ensuring.delete(pending));
         this.ensuring.add(pending);
@@ -196,8 +212,9 @@ export class JobWorker {
             leaseSeconds: this.options.leaseSeconds,
             workerId: this.workerId,
           });
+          this.availability.succeeded();
         } catch (error) {
-          this.options.logger.warn({ err: error }, "job worker could not claim jobs");
+          this.warn(error, {}, "job worker could not claim jobs");
         }
         for (const job of claimed) this.runJob(job);
       }
@@ -301,7 +318,7 @@ export class JobWorker {
     try {
       await renewLeases(this.options.db, tokens, this.options.leaseSeconds);
     } catch (error) {
-      this.options.logger.warn({ err: error }, "job worker could not renew its leases");
+      this.warn(error, {}, "job worker could not renew its leases");
     }
   }
 }

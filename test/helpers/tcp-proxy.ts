@@ -17,6 +17,9 @@ export class TcpProxy {
   private server: net.Server | undefined;
   private holding = false;
   private hold: { sent: RegExp; answered: RegExp; resolve: () => void; armed: boolean } | undefined;
+  private refusing = false;
+  private cut = 0;
+  private cutWaiters: Array<{ count: number; resolve: () => void }> = [];
   port = 0;
 
   constructor(private readonly target: net.NetConnectOpts) {}
@@ -41,6 +44,27 @@ export class TcpProxy {
   }
 
   /**
+   * Cuts every connection, and from now on each new one as soon as it arrives (until
+   * {@link accept}): an outage whose connection attempts the test can count.
+   */
+  refuse(): void {
+    this.refusing = true;
+    this.cut = 0;
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Lets connections through again after {@link refuse}. */
+  accept(): void {
+    this.refusing = false;
+  }
+
+  /** Resolves once `count` connections were cut since {@link refuse}. */
+  connectionsCut(count: number): Promise<void> {
+    if (this.cut >= count) return Promise.resolve();
+    return new Promise((resolve) => this.cutWaiters.push({ count, resolve }));
+  }
+
+  /**
    * Resolves once a client sent something matching `sent` (e.g. a statement's text) and the
    * database answered something matching `answered` after it (e.g. its command tag); from then on
    * nothing more of any client reaches the database, so the client is stuck right there (inside
@@ -53,6 +77,14 @@ export class TcpProxy {
   }
 
   private connect(client: net.Socket): void {
+    if (this.refusing) {
+      client.destroy();
+      this.cut++;
+      const ready = this.cutWaiters.filter((waiter) => waiter.count <= this.cut);
+      this.cutWaiters = this.cutWaiters.filter((waiter) => waiter.count > this.cut);
+      for (const waiter of ready) waiter.resolve();
+      return;
+    }
     const upstream = net.connect(this.target);
     this.clients.add(client);
     for (const socket of [client, upstream]) {
