@@ -49,6 +49,33 @@ function readProcess(pid: number): ProcessTicks | undefined {
 /** A snapshot of every process's CPU ticks. */
 export type CpuSnapshot = Map<number, ProcessTicks>;
 
+/**
+ * Seconds of CPU that process `root` and its descendants (the embedded database's process, for
+ * one) used between two snapshots; undefined where /proc is unreadable or `root` is gone.
+ */
+export function processTreeSeconds(
+  before: CpuSnapshot,
+  after: CpuSnapshot,
+  root: number,
+): number | undefined {
+  if (!before.has(root) || !after.has(root)) return undefined;
+  let ticks = 0;
+  for (const [pid, info] of after) {
+    let ours = false;
+    for (let current: number | undefined = pid, hops = 0; current && hops < 64; hops++) {
+      if (current === root) {
+        ours = true;
+        break;
+      }
+      current = after.get(current)?.ppid;
+    }
+    if (!ours) continue;
+    const earlier = before.get(pid);
+    ticks += Math.max(0, info.ticks - (earlier && earlier.comm === info.comm ? earlier.ticks : 0));
+  }
+  return ticks / TICKS_PER_SECOND;
+}
+
 /** Takes a snapshot (empty where /proc is not available). */
 export function snapshotCpu(): CpuSnapshot {
   const snapshot: CpuSnapshot = new Map();

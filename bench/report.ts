@@ -16,6 +16,11 @@ export interface Measurement {
   apollo: LoadResult | undefined;
   /** Cores' worth of CPU other programs used meanwhile (undefined where /proc is unreadable). */
   otherCores: number | undefined;
+  /**
+   * Milliseconds of CPU the server's processes (not PostgreSQL's or Redis') used per request
+   * answered, in the median run; undefined where /proc is unreadable.
+   */
+  serverCpuMs: number | undefined;
   /** (highest − lowest req/s) ÷ median req/s over repeated runs; undefined for one run. */
   spread: number | undefined;
 }
@@ -74,12 +79,13 @@ export function formatTable(rows: Measurement[]): string {
     "p99 ms",
     "÷ bare",
     "× Apollo",
+    "server CPU ms/req",
     "non-2xx",
     "socket errors",
     "other CPU",
   ];
   if (withSpread) header.splice(3, 0, "spread");
-  const body = rows.map(({ target, query, result, bare, apollo, otherCores, spread }) => {
+  const body = rows.map(({ target, query, result, bare, apollo, otherCores, serverCpuMs, spread }) => {
     const cells = [
       target,
       query,
@@ -88,6 +94,7 @@ export function formatTable(rows: Measurement[]): string {
       result.p99Ms.toFixed(2),
       bare ? (result.requestsPerSecond / bare.requestsPerSecond).toFixed(3) : "–",
       apollo ? (result.requestsPerSecond / apollo.requestsPerSecond).toFixed(2) : "–",
+      serverCpuMs === undefined ? "?" : serverCpuMs.toFixed(3),
       String(result.non2xx),
       String(result.socketErrors),
       otherCores === undefined ? "?" : otherCores.toFixed(2),

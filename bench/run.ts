@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, parseConfig } from "../src/config.ts";
-import { otherCpuCores, SERVICE_PROCESSES, snapshotCpu } from "./contention.ts";
+import { otherCpuCores, processTreeSeconds, SERVICE_PROCESSES, snapshotCpu } from "./contention.ts";
 import {
   type BenchDatabase,
   countRedisKeys,
@@ -141,6 +141,8 @@ async function startTarget(
 interface QueryOutcome {
   result: LoadResult;
   otherCores: number | undefined;
+  /** The server's CPU per request in the median run (see Measurement). */
+  serverCpuMs: number | undefined;
   /** (highest − lowest req/s) ÷ median req/s over the repeats; undefined for one run. */
   spread: number | undefined;
 }
@@ -179,13 +181,22 @@ async function measureQuery(
       `${target.label}, "${query.name}": ${warmup.non2xx} non-2xx answers and ${warmup.socketErrors} socket errors during warm-up`,
     );
   }
-  const runs: Array<{ result: LoadResult; otherCores: number | undefined }> = [];
+  const runs: MeasuredRun[] = [];
   for (let i = 0; i < ctx.options.repeat; i++) {
     const before = snapshotCpu();
     const started = performance.now();
     const result = await ctx.tool.run({ ...spec, durationSeconds: ctx.options.durationSeconds });
     const seconds = (performance.now() - started) / 1000;
-    runs.push({ result, otherCores: otherCpuCores(before, snapshotCpu(), seconds, servicesUsedBy(target)) });
+    const after = snapshotCpu();
+    const serverSeconds = server.child.pid ? processTreeSeconds(before, after, server.child.pid) : undefined;
+    runs.push({
+      result,
+      otherCores: otherCpuCores(before, after, seconds, servicesUsedBy(target)),
+      serverCpuMs:
+        serverSeconds === undefined || result.requests === 0
+          ? undefined
+          : (serverSeconds * 1000) / result.requests,
+    });
     if (server.child.exitCode !== null || server.child.signalCode !== null) {
       throw new Error(`${target.label} exited during the measurement`);
     }
@@ -193,10 +204,18 @@ async function measureQuery(
   return summarizeRuns(runs);
 }
 
+/** One timed run of a query. */
+interface MeasuredRun {
+  result: LoadResult;
+  otherCores: number | undefined;
+  serverCpuMs: number | undefined;
+}
+
 /** The median run by req/s, the spread of req/s over the runs, and the most CPU others took in any. */
-function summarizeRuns(runs: Array<{ result: LoadResult; otherCores: number | undefined }>): QueryOutcome {
+function summarizeRuns(runs: MeasuredRun[]): QueryOutcome {
   const sorted = [...runs].sort((a, b) => a.result.requestsPerSecond - b.result.requestsPerSecond);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)]!.result;
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  const median = middle.result;
   const others = runs.map((r) => r.otherCores).filter((c): c is number => c !== undefined);
   const lowest = sorted[0]!.result.requestsPerSecond;
   const highest = sorted[sorted.length - 1]!.result.requestsPerSecond;
@@ -207,6 +226,7 @@ function summarizeRuns(runs: Array<{ result: LoadResult; otherCores: number | un
       socketErrors: runs.reduce((sum, r) => sum + r.result.socketErrors, 0),
     },
     otherCores: others.length === runs.length ? Math.max(...others) : undefined,
+    serverCpuMs: middle.serverCpuMs,
     spread: runs.length > 1 ? (highest - lowest) / median.requestsPerSecond : undefined,
   };
 }
@@ -251,7 +271,7 @@ async function measureTarget(
   const server = await startTarget(ctx, target, db);
   const rows: Measurement[] = [];
   for (const query of QUERIES) {
-    const { result, otherCores, spread } = await measureQuery(ctx, target, server, query, db);
+    const { result, otherCores, serverCpuMs, spread } = await measureQuery(ctx, target, server, query, db);
     const backend = backendOf(target);
     if (!backend) bare.set(query.name, result);
     if (target.apollo) apollo.set(`${target.apollo.backend} ${query.name}`, result);
@@ -262,10 +282,11 @@ async function measureTarget(
       bare: bare.get(query.name),
       apollo: target.assay ? apollo.get(`${target.assay.backend} ${query.name}`) : undefined,
       otherCores,
+      serverCpuMs,
       spread,
     });
     log(
-      `  ${query.name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, non-2xx ${result.non2xx}, other processes ${otherCores?.toFixed(2) ?? "?"} cores`,
+      `  ${query.name}: ${Math.round(result.requestsPerSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms, server CPU ${serverCpuMs?.toFixed(3) ?? "?"} ms/req, non-2xx ${result.non2xx}, other processes ${otherCores?.toFixed(2) ?? "?"} cores`,
     );
   }
   await server.stop();
