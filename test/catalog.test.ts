@@ -14,14 +14,8 @@ import {
   issuesIn,
 } from "./helpers/builders-catalog.ts";
 import { assertPageSizeIndependent, settle, startInstance, type TestInstance } from "./helpers/instance.ts";
+import type { PageInfo } from "./helpers/paging.ts";
 import { dataOf, gql } from "./helpers/server.ts";
-
-interface PageInfo {
-  hasNextPage: boolean;
-  hasPreviousPage: boolean;
-  startCursor: string | null;
-  endCursor: string | null;
-}
 
 interface Connection {
   totalCount: number;

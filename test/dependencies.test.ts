@@ -23,14 +23,8 @@ import {
   vulnerabilityOccurrences,
 } from "./helpers/builders-dependencies.ts";
 import { assertPageSizeIndependent, startInstance, type TestInstance } from "./helpers/instance.ts";
+import type { PageInfo } from "./helpers/paging.ts";
 import { dataOf, type GraphQLResponse, gql } from "./helpers/server.ts";
-
-interface PageInfo {
-  hasNextPage: boolean;
-  hasPreviousPage: boolean;
-  startCursor: string | null;
-  endCursor: string | null;
-}
 
 /** A page of any connection, each node reduced to its id. */
 interface Page {

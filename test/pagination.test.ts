@@ -6,14 +6,8 @@ import type { AccountRow, Database, RepositoryRow, UserRow } from "../src/db/typ
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { assertPageSizeIndependent, startInstance, type TestInstance } from "./helpers/instance.ts";
+import type { PageInfo } from "./helpers/paging.ts";
 import { gql } from "./helpers/server.ts";
-
-interface PageInfo {
-  hasNextPage: boolean;
-  hasPreviousPage: boolean;
-  startCursor: string | null;
-  endCursor: string | null;
-}
 
 /** One page of a connection, with each node reduced to the field that names it. */
 interface Page {

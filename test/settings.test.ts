@@ -12,6 +12,7 @@ import {
   aSuppressedIssue,
 } from "./helpers/builders-metrics.ts";
 import { assertPageSizeIndependent, settle, startInstance, type TestInstance } from "./helpers/instance.ts";
+import type { PageInfo } from "./helpers/paging.ts";
 import { gql } from "./helpers/server.ts";
 
 const CATEGORIES = [
@@ -25,13 +26,6 @@ const CATEGORIES = [
   "DOCUMENTATION",
   "SECRETS",
 ];
-
-interface PageInfo {
-  hasNextPage: boolean;
-  hasPreviousPage: boolean;
-  startCursor: string | null;
-  endCursor: string | null;
-}
 
 interface Connection<T> {
   totalCount: number;
