@@ -137,6 +137,9 @@ export async function finishJob(tx: Kysely<Database>, job: ClaimedJob): Promise<
   await tx.deleteFrom("jobs").where("id", "=", job.id).execute();
 }
 
+/** The columns of a job no worker holds. */
+const NO_LEASE = { locked_until: null, lease_token: null, locked_by: null } as const;
+
 /** Releases `job` to run again in `delayMs` (a retry is a row with a later `run_at`). */
 export async function rescheduleJob(
   tx: Kysely<Database>,
@@ -148,9 +151,7 @@ export async function rescheduleJob(
     .updateTable("jobs")
     .set({
       run_at: sql<Date>`now() + make_interval(secs => ${delayMs / 1000})`,
-      locked_until: null,
-      lease_token: null,
-      locked_by: null,
+      ...NO_LEASE,
       last_error: error,
       updated_at: sql<Date>`now()`,
     })
@@ -167,9 +168,7 @@ export async function repeatJob(tx: Kysely<Database>, job: ClaimedJob, delayMs: 
     .updateTable("jobs")
     .set({
       run_at: sql<Date>`now() + make_interval(secs => ${delayMs / 1000})`,
-      locked_until: null,
-      lease_token: null,
-      locked_by: null,
+      ...NO_LEASE,
       attempts: 0,
       last_error: null,
       updated_at: sql<Date>`now()`,
@@ -184,9 +183,7 @@ export async function failJob(tx: Kysely<Database>, job: ClaimedJob, error: stri
     .updateTable("jobs")
     .set({
       state: "FAILED",
-      locked_until: null,
-      lease_token: null,
-      locked_by: null,
+      ...NO_LEASE,
       last_error: error,
       updated_at: sql<Date>`now()`,
     })
@@ -198,7 +195,7 @@ export async function failJob(tx: Kysely<Database>, job: ClaimedJob, error: stri
 export async function releaseJob(db: Kysely<Database>, job: ClaimedJob): Promise<void> {
   await db
     .updateTable("jobs")
-    .set({ locked_until: null, lease_token: null, locked_by: null })
+    .set(NO_LEASE)
     .where("id", "=", job.id)
     .where("lease_token", "=", job.leaseToken)
     .execute();

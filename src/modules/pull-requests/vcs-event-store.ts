@@ -253,24 +253,24 @@ export async function findPullRequestBaseRun(
   baseBranch: string,
   mergeBaseOid: string | null,
 ): Promise<AnalysisRunRow | undefined> {
-  if (mergeBaseOid) {
-    const ofMergeBase = await db
-      .selectFrom("analysis_runs")
-      .selectAll()
-      .where("repository_id", "=", repositoryId)
-      .where("commit_oid", "=", mergeBaseOid)
-      .where("status", "in", ["SUCCESS", "FAILURE"])
-      .orderBy("created_at", "desc")
-      .orderBy("key", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    if (ofMergeBase) return ofMergeBase;
-  }
+  const ofMergeBase = mergeBaseOid
+    ? await latestSettledRun(db, repositoryId, "commit_oid", mergeBaseOid)
+    : undefined;
+  return ofMergeBase ?? latestSettledRun(db, repositoryId, "branch_name", baseBranch);
+}
+
+/** The repository's latest SUCCESS or FAILURE run whose `column` is `value`. */
+function latestSettledRun(
+  db: Kysely<Database>,
+  repositoryId: string,
+  column: "commit_oid" | "branch_name",
+  value: string,
+): Promise<AnalysisRunRow | undefined> {
   return db
     .selectFrom("analysis_runs")
     .selectAll()
     .where("repository_id", "=", repositoryId)
-    .where("branch_name", "=", baseBranch)
+    .where(column, "=", value)
     .where("status", "in", ["SUCCESS", "FAILURE"])
     .orderBy("created_at", "desc")
     .orderBy("key", "desc")
