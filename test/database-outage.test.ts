@@ -154,8 +154,10 @@ test("a job worker that polls through an outage logs one warning when it starts 
   );
 
   proxy.accept();
-  await waitFor("the worker's recovery line", () =>
-    instance.log.entries().some((entry) => entry.msg === WORKER_RECOVERY),
+  await waitFor(
+    "the worker's recovery line",
+    () => instance.log.entries().some((entry) => entry.msg === WORKER_RECOVERY),
+    15_000,
   );
   const afterwards = instance.log.entries();
   assert.equal(afterwards.filter((entry) => entry.msg === WORKER_OUTAGE).length, 1);
