@@ -19,8 +19,12 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
 import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
 import { openDatabase } from "../src/db/database.ts";
 import type { Database, IssueSeverity } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
@@ -44,7 +48,8 @@ const USAGE = `Usage: node --import tsx bench/ingest.ts [options]
 
 Measures SARIF ingestion into the database DATABASE_URL names (the embedded database when it is
 unset): the reader alone, processSarif end to end for each batch size, and the insert statement
-alone against plain multi-row VALUES inserts of the same rows.
+alone against plain multi-row VALUES inserts of the same rows and (on PostgreSQL) COPY into the
+real table and into an unindexed copy of it.
 
 Options:
   --results N        results in the generated SARIF log, default 200000 (about 400 bytes each)
@@ -397,6 +402,74 @@ async function insertRowByRow(
   return written;
 }
 
+/** The columns every insert-only figure writes, in COPY's order. */
+const COPY_COLUMNS =
+  "key, check_id, issue_id, artifact_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint, state, is_suppressed, severity";
+
+/** A value in COPY's text format: backslash, tab, newline and carriage return escaped. */
+function copyText(value: string): string {
+  return value.replace(/[\\\t\n\r]/g, (c) =>
+    c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r",
+  );
+}
+
+/** The rows as COPY text lines, in chunks of about 1 MiB, made as COPY asks for them. */
+function* copyChunks(target: BatchTarget, batches: OccurrenceBatch[]): Generator<string> {
+  let chunk = "";
+  for (const batch of batches) {
+    for (let i = 0; i < batch.size; i += 1) {
+      chunk += `${newRowKey()}\t${target.checkId}\t${batch.issueIds[i]}\t${target.artifactId}\t${copyText(batch.paths[i]!)}\t${batch.beginLines[i]}\t${batch.beginColumns[i]}\t${batch.endLines[i]}\t${batch.endColumns[i]}\t${copyText(batch.titles[i]!)}\t${copyText(batch.fingerprints[i]!)}\tINTRODUCED\t${batch.suppressed[i] ? "t" : "f"}\t${batch.severities[i]}\n`;
+      if (chunk.length >= 2 ** 20) {
+        yield chunk;
+        chunk = "";
+      }
+    }
+  }
+  if (chunk !== "") yield chunk;
+}
+
+/**
+ * `COPY table FROM STDIN` of the rows in one transaction on a connection of its own, measured as
+ * {@link measure} measures: wall time, this process's CPU, its backend's CPU, everyone else's.
+ */
+async function measureCopy(
+  databaseUrl: string,
+  label: string,
+  table: string,
+  target: BatchTarget,
+  batches: OccurrenceBatch[],
+): Promise<Figure> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const before = snapshotCpu();
+    const node = process.cpuUsage();
+    const started = performance.now();
+    await client.query("BEGIN");
+    const pid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+    const backendBefore = postgresCpuSeconds(pid);
+    const copy = client.query(copyFrom(`COPY ${table} (${COPY_COLUMNS}) FROM STDIN`));
+    await pipeline(Readable.from(copyChunks(target, batches)), copy);
+    await client.query("COMMIT");
+    const seconds = (performance.now() - started) / 1000;
+    const nodeUsage = process.cpuUsage(node);
+    const backendAfter = postgresCpuSeconds(pid);
+    const databaseCpu =
+      backendBefore !== undefined && backendAfter !== undefined ? backendAfter - backendBefore : undefined;
+    const others = otherCpuCores(before, snapshotCpu(), seconds, new Set());
+    return {
+      label,
+      rows: copy.rowCount,
+      seconds,
+      nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
+      databaseCpu,
+      otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
 async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL || undefined;
   if (!databaseUrl) log("DATABASE_URL is not set: measuring the embedded database.");
@@ -567,9 +640,50 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     (tx, target) => insertRowByRow(tx, target, batches, options.rowByRow),
   );
 
+  // COPY, the database's own bulk path: what the table, and the table without its indexes and
+  // foreign keys, can take.
+  let againstCopy =
+    "COPY: measured on PostgreSQL only (the embedded database is reached through its own socket server)";
+  if (bench.databaseUrl) {
+    const copyInto = async (label: string, table: string) => {
+      await emptyOccurrences(db, ids.analyzerId);
+      const { artifact, checkId } = await aTarget(db, ids);
+      const target = { checkId, artifactId: artifact.id, baseCheckId: null };
+      const figure = await measureCopy(bench.databaseUrl!, label, table, target, batches);
+      figures.push(figure);
+      log(`${label}: ${number.format(figure.rows / figure.seconds)} rows/s`);
+      return figure;
+    };
+    const { rows: shape } = await sql<{ indexes: number; foreignKeys: number }>`
+      SELECT (SELECT count(*) FROM pg_indexes WHERE tablename = 'occurrences')::int AS indexes,
+        (SELECT count(*) FROM pg_constraint WHERE conrelid = 'occurrences'::regclass AND contype = 'f')::int AS "foreignKeys"
+    `.execute(db);
+    const { indexes, foreignKeys } = shape[0]!;
+    const real = await copyInto(
+      `COPY into occurrences (its ${indexes} indexes and ${foreignKeys} foreign keys)`,
+      "occurrences",
+    );
+    await sql`CREATE TABLE bench_occurrences_unindexed (LIKE occurrences INCLUDING DEFAULTS INCLUDING IDENTITY)`.execute(
+      db,
+    );
+    const bare = await copyInto(
+      "COPY into an unindexed copy of occurrences (no index, no foreign key)",
+      "bench_occurrences_unindexed",
+    );
+    await sql`DROP TABLE bench_occurrences_unindexed`.execute(db);
+    const endToEnd = figures.find(
+      (f) => f.label === `processSarif end to end, batches of ${number.format(OCCURRENCE_BATCH_SIZE)}`,
+    );
+    const rate = (f: Figure) => f.rows / f.seconds;
+    againstCopy = endToEnd
+      ? `processSarif end to end, batches of ${number.format(OCCURRENCE_BATCH_SIZE)}: ${number.format(rate(endToEnd))} rows/s, ${(rate(endToEnd) / rate(real)).toFixed(2)}× COPY into the real table, ${(rate(endToEnd) / rate(bare)).toFixed(2)}× COPY into the unindexed one`
+      : `COPY into the real table ${number.format(rate(real))} rows/s, into the unindexed one ${number.format(rate(bare))} rows/s`;
+  }
+  log(againstCopy);
+
   const peak = peakRssMiB();
   process.stdout.write(
-    `\n${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results; backend ${backend}; peak RSS of this process ${peak === undefined ? "unknown" : `${peak.toFixed(0)} MiB`} (it also held ${number.format(rows)} rows for the insert-only figures)\n${readPath}\n\n${formatFigures(figures, baseline)}\n`,
+    `\n${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results; backend ${backend}; peak RSS of this process ${peak === undefined ? "unknown" : `${peak.toFixed(0)} MiB`} (it also held ${number.format(rows)} rows for the insert-only figures)\n${readPath}\n\n${formatFigures(figures, baseline)}\n\n${againstCopy}\n`,
   );
 }
 
