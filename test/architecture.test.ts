@@ -372,10 +372,14 @@ describe("module boundaries", () => {
 });
 
 /**
- * The packages a file loads before it runs: its static, non-type imports, followed through the
- * tree's own files. Deferred imports (`import()`) are left out: they load only when reached.
+ * The tree's files and the packages a file loads before it runs: its static, non-type imports,
+ * followed through the tree's own files. Deferred imports (`import()`) are left out: they load
+ * only when reached.
  */
-function packagesLoadedBy(files: Map<string, string>, entry: string): Set<string> {
+function staticallyLoaded(
+  files: Map<string, string>,
+  entry: string,
+): { files: Set<string>; packages: Set<string> } {
   const packages = new Set<string>();
   const seen = new Set<string>();
   const visit = (file: string) => {
@@ -392,7 +396,11 @@ function packagesLoadedBy(files: Map<string, string>, entry: string): Set<string
     }
   };
   visit(entry);
-  return packages;
+  return { files: seen, packages };
+}
+
+function packagesLoadedBy(files: Map<string, string>, entry: string): Set<string> {
+  return staticallyLoaded(files, entry).packages;
 }
 
 describe("what the server loads at start", () => {
@@ -414,5 +422,25 @@ describe("what the server loads at start", () => {
     const loaded = packagesLoadedBy(files, "src/app.ts");
     assert.ok(!loaded.has("ioredis"), "src/app.ts loads ioredis at start");
     assert.ok(!loaded.has("graphql-jit"), "src/app.ts loads graphql-jit at start");
+  });
+});
+
+describe("what the admin CLI loads at start", () => {
+  const files = readSourceTree(path.resolve(import.meta.dirname, ".."));
+
+  test("a command's heavy modules load only when that command runs", () => {
+    const loaded = staticallyLoaded(files, "src/cli/assay.ts").files;
+    assert.ok(loaded.has("src/cli/token-commands.ts"), `the walk finds the commands: ${loaded.size} files`);
+    for (const [file, command] of [
+      ["src/job-handlers.ts", "worker"],
+      ["src/modules/demo/demo-seed.ts", "demo seed"],
+      ["src/mcp/stdio-bridge.ts", "mcp"],
+      ["src/advisory-sync/sync.ts", "advisories sync"],
+    ]) {
+      assert.ok(
+        !loaded.has(file!),
+        `src/cli/assay.ts loads ${file} at start, which only \`${command}\` needs`,
+      );
+    }
   });
 });

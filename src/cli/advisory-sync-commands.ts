@@ -1,5 +1,4 @@
 import { displayUrl } from "../advisory-sync/source-url.ts";
-import { describeOutcome, syncAdvisorySources, syncSettings } from "../advisory-sync/sync.ts";
 import { findAdvisorySources } from "../modules/dependencies/advisory-store.ts";
 import { CliError, type Command } from "./command.ts";
 
@@ -11,6 +10,7 @@ export const advisoriesSync: Command = {
     "Sync the OSV exports of ASSAY_ADVISORY_SYNC_URLS now, as the scheduled job does: a conditional download of each (skipped when unchanged), then an import. Prints one line per URL; exits 1 when any failed.",
   flags: {},
   async run({ config, database, print, note }) {
+    const { describeOutcome, syncAdvisorySources, syncSettings } = await import("../advisory-sync/sync.ts");
     const settings = syncSettings(config);
     if (settings.urls.length === 0) {
       throw new CliError(

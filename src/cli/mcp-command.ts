@@ -1,4 +1,3 @@
-import { runStdioBridge } from "../mcp/stdio-bridge.ts";
 import { CliError, type Command } from "./command.ts";
 import { DEFAULT_URL } from "./upload-options.ts";
 
@@ -29,6 +28,8 @@ export const mcpCommand: Command = {
     } catch {
       throw new CliError(`--url: "${url}" is not a URL`);
     }
+    // The MCP SDK loads only for this command.
+    const { runStdioBridge } = await import("../mcp/stdio-bridge.ts");
     await runStdioBridge({ url, token, note });
   },
 };

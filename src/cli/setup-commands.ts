@@ -3,9 +3,7 @@ import path from "node:path";
 import { displayUrl } from "../advisory-sync/source-url.ts";
 import { CONFIG_VARIABLES, type Config, formatDuration } from "../config.ts";
 import { migrateToLatest } from "../db/database.ts";
-import { ingestRunSbom } from "../ingestion/sca/sbom-upload.ts";
-import { DEMO_TEAM_LOGIN, hasDemoData, seedDemo } from "../modules/demo/demo-seed.ts";
-import { DEMO_SIZES, type DemoSize } from "../modules/demo/generator.ts";
+import type { DemoSize } from "../modules/demo/generator.ts";
 import { CliError, type Command, DEVELOPMENT_PEPPER_WARNING, isUniqueViolation } from "./command.ts";
 
 /** Commands that prepare an installation: migrations, demo data, and the configuration reference. */
@@ -43,8 +41,16 @@ export const demoSeed: Command = {
     },
   },
   async run({ flags, database, config, print, note }) {
+    // The demo's generator and the upload path it seeds through load only for this command.
+    const [{ DEMO_TEAM_LOGIN, hasDemoData, seedDemo }, { ingestRunSbom }, { DEMO_SIZES }] = await Promise.all(
+      [
+        import("../modules/demo/demo-seed.ts"),
+        import("../ingestion/sca/sbom-upload.ts"),
+        import("../modules/demo/generator.ts"),
+      ],
+    );
     const size = flags.optional("size") ?? "small";
-    if (!isDemoSize(size)) {
+    if (!isDemoSize(size, DEMO_SIZES)) {
       throw new CliError(`--size must be one of ${DEMO_SIZES.join(", ")}, got "${size}"`);
     }
     const scaleText = flags.optional("scale");
@@ -93,8 +99,8 @@ export const demoSeed: Command = {
   },
 };
 
-function isDemoSize(size: string): size is DemoSize {
-  return (DEMO_SIZES as readonly string[]).includes(size);
+function isDemoSize(size: string, sizes: readonly DemoSize[]): size is DemoSize {
+  return (sizes as readonly string[]).includes(size);
 }
 
 /** Writes `secret` readable by the owner alone, even when the file already existed. */

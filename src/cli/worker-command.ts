@@ -1,5 +1,4 @@
 import { openDatabase } from "../db/database.ts";
-import { startJobWorker, workerPoolSize } from "../job-handlers.ts";
 import { createLogger, flushLogger } from "../logger.ts";
 import type { Command } from "./command.ts";
 
@@ -17,6 +16,8 @@ export const workerCommand: Command = {
     // Migrated (embedded) or checked (PostgreSQL) as for every command; the worker then gets a
     // pool of its own size.
     const handle = await database();
+    // Every job kind's handler, loaded only by the command that runs them.
+    const { startJobWorker, workerPoolSize } = await import("../job-handlers.ts");
     const pool = await openDatabase({ ...config, databasePoolSize: workerPoolSize(config) });
     const logger = createLogger(config.logLevel);
     const worker = startJobWorker(pool.db, config, logger);
