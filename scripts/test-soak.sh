@@ -16,6 +16,9 @@ if [ "${1:-}" = "--" ]; then shift; fi
 command -v stress-ng > /dev/null || { echo "stress-ng is not installed (apt-get install stress-ng)" >&2; exit 2; }
 out=.tmp/soak
 mkdir -p "$out"
+# Which code the runs test: the commit, marked when the tree differs from it.
+commit=$(git rev-parse --short HEAD)
+git diff --quiet HEAD || commit="$commit+changes"
 stress-ng --cpu "$cpus" --timeout 24h > /dev/null 2>&1 &
 load=$!
 trap 'kill $load 2> /dev/null || true' EXIT
@@ -23,7 +26,7 @@ for i in $(seq 1 "$runs"); do
   started=$(date +%s)
   status=0
   npm test -- "$@" > "$out/run-$i.log" 2>&1 || status=$?
-  line="run $i: exit $status in $(( $(date +%s) - started )) s, load $(cut -d' ' -f1 /proc/loadavg): $(tail -n 1 "$out/run-$i.log")"
+  line="run $i at $commit, $(date -u +%Y-%m-%dT%H:%MZ): exit $status in $(( $(date +%s) - started )) s, load $(cut -d' ' -f1 /proc/loadavg): $(tail -n 1 "$out/run-$i.log")"
   echo "$line" | tee -a "$out/summary.log"
   [ "$status" -eq 0 ] || exit "$status"
 done
