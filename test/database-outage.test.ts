@@ -54,6 +54,23 @@ async function createArtifact(instance: TestInstance, dsn: string) {
   return { status: res.status, retryAfter: res.headers.get("retry-after"), text: await res.text() };
 }
 
+/** An instance reaching `owner`'s database through a TCP proxy the test controls. */
+async function proxiedInstance(
+  owner: TestInstance,
+  env: Record<string, string>,
+): Promise<{ proxy: TcpProxy; instance: TestInstance }> {
+  const { target, proxiedUrl } = databaseTarget(owner);
+  const proxy = new TcpProxy(target);
+  proxies.push(proxy);
+  await proxy.up();
+  const instance = await startInstance({
+    sameDatabaseAs: owner,
+    env: { DATABASE_URL: proxiedUrl(proxy.port), ...env },
+  });
+  instances.push(instance);
+  return { proxy, instance };
+}
+
 const OUTAGE = "database unavailable: requests get 503 until it answers again";
 const RECOVERY = "database available again";
 
@@ -65,20 +82,11 @@ test("while the database is unreachable requests get 503 with Retry-After and SE
   const account = await anAccount(owner.db, {}, [{ user, role: "ADMIN" }]);
   const dsn = dsnToken(await aRepository(owner.db, account), owner.config.tokenPepper);
 
-  const { target, proxiedUrl } = databaseTarget(owner);
-  const proxy = new TcpProxy(target);
-  proxies.push(proxy);
-  await proxy.up();
-  const instance = await startInstance({
-    sameDatabaseAs: owner,
-    // A Retry-After other than the default, to see the setting reach both endpoints.
-    env: {
-      DATABASE_URL: proxiedUrl(proxy.port),
-      ASSAY_WORKER: "false",
-      ASSAY_DATABASE_RETRY_AFTER_SECONDS: "7",
-    },
+  // A Retry-After other than the default, to see the setting reach both endpoints.
+  const { proxy, instance } = await proxiedInstance(owner, {
+    ASSAY_WORKER: "false",
+    ASSAY_DATABASE_RETRY_AFTER_SECONDS: "7",
   });
-  instances.push(instance);
   assert.equal((await viewer(instance, token)).status, 200);
 
   await proxy.down();
@@ -131,16 +139,8 @@ const WORKER_RECOVERY = "job worker: database available again";
 test("a job worker that polls through an outage logs one warning when it starts and one when it ends", async () => {
   const owner = await startInstance({ env: { ASSAY_WORKER: "false" } });
   instances.push(owner);
-  const { target, proxiedUrl } = databaseTarget(owner);
-  const proxy = new TcpProxy(target);
-  proxies.push(proxy);
-  await proxy.up();
-  const instance = await startInstance({
-    sameDatabaseAs: owner,
-    // Polling every 10 ms, the outage below spans dozens of failed polls.
-    env: { DATABASE_URL: proxiedUrl(proxy.port), ASSAY_WORKER_POLL_MS: "10" },
-  });
-  instances.push(instance);
+  // Polling every 10 ms, the outage below spans dozens of failed polls.
+  const { proxy, instance } = await proxiedInstance(owner, { ASSAY_WORKER_POLL_MS: "10" });
 
   proxy.refuse();
   // Each poll finds the worker's pool empty and tries a new connection, which the proxy cuts.
