@@ -28,7 +28,7 @@ readonly CYCLONEDX_NPM_VERSION=6.0.1
 readonly CDXGEN_VERSION=12.8.4
 
 readonly DEBIAN_PACKAGES=(
-  clang gcc make lcov gcovr python3 python3-coverage python3-tabulate
+  clang cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go git jq
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
@@ -164,7 +164,7 @@ lcov_summary() { # lcov-file output-file
 make_sarif() {
   begin_kind sarif
   local out="$ROOT/src/formats/sarif/fixtures"
-  mkdir -p "$out/clang" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
+  mkdir -p "$out/clang" "$out/cppcheck" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
 
   log "clang static analyzer"
   enter_project c-analyzer
@@ -183,6 +183,25 @@ make_sarif() {
     )"
     add_fixture sarif clang "clang/$tu.sarif" sarif absolute-file-uri "clang/$tu.summary.json" "clang/$tu.tool-output.txt"
   done
+
+  log "cppcheck"
+  enter_project c-cppcheck
+  # cppcheck 2.10 (Debian 12) writes no SARIF: its XML (version 2) is the report, its default text
+  # output the summary. A 64-bit platform so that a pointer kept in an int is a portability finding.
+  command="cppcheck --enable=all --inconclusive --platform=unix64 --xml src"
+  $command 2>"$out/cppcheck/cppcheck.xml" >/dev/null
+  cppcheck --enable=all --inconclusive --platform=unix64 src >/dev/null 2>"$out/cppcheck/cppcheck.tool-output.txt"
+  write_summary "$out/cppcheck/cppcheck.summary.json" cppcheck "$(cppcheck --version)" "$command" "$PWD" "$(
+    jq -Rn '[inputs | capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<severity>[a-z]+): (?<inconclusive>inconclusive: )?.* \\[(?<id>[A-Za-z0-9_]+)\\]$")
+        | select(.severity != "note")] as $findings
+      | {problems: ($findings | length),
+         bySeverity: ($findings | group_by(.severity) | map({key: .[0].severity, value: length}) | from_entries),
+         withoutFile: ($findings | map(select(.file == "nofile")) | length),
+         byRule: ($findings | group_by(.id) | map({key: .[0].id, value: {
+           severity: .[0].severity, count: length, inconclusive: map(select(.inconclusive != null)) | length}})
+           | from_entries)}' "$out/cppcheck/cppcheck.tool-output.txt"
+  )"
+  add_fixture sarif cppcheck cppcheck/cppcheck.xml cppcheck-xml relative cppcheck/cppcheck.summary.json cppcheck/cppcheck.tool-output.txt
 
   log "ESLint"
   enter_project js-lint

@@ -748,6 +748,7 @@ describe("validateSarif", () => {
       { rules: [{ id: "C" }], results: [aResult("C", "a.js", 1), aResult("X", "b.js", 2)] },
     ]);
     assert.deepEqual(await validateSarif(chunks(sarif), null), {
+      format: "sarif",
       runs: 2,
       results: 3,
       rules: 3,
@@ -770,6 +771,7 @@ describe("validateSarif", () => {
       },
     ]);
     assert.deepEqual(await validateSarif(chunks(sarif), "/ci/checkout"), {
+      format: "sarif",
       runs: 1,
       results: 5,
       rules: 0,
@@ -780,6 +782,27 @@ describe("validateSarif", () => {
     const withoutWorkDir = await validateSarif(chunks(sarif), null);
     assert.equal(withoutWorkDir.placed, 0, "an absolute path has no place without a workDir");
     assert.equal(withoutWorkDir.firstOutside, "file:///ci/checkout/src/a.js");
+  });
+
+  it("reads cppcheck's XML as findings, and says so", async () => {
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<results version="2"><cppcheck version="2.10"/><errors>
+<error id="nullPointer" severity="error" msg="Null pointer dereference: p" cwe="476"><location file="/ci/checkout/src/a.c" line="3" column="5"/></error>
+<error id="missingIncludeSystem" severity="information" msg="Cppcheck cannot find all the include files"/>
+</errors></results>`;
+    assert.deepEqual(await validateSarif(chunks(xml), "/ci/checkout"), {
+      format: "cppcheck-xml",
+      runs: 1,
+      results: 2,
+      rules: 0,
+      placed: 1,
+      unplaced: { NO_LOCATION: 1 },
+      firstOutside: null,
+    });
+    await assert.rejects(validateSarif(chunks('<results version="1"/>'), null), {
+      name: "CppcheckFormatError",
+      problem: "UNSUPPORTED_VERSION",
+    });
   });
 
   it("throws the reader's SarifFormatError unchanged", async () => {

@@ -338,8 +338,14 @@ function tally(items: Iterable<string>): Record<string, number> {
 }
 
 describe("every real tool's SARIF through the API, compared with the tool's own summary", () => {
-  const fixtures = listToolFixtures("sarif");
-  it("the manifest lists SARIF fixtures", () => assert.ok(fixtures.length > 0));
+  const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "sarif");
+  it("the manifest lists SARIF fixtures, and findings only as SARIF or cppcheck XML", () => {
+    assert.ok(fixtures.length > 0);
+    assert.deepEqual(
+      listToolFixtures("sarif").filter((f) => f.format !== "sarif" && f.format !== "cppcheck-xml"),
+      [],
+    );
+  });
 
   for (const fixture of fixtures) {
     it(`${fixture.file}: as many findings per rule and level as the tool counted, with the documented severity and category`, async () => {
@@ -429,6 +435,100 @@ describe("every real tool's SARIF through the API, compared with the tool's own 
           ),
         ),
         tally(categories),
+      );
+    });
+  }
+});
+
+// --- cppcheck XML ---------------------------------------------------------------------------------
+
+/** cppcheck's summary: findings per check, with the check's severity and how many were inconclusive. */
+interface CppcheckFigures {
+  problems: number;
+  withoutFile: number;
+  byRule: Record<string, { severity: string; count: number; inconclusive: number }>;
+}
+
+/**
+ * docs/ingestion-sarif.md "cppcheck XML": the category and severity of each cppcheck severity; an
+ * inconclusive finding is one step lower.
+ */
+const CPPCHECK_MAPPING: Record<string, { category: string; severity: Severity }> = {
+  error: { category: "BUG_RISK", severity: "MAJOR" },
+  warning: { category: "BUG_RISK", severity: "MAJOR" },
+  style: { category: "ANTI_PATTERN", severity: "MINOR" },
+  performance: { category: "PERFORMANCE", severity: "MINOR" },
+  portability: { category: "BUG_RISK", severity: "MINOR" },
+  information: { category: "ANTI_PATTERN", severity: "MINOR" },
+};
+
+describe("cppcheck's XML through the API, compared with cppcheck's own summary", () => {
+  const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "cppcheck-xml");
+  it("the manifest lists a cppcheck fixture", () => assert.ok(fixtures.length > 0));
+
+  for (const fixture of fixtures) {
+    it(`${fixture.file}: every finding cppcheck printed with a file, by its severity; the one without a file counted`, async () => {
+      const figures = summaryOf(fixture).figures as unknown as CppcheckFigures;
+      const stored = figures.problems - figures.withoutFile;
+      const { id } = await uploadFixture(fixture, { analyzer: "cppcheck", analyzerType: "community" });
+      const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
+      assert.deepEqual(
+        {
+          status: node.status,
+          error: node.error,
+          format: node.format,
+          readCount: node.readCount,
+          storedCount: node.storedCount,
+          skipped: node.skipped,
+        },
+        {
+          status: "PROCESSED",
+          error: null,
+          format: "cppcheck XML 2",
+          readCount: figures.problems,
+          storedCount: stored,
+          skipped: figures.withoutFile > 0 ? [{ reason: "NO_LOCATION", count: figures.withoutFile }] : [],
+        },
+      );
+      assert.equal(node.warnings.length, figures.withoutFile > 0 ? 1 : 0, JSON.stringify(node.warnings));
+
+      const actual: Record<string, Record<string, number>> = {};
+      for (const { node: issue } of node.check.issues.edges) {
+        const row = actual[issue.shortcode] ?? {};
+        actual[issue.shortcode] = row;
+        const key = `${issue.category} ${issue.severity}`;
+        row[key] = (row[key] ?? 0) + 1;
+      }
+      const expected: Record<string, Record<string, number>> = {};
+      const severities: string[] = [];
+      for (const [rule, { severity, count, inconclusive }] of Object.entries(figures.byRule)) {
+        const mapped = CPPCHECK_MAPPING[severity];
+        if (!mapped)
+          throw new Error(`${fixture.summary}: cppcheck severity ${severity} has no documented mapping`);
+        // The finding cppcheck printed as "nofile" is not stored.
+        const located = rule === "missingIncludeSystem" ? count - figures.withoutFile : count;
+        if (located === 0) continue;
+        const lowered = mapped.severity === "CRITICAL" ? "MAJOR" : "MINOR";
+        const row = expected[rule] ?? {};
+        expected[rule] = row;
+        const sure = located - inconclusive;
+        if (sure > 0) row[`${mapped.category} ${mapped.severity}`] = sure;
+        if (inconclusive > 0) {
+          const key = `${mapped.category} ${lowered}`;
+          row[key] = (row[key] ?? 0) + inconclusive;
+        }
+        for (let i = 0; i < sure; i++) severities.push(mapped.severity);
+        for (let i = 0; i < inconclusive; i++) severities.push(lowered);
+      }
+      assert.deepEqual(actual, expected);
+      assert.equal(node.check.issues.totalCount, stored);
+      const bySeverity = tally(severities);
+      assert.deepEqual(
+        node.check.summary.occurrenceDistributionBySeverity,
+        SEVERITY_ORDER.filter((s) => bySeverity[s] !== undefined).map((severity) => ({
+          severity,
+          introduced: bySeverity[severity],
+        })),
       );
     });
   }

@@ -6,6 +6,7 @@ import { type SniffedFormat, sniffFormat } from "./sniff.ts";
 /** What the sniffer must call each manifest format (an SBOM's JSON or XML is told by its text). */
 const EXPECTED: Record<string, SniffedFormat[]> = {
   sarif: ["sarif"],
+  "cppcheck-xml": ["cppcheck-xml"],
   lcov: ["lcov"],
   cobertura: ["cobertura"],
   clover: ["clover"],
@@ -38,6 +39,12 @@ describe("sniffFormat", () => {
     assert.deepEqual(lcov, { format: "lcov", family: "coverage", description: "an LCOV coverage report" });
     const sarif = sniffFormat(readToolFixture("sarif", "clang", "main.sarif"));
     assert.deepEqual(sarif, { format: "sarif", family: "findings", description: "a SARIF log" });
+    const cppcheck = sniffFormat(readToolFixture("sarif", "cppcheck", "cppcheck.xml"));
+    assert.deepEqual(cppcheck, {
+      format: "cppcheck-xml",
+      family: "findings",
+      description: "a cppcheck XML report",
+    });
     const diff = sniffFormat(readToolFixture("coverage", "git-diff", "changes.diff"));
     assert.equal(diff.family, "changes");
   });

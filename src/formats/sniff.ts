@@ -15,6 +15,7 @@ export const SNIFF_HEAD_BYTES = 64 * 1024;
 /** What a report looks like. */
 export type SniffedFormat =
   | "sarif"
+  | "cppcheck-xml"
   | "lcov"
   | "cobertura"
   | "clover"
@@ -44,6 +45,7 @@ export interface Sniffed {
 
 const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   sarif: ["findings", "a SARIF log"],
+  "cppcheck-xml": ["findings", "a cppcheck XML report"],
   lcov: ["coverage", "an LCOV coverage report"],
   cobertura: ["coverage", "a Cobertura coverage report"],
   clover: ["coverage", "a Clover coverage report"],
@@ -85,7 +87,11 @@ function sniffedFormatOf(text: string): SniffedFormat {
   if (start.startsWith("{") || start.startsWith("[")) return jsonFormatOf(start);
   const coverage = detectCoverageFormat(start);
   if (coverage !== null) return COVERAGE[coverage];
-  if (start.startsWith("<")) return rootElementOf(start) === "bom" ? "cyclonedx-xml" : "xml";
+  if (start.startsWith("<")) {
+    const root = rootElementOf(start);
+    if (root === "bom") return "cyclonedx-xml";
+    return root === "results" ? "cppcheck-xml" : "xml";
+  }
   if (/^SPDXVersion:\s*SPDX-/m.test(start.slice(0, 4096))) return "spdx-tag-value";
   if (looksLikeDiff(start)) return "unified-diff";
   return "unknown";

@@ -1,5 +1,6 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
+import { CppcheckFormatError } from "../formats/cppcheck/reader.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
 import { SbomFormatError } from "../formats/sbom/types.ts";
 import type { Sniffed } from "../formats/sniff.ts";
@@ -51,6 +52,11 @@ export class UploadError extends Error {
  */
 export function invalidReportMessage(error: unknown): string | undefined {
   if (error instanceof SarifFormatError) return `the SARIF report is invalid: ${error.message}`;
+  if (error instanceof CppcheckFormatError) {
+    return error.problem === "NOT_CPPCHECK"
+      ? `the report is invalid: ${error.message}`
+      : `the cppcheck XML report is invalid: ${error.message}`;
+  }
   if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
   if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;
   if (error instanceof SbomFormatError) return `the SBOM is invalid: ${error.message}`;

@@ -9,9 +9,6 @@ import type { SarifSummary } from "./sarif-validate.ts";
  * when none could be.
  */
 
-/** The format recorded for every accepted SARIF artifact (the reader accepts 2.1.0 only). */
-export const SARIF_FORMAT_NAME = "SARIF 2.1.0";
-
 /** The format recorded for a coverage artifact, by the parser that read it. */
 export const COVERAGE_FORMAT_NAMES: Record<CoverageFormat, string> = {
   lcov: "LCOV",

@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
@@ -28,7 +29,6 @@ import {
   COVERAGE_FORMAT_NAMES,
   changesFormatName,
   coveragePlacementWarnings,
-  SARIF_FORMAT_NAME,
   sarifPlacementWarnings,
 } from "./intake-report.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
@@ -198,8 +198,9 @@ async function validateReport(
   let warnings: string[] = [];
   try {
     if (checked.kind === "SARIF") {
-      warnings = sarifPlacementWarnings(await validateSarif(text(), upload.workDir), upload.workDir);
-      format = SARIF_FORMAT_NAME;
+      const summary = await validateSarif(text(), upload.workDir);
+      warnings = sarifPlacementWarnings(summary, upload.workDir);
+      format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {
       const report = validateCoverage(
         await collectText(text()),

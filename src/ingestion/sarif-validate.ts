@@ -1,4 +1,4 @@
-import { readSarif } from "../formats/sarif/reader.ts";
+import { type FindingsFormat, readFindings } from "../formats/findings.ts";
 import type { SarifLocation, SarifResult } from "../formats/sarif/types.ts";
 import { isUnstorableText } from "../graphql/variables.ts";
 import type { SkipReason } from "./types.ts";
@@ -60,6 +60,8 @@ export function outsidePathOf(result: SarifResult): string {
 
 /** What a valid SARIF report holds, counted while it was checked. */
 export interface SarifSummary {
+  /** The report's format: SARIF, or cppcheck's XML read as SARIF (src/formats/findings.ts). */
+  format: FindingsFormat;
   runs: number;
   results: number;
   /** Rules the runs' drivers describe (a rule described by two runs counts twice). */
@@ -73,16 +75,17 @@ export interface SarifSummary {
 }
 
 /**
- * Reads a whole SARIF report with the streaming reader (bounded memory) so the upload intake can
- * refuse a bad one before storing it, and counts where its results would go with the upload's
- * `workDir`. Throws the reader's `SarifFormatError` unchanged; its message names the problem and
- * where it is.
+ * Reads a whole findings report (SARIF, or cppcheck's XML) with the streaming reader (bounded
+ * memory) so the upload intake can refuse a bad one before storing it, and counts where its
+ * results would go with the upload's `workDir`. Throws the reader's `SarifFormatError` or
+ * `CppcheckFormatError` unchanged; its message names the problem and where it is.
  */
 export async function validateSarif(
   text: AsyncIterable<Uint8Array>,
   workDir: string | null,
 ): Promise<SarifSummary> {
   const summary: SarifSummary = {
+    format: "sarif",
     runs: 0,
     results: 0,
     rules: 0,
@@ -90,7 +93,10 @@ export async function validateSarif(
     unplaced: {},
     firstOutside: null,
   };
-  for await (const event of readSarif(text, { workDir })) {
+  const onFormat = (format: FindingsFormat) => {
+    summary.format = format;
+  };
+  for await (const event of readFindings(text, { workDir, onFormat })) {
     if (event.type === "run") {
       summary.runs += 1;
       summary.rules += event.run.tool.rules.length;

@@ -163,7 +163,8 @@ function categoryOf(
 ): IssueCategory {
   const fromTags = categoryOfWords(tagWords(tags));
   if (fromTags === "SECRETS" || row?.category === "SECRETS") return "SECRETS";
-  const security = tags.some((tag) => tag.startsWith("cwe-")) || properties.securitySeverity !== null;
+  const namesCwe = row?.cweMeansSecurity !== false && tags.some((tag) => tag.startsWith("cwe-"));
+  const security = namesCwe || properties.securitySeverity !== null;
   if (fromTags === "SECURITY" || security) return "SECURITY";
   if (row?.category) return row.category;
   if (fromTags !== null) return fromTags;

@@ -1,15 +1,16 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { readFindings } from "../findings.ts";
 import { readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
 import { classifySarifRule, severityOfResult } from "./mapping.ts";
-import { readSarif } from "./reader.ts";
 import type { SarifResult, SarifTool } from "./types.ts";
 
 /**
  * Classification of the reports real tools wrote (src/formats/sarif/fixtures/, made by
- * scripts/make-fixtures.sh), compared with each tool's own summary: every result is read, its
- * level becomes the severity the tool meant, and its rule the category its family says.
+ * scripts/make-fixtures.sh: SARIF, and cppcheck's XML), compared with each tool's own summary:
+ * every result is read, its level becomes the severity the tool meant, and its rule the category
+ * its family says.
  */
 
 interface Classified {
@@ -25,7 +26,9 @@ async function classify(tool: string, name: string): Promise<Classified[]> {
   const fixture = toolFixture("sarif", tool, name);
   const tools = new Map<number, SarifTool>();
   const results: Array<{ result: SarifResult; tool: SarifTool }> = [];
-  for await (const event of readSarif([readToolFixture("sarif", tool, name)], { workDir: fixture.workDir })) {
+  for await (const event of readFindings([readToolFixture("sarif", tool, name)], {
+    workDir: fixture.workDir,
+  })) {
     if (event.type === "run") tools.set(event.run.index, event.run.tool);
     else results.push({ result: event.result, tool: tools.get(event.result.runIndex)! });
   }
@@ -195,6 +198,35 @@ describe("real tools' SARIF", () => {
       (await classify("clang", "main.sarif")).map((r) => `${r.ruleId} ${r.category} ${r.severity}`),
       ["security.insecureAPI.gets SECURITY MAJOR"],
     );
+  });
+
+  it("cppcheck (XML): each finding by cppcheck's severity, as many per check as cppcheck printed", async () => {
+    const rows = await classify("cppcheck", "cppcheck.xml");
+    const summary = readToolSummary("sarif", "cppcheck", "cppcheck.xml").figures as {
+      problems: number;
+      byRule: Record<string, { severity: string; count: number; inconclusive: number }>;
+    };
+    assert.equal(rows.length, summary.problems, "every finding cppcheck printed");
+    // docs/ingestion-sarif.md "cppcheck": the category and severity of each of cppcheck's severities.
+    const documented: Record<string, string> = {
+      error: "BUG_RISK MAJOR",
+      warning: "BUG_RISK MAJOR",
+      style: "ANTI_PATTERN MINOR",
+      performance: "PERFORMANCE MINOR",
+      portability: "BUG_RISK MINOR",
+      information: "ANTI_PATTERN MINOR",
+    };
+    const actual: Record<string, string[]> = {};
+    for (const row of rows)
+      actual[row.ruleId] = [...(actual[row.ruleId] ?? []), `${row.category} ${row.severity}`];
+    const expected: Record<string, string[]> = {};
+    for (const [rule, { severity, count }] of Object.entries(summary.byRule)) {
+      const mapped = documented[severity];
+      assert.ok(mapped, `${rule}: cppcheck severity ${severity} has a documented mapping`);
+      expected[rule] = Array.from({ length: count }, () => mapped);
+    }
+    assert.deepEqual(actual, expected);
+    assert.ok(summary.byRule.memleak && summary.byRule.uninitvar, "the fixture has an error and a warning");
   });
 
   it("secretlint: every leaked credential is SECRETS and CRITICAL", async () => {

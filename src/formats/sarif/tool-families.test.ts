@@ -185,6 +185,48 @@ const EXAMPLES: Record<string, Example> = {
     category: "ANTI_PATTERN",
     severities: LINT,
   },
+  "cppcheck-error": {
+    tool: "cppcheck",
+    ruleId: "nullPointer",
+    strings: { severity: "error", cwe: "476" },
+    category: "BUG_RISK",
+    severities: { error: "MAJOR" },
+  },
+  "cppcheck-warning": {
+    tool: "cppcheck",
+    ruleId: "nullPointerRedundantCheck",
+    strings: { severity: "warning", cwe: "476" },
+    category: "BUG_RISK",
+    severities: { warning: "MAJOR" },
+  },
+  "cppcheck-style": {
+    tool: "cppcheck",
+    ruleId: "unreadVariable",
+    strings: { severity: "style", cwe: "563" },
+    category: "ANTI_PATTERN",
+    severities: { note: "MINOR" },
+  },
+  "cppcheck-performance": {
+    tool: "cppcheck",
+    ruleId: "passedByValue",
+    strings: { severity: "performance", cwe: "398" },
+    category: "PERFORMANCE",
+    severities: { note: "MINOR" },
+  },
+  "cppcheck-portability": {
+    tool: "cppcheck",
+    ruleId: "AssignmentAddressToInteger",
+    strings: { severity: "portability", cwe: "758" },
+    category: "BUG_RISK",
+    severities: { note: "MINOR" },
+  },
+  "cppcheck-information": {
+    tool: "cppcheck",
+    ruleId: "missingIncludeSystem",
+    strings: { severity: "information" },
+    category: "ANTI_PATTERN",
+    severities: { note: "MINOR" },
+  },
   "security-scanners": { tool: "Bandit", ruleId: "B602", category: "SECURITY", severities: SECURITY_SCALE },
   "hadolint-parse": { tool: "Hadolint", ruleId: "DL1000", category: "BUG_RISK", severities: LINT },
   "hadolint-shellcheck": { tool: "Hadolint", ruleId: "SC2086", category: "BUG_RISK", severities: LINT },
@@ -288,6 +330,26 @@ describe("tool families", () => {
       severity: "CRITICAL",
       tags: ["style"],
     });
+  });
+
+  it("keeps cppcheck's CWEs as tags without making its findings security ones", () => {
+    const rule = ruleOf("unreadVariable", { severity: "style", cwe: "563" });
+    rule.taxa = [{ id: "563", taxonomy: "CWE" }];
+    assert.deepEqual(classifySarifRule({ name: "cppcheck" }, rule), {
+      category: "ANTI_PATTERN",
+      severity: "MINOR",
+      tags: ["cwe-563"],
+    });
+    // The same CWE from a tool that names CWEs only for weaknesses still says security.
+    assert.equal(classifySarifRule({ name: "ESLint" }, rule).category, "SECURITY");
+  });
+
+  it("lowers an inconclusive cppcheck finding one step", () => {
+    const rule = ruleOf("nullPointer", { severity: "error" });
+    const result = resultOf(rule, "error");
+    result.properties.precision = "low";
+    assert.equal(severityOfResult({ name: "cppcheck" }, result), "MINOR");
+    assert.equal(severityOfResult({ name: "cppcheck" }, resultOf(rule, "error")), "MAJOR");
   });
 
   it("keeps a family's fixed severity over a security-severity and a low precision", () => {

@@ -46,6 +46,13 @@ export interface FamilyRow {
   /** A fixed severity, where the tool's level carries no grading; null reads the level on `scale`. */
   severity: IssueSeverity | null;
   scale: LevelScale;
+  /**
+   * Whether a CWE the tool names makes the finding a security one (step 2 of "Category"). False
+   * for a tool that files every kind of finding under some CWE (cppcheck: an unused variable is
+   * CWE-563), where the CWE classifies the weakness and the row decides the category; the CWE
+   * stays a tag for the reports.
+   */
+  cweMeansSecurity: boolean;
   /** Where the row's facts come from. */
   source: string;
 }
@@ -88,6 +95,8 @@ interface FamilySpec {
   family: string;
   tools: readonly string[];
   source: string;
+  /** True unless given; see {@link FamilyRow.cweMeansSecurity}. */
+  cweMeansSecurity?: boolean;
   /** Rows; `severity` null and `scale` "lint" unless given. */
   rows: ReadonlyArray<
     Pick<FamilyRow, "key" | "rule" | "category"> & Partial<Pick<FamilyRow, "severity" | "scale">>
@@ -147,6 +156,34 @@ const FAMILIES: readonly FamilySpec[] = [
         category: "BUG_RISK",
         severity: "MAJOR",
       },
+    ],
+  },
+  {
+    // cppcheck's own severities (its manual, "Severities"): error is undefined behaviour or another
+    // certain defect (a leak, a null dereference); warning is code that may have undefined
+    // behaviour; style covers unused and redundant code and likely mistakes; performance and
+    // portability are suggestions. The XML reader passes the severity as `properties.severity`
+    // and as the level (error → error, warning → warning, the others → note), so the security
+    // scale makes errors and warnings MAJOR and the rest MINOR; inconclusive findings (precision
+    // low) are one step lower. cppcheck names a CWE for nearly every finding, so a CWE does not
+    // make one a security finding here.
+    family: "cppcheck",
+    tools: ["cppcheck"],
+    source:
+      "cppcheck's manual (severities error, warning, style, performance, portability, information) and its XML format version 2",
+    cweMeansSecurity: false,
+    rows: [
+      { key: "cppcheck-error", rule: property("severity", "error"), category: "BUG_RISK", scale: "security" },
+      {
+        key: "cppcheck-warning",
+        rule: property("severity", "warning"),
+        category: "BUG_RISK",
+        scale: "security",
+      },
+      { key: "cppcheck-style", rule: property("severity", "style"), category: "ANTI_PATTERN" },
+      { key: "cppcheck-performance", rule: property("severity", "performance"), category: "PERFORMANCE" },
+      { key: "cppcheck-portability", rule: property("severity", "portability"), category: "BUG_RISK" },
+      { key: "cppcheck-information", rule: property("severity", "information"), category: "ANTI_PATTERN" },
     ],
   },
   {
@@ -262,8 +299,14 @@ const FAMILIES: readonly FamilySpec[] = [
 ];
 
 /** Every row, in the order they are tried. */
-export const FAMILY_ROWS: readonly FamilyRow[] = FAMILIES.flatMap(({ rows, ...family }) =>
-  rows.map((row) => ({ ...family, severity: null, scale: "lint" as const, ...row })),
+export const FAMILY_ROWS: readonly FamilyRow[] = FAMILIES.flatMap(({ rows, cweMeansSecurity, ...family }) =>
+  rows.map((row) => ({
+    ...family,
+    severity: null,
+    scale: "lint" as const,
+    cweMeansSecurity: cweMeansSecurity ?? true,
+    ...row,
+  })),
 );
 
 function bestPractice(id: string): boolean {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { readFindings } from "../../formats/findings.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
-import { readSarif } from "../../formats/sarif/reader.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { deleteOccurrenceBatchOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
@@ -189,7 +189,7 @@ export async function stageSarif(
   let suppressed = 0;
   let firstOutside: string | null = null;
   try {
-    for await (const event of readSarif(input.text(), { workDir: artifact.work_dir })) {
+    for await (const event of readFindings(input.text(), { workDir: artifact.work_dir })) {
       if (event.type === "run") {
         tools.set(event.run.index, event.run.tool);
         await catalog.describe(event.run.tool);
