@@ -361,6 +361,25 @@ make_coverage() {
     )"
   add_fixture coverage coverage-py coverage-py/coverage.xml cobertura relative-to-sources coverage-py/coverage-py.summary.json coverage-py/coverage-py.tool-output.txt
 
+  # The same run as LCOV (`coverage lcov`, coverage.py 6.3 and later). coverage.py 6.5's writer puts
+  # a function's exit branches on line 0 and a line 1 into every module; lcov reads the detail as
+  # written, so its summary, over the project's files (lcov --remove of the rest), is the figure.
+  "$PYTHON" -m coverage lcov -q -o "$out/coverage-py/coverage.lcov"
+  lcov --remove "$out/coverage-py/coverage.lcov" '/usr/*' --rc lcov_branch_coverage=1 -o "$WORK/_coverage-py-project.lcov" >/dev/null 2>&1
+  lcov_summary "$WORK/_coverage-py-project.lcov" "$WORK/_coverage-py-lcov-summary.txt"
+  {
+    echo "\$ python3 -m coverage lcov -o coverage.lcov"
+    echo "\$ lcov --remove coverage.lcov '/usr/*' -o project.lcov && lcov --summary project.lcov"
+    cat "$WORK/_coverage-py-lcov-summary.txt"
+  } >"$out/coverage-py/coverage-lcov.tool-output.txt"
+  write_summary "$out/coverage-py/coverage-lcov.summary.json" coverage.py "$("$PYTHON" -m coverage --version | head -n 1), $(lcov --version | sed 's/^lcov: //')" \
+    "python3 ${coverage_run[*]} && python3 -m coverage lcov -o coverage.lcov" "$PWD" "$(
+      jq -n --argjson lcov "$(lcov_summary_figures "$WORK/_coverage-py-lcov-summary.txt")" \
+        --argjson own "$("$PYTHON" -m coverage json -q -o - "--include=$PWD/*" | jq .totals)" \
+        '{lcovSummaryOfProjectFiles: $lcov, coveragePyReportOfProjectFiles: $own}'
+    )"
+  add_fixture coverage coverage-py coverage-py/coverage.lcov lcov relative coverage-py/coverage-lcov.summary.json coverage-py/coverage-lcov.tool-output.txt
+
   log "gcc --coverage, lcov and gcovr"
   enter_project c-coverage
   {

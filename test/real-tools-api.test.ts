@@ -582,14 +582,18 @@ function coverageExpectation(fixture: ToolFixture, skippedFiles: number): Covera
   const source = fixture.summary;
   const expectation: CoverageExpectation = { counts: [], percents: [] };
   const applies = (figure: string) => !(WHOLE_REPORT_FIGURES.has(figure) && skippedFiles > 0);
-  if (skippedFiles > 0 && figures.projectFilesOnly === undefined) {
+  if (
+    skippedFiles > 0 &&
+    figures.projectFilesOnly === undefined &&
+    figures.lcovSummaryOfProjectFiles === undefined
+  ) {
     throw new Error(
       `${source}: the upload skipped ${skippedFiles} file(s) outside the repository, but the summary has no figures over the project's files only`,
     );
   }
 
-  // `lcov --summary` of the LCOV file: lines, branches.
-  for (const figure of ["lcovSummary", "lcovSummaryOfLcovInfo"]) {
+  // `lcov --summary` of the LCOV file (or of its files in the project, lcov --remove of the rest): lines, branches.
+  for (const figure of ["lcovSummary", "lcovSummaryOfLcovInfo", "lcovSummaryOfProjectFiles"]) {
     const value = figures[figure];
     if (value === undefined) continue;
     expectation.counts.push({

@@ -37,6 +37,8 @@ export interface FileHandle {
 interface FileState extends FileHandle {
   lines: Map<number, LineState>;
   summary: FileSummary;
+  /** LCOV branch outcomes on no line (`BRDA:0,…`), by id: in the file's totals, on none of its lines. */
+  outcomes?: Map<string, number>;
 }
 
 /**
@@ -120,6 +122,13 @@ export class CoverageAccumulator {
     state.outcomes.set(id, (state.outcomes.get(id) ?? 0) + taken);
   }
 
+  /** Records an LCOV branch outcome of the file that names no line (`BRDA:0,…`). */
+  addFileBranchOutcome(file: FileHandle, id: string, taken: number): void {
+    const state = file as FileState;
+    state.outcomes ??= new Map();
+    state.outcomes.set(id, (state.outcomes.get(id) ?? 0) + taken);
+  }
+
   /** Keeps a file's own summary counts, merged by sum over repeated records. */
   addSummary(file: FileHandle, summary: FileSummary): void {
     const state = file as FileState;
@@ -183,6 +192,10 @@ function finishFile(state: FileState): FileCoverage {
       totals.branches = sumCounts(totals.branches, entry.branches);
     }
     if (entry.conditions) totals.conditions = sumCounts(totals.conditions ?? undefined, entry.conditions);
+  }
+  if (state.outcomes) {
+    hasBranchDetail = true;
+    totals.branches = sumCounts(totals.branches, countOutcomes(state.outcomes));
   }
   if (!hasLineDetail && state.summary.lines) totals.lines = state.summary.lines;
   if (!hasBranchDetail && state.summary.branches) totals.branches = state.summary.branches;

@@ -58,6 +58,19 @@ test("branch data for a line without a DA line keeps hits null and counts only t
   assert.deepEqual(file.totals.branches, { covered: 1, total: 2 });
 });
 
+test("a branch on line 0 (coverage.py's exits from a function) counts in the file's branches, on no line", () => {
+  const text = "SF:a.py\nDA:3,1\nBRDA:4,0,0,1\nBRDA:0,0,1,-\nBRDA:0,1,0,1\nBRF:3\nBRH:2\nend_of_record\n";
+  const report = parseLcov(`${text}${text}`);
+  const file = fileOf(report, "a.py");
+  assert.deepEqual(
+    file.lines.map((line) => line.line),
+    [3, 4],
+  );
+  assert.deepEqual(file.totals.branches, { covered: 2, total: 3 }, "a repeated record merges them by id");
+  assert.deepEqual(report.mismatches, []);
+  assert.throws(() => parseLcov("SF:a.py\nBRDA:-1,0,0,1\nend_of_record\n"), /BRDA line number/);
+});
+
 test("a record with only LF/LH and BRF/BRH summaries keeps those totals", () => {
   const report = parseLcov("SF:gen.c\nLF:10\nLH:4\nBRF:6\nBRH:3\nend_of_record");
   const file = fileOf(report, "gen.c");

@@ -83,10 +83,14 @@ function readRecordLine(
       if (fields.length < 4) {
         throw new CoverageFormatError("lcov", "BRDA needs line,block,branch,taken", where);
       }
-      const line = readLineNumber("lcov", fields[0], "BRDA line number", where);
+      // Line 0 is a branch of the file on no line: coverage.py (6.x) writes its exits from a
+      // function so. lcov counts it like the others.
+      const line =
+        fields[0]?.trim() === "0" ? 0 : readLineNumber("lcov", fields[0], "BRDA line number", where);
       const takenText = fields.slice(3).join(",");
       const taken = takenText.trim() === "-" ? 0 : readCount("lcov", takenText, "BRDA taken count", where);
-      report.addBranchOutcome(record.file, line, `${fields[1]},${fields[2]}`, taken);
+      if (line === 0) report.addFileBranchOutcome(record.file, `0,${fields[1]},${fields[2]}`, taken);
+      else report.addBranchOutcome(record.file, line, `${fields[1]},${fields[2]}`, taken);
       const id = `${line},${fields[1]},${fields[2]}`;
       record.outcomes.set(id, (record.outcomes.get(id) ?? 0) + taken);
       break;
