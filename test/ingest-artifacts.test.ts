@@ -404,6 +404,32 @@ describe("what an upload stored", () => {
     );
   });
 
+  test("a file ESLint could not parse is said in the upload's answer and on the Artifact, apart from the findings", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("export const total = (a) => a == 1;\n");
+    await fs.writeFile(path.join(checkout, "src", "broken.js"), "function (\n");
+    try {
+      const commit = aCommit();
+      const answer = await uploadArtifact(repository, {
+        commitOid: commit,
+        text: await lint(["shop/src"]),
+        workDir: checkout,
+      });
+      const sentence =
+        'The tool reported 1 error of its own, which are not findings (first: "Parsing error: Unexpected token (" at src/broken.js:1): what it could not analyze is not in this report.';
+      assert.equal(answer.ok, true, answer.error);
+      assert.deepEqual(answer.warnings, [sentence]);
+      await processQueued();
+      const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+      assert.deepEqual(
+        [artifact.status, artifact.readCount, artifact.storedCount, artifact.warnings],
+        ["PROCESSED", 1, 1, [sentence]],
+      );
+    } finally {
+      await fs.rm(path.join(checkout, "src", "broken.js"));
+    }
+  });
+
   test("the same report uploaded twice answers the artifact stored first", async () => {
     const repository = await aRepository(server.db, account);
     await writeSource("const unused = 1;\n");

@@ -13,7 +13,7 @@ import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
 import { recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
-import { validateSarif } from "../src/ingestion/sarif-validate.ts";
+import { type SarifSummary, validateSarif } from "../src/ingestion/sarif-validate.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
@@ -741,13 +741,18 @@ describe("states against the base check", () => {
   });
 });
 
+/** What validateSarif counted, with the tool's own errors as their number. */
+function countsOf(summary: SarifSummary): Omit<SarifSummary, "toolErrors"> & { toolErrors: number } {
+  return { ...summary, toolErrors: summary.toolErrors.count };
+}
+
 describe("validateSarif", () => {
   it("counts runs, results and rules of a valid report", async () => {
     const sarif = sarifLog([
       { rules: [{ id: "A" }, { id: "B" }], results: [aResult("A", "a.js", 1)] },
       { rules: [{ id: "C" }], results: [aResult("C", "a.js", 1), aResult("X", "b.js", 2)] },
     ]);
-    assert.deepEqual(await validateSarif(chunks(sarif), null), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(sarif), null)), {
       format: "sarif",
       runs: 2,
       results: 3,
@@ -755,6 +760,7 @@ describe("validateSarif", () => {
       placed: 3,
       unplaced: {},
       firstOutside: null,
+      toolErrors: 0,
     });
   });
 
@@ -770,7 +776,7 @@ describe("validateSarif", () => {
         ],
       },
     ]);
-    assert.deepEqual(await validateSarif(chunks(sarif), "/ci/checkout"), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(sarif), "/ci/checkout")), {
       format: "sarif",
       runs: 1,
       results: 5,
@@ -778,6 +784,7 @@ describe("validateSarif", () => {
       placed: 1,
       unplaced: { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 1, ABSENT: 1 },
       firstOutside: "file:///usr/include/stdio.h",
+      toolErrors: 0,
     });
     const withoutWorkDir = await validateSarif(chunks(sarif), null);
     assert.equal(withoutWorkDir.placed, 0, "an absolute path has no place without a workDir");
@@ -790,7 +797,7 @@ describe("validateSarif", () => {
 <error id="nullPointer" severity="error" msg="Null pointer dereference: p" cwe="476"><location file="/ci/checkout/src/a.c" line="3" column="5"/></error>
 <error id="missingIncludeSystem" severity="information" msg="Cppcheck cannot find all the include files"/>
 </errors></results>`;
-    assert.deepEqual(await validateSarif(chunks(xml), "/ci/checkout"), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(xml), "/ci/checkout")), {
       format: "cppcheck-xml",
       runs: 1,
       results: 2,
@@ -798,6 +805,7 @@ describe("validateSarif", () => {
       placed: 1,
       unplaced: { NO_LOCATION: 1 },
       firstOutside: null,
+      toolErrors: 0,
     });
     await assert.rejects(validateSarif(chunks('<results version="1"/>'), null), {
       name: "CppcheckFormatError",

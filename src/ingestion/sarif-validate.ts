@@ -1,5 +1,5 @@
 import { type FindingsFormat, readFindings } from "../formats/findings.ts";
-import type { SarifLocation, SarifResult } from "../formats/sarif/types.ts";
+import type { SarifLocation, SarifResult, SarifToolError } from "../formats/sarif/types.ts";
 import { isUnstorableText } from "../graphql/variables.ts";
 import type { SkipReason } from "./types.ts";
 
@@ -58,6 +58,36 @@ export function outsidePathOf(result: SarifResult): string {
   return location?.uri ?? location?.path ?? "";
 }
 
+/** Longest part of a tool's own error message repeated in a warning. */
+const TOOL_ERROR_MESSAGE_LENGTH = 200;
+
+/**
+ * The errors a tool reported about its own run (a file it could not parse, a rule that crashed),
+ * which are not findings: counted, the first kept for the warning that says what was not analyzed.
+ */
+export class ToolErrors {
+  count = 0;
+  first: SarifToolError | null = null;
+
+  add(error: SarifToolError): void {
+    this.count += 1;
+    this.first ??= error;
+  }
+
+  /** The sentence for the upload's answer and the artifact's warnings; null when there were none. */
+  warning(): string | null {
+    if (this.first === null) return null;
+    const { message, path, line } = this.first;
+    const text =
+      message.length > TOOL_ERROR_MESSAGE_LENGTH
+        ? `${message.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…`
+        : message;
+    const where = path === null ? "" : ` at ${path}${line === null ? "" : `:${line}`}`;
+    const errors = this.count === 1 ? "1 error" : `${this.count} errors`;
+    return `The tool reported ${errors} of its own, which are not findings (first: "${text}"${where}): what it could not analyze is not in this report.`;
+  }
+}
+
 /** What a valid SARIF report holds, counted while it was checked. */
 export interface SarifSummary {
   /** The report's format: SARIF, or cppcheck's XML read as SARIF (src/formats/findings.ts). */
@@ -72,6 +102,8 @@ export interface SarifSummary {
   unplaced: Partial<Record<UnplacedReason, number>>;
   /** The first path outside the repository, as written, when a result had one. */
   firstOutside: string | null;
+  /** The tool's errors about its own run. */
+  toolErrors: ToolErrors;
 }
 
 /**
@@ -92,6 +124,7 @@ export async function validateSarif(
     placed: 0,
     unplaced: {},
     firstOutside: null,
+    toolErrors: new ToolErrors(),
   };
   const onFormat = (format: FindingsFormat) => {
     summary.format = format;
@@ -100,6 +133,10 @@ export async function validateSarif(
     if (event.type === "run") {
       summary.runs += 1;
       summary.rules += event.run.tool.rules.length;
+      continue;
+    }
+    if (event.type === "toolError") {
+      summary.toolErrors.add(event.error);
       continue;
     }
     summary.results += 1;

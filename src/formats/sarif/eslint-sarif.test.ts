@@ -41,14 +41,14 @@ before(async () => {
   });
 });
 
-/** ESLint over the checkout's `src` with these rule settings, as SARIF. */
-async function lint(rules: Record<string, string>): Promise<string> {
+/** ESLint over the checkout's `src` (or `patterns`) with these rule settings, as SARIF. */
+async function lint(rules: Record<string, string>, patterns = ["src"]): Promise<string> {
   const eslint = new ESLint({
     cwd: workDir,
     useEslintrc: false,
     overrideConfig: { parserOptions: { ecmaVersion: 2022 }, rules },
   });
-  const results = await eslint.lintFiles(["src"]);
+  const results = await eslint.lintFiles(patterns);
   return formatSarif(results, { cwd: workDir, rulesMeta: eslint.getRulesMetaForResults(results) });
 }
 
@@ -119,4 +119,21 @@ it("grades the same rule MAJOR where it is set to error and MINOR where it is se
   };
   assert.deepEqual(await graded("error"), ["no-undef error MAJOR", "no-unused-vars error MAJOR"]);
   assert.deepEqual(await graded("warn"), ["no-undef warning MINOR", "no-unused-vars warning MINOR"]);
+});
+
+it("reads a file ESLint could not parse as the tool's own error, apart from the findings", async () => {
+  await fs.mkdir(path.join(workDir, "broken"));
+  await fs.writeFile(path.join(workDir, "broken", "half.js"), "function (\n");
+  await fs.writeFile(path.join(workDir, "broken", "whole.js"), "if (a == 1) {}\n");
+  const text = await lint({ eqeqeq: "warn" }, ["broken"]);
+  const events: SarifEvent[] = [];
+  for await (const event of readSarif([text], { workDir })) events.push(event);
+  assert.deepEqual(
+    events.flatMap((event) => (event.type === "toolError" ? [event.error] : [])),
+    [{ runIndex: 0, message: "Parsing error: Unexpected token (", path: "broken/half.js", line: 1 }],
+  );
+  assert.deepEqual(
+    events.flatMap((event) => (event.type === "result" ? [event.result.ruleId] : [])),
+    ["eqeqeq"],
+  );
 });

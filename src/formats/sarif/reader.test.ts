@@ -189,9 +189,54 @@ describe("readSarif", () => {
       events.map((event) =>
         event.type === "run"
           ? `run ${event.run.index} ${event.run.tool.name}`
-          : `result ${event.result.runIndex} ${event.result.ruleId}`,
+          : event.type === "result"
+            ? `result ${event.result.runIndex} ${event.result.ruleId}`
+            : "tool error",
       ),
       ["run 0 demo", "result 0 js/xss", "run 1 second", "result 1 B1", "result 1 B1", "run 2 second"],
+    );
+  });
+
+  it("reads the tool's own errors from its invocations, leaving notes and warnings", async () => {
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver: { name: "t" } },
+          invocations: [
+            {
+              executionSuccessful: false,
+              toolConfigurationNotifications: [
+                {
+                  level: "error",
+                  message: { text: "Parsing error: Unexpected token" },
+                  locations: [
+                    {
+                      physicalLocation: {
+                        artifactLocation: { uri: "file:///work/repo/src/a.js" },
+                        region: { startLine: 4 },
+                      },
+                    },
+                  ],
+                },
+                { level: "warning", message: { text: "deprecated option" } },
+              ],
+              toolExecutionNotifications: [
+                { level: "error", message: { text: "rule crashed" } },
+                { message: { text: "a note without a level is a warning" } },
+              ],
+            },
+          ],
+          results: [],
+        },
+      ],
+    });
+    assert.deepEqual(
+      events.flatMap((event) => (event.type === "toolError" ? [event.error] : [])),
+      [
+        { runIndex: 0, message: "Parsing error: Unexpected token", path: "src/a.js", line: 4 },
+        { runIndex: 0, message: "rule crashed", path: null, line: null },
+      ],
     );
   });
 
@@ -305,7 +350,7 @@ describe("readSarif", () => {
     const text = `{"runs":[{"results":[${JSON.stringify(result())},${JSON.stringify({ rule: { index: 1 }, message: { text: "s" } })}],"tool":${JSON.stringify({ driver })}}],"version":"2.1.0"}`;
     const events = await readAll(text);
     assert.deepEqual(
-      events.map((event) => (event.type === "run" ? "run" : event.result.ruleId)),
+      events.map((event) => (event.type === "result" ? event.result.ruleId : event.type)),
       ["run", "js/xss", "style/semi"],
     );
   });

@@ -13,6 +13,7 @@ import {
   type SarifSuppression,
   type SarifTaxonRef,
   type SarifTool,
+  type SarifToolError,
 } from "./types.ts";
 
 /**
@@ -36,7 +37,17 @@ export interface ReadSarifOptions {
   workDir?: string | null;
 }
 
-const SELECTORS = ["$.version", "$.runs.*.tool", "$.runs.*.originalUriBaseIds", "$.runs.*.results.*"];
+const SELECTORS = [
+  "$.version",
+  "$.runs.*.tool",
+  "$.runs.*.originalUriBaseIds",
+  "$.runs.*.results.*",
+  "$.runs.*.invocations.*.toolExecutionNotifications.*",
+  "$.runs.*.invocations.*.toolConfigurationNotifications.*",
+];
+
+/** The notification arrays of an invocation whose `error` entries are the tool's own errors. */
+const NOTIFICATION_KEYS = new Set(["toolExecutionNotifications", "toolConfigurationNotifications"]);
 
 /**
  * Watches the token stream for what the value callbacks cannot tell (with `keepStack: false`
@@ -296,6 +307,19 @@ function messageOf(raw: unknown, rule: SarifRule | null): string {
   });
 }
 
+/** An invocation's notification (SARIF §3.58) as the tool's own error, or null below level `error`. */
+function toolErrorOf(raw: unknown, run: RunState): SarifToolError | null {
+  if (!isObject(raw) || levelOf(raw.level) !== "error") return null;
+  const located = Array.isArray(raw.locations) ? raw.locations.find(isObject) : undefined;
+  const location = located === undefined ? null : locationOf(located, run.context);
+  return {
+    runIndex: run.index,
+    message: textOf(raw.message) ?? "(no message)",
+    path: location?.outsideRepository === false ? location.path : (location?.uri ?? null),
+    line: location?.region?.startLine ?? null,
+  };
+}
+
 function resultOf(raw: unknown, index: number, run: RunState, tool: SarifTool): SarifResult {
   const where = `runs[${run.index}].results[${index}]`;
   if (!isObject(raw)) throw new SarifFormatError("INVALID_STRUCTURE", `${where} is not an object.`);
@@ -489,7 +513,10 @@ export async function* readSarif(
     const runIndex = stack[2]?.key;
     if (typeof runIndex !== "number") return;
     const run = runState(runIndex);
-    if (stack.length === 4 && stack[3]?.key === "results" && typeof key === "number") {
+    if (stack.length === 6 && NOTIFICATION_KEYS.has(String(stack[5]?.key)) && typeof key === "number") {
+      const error = toolErrorOf(value, run);
+      if (error !== null) queue.push({ type: "toolError", error });
+    } else if (stack.length === 4 && stack[3]?.key === "results" && typeof key === "number") {
       if (run.tool === null) run.pending.push({ raw: value, index: key });
       else queue.push({ type: "result", result: resultOf(value, key, run, run.tool) });
     } else if (stack.length === 3 && key === "tool") {

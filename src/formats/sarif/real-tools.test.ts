@@ -30,7 +30,8 @@ async function classify(tool: string, name: string): Promise<Classified[]> {
     workDir: fixture.workDir,
   })) {
     if (event.type === "run") tools.set(event.run.index, event.run.tool);
-    else results.push({ result: event.result, tool: tools.get(event.result.runIndex)! });
+    else if (event.type === "result")
+      results.push({ result: event.result, tool: tools.get(event.result.runIndex)! });
   }
   return results.map(({ result, tool: driver }) => {
     const rule = result.rule ?? {

@@ -142,8 +142,28 @@ export interface SarifResult {
   fingerprints: Record<string, string>;
 }
 
-/** What the reader yields: each run's header, then that run's results one by one. */
-export type SarifEvent = { type: "run"; run: SarifRun } | { type: "result"; result: SarifResult };
+/**
+ * A problem the tool reported about its own run (SARIF §3.58, an `invocation`'s
+ * `toolExecutionNotifications` or `toolConfigurationNotifications`) at level `error`: a file it
+ * could not parse (ESLint's "Parsing error"), a rule that crashed. Not a finding: what it names
+ * was not analyzed.
+ */
+export interface SarifToolError {
+  runIndex: number;
+  message: string;
+  /** The first location's path as resolved for results (null when it names none). */
+  path: string | null;
+  line: number | null;
+}
+
+/**
+ * What the reader yields: each run's header, then that run's results one by one; the tool's own
+ * errors wherever they come in the document.
+ */
+export type SarifEvent =
+  | { type: "run"; run: SarifRun }
+  | { type: "result"; result: SarifResult }
+  | { type: "toolError"; error: SarifToolError };
 
 /** Which rule of the format a document broke. */
 export type SarifFormatProblem =

@@ -16,7 +16,7 @@ import {
   suppressionOf,
 } from "../../modules/settings/suppression-rules.ts";
 import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
-import { outsidePathOf, placementOf } from "../sarif-validate.ts";
+import { outsidePathOf, placementOf, ToolErrors } from "../sarif-validate.ts";
 import {
   type ProcessInput,
   type ProcessResult,
@@ -188,11 +188,16 @@ export async function stageSarif(
   const tally = new ProcessTally();
   let suppressed = 0;
   let firstOutside: string | null = null;
+  const toolErrors = new ToolErrors();
   try {
     for await (const event of readFindings(input.text(), { workDir: artifact.work_dir })) {
       if (event.type === "run") {
         tools.set(event.run.index, event.run.tool);
         await catalog.describe(event.run.tool);
+        continue;
+      }
+      if (event.type === "toolError") {
+        toolErrors.add(event.error);
         continue;
       }
       const result = event.result;
@@ -226,6 +231,8 @@ export async function stageSarif(
   if (firstOutside !== null)
     tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
+  const toolWarning = toolErrors.warning();
+  if (toolWarning !== null) tally.warn(toolWarning);
   return async (publishTx) => {
     await publishArtifact(publishTx, artifact.id);
     await catalog.gradeByObservedLevels(publishTx);
