@@ -330,6 +330,18 @@ interface SarifCheckOut {
   };
 }
 
+/** The check's findings as `{ shortcode: { "CATEGORY SEVERITY": count } }`. */
+function findingsPerIssue(check: SarifCheckOut): Record<string, Record<string, number>> {
+  const perIssue: Record<string, Record<string, number>> = {};
+  for (const { node: issue } of check.issues.edges) {
+    const row = perIssue[issue.shortcode] ?? {};
+    perIssue[issue.shortcode] = row;
+    const key = `${issue.category} ${issue.severity}`;
+    row[key] = (row[key] ?? 0) + 1;
+  }
+  return perIssue;
+}
+
 /** `{ key: count }` of `items`, keys sorted. */
 function tally(items: Iterable<string>): Record<string, number> {
   const counts: Record<string, number> = {};
@@ -390,13 +402,7 @@ describe("every real tool's SARIF through the API, compared with the tool's own 
       const check = node.check;
       assert.equal(check.issues.totalCount, figures.total, "Check.issues lists every finding");
       assert.equal(check.occurrences.totalCount, figures.total, "Check.occurrences lists every finding");
-      const actual: Record<string, Record<string, number>> = {};
-      for (const { node: issue } of check.issues.edges) {
-        const row = actual[issue.shortcode] ?? {};
-        actual[issue.shortcode] = row;
-        const key = `${issue.category} ${issue.severity}`;
-        row[key] = (row[key] ?? 0) + 1;
-      }
+      const actual = findingsPerIssue(check);
       const expected: Record<string, Record<string, number>> = {};
       const severities: string[] = [];
       const categories: string[] = [];
@@ -492,13 +498,7 @@ describe("cppcheck's XML through the API, compared with cppcheck's own summary",
       );
       assert.equal(node.warnings.length, figures.withoutFile > 0 ? 1 : 0, JSON.stringify(node.warnings));
 
-      const actual: Record<string, Record<string, number>> = {};
-      for (const { node: issue } of node.check.issues.edges) {
-        const row = actual[issue.shortcode] ?? {};
-        actual[issue.shortcode] = row;
-        const key = `${issue.category} ${issue.severity}`;
-        row[key] = (row[key] ?? 0) + 1;
-      }
+      const actual = findingsPerIssue(node.check);
       const expected: Record<string, Record<string, number>> = {};
       const severities: string[] = [];
       for (const [rule, { severity, count, inconclusive }] of Object.entries(figures.byRule)) {

@@ -73,7 +73,7 @@ export interface CppcheckReadOptions {
   workDir: string | null;
 }
 
-function describedProperties(severity: string, inconclusive: boolean, cwe: string | null): SarifProperties {
+function propertiesOf(severity: string, inconclusive: boolean, cwe: string | null): SarifProperties {
   const strings: Record<string, string> = { severity };
   if (cwe !== null) strings.cwe = cwe;
   return {
@@ -192,7 +192,7 @@ export async function* readCppcheckXml(
         level: level!,
         ownLevel: level!,
         kind: "fail",
-        properties: describedProperties(
+        properties: propertiesOf(
           severity,
           attributes.inconclusive === "true",
           cwe === null ? null : String(cwe),
