@@ -29,7 +29,7 @@ readonly CDXGEN_VERSION=12.8.4
 
 readonly DEBIAN_PACKAGES=(
   clang cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
-  default-jdk-headless ant libjacoco-java golang-go git jq
+  default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
@@ -111,10 +111,10 @@ enter_project() {
 # Runs a command whose exit status must be one of $1 (space-separated), e.g. "0 1" for a linter
 # that exits 1 when it reports findings.
 expect_status() {
-  local allowed=" $1 " status=0
+  local expected=$1 status=0
   shift
   "$@" || status=$?
-  case "$allowed" in *" $status "*) ;; *) die "'$*' exited $status (expected $1)" ;; esac
+  case " $expected " in *" $status "*) ;; *) die "'$*' exited $status (expected $expected)" ;; esac
 }
 
 # Writes a tool summary: tool, version, command, workDir and the figures (JSON) the tool gave.
@@ -164,7 +164,7 @@ lcov_summary() { # lcov-file output-file
 make_sarif() {
   begin_kind sarif
   local out="$ROOT/src/formats/sarif/fixtures"
-  mkdir -p "$out/clang" "$out/cppcheck" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
+  mkdir -p "$out/clang" "$out/cppcheck" "$out/staticcheck" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
 
   log "clang static analyzer"
   enter_project c-analyzer
@@ -202,6 +202,27 @@ make_sarif() {
            | from_entries)}' "$out/cppcheck/cppcheck.tool-output.txt"
   )"
   add_fixture sarif cppcheck cppcheck/cppcheck.xml cppcheck-xml relative cppcheck/cppcheck.summary.json cppcheck/cppcheck.tool-output.txt
+
+  log "Staticcheck"
+  enter_project go-lint
+  # Every check (`-checks all`, which adds the doc-comment checks the default leaves out). Its SARIF
+  # gives results no level; its stylish output's totals and its JSON output's codes are the summary.
+  # One `//lint:ignore` matches a finding (stylish counts it as ignored; the SARIF leaves it out)
+  # and one matches nothing (reported as the check `staticcheck`). With SARIF it exits 0.
+  expect_status "0" go-staticcheck -checks all -f sarif ./... >"$out/staticcheck/staticcheck.sarif"
+  expect_status "1" go-staticcheck -checks all ./... >"$out/staticcheck/staticcheck.tool-output.txt"
+  expect_status "1" go-staticcheck -checks all -f stylish ./... >"$WORK/_staticcheck.stylish"
+  expect_status "1" go-staticcheck -checks all -f json ./... >"$WORK/_staticcheck.json"
+  write_summary "$out/staticcheck/staticcheck.summary.json" staticcheck "$(go-staticcheck -version)" \
+    "go-staticcheck -checks all -f sarif ./..." "$PWD" "$(
+      jq -n --rawfile stylish "$WORK/_staticcheck.stylish" --slurpfile problems "$WORK/_staticcheck.json" '
+        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?, (?<i>[0-9]+) ignored\\)")) as $t
+        | {errors: ($t.e | tonumber), warnings: ($t.w | tonumber), ignored: ($t.i | tonumber),
+           byRule: ($problems | group_by(.code) | map({key: .[0].code, value: {
+             errors: map(select(.severity == "error")) | length, warnings: map(select(.severity == "warning")) | length}})
+             | from_entries)}'
+    )"
+  add_fixture sarif staticcheck staticcheck/staticcheck.sarif sarif relative staticcheck/staticcheck.summary.json staticcheck/staticcheck.tool-output.txt
 
   log "ESLint"
   enter_project js-lint

@@ -230,6 +230,43 @@ describe("real tools' SARIF", () => {
     assert.ok(summary.byRule.memleak && summary.byRule.uninitvar, "the fixture has an error and a warning");
   });
 
+  it("Staticcheck: each check by its group (SA bugs MAJOR, the rest MINOR), as many per check as it printed", async () => {
+    const rows = await classify("staticcheck", "staticcheck.sarif");
+    const summary = readToolSummary("sarif", "staticcheck", "staticcheck.sarif").figures as LintSummary & {
+      ignored: number;
+    };
+    assert.equal(rows.length, summary.errors + summary.warnings, "every finding Staticcheck printed");
+    assert.ok(summary.ignored > 0, "the fixture has a finding a //lint:ignore directive silences");
+    // docs/ingestion-sarif.md "Staticcheck": the category and severity of each group of checks.
+    const documented = (check: string): string => {
+      if (check === "compile") return "BUG_RISK MAJOR";
+      if (check === "SA1019") return "ANTI_PATTERN MINOR";
+      if (check.startsWith("SA6")) return "PERFORMANCE MINOR";
+      if (check.startsWith("SA")) return "BUG_RISK MAJOR";
+      if (["ST1000", "ST1020", "ST1021", "ST1022"].includes(check)) return "DOCUMENTATION MINOR";
+      if (check.startsWith("ST1")) return "STYLE MINOR";
+      if (/^(S1|QF1|U1)/.test(check) || check === "staticcheck") return "ANTI_PATTERN MINOR";
+      throw new Error(`Staticcheck check ${check} has no documented mapping`);
+    };
+    const actual: Record<string, string[]> = {};
+    for (const row of rows)
+      actual[row.ruleId] = [...(actual[row.ruleId] ?? []), `${row.category} ${row.severity}`];
+    const expected: Record<string, string[]> = {};
+    for (const [check, { errors, warnings }] of Object.entries(summary.byRule)) {
+      expected[check] = Array.from({ length: errors + warnings }, () => documented(check));
+    }
+    assert.deepEqual(actual, expected);
+    // Its results carry no level: a rule's default decides it (error for a few SA checks), and the
+    // severity does not depend on it.
+    const levels = new Set(rows.filter((row) => row.ruleId === "SA5009").map((row) => row.level));
+    assert.deepEqual([...levels], ["error"]);
+    assert.ok(
+      rows.some((row) => row.ruleId === "SA5011" && row.level === "warning" && row.severity === "MAJOR"),
+    );
+    // Paths are relative to the module, where it ran; a package that does not compile is there too.
+    assert.ok(rows.some((row) => row.ruleId === "compile" && row.path === "internal/legacy/legacy.go"));
+  });
+
   it("secretlint: every leaked credential is SECRETS and CRITICAL", async () => {
     const rows = await classify("secretlint", "secretlint.sarif");
     const summary = readToolSummary("sarif", "secretlint", "secretlint.sarif").figures as {

@@ -227,6 +227,48 @@ const EXAMPLES: Record<string, Example> = {
     category: "ANTI_PATTERN",
     severities: { note: "MINOR" },
   },
+  "staticcheck-compile": {
+    tool: "Staticcheck",
+    ruleId: "compile",
+    category: "BUG_RISK",
+    severities: { warning: "MAJOR", error: "MAJOR" },
+  },
+  "staticcheck-deprecated": {
+    tool: "Staticcheck",
+    ruleId: "SA1019",
+    category: "ANTI_PATTERN",
+    severities: { warning: "MINOR", error: "MINOR" },
+  },
+  "staticcheck-performance": {
+    tool: "Staticcheck",
+    ruleId: "SA6005",
+    category: "PERFORMANCE",
+    severities: { warning: "MINOR", error: "MINOR" },
+  },
+  "staticcheck-bugs": {
+    tool: "Staticcheck",
+    ruleId: "SA5011",
+    category: "BUG_RISK",
+    severities: { warning: "MAJOR", error: "MAJOR", note: "MAJOR" },
+  },
+  "staticcheck-documentation": {
+    tool: "Staticcheck",
+    ruleId: "ST1020",
+    category: "DOCUMENTATION",
+    severities: { warning: "MINOR", error: "MINOR" },
+  },
+  "staticcheck-style": {
+    tool: "Staticcheck",
+    ruleId: "ST1005",
+    category: "STYLE",
+    severities: { warning: "MINOR", error: "MINOR" },
+  },
+  "staticcheck-simplifications": {
+    tool: "Staticcheck",
+    ruleId: "S1003",
+    category: "ANTI_PATTERN",
+    severities: { warning: "MINOR", error: "MINOR" },
+  },
   "security-scanners": { tool: "Bandit", ruleId: "B602", category: "SECURITY", severities: SECURITY_SCALE },
   "hadolint-parse": { tool: "Hadolint", ruleId: "DL1000", category: "BUG_RISK", severities: LINT },
   "hadolint-shellcheck": { tool: "Hadolint", ruleId: "SC2086", category: "BUG_RISK", severities: LINT },
@@ -350,6 +392,37 @@ describe("tool families", () => {
     result.properties.precision = "low";
     assert.equal(severityOfResult({ name: "cppcheck" }, result), "MINOR");
     assert.equal(severityOfResult({ name: "cppcheck" }, resultOf(rule, "error")), "MAJOR");
+  });
+
+  it("reads Staticcheck's checks by their group, whatever level its SARIF gives them", () => {
+    // S1 is not SA nor ST; SA6 and SA1019 are taken out of the SA bugs; the doc-comment checks out
+    // of ST; `staticcheck` (a directive that matched nothing) and U1000 are code to clean up.
+    const cases: Array<[string, string]> = [
+      ["SA1000", "BUG_RISK MAJOR"],
+      ["SA2000", "BUG_RISK MAJOR"],
+      ["SA4017", "BUG_RISK MAJOR"],
+      ["SA9003", "BUG_RISK MAJOR"],
+      ["SA1019", "ANTI_PATTERN MINOR"],
+      ["SA6000", "PERFORMANCE MINOR"],
+      ["S1006", "ANTI_PATTERN MINOR"],
+      ["QF1001", "ANTI_PATTERN MINOR"],
+      ["U1000", "ANTI_PATTERN MINOR"],
+      ["staticcheck", "ANTI_PATTERN MINOR"],
+      ["ST1000", "DOCUMENTATION MINOR"],
+      ["ST1022", "DOCUMENTATION MINOR"],
+      ["ST1003", "STYLE MINOR"],
+      ["compile", "BUG_RISK MAJOR"],
+    ];
+    for (const [id, expected] of cases) {
+      const rule = ruleOf(id);
+      for (const level of ["error", "warning", "note"] as const) {
+        const { category } = classifySarifRule({ name: "Staticcheck" }, rule, level);
+        const severity = severityOfResult({ name: "Staticcheck" }, resultOf(rule, level));
+        assert.equal(`${category} ${severity}`, expected, `${id} at ${level}`);
+      }
+    }
+    // Another tool's rule of the same id is not Staticcheck's.
+    assert.equal(familyRowOf("golangci-lint", ruleOf("SA5011")), null);
   });
 
   it("keeps a family's fixed severity over a security-severity and a low precision", () => {

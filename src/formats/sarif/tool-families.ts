@@ -105,6 +105,8 @@ interface FamilySpec {
 
 const EVAL_RULES = new Set(["no-eval", "no-implied-eval"]);
 const OXLINT_EVAL_RULES = new Set(["eslint(no-eval)", "eslint(no-implied-eval)"]);
+/** Staticcheck's checks of package and doc comments. */
+const STATICCHECK_DOCUMENTATION_CHECKS = new Set(["ST1000", "ST1020", "ST1021", "ST1022"]);
 
 /** The families, in the order their rows are tried. */
 const FAMILIES: readonly FamilySpec[] = [
@@ -184,6 +186,48 @@ const FAMILIES: readonly FamilySpec[] = [
       { key: "cppcheck-performance", rule: property("severity", "performance"), category: "PERFORMANCE" },
       { key: "cppcheck-portability", rule: property("severity", "portability"), category: "BUG_RISK" },
       { key: "cppcheck-information", rule: property("severity", "information"), category: "ANTI_PATTERN" },
+    ],
+  },
+  {
+    // Staticcheck's check id says what it finds. Its SARIF writes no level on results, and the
+    // rules' default levels (error for a few SA checks, warning for the rest) are not a grading a
+    // user sets: its text, stylish and JSON outputs call every finding an error. So the rows fix
+    // the severity: the SA checks find bugs and are MAJOR, as clang's defects; the rest is MINOR.
+    family: "Staticcheck",
+    tools: ["staticcheck"],
+    source:
+      "Staticcheck's check list (staticcheck.dev/docs/checks): SA1 misuses of the standard library, SA2 concurrency, SA3 testing, SA4 code that does nothing, SA5 correctness, SA6 performance, SA9 dubious constructs, S1 simplifications, ST1 style, U1000 unused code, QF1 quick fixes; `compile` is code that does not type-check (the package's checks did not run) and `staticcheck` a `//lint:` directive that matched nothing",
+    rows: [
+      {
+        key: "staticcheck-compile",
+        rule: idIn("`compile`", new Set(["compile"])),
+        category: "BUG_RISK",
+        severity: "MAJOR",
+      },
+      {
+        key: "staticcheck-deprecated",
+        rule: idIn("`SA1019`", new Set(["SA1019"])),
+        category: "ANTI_PATTERN",
+        severity: "MINOR",
+      },
+      { key: "staticcheck-performance", rule: idPrefix("SA6"), category: "PERFORMANCE", severity: "MINOR" },
+      { key: "staticcheck-bugs", rule: idPrefix("SA"), category: "BUG_RISK", severity: "MAJOR" },
+      {
+        key: "staticcheck-documentation",
+        rule: idIn("`ST1000`, `ST1020`, `ST1021`, `ST1022`", STATICCHECK_DOCUMENTATION_CHECKS),
+        category: "DOCUMENTATION",
+        severity: "MINOR",
+      },
+      { key: "staticcheck-style", rule: idPrefix("ST1"), category: "STYLE", severity: "MINOR" },
+      {
+        key: "staticcheck-simplifications",
+        rule: {
+          text: "`S1*`, `QF1*`, `U1000`, `staticcheck`",
+          test: (rule) => /^(S1|QF1|U1)/.test(rule.id) || rule.id === "staticcheck",
+        },
+        category: "ANTI_PATTERN",
+        severity: "MINOR",
+      },
     ],
   },
   {
