@@ -164,7 +164,7 @@ lcov_summary() { # lcov-file output-file
 make_sarif() {
   begin_kind sarif
   local out="$ROOT/src/formats/sarif/fixtures"
-  mkdir -p "$out/clang" "$out/cppcheck" "$out/staticcheck" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
+  mkdir -p "$out/clang" "$out/cppcheck" "$out/staticcheck" "$out/govet" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
 
   log "clang static analyzer"
   enter_project c-analyzer
@@ -223,6 +223,29 @@ make_sarif() {
              | from_entries)}'
     )"
   add_fixture sarif staticcheck staticcheck/staticcheck.sarif sarif relative staticcheck/staticcheck.summary.json staticcheck/staticcheck.tool-output.txt
+
+  log "go vet"
+  enter_project go-vet
+  # vet writes its JSON, after the go command's `# <package>` lines, to stderr; it exits 2 here
+  # because one package does not type-check. Its text output names no analyzer, so the summary
+  # runs vet once per analyzer (`go vet -<name>`) and counts the places each printed; `vet:`
+  # lines are the packages it could not analyze.
+  expect_status "2" go vet -json ./... 2>"$out/govet/vet.json"
+  expect_status "2" go vet ./... 2>"$out/govet/vet.tool-output.txt"
+  local analyzer
+  for analyzer in $(go tool vet help | sed -n 's/^    \([a-z]*\) .*/\1/p'); do
+    expect_status "2" go vet "-$analyzer" ./... 2>"$WORK/_vet.txt"
+    printf '%s %s\n' "$analyzer" "$(grep -v '^vet: ' "$WORK/_vet.txt" | grep -cE '^[^ #].*:[0-9]+:[0-9]+: ' || true)"
+  done >"$WORK/_vet-by-analyzer.txt"
+  write_summary "$out/govet/vet.summary.json" "go vet" "$(go version)" "go vet -json ./..." "$PWD" "$(
+    jq -n --rawfile text "$out/govet/vet.tool-output.txt" --rawfile counts "$WORK/_vet-by-analyzer.txt" '
+      ($text | split("\n")) as $lines
+      | {findings: ($lines | map(select(test("^[^ #].*:[0-9]+:[0-9]+: ") and (startswith("vet: ") | not))) | length),
+         toolErrors: ($lines | map(select(startswith("vet: "))) | length),
+         byRule: ($counts | split("\n") | map(select(. != "") | split(" ") | {key: .[0], value: (.[1] | tonumber)})
+           | map(select(.value > 0)) | from_entries)}'
+  )"
+  add_fixture sarif govet govet/vet.json go-vet-json absolute govet/vet.summary.json govet/vet.tool-output.txt
 
   log "ESLint"
   enter_project js-lint

@@ -813,6 +813,32 @@ describe("validateSarif", () => {
     });
   });
 
+  it("reads go vet's JSON as findings, and a package vet could not analyze as the tool's error", async () => {
+    const vet = [
+      "# example.com/a",
+      "vet: a/a.go:3:9: undefined: x",
+      "# example.com/b",
+      JSON.stringify({
+        "example.com/b": { printf: [{ posn: "/ci/checkout/b/b.go:4:2", message: "wrong verb" }] },
+      }),
+      "",
+    ].join("\n");
+    assert.deepEqual(countsOf(await validateSarif(chunks(vet), "/ci/checkout")), {
+      format: "go-vet-json",
+      runs: 1,
+      results: 1,
+      rules: 0,
+      placed: 1,
+      unplaced: {},
+      firstOutside: null,
+      toolErrors: 1,
+    });
+    await assert.rejects(validateSarif(chunks('# example.com/a\n{"example.com/a": 1}\n'), null), {
+      name: "GoVetFormatError",
+      problem: "INVALID_STRUCTURE",
+    });
+  });
+
   it("throws the reader's SarifFormatError unchanged", async () => {
     await assert.rejects(validateSarif(chunks('{"version":"2.0.0","runs":[]}'), null), (error: unknown) => {
       assert.ok(error instanceof SarifFormatError);

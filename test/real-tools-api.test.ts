@@ -364,10 +364,10 @@ function tally(items: Iterable<string>): Record<string, number> {
 
 describe("every real tool's SARIF through the API, compared with the tool's own summary", () => {
   const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "sarif");
-  it("the manifest lists SARIF fixtures, and findings only as SARIF or cppcheck XML", () => {
+  it("the manifest lists SARIF fixtures, and findings only as SARIF, cppcheck XML or go vet JSON", () => {
     assert.ok(fixtures.length > 0);
     assert.deepEqual(
-      listToolFixtures("sarif").filter((f) => f.format !== "sarif" && f.format !== "cppcheck-xml"),
+      listToolFixtures("sarif").filter((f) => !["sarif", "cppcheck-xml", "go-vet-json"].includes(f.format)),
       [],
     );
   });
@@ -535,6 +535,77 @@ describe("cppcheck's XML through the API, compared with cppcheck's own summary",
       }
       assert.deepEqual(actual, expected);
       assert.equal(node.check.issues.totalCount, stored);
+      const bySeverity = tally(severities);
+      assert.deepEqual(
+        node.check.summary.occurrenceDistributionBySeverity,
+        SEVERITY_ORDER.filter((s) => bySeverity[s] !== undefined).map((severity) => ({
+          severity,
+          introduced: bySeverity[severity],
+        })),
+      );
+    });
+  }
+});
+
+// --- go vet JSON ---------------------------------------------------------------------------------
+
+/** go vet's summary: findings per analyzer (vet run once per analyzer), and the packages it could not analyze. */
+interface GoVetFigures {
+  findings: number;
+  toolErrors: number;
+  byRule: Record<string, number>;
+}
+
+/** docs/ingestion-sarif.md "go vet": unkeyed fields and dead code are MINOR anti-patterns, the other analyzers' findings MAJOR bug risks. */
+function goVetMapping(analyzer: string): { category: string; severity: Severity } {
+  return analyzer === "composites" || analyzer === "unreachable"
+    ? { category: "ANTI_PATTERN", severity: "MINOR" }
+    : { category: "BUG_RISK", severity: "MAJOR" };
+}
+
+describe("go vet's JSON through the API, compared with vet's own output", () => {
+  const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "go-vet-json");
+  it("the manifest lists a go vet fixture", () => assert.ok(fixtures.length > 0));
+
+  for (const fixture of fixtures) {
+    it(`${fixture.file}: every finding vet printed, by its analyzer; the package vet could not analyze said`, async () => {
+      const figures = summaryOf(fixture).figures as unknown as GoVetFigures;
+      const { id } = await uploadFixture(fixture, { analyzer: "go-vet", analyzerType: "community" });
+      const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
+      assert.deepEqual(
+        {
+          status: node.status,
+          error: node.error,
+          format: node.format,
+          readCount: node.readCount,
+          storedCount: node.storedCount,
+          skipped: node.skipped,
+        },
+        {
+          status: "PROCESSED",
+          error: null,
+          format: "go vet JSON",
+          readCount: figures.findings,
+          storedCount: figures.findings,
+          skipped: [],
+        },
+      );
+      // The package that does not type-check: one warning, quoting vet's error with its place.
+      assert.equal(figures.toolErrors, 1, "the fixture has one package vet could not analyze");
+      assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
+      assert.match(
+        node.warnings[0]!,
+        /^The tool reported 1 error of its own, which are not findings \(first: "cannot use .*" at broken\/broken\.go:6\)/,
+      );
+
+      const expected: Record<string, Record<string, number>> = {};
+      const severities: string[] = [];
+      for (const [analyzer, count] of Object.entries(figures.byRule)) {
+        const mapped = goVetMapping(analyzer);
+        expected[analyzer] = { [`${mapped.category} ${mapped.severity}`]: count };
+        for (let i = 0; i < count; i++) severities.push(mapped.severity);
+      }
+      assert.deepEqual(findingsPerIssue(node.check), expected);
       const bySeverity = tally(severities);
       assert.deepEqual(
         node.check.summary.occurrenceDistributionBySeverity,

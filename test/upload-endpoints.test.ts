@@ -347,6 +347,24 @@ describe("artifact uploads", () => {
       );
     });
 
+    test("go vet's output that is not whole is refused, naming the line; a text that only starts with # is not vet's", async () => {
+      await assertRefusedWithoutTrace(
+        () =>
+          createArtifact(
+            cliInput(dsn, { data: '# example.com/a\n{\n\t"example.com/a": {\n\t\t"printf": [\n' }),
+          ),
+        "the go vet JSON report is invalid: line 5: the JSON object that starts on line 2 is not closed: the report looks truncated.",
+      );
+      await assertRefusedWithoutTrace(
+        () => createArtifact(cliInput(dsn, { data: "# Release notes\n\nEverything changed.\n" })),
+        /^the report is invalid: line 1: it does not start with a line "# <package>" as go vet -json's output does/,
+      );
+      await assertRefusedWithoutTrace(
+        () => createArtifact(cliInput(dsn, { data: "# Notes\n\nEverything changed.\n" })),
+        /^the report is invalid: it has no JSON object: go vet -json writes/,
+      );
+    });
+
     test("a SARIF 2.0.0 report is refused naming the version", async () => {
       await assertRefusedWithoutTrace(
         () => createArtifact(cliInput(dsn, { data: sarif(1, "2.0.0") })),

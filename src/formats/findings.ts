@@ -1,20 +1,24 @@
 import { readCppcheckXml } from "./cppcheck/reader.ts";
+import { readGoVetJson } from "./govet/reader.ts";
 import { readSarif, type SarifChunk } from "./sarif/reader.ts";
 import type { SarifEvent } from "./sarif/types.ts";
 
 /**
- * The reports an analyzer's findings arrive in: SARIF 2.1.0, and cppcheck's XML (cppcheck before
- * 2.16 writes no SARIF). Both are read into the SARIF reader's events, so everything after the
- * reader is one path. Which one a report is follows from its first character: `<` is XML,
- * anything else is read as SARIF (whose reader names the problem when it is not JSON either).
+ * The reports an analyzer's findings arrive in: SARIF 2.1.0, cppcheck's XML (cppcheck before
+ * 2.16 writes no SARIF) and `go vet -json`'s output (vet writes no SARIF). All are read into the
+ * SARIF reader's events, so everything after the reader is one path. Which one a report is
+ * follows from its first character: `<` is XML, `#` the go command's package line that starts
+ * vet's output, anything else is read as SARIF (whose reader names the problem when it is not
+ * JSON either).
  */
 
-export type FindingsFormat = "sarif" | "cppcheck-xml";
+export type FindingsFormat = "sarif" | "cppcheck-xml" | "go-vet-json";
 
 /** The name recorded on the artifact (`Artifact.format`) for each format. */
 export const FINDINGS_FORMAT_NAMES: Readonly<Record<FindingsFormat, string>> = {
   sarif: "SARIF 2.1.0",
   "cppcheck-xml": "cppcheck XML 2",
+  "go-vet-json": "go vet JSON",
 };
 
 export interface FindingsReadOptions {
@@ -59,8 +63,9 @@ export async function* readFindings(
     yield* head;
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
   }
-  const format: FindingsFormat = first === 0x3c ? "cppcheck-xml" : "sarif";
+  const format: FindingsFormat = first === 0x3c ? "cppcheck-xml" : first === 0x23 ? "go-vet-json" : "sarif";
   options.onFormat?.(format);
   if (format === "cppcheck-xml") yield* readCppcheckXml(replayed(), { workDir: options.workDir });
+  else if (format === "go-vet-json") yield* readGoVetJson(replayed(), { workDir: options.workDir });
   else yield* readSarif(replayed(), { workDir: options.workDir });
 }

@@ -7,6 +7,7 @@ import { type SniffedFormat, sniffFormat } from "./sniff.ts";
 const EXPECTED: Record<string, SniffedFormat[]> = {
   sarif: ["sarif"],
   "cppcheck-xml": ["cppcheck-xml"],
+  "go-vet-json": ["go-vet-json"],
   lcov: ["lcov"],
   cobertura: ["cobertura"],
   clover: ["clover"],
@@ -45,6 +46,9 @@ describe("sniffFormat", () => {
       family: "findings",
       description: "a cppcheck XML report",
     });
+    const vet = sniffFormat(readToolFixture("sarif", "govet", "vet.json"));
+    assert.deepEqual(vet, { format: "go-vet-json", family: "findings", description: "go vet's JSON output" });
+    assert.equal(sniffFormat("# Release notes\n\nSome text.\n").format, "unknown", "Markdown is not vet's");
     const diff = sniffFormat(readToolFixture("coverage", "git-diff", "changes.diff"));
     assert.equal(diff.family, "changes");
   });

@@ -16,6 +16,7 @@ export const SNIFF_HEAD_BYTES = 64 * 1024;
 export type SniffedFormat =
   | "sarif"
   | "cppcheck-xml"
+  | "go-vet-json"
   | "lcov"
   | "cobertura"
   | "clover"
@@ -46,6 +47,7 @@ export interface Sniffed {
 const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   sarif: ["findings", "a SARIF log"],
   "cppcheck-xml": ["findings", "a cppcheck XML report"],
+  "go-vet-json": ["findings", "go vet's JSON output"],
   lcov: ["coverage", "an LCOV coverage report"],
   cobertura: ["coverage", "a Cobertura coverage report"],
   clover: ["coverage", "a Clover coverage report"],
@@ -93,8 +95,17 @@ function sniffedFormatOf(text: string): SniffedFormat {
     return root === "results" ? "cppcheck-xml" : "xml";
   }
   if (/^SPDXVersion:\s*SPDX-/m.test(start.slice(0, 4096))) return "spdx-tag-value";
+  if (looksLikeGoVet(start)) return "go-vet-json";
   if (looksLikeDiff(start)) return "unified-diff";
   return "unknown";
+}
+
+/**
+ * `go vet -json`'s output: the go command's `# <package>` line, then the package's JSON object
+ * (`{` alone, or `{}`) or vet's `vet: …` error on the next line.
+ */
+function looksLikeGoVet(text: string): boolean {
+  return /^# \S+(?: \[[^\]]+\])?\r?\n(?:\{|vet: )/.test(text);
 }
 
 /** Which JSON document this is, by its top-level members. */

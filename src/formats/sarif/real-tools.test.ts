@@ -267,6 +267,27 @@ describe("real tools' SARIF", () => {
     assert.ok(rows.some((row) => row.ruleId === "compile" && row.path === "internal/legacy/legacy.go"));
   });
 
+  it("go vet (JSON): each analyzer's findings, as many as vet alone printed; defects MAJOR, unkeyed fields and dead code MINOR", async () => {
+    const rows = await classify("govet", "vet.json");
+    const summary = readToolSummary("sarif", "govet", "vet.json").figures as {
+      findings: number;
+      byRule: Record<string, number>;
+    };
+    assert.equal(rows.length, summary.findings, "every finding vet printed");
+    // docs/ingestion-sarif.md "go vet": the analyzers that find defects, and the two that do not.
+    const cleanups = new Set(["composites", "unreachable"]);
+    const actual: Record<string, string[]> = {};
+    for (const row of rows)
+      actual[row.ruleId] = [...(actual[row.ruleId] ?? []), `${row.category} ${row.severity}`];
+    const expected: Record<string, string[]> = {};
+    for (const [analyzer, count] of Object.entries(summary.byRule)) {
+      const mapped = cleanups.has(analyzer) ? "ANTI_PATTERN MINOR" : "BUG_RISK MAJOR";
+      expected[analyzer] = Array.from({ length: count }, () => mapped);
+    }
+    assert.deepEqual(actual, expected);
+    assert.ok(summary.byRule.copylocks && summary.byRule.composites, "the fixture has both kinds");
+  });
+
   it("secretlint: every leaked credential is SECRETS and CRITICAL", async () => {
     const rows = await classify("secretlint", "secretlint.sarif");
     const summary = readToolSummary("sarif", "secretlint", "secretlint.sarif").figures as {

@@ -105,6 +105,48 @@ interface FamilySpec {
 
 const EVAL_RULES = new Set(["no-eval", "no-implied-eval"]);
 const OXLINT_EVAL_RULES = new Set(["eslint(no-eval)", "eslint(no-implied-eval)"]);
+/**
+ * go vet's analyzers (`go tool vet help`, Go 1.19 to 1.25), by what they find: the defects first,
+ * then unkeyed composite literals and unreachable code; and the golang.org/x/tools passes most
+ * often run through `go vet -vettool`.
+ */
+const GO_VET_DEFECTS = new Set([
+  "appends",
+  "asmdecl",
+  "assign",
+  "atomic",
+  "bools",
+  "buildtag",
+  "cgocall",
+  "copylocks",
+  "defers",
+  "directive",
+  "errorsas",
+  "framepointer",
+  "hostport",
+  "httpresponse",
+  "ifaceassert",
+  "loopclosure",
+  "lostcancel",
+  "nilfunc",
+  "nilness",
+  "printf",
+  "shift",
+  "sigchanyzer",
+  "slog",
+  "stdmethods",
+  "stdversion",
+  "stringintconv",
+  "structtag",
+  "testinggoroutine",
+  "tests",
+  "timeformat",
+  "unmarshal",
+  "unsafeptr",
+  "unusedresult",
+  "waitgroup",
+]);
+const GO_VET_CLEANUPS = new Set(["composites", "unreachable", "shadow"]);
 /** Staticcheck's checks of package and doc comments. */
 const STATICCHECK_DOCUMENTATION_CHECKS = new Set(["ST1000", "ST1020", "ST1021", "ST1022"]);
 
@@ -226,6 +268,38 @@ const FAMILIES: readonly FamilySpec[] = [
           test: (rule) => /^(S1|QF1|U1)/.test(rule.id) || rule.id === "staticcheck",
         },
         category: "ANTI_PATTERN",
+        severity: "MINOR",
+      },
+    ],
+  },
+  {
+    // vet reports suspicious constructs, each a likely defect (`go vet` and, for its
+    // high-confidence subset, `go test` fail on them); it writes no level. The reader names the
+    // run's tool `go vet` and each finding's rule its analyzer.
+    family: "go vet",
+    tools: ["go vet"],
+    source:
+      "go vet's analyzers (`go tool vet help`, pkg.go.dev/cmd/vet) and golang.org/x/tools' passes nilness, shadow and fieldalignment (`go vet -vettool`)",
+    rows: [
+      {
+        key: "go-vet-defects",
+        rule: idIn(
+          "the analyzers that find defects (printf, copylocks, loopclosure, lostcancel…)",
+          GO_VET_DEFECTS,
+        ),
+        category: "BUG_RISK",
+        severity: "MAJOR",
+      },
+      {
+        key: "go-vet-cleanups",
+        rule: idIn("`composites`, `unreachable`, `shadow`", GO_VET_CLEANUPS),
+        category: "ANTI_PATTERN",
+        severity: "MINOR",
+      },
+      {
+        key: "go-vet-fieldalignment",
+        rule: idIn("`fieldalignment`", new Set(["fieldalignment"])),
+        category: "PERFORMANCE",
         severity: "MINOR",
       },
     ],
@@ -358,7 +432,7 @@ function bestPractice(id: string): boolean {
   return segments.includes("best-practice") || segments.includes("maintainability");
 }
 
-/** The rows of each driver name of the table (names without spaces), in table order. */
+/** The rows of each driver name of the table, in table order. */
 const ROWS_BY_TOOL = new Map<string, FamilyRow[]>();
 for (const row of FAMILY_ROWS) {
   for (const tool of row.tools) ROWS_BY_TOOL.set(tool, [...(ROWS_BY_TOOL.get(tool) ?? []), row]);
