@@ -3,6 +3,7 @@
  * a passing test named after the file itself, so a file whose tests were lost (an import that
  * came to nothing, a forgotten call) would pass the run silently. `npm test` fails on such a file.
  */
+import fs from "node:fs";
 import path from "node:path";
 
 /** One finished test as the runner's reporter stream describes it. */
@@ -61,4 +62,12 @@ export function filesWithoutTests(files: readonly string[], finished: Iterable<F
 /** The line `npm test` prints for files that registered no test. */
 export function noTestsMessage(files: readonly string[]): string {
   return `${files.length} test file(s) registered no test, which counts as a failure (an import that came to nothing, or a forgotten test() call?):\n${files.map((file) => `  ${file}\n`).join("")}`;
+}
+
+/**
+ * The files and folders named on the command line that are not there: a mistyped path would
+ * otherwise be an empty set of tests, and the run green without it.
+ */
+export function missingTargets(targets: readonly string[]): string[] {
+  return targets.filter((target) => !fs.existsSync(target));
 }

@@ -10,7 +10,13 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
-import { type FinishedTest, filesWithoutTests, noTestsMessage, slowestFiles } from "./test-registration.ts";
+import {
+  type FinishedTest,
+  filesWithoutTests,
+  missingTargets,
+  noTestsMessage,
+  slowestFiles,
+} from "./test-registration.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 /** A test file holding this line does not depend on the execution mode and runs in the first pass only. */
@@ -101,6 +107,8 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const targets =
     args.length > 0 ? args.map((a) => path.resolve(a)) : [path.join(root, "src"), path.join(root, "test")];
+  const missing = missingTargets(args);
+  if (missing.length > 0) throw new Error(`no such test file or folder: ${missing.join(", ")}`);
   const files = targets.flatMap(findTests);
   if (files.length === 0) throw new Error("no test files found");
 

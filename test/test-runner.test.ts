@@ -8,6 +8,7 @@ import { test } from "node:test";
 import {
   type FinishedTest,
   filesWithoutTests,
+  missingTargets,
   noTestsMessage,
   slowestFiles,
 } from "../scripts/test-registration.ts";
@@ -49,6 +50,13 @@ test("slowest files sum each file's top-level tests and suites, not the tests in
     { file: "/r/b.test.ts", ms: 2000 },
     { file: "/r/a.test.ts", ms: 1050 },
   ]);
+});
+
+test("a test file or folder named on the command line that is not there is named, not skipped", () => {
+  const here = path.join(ROOT, "test", "test-runner.test.ts");
+  const absent = path.join(ROOT, "test", "no-such.test.ts");
+  assert.deepEqual(missingTargets([here, path.join(ROOT, "src"), absent]), [absent]);
+  assert.deepEqual(missingTargets([here]), []);
 });
 
 test("the message names each file without tests", () => {
