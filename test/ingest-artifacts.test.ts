@@ -416,7 +416,7 @@ describe("what an upload stored", () => {
         workDir: checkout,
       });
       const sentence =
-        'The tool reported 1 error of its own, which are not findings (first: "Parsing error: Unexpected token (" at src/broken.js:1): what it could not analyze is not in this report.';
+        'The tool reported 1 error of its own, which is not a finding ("Parsing error: Unexpected token (" at src/broken.js:1): what it could not analyze is not in this report.';
       assert.equal(answer.ok, true, answer.error);
       assert.deepEqual(answer.warnings, [sentence]);
       await processQueued();

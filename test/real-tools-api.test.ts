@@ -595,7 +595,7 @@ describe("go vet's JSON through the API, compared with vet's own output", () => 
       assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
       assert.match(
         node.warnings[0]!,
-        /^The tool reported 1 error of its own, which are not findings \(first: "cannot use .*" at broken\/broken\.go:6\)/,
+        /^The tool reported 1 error of its own, which is not a finding \("cannot use .*" at broken\/broken\.go:6\)/,
       );
 
       const expected: Record<string, Record<string, number>> = {};

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { readToolFixture, toolFixture } from "../formats/fixtures.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
-import { validateSarif } from "./sarif-validate.ts";
+import { ToolErrors, validateSarif } from "./sarif-validate.ts";
 
 /**
  * The real ESLint report (src/formats/sarif/fixtures/eslint/), altered in one place per test: a
@@ -96,5 +96,26 @@ describe("validateSarif counts results with unstorable text as skips", () => {
     assert.equal(summary.results, untouched.results);
     assert.equal(summary.unplaced.UNSTORABLE_TEXT, 4);
     assert.equal(summary.placed, untouched.placed - 4);
+  });
+});
+
+describe("ToolErrors says how many errors the tool reported of its own, quoting the first", () => {
+  test("none, one, several; a long message cut", () => {
+    const errors = new ToolErrors();
+    assert.equal(errors.warning(), null);
+    errors.add({ runIndex: 0, message: "undefined: x (package example.com/a)", path: "a/a.go", line: 3 });
+    assert.equal(
+      errors.warning(),
+      'The tool reported 1 error of its own, which is not a finding ("undefined: x (package example.com/a)" at a/a.go:3): what it could not analyze is not in this report.',
+    );
+    errors.add({ runIndex: 0, message: "second", path: null, line: null });
+    errors.add({ runIndex: 0, message: "third", path: null, line: null });
+    assert.match(
+      errors.warning() ?? "",
+      /^The tool reported 3 errors of its own, which are not findings \(first: "undefined: x/,
+    );
+    const long = new ToolErrors();
+    long.add({ runIndex: 0, message: "x".repeat(500), path: null, line: null });
+    assert.match(long.warning() ?? "", /\("x{199}…"\): what it could not analyze/);
   });
 });

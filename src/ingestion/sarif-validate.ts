@@ -83,8 +83,11 @@ export class ToolErrors {
         ? `${message.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…`
         : message;
     const where = path === null ? "" : ` at ${path}${line === null ? "" : `:${line}`}`;
-    const errors = this.count === 1 ? "1 error" : `${this.count} errors`;
-    return `The tool reported ${errors} of its own, which are not findings (first: "${text}"${where}): what it could not analyze is not in this report.`;
+    const errors =
+      this.count === 1
+        ? "1 error of its own, which is not a finding ("
+        : `${this.count} errors of its own, which are not findings (first: `;
+    return `The tool reported ${errors}"${text}"${where}): what it could not analyze is not in this report.`;
   }
 }
 
