@@ -198,7 +198,8 @@ make_sarif() {
          bySeverity: ($findings | group_by(.severity) | map({key: .[0].severity, value: length}) | from_entries),
          withoutFile: ($findings | map(select(.file == "nofile")) | length),
          byRule: ($findings | group_by(.id) | map({key: .[0].id, value: {
-           severity: .[0].severity, count: length, inconclusive: map(select(.inconclusive != null)) | length}})
+           severity: .[0].severity, count: length, inconclusive: map(select(.inconclusive != null)) | length,
+           withoutFile: map(select(.file == "nofile")) | length}})
            | from_entries)}' "$out/cppcheck/cppcheck.tool-output.txt"
   )"
   add_fixture sarif cppcheck cppcheck/cppcheck.xml cppcheck-xml relative cppcheck/cppcheck.summary.json cppcheck/cppcheck.tool-output.txt

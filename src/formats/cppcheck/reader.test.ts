@@ -48,22 +48,25 @@ describe("cppcheck XML reader", () => {
       { name: run?.tool.name, version: run?.tool.version, rules: run?.tool.rules },
       { name: "cppcheck", version: "2.10", rules: [] },
     );
+    type RuleFigures = { severity: string; count: number; inconclusive: number; withoutFile: number };
     const summary = readToolSummary("sarif", "cppcheck", "cppcheck.xml").figures as {
       problems: number;
-      byRule: Record<string, { severity: string; count: number; inconclusive: number }>;
+      byRule: Record<string, RuleFigures>;
     };
     const results = resultsOf(events);
     assert.equal(results.length, summary.problems);
-    const byRule: Record<string, { severity: string; count: number; inconclusive: number }> = {};
+    const byRule: Record<string, RuleFigures> = {};
     for (const result of results) {
       const entry = byRule[result.ruleId] ?? {
         severity: result.properties.strings.severity ?? "",
         count: 0,
         inconclusive: 0,
+        withoutFile: 0,
       };
       byRule[result.ruleId] = entry;
       entry.count += 1;
       if (result.properties.precision === "low") entry.inconclusive += 1;
+      if (result.locations.length === 0) entry.withoutFile += 1;
     }
     assert.deepEqual(byRule, summary.byRule);
   });
