@@ -461,6 +461,16 @@ make_coverage() {
             | map({key: .[0], value: (.[1] | tonumber? // .)}) | from_entries]}' build/jacoco.csv
     )"
   add_fixture coverage jacoco jacoco/jacoco.xml jacoco package-relative jacoco/jacoco.summary.json jacoco/jacoco.tool-output.txt
+  # The same run reported by module (build.xml's second report: a <group> each for cart and coupons).
+  cp build/jacoco-groups.xml "$out/jacoco/jacoco-groups.xml"
+  write_summary "$out/jacoco/jacoco-groups.summary.json" jacoco \
+    "JaCoCo $(dpkg-query -W -f='${Version}' libjacoco-java), $(java -version 2>&1 | head -n 1)" \
+    "ant (build.xml: jacoco:report with a <group> per module, xml)" "$PWD" "$(
+      jq -n --argjson report "$(xml_figures build/jacoco-groups.xml '{c.get("type"): {"missed": int(c.get("missed")), "covered": int(c.get("covered"))} for c in root.findall("counter")}')" \
+        --argjson groups "$(xml_figures build/jacoco-groups.xml '{g.get("name"): {c.get("type"): {"missed": int(c.get("missed")), "covered": int(c.get("covered"))} for c in g.findall("counter")} for g in root.findall("group")}')" \
+        '{reportCounters: $report, groupCounters: $groups}'
+    )"
+  add_fixture coverage jacoco jacoco/jacoco-groups.xml jacoco package-relative jacoco/jacoco-groups.summary.json jacoco/jacoco.tool-output.txt
 
   log "Go cover profiles"
   enter_project go-coverage

@@ -1,6 +1,7 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { readToolFixture, readToolSummary } from "../fixtures.ts";
 import { parseJacoco } from "./jacoco.ts";
 import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
 import { CoverageFormatError } from "./types.ts";
@@ -81,4 +82,35 @@ test("the report's and each sourcefile's LINE and BRANCH counters are compared w
       counted: { covered: 1, total: 2 },
     },
   ]);
+});
+
+test("JaCoCo's report grouped by module (<group>) gives the same files as the flat one, and each group's counters hold", () => {
+  // Both written by JaCoCo 0.8.6 from one run of test/fixtures/tools/java-coverage (build.xml).
+  const flat = parseJacoco(readToolFixture("coverage", "jacoco", "jacoco.xml"));
+  const grouped = parseJacoco(readToolFixture("coverage", "jacoco", "jacoco-groups.xml"));
+  assert.deepEqual(grouped.files, flat.files);
+  assert.deepEqual(grouped.totals, flat.totals);
+  assert.deepEqual(grouped.mismatches, [], "the report's and each file's counters agree with its lines");
+  const { groupCounters } = readToolSummary("coverage", "jacoco", "jacoco-groups.xml").figures as {
+    groupCounters: Record<string, Record<string, { missed: number; covered: number }>>;
+  };
+  // cart holds Cart.java, coupons Coupon.java: each group's LINE and BRANCH counters are its file's.
+  for (const [group, file] of [
+    ["cart", "com/example/shop/Cart.java"],
+    ["coupons", "com/example/shop/Coupon.java"],
+  ] as const) {
+    const counters = groupCounters[group]!;
+    const totals = fileOf(grouped, file).totals;
+    assert.deepEqual(
+      { lines: totals.lines, branches: totals.branches },
+      {
+        lines: { covered: counters.LINE!.covered, total: counters.LINE!.covered + counters.LINE!.missed },
+        branches: {
+          covered: counters.BRANCH!.covered,
+          total: counters.BRANCH!.covered + counters.BRANCH!.missed,
+        },
+      },
+      group,
+    );
+  }
 });
