@@ -164,7 +164,7 @@ lcov_summary() { # lcov-file output-file
 make_sarif() {
   begin_kind sarif
   local out="$ROOT/src/formats/sarif/fixtures"
-  mkdir -p "$out/clang" "$out/cppcheck" "$out/staticcheck" "$out/govet" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
+  mkdir -p "$out/clang" "$out/cppcheck" "$out/gcc" "$out/staticcheck" "$out/govet" "$out/eslint" "$out/biome" "$out/oxlint" "$out/secretlint"
 
   log "clang static analyzer"
   enter_project c-analyzer
@@ -203,6 +203,33 @@ make_sarif() {
            | from_entries)}' "$out/cppcheck/cppcheck.tool-output.txt"
   )"
   add_fixture sarif cppcheck cppcheck/cppcheck.xml cppcheck-xml relative cppcheck/cppcheck.summary.json cppcheck/cppcheck.tool-output.txt
+
+  log "GCC (warnings and -fanalyzer, as JSON)"
+  enter_project c-gcc
+  # GCC 12 (Debian 12) writes no SARIF (that came in 13): -fdiagnostics-format=json writes one
+  # JSON list per file compiled, to stderr, as a build does. legacy.c does not compile, and
+  # -Werror= makes one warning an error; both make gcc exit 1. The text output of the same
+  # commands is the summary: each `file:line:col: warning|error:` line, by its [-W…] option.
+  local source gcc_flags=(-std=c11 -Wall -Wextra -Werror=unused-variable -fanalyzer)
+  : >"$out/gcc/gcc.json"
+  : >"$out/gcc/gcc.tool-output.txt"
+  for source in src/*.c; do
+    expect_status "0 1" gcc "${gcc_flags[@]}" -fdiagnostics-format=json -c "$source" -o /dev/null 2>>"$out/gcc/gcc.json"
+    expect_status "0 1" gcc "${gcc_flags[@]}" -c "$source" -o /dev/null 2>>"$out/gcc/gcc.tool-output.txt"
+  done
+  write_summary "$out/gcc/gcc.summary.json" gcc "$(gcc --version | head -n 1)" \
+    "for each src/*.c: gcc ${gcc_flags[*]} -fdiagnostics-format=json -c <file> -o /dev/null" "$PWD" "$(
+      jq -Rn '[inputs | capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<kind>warning|error|fatal error): (?<message>.*)$")
+          | . + {option: (.message | capture("\\[(?<o>-W[^]]+)\\]$").o // null)}] as $diagnostics
+        | ($diagnostics | map(select(.option != null))) as $findings
+        | {warnings: ($findings | map(select(.kind == "warning")) | length),
+           errors: ($findings | map(select(.kind == "error")) | length),
+           notCompiled: ($diagnostics | map(select(.option == null and .kind != "warning")) | length),
+           byRule: ($findings | group_by(.option) | map({key: .[0].option, value: {
+             errors: map(select(.kind == "error")) | length, warnings: map(select(.kind == "warning")) | length}})
+             | from_entries)}' "$out/gcc/gcc.tool-output.txt"
+    )"
+  add_fixture sarif gcc gcc/gcc.json gcc-json relative gcc/gcc.summary.json gcc/gcc.tool-output.txt
 
   log "Staticcheck"
   enter_project go-lint

@@ -839,6 +839,38 @@ describe("validateSarif", () => {
     });
   });
 
+  it("reads GCC's JSON as findings, and a file that does not compile as the tool's error", async () => {
+    const gcc = [
+      JSON.stringify([
+        {
+          kind: "error",
+          message: "‘x’ undeclared",
+          locations: [{ caret: { file: "a.c", line: 3, column: 9 } }],
+        },
+      ]),
+      JSON.stringify([
+        {
+          kind: "warning",
+          message: "leak",
+          option: "-Wanalyzer-malloc-leak",
+          metadata: { cwe: 401 },
+          locations: [{ caret: { file: "/ci/checkout/b.c", line: 4, column: 2 } }],
+        },
+      ]),
+      "",
+    ].join("\n");
+    assert.deepEqual(countsOf(await validateSarif(chunks(gcc), "/ci/checkout")), {
+      format: "gcc-json",
+      runs: 1,
+      results: 1,
+      rules: 0,
+      placed: 1,
+      unplaced: {},
+      firstOutside: null,
+      toolErrors: 1,
+    });
+  });
+
   it("throws the reader's SarifFormatError unchanged", async () => {
     await assert.rejects(validateSarif(chunks('{"version":"2.0.0","runs":[]}'), null), (error: unknown) => {
       assert.ok(error instanceof SarifFormatError);

@@ -364,10 +364,12 @@ function tally(items: Iterable<string>): Record<string, number> {
 
 describe("every real tool's SARIF through the API, compared with the tool's own summary", () => {
   const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "sarif");
-  it("the manifest lists SARIF fixtures, and findings only as SARIF, cppcheck XML or go vet JSON", () => {
+  it("the manifest lists SARIF fixtures, and findings only as SARIF, cppcheck XML, go vet JSON or GCC JSON", () => {
     assert.ok(fixtures.length > 0);
     assert.deepEqual(
-      listToolFixtures("sarif").filter((f) => !["sarif", "cppcheck-xml", "go-vet-json"].includes(f.format)),
+      listToolFixtures("sarif").filter(
+        (f) => !["sarif", "cppcheck-xml", "go-vet-json", "gcc-json"].includes(f.format),
+      ),
       [],
     );
   });
@@ -604,6 +606,93 @@ describe("go vet's JSON through the API, compared with vet's own output", () => 
         const mapped = goVetMapping(analyzer);
         expected[analyzer] = { [`${mapped.category} ${mapped.severity}`]: count };
         for (let i = 0; i < count; i++) severities.push(mapped.severity);
+      }
+      assert.deepEqual(findingsPerIssue(node.check), expected);
+      const bySeverity = tally(severities);
+      assert.deepEqual(
+        node.check.summary.occurrenceDistributionBySeverity,
+        SEVERITY_ORDER.filter((s) => bySeverity[s] !== undefined).map((severity) => ({
+          severity,
+          introduced: bySeverity[severity],
+        })),
+      );
+    });
+  }
+});
+
+// --- GCC JSON ------------------------------------------------------------------------------------
+
+/** GCC's summary: warnings per option and level as its text output printed them, and the errors with no option. */
+interface GccFigures {
+  warnings: number;
+  errors: number;
+  notCompiled: number;
+  byRule: Record<string, { errors: number; warnings: number }>;
+}
+
+/**
+ * docs/ingestion-sarif.md "GCC": the analyzer's warnings MAJOR (taint and exposure security, the
+ * rest bug risks); unused code, shadowing, pedantry and sign and conversion warnings anti-patterns,
+ * the other warnings bug risks, both on the lint scale.
+ */
+function gccMapping(option: string, level: Level): { category: string; severity: Severity } {
+  if (/^-Wanalyzer-(tainted|exposure-through)-/.test(option))
+    return { category: "SECURITY", severity: "MAJOR" };
+  if (option.startsWith("-Wanalyzer-")) return { category: "BUG_RISK", severity: "MAJOR" };
+  const cleanup = /^-W(unused|shadow|pedantic|sign-compare|sign-conversion|conversion)/.test(option);
+  return { category: cleanup ? "ANTI_PATTERN" : "BUG_RISK", severity: lintScale(level) };
+}
+
+describe("GCC's JSON through the API, compared with GCC's own text output", () => {
+  const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "gcc-json");
+  it("the manifest lists a GCC fixture", () => assert.ok(fixtures.length > 0));
+
+  for (const fixture of fixtures) {
+    it(`${fixture.file}: every warning GCC printed, by its option and level; the file that does not compile said`, async () => {
+      const figures = summaryOf(fixture).figures as unknown as GccFigures;
+      const total = figures.warnings + figures.errors;
+      const { id } = await uploadFixture(fixture, { analyzer: "gcc", analyzerType: "community" });
+      const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
+      assert.deepEqual(
+        {
+          status: node.status,
+          error: node.error,
+          format: node.format,
+          readCount: node.readCount,
+          storedCount: node.storedCount,
+          skipped: node.skipped,
+        },
+        {
+          status: "PROCESSED",
+          error: null,
+          format: "GCC JSON",
+          readCount: total,
+          storedCount: total,
+          skipped: [],
+        },
+      );
+      assert.equal(figures.notCompiled, 1, "the fixture has one file GCC could not compile");
+      assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
+      assert.match(
+        node.warnings[0]!,
+        /^The tool reported 1 error of its own, which is not a finding \(".*" at src\/legacy\.c:3\)/,
+      );
+
+      const expected: Record<string, Record<string, number>> = {};
+      const severities: string[] = [];
+      for (const [printed, levels] of Object.entries(figures.byRule)) {
+        // GCC prints a warning made an error as [-Werror=<name>]; its issue is the warning's.
+        const option = printed.replace(/^-Werror=/, "-W");
+        for (const level of ["error", "warning"] as const) {
+          const count = level === "error" ? levels.errors : levels.warnings;
+          if (count === 0) continue;
+          const mapped = gccMapping(option, level);
+          const row = expected[option] ?? {};
+          expected[option] = row;
+          const key = `${mapped.category} ${mapped.severity}`;
+          row[key] = (row[key] ?? 0) + count;
+          for (let i = 0; i < count; i++) severities.push(mapped.severity);
+        }
       }
       assert.deepEqual(findingsPerIssue(node.check), expected);
       const bySeverity = tally(severities);

@@ -365,6 +365,17 @@ describe("artifact uploads", () => {
       );
     });
 
+    test("GCC's JSON cut short is refused naming the line, and another JSON list is not GCC's", async () => {
+      await assertRefusedWithoutTrace(
+        () => createArtifact(cliInput(dsn, { data: '[]\n[{"kind": "warning", "message": "m"' })),
+        "the GCC JSON report is invalid: line 2: the text ends inside a list of diagnostics: the report looks truncated.",
+      );
+      await assertRefusedWithoutTrace(
+        () => createArtifact(cliInput(dsn, { data: "[1, 2]" })),
+        "the report is invalid: line 1: it is a JSON list whose items are not GCC's diagnostics (objects with a \"kind\"); the only list read as findings is GCC's (-fdiagnostics-format=json), other tools' findings are read as SARIF 2.1.0.",
+      );
+    });
+
     test("a SARIF 2.0.0 report is refused naming the version", async () => {
       await assertRefusedWithoutTrace(
         () => createArtifact(cliInput(dsn, { data: sarif(1, "2.0.0") })),

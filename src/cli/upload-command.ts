@@ -54,7 +54,7 @@ async function* readFile(file: string): AsyncGenerator<Uint8Array> {
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF, cppcheck XML or go vet JSON) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
+    "Upload an analyzer (SARIF, cppcheck XML, go vet or GCC JSON) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {

@@ -8,6 +8,7 @@ const EXPECTED: Record<string, SniffedFormat[]> = {
   sarif: ["sarif"],
   "cppcheck-xml": ["cppcheck-xml"],
   "go-vet-json": ["go-vet-json"],
+  "gcc-json": ["gcc-json"],
   lcov: ["lcov"],
   cobertura: ["cobertura"],
   clover: ["clover"],
@@ -49,6 +50,9 @@ describe("sniffFormat", () => {
     const vet = sniffFormat(readToolFixture("sarif", "govet", "vet.json"));
     assert.deepEqual(vet, { format: "go-vet-json", family: "findings", description: "go vet's JSON output" });
     assert.equal(sniffFormat("# Release notes\n\nSome text.\n").format, "unknown", "Markdown is not vet's");
+    const gcc = sniffFormat(readToolFixture("sarif", "gcc", "gcc.json"));
+    assert.deepEqual(gcc, { format: "gcc-json", family: "findings", description: "GCC's JSON diagnostics" });
+    assert.equal(sniffFormat("[1, 2]").format, "json", "another list is not GCC's");
     const diff = sniffFormat(readToolFixture("coverage", "git-diff", "changes.diff"));
     assert.equal(diff.family, "changes");
   });

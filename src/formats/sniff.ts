@@ -17,6 +17,7 @@ export type SniffedFormat =
   | "sarif"
   | "cppcheck-xml"
   | "go-vet-json"
+  | "gcc-json"
   | "lcov"
   | "cobertura"
   | "clover"
@@ -48,6 +49,7 @@ const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   sarif: ["findings", "a SARIF log"],
   "cppcheck-xml": ["findings", "a cppcheck XML report"],
   "go-vet-json": ["findings", "go vet's JSON output"],
+  "gcc-json": ["findings", "GCC's JSON diagnostics"],
   lcov: ["coverage", "an LCOV coverage report"],
   cobertura: ["coverage", "a Cobertura coverage report"],
   clover: ["coverage", "a Clover coverage report"],
@@ -110,6 +112,8 @@ function looksLikeGoVet(text: string): boolean {
 
 /** Which JSON document this is, by its top-level members. */
 function jsonFormatOf(text: string): SniffedFormat {
+  // GCC's -fdiagnostics-format=json: a list of diagnostics, each an object whose first member is its kind.
+  if (/^\[\s*(?:\]|\{\s*"kind"\s*:\s*")/.test(text)) return "gcc-json";
   const members = topLevelMembers(text);
   if (members === null) return "json";
   const schema = members.get("$schema");

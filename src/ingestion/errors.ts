@@ -1,6 +1,7 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { CppcheckFormatError } from "../formats/cppcheck/reader.ts";
+import { GccFormatError } from "../formats/gcc/reader.ts";
 import { GoVetFormatError } from "../formats/govet/reader.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
 import { SbomFormatError } from "../formats/sbom/types.ts";
@@ -62,6 +63,11 @@ export function invalidReportMessage(error: unknown): string | undefined {
     return error.problem === "NOT_GO_VET"
       ? `the report is invalid: ${error.message}`
       : `the go vet JSON report is invalid: ${error.message}`;
+  }
+  if (error instanceof GccFormatError) {
+    return error.problem === "NOT_GCC"
+      ? `the report is invalid: ${error.message}`
+      : `the GCC JSON report is invalid: ${error.message}`;
   }
   if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
   if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;

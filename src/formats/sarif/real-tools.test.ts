@@ -267,6 +267,42 @@ describe("real tools' SARIF", () => {
     assert.ok(rows.some((row) => row.ruleId === "compile" && row.path === "internal/legacy/legacy.go"));
   });
 
+  it("GCC (JSON): each warning by its option; the analyzer's MAJOR bug risks, the rest by the level GCC gave", async () => {
+    const rows = await classify("gcc", "gcc.json");
+    const summary = readToolSummary("sarif", "gcc", "gcc.json").figures as LintSummary;
+    assert.equal(rows.length, summary.errors + summary.warnings, "every warning GCC printed");
+    // docs/ingestion-sarif.md "GCC": the analyzer's warnings MAJOR bug risks; unused and sign
+    // comparisons anti-patterns and the other warnings bug risks, on the lint scale.
+    const documented = (option: string, level: "error" | "warning"): string => {
+      if (option.startsWith("-Wanalyzer-tainted-") || option.startsWith("-Wanalyzer-exposure-through-"))
+        return "SECURITY MAJOR";
+      if (option.startsWith("-Wanalyzer-")) return "BUG_RISK MAJOR";
+      const severity = level === "error" ? "MAJOR" : "MINOR";
+      const cleanup = [
+        "-Wunused",
+        "-Wshadow",
+        "-Wpedantic",
+        "-Wsign-compare",
+        "-Wsign-conversion",
+        "-Wconversion",
+      ];
+      return `${cleanup.some((prefix) => option.startsWith(prefix)) ? "ANTI_PATTERN" : "BUG_RISK"} ${severity}`;
+    };
+    const actual: Record<string, string[]> = {};
+    for (const row of rows)
+      actual[row.ruleId] = [...(actual[row.ruleId] ?? []), `${row.category} ${row.severity}`];
+    const expected: Record<string, string[]> = {};
+    for (const [printed, { errors, warnings }] of Object.entries(summary.byRule)) {
+      const option = printed.replace(/^-Werror=/, "-W");
+      expected[option] = [
+        ...Array.from({ length: errors }, () => documented(option, "error")),
+        ...Array.from({ length: warnings }, () => documented(option, "warning")),
+      ];
+    }
+    assert.deepEqual(actual, expected);
+    assert.deepEqual(actual["-Wunused-variable"], ["ANTI_PATTERN MAJOR"], "-Werror= made it an error");
+  });
+
   it("go vet (JSON): each analyzer's findings, as many as vet alone printed; defects MAJOR, unkeyed fields and dead code MINOR", async () => {
     const rows = await classify("govet", "vet.json");
     const summary = readToolSummary("sarif", "govet", "vet.json").figures as {

@@ -269,6 +269,20 @@ const EXAMPLES: Record<string, Example> = {
     category: "ANTI_PATTERN",
     severities: { warning: "MINOR", error: "MINOR" },
   },
+  "gcc-analyzer-security": {
+    tool: "gcc",
+    ruleId: "-Wanalyzer-tainted-array-index",
+    category: "SECURITY",
+    severities: { warning: "MAJOR", error: "MAJOR" },
+  },
+  "gcc-analyzer": {
+    tool: "gcc",
+    ruleId: "-Wanalyzer-malloc-leak",
+    category: "BUG_RISK",
+    severities: { warning: "MAJOR", error: "MAJOR" },
+  },
+  "gcc-cleanups": { tool: "gcc", ruleId: "-Wunused-variable", category: "ANTI_PATTERN", severities: LINT },
+  "gcc-warnings": { tool: "gcc", ruleId: "-Wformat=", category: "BUG_RISK", severities: LINT },
   "go-vet-defects": {
     tool: "go vet",
     ruleId: "copylocks",
@@ -402,6 +416,19 @@ describe("tool families", () => {
     });
     // The same CWE from a tool that names CWEs only for weaknesses still says security.
     assert.equal(classifySarifRule({ name: "ESLint" }, rule).category, "SECURITY");
+  });
+
+  it("keeps GCC's CWEs as tags: a leak is a bug risk, attacker-controlled data a security finding", () => {
+    const leak = ruleOf("-Wanalyzer-malloc-leak");
+    leak.taxa = [{ id: "401", taxonomy: "CWE" }];
+    assert.deepEqual(classifySarifRule({ name: "gcc" }, leak, "warning"), {
+      category: "BUG_RISK",
+      severity: "MAJOR",
+      tags: ["cwe-401"],
+    });
+    const taint = ruleOf("-Wanalyzer-tainted-allocation-size");
+    taint.taxa = [{ id: "789", taxonomy: "CWE" }];
+    assert.equal(classifySarifRule({ name: "gcc" }, taint, "warning").category, "SECURITY");
   });
 
   it("lowers an inconclusive cppcheck finding one step", () => {

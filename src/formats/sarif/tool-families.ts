@@ -273,6 +273,40 @@ const FAMILIES: readonly FamilySpec[] = [
     ],
   },
   {
+    // GCC's JSON diagnostics (gcc/reader.ts): the option is the rule. The static analyzer's
+    // warnings (-fanalyzer) are defects, as clang's; taint and exposure are security. The other
+    // warnings' level is the user's (-Werror= makes one an error), on the lint scale. GCC names
+    // a CWE for most analyzer warnings (a leak is CWE-401), so a CWE does not make one a security
+    // finding here.
+    family: "GCC",
+    tools: ["gcc"],
+    source:
+      "GCC's manual: Static Analyzer Options (the -Wanalyzer-* warnings, -Wanalyzer-tainted-* for attacker-controlled values, -Wanalyzer-exposure-through-* for leaked data) and Warning Options",
+    cweMeansSecurity: false,
+    rows: [
+      {
+        key: "gcc-analyzer-security",
+        rule: idPrefix("-Wanalyzer-tainted-", "-Wanalyzer-exposure-through-"),
+        category: "SECURITY",
+        severity: "MAJOR",
+      },
+      { key: "gcc-analyzer", rule: idPrefix("-Wanalyzer-"), category: "BUG_RISK", severity: "MAJOR" },
+      {
+        key: "gcc-cleanups",
+        rule: idPrefix(
+          "-Wunused",
+          "-Wshadow",
+          "-Wpedantic",
+          "-Wsign-compare",
+          "-Wsign-conversion",
+          "-Wconversion",
+        ),
+        category: "ANTI_PATTERN",
+      },
+      { key: "gcc-warnings", rule: ANY_RULE, category: "BUG_RISK" },
+    ],
+  },
+  {
     // vet reports suspicious constructs, each a likely defect (`go vet` and, for its
     // high-confidence subset, `go test` fail on them); it writes no level. The reader names the
     // run's tool `go vet` and each finding's rule its analyzer.

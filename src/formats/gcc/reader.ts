@@ -1,0 +1,324 @@
+import { TextDecoder } from "node:util";
+import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
+import { resolveArtifactPath } from "../sarif/paths.ts";
+import type { SarifChunk } from "../sarif/reader.ts";
+import type {
+  SarifEvent,
+  SarifLevel,
+  SarifLocation,
+  SarifRegion,
+  SarifResult,
+  SarifTool,
+  SarifToolError,
+} from "../sarif/types.ts";
+
+/**
+ * GCC's diagnostics as JSON (`-fdiagnostics-format=json`, GCC 10 to 13; GCC 13 adds SARIF), read as
+ * a stream into the events the SARIF reader yields (docs/ingestion-sarif.md "GCC"), so that
+ * processing, classification and the upload's checks are the same as for SARIF. Each compiler
+ * invocation writes one JSON array to stderr; a build of several files writes one after another:
+ *
+ *   [{"kind": "warning", "message": "leak of ‘item’", "option": "-Wanalyzer-malloc-leak",
+ *     "metadata": {"cwe": 401},
+ *     "locations": [{"caret": {"file": "src/inventory.c", "line": 48, "column": 12}, "finish": {…}}],
+ *     "children": [{"kind": "note", "message": "…", "locations": […]}],
+ *     "path": [ …the analyzer's events… ]}]
+ *
+ * One run (the tool `gcc`, which describes no rules); one result per warning (or per warning made
+ * an error by `-Werror=`), its option as the rule (`-Wanalyzer-malloc-leak`, `-Wunused-variable`);
+ * `metadata.cwe` a CWE taxon; the first location's caret and finish the region; the children's
+ * notes related locations. An error with no option (code that does not compile), a fatal error
+ * or an internal error is the tool's own error: that file was not analyzed; so is a line of text
+ * between the lists (`make: *** [Makefile:3: a.o] Error 1`, when make's stderr is captured with
+ * GCC's). The analyzer's `path` (the events that lead to a finding) and fix-it hints are not kept.
+ */
+
+/** Which rule of the format a document broke. */
+export type GccFormatProblem = "NOT_GCC" | "INVALID_JSON" | "INVALID_STRUCTURE" | "INVALID_TEXT";
+
+/** GCC JSON the reader cannot accept; the message says what is wrong and on which line. */
+export class GccFormatError extends Error {
+  override name = "GccFormatError";
+  constructor(
+    readonly problem: GccFormatProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface GccReadOptions {
+  /** The directory GCC ran in: relative and absolute paths are resolved against it. */
+  workDir: string | null;
+}
+
+const TOOL: SarifTool = {
+  name: "gcc",
+  version: null,
+  informationUri: "https://gcc.gnu.org/onlinedocs/gcc/Diagnostic-Message-Formatting-Options.html",
+  rules: [],
+};
+
+/** The kinds of diagnostic that are findings, with their level. */
+const LEVEL_OF_KIND: Readonly<Record<string, SarifLevel>> = { warning: "warning", note: "note" };
+
+/** A diagnostic's message repeated as a tool error is kept up to this many characters. */
+const MAX_TOOL_ERROR = 2000;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function positiveInteger(value: unknown): number | null {
+  return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null;
+}
+
+/**
+ * Reads GCC's JSON diagnostics chunk by chunk. Yields the run first; throws
+ * {@link GccFormatError} naming the line of the first problem. Like the SARIF reader, an
+ * iteration is all or nothing: a problem found late fails it after earlier results were yielded.
+ */
+export async function* readGccJson(
+  chunks: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
+  options: GccReadOptions,
+): AsyncGenerator<SarifEvent> {
+  const reader = new GccReader(options.workDir);
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+  for await (const chunk of chunks) {
+    reader.feed(decode(decoder, typeof chunk === "string" ? Buffer.from(chunk) : chunk, false));
+    yield* reader.events.splice(0);
+  }
+  reader.feed(decode(decoder, new Uint8Array(), true));
+  reader.end();
+  yield* reader.events.splice(0);
+}
+
+function decode(decoder: TextDecoder, bytes: Uint8Array, last: boolean): string {
+  try {
+    return decoder.decode(bytes, { stream: !last });
+  } catch {
+    throw new GccFormatError("INVALID_TEXT", "the report is not valid UTF-8 text.");
+  }
+}
+
+/** The arrays one after another, each diagnostic streamed out of them. */
+class GccReader {
+  readonly events: SarifEvent[] = [{ type: "run", run: { index: 0, tool: TOOL } }];
+  private readonly pathContext;
+  private readonly parser: JSONParser;
+  private line = 1;
+  private results = 0;
+  /** Diagnostics read, findings and the tool's own errors. */
+  private diagnostics = 0;
+  private arrays = 0;
+  // A scan of the text beside the parser: where each top-level value starts and ends.
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  /** The line of text being read between two lists, or null inside or before a list. */
+  private textLine: string | null = null;
+
+  constructor(workDir: string | null) {
+    this.pathContext = { workDir, originalUriBaseIds: {} };
+    this.parser = new JSONParser({ paths: ["$.*"], keepStack: false, separator: "" });
+    this.parser.onValue = (info) => this.onDiagnostic(info);
+  }
+
+  feed(chunk: string): void {
+    let from = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const char = chunk[i]!;
+      if (this.textLine !== null) {
+        // A line of text between the lists (a build tool's own message): the tool's error.
+        if (char === "\n") {
+          this.endTextLine();
+          this.line += 1;
+        } else if (this.textLine.length < MAX_TOOL_ERROR) {
+          this.textLine += char;
+        }
+        from = i + 1;
+        continue;
+      }
+      if (char === "\n") {
+        // Written line by line, so that the parser's complaint is about the line being read.
+        this.write(chunk.slice(from, i + 1));
+        from = i + 1;
+        this.line += 1;
+        continue;
+      }
+      if (
+        this.depth === 0 &&
+        !this.inString &&
+        char !== "[" &&
+        char !== " " &&
+        char !== "\t" &&
+        char !== "\r"
+      ) {
+        this.write(chunk.slice(from, i));
+        this.textLine = char;
+        continue;
+      }
+      this.scan(char);
+      if (this.textLine === null && this.depth === 0) {
+        // A list ends: the parser gets it whole, and what follows may be text.
+        this.write(chunk.slice(from, i + 1));
+        from = i + 1;
+      }
+    }
+    if (this.textLine === null) this.write(chunk.slice(from));
+  }
+
+  /** Text between the lists, kept as the tool's own error; there must be a list somewhere. */
+  private endTextLine(): void {
+    const text = (this.textLine ?? "").replace(/\r$/, "").trim();
+    this.textLine = null;
+    if (text === "") return;
+    this.events.push({ type: "toolError", error: { runIndex: 0, message: text, path: null, line: null } });
+  }
+
+  end(): void {
+    if (this.textLine !== null) this.endTextLine();
+    if (this.depth > 0 || this.inString) {
+      throw new GccFormatError(
+        "INVALID_JSON",
+        `line ${this.line}: the text ends inside a list of diagnostics: the report looks truncated.`,
+      );
+    }
+    if (this.arrays === 0) {
+      throw new GccFormatError(
+        "NOT_GCC",
+        "it has no list of diagnostics: GCC writes a JSON list for each file it compiles (gcc -fdiagnostics-format=json … 2> gcc.json).",
+      );
+    }
+  }
+
+  private write(text: string): void {
+    if (text === "") return;
+    try {
+      this.parser.write(text);
+    } catch (error) {
+      if (error instanceof GccFormatError) throw error;
+      throw new GccFormatError("INVALID_JSON", `line ${this.line}: not valid JSON.`);
+    }
+  }
+
+  private scan(char: string): void {
+    if (this.inString) {
+      if (this.escaped) this.escaped = false;
+      else if (char === "\\") this.escaped = true;
+      else if (char === '"') this.inString = false;
+      return;
+    }
+    if (char === " " || char === "\t" || char === "\r") return;
+    if (this.depth === 0) this.arrays += 1;
+    if (char === '"') this.inString = true;
+    else if (char === "[" || char === "{") this.depth += 1;
+    else if (char === "]" || char === "}") this.depth -= 1;
+  }
+
+  private structure(message: string): never {
+    throw new GccFormatError("INVALID_STRUCTURE", `line ${this.line}: ${message}`);
+  }
+
+  /** One diagnostic of a list: a finding, or the compiler's own error. */
+  private onDiagnostic(info: ParsedElementInfo): void {
+    const diagnostic = info.value;
+    const kind = isRecord(diagnostic) ? diagnostic.kind : undefined;
+    if (typeof kind !== "string" || kind === "") {
+      if (this.diagnostics === 0) {
+        // The first item already is not GCC's: say what was expected rather than what is wrong.
+        throw new GccFormatError(
+          "NOT_GCC",
+          `line ${this.line}: it is a JSON list whose items are not GCC's diagnostics (objects with a "kind"); the only list read as findings is GCC's (-fdiagnostics-format=json), other tools' findings are read as SARIF 2.1.0.`,
+        );
+      }
+      this.structure(isRecord(diagnostic) ? 'a diagnostic has no "kind".' : "a diagnostic is not an object.");
+    }
+    this.diagnostics += 1;
+    const { message, option } = diagnostic as Record<string, unknown>;
+    if (typeof message !== "string") this.structure(`a diagnostic (${kind.slice(0, 40)}) has no "message".`);
+    const record = diagnostic as Record<string, unknown>;
+    const locations = this.locationsOf(record.locations, null);
+    const named = typeof option === "string" && option.startsWith("-W") ? option : null;
+    const level = kind === "error" && named !== null ? "error" : LEVEL_OF_KIND[kind];
+    if (level === undefined) {
+      // Code that does not compile, a fatal or internal error: the file was not analyzed.
+      const first = locations[0];
+      const error: SarifToolError = {
+        runIndex: 0,
+        message: message.slice(0, MAX_TOOL_ERROR),
+        path: first === undefined ? null : first.outsideRepository ? first.uri : first.path,
+        line: first?.region?.startLine ?? null,
+      };
+      this.events.push({ type: "toolError", error });
+      return;
+    }
+    const related = (Array.isArray(record.children) ? record.children : [])
+      .filter(isRecord)
+      .flatMap((child) =>
+        this.locationsOf(child.locations, typeof child.message === "string" ? child.message : null),
+      );
+    const cwe = isRecord(record.metadata) ? positiveInteger(record.metadata.cwe) : null;
+    const result: SarifResult = {
+      runIndex: 0,
+      index: this.results,
+      // `-Werror=unused-variable` is the warning `-Wunused-variable` made an error.
+      ruleId: named === null ? kind : named.replace(/^-Werror=/, "-W"),
+      rule: null,
+      level,
+      ownLevel: level,
+      kind: "fail",
+      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings: {} },
+      taxa: cwe === null ? [] : [{ id: String(cwe), taxonomy: "CWE" }],
+      message,
+      locations: locations.slice(0, 1),
+      relatedLocations: [...locations.slice(1), ...related],
+      suppressions: [],
+      isSuppressed: false,
+      baselineState: null,
+      partialFingerprints: {},
+      fingerprints: {},
+    };
+    this.results += 1;
+    this.events.push({ type: "result", result });
+  }
+
+  /** A diagnostic's `locations`: each caret (where GCC points, as its text output does) to its finish. */
+  private locationsOf(raw: unknown, message: string | null): SarifLocation[] {
+    if (!Array.isArray(raw)) return [];
+    return raw.filter(isRecord).flatMap((location) => {
+      const caret = isRecord(location.caret) ? location.caret : null;
+      const file = caret !== null && typeof caret.file === "string" ? caret.file : "";
+      if (caret === null || file === "") return [];
+      const resolved = resolveArtifactPath(file, undefined, this.pathContext);
+      const line = positiveInteger(caret.line);
+      const column = positiveInteger(caret.column);
+      const finish = isRecord(location.finish) ? location.finish : null;
+      const endLine = finish !== null && finish.file === file ? positiveInteger(finish.line) : null;
+      const closes = line !== null && endLine !== null && endLine >= line;
+      const region: SarifRegion | null =
+        line === null
+          ? null
+          : {
+              startLine: line,
+              startColumn: column,
+              endLine: closes ? endLine : line,
+              endColumn: closes ? positiveInteger(finish!.column) : column,
+              snippet: null,
+            };
+      // A location's label is what GCC prints under that place (an argument's type).
+      const label = typeof location.label === "string" && location.label !== "" ? location.label : null;
+      return [
+        {
+          path: resolved.path,
+          outsideRepository: resolved.outsideRepository,
+          uri: file,
+          uriBaseId: null,
+          region,
+          message: message ?? label,
+          id: null,
+        },
+      ];
+    });
+  }
+}
