@@ -430,6 +430,25 @@ describe("what an upload stored", () => {
     }
   });
 
+  test("a tool's own error holding text PostgreSQL cannot store is still said, with that text replaced", async () => {
+    const repository = await aRepository(server.db, account);
+    const commit = aCommit();
+    // go vet's output: an analyzer that failed on a package, its message carrying a NUL (escaped
+    // in the JSON, so the upload itself is storable text).
+    const text = `# example.com/shop\n${JSON.stringify({ "example.com/shop": { printf: { error: "bad \u0000 verb" } } })}\n`;
+    const answer = await uploadArtifact(repository, { commitOid: commit, text, workDir: checkout });
+    const sentence =
+      'The tool reported 1 error of its own, which is not a finding ("printf: bad \ufffd verb"): what it could not analyze is not in this report.';
+    assert.equal(answer.ok, true, answer.error);
+    assert.deepEqual(answer.warnings, [sentence]);
+    await processQueued();
+    const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+    assert.deepEqual(
+      [artifact.status, artifact.format, artifact.readCount, artifact.warnings],
+      ["PROCESSED", "go vet JSON", 0, [sentence]],
+    );
+  });
+
   test("the same report uploaded twice answers the artifact stored first", async () => {
     const repository = await aRepository(server.db, account);
     await writeSource("const unused = 1;\n");

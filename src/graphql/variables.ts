@@ -34,6 +34,16 @@ export function isUnstorableText(text: string): boolean {
   return text.includes("\u0000") || LONE_SURROGATE.test(text);
 }
 
+/**
+ * `text` with each character PostgreSQL cannot store (NUL, lone surrogate) replaced by U+FFFD,
+ * for text Assay writes itself around what a user sent (a warning quoting a tool's message).
+ */
+export function replaceUnstorableText(text: string): string {
+  return isUnstorableText(text)
+    ? text.replace(new RegExp(`\u0000|${LONE_SURROGATE.source}`, "g"), "\ufffd")
+    : text;
+}
+
 const UNSTORABLE_REASON = "contains a NUL character or an unpaired UTF-16 surrogate, which cannot be stored";
 
 /** The dotted path of the first unstorable string inside `value`, or undefined. */

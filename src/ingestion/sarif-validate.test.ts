@@ -114,6 +114,13 @@ describe("ToolErrors says how many errors the tool reported of its own, quoting 
       errors.warning() ?? "",
       /^The tool reported 3 errors of its own, which are not findings \(first: "undefined: x/,
     );
+    const unstorable = new ToolErrors();
+    unstorable.add({ runIndex: 0, message: "bad \u0000 verb \ud800", path: "src/\u0000a.go", line: 2 });
+    assert.equal(
+      unstorable.warning(),
+      'The tool reported 1 error of its own, which is not a finding ("bad \ufffd verb \ufffd" at src/\ufffda.go:2): what it could not analyze is not in this report.',
+      "a NUL or a lone surrogate in the tool's words becomes U+FFFD",
+    );
     const long = new ToolErrors();
     long.add({ runIndex: 0, message: "x".repeat(500), path: null, line: null });
     assert.match(long.warning() ?? "", /\("x{199}…"\): what it could not analyze/);

@@ -1,6 +1,6 @@
 import { type FindingsFormat, readFindings } from "../formats/findings.ts";
 import type { SarifLocation, SarifResult, SarifToolError } from "../formats/sarif/types.ts";
-import { isUnstorableText } from "../graphql/variables.ts";
+import { isUnstorableText, replaceUnstorableText } from "../graphql/variables.ts";
 import type { SkipReason } from "./types.ts";
 
 /**
@@ -77,7 +77,10 @@ export class ToolErrors {
   /** The sentence for the upload's answer and the artifact's warnings; null when there were none. */
   warning(): string | null {
     if (this.first === null) return null;
-    const { message, path, line } = this.first;
+    // The tool's words are quoted in text Assay stores: what PostgreSQL cannot store is replaced.
+    const message = replaceUnstorableText(this.first.message);
+    const path = this.first.path === null ? null : replaceUnstorableText(this.first.path);
+    const { line } = this.first;
     const text =
       message.length > TOOL_ERROR_MESSAGE_LENGTH
         ? `${message.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…`
