@@ -1,6 +1,6 @@
 import { TextDecoder } from "node:util";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
-import { resolveArtifactPath } from "../sarif/paths.ts";
+import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import type {
   SarifEvent,
@@ -126,21 +126,8 @@ export async function* readCppcheckXml(
   const location = (attributes: Record<string, string>): SarifLocation => {
     const file = attributes.file ?? "";
     if (file === "") fail("INVALID_STRUCTURE", "a <location> has no file attribute.");
-    const resolved = resolveArtifactPath(file, undefined, pathContext);
-    const line = positive(attributes.line);
-    const column = positive(attributes.column);
-    return {
-      path: resolved.path,
-      outsideRepository: resolved.outsideRepository,
-      uri: file,
-      uriBaseId: null,
-      region:
-        line === null
-          ? null
-          : { startLine: line, startColumn: column, endLine: line, endColumn: column, snippet: null },
-      message: attributes.info || null,
-      id: null,
-    };
+    const place = { file, line: positive(attributes.line), column: positive(attributes.column) };
+    return locationOfPlace(place, attributes.info || null, pathContext);
   };
 
   parser.on("error", (error) => {

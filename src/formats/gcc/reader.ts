@@ -1,16 +1,15 @@
-import { TextDecoder } from "node:util";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
-import { resolveArtifactPath } from "../sarif/paths.ts";
+import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import type {
   SarifEvent,
   SarifLevel,
   SarifLocation,
-  SarifRegion,
   SarifResult,
   SarifTool,
   SarifToolError,
 } from "../sarif/types.ts";
+import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "../text-report.ts";
 
 /**
  * GCC's diagnostics as JSON (`-fdiagnostics-format=json`, GCC 10 to 13; GCC 13 adds SARIF), read as
@@ -65,10 +64,6 @@ const LEVEL_OF_KIND: Readonly<Record<string, SarifLevel>> = { warning: "warning"
 /** A diagnostic's message repeated as a tool error is kept up to this many characters. */
 const MAX_TOOL_ERROR = 2000;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function positiveInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null;
 }
@@ -78,31 +73,19 @@ function positiveInteger(value: unknown): number | null {
  * {@link GccFormatError} naming the line of the first problem. Like the SARIF reader, an
  * iteration is all or nothing: a problem found late fails it after earlier results were yielded.
  */
-export async function* readGccJson(
+export function readGccJson(
   chunks: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
   options: GccReadOptions,
 ): AsyncGenerator<SarifEvent> {
-  const reader = new GccReader(options.workDir);
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-  for await (const chunk of chunks) {
-    reader.feed(decode(decoder, typeof chunk === "string" ? Buffer.from(chunk) : chunk, false));
-    yield* reader.events.splice(0);
-  }
-  reader.feed(decode(decoder, new Uint8Array(), true));
-  reader.end();
-  yield* reader.events.splice(0);
-}
-
-function decode(decoder: TextDecoder, bytes: Uint8Array, last: boolean): string {
-  try {
-    return decoder.decode(bytes, { stream: !last });
-  } catch {
-    throw new GccFormatError("INVALID_TEXT", "the report is not valid UTF-8 text.");
-  }
+  return readTextReport(
+    chunks,
+    new GccReader(options.workDir),
+    () => new GccFormatError("INVALID_TEXT", "the report is not valid UTF-8 text."),
+  );
 }
 
 /** The arrays one after another, each diagnostic streamed out of them. */
-class GccReader {
+class GccReader implements TextReportReader {
   readonly events: SarifEvent[] = [{ type: "run", run: { index: 0, tool: TOOL } }];
   private readonly pathContext;
   private readonly parser: JSONParser;
@@ -111,10 +94,8 @@ class GccReader {
   /** Diagnostics read, findings and the tool's own errors. */
   private diagnostics = 0;
   private arrays = 0;
-  // A scan of the text beside the parser: where each top-level value starts and ends.
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
+  /** The text beside the parser: where each list starts and ends. */
+  private readonly nesting = new JsonNesting();
   /** The line of text being read between two lists, or null inside or before a list. */
   private textLine: string | null = null;
 
@@ -146,20 +127,13 @@ class GccReader {
         this.line += 1;
         continue;
       }
-      if (
-        this.depth === 0 &&
-        !this.inString &&
-        char !== "[" &&
-        char !== " " &&
-        char !== "\t" &&
-        char !== "\r"
-      ) {
+      if (!this.nesting.open && char !== "[" && char !== " " && char !== "\t" && char !== "\r") {
         this.write(chunk.slice(from, i));
         this.textLine = char;
         continue;
       }
-      this.scan(char);
-      if (this.textLine === null && this.depth === 0) {
+      if (this.nesting.step(char) === "[" && this.nesting.depth === 1) this.arrays += 1;
+      if (!this.nesting.open) {
         // A list ends: the parser gets it whole, and what follows may be text.
         this.write(chunk.slice(from, i + 1));
         from = i + 1;
@@ -178,7 +152,7 @@ class GccReader {
 
   end(): void {
     if (this.textLine !== null) this.endTextLine();
-    if (this.depth > 0 || this.inString) {
+    if (this.nesting.open) {
       throw new GccFormatError(
         "INVALID_JSON",
         `line ${this.line}: the text ends inside a list of diagnostics: the report looks truncated.`,
@@ -200,20 +174,6 @@ class GccReader {
       if (error instanceof GccFormatError) throw error;
       throw new GccFormatError("INVALID_JSON", `line ${this.line}: not valid JSON.`);
     }
-  }
-
-  private scan(char: string): void {
-    if (this.inString) {
-      if (this.escaped) this.escaped = false;
-      else if (char === "\\") this.escaped = true;
-      else if (char === '"') this.inString = false;
-      return;
-    }
-    if (char === " " || char === "\t" || char === "\r") return;
-    if (this.depth === 0) this.arrays += 1;
-    if (char === '"') this.inString = true;
-    else if (char === "[" || char === "{") this.depth += 1;
-    else if (char === "]" || char === "}") this.depth -= 1;
   }
 
   private structure(message: string): never {
@@ -290,35 +250,19 @@ class GccReader {
       const caret = isRecord(location.caret) ? location.caret : null;
       const file = caret !== null && typeof caret.file === "string" ? caret.file : "";
       if (caret === null || file === "") return [];
-      const resolved = resolveArtifactPath(file, undefined, this.pathContext);
-      const line = positiveInteger(caret.line);
-      const column = positiveInteger(caret.column);
-      const finish = isRecord(location.finish) ? location.finish : null;
-      const endLine = finish !== null && finish.file === file ? positiveInteger(finish.line) : null;
-      const closes = line !== null && endLine !== null && endLine >= line;
-      const region: SarifRegion | null =
-        line === null
-          ? null
-          : {
-              startLine: line,
-              startColumn: column,
-              endLine: closes ? endLine : line,
-              endColumn: closes ? positiveInteger(finish!.column) : column,
-              snippet: null,
-            };
+      const finish = isRecord(location.finish) && location.finish.file === file ? location.finish : null;
       // A location's label is what GCC prints under that place (an argument's type).
       const label = typeof location.label === "string" && location.label !== "" ? location.label : null;
-      return [
-        {
-          path: resolved.path,
-          outsideRepository: resolved.outsideRepository,
-          uri: file,
-          uriBaseId: null,
-          region,
-          message: message ?? label,
-          id: null,
-        },
-      ];
+      const place = {
+        file,
+        line: positiveInteger(caret.line),
+        column: positiveInteger(caret.column),
+        end:
+          finish === null
+            ? null
+            : { line: positiveInteger(finish.line), column: positiveInteger(finish.column) },
+      };
+      return [locationOfPlace(place, message ?? label, this.pathContext)];
     });
   }
 }

@@ -1,8 +1,8 @@
-import { TextDecoder } from "node:util";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
-import { resolveArtifactPath } from "../sarif/paths.ts";
+import { locationOfPlace, resolveArtifactPath } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLocation, SarifRegion, SarifResult, SarifTool } from "../sarif/types.ts";
+import type { SarifEvent, SarifLocation, SarifResult, SarifTool } from "../sarif/types.ts";
+import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "../text-report.ts";
 
 /**
  * What `go vet -json ./...` writes (to stderr), read as a stream into the events the SARIF reader
@@ -85,40 +85,24 @@ function positionOf(text: string): { file: string; line: number | null; column: 
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /**
  * Reads `go vet -json` output chunk by chunk. Yields the run first; throws
  * {@link GoVetFormatError} naming the line of the first problem. Like the SARIF reader, an
  * iteration is all or nothing: a problem found late fails it after earlier results were yielded.
  */
-export async function* readGoVetJson(
+export function readGoVetJson(
   chunks: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
   options: GoVetReadOptions,
 ): AsyncGenerator<SarifEvent> {
-  const reader = new GoVetReader(options.workDir);
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
-  for await (const chunk of chunks) {
-    reader.feed(decode(decoder, typeof chunk === "string" ? Buffer.from(chunk) : chunk, false));
-    yield* reader.events.splice(0);
-  }
-  reader.feed(decode(decoder, new Uint8Array(), true));
-  reader.end();
-  yield* reader.events.splice(0);
-}
-
-function decode(decoder: TextDecoder, bytes: Uint8Array, last: boolean): string {
-  try {
-    return decoder.decode(bytes, { stream: !last });
-  } catch {
-    throw new GoVetFormatError("INVALID_TEXT", "the report is not valid UTF-8 text.");
-  }
+  return readTextReport(
+    chunks,
+    new GoVetReader(options.workDir),
+    () => new GoVetFormatError("INVALID_TEXT", "the report is not valid UTF-8 text."),
+  );
 }
 
 /** The text between JSON objects, line by line, and each package's object, streamed. */
-class GoVetReader {
+class GoVetReader implements TextReportReader {
   readonly events: SarifEvent[] = [{ type: "run", run: { index: 0, tool: TOOL } }];
   private readonly pathContext;
   /** The line being read (1-based). */
@@ -137,9 +121,7 @@ class GoVetReader {
   // The JSON object being read: its parser, where it started, and a scan that finds its end.
   private parser: JSONParser | null = null;
   private objectLine = 0;
-  private depth = 0;
-  private inString = false;
-  private escaped = false;
+  private nesting = new JsonNesting();
   /** The depth whose member's value comes next (after a `:`), or null. */
   private valueAtDepth: number | null = null;
 
@@ -175,7 +157,7 @@ class GoVetReader {
         continue;
       }
       this.scan(char);
-      if (this.depth === 0) {
+      if (!this.nesting.open) {
         this.write(chunk.slice(jsonFrom, i + 1));
         this.endObject();
       }
@@ -205,9 +187,7 @@ class GoVetReader {
     this.mode = "json";
     this.sawObject = true;
     this.objectLine = this.line;
-    this.depth = 0;
-    this.inString = false;
-    this.escaped = false;
+    this.nesting = new JsonNesting();
     this.valueAtDepth = null;
     const parser = new JSONParser({ paths: ["$.*.*.*"], keepStack: false });
     parser.onValue = (info) => this.onDiagnostic(info);
@@ -250,24 +230,16 @@ class GoVetReader {
    * parser, emitting only the diagnostics, does not see.
    */
   private scan(char: string): void {
-    if (this.inString) {
-      if (this.escaped) this.escaped = false;
-      else if (char === "\\") this.escaped = true;
-      else if (char === '"') this.inString = false;
-      return;
-    }
-    if (char === " " || char === "\t" || char === "\n" || char === "\r") return;
+    const read = this.nesting.step(char);
+    if (read === null) return;
     if (this.valueAtDepth !== null) {
       const at = this.valueAtDepth;
       this.valueAtDepth = null;
-      if (at === 1 && char !== "{") this.structure("a package's value is not an object of analyzers.");
-      if (at === 2 && char !== "[" && char !== "{")
+      if (at === 1 && read !== "{") this.structure("a package's value is not an object of analyzers.");
+      if (at === 2 && read !== "[" && read !== "{")
         this.structure("an analyzer's value is neither a list of diagnostics nor an error.");
     }
-    if (char === '"') this.inString = true;
-    else if (char === "{" || char === "[") this.depth += 1;
-    else if (char === "}" || char === "]") this.depth -= 1;
-    else if (char === ":") this.valueAtDepth = this.depth;
+    if (read === ":") this.valueAtDepth = this.nesting.depth;
   }
 
   private structure(message: string): never {
@@ -339,30 +311,13 @@ class GoVetReader {
   private locationOf(posn: string, end: unknown, message: string | null): SarifLocation | null {
     const start = positionOf(posn);
     if (start === null) return null;
-    const resolved = resolveArtifactPath(start.file, undefined, this.pathContext);
+    // `end`, where newer analyzers give it, closes the region when it is in the same file.
     const stop = typeof end === "string" ? positionOf(end) : null;
-    let region: SarifRegion | null = null;
-    if (start.line !== null) {
-      // `end`, where newer analyzers give it, closes the region when it is in the same file.
-      const closes =
-        stop !== null && stop.file === start.file && stop.line !== null && stop.line >= start.line;
-      region = {
-        startLine: start.line,
-        startColumn: start.column,
-        endLine: closes ? stop.line! : start.line,
-        endColumn: closes ? stop.column : start.column,
-        snippet: null,
-      };
-    }
-    return {
-      path: resolved.path,
-      outsideRepository: resolved.outsideRepository,
-      uri: start.file,
-      uriBaseId: null,
-      region,
+    return locationOfPlace(
+      { ...start, end: stop !== null && stop.file === start.file ? stop : null },
       message,
-      id: null,
-    };
+      this.pathContext,
+    );
   }
 
   /** A line of text between the objects: a package line, a tool error, or its continuation. */

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { SarifLocation } from "./types.ts";
 
 /**
  * Turning SARIF artifact locations (`uri` + `uriBaseId`, SARIF §3.4) into repository-relative
@@ -109,4 +110,46 @@ export function resolveArtifactPath(
   const root = normalise(percentDecode(pathOfUri(context.workDir))).replace(/\/$/, "");
   if (joined.startsWith(`${root}/`)) return { path: joined.slice(root.length + 1), outsideRepository: false };
   return { path: joined, outsideRepository: true };
+}
+
+/** A place as a tool's own format writes it: a file, and a line and column where known. */
+export interface ToolPlace {
+  file: string;
+  line: number | null;
+  column: number | null;
+  /** Where the place ends, when the tool says so in the same file. */
+  end?: { line: number | null; column: number | null } | null;
+}
+
+/**
+ * The SARIF location of a place written by a tool that has no SARIF (cppcheck, go vet, GCC): its
+ * file resolved as an artifact URI against `context`, and its region from the line on (ending
+ * where the tool says, when that is not before the start; else where it starts).
+ */
+export function locationOfPlace(
+  place: ToolPlace,
+  message: string | null,
+  context: PathContext,
+): SarifLocation {
+  const resolved = resolveArtifactPath(place.file, undefined, context);
+  const { line, column, end } = place;
+  const closes = line !== null && end != null && end.line !== null && end.line >= line;
+  return {
+    path: resolved.path,
+    outsideRepository: resolved.outsideRepository,
+    uri: place.file,
+    uriBaseId: null,
+    region:
+      line === null
+        ? null
+        : {
+            startLine: line,
+            startColumn: column,
+            endLine: closes ? end.line! : line,
+            endColumn: closes ? end.column : column,
+            snippet: null,
+          },
+    message,
+    id: null,
+  };
 }
