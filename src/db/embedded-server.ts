@@ -9,8 +9,23 @@
  * `{ type: "stop" }` to close cleanly. If the parent goes away the child closes too.
  */
 import fs from "node:fs";
+import v8 from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { EmbeddedSocketServer } from "./embedded-socket.ts";
+
+/**
+ * How much of PostgreSQL's WebAssembly a function must run before V8 recompiles it with its
+ * optimizing compiler: 100 times V8's default (roughly 1.8 MB of code executed). At the default,
+ * a start and a few queries tier up hundreds of functions that ran a handful of times, and their
+ * optimized code stays resident. `npm run bench:embedded-wasm` measures both in one run
+ * (docs/benchmarks.md "The embedded database's WebAssembly"). Set before PGlite compiles its
+ * module, unless node was given the flag itself (the benchmark's baseline). A V8 without the flag
+ * (none of Node 20 to 24's) would print that it does not know it and go on.
+ */
+const WASM_TIERING_BUDGET = 180_000_000;
+if (!process.execArgv.some((arg) => arg.startsWith("--wasm-tiering-budget"))) {
+  v8.setFlagsFromString(`--wasm-tiering-budget=${WASM_TIERING_BUDGET}`);
+}
 
 const [dataDirectory, socketPath] = process.argv.slice(2);
 
