@@ -442,13 +442,16 @@ describe("the request, against a local HTTP server", () => {
       discarded = null;
     }
     assert.ok(bodyBytes > 50 * 1024 * 1024, `a body of ${formatBytes(bodyBytes)}`);
-    // Sampled every 4 MiB read, after a collection. Streaming keeps a few chunks in flight (a
-    // moment's sample can catch more); a held body grows with every sample, to half of it by the
-    // middle one.
-    const median = [...alive].sort((a, b) => a - b)[Math.floor(alive.length / 2)]!;
+    // Sampled every 4 MiB read, after a collection. A held body grows with what was read: by the
+    // eighth sample (32 MiB of the report read) it holds over 40 MiB of body, which no collection
+    // can free, and the last three 48-53 MiB. Streaming keeps only what is in flight: a few chunks
+    // on a quiet machine. Beside a CPU load the counter is noisy (a plateau of about 22 MiB that
+    // rose in one step and held, freed buffers not yet swept, a baseline 11 MB too high), which a
+    // bound of 12 MiB on the median once called a held body; 32 MiB on every sample is above that
+    // noise and below what a held body must reach.
     assert.equal(alive.length, 11, "one sample per 4 MiB read");
     assert.ok(
-      median < 12 * 1024 * 1024,
+      Math.max(...alive) < 32 * 1024 * 1024,
       `buffers alive while uploading: ${alive.map(formatBytes).join(", ")}`,
     );
   });
