@@ -1,11 +1,12 @@
 /**
  * `npm run bench:start`: how long `npm start` takes on the embedded database, and how much memory
- * it then holds. Runs exactly what `npm start` runs (`node --import tsx src/main.ts`, without npm)
+ * it then holds. Runs exactly what `npm start` runs (`node scripts/start.mjs`, without npm)
  * on a new data directory — the first start, which copies the install's template and seeds the
  * demo — then again on that directory (a restart). Each is timed from the spawn to the first
  * `{ viewer { email } }` answered with the demo token, and the resident memory of the server and
  * its database process is read after it has been idle for a while. The baseline, measured in the
- * same run, is bench/bare-server.ts: node, tsx and an empty `node:http` server, spawned the same way.
+ * same run, is bench/bare-server.ts compiled to JavaScript: node and an empty `node:http` server,
+ * spawned the same way.
  *
  *   npm run bench:start                  # 3 first starts and 3 restarts
  *   npm run bench:start -- --repeat 5 --idle 10
@@ -17,6 +18,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { npmStartArgs } from "../test/helpers/start-command.ts";
 import { otherCpuCores, snapshotCpu } from "./contention.ts";
 import { Cleanup, describe, stopChild } from "./processes.ts";
 import { describeRun } from "./report.ts";
@@ -53,6 +55,8 @@ interface StartFigures {
   /** Resident memory after the idle wait, in MiB: the server process, and its children. */
   serverMiB: number;
   childrenMiB: number;
+  /** What the processes take together, the pages they share (node's own code) counted once, in MiB. */
+  unionMiB: number;
 }
 
 /** Resident set size of `pid` in MiB, from /proc (0 once it has gone). */
@@ -64,6 +68,50 @@ function residentMiB(pid: number): number {
   } catch {
     return 0;
   }
+}
+
+/**
+ * The memory `pids` take from the machine together, in MiB. Resident sizes added up count twice
+ * the pages two processes share: the node binary's code and the libraries' (about 45 MB each,
+ * mapped from the same files). This adds each process's private pages, then each mapped file's
+ * shared pages once (the most that any one of them has resident). 0 for processes gone.
+ */
+function unionMiB(pids: readonly number[]): number {
+  let privateKib = 0;
+  const sharedKibByFile = new Map<string, number>();
+  for (const pid of pids) {
+    let smaps: string;
+    try {
+      smaps = fs.readFileSync(`/proc/${pid}/smaps`, "utf8");
+    } catch {
+      continue;
+    }
+    let mapping = "";
+    let shared = 0;
+    const close = () => {
+      if (shared > 0) sharedKibByFile.set(mapping, Math.max(sharedKibByFile.get(mapping) ?? 0, shared));
+      shared = 0;
+    };
+    for (const line of smaps.split("\n")) {
+      const field = /^(\w+):\s+(\d+) kB$/.exec(line);
+      if (!field) {
+        // A mapping's header: its address range, permissions, offset, device, inode and path.
+        const header = /^[0-9a-f]+-[0-9a-f]+ \S+ ([0-9a-f]+) \S+ (\d+)\s*(.*)$/.exec(line);
+        if (header) {
+          close();
+          mapping = header[2] === "0" ? `${pid}:${line}` : `${header[2]}:${header[1]}:${header[3]}`;
+        }
+        continue;
+      }
+      const kib = Number(field[2]);
+      if (field[1] === "Private_Clean" || field[1] === "Private_Dirty") privateKib += kib;
+      if (field[1] === "Shared_Clean" || field[1] === "Shared_Dirty") shared += kib;
+    }
+    close();
+  }
+  let sharedKib = 0;
+  for (const kib of sharedKibByFile.values()) sharedKib += kib;
+  return (privateKib + sharedKib) / 1024;
 }
 
 /** Every descendant of `pid`, from the parent links in /proc. */
@@ -150,7 +198,7 @@ async function measureAssay(cleanup: Cleanup, dataDir: string, idleSeconds: numb
   };
   const tokenFile = path.join(dataDir, "demo-token");
   const t0 = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src", "main.ts")], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -174,6 +222,7 @@ async function measureAssay(cleanup: Cleanup, dataDir: string, idleSeconds: numb
       listening: output.find(/"msg":"listening"/)?.at,
       serverMiB: residentMiB(child.pid!),
       childrenMiB: descendants(child.pid!).reduce((sum, pid) => sum + residentMiB(pid), 0),
+      unionMiB: unionMiB([child.pid!, ...descendants(child.pid!)]),
     };
   } finally {
     await stop();
@@ -207,7 +256,7 @@ async function main(): Promise<void> {
   process.stderr.write(`${header.join("\n")}\n`);
 
   const rows: Array<{ name: string; figures: StartFigures[] }> = [
-    { name: "bare node:http (node + tsx + an empty server)", figures: [] },
+    { name: "bare node:http (node and an empty server)", figures: [] },
     { name: "Assay, first start (new data directory, demo seeded)", figures: [] },
     { name: "Assay, restart (the same data directory)", figures: [] },
   ];
@@ -218,7 +267,7 @@ async function main(): Promise<void> {
   try {
     for (let i = 0; i < options.repeat; i++) {
       process.stderr.write(`round ${i + 1} of ${options.repeat}\n`);
-      rows[0]!.figures.push(await measureBare(cleanup, options.idleSeconds));
+      rows[0]!.figures.push(await measureBare(cleanup, options.idleSeconds, scratch));
       const dataDir = path.join(scratch, `data-${i}`);
       rows[1]!.figures.push(await measureAssay(cleanup, dataDir, options.idleSeconds));
       rows[2]!.figures.push(await measureAssay(cleanup, dataDir, options.idleSeconds));
@@ -229,8 +278,8 @@ async function main(): Promise<void> {
 
   const bare = median(rows[0]!.figures.map((f) => f.served));
   const lines = [
-    "| start | to a served request, s | ÷ bare | to the listening line, s | server MiB | its database process MiB | together MiB |",
-    "|---|---:|---:|---:|---:|---:|---:|",
+    "| start | to a served request, s | ÷ bare | to the listening line, s | server MiB | its database process MiB | together MiB | together, shared pages once, MiB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
     ...rows.map(({ name, figures }) => {
       const served = figures.map((f) => f.served);
       const listening = figures.map((f) => f.listening).filter((v): v is number => v !== undefined);
@@ -251,6 +300,10 @@ async function main(): Promise<void> {
           figures.map((f) => f.serverMiB + f.childrenMiB),
           0,
         ),
+        range(
+          figures.map((f) => f.unionMiB),
+          0,
+        ),
       ].join(" | ");
     }),
   ].map((line) => (line.startsWith("|") ? line : `| ${line} |`));
@@ -258,9 +311,19 @@ async function main(): Promise<void> {
 }
 
 /** The baseline reports its URL over IPC rather than in its output. */
-async function measureBare(cleanup: Cleanup, idleSeconds: number): Promise<StartFigures> {
+async function measureBare(cleanup: Cleanup, idleSeconds: number, scratch: string): Promise<StartFigures> {
+  // Plain node, as the server now runs (scripts/start.mjs): the baseline compiled the same way.
+  const script = path.join(scratch, "bare-server.mjs");
+  const esbuild = await import("esbuild");
+  await esbuild.build({
+    entryPoints: [path.join(ROOT, "bench", "bare-server.ts")],
+    outfile: script,
+    platform: "node",
+    format: "esm",
+    logLevel: "silent",
+  });
   const t0 = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "bench", "bare-server.ts")], {
+  const child = spawn(process.execPath, [script], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
@@ -273,7 +336,13 @@ async function measureBare(cleanup: Cleanup, idleSeconds: number): Promise<Start
     while (!(await viewerAnswers(url, undefined))) await sleep(5);
     const served = (performance.now() - t0) / 1000;
     await sleep(idleSeconds * 1000);
-    return { served, listening: undefined, serverMiB: residentMiB(child.pid!), childrenMiB: 0 };
+    return {
+      served,
+      listening: undefined,
+      serverMiB: residentMiB(child.pid!),
+      childrenMiB: 0,
+      unionMiB: unionMiB([child.pid!]),
+    };
   } finally {
     await stop();
   }

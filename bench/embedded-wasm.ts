@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { embeddedServerCommand } from "../src/db/embedded-server-bundle.ts";
+import { embeddedServerCommand } from "../src/db/embedded.ts";
 import { CACHE_DIRECTORY } from "../src/db/embedded-template.ts";
 import { describeRun } from "./report.ts";
 

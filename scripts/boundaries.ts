@@ -47,8 +47,8 @@ interface Layer {
  * fails: the table is the map of the code.
  */
 export const LAYERS: readonly Layer[] = [
-  // The environment, read once, the logger, and the instance's metrics.
-  { name: "foundation", nodes: ["config.ts", "logger.ts", "observability"] },
+  // The environment, read once, the logger, the instance's metrics, and the compiled server's tree.
+  { name: "foundation", nodes: ["config.ts", "logger.ts", "observability", "compiled"] },
   // Connections, migrations and row types; the pure report readers.
   { name: "storage and formats", nodes: ["db", "formats"] },
   // Schema machinery and errors, the wire, the job queue: no domain knowledge.

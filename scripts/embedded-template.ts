@@ -1,14 +1,16 @@
 /**
  * Run by `npm ci` and `npm install` (the package's postinstall): builds the embedded database's
  * template, initdb and every migration once per install, so that a first start copies it instead
- * of running initdb (src/db/embedded-template.ts), and bundles the embedded database's process so
- * that it runs without tsx (src/db/embedded-server-bundle.ts). The template is left alone when it
- * exists. A failure is reported and does not fail the install: the first start then initialises
- * the database itself, and the database's process runs under tsx, as they would without these.
+ * of running initdb (src/db/embedded-template.ts), and compiles the server so that it and the
+ * embedded database's process run without tsx (src/compiled/build.ts). The template is left alone
+ * when it exists. A failure is reported and does not fail the install: the first start then
+ * initialises the database itself, and compiles the server or runs it under tsx.
  */
+import fs from "node:fs";
 import path from "node:path";
+import { buildCompiledTree } from "../src/compiled/build.ts";
 import { prepareEmbeddedTemplate } from "../src/db/database.ts";
-import { buildEmbeddedServerBundle } from "../src/db/embedded-server-bundle.ts";
+import { CACHE_DIRECTORY } from "../src/db/embedded-template.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const started = performance.now();
@@ -28,10 +30,16 @@ try {
 }
 
 try {
-  await buildEmbeddedServerBundle();
+  await buildCompiledTree();
+  // What earlier versions built instead (a bundle of the database's process), left by npm install.
+  for (const file of fs.readdirSync(CACHE_DIRECTORY)) {
+    if (file === "embedded-server.json" || /^embedded-server-[0-9a-f]+\.mjs$/.test(file)) {
+      fs.rmSync(path.join(CACHE_DIRECTORY, file), { force: true });
+    }
+  }
 } catch (error) {
   const reason = error instanceof Error ? error.message : String(error);
   process.stderr.write(
-    `Could not bundle the embedded database's process (${reason}); it will run under tsx instead.\n`,
+    `Could not compile the server (${reason}); npm start will try again, or run it under tsx.\n`,
   );
 }

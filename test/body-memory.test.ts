@@ -7,6 +7,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { after, test } from "node:test";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
+import { npmStartArgs } from "./helpers/start-command.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MB = 1024 * 1024;
@@ -37,7 +38,7 @@ async function startServer(): Promise<{ child: ChildProcess; url: string; dataDi
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

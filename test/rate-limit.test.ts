@@ -21,6 +21,7 @@ import {
 } from "./helpers/instance.ts";
 import { type Exposition, parsePrometheusText, sampleValue } from "./helpers/prometheus-text.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
+import { npmStartArgs } from "./helpers/start-command.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** The shared Redis of the test environment; the cross-process test fails when it does not answer. */
@@ -144,7 +145,7 @@ function listeningUrl(line: string): string | undefined {
 /** Starts `src/main.ts` with `env` on a free port and resolves once it says it is listening. */
 async function spawnServer(env: Record<string, string>): Promise<ServerProcess> {
   const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env: { ...inherited, ...env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -11,6 +11,7 @@ import { openDatabase } from "../src/db/database.ts";
 import { aToken, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
+import { npmStartArgs } from "./helpers/start-command.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const PEPPER = "shutdown-test-pepper-0123456789";
@@ -44,10 +45,7 @@ function embeddedServerPids(dataDir: string): number[] {
       continue; // Gone while we looked.
     }
     const args = cmdline.split("\0");
-    if (
-      args.some((a) => /embedded-server(-[0-9a-f]+\.mjs|\.ts)$/.test(a)) &&
-      args.includes(path.join(dataDir, "pgdata"))
-    ) {
+    if (args.some((a) => /embedded-server\.[jt]s$/.test(a)) && args.includes(path.join(dataDir, "pgdata"))) {
       pids.push(Number(entry));
     }
   }
@@ -67,7 +65,7 @@ interface RunningMain {
 }
 
 /**
- * Seeds a user and a token in a fresh database, then starts `node --import tsx src/main.ts` over
+ * Seeds a user and a token in a fresh database, then starts what `npm start` runs (scripts/start.mjs) over
  * it and waits until /healthz answers.
  */
 async function startMain(env: Record<string, string> = {}): Promise<RunningMain> {
@@ -85,7 +83,7 @@ async function startMain(env: Record<string, string> = {}): Promise<RunningMain>
   }
 
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -190,11 +188,17 @@ describe("graceful shutdown of src/main.ts", () => {
     const main = await startMain();
     try {
       if (!main.database.databaseUrl) {
-        assert.equal(
-          embeddedServerPids(main.database.dataDir).length,
-          1,
-          "the embedded database runs while serving",
+        const pids = embeddedServerPids(main.database.dataDir);
+        assert.equal(pids.length, 1, "the embedded database runs while serving");
+        // Its compiled module under plain node, with malloc's arenas held to two (src/db/embedded.ts).
+        const args = fs.readFileSync(`/proc/${pids[0]}/cmdline`, "utf8").split("\0");
+        assert.ok(
+          args.some((arg) => arg.endsWith(`${path.sep}src${path.sep}db${path.sep}embedded-server.js`)),
+          args.join(" "),
         );
+        assert.ok(!args.includes("tsx"), args.join(" "));
+        const environment = fs.readFileSync(`/proc/${pids[0]}/environ`, "utf8").split("\0");
+        assert.ok(environment.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || "2"}`));
         assert.ok(
           fs.existsSync(path.join(main.database.dataDir, "embedded.lock")),
           "the lock file exists while serving",

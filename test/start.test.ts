@@ -5,9 +5,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { compiledModule } from "../src/compiled/tree.mjs";
 import { waitFor } from "./helpers/instance.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { gql } from "./helpers/server.ts";
+import { npmStartArgs } from "./helpers/start-command.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -37,7 +39,7 @@ test("on a fresh data directory the demo token works from the first moment the s
   };
   delete env.DATABASE_URL;
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, npmStartArgs(), {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -66,4 +68,7 @@ test("on a fresh data directory the demo token works from the first moment the s
   const res = await gql(`${url}/graphql/`, token, "{ viewer { email } }");
   assert.equal(res.status, 200);
   assert.deepEqual(res.body.data, { viewer: { email: "ada@acme-labs.example" } });
+  // It ran from the compiled server (src/compiled/tree.mjs), built by npm ci or by the launcher.
+  assert.doesNotMatch(stderr, /running the TypeScript under tsx/);
+  assert.ok(compiledModule("src/main.ts"), "the compiled server is current");
 });

@@ -2,12 +2,43 @@ import { type ChildProcess, fork } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { embeddedServerCommand } from "./embedded-server-bundle.ts";
+import { compiledModule } from "../compiled/tree.mjs";
 
 /** Longest Unix socket path the kernel accepts is 107 bytes; leave room. */
 const MAX_SOCKET_PATH = 100;
 /** PGlite's socket is named as PostgreSQL names its own, so `pg` finds it from a directory and port. */
 const SOCKET_PORT = 5432;
+
+/** The database process's module: it holds PGlite and serves it on a socket. */
+const ENTRY = "src/db/embedded-server.ts";
+
+/** How to fork the embedded database's process: the script, and node's options for it. */
+export interface EmbeddedServerCommand {
+  script: string;
+  execArgv: string[];
+}
+
+/**
+ * The database process's compiled module under plain node when the compiled tree is current
+ * (src/compiled/tree.mjs); its TypeScript under tsx otherwise, which costs the process about 40 MB
+ * more (a developer who edited the sources since the tree was built, an install without scripts).
+ */
+export function embeddedServerCommand(): EmbeddedServerCommand {
+  const compiled = compiledModule(ENTRY);
+  if (compiled) return { script: compiled, execArgv: [] };
+  return { script: path.join(import.meta.dirname, "embedded-server.ts"), execArgv: ["--import", "tsx"] };
+}
+
+/**
+ * The database process's environment: the server's, with glibc's malloc held to two arenas unless
+ * the operator chose a number (`MALLOC_ARENA_MAX`). V8 compiles PGlite's WebAssembly on several
+ * threads at a start, and glibc gives each thread that allocates an arena of its own (up to 8 a
+ * core), which keeps what was freed in it; two arenas hold about 20 MB less at idle
+ * (docs/benchmarks.md). Other C libraries ignore the variable.
+ */
+export function embeddedServerEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX || "2" };
+}
 
 /** A running embedded database and how to reach it. */
 export interface EmbeddedDatabase {
@@ -84,6 +115,7 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   const { script, execArgv } = embeddedServerCommand();
   const child: ChildProcess = fork(script, [path.join(dataDir, "pgdata"), socketPath], {
     execArgv,
+    env: embeddedServerEnvironment(process.env),
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
 

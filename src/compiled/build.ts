@@ -1,0 +1,159 @@
+/**
+ * Builds the compiled server (see tree.mjs): each module under src/ compiled by esbuild to one
+ * JavaScript file, at the same place in a tree inside the install's cache.
+ *
+ * Each module is compiled on its own, as tsx compiles it, with two differences that keep its
+ * meaning where it now lives:
+ * - its imports of our TypeScript modules name their compiled files (`./x.ts` becomes `./x.js`);
+ *   other files of ours (tree.mjs) are imported from the sources by absolute path;
+ * - `import.meta.url`, `dirname` and `filename` are the source's, so that a module that reads a
+ *   file beside it (the playground's assets, docs/examples, package.json) reads the same file.
+ *
+ * A new tree is written under a temporary name and renamed into place, then the manifest; a
+ * process that reads the manifest meanwhile sees the old tree or the new one, never a part.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { hashSources, MANIFEST, ROOT, TREE_CACHE, TREE_FORMAT } from "./tree.mjs";
+
+/**
+ * Packages whose published ES modules plain node cannot load: js-cvss's imports its own files
+ * without their extensions, which only tsx's resolver accepts. They are compiled into the modules
+ * that import them instead of being imported from node_modules.
+ */
+const INLINED_PACKAGES = ["@pandatix/js-cvss"];
+
+/** Trees kept besides the current one, for servers still running from them (they import lazily). */
+const OLDER_TREES_KEPT = 2;
+
+export interface CompiledTree {
+  /** The tree's directory. */
+  directory: string;
+  /** The sources compiled, relative to the repository's root. */
+  sources: string[];
+}
+
+/** Every TypeScript module under src/ that the server may load: not tests, not declarations. */
+export function serverSources(): string[] {
+  return fs
+    .readdirSync(path.join(ROOT, "src"), { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.endsWith(".d.ts"))
+    .map((file) => path.posix.join("src", file.split(path.sep).join("/")))
+    .sort();
+}
+
+async function compileModule(
+  esbuild: typeof import("esbuild"),
+  source: string,
+): Promise<{ code: Uint8Array; map: Uint8Array }> {
+  const file = path.join(ROOT, source);
+  const result = await esbuild.build({
+    entryPoints: [file],
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    write: false,
+    outfile: path.join(ROOT, source.replace(/\.ts$/, ".js")),
+    sourcemap: "linked",
+    logLevel: "silent",
+    define: {
+      "import.meta.url": JSON.stringify(pathToFileURL(file).href),
+      "import.meta.dirname": JSON.stringify(path.dirname(file)),
+      "import.meta.filename": JSON.stringify(file),
+    },
+    plugins: [
+      {
+        name: "one-module",
+        setup(build) {
+          build.onResolve({ filter: /.*/ }, (args) => {
+            if (args.kind === "entry-point") return undefined;
+            if (args.importer.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+            if (INLINED_PACKAGES.some((name) => args.path === name || args.path.startsWith(`${name}/`))) {
+              return undefined;
+            }
+            if (!args.path.startsWith(".")) return { path: args.path, external: true };
+            if (args.path.endsWith(".ts")) return { path: args.path.replace(/\.ts$/, ".js"), external: true };
+            return { path: pathToFileURL(path.resolve(args.resolveDir, args.path)).href, external: true };
+          });
+        },
+      },
+    ],
+  });
+  const code = result.outputFiles.find((output) => output.path.endsWith(".js"));
+  const map = result.outputFiles.find((output) => output.path.endsWith(".js.map"));
+  if (!code || !map) throw new Error(`esbuild wrote no module for ${source}`);
+  // Anything else of the module's meta object (resolve, main) would describe the compiled file.
+  if (/import\.meta(?!\.(?:url|dirname|filename)\b)/.test(code.text)) {
+    throw new Error(`${source} reads its module's meta object beyond url, dirname and filename`);
+  }
+  return { code: code.contents, map: map.contents };
+}
+
+/**
+ * Compiles every server module into a new tree in `cache` and makes it the current one. Returns
+ * where it is. Two builds of the same sources at once (two servers started after an edit) make the
+ * same tree; the second finds it in place and uses it.
+ */
+export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTree> {
+  const esbuild = await import("esbuild");
+  const sources = serverSources();
+  const sha256 = hashSources(sources);
+  const name = `tree-${sha256.slice(0, 16)}`;
+  const directory = path.join(cache, name);
+  fs.mkdirSync(cache, { recursive: true });
+  if (!fs.existsSync(directory)) {
+    const partial = path.join(cache, `${name}.partial-${process.pid}-${randomBytes(4).toString("hex")}`);
+    try {
+      const compiled = await Promise.all(sources.map((source) => compileModule(esbuild, source)));
+      sources.forEach((source, index) => {
+        const target = path.join(partial, source.replace(/\.ts$/, ".js"));
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.writeFileSync(target, compiled[index]!.code);
+        fs.writeFileSync(`${target}.map`, compiled[index]!.map);
+      });
+      fs.renameSync(partial, directory);
+    } catch (error) {
+      fs.rmSync(partial, { recursive: true, force: true });
+      // Another build of the same sources renamed its tree into place first.
+      if (!fs.existsSync(directory)) throw error;
+    }
+  }
+  const manifest = { format: TREE_FORMAT, tree: name, sources, sha256 };
+  const manifestPartial = path.join(
+    cache,
+    `${MANIFEST}.partial-${process.pid}-${randomBytes(4).toString("hex")}`,
+  );
+  fs.writeFileSync(manifestPartial, JSON.stringify(manifest, null, 2));
+  fs.renameSync(manifestPartial, path.join(cache, MANIFEST));
+  pruneOlderTrees(cache, name);
+  return { directory, sources };
+}
+
+/** Removes all but the newest older trees, and partial trees of builds that died. */
+function pruneOlderTrees(cache: string, current: string): void {
+  const entries = fs.readdirSync(cache, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  const older = entries
+    .filter((entry) => /^tree-[0-9a-f]{16}$/.test(entry.name) && entry.name !== current)
+    .map((entry) => ({ name: entry.name, modified: fs.statSync(path.join(cache, entry.name)).mtimeMs }))
+    .sort((a, b) => b.modified - a.modified)
+    .slice(OLDER_TREES_KEPT);
+  for (const { name } of older) fs.rmSync(path.join(cache, name), { recursive: true, force: true });
+  for (const entry of entries) {
+    const pid = /^tree-[0-9a-f]{16}\.partial-(\d+)-[0-9a-f]+$/.exec(entry.name)?.[1];
+    if (pid && !isAlive(Number(pid)))
+      fs.rmSync(path.join(cache, entry.name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
