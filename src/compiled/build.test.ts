@@ -21,7 +21,13 @@ function scratchCache(t: { after(fn: () => void): void }): string {
   return cache;
 }
 
-function readManifest(cache: string): { format: number; tree: string; sources: string[]; sha256: string } {
+function readManifest(cache: string): {
+  format: number;
+  root: string;
+  tree: string;
+  sources: string[];
+  sha256: string;
+} {
   return JSON.parse(fs.readFileSync(path.join(cache, MANIFEST), "utf8"));
 }
 
@@ -44,6 +50,7 @@ after(() => fs.rmSync(shared.cache, { recursive: true, force: true }));
 test("the tree holds one compiled module for every module of the server, and nothing of the tests", () => {
   const { tree } = shared;
   assert.deepEqual(tree.sources, serverSources());
+  assert.equal(readManifest(shared.cache).root, ROOT);
   assert.ok(tree.sources.includes("src/main.ts"));
   assert.ok(tree.sources.includes("src/db/embedded-server.ts"));
   assert.ok(!tree.sources.some((source) => source.endsWith(".test.ts")));
@@ -101,6 +108,8 @@ test("a compiled module is used only while the sources hash as they did when it 
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree compiled another way");
   write({ tree: "tree-0000000000000000" });
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree removed since");
+  write({ root: path.join(os.tmpdir(), "elsewhere") });
+  assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree compiled for a checkout elsewhere");
 });
 
 test("builds of the same sources at once make one tree; older trees beyond two and dead builds' parts go", async (t) => {

@@ -12,7 +12,7 @@
  * A new tree is written under a temporary name and renamed into place, then the manifest; a
  * process that reads the manifest meanwhile sees the old tree or the new one, never a part.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -102,7 +102,8 @@ export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTre
   const esbuild = await import("esbuild");
   const sources = serverSources();
   const sha256 = hashSources(sources);
-  const name = `tree-${sha256.slice(0, 16)}`;
+  // Named by the sources and where they are: compiled modules name their sources by absolute path.
+  const name = `tree-${createHash("sha256").update(`${ROOT}\0${sha256}`).digest("hex").slice(0, 16)}`;
   const directory = path.join(cache, name);
   fs.mkdirSync(cache, { recursive: true });
   if (!fs.existsSync(directory)) {
@@ -122,7 +123,7 @@ export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTre
       if (!fs.existsSync(directory)) throw error;
     }
   }
-  const manifest = { format: TREE_FORMAT, tree: name, sources, sha256 };
+  const manifest = { format: TREE_FORMAT, root: ROOT, tree: name, sources, sha256 };
   const manifestPartial = path.join(
     cache,
     `${MANIFEST}.partial-${process.pid}-${randomBytes(4).toString("hex")}`,

@@ -51,6 +51,9 @@ export function compiledModule(source, cache = TREE_CACHE) {
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(cache, MANIFEST), "utf8"));
     if (manifest.format !== TREE_FORMAT || !Array.isArray(manifest.sources)) return undefined;
+    // Compiled modules name their sources by absolute path: a checkout moved since (a container
+    // image's build stage copied elsewhere) must compile again.
+    if (manifest.root !== ROOT) return undefined;
     if (!manifest.sources.includes(source)) return undefined;
     const file = path.join(cache, path.basename(String(manifest.tree)), source.replace(/\.ts$/, ".js"));
     if (!fs.existsSync(file) || hashSources(manifest.sources) !== manifest.sha256) return undefined;
