@@ -112,7 +112,7 @@ test("a compiled module is used only while the sources hash as they did when it 
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree compiled for a checkout elsewhere");
 });
 
-test("builds of the same sources at once make one tree; older trees beyond two and dead builds' parts go", async (t) => {
+test("builds of the same sources at once make one tree; older trees beyond two and abandoned parts go", async (t) => {
   const cache = scratchCache(t);
   const older = ["tree-000000000000000a", "tree-000000000000000b", "tree-000000000000000c"];
   older.forEach((name, index) => {
@@ -120,16 +120,21 @@ test("builds of the same sources at once make one tree; older trees beyond two a
     const time = new Date(Date.now() - (index + 1) * 60_000);
     fs.utimesSync(path.join(cache, name), time, time);
   });
-  // A build that died: its process no longer exists (pid 2^22 + 1 is above Linux's maximum).
-  const dead = "tree-000000000000000d.partial-4194305-0badc0de";
-  fs.mkdirSync(path.join(cache, dead));
+  // What builds that died an hour ago left, and a build still running beside this one.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  fs.mkdirSync(path.join(cache, "tree-000000000000000d.partial-4321-0badc0de"));
+  fs.utimesSync(path.join(cache, "tree-000000000000000d.partial-4321-0badc0de"), hourAgo, hourAgo);
+  fs.writeFileSync(path.join(cache, `${MANIFEST}.partial-4321-0badc0de`), "{");
+  fs.utimesSync(path.join(cache, `${MANIFEST}.partial-4321-0badc0de`), hourAgo, hourAgo);
+  const running = "tree-000000000000000e.partial-4322-0badc0de";
+  fs.mkdirSync(path.join(cache, running));
 
   const [first, second] = await Promise.all([buildCompiledTree(cache), buildCompiledTree(cache)]);
   assert.equal(first.directory, second.directory);
   assert.deepEqual(
     fs.readdirSync(cache).sort(),
-    [MANIFEST, path.basename(first.directory), older[0], older[1]].sort(),
-    "the current tree, the two newest older ones, the manifest; no partial file or tree",
+    [MANIFEST, path.basename(first.directory), older[0], older[1], running].sort(),
+    "the current tree, the two newest older ones, the manifest, the running build's part; nothing abandoned",
   );
   assert.equal(compiledModule("src/main.ts", cache), path.join(first.directory, "src", "main.js"));
 });

@@ -28,6 +28,9 @@ const INLINED_PACKAGES = ["@pandatix/js-cvss"];
 /** Trees kept besides the current one, for servers still running from them (they import lazily). */
 const OLDER_TREES_KEPT = 2;
 
+/** A partial tree or manifest this old is left by a build that died: one takes seconds. */
+const ABANDONED_AFTER_MS = 10 * 60_000;
+
 export interface CompiledTree {
   /** The tree's directory. */
   directory: string;
@@ -134,27 +137,21 @@ export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTre
   return { directory, sources };
 }
 
-/** Removes all but the newest older trees, and partial trees of builds that died. */
+/** Removes all but the newest older trees, and what builds that died left (a build takes seconds). */
 function pruneOlderTrees(cache: string, current: string): void {
-  const entries = fs.readdirSync(cache, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  const entries = fs.readdirSync(cache).flatMap((name) => {
+    // Another build may rename or remove an entry between the listing and its stat.
+    const stat = fs.statSync(path.join(cache, name), { throwIfNoEntry: false });
+    return stat ? [{ name, modified: stat.mtimeMs }] : [];
+  });
   const older = entries
     .filter((entry) => /^tree-[0-9a-f]{16}$/.test(entry.name) && entry.name !== current)
-    .map((entry) => ({ name: entry.name, modified: fs.statSync(path.join(cache, entry.name)).mtimeMs }))
     .sort((a, b) => b.modified - a.modified)
     .slice(OLDER_TREES_KEPT);
-  for (const { name } of older) fs.rmSync(path.join(cache, name), { recursive: true, force: true });
-  for (const entry of entries) {
-    const pid = /^tree-[0-9a-f]{16}\.partial-(\d+)-[0-9a-f]+$/.exec(entry.name)?.[1];
-    if (pid && !isAlive(Number(pid)))
-      fs.rmSync(path.join(cache, entry.name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+  const abandoned = entries.filter(
+    (entry) => entry.name.includes(".partial-") && entry.modified < Date.now() - ABANDONED_AFTER_MS,
+  );
+  for (const { name } of [...older, ...abandoned]) {
+    fs.rmSync(path.join(cache, name), { recursive: true, force: true });
   }
 }
