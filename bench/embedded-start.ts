@@ -265,9 +265,10 @@ async function main(): Promise<void> {
     fs.rmSync(scratch, { recursive: true, force: true }),
   );
   try {
+    const bareServer = await compileBareServer(scratch);
     for (let i = 0; i < options.repeat; i++) {
       process.stderr.write(`round ${i + 1} of ${options.repeat}\n`);
-      rows[0]!.figures.push(await measureBare(cleanup, options.idleSeconds, scratch));
+      rows[0]!.figures.push(await measureBare(cleanup, options.idleSeconds, bareServer));
       const dataDir = path.join(scratch, `data-${i}`);
       rows[1]!.figures.push(await measureAssay(cleanup, dataDir, options.idleSeconds));
       rows[2]!.figures.push(await measureAssay(cleanup, dataDir, options.idleSeconds));
@@ -311,8 +312,8 @@ async function main(): Promise<void> {
 }
 
 /** The baseline reports its URL over IPC rather than in its output. */
-async function measureBare(cleanup: Cleanup, idleSeconds: number, scratch: string): Promise<StartFigures> {
-  // Plain node, as the server now runs (scripts/start.mjs): the baseline compiled the same way.
+/** The baseline compiled to JavaScript in `scratch`, to run under plain node as the server now runs. */
+async function compileBareServer(scratch: string): Promise<string> {
   const script = path.join(scratch, "bare-server.mjs");
   const esbuild = await import("esbuild");
   await esbuild.build({
@@ -322,6 +323,10 @@ async function measureBare(cleanup: Cleanup, idleSeconds: number, scratch: strin
     format: "esm",
     logLevel: "silent",
   });
+  return script;
+}
+
+async function measureBare(cleanup: Cleanup, idleSeconds: number, script: string): Promise<StartFigures> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [script], {
     cwd: ROOT,
