@@ -234,12 +234,13 @@ describe("a run's life", () => {
     assert.equal(resolved[0]?.issueOccurrencesResolved, 1);
   });
 
-  test("an introduced event lists at most 100 occurrences and counts them all", async () => {
+  test("an introduced event lists the first 100 occurrences by path and line, and counts them all", async () => {
     const repository = await aRepository(server.db, account);
+    // In reverse, so that the report's order is not the answer's.
     const findings = Array.from({ length: 130 }, (_, i) => ({
       rule: "many",
       path: "src/big.js",
-      line: i + 1,
+      line: 130 - i,
       message: `finding ${i}`,
     }));
     const accepted = await upload(repository, { commitOid: "4".repeat(40), data: sarif(findings) });
@@ -247,7 +248,11 @@ describe("a run's life", () => {
     const [event] = await eventsOf(repository, "repository_issue.introduced");
     assert.ok(event);
     assert.equal(event.issueOccurrencesIntroduced, 130);
-    assert.equal((event.object as { occurrences: unknown[] }).occurrences.length, 100);
+    const listed = (event.object as { occurrences: Array<{ beginLine: number }> }).occurrences;
+    assert.deepEqual(
+      listed.map((o) => o.beginLine),
+      Array.from({ length: 100 }, (_, i) => i + 1),
+    );
   });
 
   test("a pull-request branch's run is compared with the default branch but does not move it", async () => {

@@ -38,9 +38,8 @@ after(() => database?.close());
 // ---------------------------------------------------------------------------------------------
 // Fixtures
 
-const { aScene, aNextScene, anArtifact, processText, ingest, occurrencesOf, summaryOf } = sarifScenes(
-  () => db,
-);
+const { aScene, aNextScene, anArtifact, processText, stageText, ingest, occurrencesOf, summaryOf } =
+  sarifScenes(() => db);
 
 const execFileAsync = promisify(execFile);
 const require = createRequire(import.meta.url);
@@ -718,6 +717,58 @@ describe("states against the base check", () => {
       { baseCheckId: base.check.id },
     );
     assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [2, 2, 2]);
+  });
+
+  /** The rows the first test above expects of the head check. */
+  const headSummary = [
+    "eq src/a.js:10:3 EXISTING",
+    "eq src/a.js:12:3 RESOLVED",
+    "unused src/a.js:5:3 EXISTING",
+    "unused src/gone.js:1:3 RESOLVED",
+    "unused src/new.js:2:3 INTRODUCED",
+  ];
+
+  it("finds the base's missing findings at publication when there were too many to remember", async () => {
+    for (const rememberedMissing of [1, 2]) {
+      const base = await aScene();
+      await ingest(base, baseSarif);
+      const head = await aNextScene(base);
+      const { result } = await ingest(head, headSarif, { baseCheckId: base.check.id, rememberedMissing });
+      assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [1, 2, 2]);
+      assert.deepEqual(await summaryOf(head.check.id), headSummary);
+    }
+  });
+
+  it("replaces the RESOLVED copies of a check that had found nothing", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    const empty = await ingest(head, sarifLog([{ rules: [{ id: "unused" }], results: [] }]), {
+      baseCheckId: base.check.id,
+    });
+    assert.deepEqual([empty.result.counts.introduced, empty.result.counts.resolved], [0, 4]);
+    const { result } = await ingest(head, headSarif, { baseCheckId: base.check.id });
+    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [1, 2, 2]);
+    assert.deepEqual(await summaryOf(head.check.id), headSummary);
+  });
+
+  it("judges the report again when its base gained findings while it was staged", async () => {
+    const base = await aScene();
+    await ingest(base, baseSarif);
+    const head = await aNextScene(base);
+    const artifact = await anArtifact(head);
+    const publish = await stageText(head, artifact, headSarif, { baseCheckId: base.check.id });
+    // Another artifact of the base check, published meanwhile, has new.js's finding.
+    await ingest(
+      base,
+      sarifLog([{ results: [aResult("unused", "src/new.js", 2, { message: "'n' is unused." })] }]),
+    );
+    const result = await db.transaction().execute((tx) => publish(tx));
+    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [0, 3, 2]);
+    assert.deepEqual(
+      await summaryOf(head.check.id),
+      headSummary.map((row) => row.replace("new.js:2:3 INTRODUCED", "new.js:2:3 EXISTING")),
+    );
   });
 
   it("recomputes states when the base changes, and makes everything INTRODUCED without one", async () => {

@@ -90,17 +90,27 @@ export function fingerprintOf(identity: FindingIdentity, ordinal: number): strin
 /**
  * Gives the findings of one artifact their fingerprints in stream order: the n-th finding with
  * the same identity gets ordinal n - 1, so two identical findings in a file stay distinct. It
- * remembers one fingerprint per distinct identity (the one of ordinal 0) and a count.
+ * remembers one fingerprint per distinct identity (the one of ordinal 0) and a count, and the
+ * fingerprints of the repeats, so it knows every fingerprint it gave.
  */
 export class FingerprintSequence {
   private readonly seen = new Map<string, number>();
+  private readonly repeats = new Set<string>();
 
   /** The fingerprint of the next finding with `identity`. */
   next(identity: FindingIdentity): string {
     const first = fingerprintOf(identity, 0);
     const ordinal = this.seen.get(first) ?? 0;
     this.seen.set(first, ordinal + 1);
-    return ordinal === 0 ? first : fingerprintOf(identity, ordinal);
+    if (ordinal === 0) return first;
+    const repeat = fingerprintOf(identity, ordinal);
+    this.repeats.add(repeat);
+    return repeat;
+  }
+
+  /** True when this sequence gave `fingerprint` to a finding. */
+  has(fingerprint: string): boolean {
+    return this.seen.has(fingerprint) || this.repeats.has(fingerprint);
   }
 
   /** How many distinct identities were met. */

@@ -12,8 +12,8 @@ import type {
 } from "../../src/db/types.ts";
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
-import { processSarif } from "../../src/ingestion/sarif/process.ts";
-import type { ProcessResult } from "../../src/ingestion/types.ts";
+import { processSarif, stageSarif } from "../../src/ingestion/sarif/process.ts";
+import type { ProcessResult, PublishStep } from "../../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun } from "./builders.ts";
 import { anAnalyzer } from "./builders-catalog.ts";
 import { aCheck } from "./builders-checks.ts";
@@ -105,7 +105,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
     scene: Scene,
     artifact: ArtifactRow,
     text: string,
-    fields: Partial<{ baseCheckId: string | null; batchSize: number }> = {},
+    fields: Partial<{ baseCheckId: string | null; batchSize: number; rememberedMissing: number }> = {},
   ): Promise<ProcessResult> {
     return db()
       .transaction()
@@ -120,16 +120,45 @@ export function sarifScenes(db: () => Kysely<Database>) {
             baseCheckId: fields.baseCheckId ?? null,
             text: () => chunks(text),
           },
-          { batchSize: fields.batchSize },
+          { batchSize: fields.batchSize, rememberedMissing: fields.rememberedMissing },
         ),
       );
+  }
+
+  /**
+   * Stages `text` as `artifact`'s report, each step a transaction of its own as the worker runs
+   * them; answers its publication, for a transaction of the caller's.
+   */
+  function stageText(
+    scene: Scene,
+    artifact: ArtifactRow,
+    text: string,
+    fields: Partial<{ baseCheckId: string | null }> = {},
+  ): Promise<PublishStep> {
+    return stageSarif(
+      {
+        tx: db(),
+        artifact,
+        repository: scene.repository,
+        run: scene.run,
+        check: scene.check,
+        baseCheckId: fields.baseCheckId ?? null,
+        text: () => chunks(text),
+      },
+      (work) => db().transaction().execute(work),
+    );
   }
 
   /** Processes `text` as a new artifact of `scene`. */
   async function ingest(
     scene: Scene,
     text: string,
-    fields: Partial<{ baseCheckId: string | null; batchSize: number; workDir: string }> = {},
+    fields: Partial<{
+      baseCheckId: string | null;
+      batchSize: number;
+      rememberedMissing: number;
+      workDir: string;
+    }> = {},
   ): Promise<{ artifact: ArtifactRow; result: ProcessResult }> {
     const artifact = await anArtifact(scene, fields.workDir ?? null);
     return { artifact, result: await processText(scene, artifact, text, fields) };
@@ -172,7 +201,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       .sort();
   }
 
-  return { aScene, aNextScene, anArtifact, processText, ingest, occurrencesOf, summaryOf };
+  return { aScene, aNextScene, anArtifact, processText, stageText, ingest, occurrencesOf, summaryOf };
 }
 
 /** The text in 100-byte chunks, as stored bytes stream back. */

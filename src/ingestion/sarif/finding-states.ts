@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { findProcessedArtifactIdsOfCheck } from "../../modules/artifacts/artifact-store.ts";
 import {
   countCheckFindingsByState,
   type FindingStateCounts,
@@ -7,12 +8,67 @@ import {
 } from "../../modules/checks/issue-count-store.ts";
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
 import {
+  type BatchTarget,
+  findOccurrenceFingerprintPage,
   flipOccurrenceStatesAgainstBase,
+  insertResolvedCopies,
   insertResolvedCopiesOfBase,
+  type OccurrencePosition,
 } from "../../modules/checks/occurrence-write-store.ts";
+import type { ProcessStep } from "../types.ts";
 import { OCCURRENCE_BATCH_SIZE } from "./occurrence-writer.ts";
 
 export type { FindingStateCounts };
+
+/**
+ * More base findings than this missing from a report are not remembered between staging and
+ * publication (their ids would take memory in proportion to the base): its publication then finds
+ * them itself.
+ */
+const MAX_REMEMBERED_MISSING = 100_000;
+
+/**
+ * What staging an artifact learned of its base check ({@link compareWithBase}), so that its
+ * publication need not read the base again: which of the base's findings the artifact lacks, and
+ * which of the base's artifacts were published when it looked.
+ */
+export interface BaseComparison {
+  artifactId: string;
+  /**
+   * Ids of the base's non-RESOLVED occurrences whose fingerprint no row of the artifact has; null
+   * when there were too many to remember.
+   */
+  missing: readonly string[] | null;
+  /** The base check's PROCESSED artifacts when it was read; empty without a base. */
+  baseArtifacts: readonly string[];
+}
+
+/**
+ * Reads the base check, a page per step, for the base findings that `target`'s artifact lacks:
+ * those whose fingerprint `artifactHas` does not know (docs/ingestion.md "Processing in steps").
+ */
+export async function compareWithBase(
+  step: ProcessStep,
+  target: BatchTarget,
+  artifactHas: (fingerprint: string) => boolean,
+  { pageSize, remembered = MAX_REMEMBERED_MISSING }: { pageSize: number; remembered?: number | undefined },
+): Promise<BaseComparison> {
+  const { baseCheckId, artifactId } = target;
+  if (baseCheckId === null) return { artifactId, missing: [], baseArtifacts: [] };
+  const missing: string[] = [];
+  let baseArtifacts: string[] = [];
+  let after: OccurrencePosition | null = null;
+  do {
+    const page = await step(async (tx) => {
+      if (after === null) baseArtifacts = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
+      return findOccurrenceFingerprintPage(tx, baseCheckId, after, pageSize);
+    });
+    for (const row of page.rows) if (!artifactHas(row.fingerprint)) missing.push(row.id);
+    if (missing.length > remembered) return { artifactId, missing: null, baseArtifacts };
+    after = page.next;
+  } while (after !== null);
+  return { artifactId, missing, baseArtifacts };
+}
 
 /**
  * Sets the states of all of `checkId`'s findings against `baseCheckId` (docs/ingestion.md
@@ -27,24 +83,51 @@ export function recomputeFindingStates(
   checkId: string,
   baseCheckId: string | null,
 ): Promise<FindingStateCounts> {
-  return settleFindingStates(tx, checkId, baseCheckId, null);
+  return settleFindingStates(tx, checkId, baseCheckId, undefined);
 }
 
 /**
- * {@link recomputeFindingStates}, skipping the state test for the rows of `freshArtifactId`,
- * which were just written with their state decided against the same base.
+ * {@link recomputeFindingStates} at an artifact's publication, given what staging learned of the
+ * base (`comparison`). While the base's published artifacts are the ones staging read, the
+ * artifact's rows, whose states were decided against it as they were written, are not tested
+ * again. When the check showed no other finding before, the artifact's rows are all it has:
+ * nothing is flipped, and the base findings it lacks are the ones staging found, so publishing
+ * costs the rows it copies, not the base's or the check's size.
  */
 export async function settleFindingStates(
   tx: Kysely<Database>,
   checkId: string,
   baseCheckId: string | null,
-  freshArtifactId: string | null,
+  comparison: BaseComparison | undefined,
 ): Promise<FindingStateCounts> {
-  await deleteResolvedOccurrencesOfCheck(tx, checkId);
-  // Flips exactly the rows whose state disagrees with the base: EXISTING without a base
-  // occurrence of the fingerprint, INTRODUCED with one. Rows already right are not rewritten.
-  await flipOccurrenceStatesAgainstBase(tx, checkId, baseCheckId, freshArtifactId);
-  if (baseCheckId !== null) await insertResolvedCopiesOfBase(tx, checkId, baseCheckId, OCCURRENCE_BATCH_SIZE);
+  const current = comparison !== undefined && (await baseIsAsRead(tx, baseCheckId, comparison));
+  // The counts still describe the check as it was before this publication.
+  const before = current ? await countCheckFindingsByState(tx, checkId) : undefined;
+  const missing = comparison?.missing;
+  if (before !== undefined && before.introduced + before.existing === 0 && missing) {
+    if (before.resolved > 0) await deleteResolvedOccurrencesOfCheck(tx, checkId);
+    await insertResolvedCopies(tx, checkId, missing, OCCURRENCE_BATCH_SIZE);
+  } else {
+    await deleteResolvedOccurrencesOfCheck(tx, checkId);
+    // Flips exactly the rows whose state disagrees with the base: EXISTING without a base
+    // occurrence of the fingerprint, INTRODUCED with one. Rows already right are not rewritten.
+    await flipOccurrenceStatesAgainstBase(tx, checkId, baseCheckId, current ? comparison.artifactId : null);
+    if (baseCheckId !== null)
+      await insertResolvedCopiesOfBase(tx, checkId, baseCheckId, OCCURRENCE_BATCH_SIZE);
+  }
   await refreshCheckIssueCounts(tx, [checkId]);
   return countCheckFindingsByState(tx, checkId);
+}
+
+/** True when the base check's published artifacts are still those `comparison` was made with. */
+async function baseIsAsRead(
+  tx: Kysely<Database>,
+  baseCheckId: string | null,
+  comparison: BaseComparison,
+): Promise<boolean> {
+  if (baseCheckId === null) return true;
+  const now = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
+  return (
+    now.length === comparison.baseArtifacts.length && now.every((id, i) => id === comparison.baseArtifacts[i])
+  );
 }

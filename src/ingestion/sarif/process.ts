@@ -24,7 +24,7 @@ import {
   ProcessTally,
   type PublishStep,
 } from "../types.ts";
-import { settleFindingStates } from "./finding-states.ts";
+import { compareWithBase, settleFindingStates } from "./finding-states.ts";
 import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
 import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
 
@@ -45,6 +45,8 @@ const MAX_INTEGER = 2_147_483_647;
 /** Tuning for benchmarks and tests; production uses the defaults. */
 export interface ProcessSarifOptions {
   batchSize?: number;
+  /** How many base findings the report lacks may be remembered until publication. */
+  rememberedMissing?: number;
 }
 
 /** Which issue categories and priorities the repository does not report (`isReported: false`). */
@@ -151,8 +153,9 @@ export async function deleteStagedRows(
  * Stages a SARIF artifact's occurrences (docs/ingestion.md "Processing in steps"): deletes what an
  * earlier attempt wrote, files the rules as issues, and writes each result that belongs in the
  * repository with its fingerprint, suppression and state against the base check, a batch per
- * `step`. Statements outside the steps (the catalog, the settings) go through `input.tx`. While
- * the artifact is QUEUED no read shows these rows.
+ * `step`, then reads the base check for the findings the report lacks, a page per step.
+ * Statements outside the steps (the catalog, the settings) go through `input.tx`. While the
+ * artifact is QUEUED no read shows these rows.
  *
  * Answers the publication, to run in the transaction that ends processing: it marks the artifact
  * PROCESSED, which shows the rows to every read at once, grades the rules its results leveled, and
@@ -180,11 +183,8 @@ export async function stageSarif(
     suppression: await loadSuppressionRules(tx, repository.id, run.created_at),
     fingerprints: new FingerprintSequence(),
   };
-  const writer = new OccurrenceWriter(
-    step,
-    { checkId: check.id, artifactId: artifact.id, baseCheckId: input.baseCheckId },
-    batchSize,
-  );
+  const target = { checkId: check.id, artifactId: artifact.id, baseCheckId: input.baseCheckId };
+  const writer = new OccurrenceWriter(step, target, batchSize);
   const tally = new ProcessTally();
   let suppressed = 0;
   let firstOutside: string | null = null;
@@ -228,6 +228,12 @@ export async function stageSarif(
     await writer.settle();
     throw error;
   }
+  const comparison = await compareWithBase(
+    step,
+    target,
+    (fingerprint) => context.fingerprints.has(fingerprint),
+    { pageSize: batchSize, remembered: options.rememberedMissing },
+  );
   if (firstOutside !== null)
     tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
@@ -236,7 +242,7 @@ export async function stageSarif(
   return async (publishTx) => {
     await publishArtifact(publishTx, artifact.id);
     await catalog.gradeByObservedLevels(publishTx);
-    const states = await settleFindingStates(publishTx, check.id, input.baseCheckId, artifact.id);
+    const states = await settleFindingStates(publishTx, check.id, input.baseCheckId, comparison);
     return tally.result({ suppressed, rules: catalog.size, ...states });
   };
 }

@@ -110,6 +110,21 @@ export async function findArtifactOutcomesOfCheck(
   return rows.map((row) => ({ status: row.status, outcome: outcomeOf(row.result) }));
 }
 
+/** The ids of a check's PROCESSED artifacts, in order: what its published rows came from. */
+export async function findProcessedArtifactIdsOfCheck(
+  db: Kysely<Database>,
+  checkId: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom("artifacts")
+    .select("id")
+    .where("check_id", "=", checkId)
+    .where("status", "=", "PROCESSED")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => String(row.id));
+}
+
 export type NewArtifact = Insertable<ArtifactsTable>;
 
 /** The artifact of a run with this analyzer, language key and content hash, if one was uploaded. */

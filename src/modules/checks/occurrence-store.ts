@@ -274,8 +274,10 @@ export async function countPresentOccurrencesByIssue(
 }
 
 /**
- * For each of `issueIds`, the first `limit` of the run's non-RESOLVED occurrences of it, by path
- * and line: one statement for any number of issues.
+ * For each of `issueIds`, the first `limit` of the run's non-RESOLVED occurrences of it, by path,
+ * line and key: one statement for any number of issues. Each check of the run is read in the
+ * order of its (check, issue, path, line, key) index and stops after `limit` rows, so an issue
+ * with thousands of findings costs `limit` rows a check, not a sort of all of them.
  */
 export async function findPresentOccurrencesOfIssuesInRun(
   db: Kysely<Database>,
@@ -289,9 +291,15 @@ export async function findPresentOccurrencesOfIssuesInRun(
     SELECT o.*
     FROM unnest(cast(${issueIds} as bigint[])) AS w(issue_id)
     CROSS JOIN LATERAL (
-      SELECT o.* FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id
-      WHERE c.run_id = ${runId} AND o.issue_id = w.issue_id AND o.state <> 'RESOLVED' AND ${isPublished("o")}
-      ORDER BY o.path, o.begin_line
+      SELECT p.* FROM checks AS c
+      CROSS JOIN LATERAL (
+        SELECT o.* FROM occurrences AS o
+        WHERE o.check_id = c.id AND o.issue_id = w.issue_id AND o.state <> 'RESOLVED' AND ${isPublished("o")}
+        ORDER BY o.path, o.begin_line, o.key
+        LIMIT ${sql.lit(limit)}
+      ) AS p
+      WHERE c.run_id = ${runId}
+      ORDER BY p.path, p.begin_line, p.key
       LIMIT ${sql.lit(limit)}
     ) AS o`.execute(db);
   for (const row of result.rows) found.get(String(row.issue_id))?.push(row);

@@ -147,8 +147,67 @@ export async function insertResolvedCopiesOfBase(
   await sql`CLOSE assay_resolved_candidates`.execute(tx);
 }
 
+/** Where a page of a check's occurrences ended, in the (path, line, key) order of its index. */
+export interface OccurrencePosition {
+  path: string;
+  beginLine: number;
+  key: string;
+}
+
+/**
+ * A page of `limit` of a check's non-RESOLVED occurrences after `after`, in the order of the
+ * (check, path, line, key) index: their ids and fingerprints, and where the page ended (null when
+ * it was the last).
+ */
+export async function findOccurrenceFingerprintPage(
+  tx: Kysely<Database>,
+  checkId: string,
+  after: OccurrencePosition | null,
+  limit: number,
+): Promise<{ rows: Array<{ id: string; fingerprint: string }>; next: OccurrencePosition | null }> {
+  const from =
+    after === null
+      ? sql``
+      : sql`AND (o.path, o.begin_line, o.key) > (${after.path}::text, ${after.beginLine}::int, ${after.key}::text)`;
+  const { rows } = await sql<{
+    id: string;
+    fingerprint: string;
+    path: string;
+    begin_line: number;
+    key: string;
+  }>`
+    SELECT o.id, o.fingerprint, o.path, o.begin_line, o.key
+    FROM occurrences AS o
+    WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' ${from}
+    ORDER BY o.path, o.begin_line, o.key
+    LIMIT ${sql.lit(limit)}
+  `.execute(tx);
+  const last = rows.at(-1);
+  return {
+    rows: rows.map((row) => ({ id: String(row.id), fingerprint: row.fingerprint })),
+    next:
+      rows.length < limit || last === undefined
+        ? null
+        : { path: last.path, beginLine: last.begin_line, key: last.key },
+  };
+}
+
+/**
+ * Inserts a RESOLVED copy (new key, no artifact) of each base occurrence in `ids` into `checkId`,
+ * `batchSize` at a time.
+ */
+export async function insertResolvedCopies(
+  tx: Kysely<Database>,
+  checkId: string,
+  ids: readonly string[],
+  batchSize: number,
+): Promise<void> {
+  for (let start = 0; start < ids.length; start += batchSize)
+    await copyAsResolved(tx, checkId, ids.slice(start, start + batchSize));
+}
+
 /** Inserts a RESOLVED copy (new key, no artifact) of each base occurrence in `ids` into `checkId`. */
-async function copyAsResolved(tx: Kysely<Database>, checkId: string, ids: string[]): Promise<void> {
+async function copyAsResolved(tx: Kysely<Database>, checkId: string, ids: readonly string[]): Promise<void> {
   const keys = ids.map(() => newRowKey());
   await sql`
     INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
