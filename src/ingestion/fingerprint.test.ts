@@ -66,6 +66,15 @@ describe("FingerprintSequence", () => {
     );
   });
 
+  it("knows every fingerprint it gave, the repeats' too, and no other", () => {
+    const sequence = new FingerprintSequence();
+    assert.equal(sequence.has(fingerprintOf(identity, 0)), false);
+    const given = [sequence.next(identity), sequence.next(identity), sequence.next(identity)];
+    for (const fingerprint of given) assert.equal(sequence.has(fingerprint), true);
+    assert.equal(sequence.has(fingerprintOf(identity, 3)), false);
+    assert.equal(sequence.has(fingerprintOf({ ...identity, path: "src/b.js" }, 0)), false);
+  });
+
   it("gives a finding the same fingerprint when other findings move around it", () => {
     const before = new FingerprintSequence();
     before.next({ ...identity, ruleId: "eqeqeq", context: "x == 1" });
