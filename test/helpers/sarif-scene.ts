@@ -13,7 +13,7 @@ import type {
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
 import { processSarif, stageSarif } from "../../src/ingestion/sarif/process.ts";
-import type { ProcessResult, PublishStep } from "../../src/ingestion/types.ts";
+import type { ProcessInput, ProcessResult, PublishStep } from "../../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun } from "./builders.ts";
 import { anAnalyzer } from "./builders-catalog.ts";
 import { aCheck } from "./builders-checks.ts";
@@ -100,6 +100,26 @@ export function sarifScenes(db: () => Kysely<Database>) {
       .executeTakeFirstOrThrow();
   }
 
+  /** What processing `text` as `artifact`'s report in `scene` is given, its statements going to `tx`. */
+  function inputOf(
+    tx: Kysely<Database>,
+    scene: Scene,
+    artifact: ArtifactRow,
+    text: string,
+    baseCheckId: string | null | undefined,
+  ): ProcessInput {
+    const { repository, run, check } = scene;
+    return {
+      tx,
+      artifact,
+      repository,
+      run,
+      check,
+      baseCheckId: baseCheckId ?? null,
+      text: () => chunks(text),
+    };
+  }
+
   /** Processes `text` as `artifact`'s report in one transaction. */
   async function processText(
     scene: Scene,
@@ -110,18 +130,10 @@ export function sarifScenes(db: () => Kysely<Database>) {
     return db()
       .transaction()
       .execute((tx) =>
-        processSarif(
-          {
-            tx,
-            artifact,
-            repository: scene.repository,
-            run: scene.run,
-            check: scene.check,
-            baseCheckId: fields.baseCheckId ?? null,
-            text: () => chunks(text),
-          },
-          { batchSize: fields.batchSize, rememberedMissing: fields.rememberedMissing },
-        ),
+        processSarif(inputOf(tx, scene, artifact, text, fields.baseCheckId), {
+          batchSize: fields.batchSize,
+          rememberedMissing: fields.rememberedMissing,
+        }),
       );
   }
 
@@ -135,17 +147,8 @@ export function sarifScenes(db: () => Kysely<Database>) {
     text: string,
     fields: Partial<{ baseCheckId: string | null }> = {},
   ): Promise<PublishStep> {
-    return stageSarif(
-      {
-        tx: db(),
-        artifact,
-        repository: scene.repository,
-        run: scene.run,
-        check: scene.check,
-        baseCheckId: fields.baseCheckId ?? null,
-        text: () => chunks(text),
-      },
-      (work) => db().transaction().execute(work),
+    return stageSarif(inputOf(db(), scene, artifact, text, fields.baseCheckId), (work) =>
+      db().transaction().execute(work),
     );
   }
 
