@@ -67,6 +67,37 @@ interface ArtifactOut {
 }
 
 /**
+ * Asserts that the artifact was PROCESSED as `format`, reading `read` results and storing `stored`,
+ * with these skips (none unless given) and their total.
+ */
+function assertProcessed(
+  node: ArtifactOut,
+  expected: { format: string; read: number; stored: number; skipped?: ArtifactOut["skipped"] },
+): void {
+  const skipped = expected.skipped ?? [];
+  assert.deepEqual(
+    {
+      status: node.status,
+      error: node.error,
+      format: node.format,
+      readCount: node.readCount,
+      storedCount: node.storedCount,
+      skippedCount: node.skippedCount,
+      skipped: node.skipped,
+    },
+    {
+      status: "PROCESSED",
+      error: null,
+      format: expected.format,
+      readCount: expected.read,
+      storedCount: expected.stored,
+      skippedCount: skipped.reduce((sum, skip) => sum + skip.count, 0),
+      skipped,
+    },
+  );
+}
+
+/**
  * Uploads a fixture's report to a repository of its own on its default branch, waits until the
  * worker has processed it (the artifact leaves QUEUED), and answers the artifact's global id.
  */
@@ -416,28 +447,8 @@ describe("every real tool's SARIF through the API, compared with the tool's own 
       const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
 
       // The artifact read every result the tool counted and stored each (all lie in the work directory).
-      assert.deepEqual(
-        {
-          status: node.status,
-          error: node.error,
-          format: node.format,
-          readCount: node.readCount,
-          storedCount: node.storedCount,
-          skippedCount: node.skippedCount,
-          skipped: node.skipped,
-          warnings: node.warnings,
-        },
-        {
-          status: "PROCESSED",
-          error: null,
-          format: "SARIF 2.1.0",
-          readCount: figures.total,
-          storedCount: figures.total,
-          skippedCount: 0,
-          skipped: [],
-          warnings: [],
-        },
-      );
+      assertProcessed(node, { format: "SARIF 2.1.0", read: figures.total, stored: figures.total });
+      assert.deepEqual(node.warnings, []);
 
       // Each finding: per rule, as many of each severity as the tool counted at the level the
       // documented scale maps to it, and the rule's documented category.
@@ -505,24 +516,12 @@ describe("cppcheck's XML through the API, compared with cppcheck's own summary",
       const stored = figures.problems - figures.withoutFile;
       const { id } = await uploadFixture(fixture, { analyzer: "cppcheck", analyzerType: "community" });
       const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
-      assert.deepEqual(
-        {
-          status: node.status,
-          error: node.error,
-          format: node.format,
-          readCount: node.readCount,
-          storedCount: node.storedCount,
-          skipped: node.skipped,
-        },
-        {
-          status: "PROCESSED",
-          error: null,
-          format: "cppcheck XML 2",
-          readCount: figures.problems,
-          storedCount: stored,
-          skipped: figures.withoutFile > 0 ? [{ reason: "NO_LOCATION", count: figures.withoutFile }] : [],
-        },
-      );
+      assertProcessed(node, {
+        format: "cppcheck XML 2",
+        read: figures.problems,
+        stored: stored,
+        skipped: figures.withoutFile > 0 ? [{ reason: "NO_LOCATION", count: figures.withoutFile }] : [],
+      });
       assert.equal(node.warnings.length, figures.withoutFile > 0 ? 1 : 0, JSON.stringify(node.warnings));
 
       const expected: Record<string, Record<string, number>> = {};
@@ -574,24 +573,7 @@ describe("go vet's JSON through the API, compared with vet's own output", () => 
       const figures = summaryOf(fixture).figures as unknown as GoVetFigures;
       const { id } = await uploadFixture(fixture, { analyzer: "go-vet", analyzerType: "community" });
       const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
-      assert.deepEqual(
-        {
-          status: node.status,
-          error: node.error,
-          format: node.format,
-          readCount: node.readCount,
-          storedCount: node.storedCount,
-          skipped: node.skipped,
-        },
-        {
-          status: "PROCESSED",
-          error: null,
-          format: "go vet JSON",
-          readCount: figures.findings,
-          storedCount: figures.findings,
-          skipped: [],
-        },
-      );
+      assertProcessed(node, { format: "go vet JSON", read: figures.findings, stored: figures.findings });
       // The package that does not type-check: one warning, quoting vet's error with its place.
       assert.equal(figures.toolErrors, 1, "the fixture has one package vet could not analyze");
       assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
@@ -643,24 +625,7 @@ describe("GCC's JSON through the API, compared with GCC's own text output", () =
       const total = figures.warnings + figures.errors;
       const { id } = await uploadFixture(fixture, { analyzer: "gcc", analyzerType: "community" });
       const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
-      assert.deepEqual(
-        {
-          status: node.status,
-          error: node.error,
-          format: node.format,
-          readCount: node.readCount,
-          storedCount: node.storedCount,
-          skipped: node.skipped,
-        },
-        {
-          status: "PROCESSED",
-          error: null,
-          format: "GCC JSON",
-          readCount: total,
-          storedCount: total,
-          skipped: [],
-        },
-      );
+      assertProcessed(node, { format: "GCC JSON", read: total, stored: total });
       assert.equal(figures.notCompiled, 1, "the fixture has one file GCC could not compile");
       assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
       assert.match(
