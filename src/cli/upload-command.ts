@@ -5,9 +5,10 @@ import { wrongFormatMessage } from "../ingestion/errors.ts";
 import { artifactKindOf } from "../ingestion/types.ts";
 import { gitIn, readTextFile } from "./ci-environment.ts";
 import { CliError, type Command, EXIT_OK } from "./command.ts";
+import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
 import { planChanges, sendChanges } from "./upload-changes.ts";
-import { DEFAULT_URL, DEFAULT_WAIT_SECONDS, resolveUploadOptions } from "./upload-options.ts";
+import { DEFAULT_WAIT_SECONDS, resolveUploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
 import { failureReason, formatOutcome } from "./upload-report.ts";
 import { CLI_VERSION, interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
@@ -113,16 +114,7 @@ export const uploadCommand: Command = {
       placeholder: "DIR",
       description: "Root the report's paths are relative to (default: git top level).",
     },
-    url: {
-      type: "string",
-      placeholder: "URL",
-      description: `The server (default: ASSAY_URL, else ${DEFAULT_URL}).`,
-    },
-    token: {
-      type: "string",
-      placeholder: "TOKEN",
-      description: "Personal access token (default: ASSAY_TOKEN; prefer the variable).",
-    },
+    ...SERVER_FLAGS,
     progress: {
       type: "boolean",
       description: "Show progress on stderr (default when stderr is a terminal).",

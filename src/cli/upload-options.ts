@@ -11,6 +11,7 @@ import {
   type ReadText,
 } from "./ci-environment.ts";
 import { CliError, type Flags, UsageError } from "./command.ts";
+import { serverOf } from "./server-flags.ts";
 import { type ChangesMode, parseChangesMode } from "./upload-changes.ts";
 
 /**
@@ -18,8 +19,6 @@ import { type ChangesMode, parseChangesMode } from "./upload-changes.ts";
  * checked before any request is made.
  */
 
-/** The server used when neither `--url` nor ASSAY_URL names one. */
-export const DEFAULT_URL = "http://localhost:4000";
 /** How long `--wait` waits when `--timeout` is not given: long enough for a large report in a queue. */
 export const DEFAULT_WAIT_SECONDS = 600;
 const MAX_WAIT_SECONDS = 6 * 3600;
@@ -176,14 +175,11 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
   if (!COMMIT_PATTERN.test(commit)) {
     throw new CliError(`the commit must be 7 to 64 hexadecimal characters, got "${commit}"`);
   }
-  const token = flags.optional("token") ?? around.env.ASSAY_TOKEN?.trim();
-  if (!token) {
-    throw new CliError(
-      "no token: set ASSAY_TOKEN to a personal access token with write access to the repository",
-    );
-  }
-  const url = (flags.optional("url") ?? around.env.ASSAY_URL?.trim() ?? DEFAULT_URL).replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/]/.test(url)) throw new CliError(`--url must be an http or https URL, got "${url}"`);
+  const { url, token } = serverOf(
+    flags,
+    around.env,
+    "a personal access token with write access to the repository",
+  );
   const workDirFlag = flags.optional("work-dir");
   return {
     file: fileFlag === "-" ? "-" : path.resolve(around.cwd, fileFlag),
