@@ -12,9 +12,9 @@
  * does, minus its CORS and body-parser middleware. A request whose credential is refused gets a
  * 401 with UNAUTHENTICATED (the benchmark never sends one; its pre-flight check would fail).
  *
- * Started by bench/run.ts like bench/server.ts: the environment gives the database and the keys;
- * sends `{ type: "ready", url }` once listening and stops on `{ type: "stop" }`, SIGTERM/SIGINT, or
- * when the parent goes away. No migration: the benchmark's database is already migrated and seeded.
+ * Started by bench/run.ts like bench/server.ts, speaking bench/child-protocol.ts: the environment
+ * gives the database and the keys. No migration: the benchmark's database is already migrated and
+ * seeded.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,8 +28,9 @@ import { parseBearer } from "../src/http/bearer.ts";
 import { createLogger } from "../src/logger.ts";
 import { CredentialAuthenticator } from "../src/modules/auth/credential-service.ts";
 import { buildAssaySchema } from "../src/schema.ts";
+import { runBenchChild } from "./child-protocol.ts";
 
-async function main(): Promise<void> {
+runBenchChild(async () => {
   const config = parseConfig();
   const logger = createLogger(config.logLevel);
   const database = await openDatabase(config);
@@ -105,30 +106,19 @@ async function main(): Promise<void> {
     }
   }
 
-  let stopping = false;
-  const stop = async (): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    server.close();
-    server.closeAllConnections();
-    await apollo.stop();
-    await database.close();
-    process.exit(0);
+  const url = await new Promise<string>((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve(`http://127.0.0.1:${port}/graphql/`);
+    });
+  });
+  return {
+    url,
+    async stop() {
+      server.close();
+      server.closeAllConnections();
+      await apollo.stop();
+      await database.close();
+    },
   };
-  process.on("message", (message: { type?: string }) => {
-    if (message?.type === "stop") void stop();
-  });
-  process.on("disconnect", () => void stop());
-  process.on("SIGTERM", () => void stop());
-  process.on("SIGINT", () => void stop());
-
-  server.listen(0, "127.0.0.1", () => {
-    const { port } = server.address() as AddressInfo;
-    process.send?.({ type: "ready", url: `http://127.0.0.1:${port}/graphql/` });
-  });
-}
-
-main().catch((error: unknown) => {
-  process.send?.({ type: "error", message: error instanceof Error ? error.message : String(error) });
-  process.exit(1);
 });
