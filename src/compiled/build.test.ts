@@ -8,8 +8,14 @@ import { after, before, test } from "node:test";
 import pg from "pg";
 import { prepareEmbeddedTemplate } from "../db/database.ts";
 import { copyTemplate } from "../db/embedded-template.ts";
-import { buildCompiledTree, type CompiledTree, serverSources } from "./build.ts";
-import { compiledModule, MANIFEST, ROOT, TREE_FORMAT } from "./tree.mjs";
+import {
+  buildCompiledTree,
+  type CompiledTree,
+  serverSources,
+  VENDORED_PACKAGES,
+  vendoredInputs,
+} from "./build.ts";
+import { compiledModule, hashSources, MANIFEST, ROOT, TREE_FORMAT } from "./tree.mjs";
 
 /** The modules that do something when loaded: programs, not libraries. */
 const PROGRAMS = ["src/main.ts", "src/db/embedded-server.ts", "src/cli/assay.ts", "src/cli/upload-main.ts"];
@@ -26,6 +32,7 @@ function readManifest(cache: string): {
   root: string;
   tree: string;
   sources: string[];
+  hashed: string[];
   sha256: string;
 } {
   return JSON.parse(fs.readFileSync(path.join(cache, MANIFEST), "utf8"));
@@ -59,6 +66,20 @@ test("the tree holds one compiled module for every module of the server, and not
     assert.ok(fs.existsSync(file), `${source} is compiled`);
     assert.ok(fs.existsSync(`${file}.map`), `${source} has its source map`);
   }
+});
+
+test("the vendored packages are one module each, which every compiled module imports instead of the package", () => {
+  const { tree } = shared;
+  const vendor = fs.readdirSync(path.join(tree.directory, "vendor")).sort();
+  assert.deepEqual(vendor, ["kysely.js", "pothos-core.js"]);
+  const bare = new RegExp(`from "(${VENDORED_PACKAGES.map(({ name }) => name).join("|")})"`);
+  const importers = tree.sources.filter((source) => {
+    const code = fs.readFileSync(path.join(tree.directory, source.replace(/\.ts$/, ".js")), "utf8");
+    assert.doesNotMatch(code, bare, `${source} imports a vendored package from node_modules`);
+    return code.includes('/vendor/kysely.js"');
+  });
+  assert.ok(importers.length > 20, `${importers.length} compiled modules import the vendored Kysely`);
+  assert.deepEqual(readManifest(shared.cache).hashed, [...tree.sources, ...vendoredInputs()]);
 });
 
 test("every compiled module loads under plain node, and keeps its source's place", () => {
@@ -102,7 +123,10 @@ test("a compiled module is used only while the sources hash as they did when it 
   // What an edit to any module since the build looks like: the hash no longer matches.
   write({ sha256: "0".repeat(64) });
   assert.equal(compiledModule("src/main.ts", cache), undefined);
-  write({ sources: [...manifest.sources, "src/deleted-since.ts"] });
+  write({
+    sources: [...manifest.sources, "src/deleted-since.ts"],
+    hashed: [...manifest.hashed, "src/deleted-since.ts"],
+  });
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a source deleted since");
   write({ format: TREE_FORMAT + 1 });
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree compiled another way");
@@ -110,6 +134,17 @@ test("a compiled module is used only while the sources hash as they did when it 
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree removed since");
   write({ root: path.join(os.tmpdir(), "elsewhere") });
   assert.equal(compiledModule("src/main.ts", cache), undefined, "a tree compiled for a checkout elsewhere");
+
+  // A vendored package upgraded since: its manifest, one of the hashed inputs, changed.
+  const upgraded = path.relative(ROOT, path.join(cache, "package.json"));
+  fs.writeFileSync(path.join(ROOT, upgraded), JSON.stringify({ version: "1.0.0" }));
+  const hashed = [...manifest.hashed, upgraded];
+  write({ hashed, sha256: hashSources(hashed) });
+  fs.writeFileSync(path.join(ROOT, upgraded), JSON.stringify({ version: "1.0.1" }));
+  assert.equal(compiledModule("src/main.ts", cache), undefined, "a vendored package upgraded since");
+  // (Checked before it is found current once: a process keeps what it found current.)
+  fs.writeFileSync(path.join(ROOT, upgraded), JSON.stringify({ version: "1.0.0" }));
+  assert.equal(compiledModule("src/main.ts", cache), main, "the version it was built with");
 });
 
 test("builds of the same sources at once make one tree; older trees beyond two and abandoned parts go", async (t) => {

@@ -25,6 +25,29 @@ import { hashSources, MANIFEST, ROOT, TREE_CACHE, TREE_FORMAT } from "./tree.mjs
  */
 const INLINED_PACKAGES = ["@pandatix/js-cvss"];
 
+/**
+ * Packages bundled into one module each in the tree (`vendor/<name>.js`), which our modules import
+ * instead of the package's own files. Kysely publishes its ES build as about a thousand small
+ * modules: loaded file by file they cost a process about 16 MB more than as one module, and every
+ * importer of ours shares the one module, so there is still a single Kysely. A vendored package
+ * must be imported by our modules alone (no package in node_modules imports it), and by its name
+ * only; the packages it imports stay in node_modules.
+ */
+export const VENDORED_PACKAGES: readonly { name: string; hasDefault: boolean }[] = [
+  { name: "kysely", hasDefault: false },
+  { name: "@pothos/core", hasDefault: true },
+];
+
+/** What the tree's hash covers besides the sources: the vendored packages' manifests (their versions). */
+export function vendoredInputs(): string[] {
+  return VENDORED_PACKAGES.map(({ name }) => path.posix.join("node_modules", name, "package.json"));
+}
+
+/** The vendored module of `name`, relative to the tree's root. */
+function vendorFile(name: string): string {
+  return path.posix.join("vendor", `${name.replace(/^@/, "").replace("/", "-")}.js`);
+}
+
 /** Trees kept besides the current one, for servers still running from them (they import lazily). */
 const OLDER_TREES_KEPT = 2;
 
@@ -78,6 +101,10 @@ async function compileModule(
             if (INLINED_PACKAGES.some((name) => args.path === name || args.path.startsWith(`${name}/`))) {
               return undefined;
             }
+            if (VENDORED_PACKAGES.some(({ name }) => name === args.path)) {
+              const from = path.posix.dirname(source);
+              return { path: `./${path.posix.relative(from, vendorFile(args.path))}`, external: true };
+            }
             if (!args.path.startsWith(".")) return { path: args.path, external: true };
             if (args.path.endsWith(".ts")) return { path: args.path.replace(/\.ts$/, ".js"), external: true };
             return { path: pathToFileURL(path.resolve(args.resolveDir, args.path)).href, external: true };
@@ -96,6 +123,40 @@ async function compileModule(
   return { code: code.contents, map: map.contents };
 }
 
+/** The package bundled into one ES module, the packages it imports left to node_modules. */
+async function bundlePackage(
+  esbuild: typeof import("esbuild"),
+  { name, hasDefault }: { name: string; hasDefault: boolean },
+): Promise<Uint8Array> {
+  const specifier = JSON.stringify(name);
+  const contents = `export * from ${specifier};${hasDefault ? ` export { default } from ${specifier};` : ""}`;
+  const result = await esbuild.build({
+    stdin: { contents, resolveDir: ROOT, loader: "js" },
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    write: false,
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "others-external",
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, (args) =>
+            args.path === name || args.path.startsWith(`${name}/`)
+              ? undefined
+              : { path: args.path, external: true },
+          );
+        },
+      },
+    ],
+  });
+  const [output] = result.outputFiles;
+  if (!output) throw new Error(`esbuild wrote no module for ${name}`);
+  return output.contents;
+}
+
 /**
  * Compiles every server module into a new tree in `cache` and makes it the current one. Returns
  * where it is. Two builds of the same sources at once (two servers started after an edit) make the
@@ -104,7 +165,8 @@ async function compileModule(
 export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTree> {
   const esbuild = await import("esbuild");
   const sources = serverSources();
-  const sha256 = hashSources(sources);
+  const hashed = [...sources, ...vendoredInputs()];
+  const sha256 = hashSources(hashed);
   // Named by the sources and where they are: compiled modules name their sources by absolute path.
   const name = `tree-${createHash("sha256").update(`${ROOT}\0${sha256}`).digest("hex").slice(0, 16)}`;
   const directory = path.join(cache, name);
@@ -113,11 +175,17 @@ export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTre
     const partial = path.join(cache, `${name}.partial-${process.pid}-${randomBytes(4).toString("hex")}`);
     try {
       const compiled = await Promise.all(sources.map((source) => compileModule(esbuild, source)));
+      const vendored = await Promise.all(VENDORED_PACKAGES.map((spec) => bundlePackage(esbuild, spec)));
       sources.forEach((source, index) => {
         const target = path.join(partial, source.replace(/\.ts$/, ".js"));
         fs.mkdirSync(path.dirname(target), { recursive: true });
         fs.writeFileSync(target, compiled[index]!.code);
         fs.writeFileSync(`${target}.map`, compiled[index]!.map);
+      });
+      VENDORED_PACKAGES.forEach(({ name }, index) => {
+        const target = path.join(partial, vendorFile(name));
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        fs.writeFileSync(target, vendored[index]!);
       });
       fs.renameSync(partial, directory);
     } catch (error) {
@@ -126,7 +194,7 @@ export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTre
       if (!fs.existsSync(directory)) throw error;
     }
   }
-  const manifest = { format: TREE_FORMAT, root: ROOT, tree: name, sources, sha256 };
+  const manifest = { format: TREE_FORMAT, root: ROOT, tree: name, sources, hashed, sha256 };
   const manifestPartial = path.join(
     cache,
     `${MANIFEST}.partial-${process.pid}-${randomBytes(4).toString("hex")}`,

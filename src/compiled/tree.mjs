@@ -4,9 +4,9 @@
  * thread of its own, which costs each process about 40 MB of resident memory.
  *
  * `npm ci` builds the tree into the install's cache (src/compiled/build.ts), beside a manifest
- * naming the sources that went in and a hash of their contents. A compiled module is used only
- * while the sources still hash the same; after an edit, the launcher (scripts/start.mjs) builds the
- * tree again. This file is plain JavaScript because the launcher reads it before anything can
+ * naming the sources that went in and a hash of their contents and of the manifests of the
+ * packages bundled in (their versions). A compiled module is used only while those still hash the
+ * same; after an edit or an upgrade, the launcher (scripts/start.mjs) builds the tree again. This file is plain JavaScript because the launcher reads it before anything can
  * compile TypeScript.
  */
 import { createHash } from "node:crypto";
@@ -20,13 +20,14 @@ export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const TREE_CACHE = path.join(ROOT, "node_modules", ".cache", "assay", "server");
 
 /** Raised by a change in how the tree is compiled, so that a tree compiled the old way is not used. */
-export const TREE_FORMAT = 1;
+export const TREE_FORMAT = 2;
 
 /** The manifest's name in the cache directory. */
 export const MANIFEST = "manifest.json";
 
 /**
- * SHA-256 over the sources' names and contents, in the order given.
+ * SHA-256 over the files' names and contents, in the order given: the sources, and the manifests
+ * of the packages bundled into the tree.
  * @param {readonly string[]} sources paths relative to {@link ROOT}
  */
 export function hashSources(sources) {
@@ -59,15 +60,16 @@ export function compiledModule(source, cache = TREE_CACHE) {
   try {
     const manifest = JSON.parse(fs.readFileSync(path.join(cache, MANIFEST), "utf8"));
     if (manifest.format !== TREE_FORMAT || !Array.isArray(manifest.sources)) return undefined;
+    if (!Array.isArray(manifest.hashed)) return undefined;
     // Compiled modules name their sources by absolute path: a checkout moved since (a container
     // image's build stage copied elsewhere) must compile again.
     if (manifest.root !== ROOT) return undefined;
     if (!manifest.sources.includes(source)) return undefined;
     const file = path.join(cache, path.basename(String(manifest.tree)), source.replace(/\.ts$/, ".js"));
     if (!fs.existsSync(file)) return undefined;
-    const key = JSON.stringify([cache, manifest.sha256, manifest.sources]);
+    const key = JSON.stringify([cache, manifest.sha256, manifest.hashed]);
     if (!currentManifests.has(key)) {
-      if (hashSources(manifest.sources) !== manifest.sha256) return undefined;
+      if (hashSources(manifest.hashed) !== manifest.sha256) return undefined;
       currentManifests.add(key);
     }
     return file;
