@@ -176,6 +176,17 @@ describe("the demo seed in a database", () => {
   });
   after(() => server.stop());
 
+  test("the seed leaves the planner statistics of every table it filled", async () => {
+    const { rows } = await sql<{ relname: string }>`
+      SELECT relname FROM pg_stat_user_tables
+      WHERE schemaname = current_schema() AND n_live_tup > 0 AND last_analyze IS NULL AND last_autoanalyze IS NULL
+      ORDER BY relname`.execute(server.db);
+    assert.deepEqual(
+      rows.map((row) => row.relname),
+      [],
+    );
+  });
+
   test("ensureCatalog is idempotent: a second run changes no row and restores edited ones", async () => {
     const { db } = server;
     const snapshot = () =>

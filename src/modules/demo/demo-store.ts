@@ -85,7 +85,13 @@ export async function hasDemoData(db: Kysely<Database>): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Refreshes the planner's statistics of every table (after a bulk load). */
+/**
+ * Refreshes the planner's statistics of every table of ours (after a bulk load). The system
+ * catalogs are left alone: a plain ANALYZE would read them too, which is two thirds of its time on
+ * the embedded database after the demo seed (about 250 ms against 90).
+ */
 export async function analyzeTables(db: Kysely<Database>): Promise<void> {
-  await sql`ANALYZE`.execute(db);
+  const { rows } = await sql<{ name: string }>`
+    SELECT quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = current_schema()`.execute(db);
+  if (rows.length > 0) await sql.raw(`ANALYZE ${rows.map((row) => row.name).join(", ")}`).execute(db);
 }
