@@ -32,8 +32,9 @@ import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./o
  * Turns a stored SARIF artifact into catalog issues and occurrences of its check (docs/ingestion.md
  * "Processing in steps"): the rows are written in short steps while the artifact is QUEUED, which
  * every read leaves out, then published in one transaction. The report is read as a stream;
- * memory holds the issue of each rule, one fingerprint per distinct finding (for the ordinals) and
- * two batches of rows: one being filled while the previous one is written.
+ * memory holds the issue of each rule, one fingerprint per distinct finding (for the ordinals, and
+ * the repeats' own), two batches of rows (one being filled while the previous one is written), and
+ * the ids of the base's findings the report lacks, up to a bound.
  */
 
 /** Longer messages are cut here (and end with "…"), so one row stays small. */
