@@ -70,6 +70,16 @@ export function serverSources(): string[] {
     .sort();
 }
 
+/** What every build of the tree shares: ES modules for node 20, kept in memory until written. */
+const ESBUILD_OPTIONS = {
+  absWorkingDir: ROOT,
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  write: false,
+} as const;
+
 async function compileModule(
   esbuild: typeof import("esbuild"),
   source: string,
@@ -77,12 +87,7 @@ async function compileModule(
   const file = path.join(ROOT, source);
   const result = await esbuild.build({
     entryPoints: [file],
-    absWorkingDir: ROOT,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    write: false,
+    ...ESBUILD_OPTIONS,
     outfile: path.join(ROOT, source.replace(/\.ts$/, ".js")),
     sourcemap: "linked",
     logLevel: "silent",
@@ -132,12 +137,7 @@ async function bundlePackage(
   const contents = `export * from ${specifier};${hasDefault ? ` export { default } from ${specifier};` : ""}`;
   const result = await esbuild.build({
     stdin: { contents, resolveDir: ROOT, loader: "js" },
-    absWorkingDir: ROOT,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    write: false,
+    ...ESBUILD_OPTIONS,
     logLevel: "silent",
     plugins: [
       {
