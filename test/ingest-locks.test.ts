@@ -6,6 +6,7 @@ import type { AccountRow, AnalysisRunRow, CheckRow, RepositoryRow } from "../src
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
+import { upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { testLogger } from "./helpers/log-capture.ts";
@@ -155,5 +156,57 @@ describe("an upload while its run is being processed", () => {
       .where("repository_id", "=", repository.id)
       .execute();
     assert.equal(items.length, 1, "the processing transaction committed its write");
+  });
+});
+
+describe("two SBOMs naming the same new packages at once", () => {
+  test("the one that waited for the other's rows answers the same ids, and adds only its own", async () => {
+    const name = (suffix: string) => `locks-${newRowKey()}-${suffix}`.toLowerCase();
+    const spec = (packageName: string) => ({
+      ecosystem: "NPM" as const,
+      name: packageName,
+      packagePurl: `pkg:npm/${packageName}`,
+      version: "1.0.0",
+    });
+    const [a, b, c] = [spec(name("a")), spec(name("b")), spec(name("c"))];
+
+    let releaseFirst!: () => void;
+    const firstMayCommit = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let firstInserted!: () => void;
+    const firstHoldsRows = new Promise<void>((resolve) => {
+      firstInserted = resolve;
+    });
+    const first = server.db.transaction().execute(async (tx) => {
+      const ids = await upsertPackageVersions(tx, [a, b]);
+      firstInserted();
+      await firstMayCommit;
+      return ids;
+    });
+    await firstHoldsRows;
+
+    // The second names them in the other order, and one more: on PostgreSQL its insert waits on
+    // the first's uncommitted rows, and its read of the known rows cannot see them once they commit.
+    const second = server.db.transaction().execute((tx) => upsertPackageVersions(tx, [c, b, a]));
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the second upsert to wait for the first's rows",
+        async () => (await sessionsWaitingForALock()) > 0,
+      );
+    }
+    releaseFirst();
+
+    const [firstIds, secondIds] = await Promise.all([first, second]);
+    const ref = (s: typeof a) => `NPM:${s.name}@1.0.0`;
+    assert.deepEqual(secondIds.get(ref(a)), firstIds.get(ref(a)));
+    assert.deepEqual(secondIds.get(ref(b)), firstIds.get(ref(b)));
+    assert.ok(secondIds.get(ref(c)), "the second inserted the package only it named");
+    const stored = await server.db
+      .selectFrom("packages")
+      .select("name")
+      .where("name", "in", [a.name, b.name, c.name])
+      .execute();
+    assert.equal(stored.length, 3);
   });
 });

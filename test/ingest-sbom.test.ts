@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { readToolFixture } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
@@ -321,6 +322,39 @@ describe("SBOM uploads through the API", () => {
       { ecosystem: "NPM", name: "ms", purl: "pkg:npm/ms", version: "2.1.3" },
       { ecosystem: "NPM", name: "picocolors", purl: "pkg:npm/picocolors", version: "1.1.1" },
     ]);
+  });
+
+  test("an SBOM of packages already known rewrites none of their rows, and gives a package the purl it lacked", async () => {
+    const repository = await aRepository(server.db, account);
+    assert.equal((await createArtifact(repository, aCommit(), NPM_SPDX())).ok, true);
+    await processed(repository);
+    // As a package first named by an advisory would be: no purl.
+    await server.db
+      .updateTable("packages")
+      .set({ purl: null })
+      .where("ecosystem", "=", "NPM")
+      .where("name", "=", "ms")
+      .execute();
+    const rowVersions = () =>
+      sql<{ name: string; purl: string | null; package_xmin: string; version_xmin: string }>`
+        SELECT p.name, p.purl, p.xmin::text AS package_xmin, v.xmin::text AS version_xmin
+        FROM packages AS p JOIN package_versions AS v ON v.package_id = p.id
+        WHERE p.ecosystem = 'NPM' AND p.name IN ('debug', 'ms', 'picocolors') ORDER BY p.name`
+        .execute(server.db)
+        .then((result) => result.rows);
+    const earlier = await rowVersions();
+
+    assert.equal((await createArtifact(repository, aCommit(), NPM_SPDX())).ok, true);
+    await processed(repository);
+    const later = await rowVersions();
+    assert.deepEqual(
+      later.map((row) => [row.name, row.purl, row.version_xmin]),
+      earlier.map((row) => [row.name, row.name === "ms" ? "pkg:npm/ms" : row.purl, row.version_xmin]),
+    );
+    assert.deepEqual(
+      later.filter((row) => row.name !== "ms").map((row) => row.package_xmin),
+      earlier.filter((row) => row.name !== "ms").map((row) => row.package_xmin),
+    );
   });
 
   test("cyclonedx-npm's CycloneDX 1.6 XML, key cyclonedx: two direct dependencies and one transitive", async () => {

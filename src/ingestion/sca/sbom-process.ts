@@ -45,14 +45,18 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
     direct: plan.directPackageVersions,
     transitive: plan.packageVersions - plan.directPackageVersions,
   });
+  const dependencies = plan.dependencies.map((d) => ({
+    spec: d,
+    ids: versions.get(packageVersionRefOf(d))!,
+  }));
   await insertScaCheckDependencies(
     tx,
     scaCheck.id,
-    plan.dependencies.map((d) => ({
-      targetId: targets.get(d.lockfilePath)!.id,
-      packageVersionId: versions.get(packageVersionRefOf(d))!.versionId,
-      isDirect: d.direct,
-      license: d.license,
+    dependencies.map(({ spec, ids }) => ({
+      targetId: targets.get(spec.lockfilePath)!.id,
+      packageVersionId: ids.versionId,
+      isDirect: spec.direct,
+      license: spec.license,
     })),
   );
 
@@ -70,7 +74,15 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
   );
   // Its vulnerability occurrences, against the advisories imported so far (docs/advisories.md);
   // an import later matches the latest runs' checks again.
-  const matched = await matchScaCheck(tx, scaCheck.id);
+  const matched = await matchScaCheck(tx, scaCheck.id, {
+    dependencies: dependencies.map(({ spec, ids }) => ({
+      package_version_id: ids.versionId,
+      package_id: ids.packageId,
+      ecosystem: spec.ecosystem,
+      name: spec.name,
+      version: spec.version,
+    })),
+  });
   return tally.result({
     components: plan.components,
     dependencies: plan.packageVersions,

@@ -58,13 +58,20 @@ async function matchCheckAndBase(
  * Matches SCA check `scaCheckId` against the standing advisories and writes its vulnerability
  * occurrences, in the caller's transaction `tx`. Safe to run again (after an import): the result
  * depends only on the check's dependencies, its base's and the advisories.
+ *
+ * `written` is for the transaction that has just created the check: it passes the dependencies it
+ * wrote, so they are not read back, and the check is known to have no occurrences yet.
  */
-export async function matchScaCheck(tx: Kysely<Database>, scaCheckId: string): Promise<MatchOutcome> {
+export async function matchScaCheck(
+  tx: Kysely<Database>,
+  scaCheckId: string,
+  written?: { dependencies: readonly CheckDependency[] },
+): Promise<MatchOutcome> {
   const check = await findScaCheckWithBase(tx, scaCheckId);
   if (!check) throw new Error(`SCA check ${scaCheckId} does not exist`);
   const { matches, baseMatches } = await matchCheckAndBase(
     tx,
-    await findScaCheckDependencies(tx, scaCheckId),
+    written?.dependencies ?? (await findScaCheckDependencies(tx, scaCheckId)),
     check.base_check_id ? await findScaCheckDependencies(tx, check.base_check_id) : [],
   );
   const inBase = new Set(baseMatches.map((m) => `${m.vulnerabilityId}:${m.packageId}`));
@@ -85,7 +92,7 @@ export async function matchScaCheck(tx: Kysely<Database>, scaCheckId: string): P
     if (!now.has(`${m.vulnerabilityId}:${m.packageId}`)) want(m, "RESOLVED");
   }
 
-  const existing = await findCheckOccurrences(tx, scaCheckId);
+  const existing = written ? [] : await findCheckOccurrences(tx, scaCheckId);
   const update: (OccurrenceWrite & { id: string })[] = [];
   const remove: string[] = [];
   const seen = new Set<string>();

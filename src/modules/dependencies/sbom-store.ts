@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { compareCodeUnits, insertMissing } from "../../db/insert-missing.ts";
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
@@ -42,68 +43,102 @@ function versionTypeOf(ecosystem: Ecosystem): "SEMVER" | "ECOSYSTEM" {
 /**
  * Makes sure every package and package version of `specs` exists (inserting missing ones, filling
  * a package's purl when it had none) and answers their ids by {@link packageVersionRefOf}.
+ *
+ * One statement inserts the missing packages and reads the known ones, one does the same for the
+ * versions (see {@link insertMissing}); a known row is not written again, and the rows go in a
+ * fixed order (by ecosystem and name, then by package and version), so two uploads that share
+ * packages wait for each other instead of deadlocking.
  */
 export async function upsertPackageVersions(
   tx: Kysely<Database>,
   specs: readonly PackageVersionSpec[],
 ): Promise<Map<string, { packageId: string; versionId: string }>> {
-  const packages = new Map<string, PackageVersionSpec>();
-  for (const spec of specs) packages.set(`${spec.ecosystem}:${spec.name}`, spec);
-  const packageIds = new Map<string, string>();
-  for (const chunk of batches([...packages.values()])) {
-    await tx
-      .insertInto("packages")
-      .values(
-        chunk.map((p) => ({
-          key: catalogKey(`package:${p.ecosystem}:${p.name}`),
-          ecosystem: p.ecosystem,
-          name: p.name,
-          purl: p.packagePurl,
-        })),
+  const byPackage = new Map<string, PackageVersionSpec>();
+  for (const spec of specs) byPackage.set(`${spec.ecosystem}:${spec.name}`, spec);
+  const packages = [...byPackage.entries()]
+    .sort(([a], [b]) => compareCodeUnits(a, b))
+    .map(([, spec]) => spec);
+  const packageRows = await insertMissing(
+    tx,
+    sql<{ id: string; ecosystem: Ecosystem; name: string; purl: string | null }>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${packages.map((p) => catalogKey(`package:${p.ecosystem}:${p.name}`))}::text[],
+          ${packages.map((p) => p.ecosystem)}::text[], ${packages.map((p) => p.name)}::text[],
+          ${packages.map((p) => p.packagePurl)}::text[]) WITH ORDINALITY AS w (key, ecosystem, name, purl, position)
+      ), inserted AS (
+        INSERT INTO packages (key, ecosystem, name, purl)
+        SELECT key, ecosystem, name, purl FROM wanted ORDER BY position
+        ON CONFLICT (ecosystem, name) DO NOTHING
+        RETURNING id, ecosystem, name, purl
       )
-      .onConflict((oc) =>
-        oc.columns(["ecosystem", "name"]).doUpdateSet({ purl: sql`coalesce(packages.purl, excluded.purl)` }),
-      )
-      .execute();
-    const stored = await tx
-      .selectFrom("packages")
-      .select(["id", "ecosystem", "name"])
-      .where(
-        sql<boolean>`(ecosystem, name) IN (${sql.join(chunk.map((p) => sql`(${p.ecosystem}, ${p.name})`))})`,
-      )
-      .execute();
-    for (const row of stored) packageIds.set(`${row.ecosystem}:${row.name}`, row.id);
+      SELECT id, ecosystem, name, purl FROM inserted
+      UNION ALL
+      SELECT p.id, p.ecosystem, p.name, p.purl FROM packages AS p
+      JOIN wanted AS w ON p.ecosystem = w.ecosystem AND p.name = w.name`,
+    packages.length,
+    (found) => {
+      const seen = new Set(found.map((row) => `${row.ecosystem}:${row.name}`));
+      const rest = packages.filter((p) => !seen.has(`${p.ecosystem}:${p.name}`));
+      return sql`
+        SELECT p.id, p.ecosystem, p.name, p.purl FROM packages AS p
+        JOIN unnest(${rest.map((p) => p.ecosystem)}::text[], ${rest.map((p) => p.name)}::text[]) AS w (ecosystem, name)
+          ON p.ecosystem = w.ecosystem AND p.name = w.name`;
+    },
+  );
+  const packageIds = new Map(packageRows.map((row) => [`${row.ecosystem}:${row.name}`, row.id]));
+  // A package first named by an advisory has no purl until an SBOM names it.
+  const purlless = packageRows
+    .filter((row) => row.purl === null)
+    .map((row) => ({ id: row.id, purl: byPackage.get(`${row.ecosystem}:${row.name}`)!.packagePurl }))
+    .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+  if (purlless.length > 0) {
+    await sql`
+      UPDATE packages SET purl = w.purl
+      FROM unnest(${purlless.map((p) => p.id)}::bigint[], ${purlless.map((p) => p.purl)}::text[]) AS w (id, purl)
+      WHERE packages.id = w.id AND packages.purl IS NULL`.execute(tx);
   }
 
-  const versions = new Map<string, PackageVersionSpec>();
-  for (const spec of specs) versions.set(packageVersionRefOf(spec), spec);
-  const ids = new Map<string, { packageId: string; versionId: string }>();
-  for (const chunk of batches([...versions.values()])) {
-    const rows = chunk.map((v) => ({
-      key: catalogKey(`package-version:${packageVersionRefOf(v)}`),
-      package_id: packageIds.get(`${v.ecosystem}:${v.name}`)!,
-      version: v.version,
-      version_type: versionTypeOf(v.ecosystem),
-    }));
-    await tx
-      .insertInto("package_versions")
-      .values(rows)
-      .onConflict((oc) => oc.columns(["package_id", "version"]).doNothing())
-      .execute();
-    const stored = await tx
-      .selectFrom("package_versions")
-      .select(["id", "package_id", "version"])
-      .where(
-        sql<boolean>`(package_id, version) IN (${sql.join(rows.map((r) => sql`(${r.package_id}::bigint, ${r.version})`))})`,
+  const byVersion = new Map<string, { spec: PackageVersionSpec; packageId: string }>();
+  for (const spec of specs) {
+    const packageId = packageIds.get(`${spec.ecosystem}:${spec.name}`)!;
+    byVersion.set(`${packageId}@${spec.version}`, { spec, packageId });
+  }
+  const versions = [...byVersion.values()].sort(
+    (a, b) =>
+      Number(BigInt(a.packageId) - BigInt(b.packageId)) || compareCodeUnits(a.spec.version, b.spec.version),
+  );
+  const versionRows = await insertMissing(
+    tx,
+    sql<{ id: string; package_id: string; version: string }>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${versions.map((v) => catalogKey(`package-version:${packageVersionRefOf(v.spec)}`))}::text[],
+          ${versions.map((v) => v.packageId)}::bigint[], ${versions.map((v) => v.spec.version)}::text[],
+          ${versions.map((v) => versionTypeOf(v.spec.ecosystem))}::text[])
+          WITH ORDINALITY AS w (key, package_id, version, version_type, position)
+      ), inserted AS (
+        INSERT INTO package_versions (key, package_id, version, version_type)
+        SELECT key, package_id, version, version_type FROM wanted ORDER BY position
+        ON CONFLICT (package_id, version) DO NOTHING
+        RETURNING id, package_id, version
       )
-      .execute();
-    const byPackage = new Map(
-      chunk.map((v) => [`${packageIds.get(`${v.ecosystem}:${v.name}`)}@${v.version}`, v]),
-    );
-    for (const row of stored) {
-      const spec = byPackage.get(`${row.package_id}@${row.version}`);
-      if (spec) ids.set(packageVersionRefOf(spec), { packageId: row.package_id, versionId: row.id });
-    }
+      SELECT id, package_id, version FROM inserted
+      UNION ALL
+      SELECT v.id, v.package_id, v.version FROM package_versions AS v
+      JOIN wanted AS w ON v.package_id = w.package_id AND v.version = w.version`,
+    versions.length,
+    (found) => {
+      const seen = new Set(found.map((row) => `${row.package_id}@${row.version}`));
+      const rest = versions.filter((v) => !seen.has(`${v.packageId}@${v.spec.version}`));
+      return sql`
+        SELECT v.id, v.package_id, v.version FROM package_versions AS v
+        JOIN unnest(${rest.map((v) => v.packageId)}::bigint[], ${rest.map((v) => v.spec.version)}::text[])
+          AS w (package_id, version) ON v.package_id = w.package_id AND v.version = w.version`;
+    },
+  );
+  const ids = new Map<string, { packageId: string; versionId: string }>();
+  for (const row of versionRows) {
+    const { spec } = byVersion.get(`${row.package_id}@${row.version}`)!;
+    ids.set(packageVersionRefOf(spec), { packageId: row.package_id, versionId: row.id });
   }
   return ids;
 }
@@ -126,31 +161,37 @@ export async function upsertRepositoryTargets(
   targets: readonly TargetSpec[],
 ): Promise<Map<string, RepositoryTargetRow>> {
   if (targets.length === 0) return new Map();
-  await tx
-    .insertInto("repository_targets")
-    .values(
-      targets.map((t) => ({
-        key: newRowKey(),
-        repository_id: repositoryId,
-        ecosystem: t.ecosystem,
-        package_manager: t.packageManager,
-        manifest_path: t.manifestPath,
-        lockfile_path: t.lockfilePath,
-        source: "AUTO" as const,
-      })),
-    )
-    .onConflict((oc) => oc.columns(["repository_id", "lockfile_path"]).doNothing())
-    .execute();
-  const rows = await tx
-    .selectFrom("repository_targets")
-    .selectAll()
-    .where("repository_id", "=", repositoryId)
-    .where(
-      "lockfile_path",
-      "in",
-      targets.map((t) => t.lockfilePath),
-    )
-    .execute();
+  const sorted = [...new Map(targets.map((t) => [t.lockfilePath, t])).values()].sort((a, b) =>
+    compareCodeUnits(a.lockfilePath, b.lockfilePath),
+  );
+  const rows = await insertMissing(
+    tx,
+    sql<RepositoryTargetRow>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${sorted.map(() => newRowKey())}::text[], ${sorted.map((t) => t.ecosystem)}::text[],
+          ${sorted.map((t) => t.packageManager)}::text[], ${sorted.map((t) => t.manifestPath)}::text[],
+          ${sorted.map((t) => t.lockfilePath)}::text[])
+          WITH ORDINALITY AS w (key, ecosystem, package_manager, manifest_path, lockfile_path, position)
+      ), inserted AS (
+        INSERT INTO repository_targets (key, repository_id, ecosystem, package_manager, manifest_path, lockfile_path, source)
+        SELECT key, ${repositoryId}::bigint, ecosystem, package_manager, manifest_path, lockfile_path, 'AUTO'
+        FROM wanted ORDER BY position
+        ON CONFLICT (repository_id, lockfile_path) DO NOTHING
+        RETURNING *
+      )
+      SELECT * FROM inserted
+      UNION ALL
+      SELECT t.* FROM repository_targets AS t
+      WHERE t.repository_id = ${repositoryId} AND t.lockfile_path IN (SELECT lockfile_path FROM wanted)`,
+    sorted.length,
+    (found) => {
+      const seen = new Set(found.map((row) => row.lockfile_path));
+      const rest = sorted.filter((t) => !seen.has(t.lockfilePath)).map((t) => t.lockfilePath);
+      return sql`
+        SELECT * FROM repository_targets
+        WHERE repository_id = ${repositoryId} AND lockfile_path = ANY(${rest}::text[])`;
+    },
+  );
   return new Map(rows.map((row) => [row.lockfile_path, row]));
 }
 

@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql } from "kysely";
+import { compareCodeUnits, insertMissing } from "../../db/insert-missing.ts";
 import type {
   Database,
   MetricKey,
@@ -263,25 +264,37 @@ export async function replaceMetricValuesOfCheck(
   }
   await replaced.execute();
   if (values.length === 0) return;
-  await tx
-    .insertInto("repository_metric_items")
-    .values(
-      values.map((v) => ({
-        key: newRowKey(),
-        repository_id: check.repositoryId,
-        metric_shortcode: v.shortcode,
-        metric_key: v.key,
-        threshold: null,
-      })),
-    )
-    .onConflict((oc) => oc.columns(["repository_id", "metric_shortcode", "metric_key"]).doNothing())
-    .execute();
-  const items = await tx
-    .selectFrom("repository_metric_items")
-    .select(["id", "metric_shortcode", "metric_key", "threshold"])
-    .where("repository_id", "=", check.repositoryId)
-    .where("metric_shortcode", "in", [...new Set(values.map((v) => v.shortcode))])
-    .execute();
+  const wanted = [...new Map(values.map((v) => [`${v.shortcode}:${v.key}`, v])).values()].sort(
+    (a, b) => compareCodeUnits(a.shortcode, b.shortcode) || compareCodeUnits(a.key, b.key),
+  );
+  const items = await insertMissing(
+    tx,
+    sql<{ id: string; metric_shortcode: string; metric_key: string; threshold: number | null }>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${wanted.map(() => newRowKey())}::text[], ${wanted.map((v) => v.shortcode)}::text[],
+          ${wanted.map((v) => v.key)}::text[]) WITH ORDINALITY AS w (key, metric_shortcode, metric_key, position)
+      ), inserted AS (
+        INSERT INTO repository_metric_items (key, repository_id, metric_shortcode, metric_key, threshold)
+        SELECT key, ${check.repositoryId}::bigint, metric_shortcode, metric_key, NULL FROM wanted ORDER BY position
+        ON CONFLICT (repository_id, metric_shortcode, metric_key) DO NOTHING
+        RETURNING id, metric_shortcode, metric_key, threshold
+      )
+      SELECT id, metric_shortcode, metric_key, threshold FROM inserted
+      UNION ALL
+      SELECT i.id, i.metric_shortcode, i.metric_key, i.threshold FROM repository_metric_items AS i
+      JOIN wanted AS w ON i.metric_shortcode = w.metric_shortcode AND i.metric_key = w.metric_key
+      WHERE i.repository_id = ${check.repositoryId}`,
+    wanted.length,
+    (found) => {
+      const seen = new Set(found.map((item) => `${item.metric_shortcode}:${item.metric_key}`));
+      const rest = wanted.filter((v) => !seen.has(`${v.shortcode}:${v.key}`));
+      return sql`
+        SELECT i.id, i.metric_shortcode, i.metric_key, i.threshold FROM repository_metric_items AS i
+        JOIN unnest(${rest.map((v) => v.shortcode)}::text[], ${rest.map((v) => v.key)}::text[]) AS w (metric_shortcode, metric_key)
+          ON i.metric_shortcode = w.metric_shortcode AND i.metric_key = w.metric_key
+        WHERE i.repository_id = ${check.repositoryId}`;
+    },
+  );
   const itemOf = new Map(items.map((item) => [`${item.metric_shortcode}:${item.metric_key}`, item]));
   await tx
     .insertInto("metric_values")
