@@ -9,6 +9,7 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { compiledModule } from "../src/compiled/tree.mjs";
 import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
 import {
   type FinishedTest,
@@ -121,6 +122,19 @@ async function main(): Promise<void> {
   process.env.ASSAY_TEST_TEMPLATE_DIR = templateDir;
   process.env.ASSAY_TEST_PG_TEMPLATE = `assay_test_template_${process.pid}`;
   await prepareTemplate(process.env.DATABASE_URL);
+  // The processes tests start (npm start, npm run assay) run the compiled server: after an edit it
+  // is built once here, not by the first of them while others start beside it.
+  if (!compiledModule("src/main.ts")) {
+    const build = spawnSync(
+      process.execPath,
+      ["--import", "tsx", path.join(root, "scripts", "compile-server.ts")],
+      {
+        cwd: root,
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
+    if (build.status !== 0) throw new Error("the compiled server could not be built (see above)");
+  }
 
   const marked = (file: string, marker: string) => fs.readFileSync(file, "utf8").includes(marker);
   const alone = files.filter((f) => marked(f, ALONE_MARKER));

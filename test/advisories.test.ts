@@ -25,6 +25,7 @@ import {
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { startInstance, type TestInstance } from "./helpers/instance.ts";
 import { dataOf, gql } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const FIXTURES = path.join(ROOT, "src/formats/osv/fixtures");
@@ -315,7 +316,7 @@ describe("assay advisories import / import-epss", () => {
     delete env.NODE_TEST_CONTEXT;
     if (database.databaseUrl) env.DATABASE_URL = database.databaseUrl;
     else delete env.DATABASE_URL;
-    const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/assay.ts", ...args], {
+    const result = spawnSync(process.execPath, assayArgs(...args), {
       cwd: ROOT,
       env,
       encoding: "utf8",

@@ -23,6 +23,7 @@ import {
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
 import { type ScriptedServer, startScriptedServer } from "./helpers/scripted-server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 
 /**
  * `advisories sync` (docs/advisories.md "Sync") against a local HTTP server that serves an OSV
@@ -598,7 +599,7 @@ describe("assay advisories sync / sources", () => {
     if (database.databaseUrl) childEnv.DATABASE_URL = database.databaseUrl;
     else delete childEnv.DATABASE_URL;
     // Asynchronously: the export server lives in this process and must keep answering.
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", ...args], {
+    const child = spawn(process.execPath, assayArgs(...args), {
       cwd: ROOT,
       env: childEnv,
     });

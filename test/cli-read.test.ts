@@ -16,6 +16,7 @@ import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { recordedLevel } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 
 /**
  * The admin CLI's read commands (`user list`, `account list`, `repository list`, `repository
@@ -45,7 +46,7 @@ function cliEnv(database: TestDatabase | undefined): NodeJS.ProcessEnv {
 }
 
 function runCli(database: TestDatabase, args: string[]): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/assay.ts", ...args], {
+  const result = spawnSync(process.execPath, assayArgs(...args), {
     cwd: ROOT,
     env: cliEnv(database),
     encoding: "utf8",
@@ -57,7 +58,7 @@ function runCli(database: TestDatabase, args: string[]): CliResult {
 /** Runs the CLI's process without waiting for it, so a few can run at once. */
 function runCliAsync(args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", ...args], {
+    const child = spawn(process.execPath, assayArgs(...args), {
       cwd: ROOT,
       env: cliEnv(undefined),
     });

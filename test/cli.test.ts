@@ -17,6 +17,7 @@ import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { rawRequest } from "./helpers/raw-request.ts";
 import { gql, recordedLevel } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 import { githubHeaders, githubPingPayload } from "./helpers/vcs-payloads.ts";
 
 /**
@@ -50,12 +51,14 @@ function cliEnv(database: TestDatabase): NodeJS.ProcessEnv {
 }
 
 function runCli(database: TestDatabase, args: string[]): CliResult {
-  const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/assay.ts", ...args], {
+  const result = spawnSync(process.execPath, assayArgs(...args), {
     cwd: ROOT,
     env: cliEnv(database),
     encoding: "utf8",
     timeout: 300_000,
   });
+  // What `npm run assay` runs is the compiled CLI; falling back to tsx would say so here.
+  assert.doesNotMatch(result.stderr ?? "", /running the TypeScript under tsx/);
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -7,6 +7,7 @@ import { createToken } from "../src/modules/auth/token-service.ts";
 import { revokeTokenByKey } from "../src/modules/auth/token-store.ts";
 import { aUser } from "./helpers/builders.ts";
 import { bearer, post, startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 
 /**
  * The identity cache (src/modules/auth/identity-cache.ts) on real instances: a token checked in the
@@ -138,7 +139,7 @@ describe("the identity cache", () => {
     delete env.NODE_TEST_CONTEXT;
     if (home.config.databaseUrl) env.DATABASE_URL = home.config.databaseUrl;
     else delete env.DATABASE_URL;
-    const cli = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "token", "revoke", key], {
+    const cli = spawn(process.execPath, assayArgs("token", "revoke", key), {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],

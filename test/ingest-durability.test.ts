@@ -15,6 +15,7 @@ import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 import { databaseTarget, TcpProxy } from "./helpers/tcp-proxy.ts";
 
 /**
@@ -60,7 +61,7 @@ async function startWorker(
   databaseUrl?: string,
   leaseSeconds?: number,
 ): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "worker"], {
+  const child = spawn(process.execPath, assayArgs("worker"), {
     cwd: ROOT,
     env: workerEnv(databaseUrl, leaseSeconds),
     stdio: ["ignore", "pipe", "pipe"],

@@ -13,6 +13,7 @@ import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 
 /**
  * End to end (issue 5, "Done means"): a real analyzer (ESLint, with Microsoft's SARIF formatter)
@@ -292,10 +293,7 @@ test("`assay upload` streams a report to uploadArtifact with a token, and the ru
     // Asynchronously: the server answering the upload runs in this process.
     const { stdout: output } = await execFileAsync(
       process.execPath,
-      [
-        "--import",
-        "tsx",
-        "src/cli/assay.ts",
+      assayArgs(
         "upload",
         "--file",
         sarifFile,
@@ -312,7 +310,7 @@ test("`assay upload` streams a report to uploadArtifact with a token, and the ru
         "--work-dir",
         workDir,
         "--no-progress",
-      ],
+      ),
       {
         cwd: path.resolve(import.meta.dirname, ".."),
         env: { ...childEnv(), ASSAY_URL: server.url, ASSAY_TOKEN: token, INIT_CWD: "" },

@@ -7,6 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ASSAY_TOOLS } from "../src/mcp/mcp-server.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 
 /**
  * `assay mcp` spawned as a child process and driven with the SDK's stdio client: the server's
@@ -19,7 +20,7 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 function stdioClient(url: string, token: string): { client: Client; transport: StdioClientTransport } {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ["--import", "tsx", "src/cli/assay.ts", "mcp"],
+    args: assayArgs("mcp"),
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", ASSAY_URL: url, ASSAY_TOKEN: token },
     stderr: "pipe",

@@ -72,9 +72,7 @@ describe("no test escapes the secret check", () => {
   test("every server or worker process a test starts has its output watched", () => {
     const offenders = testFiles.filter((file) => {
       const text = read(file);
-      const spawns = text.match(
-        /spawn\(process\.execPath, \["--import", "tsx", "src\/(main\.ts|cli\/assay\.ts", "worker)"/g,
-      );
+      const spawns = text.match(/spawn\(process\.execPath, (npmStartArgs\(\)|assayArgs\("worker"\))/g);
       const watches = text.match(/watchChildOutput\(/g);
       return (spawns?.length ?? 0) > (watches?.length ?? 0);
     });

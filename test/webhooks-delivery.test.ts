@@ -17,6 +17,7 @@ import { startInstance, type TestInstance, waitFor } from "./helpers/instance.ts
 import { testLogger } from "./helpers/log-capture.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
+import { assayArgs } from "./helpers/start-command.ts";
 import { type Receiver, startReceiver } from "./helpers/webhook-receiver.ts";
 
 /**
@@ -234,7 +235,7 @@ function workerEnv(server: TestServer): NodeJS.ProcessEnv {
 async function startWorkerProcess(
   server: TestServer,
 ): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "worker"], {
+  const child = spawn(process.execPath, assayArgs("worker"), {
     cwd: ROOT,
     env: workerEnv(server),
     stdio: ["ignore", "pipe", "pipe"],

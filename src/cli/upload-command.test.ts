@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
 import { gunzipSync } from "node:zlib";
+import { assayArgs } from "../../test/helpers/start-command.ts";
 import { parseConfig } from "../config.ts";
 import type { Env } from "./ci-environment.ts";
 import { CliError, type CommandContext, Flags, OutcomeUnknownError } from "./command.ts";
@@ -551,7 +552,7 @@ function runCli(
     if (/^(GITHUB_|CI_|GITLAB_)/.test(name) && !(name in extraEnv)) delete env[name];
   }
   for (const name of ["NODE_TEST_CONTEXT", "INIT_CWD"]) delete env[name];
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/assay.ts", "upload", ...args], {
+  const child = spawn(process.execPath, assayArgs("upload", ...args), {
     cwd: ROOT,
     env,
   });
