@@ -519,6 +519,7 @@ try {
     figures.push(
       await measure(db, `matchScaCheck, pass ${pass}`, async (tx) => {
         const outcome = await matchScaCheck(tx, scaCheckId);
+        if (!outcome) throw new Error(`SCA check ${scaCheckId} disappeared`);
         return { scaCheckId, occurrences: outcome.introduced + outcome.existing + outcome.resolved };
       }),
     );

@@ -1,13 +1,22 @@
 // test-runner: execution-mode independent (uploads go through the intake, not GraphQL execution)
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import type { AccountRow, AnalysisRunRow, CheckRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
-import { upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
-import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
+import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
+import { deleteScaChecksOfRunTarget, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
+import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
+import {
+  anScaCheck,
+  aPackage,
+  aPackageVersion,
+  aTarget,
+  scaCheckDependencies,
+} from "./helpers/builders-dependencies.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -70,6 +79,15 @@ function sarifUpload(): ArtifactUpload {
   };
 }
 
+/** A one-time signal between the two sides of a test: `fire()` settles `fired`. */
+function signal(): { fire: () => void; fired: Promise<void> } {
+  let fire!: () => void;
+  const fired = new Promise<void>((resolve) => {
+    fire = resolve;
+  });
+  return { fire, fired };
+}
+
 /** Sessions of this test's database waiting for a lock, other than the one asking. */
 async function sessionsWaitingForALock(): Promise<number> {
   const { rows } = await sql<{ waiting: number }>`
@@ -96,14 +114,8 @@ describe("an upload while its run is being processed", () => {
       .where("run_id", "=", run.id)
       .executeTakeFirstOrThrow();
 
-    let releaseProcessing!: () => void;
-    const processingMayFinish = new Promise<void>((resolve) => {
-      releaseProcessing = resolve;
-    });
-    let processingHoldsLocks!: () => void;
-    const processingLocked = new Promise<void>((resolve) => {
-      processingHoldsLocks = resolve;
-    });
+    const processingMayFinish = signal();
+    const processingLocked = signal();
 
     // Processing: lock the run, settle its check, then record a metric item of the repository.
     const processing = server.db.transaction().execute(async (tx) => {
@@ -113,8 +125,8 @@ describe("an upload while its run is being processed", () => {
         .set({ updated_at: sql<Date>`now()` })
         .where("id", "=", check.id)
         .execute();
-      processingHoldsLocks();
-      await processingMayFinish;
+      processingLocked.fire();
+      await processingMayFinish.fired;
       await tx
         .insertInto("repository_metric_items")
         .values({
@@ -125,7 +137,7 @@ describe("an upload while its run is being processed", () => {
         })
         .execute();
     });
-    await processingLocked;
+    await processingLocked.fired;
 
     // The second upload of the same commit and analyzer reopens that check.
     const second = acceptUpload(server.db, server.config, logger, repository, {
@@ -138,7 +150,7 @@ describe("an upload while its run is being processed", () => {
         async () => (await sessionsWaitingForALock()) > 0,
       );
     }
-    releaseProcessing();
+    processingMayFinish.fire();
 
     await processing;
     const accepted = await second;
@@ -170,21 +182,15 @@ describe("two SBOMs naming the same new packages at once", () => {
     });
     const [a, b, c] = [spec(name("a")), spec(name("b")), spec(name("c"))];
 
-    let releaseFirst!: () => void;
-    const firstMayCommit = new Promise<void>((resolve) => {
-      releaseFirst = resolve;
-    });
-    let firstInserted!: () => void;
-    const firstHoldsRows = new Promise<void>((resolve) => {
-      firstInserted = resolve;
-    });
+    const firstMayCommit = signal();
+    const firstHoldsRows = signal();
     const first = server.db.transaction().execute(async (tx) => {
       const ids = await upsertPackageVersions(tx, [a, b]);
-      firstInserted();
-      await firstMayCommit;
+      firstHoldsRows.fire();
+      await firstMayCommit.fired;
       return ids;
     });
-    await firstHoldsRows;
+    await firstHoldsRows.fired;
 
     // The second names them in the other order, and one more: on PostgreSQL its insert waits on
     // the first's uncommitted rows, and its read of the known rows cannot see them once they commit.
@@ -195,7 +201,7 @@ describe("two SBOMs naming the same new packages at once", () => {
         async () => (await sessionsWaitingForALock()) > 0,
       );
     }
-    releaseFirst();
+    firstMayCommit.fire();
 
     const [firstIds, secondIds] = await Promise.all([first, second]);
     const ref = (s: typeof a) => `NPM:${s.name}@1.0.0`;
@@ -208,5 +214,63 @@ describe("two SBOMs naming the same new packages at once", () => {
       .where("name", "in", [a.name, b.name, c.name])
       .execute();
     assert.equal(stored.length, 3);
+  });
+});
+
+describe("an advisory import while a newer SBOM replaces a check it is about to match", () => {
+  test("the replaced check is passed over and every other check is still matched", async () => {
+    // A real OSV record: lodash before 4.17.12.
+    const advisory = {
+      name: "GHSA-jf85-cpcp-j695.json",
+      text: readFileSync(
+        new URL("../src/formats/osv/fixtures/GHSA-jf85-cpcp-j695.json", import.meta.url),
+        "utf8",
+      ),
+    };
+    const lodash = await aPackage(server.db, { ecosystem: "NPM", name: "lodash" });
+    const vulnerable = await aPackageVersion(server.db, lodash, { version: "4.17.11" });
+    // Two repositories whose latest runs depend on it; the first one's check is being replaced.
+    const checkOf = async () => {
+      const repository = await aRepository(server.db, account);
+      const run = await aRun(server.db, repository);
+      const target = await aTarget(server.db, repository);
+      const check = await anScaCheck(server.db, run, { target });
+      await scaCheckDependencies(server.db, check, target, [vulnerable]);
+      return { run, target, check };
+    };
+    const replaced = await checkOf();
+    const kept = await checkOf();
+
+    const replacementMayCommit = signal();
+    const replacementHoldsRow = signal();
+    // The newer SBOM's processing, up to the deletion of the run's older check of its target.
+    const replacement = server.db.transaction().execute(async (tx) => {
+      assert.equal(await deleteScaChecksOfRunTarget(tx, replaced.run.id, replaced.target.id), 1);
+      replacementHoldsRow.fire();
+      await replacementMayCommit.fired;
+    });
+    await replacementHoldsRow.fired;
+
+    // On PostgreSQL the import lists both checks (the deletion is not committed) and waits on the
+    // replaced one's row lock; the embedded database runs it after the replacement commits.
+    const importing = importAdvisories(server.db, [advisory]);
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the import to wait for the replaced check",
+        async () => (await sessionsWaitingForALock()) > 0,
+      );
+    }
+    replacementMayCommit.fire();
+    await replacement;
+
+    const summary = await importing;
+    assert.equal(summary.imported, 1);
+    assert.equal(summary.rematchedChecks, 1, "only the check that still exists was matched");
+    assert.equal(summary.occurrencesAdded, 1);
+    const occurrences = await server.db
+      .selectFrom("vulnerability_occurrences")
+      .select(["sca_check_id", "state"])
+      .execute();
+    assert.deepEqual(occurrences, [{ sca_check_id: kept.check.id, state: "INTRODUCED" }]);
   });
 });

@@ -8,6 +8,11 @@ import type { Database } from "./types.ts";
  * statement waited for it is in neither half, since the read sees the table as it was when the
  * statement began; when fewer than `expected` rows come back, `missingRead` (given the rows found)
  * reads the rest again, which a new statement sees.
+ *
+ * Where the table has another unique index whose value follows from the conflict target's (a key
+ * computed from the same columns), the statement names no conflict target, so that every unique
+ * index is an arbiter: otherwise two transactions inserting the same row at the same moment can
+ * both pass the target's check, and the second fails on the other index instead of skipping.
  */
 export async function insertMissing<Row>(
   tx: Kysely<Database>,
@@ -27,4 +32,9 @@ export async function insertMissing<Row>(
  */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Orders bigint ids (as node-postgres answers them, decimal strings) by value. */
+export function compareIds(a: string, b: string): number {
+  return a.length - b.length || compareCodeUnits(a, b);
 }

@@ -139,6 +139,8 @@ export async function importAdvisories(
   if (options.rematch !== false) {
     for (const checkId of await findLatestScaChecks(db, [...ecosystems])) {
       const outcome = await db.transaction().execute((tx) => matchScaCheck(tx, checkId));
+      // Replaced since it was listed: its replacement was matched when it was processed.
+      if (!outcome) continue;
       summary.rematchedChecks++;
       summary.occurrencesAdded += outcome.added;
       summary.occurrencesRemoved += outcome.removed;

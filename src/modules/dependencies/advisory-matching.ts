@@ -54,21 +54,38 @@ async function matchCheckAndBase(
   return { matches: matchesOf(dependencies), baseMatches: matchesOf(baseDependencies) };
 }
 
+/** The dependencies a transaction has just written for the SCA check it has just created. */
+export interface WrittenCheck {
+  dependencies: readonly CheckDependency[];
+}
+
 /**
  * Matches SCA check `scaCheckId` against the standing advisories and writes its vulnerability
  * occurrences, in the caller's transaction `tx`. Safe to run again (after an import): the result
  * depends only on the check's dependencies, its base's and the advisories.
  *
  * `written` is for the transaction that has just created the check: it passes the dependencies it
- * wrote, so they are not read back, and the check is known to have no occurrences yet.
+ * wrote, so they are not read back, and the check is known to exist with no occurrences yet.
+ * Without it the check is locked first, and the answer is null when it no longer exists: a newer
+ * SBOM of the same target in the same run replaced it since the caller listed it (its replacement
+ * was matched when it was processed).
  */
 export async function matchScaCheck(
   tx: Kysely<Database>,
   scaCheckId: string,
-  written?: { dependencies: readonly CheckDependency[] },
-): Promise<MatchOutcome> {
+  written: WrittenCheck,
+): Promise<MatchOutcome>;
+export async function matchScaCheck(tx: Kysely<Database>, scaCheckId: string): Promise<MatchOutcome | null>;
+export async function matchScaCheck(
+  tx: Kysely<Database>,
+  scaCheckId: string,
+  written?: WrittenCheck,
+): Promise<MatchOutcome | null> {
   const check = await findScaCheckWithBase(tx, scaCheckId);
-  if (!check) throw new Error(`SCA check ${scaCheckId} does not exist`);
+  if (!check) {
+    if (written) throw new Error(`SCA check ${scaCheckId}, created in this transaction, does not exist`);
+    return null;
+  }
   const { matches, baseMatches } = await matchCheckAndBase(
     tx,
     written?.dependencies ?? (await findScaCheckDependencies(tx, scaCheckId)),

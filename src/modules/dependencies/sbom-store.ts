@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { compareCodeUnits, insertMissing } from "../../db/insert-missing.ts";
+import { compareCodeUnits, compareIds, insertMissing } from "../../db/insert-missing.ts";
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
@@ -68,7 +68,7 @@ export async function upsertPackageVersions(
       ), inserted AS (
         INSERT INTO packages (key, ecosystem, name, purl)
         SELECT key, ecosystem, name, purl FROM wanted ORDER BY position
-        ON CONFLICT (ecosystem, name) DO NOTHING
+        ON CONFLICT DO NOTHING
         RETURNING id, ecosystem, name, purl
       )
       SELECT id, ecosystem, name, purl FROM inserted
@@ -86,16 +86,23 @@ export async function upsertPackageVersions(
     },
   );
   const packageIds = new Map(packageRows.map((row) => [`${row.ecosystem}:${row.name}`, row.id]));
-  // A package first named by an advisory has no purl until an SBOM names it.
+  // A package stored without a purl (by an earlier version) gets the first one an SBOM gives it.
+  // The rows are locked in id order first: an UPDATE … FROM locks them in whatever order its plan
+  // joins them, and two uploads locking shared rows in different orders could deadlock.
   const purlless = packageRows
     .filter((row) => row.purl === null)
-    .map((row) => ({ id: row.id, purl: byPackage.get(`${row.ecosystem}:${row.name}`)!.packagePurl }))
-    .sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
+    .map((row) => ({ id: row.id, purl: byPackage.get(`${row.ecosystem}:${row.name}`)!.packagePurl }));
   if (purlless.length > 0) {
     await sql`
+      WITH locked AS (
+        SELECT id FROM packages WHERE id = ANY(${purlless.map((p) => p.id)}::bigint[]) AND purl IS NULL
+        ORDER BY id FOR NO KEY UPDATE
+      )
       UPDATE packages SET purl = w.purl
       FROM unnest(${purlless.map((p) => p.id)}::bigint[], ${purlless.map((p) => p.purl)}::text[]) AS w (id, purl)
-      WHERE packages.id = w.id AND packages.purl IS NULL`.execute(tx);
+      WHERE packages.id = w.id AND packages.id IN (SELECT id FROM locked) AND packages.purl IS NULL`.execute(
+      tx,
+    );
   }
 
   const byVersion = new Map<string, { spec: PackageVersionSpec; packageId: string }>();
@@ -104,8 +111,7 @@ export async function upsertPackageVersions(
     byVersion.set(`${packageId}@${spec.version}`, { spec, packageId });
   }
   const versions = [...byVersion.values()].sort(
-    (a, b) =>
-      Number(BigInt(a.packageId) - BigInt(b.packageId)) || compareCodeUnits(a.spec.version, b.spec.version),
+    (a, b) => compareIds(a.packageId, b.packageId) || compareCodeUnits(a.spec.version, b.spec.version),
   );
   const versionRows = await insertMissing(
     tx,
@@ -118,7 +124,7 @@ export async function upsertPackageVersions(
       ), inserted AS (
         INSERT INTO package_versions (key, package_id, version, version_type)
         SELECT key, package_id, version, version_type FROM wanted ORDER BY position
-        ON CONFLICT (package_id, version) DO NOTHING
+        ON CONFLICT DO NOTHING
         RETURNING id, package_id, version
       )
       SELECT id, package_id, version FROM inserted
