@@ -6,6 +6,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import puppeteer, { type Browser, type HTTPRequest } from "puppeteer-core";
+import { runLink } from "../src/cli/upload-wait.ts";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
@@ -85,15 +86,24 @@ describe("playground over HTTP", () => {
       headers: { accept: "text/html, application/json" },
     });
     assert.equal(both.status, 401);
-    // A GET query stays a GET query, whatever the Accept header.
-    const query = await fetch(`${server.url}/graphql/?query=${encodeURIComponent("{ viewer { email } }")}`, {
-      headers: { accept: BROWSER_ACCEPT },
-    });
-    assert.equal(query.status, 401);
-    assert.match(query.headers.get("content-type") ?? "", /json/);
+    // A GET query from an API client stays a GET query.
+    const queryUrl = `${server.url}/graphql/?query=${encodeURIComponent("{ viewer { email } }")}`;
+    for (const accept of ["application/json", "application/graphql-response+json", "*/*"]) {
+      const query = await fetch(queryUrl, { headers: { accept } });
+      assert.equal(query.status, 401, `Accept: ${accept}`);
+      assert.match(query.headers.get("content-type") ?? "", /json/);
+    }
     const put = await fetch(`${server.url}/graphql/`, { method: "PUT", headers: { accept: BROWSER_ACCEPT } });
     assert.equal(put.status, 405);
     assert.equal(put.headers.get("allow"), "GET, POST");
+  });
+
+  test("a browser following a link with a query gets the page, which opens the operation", async () => {
+    const link = runLink(server.url, "00000000-0000-4000-8000-000000000000");
+    const res = await fetch(link, { headers: { accept: BROWSER_ACCEPT } });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^text\/html/);
+    assert.match(await res.text(), /id="assay-playground"/);
   });
 
   test("assets are served immutable with their type, and an unknown asset is a 404", async () => {
@@ -238,6 +248,48 @@ describe("playground in a real browser", () => {
       await page.$eval("#assay-token", (element) => (element as unknown as { value: string }).value),
       token,
     );
+    await page.close();
+  });
+
+  test("the Details link `assay upload --wait` prints opens the run's query in a tab that runs as is", async () => {
+    assert.ok(browser);
+    const runs = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        "{ viewer { accounts(first: 1) { edges { node { repositories(first: 1) { edges { node { analysisRuns(first: 1) { edges { node { runUid } } } } } } } } } } }",
+      ),
+    );
+    const runUid = JSON.stringify(runs).match(/"runUid":"([0-9a-f-]{36})"/)?.[1];
+    assert.ok(runUid, "the demo has a run");
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 800 });
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(String(error)));
+    // The token the first test entered is remembered by this browser, and so are its tabs.
+    await page.goto(runLink(server.url, runUid), { waitUntil: "load" });
+    await page.waitForFunction(
+      `(document.querySelector(".graphiql-tab-active")?.textContent ?? "").includes("AssayRun")`,
+    );
+    const editors = await page.evaluate(
+      `[...document.querySelectorAll(".CodeMirror")].map((e) => e.CodeMirror.getValue())`,
+    );
+    assert.ok(
+      (editors as string[]).some((text) => text.startsWith("query AssayRun(")),
+      "the query editor holds the link's query",
+    );
+    assert.ok(
+      (editors as string[]).some((text) => text.includes(`"runUid": "${runUid}"`)),
+      "the variables editor holds the link's variables, indented",
+    );
+    await page.click(".graphiql-execute-button");
+    await page.waitForFunction(
+      `(document.querySelector(".graphiql-response")?.textContent ?? "").includes(${JSON.stringify(`"runUid": "${runUid}"`)})`,
+      { timeout: 20_000 },
+    );
+    const response = await page.$eval(".graphiql-response", (element) => element.textContent ?? "");
+    assert.doesNotMatch(response, /"errors"/);
+    assert.deepEqual(problems, [], "no script error and no policy violation");
     await page.close();
   });
 });

@@ -45,9 +45,9 @@ const RESULT_QUERY = `query AssayUploadResult($runUid: UUID!, $artifactId: ID!) 
 }`;
 
 /**
- * The query behind the printed link: the run, each check's totals and its first findings. Assay
- * has no web pages yet; the link is the GET form of this query on `/graphql/`, which a browser
- * playground will open and which `curl` with the token answers today.
+ * The query behind the printed link: the run, each check's totals and its first findings. The
+ * link is the GET form of this query on `/graphql/`: a browser opens it in the playground, as a
+ * tab to run with the token the browser keeps, and `curl` with the token answers it.
  */
 const LINK_QUERY =
   "query AssayRun($runUid: UUID!) { run(runUid: $runUid) { runUid status commitOid branchName checks { edges { node { analyzer { shortcode } status summary { occurrencesIntroduced occurrencesResolved } issues(first: 50) { totalCount edges { node { path beginLine category severity title } } } } } } } }";

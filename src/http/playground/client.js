@@ -16,6 +16,23 @@ function readConfig() {
   return JSON.parse(element?.textContent ?? "{}");
 }
 
+/**
+ * The operation a link to this page carries (`?query=…&variables=…`, the GET form of a GraphQL
+ * request, as `assay upload --wait` prints it), or null. Its variables are shown indented.
+ */
+function readLinkedOperation() {
+  const parameters = new URLSearchParams(window.location.search);
+  const query = parameters.get("query");
+  if (!query) return null;
+  let variables = parameters.get("variables");
+  try {
+    if (variables) variables = JSON.stringify(JSON.parse(variables), null, 2);
+  } catch {
+    // Not JSON: shown as it came, for the user to correct.
+  }
+  return { query, variables };
+}
+
 function readToken() {
   try {
     return window.localStorage.getItem(TOKEN_KEY) ?? "";
@@ -105,7 +122,7 @@ function TokenBar({ token, onUse }) {
   );
 }
 
-function Playground({ config }) {
+function Playground({ config, linked }) {
   const [token, setToken] = useState(readToken);
   const use = (next) => {
     storeToken(next);
@@ -122,7 +139,10 @@ function Playground({ config }) {
       h(GraphiQL, {
         key: token,
         fetcher: createFetcher(window.location.pathname, token),
-        defaultTabs: config.tabs ?? [],
+        // A linked operation opens in a tab of its own, the active one: first among the examples on
+        // a first visit, and added to (or found among) the tabs this browser kept on a later one.
+        defaultTabs: linked ? [linked, ...(config.tabs ?? [])] : (config.tabs ?? []),
+        ...(linked ? { query: linked.query, variables: linked.variables ?? "" } : {}),
         isHeadersEditorEnabled: true,
       }),
     ),
@@ -130,4 +150,4 @@ function Playground({ config }) {
 }
 
 const root = document.getElementById("assay-playground");
-if (root) createRoot(root).render(h(Playground, { config: readConfig() }));
+if (root) createRoot(root).render(h(Playground, { config: readConfig(), linked: readLinkedOperation() }));

@@ -66,13 +66,13 @@ export interface Playground {
 }
 
 /**
- * True for a browser navigation to the endpoint: a GET without a `query` parameter whose Accept
- * lists `text/html` and no JSON type. Every other request is left to the GraphQL endpoint.
+ * True for a browser navigation to the endpoint: a GET whose Accept lists `text/html` and no JSON
+ * type. Every other request is left to the GraphQL endpoint. A navigation with a `query`
+ * parameter (the link `assay upload --wait` prints) gets the page too, which opens that operation
+ * in a tab: a browser sends no Authorization header, so the endpoint could only have answered 401.
  */
 export function isPlaygroundRequest(req: IncomingMessage): boolean {
   if (req.method !== "GET") return false;
-  const url = new URL(req.url ?? "/", "http://localhost");
-  if (url.searchParams.has("query")) return false;
   const types = (req.headers.accept ?? "")
     .toLowerCase()
     .split(",")
