@@ -459,7 +459,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
   {
     name: "ASSAY_DATABASE_POOL_SIZE",
     default: "10",
-    meaning: "Database connections per instance (the embedded database uses at most 4).",
+    meaning:
+      "Connections of an instance's API pool (the embedded database uses at most 4). Its worker (ASSAY_WORKER) has a pool of its own: up to 4 more on PostgreSQL, 2 on the embedded database.",
   },
   {
     name: "ASSAY_TRUST_PROXY",
