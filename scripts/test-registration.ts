@@ -19,6 +19,24 @@ export interface FinishedTest {
   durationMs?: number;
 }
 
+/** What the reporter wrote for one run: its finished tests, and its totals by name (`pass`, `fail`, ...). */
+export interface RunReport {
+  finished: FinishedTest[];
+  totals: Map<string, number>;
+}
+
+/** Reads the reporter's lines (scripts/registered-tests-reporter.mjs). */
+export function readRunReport(text: string): RunReport {
+  const report: RunReport = { finished: [], totals: new Map() };
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    const entry = JSON.parse(line) as FinishedTest | { total: string; count: number };
+    if ("total" in entry) report.totals.set(entry.total, entry.count);
+    else report.finished.push(entry);
+  }
+  return report;
+}
+
 /** One file's share of a run: the sum of its top-level tests' and suites' durations. */
 export interface FileDuration {
   file: string;

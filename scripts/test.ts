@@ -12,10 +12,10 @@ import path from "node:path";
 import { compiledModule } from "../src/compiled/tree.mjs";
 import { dropTemplate, prepareTemplate } from "../test/helpers/database.ts";
 import {
-  type FinishedTest,
   filesWithoutTests,
   missingTargets,
   noTestsMessage,
+  readRunReport,
   slowestFiles,
 } from "./test-registration.ts";
 
@@ -52,9 +52,8 @@ interface PassResult {
 }
 
 function runPass(label: string, files: string[], env: Record<string, string>, concurrency = 2): PassResult {
-  const tap = path.join(root, ".tmp", `test-${label}-${process.pid}.tap`);
   const registered = path.join(root, ".tmp", `test-${label}-${process.pid}.registered.jsonl`);
-  fs.mkdirSync(path.dirname(tap), { recursive: true });
+  fs.mkdirSync(path.dirname(registered), { recursive: true });
   process.stdout.write(`\n== ${label}: ${files.length} file(s) ==\n`);
   const result = spawnSync(
     process.execPath,
@@ -65,31 +64,23 @@ function runPass(label: string, files: string[], env: Record<string, string>, co
       `--test-concurrency=${concurrency}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
-      "--test-reporter=tap",
-      `--test-reporter-destination=${tap}`,
       "--test-reporter=./scripts/registered-tests-reporter.mjs",
       `--test-reporter-destination=${registered}`,
       ...relative(files),
     ],
     { cwd: root, stdio: "inherit", env: { ...process.env, ...env } },
   );
-  const text = fs.existsSync(tap) ? fs.readFileSync(tap, "utf8") : "";
-  fs.rmSync(tap, { force: true });
-  const count = (name: string) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, "m"))?.[1] ?? 0);
+  const { finished, totals } = readRunReport(
+    fs.existsSync(registered) ? fs.readFileSync(registered, "utf8") : "",
+  );
+  fs.rmSync(registered, { force: true });
+  const total = (name: string) => totals.get(name) ?? 0;
   const counts = {
-    pass: count("pass"),
-    fail: count("fail") + count("cancelled"),
-    skipped: count("skipped") + count("todo"),
+    pass: total("pass"),
+    fail: total("fail") + total("cancelled"),
+    skipped: total("skipped") + total("todo"),
   };
   if (result.status !== 0 && counts.fail === 0) counts.fail = 1;
-  const finished = fs.existsSync(registered)
-    ? fs
-        .readFileSync(registered, "utf8")
-        .split("\n")
-        .filter((line) => line !== "")
-        .map((line) => JSON.parse(line) as FinishedTest)
-    : [];
-  fs.rmSync(registered, { force: true });
   const slowest = slowestFiles(finished, 8);
   if (slowest.length > 0 && files.length > 1) {
     process.stdout.write(`\n${label}: slowest files\n`);
@@ -104,38 +95,11 @@ function runPass(label: string, files: string[], env: Record<string, string>, co
   return counts;
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const targets =
-    args.length > 0 ? args.map((a) => path.resolve(a)) : [path.join(root, "src"), path.join(root, "test")];
-  const missing = missingTargets(args);
-  if (missing.length > 0) throw new Error(`no such test file or folder: ${missing.join(", ")}`);
-  const files = targets.flatMap(findTests);
-  if (files.length === 0) throw new Error("no test files found");
-
-  const backend = process.env.DATABASE_URL
-    ? `PostgreSQL${process.env.REDIS_URL ? " + Redis" : ""}`
-    : "embedded database";
-  process.stdout.write(`Preparing the template database (${backend})...\n`);
-  // One template per run, so runs side by side do not rebuild each other's.
-  const templateDir = path.join(root, ".tmp", `test-template-${process.pid}`);
-  process.env.ASSAY_TEST_TEMPLATE_DIR = templateDir;
-  process.env.ASSAY_TEST_PG_TEMPLATE = `assay_test_template_${process.pid}`;
-  await prepareTemplate(process.env.DATABASE_URL);
-  // The processes tests start (npm start, npm run assay) run the compiled server: after an edit it
-  // is built once here, not by the first of them while others start beside it.
-  if (!compiledModule("src/main.ts")) {
-    const build = spawnSync(
-      process.execPath,
-      ["--import", "tsx", path.join(root, "scripts", "compile-server.ts")],
-      {
-        cwd: root,
-        stdio: ["ignore", "inherit", "inherit"],
-      },
-    );
-    if (build.status !== 0) throw new Error("the compiled server could not be built (see above)");
-  }
-
+/**
+ * Runs `files`: every file under graphql-js, the HTTP tests again under graphql-jit, then the
+ * files marked to run alone, one at a time.
+ */
+function runPasses(files: readonly string[]): PassResult {
   const marked = (file: string, marker: string) => fs.readFileSync(file, "utf8").includes(marker);
   const alone = files.filter((f) => marked(f, ALONE_MARKER));
   const together = files.filter((f) => !alone.includes(f));
@@ -151,11 +115,52 @@ async function main(): Promise<void> {
   );
   if (httpFiles.length > 0) add(runPass("graphql-jit", httpFiles, { ASSAY_GRAPHQL_JIT: "true" }));
   if (alone.length > 0) add(runPass("alone", alone, { ASSAY_GRAPHQL_JIT: "false" }, 1));
+  return totals;
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const targets =
+    args.length > 0 ? args.map((a) => path.resolve(a)) : [path.join(root, "src"), path.join(root, "test")];
+  const missing = missingTargets(args);
+  if (missing.length > 0) throw new Error(`no such test file or folder: ${missing.join(", ")}`);
+  const files = targets.flatMap(findTests);
+  if (files.length === 0) throw new Error("no test files found");
+
+  // The processes tests start (npm start, npm run assay) run the compiled server: after an edit it
+  // is built once here, not by the first of them while others start beside it.
+  if (!compiledModule("src/main.ts")) {
+    const build = spawnSync(
+      process.execPath,
+      ["--import", "tsx", path.join(root, "scripts", "compile-server.ts")],
+      {
+        cwd: root,
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
+    if (build.status !== 0) throw new Error("the compiled server could not be built (see above)");
+  }
+
+  const backend = process.env.DATABASE_URL
+    ? `PostgreSQL${process.env.REDIS_URL ? " + Redis" : ""}`
+    : "embedded database";
+  process.stdout.write(`Preparing the template database (${backend})...\n`);
+  // One template per run, so runs side by side do not rebuild each other's.
+  const templateDir = path.join(root, ".tmp", `test-template-${process.pid}`);
+  process.env.ASSAY_TEST_TEMPLATE_DIR = templateDir;
+  process.env.ASSAY_TEST_PG_TEMPLATE = `assay_test_template_${process.pid}`;
+  await prepareTemplate(process.env.DATABASE_URL);
+
+  let totals: PassResult;
+  try {
+    totals = runPasses(files);
+  } finally {
+    await dropTemplate(process.env.DATABASE_URL);
+    fs.rmSync(templateDir, { recursive: true, force: true });
+  }
   process.stdout.write(
     `\n${backend}: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped\n`,
   );
-  await dropTemplate(process.env.DATABASE_URL);
-  fs.rmSync(templateDir, { recursive: true, force: true });
   if (totals.skipped > 0)
     process.stdout.write("Skipped tests count as failures: nothing here may be skipped silently.\n");
   process.exit(totals.fail > 0 || totals.skipped > 0 ? 1 : 0);

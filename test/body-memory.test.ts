@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (request bodies are read and bounded before any document is executed)
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";

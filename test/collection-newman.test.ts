@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (the collection's checks run by newman; the answers are compared under both engines by test/answers.test.ts and test/examples.test.ts)
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";

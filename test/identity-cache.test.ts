@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (credentials are checked before any document is executed)
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";

@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (large bodies are admitted or refused before any document is executed)
 import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, test } from "node:test";

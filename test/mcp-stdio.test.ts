@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (the stdio bridge's transport; the tools' answers are test/mcp.test.ts's, under both engines)
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";

@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (the budget is spent and refused before any document is executed)
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";

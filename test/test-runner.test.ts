@@ -10,6 +10,7 @@ import {
   filesWithoutTests,
   missingTargets,
   noTestsMessage,
+  readRunReport,
   slowestFiles,
 } from "../scripts/test-registration.ts";
 
@@ -66,6 +67,28 @@ test("the message names each file without tests", () => {
   );
 });
 
+/** Runs `files` under node:test in `dir` with the reporter npm test uses, and reads what it wrote. */
+function runWithReporter(dir: string, files: readonly string[]) {
+  const out = path.join(dir, "registered.jsonl");
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const result = spawnSync(
+    process.execPath,
+    [
+      "--test",
+      `--test-reporter=${path.join(ROOT, "scripts", "registered-tests-reporter.mjs")}`,
+      `--test-reporter-destination=${out}`,
+      ...files,
+    ],
+    { cwd: dir, env, encoding: "utf8" },
+  );
+  return {
+    status: result.status,
+    stderr: result.stderr,
+    report: readRunReport(fs.readFileSync(out, "utf8")),
+  };
+}
+
 test("the reporter npm test uses lets a real run tell an empty file and an empty suite from a file with tests", (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-runner-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -83,25 +106,9 @@ test("the reporter npm test uses lets a real run tell an empty file and an empty
     files.emptySuite,
     'import { describe } from "node:test";\ndescribe("nothing inside", () => {});\n',
   );
-  const out = path.join(dir, "registered.jsonl");
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_TEST_CONTEXT;
-  const result = spawnSync(
-    process.execPath,
-    [
-      "--test",
-      `--test-reporter=${path.join(ROOT, "scripts", "registered-tests-reporter.mjs")}`,
-      `--test-reporter-destination=${out}`,
-      ...Object.values(files),
-    ],
-    { cwd: dir, env, encoding: "utf8" },
-  );
-  assert.equal(result.status, 0, result.stderr);
-  const finished = fs
-    .readFileSync(out, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as FinishedTest);
+  const { status, stderr, report } = runWithReporter(dir, Object.values(files));
+  assert.equal(status, 0, stderr);
+  const { finished, totals } = report;
   assert.deepEqual(
     filesWithoutTests(Object.values(files), finished).sort(),
     [files.empty, files.emptySuite].sort(),
@@ -110,4 +117,37 @@ test("the reporter npm test uses lets a real run tell an empty file and an empty
   assert.equal(inner?.nesting, 1);
   assert.equal(typeof inner?.durationMs, "number");
   assert.ok(slowestFiles(finished, 10).some((entry) => entry.file === files.tested));
+  // The totals npm test decides on, as node:test counts them: the empty file is a passing test.
+  assert.equal(totals.get("pass"), 2);
+  assert.equal(totals.get("fail"), 0);
+  assert.equal(totals.get("suites"), 2);
+});
+
+test("the reporter's totals count failures, skips and todos, and a test's own diagnostic is not a total", (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-runner-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, "mixed.test.mjs");
+  fs.writeFileSync(
+    file,
+    [
+      'import { test } from "node:test";',
+      'test("passes", (t) => { t.diagnostic("fail 7"); });',
+      'test("fails", () => { throw new Error("no"); });',
+      'test("skipped", { skip: true }, () => {});',
+      'test.todo("later");',
+      "",
+    ].join("\n"),
+  );
+  const { status, report } = runWithReporter(dir, [file]);
+  assert.equal(status, 1);
+  const { totals } = report;
+  assert.deepEqual(Object.fromEntries(totals), {
+    tests: 4,
+    suites: 0,
+    pass: 1,
+    fail: 1,
+    cancelled: 0,
+    skipped: 1,
+    todo: 1,
+  });
 });
