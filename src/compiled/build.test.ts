@@ -10,10 +10,10 @@ import { prepareEmbeddedTemplate } from "../db/database.ts";
 import { copyTemplate } from "../db/embedded-template.ts";
 import {
   buildCompiledTree,
+  builtInPackageManifests,
   type CompiledTree,
   serverSources,
   VENDORED_PACKAGES,
-  vendoredInputs,
 } from "./build.ts";
 import { compiledModule, hashSources, MANIFEST, ROOT, TREE_FORMAT } from "./tree.mjs";
 
@@ -79,7 +79,12 @@ test("the vendored packages are one module each, which every compiled module imp
     return code.includes('/vendor/kysely.js"');
   });
   assert.ok(importers.length > 20, `${importers.length} compiled modules import the vendored Kysely`);
-  assert.deepEqual(readManifest(shared.cache).hashed, [...tree.sources, ...vendoredInputs()]);
+  assert.deepEqual(readManifest(shared.cache).hashed, [...tree.sources, ...builtInPackageManifests()]);
+  // An upgrade of any package whose code is in the tree (vendored, or inlined like js-cvss) makes
+  // the tree stale: their manifests are hashed with the sources.
+  for (const name of ["kysely", "@pothos/core", "@pandatix/js-cvss"]) {
+    assert.ok(builtInPackageManifests().includes(`node_modules/${name}/package.json`), name);
+  }
 });
 
 test("every compiled module loads under plain node, and keeps its source's place", () => {

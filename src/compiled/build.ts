@@ -38,9 +38,14 @@ export const VENDORED_PACKAGES: readonly { name: string; hasDefault: boolean }[]
   { name: "@pothos/core", hasDefault: true },
 ];
 
-/** What the tree's hash covers besides the sources: the vendored packages' manifests (their versions). */
-export function vendoredInputs(): string[] {
-  return VENDORED_PACKAGES.map(({ name }) => path.posix.join("node_modules", name, "package.json"));
+/**
+ * What the tree's hash covers besides the sources: the manifests (so the versions) of the packages
+ * whose code is built into the tree, vendored or inlined; an upgrade of one builds a new tree.
+ */
+export function builtInPackageManifests(): string[] {
+  return [...VENDORED_PACKAGES.map(({ name }) => name), ...INLINED_PACKAGES].map((name) =>
+    path.posix.join("node_modules", name, "package.json"),
+  );
 }
 
 /** The vendored module of `name`, relative to the tree's root. */
@@ -165,7 +170,7 @@ async function bundlePackage(
 export async function buildCompiledTree(cache = TREE_CACHE): Promise<CompiledTree> {
   const esbuild = await import("esbuild");
   const sources = serverSources();
-  const hashed = [...sources, ...vendoredInputs()];
+  const hashed = [...sources, ...builtInPackageManifests()];
   const sha256 = hashSources(hashed);
   // Named by the sources and where they are: compiled modules name their sources by absolute path.
   const name = `tree-${createHash("sha256").update(`${ROOT}\0${sha256}`).digest("hex").slice(0, 16)}`;

@@ -55,6 +55,10 @@ function loadMcpModules() {
     Transport: transport.StreamableHTTPServerTransport,
     createServer: server.createAssayMcpServer,
   }));
+  // A failed load is tried again by the next request, not kept for every one after it.
+  mcpModules.catch(() => {
+    mcpModules = undefined;
+  });
   return mcpModules;
 }
 
