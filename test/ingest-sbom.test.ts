@@ -4,11 +4,13 @@ import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { readToolFixture } from "../src/formats/fixtures.ts";
-import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
+import { rowKeysOf, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
+import { aPackage, aPackageVersion } from "./helpers/builders-dependencies.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -355,6 +357,44 @@ describe("SBOM uploads through the API", () => {
       later.filter((row) => row.name !== "ms").map((row) => row.package_xmin),
       earlier.filter((row) => row.name !== "ms").map((row) => row.package_xmin),
     );
+  });
+
+  test("a package and a version whose keys another package's rows already hold are stored under their fallback keys", async () => {
+    const name = `collides-${newRowKey()}`;
+    const wanted = { ecosystem: "NPM" as const, name, packagePurl: `pkg:npm/${name}`, version: "1.0.0" };
+    const packageKeys = rowKeysOf(`package:NPM:${name}`);
+    const versionKeys = rowKeysOf(`package-version:NPM:${name}@1.0.0`);
+    // Another package, and a version of it, holding the keys the wanted ones would get: what two
+    // names whose hashes share their first ten characters would do.
+    const squatter = await aPackage(server.db, { name: `${name}-squatter` });
+    await server.db
+      .updateTable("packages")
+      .set({ key: packageKeys.key })
+      .where("id", "=", squatter.id)
+      .execute();
+    const squatted = await aPackageVersion(server.db, squatter, { version: "9.9.9" });
+    await server.db
+      .updateTable("package_versions")
+      .set({ key: versionKeys.key })
+      .where("id", "=", squatted.id)
+      .execute();
+
+    const first = await server.db.transaction().execute((tx) => upsertPackageVersions(tx, [wanted]));
+    const stored = await server.db
+      .selectFrom("packages as p")
+      .innerJoin("package_versions as v", "v.package_id", "p.id")
+      .select(["p.id as packageId", "p.key as packageKey", "v.id as versionId", "v.key as versionKey"])
+      .where("p.name", "=", name)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(first.get(`NPM:${name}@1.0.0`), {
+      packageId: stored.packageId,
+      versionId: stored.versionId,
+    });
+    assert.equal(stored.packageKey, packageKeys.fallback);
+    assert.equal(stored.versionKey, versionKeys.fallback);
+    // Named again, the rows are found, not inserted twice.
+    const again = await server.db.transaction().execute((tx) => upsertPackageVersions(tx, [wanted]));
+    assert.deepEqual(again.get(`NPM:${name}@1.0.0`), first.get(`NPM:${name}@1.0.0`));
   });
 
   test("cyclonedx-npm's CycloneDX 1.6 XML, key cyclonedx: two direct dependencies and one transitive", async () => {

@@ -35,6 +35,17 @@ export function packageVersionRefOf(
   return `${spec.ecosystem}:${spec.name}@${spec.version}`;
 }
 
+/**
+ * The row key of a package or version named `name` (`package:NPM:left-pad`), and the one it takes
+ * when another row already holds that key. Keys follow from names, so every installation and the
+ * demo give a package the same key (and global id); but ten characters of a hash can collide
+ * between two of the millions of versions a large installation may see, and the second would
+ * otherwise never be stored.
+ */
+export function rowKeysOf(name: string): { key: string; fallback: string } {
+  return { key: catalogKey(name), fallback: catalogKey(`${name}#2`) };
+}
+
 /** How versions of an ecosystem compare: semantic versions, or the ecosystem's own ordering. */
 function versionTypeOf(ecosystem: Ecosystem): "SEMVER" | "ECOSYSTEM" {
   return ecosystem === "MAVEN" || ecosystem === "PYPI" ? "ECOSYSTEM" : "SEMVER";
@@ -58,16 +69,20 @@ export async function upsertPackageVersions(
   const packages = [...byPackage.entries()]
     .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([, spec]) => spec);
+  const packageKeys = packages.map((p) => rowKeysOf(`package:${p.ecosystem}:${p.name}`));
   const packageRows = await insertMissing(
     tx,
     sql<{ id: string; ecosystem: Ecosystem; name: string; purl: string | null }>`
       WITH wanted AS (
-        SELECT * FROM unnest(${packages.map((p) => catalogKey(`package:${p.ecosystem}:${p.name}`))}::text[],
+        SELECT * FROM unnest(${packageKeys.map((k) => k.key)}::text[], ${packageKeys.map((k) => k.fallback)}::text[],
           ${packages.map((p) => p.ecosystem)}::text[], ${packages.map((p) => p.name)}::text[],
-          ${packages.map((p) => p.packagePurl)}::text[]) WITH ORDINALITY AS w (key, ecosystem, name, purl, position)
+          ${packages.map((p) => p.packagePurl)}::text[])
+          WITH ORDINALITY AS w (key, fallback_key, ecosystem, name, purl, position)
       ), inserted AS (
         INSERT INTO packages (key, ecosystem, name, purl)
-        SELECT key, ecosystem, name, purl FROM wanted ORDER BY position
+        SELECT CASE WHEN EXISTS (SELECT 1 FROM packages AS taken WHERE taken.key = w.key) THEN w.fallback_key ELSE w.key END,
+          ecosystem, name, purl
+        FROM wanted AS w ORDER BY position
         ON CONFLICT DO NOTHING
         RETURNING id, ecosystem, name, purl
       )
@@ -113,17 +128,20 @@ export async function upsertPackageVersions(
   const versions = [...byVersion.values()].sort(
     (a, b) => compareIds(a.packageId, b.packageId) || compareCodeUnits(a.spec.version, b.spec.version),
   );
+  const versionKeys = versions.map((v) => rowKeysOf(`package-version:${packageVersionRefOf(v.spec)}`));
   const versionRows = await insertMissing(
     tx,
     sql<{ id: string; package_id: string; version: string }>`
       WITH wanted AS (
-        SELECT * FROM unnest(${versions.map((v) => catalogKey(`package-version:${packageVersionRefOf(v.spec)}`))}::text[],
+        SELECT * FROM unnest(${versionKeys.map((k) => k.key)}::text[], ${versionKeys.map((k) => k.fallback)}::text[],
           ${versions.map((v) => v.packageId)}::bigint[], ${versions.map((v) => v.spec.version)}::text[],
           ${versions.map((v) => versionTypeOf(v.spec.ecosystem))}::text[])
-          WITH ORDINALITY AS w (key, package_id, version, version_type, position)
+          WITH ORDINALITY AS w (key, fallback_key, package_id, version, version_type, position)
       ), inserted AS (
         INSERT INTO package_versions (key, package_id, version, version_type)
-        SELECT key, package_id, version, version_type FROM wanted ORDER BY position
+        SELECT CASE WHEN EXISTS (SELECT 1 FROM package_versions AS taken WHERE taken.key = w.key) THEN w.fallback_key ELSE w.key END,
+          package_id, version, version_type
+        FROM wanted AS w ORDER BY position
         ON CONFLICT DO NOTHING
         RETURNING id, package_id, version
       )
