@@ -301,6 +301,43 @@ describe("uploads that name their pull request", () => {
     assert.equal(pr?.latestAnalysisRun?.baseOid, SHA(10));
   });
 
+  test("a pull request's run whose branch nobody named is on no branch, and never becomes the default branch's", async () => {
+    // main's last run has one finding.
+    await upload({
+      commit: SHA(20),
+      branch: "main",
+      findings: [{ rule: "semi", path: "src/m.ts", line: 1 }],
+    });
+    // A pull request Assay has not heard of, uploaded without a branch (a detached HEAD in CI).
+    await upload({
+      commit: SHA(21),
+      pullRequestNumber: 41,
+      findings: [
+        { rule: "semi", path: "src/m.ts", line: 1 },
+        { rule: "quotes", path: "src/p.ts", line: 2 },
+      ],
+    });
+    const pr = await pullRequest(41);
+    assert.equal(pr?.branch, null);
+    assert.equal(pr?.baseBranch, "main");
+    assert.equal(pr?.latestAnalysisRun?.branchName, null);
+    assert.equal(pr?.latestAnalysisRun?.baseOid, SHA(20), "compared with the default branch it targets");
+    // The repository's current state is still main's last run.
+    const current = await gql<{
+      repository: { issues: { edges: Array<{ node: { issue: { shortcode: string } } }> } };
+    }>(
+      server.endpoint,
+      token,
+      `query($login: String!, $name: String!) { repository(login: $login, name: $name, vcsProvider: GITHUB) {
+        issues(first: 10) { edges { node { issue { shortcode } } } } } }`,
+      { login: team.login, name: repo.name },
+    );
+    assert.deepEqual(
+      current.body.data?.repository.issues.edges.map((edge) => edge.node.issue.shortcode),
+      ["semi"],
+    );
+  });
+
   test("a pullRequestNumber that is not positive and a bad baseBranch are refused by name", async () => {
     for (const [input, message] of [
       [{ pullRequestNumber: 0 }, /pullRequestNumber must be a positive/],

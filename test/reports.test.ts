@@ -221,10 +221,14 @@ describe("reports and report cards", () => {
     );
   });
 
-  test("values refuse a reversed range and one longer than 366 days", async () => {
+  test("values refuse a reversed range, one longer than 366 days, and a day the calendar does not have", async () => {
     for (const [start, end] of [
       [daysAgo(1), daysAgo(2)],
       [daysAgo(366), daysAgo(0)],
+      // Date would roll these over to 1 and 2 March.
+      ["2024-02-01", "2024-02-31"],
+      ["2023-02-29", "2023-03-01"],
+      ["2024-13-01", "2024-12-31"],
     ]) {
       const res = await gql(
         server.endpoint,

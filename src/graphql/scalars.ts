@@ -9,6 +9,13 @@ function literalString(node: ValueNode, scalar: string): string {
   return node.value;
 }
 
+/** True when `ymd` (YYYY-MM-DD) names a day of the calendar: not 2024-02-30, which Date rolls over. */
+function isCalendarDate(ymd: string): boolean {
+  const [year, month, day] = ymd.split("-").map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
 function toIsoDateTime(value: unknown): string {
   const date = value instanceof Date ? value : new Date(String(value));
   if (Number.isNaN(date.getTime())) throw new TypeError("DateTime cannot represent an invalid date");
@@ -17,7 +24,11 @@ function toIsoDateTime(value: unknown): string {
 
 function parseDateTime(value: string): Date {
   const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(date.getTime())) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}T/.test(value) ||
+    Number.isNaN(date.getTime()) ||
+    !isCalendarDate(value.slice(0, 10))
+  ) {
     throw new TypeError(`DateTime must be an ISO-8601 date and time, got "${value}"`);
   }
   return date;
@@ -29,7 +40,7 @@ function parseUuid(value: string): string {
 }
 
 function parseDate(value: string): string {
-  if (!DATE_PATTERN.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+  if (!DATE_PATTERN.test(value) || !isCalendarDate(value)) {
     throw new TypeError(`Date must be YYYY-MM-DD, got "${value}"`);
   }
   return value;

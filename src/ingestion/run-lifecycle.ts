@@ -111,7 +111,8 @@ export interface NewRunSpec {
 
 /**
  * The run of `spec.commitOid`, created when there is none yet (`created: true`): branch from the
- * spec, else its pull request's, else the repository's default branch; its pull request the one
+ * spec, else its pull request's, else (a run of no pull request) the repository's default branch;
+ * its pull request the one
  * the spec names or the open one whose head the commit is; base = the base branch's last analysed
  * run (the merge base's when known) for a pull request or a given base branch, else the default
  * branch's; a WAITING check per configured analyzer, with a deadline job. The caller holds the
@@ -146,7 +147,8 @@ export async function openRun(
       key: newRowKey(),
       run_uid: randomUUID(),
       repository_id: repository.id,
-      branch_name: target.branch ?? repository.default_branch,
+      // A pull request's run whose branch nobody named is on no branch: never the default branch's.
+      branch_name: target.branch ?? (target.pullRequest ? null : repository.default_branch),
       commit_oid: spec.commitOid,
       pull_request_id: target.pullRequest?.id ?? null,
       base_oid: base?.commit_oid ?? null,
