@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalyzerRow, IssueRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
 import { anAnalyzer, issuesIn } from "./helpers/builders-catalog.ts";
 import { aPullRequest, aPullRequestRun } from "./helpers/builders-pull-requests.ts";
 import { aCheckWithTrackedFindings, daysAgo, type TrackedFinding } from "./helpers/builders-reports.ts";
@@ -68,8 +69,9 @@ describe("issues prevented", () => {
     web = await aRepository(db, team);
     // Pull request 1: f1 is introduced and gone in the next run (prevented 5 days ago); f2 stays;
     // f3 was only ever suppressed; f4 came from the default branch (its disappearance is a
-    // resolution, not a prevention); k1's analyzer never ran again in this pull request; f5 is
-    // missing only from runs that are no evidence of a fix (an unfinished run, a timed-out check).
+    // resolution, not a prevention); k1's analyzer never ran again in this pull request; f2 and f5
+    // are missing only from runs that are no evidence of a fix (a NEUTRAL check, a check whose
+    // artifact failed to process, an unfinished run, a timed-out check).
     const pr1 = await aPullRequest(db, web);
     const pr1run1 = await aPullRequestRun(db, web, pr1, { createdAt: at(10) });
     await aCheckWithTrackedFindings(db, pr1run1, python, [
@@ -90,6 +92,11 @@ describe("issues prevented", () => {
       finding(style, "f4", "RESOLVED"),
       finding(bug, "f5"),
     ]);
+    const neutral = await aPullRequestRun(db, web, pr1, { createdAt: at(2.8) });
+    await aCheckWithTrackedFindings(db, neutral, python, [], { status: "NEUTRAL" });
+    const failed = await aPullRequestRun(db, web, pr1, { createdAt: at(2.5), status: "FAILURE" });
+    const failedCheck = await aCheckWithTrackedFindings(db, failed, python, [], { status: "FAILURE" });
+    await anArtifact(db, failed, failedCheck, { status: "FAILED" });
     const pending = await aPullRequestRun(db, web, pr1, { createdAt: at(2), status: "PENDING" });
     await aCheckWithTrackedFindings(db, pending, python, []);
     const timedOut = await aPullRequestRun(db, web, pr1, { createdAt: at(1.5) });
