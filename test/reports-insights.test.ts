@@ -293,6 +293,33 @@ describe("insight reports", () => {
       assert.equal(report.repositories.totalCount, 4);
     });
 
+    test("isLcvPassing holds the latest value to the threshold set now, as Repository.metrics' thresholdStatus does", async () => {
+      const { db } = server;
+      const raised = await anAccount(db, {}, [{ user: alice }]);
+      const repository = await aRepository(db, raised, { name: "raised" });
+      // 75 was recorded while the threshold was 70; it has been raised to 80 since.
+      const item = await aMetricItem(db, repository, "LCV", { threshold: 80 });
+      await metricValuesOf(db, item, [{ value: 75, threshold: 70 }]);
+      const report = await coverage("", { login: raised.login });
+      assert.deepEqual(
+        report.repositories.edges.map((e) => [e.node.lcvMetricValue, e.node.isLcvPassing]),
+        [[75, false]],
+      );
+      const metrics = await gql<{
+        repository: {
+          metrics: Array<{ shortcode: string; items: Array<{ key: string; thresholdStatus: string }> }>;
+        };
+      }>(
+        server.endpoint,
+        token,
+        `query($login: String!, $name: String!) { repository(login: $login, name: $name, vcsProvider: GITHUB) {
+          metrics { shortcode items { key thresholdStatus } } } }`,
+        { login: raised.login, name: repository.name },
+      );
+      const lcv = metrics.body.data?.repository.metrics.find((m) => m.shortcode === "LCV");
+      assert.deepEqual(lcv?.items, [{ key: "AGGREGATE", thresholdStatus: "FAILING" }]);
+    });
+
     test("sort keys order by a coverage value with repositories without one last", async () => {
       assert.deepEqual(names((await coverage("sortKey: LCV_ASCENDING")).repositories), [
         "beta_svc",

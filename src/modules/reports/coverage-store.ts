@@ -5,7 +5,8 @@ import { escapeLike } from "../catalog/catalog-store.ts";
 
 /**
  * SQL of the code coverage report (docs/reports.md): each repository of an account with its
- * latest AGGREGATE line (LCV) and branch (BCV) coverage value and that value's threshold.
+ * latest AGGREGATE line (LCV) and branch (BCV) coverage value and the threshold set now (what
+ * `Repository.metrics` holds the value to), not the one recorded with the value.
  */
 
 /** A row of `AccountReportsNamespace.codeCoverage.repositories`. */
@@ -37,7 +38,7 @@ const NULL_LAST_DESC = "-9000000000000000000";
 // (12,000 for a repository analysed 12,000 times) for each repository on the page.
 function latestAggregate(shortcode: "LCV" | "BCV"): RawBuilder<unknown> {
   return sql`LEFT JOIN LATERAL (
-      SELECT v.value, coalesce(v.threshold, it.threshold) AS threshold
+      SELECT v.value, it.threshold
       FROM repository_metric_items AS it
       CROSS JOIN LATERAL (
         SELECT mv.value, mv.threshold FROM metric_values AS mv
