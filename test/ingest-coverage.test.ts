@@ -507,8 +507,8 @@ describe("coverage processing", () => {
       {
         shortcode: "CPCV",
         items: [
-          { key: "AGGREGATE", ...item(58.33, "58.3%") },
-          { key: "JAVASCRIPT", ...item(58.33, "58.3%") },
+          { key: "AGGREGATE", ...item(58.33, "58.33%") },
+          { key: "JAVASCRIPT", ...item(58.33, "58.33%") },
         ],
       },
       {
@@ -528,8 +528,8 @@ describe("coverage processing", () => {
       {
         shortcode: "NCPCV",
         items: [
-          { key: "AGGREGATE", ...item(33.33, "33.3%") },
-          { key: "JAVASCRIPT", ...item(33.33, "33.3%") },
+          { key: "AGGREGATE", ...item(33.33, "33.33%") },
+          { key: "JAVASCRIPT", ...item(33.33, "33.33%") },
         ],
       },
     ]);

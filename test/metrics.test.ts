@@ -218,7 +218,7 @@ describe("metrics over HTTP", () => {
         key: "AGGREGATE",
         threshold: 80,
         latestValue: 83.44,
-        latestValueDisplay: "83.4%",
+        latestValueDisplay: "83.44%",
         thresholdStatus: "PASSING",
       },
     );
@@ -359,10 +359,10 @@ describe("metrics over HTTP", () => {
         createdAt: minute(10).toISOString(),
       });
       assert.equal(byValue[74.96]?.thresholdStatus, "FAILING");
-      assert.equal(byValue[74.96]?.valueDisplay, "75.0%");
+      assert.equal(byValue[74.96]?.valueDisplay, "74.96%");
       assert.equal(byValue[75]?.thresholdStatus, "PASSING");
       assert.deepEqual([byValue[80]?.threshold, byValue[80]?.thresholdStatus], [90, "FAILING"]);
-      assert.equal(byValue[90.05]?.valueDisplay, "90.0%");
+      assert.equal(byValue[90.05]?.valueDisplay, "90.05%");
     });
 
     test("paging forward and backward visits every value once, in the same order", async () => {
@@ -416,7 +416,7 @@ describe("metrics over HTTP", () => {
         key: "RUST",
         threshold: 75,
         latestValue: 90.05,
-        latestValueDisplay: "90.0%",
+        latestValueDisplay: "90.05%",
         thresholdStatus: "PASSING",
       });
       // Two values at the newest instant: the one with the greater key wins.
@@ -482,7 +482,7 @@ describe("metrics over HTTP", () => {
         key: "AGGREGATE",
         threshold: 75,
         latestValue: 77.77,
-        latestValueDisplay: "77.8%",
+        latestValueDisplay: "77.77%",
         thresholdStatus: "PASSING",
       });
       assert.deepEqual(

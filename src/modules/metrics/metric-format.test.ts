@@ -29,12 +29,14 @@ describe("thresholdStatusOf", () => {
 });
 
 describe("formatMetricValue", () => {
-  test("percentages keep one decimal with the sign attached", () => {
-    assert.equal(formatMetricValue(83.44, "%"), "83.4%");
-    assert.equal(formatMetricValue(83.46, "%"), "83.5%");
+  test("percentages keep their hundredths, at least one decimal, with the sign attached", () => {
+    assert.equal(formatMetricValue(83.44, "%"), "83.44%");
+    assert.equal(formatMetricValue(83.4, "%"), "83.4%");
     assert.equal(formatMetricValue(100, "%"), "100.0%");
     assert.equal(formatMetricValue(0, "%"), "0.0%");
-    assert.equal(formatMetricValue(-0.01, "%"), "0.0%");
+    assert.equal(formatMetricValue(-0.001, "%"), "0.0%");
+    // 7,996 of 10,000 lines fail a threshold of 80: the value must not read as 80.0%.
+    assert.equal(formatMetricValue(coveragePercent(7996, 10_000)!, "%"), "79.96%");
   });
 
   test("other units follow up to two decimals and a space", () => {

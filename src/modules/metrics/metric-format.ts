@@ -45,13 +45,15 @@ function trimmed(value: number, decimals: number): string {
 }
 
 /**
- * A value as people read it: a percentage with one decimal and the sign attached (`83.4%`);
- * any other unit after up to two decimals and a space (`12.5 ms`); a bare number when the metric
- * has no unit (`12`, `0.25`).
+ * A value as people read it: a percentage with one or two decimals and the sign attached (`83.4%`,
+ * `79.96%`: percentages are stored to the hundredth, and one decimal would show 79.96 as `80.0%`
+ * beside a threshold of 80 it fails); any other unit after up to two decimals and a space
+ * (`12.5 ms`); a bare number when the metric has no unit (`12`, `0.25`).
  */
 export function formatMetricValue(value: number, unit: string | null | undefined): string {
   if (unit === "%") {
-    const text = value.toFixed(1);
+    const hundredths = value.toFixed(2);
+    const text = hundredths.endsWith("0") ? hundredths.slice(0, -1) : hundredths;
     return `${text === "-0.0" ? "0.0" : text}%`;
   }
   const number = trimmed(value, 2);

@@ -43,6 +43,14 @@ describe("report series", () => {
     assert.equal(changePercentage(7, 2), 250);
     assert.equal(changePercentage(1, 3), -66.67);
     assert.equal(changePercentage(4, 0), null);
+    // Halves, decided on the counts: 25.125% and -3.125%, away from zero.
+    assert.equal(changePercentage(1001, 800), 25.13);
+    assert.equal(changePercentage(775, 800), -3.13);
+    assert.equal(changePercentage(825, 800), 3.13);
+    assert.equal(changePercentage(0, 5), -100);
+    // Coverage values are not counts: the same rule on their quotient.
+    assert.equal(changePercentage(80.5, 70), 15);
+    assert.equal(changePercentage(69.3, 70), -1);
   });
 
   test("months before clamp to the end of a shorter month", () => {

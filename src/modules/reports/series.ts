@@ -99,10 +99,28 @@ export function monthsBefore(now: Date, months: number): Date {
   return target;
 }
 
-/** Percentage change from `then` to `now`, to two decimals; null when `then` is 0 (no base). */
+/**
+ * Percentage change from `then` to `now`, to two decimals, a half away from zero (a rise and a
+ * fall of the same size read the same); null when `then` is 0 (no base). Counts are divided as
+ * integers, so that no binary fraction decides a half: 800 to 1,001 is +25.125%, answered 25.13.
+ */
 export function changePercentage(now: number, then: number): number | null {
   if (then === 0) return null;
-  return Math.round(((now - then) / then) * 10_000) / 100;
+  if (Number.isSafeInteger(now) && Number.isSafeInteger(then)) {
+    const numerator = (BigInt(now) - BigInt(then)) * 10_000n;
+    const divisor = BigInt(then);
+    const magnitude = abs(numerator);
+    const whole = magnitude / abs(divisor);
+    const rounded = (magnitude % abs(divisor)) * 2n >= abs(divisor) ? whole + 1n : whole;
+    const negative = numerator < 0n !== divisor < 0n;
+    return Number(negative ? -rounded : rounded) / 100;
+  }
+  const hundredths = ((now - then) / then) * 10_000;
+  return (Math.sign(hundredths) * Math.round(Math.abs(hundredths))) / 100;
+}
+
+function abs(value: bigint): bigint {
+  return value < 0n ? -value : value;
 }
 
 /** A trend's label: `1 month ago`, `3 months ago`, ... */
