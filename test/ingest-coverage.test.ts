@@ -452,6 +452,51 @@ describe("coverage processing", () => {
     ]);
   });
 
+  test("a run's coverage that arrives after a newer run's keeps its run's place: the newer run's value stays the latest", async () => {
+    const repository = await aRepository(db, team, { defaultBranch: "main" });
+    const older = await aRun(db, repository, {
+      status: "PENDING",
+      createdAt: new Date(Date.now() - 3_600_000),
+    });
+    const olderCheck = await aCheck(db, older, coverageAnalyzer, { status: "PENDING", finishedAt: null });
+    const newer = await aRun(db, repository, { status: "PENDING" });
+    const newerCheck = await aCheck(db, newer, coverageAnalyzer, { status: "PENDING", finishedAt: null });
+    await coverage(newer, newerCheck, "javascript", fixture("node-test-runner.lcov"));
+    // The older run's slower job reports last.
+    await coverage(
+      older,
+      olderCheck,
+      "python",
+      fixture("coverage-py.cobertura.xml"),
+      "/home/runner/work/shop/shop",
+    );
+    const answer = await gql<{
+      repository: {
+        metrics: Array<{
+          shortcode: string;
+          items: Array<{
+            key: string;
+            latestValue: number;
+            values: { edges: Array<{ node: { value: number } }> };
+          }>;
+        }>;
+      };
+    }>(
+      server.endpoint,
+      token,
+      `query($login: String!, $name: String!) { repository(login: $login, name: $name, vcsProvider: GITHUB) {
+        metrics(shortcodeIn: [LCV]) { shortcode items { key latestValue values(first: 5) { edges { node { value } } } } } } }`,
+      { login: team.login, name: repository.name },
+    );
+    const aggregate = answer.body.data?.repository.metrics[0]?.items.find((item) => item.key === "AGGREGATE");
+    assert.equal(aggregate?.latestValue, 100, "the newer run's line coverage");
+    assert.deepEqual(
+      aggregate?.values.edges.map((edge) => edge.node.value),
+      [100, 77.78],
+      "newest run first",
+    );
+  });
+
   test("new-code coverage from a unified diff that arrives after the coverage, read through the API", async () => {
     const { repo, run, check } = await aCoverageRun();
     await coverage(run, check, "javascript", CART_LCOV, "/ci/repo");

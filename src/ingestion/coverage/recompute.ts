@@ -70,6 +70,7 @@ export async function recomputeRunCoverage(
       repositoryId: check.repository_id,
       commitOid: check.commit_oid,
       onDefaultBranch: check.branch_name !== null && check.branch_name === check.default_branch,
+      measuredAt: check.run_created_at,
     },
     values,
   );

@@ -68,6 +68,7 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
       repositoryId: repository.id,
       commitOid: run.commit_oid,
       onDefaultBranch: run.branch_name !== null && run.branch_name === repository.default_branch,
+      measuredAt: run.created_at,
     },
     [{ shortcode: "DDP", key: "AGGREGATE", value: packages }],
     ["DDP"],

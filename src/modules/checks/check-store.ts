@@ -232,6 +232,7 @@ export function findCheckOfRunByAnalyzerShortcode(
       commit_oid: string;
       branch_name: string | null;
       default_branch: string | null;
+      run_created_at: Date;
     }
   | undefined
 > {
@@ -240,7 +241,14 @@ export function findCheckOfRunByAnalyzerShortcode(
     .innerJoin("analyzers as a", "a.id", "c.analyzer_id")
     .innerJoin("analysis_runs as r", "r.id", "c.run_id")
     .innerJoin("repositories as repo", "repo.id", "r.repository_id")
-    .select(["c.id", "r.repository_id", "r.commit_oid", "r.branch_name", "repo.default_branch"])
+    .select([
+      "c.id",
+      "r.repository_id",
+      "r.commit_oid",
+      "r.branch_name",
+      "repo.default_branch",
+      "r.created_at as run_created_at",
+    ])
     .where("c.run_id", "=", runId)
     .where("a.shortcode", "=", shortcode)
     .executeTakeFirst();
