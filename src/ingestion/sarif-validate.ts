@@ -139,6 +139,7 @@ export async function validateSarif(
     if (event.type === "run") {
       summary.runs += 1;
       summary.rules += event.run.tool.rules.length;
+      for (const extension of event.run.tool.extensions) summary.rules += extension.rules.length;
       continue;
     }
     if (event.type === "toolError") {

@@ -120,7 +120,13 @@ export async function* readCppcheckXml(
   /** Yields the run once, before the first result (or at the end of a report without errors). */
   const startRun = (version: string | null = null) => {
     if (tool !== null) return;
-    tool = { name: "cppcheck", version, informationUri: "https://cppcheck.sourceforge.io", rules: [] };
+    tool = {
+      name: "cppcheck",
+      version,
+      informationUri: "https://cppcheck.sourceforge.io",
+      rules: [],
+      extensions: [],
+    };
     pending.push({ type: "run", run: { index: 0, tool } });
   };
   const location = (attributes: Record<string, string>): SarifLocation => {

@@ -56,6 +56,7 @@ const TOOL: SarifTool = {
   version: null,
   informationUri: "https://gcc.gnu.org/onlinedocs/gcc/Diagnostic-Message-Formatting-Options.html",
   rules: [],
+  extensions: [],
 };
 
 /** The kinds of diagnostic that are findings, with their level. */

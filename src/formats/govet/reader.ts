@@ -68,6 +68,7 @@ const TOOL: SarifTool = {
   version: null,
   informationUri: "https://pkg.go.dev/cmd/vet",
   rules: [],
+  extensions: [],
 };
 
 /** A place as Go prints it, or null when it names no file. */

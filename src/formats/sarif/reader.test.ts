@@ -78,6 +78,52 @@ function result(extra: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 describe("readSarif", () => {
+  it("finds a result's rule among a tool extension's rules (CodeQL's query packs), by index or by name", async () => {
+    // The shape of CodeQL's output: the driver describes no rule, each query pack is an extension
+    // of its own, and a result names its rule's pack in rule.toolComponent (SARIF §3.52.7).
+    const events = await readAll({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: {
+            driver: { name: "CodeQL", semanticVersion: "2.19.0" },
+            extensions: [
+              {
+                name: "codeql/javascript-queries",
+                rules: [{ id: "js/unused-local-variable" }, driver.rules[0]],
+              },
+              {
+                name: "custom/pack",
+                rules: [{ id: "custom/rule", defaultConfiguration: { level: "note" } }],
+              },
+            ],
+          },
+          results: [
+            result({ ruleIndex: 1, rule: { id: "js/xss", index: 1, toolComponent: { index: 0 } } }),
+            result({
+              ruleId: "custom/rule",
+              rule: { id: "custom/rule", toolComponent: { name: "custom/pack" } },
+            }),
+          ],
+        },
+      ],
+    });
+    const run = events.find((event) => event.type === "run");
+    assert.deepEqual(
+      run?.type === "run" ? run.run.tool.extensions.map((e) => [e.name, e.rules.length]) : null,
+      [
+        ["codeql/javascript-queries", 2],
+        ["custom/pack", 1],
+      ],
+    );
+    const [xss, custom] = results(events);
+    assert.equal(xss?.rule?.id, "js/xss");
+    assert.equal(xss?.rule?.properties.securitySeverity, 6.1);
+    assert.equal(xss?.level, "error", "the extension rule's default level");
+    assert.equal(custom?.rule?.id, "custom/rule");
+    assert.equal(custom?.level, "note");
+  });
+
   it("yields the run's driver with its rules, then the results in order", async () => {
     const events = await readAll({
       version: "2.1.0",
@@ -498,6 +544,20 @@ describe("readSarif rejects", () => {
     });
     assert.equal(error.problem, "MISSING_RULE");
     assert.match(error.message, /runs\[0\]\.results\[1\]/);
+  });
+
+  it("a result naming a tool extension the tool does not have", async () => {
+    const error = await rejection({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver: { name: "CodeQL" } },
+          results: [result({ rule: { id: "js/xss", index: 0, toolComponent: { index: 1 } } })],
+        },
+      ],
+    });
+    assert.equal(error.problem, "MISSING_RULE");
+    assert.match(error.message, /refers to tool extension 1, but the tool has 0 extensions/);
   });
 
   it("a rule index past the driver's rules", async () => {

@@ -226,21 +226,60 @@ function ruleOf(raw: unknown, index: number, where: string): SarifRule {
   };
 }
 
+/** A tool component's `rules` (absent: none); `where` names the component. */
+function rulesOf(component: Record<string, unknown>, where: string): SarifRule[] {
+  const rules = component.rules === undefined ? [] : component.rules;
+  if (!Array.isArray(rules))
+    throw new SarifFormatError("INVALID_STRUCTURE", `${where}.rules is not an array.`);
+  return rules.map((rule, index) => ruleOf(rule, index, where));
+}
+
 function toolOf(raw: unknown, runIndex: number): SarifTool {
   const where = `runs[${runIndex}].tool.driver`;
   const driver = isObject(raw) ? raw.driver : undefined;
   if (!isObject(driver) || typeof driver.name !== "string") {
     throw new SarifFormatError("MISSING_TOOL", `${where} is missing or has no string "name".`);
   }
-  const rules = driver.rules === undefined ? [] : driver.rules;
-  if (!Array.isArray(rules))
-    throw new SarifFormatError("INVALID_STRUCTURE", `${where}.rules is not an array.`);
+  const extensions = isObject(raw) && raw.extensions !== undefined ? raw.extensions : [];
+  if (!Array.isArray(extensions))
+    throw new SarifFormatError("INVALID_STRUCTURE", `runs[${runIndex}].tool.extensions is not an array.`);
   return {
     name: driver.name,
     version: stringOf(driver.version) ?? stringOf(driver.semanticVersion),
     informationUri: stringOf(driver.informationUri),
-    rules: rules.map((rule, index) => ruleOf(rule, index, where)),
+    rules: rulesOf(driver, where),
+    extensions: extensions.map((extension, index) => {
+      const at = `runs[${runIndex}].tool.extensions[${index}]`;
+      if (!isObject(extension)) throw new SarifFormatError("INVALID_STRUCTURE", `${at} is not an object.`);
+      return { name: stringOf(extension.name) ?? at, rules: rulesOf(extension, at) };
+    }),
   };
+}
+
+/**
+ * The component whose rules a result's `rule.toolComponent` names (SARIF §3.52.7, §3.54): the
+ * extension at its `index`, or of its `name`; the driver when it names none.
+ */
+function componentOf(
+  reference: unknown,
+  tool: SarifTool,
+  where: string,
+): { label: string; rules: SarifRule[] } {
+  const driver = { label: "the driver", rules: tool.rules };
+  if (!isObject(reference)) return driver;
+  if (typeof reference.index === "number") {
+    const extension = tool.extensions[reference.index];
+    if (extension === undefined) {
+      throw new SarifFormatError(
+        "MISSING_RULE",
+        `${where} refers to tool extension ${reference.index}, but the tool has ${tool.extensions.length} extensions.`,
+      );
+    }
+    return { label: `extension ${reference.index}`, rules: extension.rules };
+  }
+  const name = stringOf(reference.name);
+  const named = name === null ? undefined : tool.extensions.find((extension) => extension.name === name);
+  return named ? { label: `extension "${named.name}"`, rules: named.rules } : driver;
 }
 
 function regionOf(raw: unknown): SarifRegion | null {
@@ -326,17 +365,18 @@ function resultOf(raw: unknown, index: number, run: RunState, tool: SarifTool): 
   const reference = isObject(raw.rule) ? raw.rule : {};
   const ruleIndex = typeof raw.ruleIndex === "number" ? raw.ruleIndex : reference.index;
   const ruleId = stringOf(raw.ruleId) ?? stringOf(reference.id);
+  const component = componentOf(reference.toolComponent, tool, where);
   let rule: SarifRule | null = null;
   if (typeof ruleIndex === "number" && ruleIndex >= 0) {
-    rule = tool.rules[ruleIndex] ?? null;
+    rule = component.rules[ruleIndex] ?? null;
     if (rule === null) {
       throw new SarifFormatError(
         "MISSING_RULE",
-        `${where} refers to rule index ${ruleIndex}, but the driver has ${tool.rules.length} rules.`,
+        `${where} refers to rule index ${ruleIndex}, but ${component.label} has ${component.rules.length} rules.`,
       );
     }
   } else if (ruleId !== null) {
-    rule = tool.rules.find((candidate) => candidate.id === ruleId) ?? null;
+    rule = component.rules.find((candidate) => candidate.id === ruleId) ?? null;
   }
   const id = ruleId ?? rule?.id;
   if (id === undefined)

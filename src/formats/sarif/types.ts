@@ -37,11 +37,11 @@ export interface SarifTaxonRef {
   taxonomy: string | null;
 }
 
-/** A rule (`reportingDescriptor`, SARIF §3.49) of the run's tool driver. */
+/** A rule (`reportingDescriptor`, SARIF §3.49) of the run's tool: of its driver or of an extension. */
 export interface SarifRule {
   /** The rule's stable id (`id`), e.g. `no-unused-vars` or `js/xss`. */
   id: string;
-  /** Its position in `tool.driver.rules`, which results may refer to by `ruleIndex`. */
+  /** Its position in its component's `rules`, which results may refer to by `ruleIndex`. */
   index: number;
   name: string | null;
   shortDescription: string | null;
@@ -59,11 +59,22 @@ export interface SarifRule {
   messageStrings: Record<string, string>;
 }
 
-/** The analysis tool of one run (`tool.driver`, SARIF §3.18-3.19). */
+/**
+ * The analysis tool of one run (`tool`, SARIF §3.18-3.19): its driver's name, version and rules,
+ * and the rules of its extensions (`tool.extensions`, plug-ins such as CodeQL's query packs),
+ * which a result names through `rule.toolComponent`.
+ */
 export interface SarifTool {
   name: string;
   version: string | null;
   informationUri: string | null;
+  rules: SarifRule[];
+  extensions: SarifToolExtension[];
+}
+
+/** One of `tool.extensions`: a component that brings rules of its own. */
+export interface SarifToolExtension {
+  name: string;
   rules: SarifRule[];
 }
 

@@ -136,10 +136,13 @@ export class IssueCatalog {
     return this.byRule.size;
   }
 
-  /** Files the rules a run's driver describes (within one artifact, the first description of an id wins). */
+  /**
+   * Files the rules a run's tool describes, its driver's then its extensions' (within one
+   * artifact, the first description of an id wins).
+   */
   async describe(tool: SarifTool): Promise<void> {
     const fresh = new Map<string, { rule: SarifRule; fields: IssueFields }>();
-    for (const rule of tool.rules) {
+    for (const rule of [...tool.rules, ...tool.extensions.flatMap((extension) => extension.rules)]) {
       const known = this.byRule.has(rule.id) && !this.undescribed.has(rule.id);
       if (!known && !fresh.has(rule.id))
         fresh.set(rule.id, { rule, fields: describedIssue(tool, rule, rule.id) });
