@@ -3,6 +3,7 @@ import { advisorySyncHandler, advisorySyncSchedule } from "./advisory-sync/sync-
 import type { Config } from "./config.ts";
 import type { Database } from "./db/types.ts";
 import { artifactProcessingHandler, runDeadlineHandler } from "./ingestion/process-job.ts";
+import { runRebaseHandler } from "./ingestion/run-rebase.ts";
 import { type JobHandler, type JobSchedule, JobWorker } from "./jobs/worker.ts";
 import type { Logger } from "./logger.ts";
 import { webhookDeliveryHandler } from "./modules/webhooks/delivery-job.ts";
@@ -33,6 +34,7 @@ export function jobHandlers(
       giveWay,
     }),
     runDeadlineHandler(db),
+    runRebaseHandler(),
     advisorySyncHandler(db, config, logger),
   ];
 }

@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
+import { rebaseRun } from "../src/ingestion/run-rebase.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { claimArtifactJob, settleJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
@@ -38,11 +39,18 @@ after(() => server?.stop());
 
 const handler = () => artifactProcessingHandler(server.db, server.config, testLogger("processing").logger);
 
-/** Uploads a generated report of RESULTS findings for `commit`; answers the artifact's id. */
-async function upload(commit: string): Promise<string> {
+/**
+ * Uploads a generated report of RESULTS findings for `commit` (on the default branch unless
+ * `fields` say otherwise); answers the artifact's id.
+ */
+async function upload(
+  commit: string,
+  fields: { branch?: string; pullRequestNumber?: number; baseBranch?: string } = {},
+): Promise<string> {
   const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
     commitOid: commit,
     branch: null,
+    ...fields,
     analyzer: "generated-lint",
     analyzerType: "community",
     key: null,
@@ -132,6 +140,29 @@ test("an attempt whose lease another worker took records nothing; that worker's 
     server.db,
   );
   assert.equal(keys.rows[0]?.n, RESULTS, "each finding once");
+});
+
+test("an artifact staged against one base and published after its run was rebased is compared with the new base", async () => {
+  const commit = "3".repeat(40);
+  // A push on a feature branch: compared with the default branch, whose last run (the test
+  // above) has the same findings, so every staged row is EXISTING.
+  const artifactId = await upload(commit, { branch: "feature" });
+  const job = await claimArtifactJob(server.db, artifactId);
+  const settlement = await handler().run(job, new AbortController().signal);
+
+  // Meanwhile the pull request's job uploads the same report naming it: the run joins the pull
+  // request into develop, which has no analysed run, and is rebased (as its job would).
+  await upload(commit, { branch: "feature", pullRequestNumber: 9, baseBranch: "develop" });
+  const run = await server.db
+    .selectFrom("analysis_runs")
+    .select("id")
+    .where("commit_oid", "=", commit)
+    .executeTakeFirstOrThrow();
+  assert.equal(await server.db.transaction().execute((tx) => rebaseRun(tx, run.id)), true);
+
+  assert.deepEqual(await settleJob(server.db, job, settlement), { status: "done" });
+  // Nothing to compare with on develop: every finding is new.
+  assert.deepEqual(await shown(commit), { status: "FAILURE", findings: RESULTS, introduced: RESULTS });
 });
 
 test("every check's issue counts equal its published findings after the tests above", () =>

@@ -365,5 +365,142 @@ describe("uploads that name their pull request", () => {
   });
 });
 
+describe("a run that joins its pull request after it was made", () => {
+  async function deliverPullRequest(fields: {
+    action: "opened" | "edited";
+    number: number;
+    head: { ref: string; sha: string };
+    base: { ref: string; sha: string };
+    updatedAt: string;
+  }): Promise<void> {
+    const body = JSON.stringify(githubPullRequestPayload({ owner: team.login, name: repo.name, ...fields }));
+    const delivered = await fetch(`${server.url}/webhooks/github`, {
+      method: "POST",
+      headers: githubHeaders("pull_request", body, secret),
+      body,
+    });
+    assert.equal(delivered.status, 200, await delivered.text());
+  }
+
+  /** Waits until the run of `commit` is compared with the run of `baseOid`, settled. */
+  async function rebasedOnto(commit: string, baseOid: string): Promise<void> {
+    await waitFor(
+      `the run of ${commit} to be compared with ${baseOid}`,
+      async () => {
+        const run = await server.db
+          .selectFrom("analysis_runs")
+          .select(["base_oid", "status"])
+          .where("repository_id", "=", repo.id)
+          .where("commit_oid", "=", commit)
+          .executeTakeFirstOrThrow();
+        return run.base_oid === baseOid && run.status !== "PENDING";
+      },
+      20_000,
+    );
+  }
+
+  test("a push's run, then the provider's webhook: compared with the pull request's base branch from then on", async () => {
+    await upload({
+      commit: SHA(0x50),
+      branch: "develop",
+      findings: [
+        { rule: "no-var", path: "src/a.ts", line: 3 },
+        { rule: "eqeqeq", path: "src/b.ts", line: 7 },
+      ],
+    });
+    await upload({
+      commit: SHA(0x51),
+      branch: "main",
+      findings: [{ rule: "semi", path: "src/z.ts", line: 1 }],
+    });
+    // CI on push, before the pull request exists: compared with the default branch.
+    await upload({
+      commit: SHA(0x52),
+      branch: "feature",
+      findings: [
+        { rule: "no-var", path: "src/a.ts", line: 3 },
+        { rule: "prefer-const", path: "src/c.ts", line: 2 },
+      ],
+    });
+    const before = await server.db
+      .selectFrom("analysis_runs")
+      .select("base_oid")
+      .where("repository_id", "=", repo.id)
+      .where("commit_oid", "=", SHA(0x52))
+      .executeTakeFirstOrThrow();
+    assert.equal(before.base_oid, SHA(0x51), "a run of no pull request compares with the default branch");
+
+    await deliverPullRequest({
+      action: "opened",
+      number: 50,
+      head: { ref: "feature", sha: SHA(0x52) },
+      base: { ref: "develop", sha: SHA(0x50) },
+      updatedAt: "2026-11-21T10:00:00Z",
+    });
+    await rebasedOnto(SHA(0x52), SHA(0x50));
+    const pr = await pullRequest(50);
+    // Against develop: prefer-const is new, eqeqeq fixed, no-var kept. Against main it was
+    // no-var and prefer-const new, semi fixed.
+    assert.deepEqual(pr?.latestAnalysisRun, {
+      commitOid: SHA(0x52),
+      branchName: "feature",
+      baseOid: SHA(0x50),
+      summary: { occurrencesIntroduced: 1, occurrencesResolved: 1 },
+    });
+    assert.deepEqual(pr?.summary, {
+      issuesRaised: 1,
+      issuesResolved: 1,
+      issuesSuppressed: 0,
+      vulnerabilitiesRaised: 0,
+    });
+  });
+
+  test("a pull request whose base branch changes compares its head with the new base branch", async () => {
+    // release's last run (the tests above) has one finding: semi in src/r.ts.
+    await deliverPullRequest({
+      action: "edited",
+      number: 50,
+      head: { ref: "feature", sha: SHA(0x52) },
+      base: { ref: "release", sha: SHA(10) },
+      updatedAt: "2026-11-21T11:00:00Z",
+    });
+    await rebasedOnto(SHA(0x52), SHA(10));
+    const pr = await pullRequest(50);
+    assert.equal(pr?.baseBranch, "release");
+    assert.deepEqual(pr?.latestAnalysisRun?.summary, { occurrencesIntroduced: 2, occurrencesResolved: 1 });
+    assert.deepEqual(pr?.summary, {
+      issuesRaised: 2,
+      issuesResolved: 1,
+      issuesSuppressed: 0,
+      vulnerabilitiesRaised: 0,
+    });
+  });
+
+  test("an upload that names the pull request of a commit already analysed on push rebases its run", async () => {
+    await upload({
+      commit: SHA(0x53),
+      branch: "fix",
+      findings: [{ rule: "no-var", path: "src/a.ts", line: 3 }],
+    });
+    // The pull request's own CI job uploads the same report again, naming the pull request.
+    await upload({
+      commit: SHA(0x53),
+      branch: "fix",
+      pullRequestNumber: 51,
+      baseBranch: "develop",
+      findings: [{ rule: "no-var", path: "src/a.ts", line: 3 }],
+    });
+    await rebasedOnto(SHA(0x53), SHA(0x50));
+    const pr = await pullRequest(51);
+    assert.equal(pr?.baseBranch, "develop");
+    assert.deepEqual(pr?.summary, {
+      issuesRaised: 0,
+      issuesResolved: 1,
+      issuesSuppressed: 0,
+      vulnerabilitiesRaised: 0,
+    });
+  });
+});
+
 test("every check's issue counts equal its published findings after the tests above", () =>
   assertIssueCountsMatchFindings(server.db, "the tests above"));

@@ -13,23 +13,19 @@ import {
   markArtifactFailed,
   markArtifactProcessed,
 } from "../modules/artifacts/artifact-store.ts";
-import { findBaseCheckId, findCheckById, timeOutWaitingChecks } from "../modules/checks/check-store.ts";
+import {
+  findCheckById,
+  findCurrentBaseCheckId,
+  timeOutWaitingChecks,
+} from "../modules/checks/check-store.ts";
 import { analyzeOccurrences } from "../modules/checks/occurrence-write-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import { findRunById, lockRun } from "../modules/runs/run-store.ts";
 import { artifactText } from "./artifact-bytes.ts";
-import { coverageGateFailures } from "./coverage/metrics.ts";
 import { processChanges, processCoverage } from "./coverage/process.ts";
 import { invalidReportMessage, UploadError } from "./errors.ts";
 import { PROCESS_JOB_KIND } from "./intake.ts";
-import {
-  type CheckGate,
-  type CheckRow,
-  DEADLINE_JOB_KIND,
-  findingsGateFailures,
-  settleCheck,
-  settleRun,
-} from "./run-lifecycle.ts";
+import { type CheckRow, DEADLINE_JOB_KIND, gateOf, settleCheck, settleRun } from "./run-lifecycle.ts";
 import { OCCURRENCE_BATCH_SIZE } from "./sarif/occurrence-writer.ts";
 import { deleteStagedRows, stageSarif } from "./sarif/process.ts";
 import { processSbom } from "./sca/sbom-process.ts";
@@ -45,13 +41,6 @@ import type { ProcessInput, ProcessResult, ProcessStep, PublishStep } from "./ty
 /** Errors that mean the report itself is bad: the artifact FAILS instead of being retried. */
 function reportProblem(error: unknown): string | undefined {
   return error instanceof UploadError ? error.message : invalidReportMessage(error);
-}
-
-/** The gate of a check, by the kind of its artifacts. */
-function gateOf(repositoryId: string, kind: ArtifactRow["kind"]): CheckGate {
-  return kind === "COVERAGE" || kind === "SBOM"
-    ? (tx, check) => coverageGateFailures(tx, check.id)
-    : (tx, check) => findingsGateFailures(tx, repositoryId, check.id);
 }
 
 /** Locks the artifact's run, then the artifact; undefined when either is gone. */
@@ -91,8 +80,7 @@ export async function processInputOf(
   const repository = await findRepositoryById(tx, artifact.repository_id);
   const run = await findRunById(tx, artifact.run_id);
   const check = artifact.check_id ? await findCheckById(tx, artifact.check_id) : null;
-  const baseCheckId =
-    check && run.base_run_id ? await findBaseCheckId(tx, run.base_run_id, check.analyzer_id) : null;
+  const baseCheckId = check ? await findCurrentBaseCheckId(tx, run.id, check.analyzer_id) : null;
   return {
     tx,
     artifact,

@@ -9,6 +9,7 @@ import type {
   Database,
   RepositoryRow,
 } from "../db/types.ts";
+import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import { findAccountById } from "../modules/accounts/account-store.ts";
@@ -40,6 +41,7 @@ import { recordEvent, recordEvents } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
 import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
+import { enqueueRunRebases } from "../modules/runs/rebase-job.ts";
 import {
   findPreviousFinishedRun,
   findRunById,
@@ -55,6 +57,7 @@ import {
   repositoryIssueIntroducedEvent,
   repositoryIssueResolvedEvent,
 } from "../modules/webhooks/payloads.ts";
+import { coverageGateFailures } from "./coverage/metrics.ts";
 import { isEverythingLost } from "./types.ts";
 
 /**
@@ -130,9 +133,11 @@ export async function openRun(
   }
   const target = await pullRequestOfUpload(tx, repository, spec);
   if (existing) {
-    const attached = target.pullRequest
-      ? await setRunPullRequest(tx, existing.id, target.pullRequest.id)
-      : existing;
+    if (!target.pullRequest) return { run: existing, created: false };
+    // Made before Assay knew its pull request: compared with the default branch until the rebase
+    // job compares it with the pull request's base branch.
+    const attached = await setRunPullRequest(tx, existing.id, target.pullRequest.id);
+    await enqueueRunRebases(tx, [attached.id]);
     return { run: attached, created: false };
   }
 
@@ -225,6 +230,13 @@ export async function findingsGateFailures(
 
 /** How a check's status is decided once its artifacts are processed. */
 export type CheckGate = (tx: Kysely<Database>, check: CheckRow) => Promise<string[]>;
+
+/** The gate of a check, by the kind of its artifacts: coverage and SBOM checks gate on metrics. */
+export function gateOf(repositoryId: string, kind: ArtifactKind): CheckGate {
+  return kind === "COVERAGE" || kind === "SBOM"
+    ? (tx, check) => coverageGateFailures(tx, check.id)
+    : (tx, check) => findingsGateFailures(tx, repositoryId, check.id);
+}
 
 /**
  * Settles a PENDING check whose artifacts are all processed (docs/ingestion.md "Status"):

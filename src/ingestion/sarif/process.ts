@@ -4,6 +4,7 @@ import { readFindings } from "../../formats/findings.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
+import { findCurrentBaseCheckId } from "../../modules/checks/check-store.ts";
 import { deleteOccurrenceBatchOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../../modules/settings/settings-service.ts";
 import {
@@ -243,7 +244,15 @@ export async function stageSarif(
   return async (publishTx) => {
     await publishArtifact(publishTx, artifact.id);
     await catalog.gradeByObservedLevels(publishTx);
-    const states = await settleFindingStates(publishTx, check.id, input.baseCheckId, comparison);
+    // A rebase (run-rebase.ts) may have given the run another base since staging read it: the
+    // states written against the old one are then all set again.
+    const baseCheckId = await findCurrentBaseCheckId(publishTx, run.id, check.analyzer_id);
+    const states = await settleFindingStates(
+      publishTx,
+      check.id,
+      baseCheckId,
+      baseCheckId === input.baseCheckId ? comparison : undefined,
+    );
     return tally.result({ suppressed, rules: catalog.size, ...states });
   };
 }

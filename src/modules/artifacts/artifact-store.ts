@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
-import type { ArtifactRow, ArtifactStatus, ArtifactsTable } from "../../db/types-ingestion.ts";
+import type { ArtifactKind, ArtifactRow, ArtifactStatus, ArtifactsTable } from "../../db/types-ingestion.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
 /**
@@ -97,17 +97,18 @@ export const artifactsOfCheck: ConnectionSource = {
   direction: "asc",
 };
 
-/** The status and outcome of each artifact of a check, for settling the check. */
+/** The kind, status and outcome of each artifact of a check, for settling the check. */
 export async function findArtifactOutcomesOfCheck(
   db: Kysely<Database>,
   checkId: string,
-): Promise<Array<{ status: ArtifactStatus; outcome: ArtifactOutcome | null }>> {
+): Promise<Array<{ kind: ArtifactKind; status: ArtifactStatus; outcome: ArtifactOutcome | null }>> {
   const rows = await db
     .selectFrom("artifacts")
-    .select(["status", "result"])
+    .select(["kind", "status", "result"])
     .where("check_id", "=", checkId)
+    .orderBy("id")
     .execute();
-  return rows.map((row) => ({ status: row.status, outcome: outcomeOf(row.result) }));
+  return rows.map((row) => ({ kind: row.kind, status: row.status, outcome: outcomeOf(row.result) }));
 }
 
 /** The ids of a check's PROCESSED artifacts, in order: what its published rows came from. */

@@ -187,6 +187,17 @@ export function findScaCheckDependencies(
     .execute();
 }
 
+/** The ids of the run's SCA checks, in order of creation. */
+export async function findScaCheckIdsOfRun(db: Kysely<Database>, runId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom("sca_checks")
+    .select("id")
+    .where("run_id", "=", runId)
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => String(row.id));
+}
+
 /**
  * The SCA check, locked for the caller's transaction (two matchings of one check, e.g. SBOM
  * processing and an import, take turns), with the id of its base: the base run's check of the

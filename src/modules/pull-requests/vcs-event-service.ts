@@ -3,6 +3,7 @@ import type { Kysely } from "kysely";
 import type { Database, VcsProvider } from "../../db/types.ts";
 import type { Logger } from "../../logger.ts";
 import { lockRepositoryNoKeyUpdate } from "../repositories/repository-store.ts";
+import { enqueueRunRebases } from "../runs/rebase-job.ts";
 import {
   attachRunsOfCommit,
   deleteBranchHead,
@@ -408,7 +409,15 @@ async function applyEvent(
         ? await updatePullRequest(tx, stored.id, facts)
         : await insertPullRequest(tx, repositoryId, facts);
       if (pullRequest.state === "OPEN" && pullRequest.head_commit_oid) {
-        await attachRunsOfCommit(tx, repositoryId, pullRequest.head_commit_oid, pullRequest.id);
+        const runIds = await attachRunsOfCommit(
+          tx,
+          repositoryId,
+          pullRequest.head_commit_oid,
+          pullRequest.id,
+        );
+        // Runs uploaded before this event were compared with the default branch, and a pull
+        // request whose base branch changed compares its head with another branch now.
+        await enqueueRunRebases(tx, runIds);
       }
       return {
         status: 200,

@@ -124,25 +124,35 @@ const FULL_OID_LENGTH = 40;
 /**
  * Attaches the repository's runs of `commitOid` that belong to no pull request yet to
  * `pullRequestId` (runs uploaded before the provider's event arrived). An abbreviated id
- * (Bitbucket's pull request payloads) matches the runs whose commit starts with it.
+ * (Bitbucket's pull request payloads) matches the runs whose commit starts with it. Answers the
+ * ids of every run of the commit that now belongs to the pull request, attached now or before.
  */
 export async function attachRunsOfCommit(
   tx: Kysely<Database>,
   repositoryId: string,
   commitOid: string,
   pullRequestId: string,
-): Promise<void> {
+): Promise<string[]> {
+  const ofCommit =
+    commitOid.length < FULL_OID_LENGTH
+      ? sql<boolean>`starts_with(commit_oid, ${commitOid})`
+      : sql<boolean>`commit_oid = ${commitOid}`;
   await tx
     .updateTable("analysis_runs")
     .set({ pull_request_id: pullRequestId })
     .where("repository_id", "=", repositoryId)
-    .where(
-      commitOid.length < FULL_OID_LENGTH
-        ? sql<boolean>`starts_with(commit_oid, ${commitOid})`
-        : sql<boolean>`commit_oid = ${commitOid}`,
-    )
+    .where(ofCommit)
     .where("pull_request_id", "is", null)
     .execute();
+  const rows = await tx
+    .selectFrom("analysis_runs")
+    .select("id")
+    .where("repository_id", "=", repositoryId)
+    .where(ofCommit)
+    .where("pull_request_id", "=", pullRequestId)
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => String(row.id));
 }
 
 /**
@@ -253,10 +263,26 @@ export async function findPullRequestBaseRun(
   baseBranch: string,
   mergeBaseOid: string | null,
 ): Promise<AnalysisRunRow | undefined> {
-  const ofMergeBase = mergeBaseOid
-    ? await latestSettledRun(db, repositoryId, "commit_oid", mergeBaseOid)
-    : undefined;
-  return ofMergeBase ?? latestSettledRun(db, repositoryId, "branch_name", baseBranch);
+  const ofMergeBase = mergeBaseOid ? await findSettledRunOfCommit(db, repositoryId, mergeBaseOid) : undefined;
+  return ofMergeBase ?? findLatestSettledRunOfBranch(db, repositoryId, baseBranch);
+}
+
+/** The repository's latest SUCCESS or FAILURE run of `commitOid`, if any. */
+export function findSettledRunOfCommit(
+  db: Kysely<Database>,
+  repositoryId: string,
+  commitOid: string,
+): Promise<AnalysisRunRow | undefined> {
+  return latestSettledRun(db, repositoryId, "commit_oid", commitOid);
+}
+
+/** The repository's latest SUCCESS or FAILURE run on `branch`, if any. */
+export function findLatestSettledRunOfBranch(
+  db: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+): Promise<AnalysisRunRow | undefined> {
+  return latestSettledRun(db, repositoryId, "branch_name", branch);
 }
 
 /** The repository's latest SUCCESS or FAILURE run whose `column` is `value`. */
@@ -276,6 +302,14 @@ function latestSettledRun(
     .orderBy("key", "desc")
     .limit(1)
     .executeTakeFirst();
+}
+
+/** A pull request by internal id, if it exists. */
+export function findPullRequestById(
+  db: Kysely<Database>,
+  pullRequestId: string,
+): Promise<PullRequestRow | undefined> {
+  return db.selectFrom("pull_requests").selectAll().where("id", "=", pullRequestId).executeTakeFirst();
 }
 
 /**

@@ -157,6 +157,19 @@ export function updateRunStatus(
     .executeTakeFirstOrThrow();
 }
 
+/** Sets the run the run is compared with (none when `base` is null). */
+export async function updateRunBase(
+  tx: Kysely<Database>,
+  runId: string,
+  base: Pick<AnalysisRunRow, "id" | "commit_oid"> | null,
+): Promise<void> {
+  await tx
+    .updateTable("analysis_runs")
+    .set({ base_run_id: base?.id ?? null, base_oid: base?.commit_oid ?? null, updated_at: sql<Date>`now()` })
+    .where("id", "=", runId)
+    .execute();
+}
+
 /**
  * The finished (SUCCESS or FAILURE) run of the same repository and branch just before `run`, in
  * (created_at, key) order, if any.
