@@ -4,7 +4,7 @@ import { after, before, test } from "node:test";
 import { sql } from "kysely";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
-import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
+import { artifactProcessingHandler, GAVE_UP_PROBLEM } from "../src/ingestion/process-job.ts";
 import { rebaseRun } from "../src/ingestion/run-rebase.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { claimArtifactJob, settleJob } from "./helpers/builders-artifacts.ts";
@@ -163,6 +163,36 @@ test("an artifact staged against one base and published after its run was rebase
   assert.deepEqual(await settleJob(server.db, job, settlement), { status: "done" });
   // Nothing to compare with on develop: every finding is new.
   assert.deepEqual(await shown(commit), { status: "FAILURE", findings: RESULTS, introduced: RESULTS });
+});
+
+test("an artifact whose processing the worker gives up on FAILS without its staged rows, and its run settles", async () => {
+  const commit = "4".repeat(40);
+  const artifactId = await upload(commit);
+  const job = await claimArtifactJob(server.db, artifactId);
+  // Staged, then (as if every attempt had ended in an error of the server) given up.
+  await handler().run(job, new AbortController().signal);
+  assert.equal(await rowsOf(artifactId), RESULTS);
+  await server.db.transaction().execute((tx) => handler().gaveUp?.(tx, job) ?? Promise.resolve());
+
+  assert.equal(await rowsOf(artifactId), 0, "the staged rows are deleted");
+  const artifact = await server.db
+    .selectFrom("artifacts")
+    .select(["status", "error"])
+    .where("id", "=", artifactId)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(artifact, { status: "FAILED", error: GAVE_UP_PROBLEM });
+  // A check with a failed artifact fails: what the analyzer found is not known.
+  assert.deepEqual(await shown(commit), { status: "FAILURE", findings: 0, introduced: 0 });
+
+  // A processed artifact is never failed by a late give-up.
+  const processedId = await upload("5".repeat(40));
+  const processing = await claimArtifactJob(server.db, processedId);
+  assert.deepEqual(
+    await settleJob(server.db, processing, await handler().run(processing, new AbortController().signal)),
+    { status: "done" },
+  );
+  await server.db.transaction().execute((tx) => handler().gaveUp?.(tx, processing) ?? Promise.resolve());
+  assert.equal(await rowsOf(processedId), RESULTS);
 });
 
 test("every check's issue counts equal its published findings after the tests above", () =>

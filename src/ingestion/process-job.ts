@@ -268,8 +268,25 @@ export function artifactProcessingHandler(
         };
       }
     },
+    async gaveUp(tx, job) {
+      const { artifactId } = (job.payload ?? {}) as { artifactId?: unknown };
+      if (typeof artifactId !== "string") return;
+      // The attempts' errors are the server's own (the log has each): the uploader is told only
+      // that processing failed, and its check and run settle instead of waiting for good.
+      const artifact = await lockArtifact(tx, artifactId);
+      if (artifact?.status !== "QUEUED") return;
+      await deleteStagedRows(artifactId, (work) => work(tx), stepRows(config));
+      const failed = await failArtifact(tx, artifactId, GAVE_UP_PROBLEM);
+      if (!failed) return;
+      logger.warn({ artifactId, attempts: job.attempts }, "artifact processing given up");
+      onArtifact?.(failed.kind, "failed", 0);
+    },
   };
 }
+
+/** What a given-up artifact says: its processing failed for a reason of the server's, not the report's. */
+export const GAVE_UP_PROBLEM =
+  "Assay could not process this artifact: every attempt failed with an error of the server (its log has the details). Upload it again; if this recurs, tell the server's operator.";
 
 /** The `ingest.deadline` job: payload `{ runId }`. */
 export function runDeadlineHandler(db: Kysely<Database>): JobHandler {

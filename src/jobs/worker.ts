@@ -47,6 +47,12 @@ export interface JobHandler {
    * then given back unsettled, and runs again elsewhere.
    */
   run(job: ClaimedJob, signal: AbortSignal): Promise<JobSettlement>;
+  /**
+   * Called in the settling transaction when the worker gives the job up after
+   * {@link ERROR_MAX_ATTEMPTS} unexpected errors, so that what the job was for does not wait for
+   * it for ever (an artifact FAILS instead of staying QUEUED).
+   */
+  gaveUp?(tx: Kysely<Database>, job: ClaimedJob): Promise<void>;
 }
 
 /**
@@ -88,7 +94,7 @@ export interface WorkerOptions {
 
 /** After an unexpected error a job is retried with this backoff, and given up after this many claims. */
 const ERROR_RETRY_CAP_MS = 10 * 60_000;
-const ERROR_MAX_ATTEMPTS = 25;
+export const ERROR_MAX_ATTEMPTS = 25;
 
 /** A running worker. */
 export class JobWorker {
@@ -277,14 +283,17 @@ export class JobWorker {
       }
       logger.error({ err: error, jobId: job.id, kind: job.kind }, "job failed unexpectedly");
       const message = error instanceof Error ? error.message : String(error);
-      settlement = async () =>
-        job.attempts >= ERROR_MAX_ATTEMPTS
-          ? { status: "failed", error: message }
-          : {
-              status: "retry",
-              delayMs: Math.min(1000 * 2 ** job.attempts, ERROR_RETRY_CAP_MS),
-              error: message,
-            };
+      settlement = async (tx) => {
+        if (job.attempts < ERROR_MAX_ATTEMPTS) {
+          return {
+            status: "retry",
+            delayMs: Math.min(1000 * 2 ** job.attempts, ERROR_RETRY_CAP_MS),
+            error: message,
+          };
+        }
+        await handler?.gaveUp?.(tx, job);
+        return { status: "failed", error: message };
+      };
     }
     try {
       report(await this.settle(job, settlement));
