@@ -502,5 +502,36 @@ describe("a run that joins its pull request after it was made", () => {
   });
 });
 
+test("a pull request's latest run is its head's, even when an older head's job reports after it", async () => {
+  const body = JSON.stringify(
+    githubPullRequestPayload({
+      owner: team.login,
+      name: repo.name,
+      action: "synchronize",
+      number: 60,
+      head: { ref: "rework", sha: SHA(0x61) },
+      base: { ref: "main", sha: SHA(0x51) },
+      updatedAt: "2026-11-22T10:00:00Z",
+    }),
+  );
+  const delivered = await fetch(`${server.url}/webhooks/github`, {
+    method: "POST",
+    headers: githubHeaders("pull_request", body, secret),
+    body,
+  });
+  assert.equal(delivered.status, 200);
+  await upload({ commit: SHA(0x61), branch: "rework", findings: [] });
+  // The job of the head before a force-push finishes last; it names the pull request.
+  await upload({
+    commit: SHA(0x60),
+    branch: "rework",
+    pullRequestNumber: 60,
+    findings: [{ rule: "semi", path: "src/old.ts", line: 1 }],
+  });
+  const pr = await pullRequest(60);
+  assert.equal(pr?.latestAnalysisRun?.commitOid, SHA(0x61));
+  assert.equal(pr?.summary?.issuesRaised, 0);
+});
+
 test("every check's issue counts equal its published findings after the tests above", () =>
   assertIssueCountsMatchFindings(server.db, "the tests above"));

@@ -42,8 +42,10 @@ export async function findPullRequestsByNumbers(
 }
 
 /**
- * The newest run (by `created_at`, then key) of each of these pull requests that has a run, with
- * the pull request id it was found for. One statement for all of them.
+ * The latest run of each of these pull requests that has a run, with the pull request id it was
+ * found for: the run of its head commit when there is one (a head stored abbreviated matches the
+ * commits it abbreviates), else its newest run (by `created_at`, then key). So a late job of a
+ * head that a force-push replaced does not become the latest. One statement for all of them.
  */
 export async function findLatestRunsOfPullRequests(
   db: Kysely<Database>,
@@ -52,8 +54,12 @@ export async function findLatestRunsOfPullRequests(
   const result = await sql<AnalysisRunRow & { pull_request_id: string }>`
     SELECT DISTINCT ON (r.pull_request_id) r.*
     FROM analysis_runs AS r
+    JOIN pull_requests AS p ON p.id = r.pull_request_id
     WHERE r.pull_request_id = ANY(cast(${pullRequestIds} as bigint[]))
-    ORDER BY r.pull_request_id, r.created_at DESC, r.key DESC`.execute(db);
+    ORDER BY r.pull_request_id,
+      coalesce(r.commit_oid = p.head_commit_oid
+        OR (length(p.head_commit_oid) < 40 AND starts_with(r.commit_oid, p.head_commit_oid)), false) DESC,
+      r.created_at DESC, r.key DESC`.execute(db);
   return result.rows;
 }
 
