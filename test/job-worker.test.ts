@@ -55,7 +55,11 @@ test("a job that keeps failing is retried, then given up at its last attempt, wh
     leaseSeconds: 30,
   }).start();
   try {
-    await waitFor("the failed attempt to be rescheduled", async () => (await job()).last_error !== null);
+    await waitFor(
+      "the failed attempt to be rescheduled",
+      async () => (await job()).last_error !== null,
+      20_000,
+    );
     assert.deepEqual(await job(), {
       state: "QUEUED",
       attempts: ERROR_MAX_ATTEMPTS - 1,
@@ -69,7 +73,7 @@ test("a job that keeps failing is retried, then given up at its last attempt, wh
       .set({ run_at: new Date() })
       .where("dedupe_key", "=", "test.failing:1")
       .execute();
-    await waitFor("the job to be given up", async () => (await job()).state === "FAILED");
+    await waitFor("the job to be given up", async () => (await job()).state === "FAILED", 20_000);
     assert.deepEqual(gaveUp, [ERROR_MAX_ATTEMPTS]);
     const marker = await server.db
       .selectFrom("jobs")

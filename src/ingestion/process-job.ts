@@ -13,11 +13,7 @@ import {
   markArtifactFailed,
   markArtifactProcessed,
 } from "../modules/artifacts/artifact-store.ts";
-import {
-  findCheckById,
-  findCurrentBaseCheckId,
-  timeOutWaitingChecks,
-} from "../modules/checks/check-store.ts";
+import { findBaseCheckId, findCheckById, timeOutWaitingChecks } from "../modules/checks/check-store.ts";
 import { analyzeOccurrences } from "../modules/checks/occurrence-write-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import { findRunById, lockRun } from "../modules/runs/run-store.ts";
@@ -80,7 +76,8 @@ export async function processInputOf(
   const repository = await findRepositoryById(tx, artifact.repository_id);
   const run = await findRunById(tx, artifact.run_id);
   const check = artifact.check_id ? await findCheckById(tx, artifact.check_id) : null;
-  const baseCheckId = check ? await findCurrentBaseCheckId(tx, run.id, check.analyzer_id) : null;
+  const baseCheckId =
+    check && run.base_run_id ? await findBaseCheckId(tx, run.base_run_id, check.analyzer_id) : null;
   return {
     tx,
     artifact,

@@ -4,8 +4,9 @@ import { readFindings } from "../../formats/findings.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
-import { findCurrentBaseCheckId } from "../../modules/checks/check-store.ts";
+import { findBaseCheckId } from "../../modules/checks/check-store.ts";
 import { deleteOccurrenceBatchOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
+import { findRunById } from "../../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../../modules/settings/settings-service.ts";
 import {
   findUnreportedIssueCategories,
@@ -244,14 +245,21 @@ export async function stageSarif(
   return async (publishTx) => {
     await publishArtifact(publishTx, artifact.id);
     await catalog.gradeByObservedLevels(publishTx);
-    // A rebase (run-rebase.ts) may have given the run another base since staging read it: the
-    // states written against the old one are then all set again.
-    const baseCheckId = await findCurrentBaseCheckId(publishTx, run.id, check.analyzer_id);
+    // A rebase (run-rebase.ts) may have given the run another base run since staging read it:
+    // the states written against the old one are then all set again. (Only a new base run counts:
+    // the same base run's check, reopened meanwhile by a late upload, stays the one compared with.)
+    const { base_run_id: baseRunId } = await findRunById(publishTx, run.id);
+    const rebased = String(baseRunId) !== String(run.base_run_id);
+    const baseCheckId = !rebased
+      ? input.baseCheckId
+      : baseRunId === null
+        ? null
+        : await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
     const states = await settleFindingStates(
       publishTx,
       check.id,
       baseCheckId,
-      baseCheckId === input.baseCheckId ? comparison : undefined,
+      rebased ? undefined : comparison,
     );
     return tally.result({ suppressed, rules: catalog.size, ...states });
   };

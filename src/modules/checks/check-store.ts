@@ -147,20 +147,6 @@ export async function findBaseCheckId(
   return result.rows[0]?.id ?? null;
 }
 
-/** {@link findBaseCheckId} for run `runId`'s analyzer `analyzerId`, by the run's base run now. */
-export async function findCurrentBaseCheckId(
-  db: Kysely<Database>,
-  runId: string,
-  analyzerId: string,
-): Promise<string | null> {
-  const run = await db
-    .selectFrom("analysis_runs")
-    .select("base_run_id")
-    .where("id", "=", runId)
-    .executeTakeFirstOrThrow();
-  return run.base_run_id === null ? null : findBaseCheckId(db, String(run.base_run_id), analyzerId);
-}
-
 export type NewCheck = Insertable<ChecksTable>;
 
 /** A check by internal id; throws when it is gone. */
