@@ -147,6 +147,23 @@ async function pullRequest(number: number): Promise<PullRequestAnswer | null> {
   return answer.body.data?.repository.pullRequest ?? null;
 }
 
+/** Delivers a signed GitHub pull_request event for the test repository. */
+async function deliverPullRequest(fields: {
+  action: "opened" | "edited" | "synchronize";
+  number: number;
+  head: { ref: string; sha: string };
+  base: { ref: string; sha: string };
+  updatedAt: string;
+}): Promise<void> {
+  const body = JSON.stringify(githubPullRequestPayload({ owner: team.login, name: repo.name, ...fields }));
+  const delivered = await fetch(`${server.url}/webhooks/github`, {
+    method: "POST",
+    headers: githubHeaders("pull_request", body, secret),
+    body,
+  });
+  assert.equal(delivered.status, 200, await delivered.text());
+}
+
 before(async () => {
   server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
   user = await aUser(server.db);
@@ -366,22 +383,6 @@ describe("uploads that name their pull request", () => {
 });
 
 describe("a run that joins its pull request after it was made", () => {
-  async function deliverPullRequest(fields: {
-    action: "opened" | "edited";
-    number: number;
-    head: { ref: string; sha: string };
-    base: { ref: string; sha: string };
-    updatedAt: string;
-  }): Promise<void> {
-    const body = JSON.stringify(githubPullRequestPayload({ owner: team.login, name: repo.name, ...fields }));
-    const delivered = await fetch(`${server.url}/webhooks/github`, {
-      method: "POST",
-      headers: githubHeaders("pull_request", body, secret),
-      body,
-    });
-    assert.equal(delivered.status, 200, await delivered.text());
-  }
-
   /** Waits until the run of `commit` is compared with the run of `baseOid`, settled. */
   async function rebasedOnto(commit: string, baseOid: string): Promise<void> {
     await waitFor(
@@ -503,23 +504,13 @@ describe("a run that joins its pull request after it was made", () => {
 });
 
 test("a pull request's latest run is its head's, even when an older head's job reports after it", async () => {
-  const body = JSON.stringify(
-    githubPullRequestPayload({
-      owner: team.login,
-      name: repo.name,
-      action: "synchronize",
-      number: 60,
-      head: { ref: "rework", sha: SHA(0x61) },
-      base: { ref: "main", sha: SHA(0x51) },
-      updatedAt: "2026-11-22T10:00:00Z",
-    }),
-  );
-  const delivered = await fetch(`${server.url}/webhooks/github`, {
-    method: "POST",
-    headers: githubHeaders("pull_request", body, secret),
-    body,
+  await deliverPullRequest({
+    action: "synchronize",
+    number: 60,
+    head: { ref: "rework", sha: SHA(0x61) },
+    base: { ref: "main", sha: SHA(0x51) },
+    updatedAt: "2026-11-22T10:00:00Z",
   });
-  assert.equal(delivered.status, 200);
   await upload({ commit: SHA(0x61), branch: "rework", findings: [] });
   // The job of the head before a force-push finishes last; it names the pull request.
   await upload({
