@@ -88,6 +88,23 @@ describe("IdentityCache", () => {
     assert.equal(c.lookups(), 1);
   });
 
+  test("peek answers what get would serve from memory, and nothing once it would look up", async () => {
+    const c = setUp();
+    assert.equal(c.cache.peek("hash"), undefined, "nothing before the first lookup");
+    await c.get();
+    c.advance(999);
+    assert.equal(c.cache.peek("hash")?.token.id, "7");
+    assert.equal(c.cache.peek("other"), undefined);
+    c.advance(1);
+    assert.equal(c.cache.peek("hash"), undefined, "an entry a full second old is never served");
+    await c.get();
+    c.cache.forget("7");
+    assert.equal(c.cache.peek("hash"), undefined, "a forgotten token is not served");
+    const off = setUp(0);
+    await off.get();
+    assert.equal(off.cache.peek("hash"), undefined, "a lifetime of 0 keeps nothing");
+  });
+
   test("a lifetime of 0 looks up every time; more than a second is refused", async () => {
     const c = setUp(0);
     await c.get();

@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import {
   generatePat,
   hashPat,
+  identityCacheKey,
   isWellFormedPat,
   PAT_LENGTH,
   PAT_PREFIX,
@@ -194,5 +195,16 @@ describe("redactPat", () => {
   test("input shorter than a token shows no tail", () => {
     assert.equal(redactPat("abcd"), `${PAT_PREFIX}…`);
     assert.equal(redactPat(""), `${PAT_PREFIX}…`);
+  });
+});
+
+describe("identityCacheKey", () => {
+  test("is the SHA-256 digest of the token, so it names one token and holds none", () => {
+    // The digest of "abc" from FIPS 180-2's examples, in base64.
+    assert.equal(identityCacheKey("abc"), "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=");
+    const { token } = generatePat();
+    const key = identityCacheKey(token);
+    assert.notEqual(key, identityCacheKey(`${token.slice(0, -1)}x`));
+    assert.ok(!key.includes(token.slice(PAT_PREFIX.length, PAT_PREFIX.length + 8)));
   });
 });

@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { Database, PersonalAccessTokenRow, UserRow } from "../../db/types.ts";
 import type { CredentialRefusal } from "../../graphql/context.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
-import { IdentityCache, MAX_IDENTITY_CACHE_MS } from "./identity-cache.ts";
-import { generatePat, hashPat, isWellFormedPat, patHashesEqual } from "./pat.ts";
+import { type CachedIdentity, IdentityCache, MAX_IDENTITY_CACHE_MS } from "./identity-cache.ts";
+import { generatePat, hashPat, identityCacheKey, isWellFormedPat, patHashesEqual } from "./pat.ts";
 import { findTokenAndUserByHash, findTokenByHash, insertToken, touchToken } from "./token-store.ts";
 
 /** Longest lifetime a token may be given, in days. */
@@ -49,14 +49,11 @@ export class TokenAuthenticator {
   /** The identity behind `token`, or the reason it is refused. */
   async authenticate(token: string | null, now = new Date()): Promise<TokenIdentity | CredentialRefusal> {
     if (token === null) return "missing";
-    if (!isWellFormedPat(token)) return "malformed";
-    const hash = hashPat(token, this.pepper);
-    const found = await this.cache.get(
-      hash.toString("base64"),
-      () => findTokenAndUserByHash(this.db, hash),
-      (identity) => identity.token.revoked_at === null,
-    );
-    if (!found || !patHashesEqual(found.token.token_hash, hash)) return "unknown";
+    const key = identityCacheKey(token);
+    // A token checked in the last second: its entry was made by the full check below, for this
+    // very token (the key is a digest of it), so neither the shape nor the keyed hash is redone.
+    const found = this.cache.peek(key) ?? (await this.check(token, key));
+    if (typeof found === "string") return found;
     const row = found.token;
     if (row.revoked_at) return "revoked";
     if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return "expired";
@@ -77,6 +74,18 @@ export class TokenAuthenticator {
     if (typeof row === "string") return row;
     if (!isRefreshable(row, now)) return "expired";
     return { userId: row.user_id, tokenId: row.id };
+  }
+
+  /** The full check of a token not seen in the last second: its shape, then its keyed hash. */
+  private async check(token: string, key: string): Promise<CachedIdentity | CredentialRefusal> {
+    if (!isWellFormedPat(token)) return "malformed";
+    const hash = hashPat(token, this.pepper);
+    const found = await this.cache.get(
+      key,
+      () => findTokenAndUserByHash(this.db, hash),
+      (identity) => identity.token.revoked_at === null,
+    );
+    return found && patHashesEqual(found.token.token_hash, hash) ? found : "unknown";
   }
 
   private async lookUp(token: string | null): Promise<PersonalAccessTokenRow | CredentialRefusal> {
