@@ -18,6 +18,7 @@ import * as advisorySync from "./0017-advisory-sync.ts";
 import * as vcsAccountSecrets from "./0018-vcs-account-secrets.ts";
 import * as queuedArtifacts from "./0019-queued-artifacts.ts";
 import * as checkIssueCounts from "./0020-check-issue-counts.ts";
+import * as occurrenceParents from "./0021-occurrence-parents.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   "0018-vcs-account-secrets": vcsAccountSecrets,
   "0019-queued-artifacts": queuedArtifacts,
   "0020-check-issue-counts": checkIssueCounts,
+  "0021-occurrence-parents": occurrenceParents,
 };
 
 /** Kysely migration provider over {@link migrations}. */
