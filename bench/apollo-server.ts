@@ -33,7 +33,8 @@ import { runBenchChild } from "./child-protocol.ts";
 runBenchChild(async () => {
   const config = parseConfig();
   const logger = createLogger(config.logLevel);
-  const database = await openDatabase(config);
+  // The API's pool as startApp opens it (named statements on PostgreSQL included).
+  const database = await openDatabase(config, { preparedStatements: true });
   const { db } = database;
   const authenticator = new CredentialAuthenticator(db, {
     tokenPepper: config.tokenPepper,

@@ -122,6 +122,7 @@ export async function startApp(
   const database = await openDatabase(config, {
     ...options.database,
     fromTemplate: true,
+    preparedStatements: true,
     ...(metrics && { onError: () => metrics.observeDatabaseError("api") }),
     // Every statement that runs ends an outage, if one was seen (one line, DatabaseAvailability).
     onStatement: (sql, durationMs, failed) => {

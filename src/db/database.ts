@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedDatabase } from "./embedded.ts";
 import { buildTemplate, copyTemplate, templateDirectory } from "./embedded-template.ts";
 import { migrationProvider } from "./migrations/index.ts";
+import { PreparingPool } from "./prepared-statements.ts";
 import type { Database } from "./types.ts";
 
 /** The embedded database queues statements; more connections than this only wait longer. */
@@ -46,6 +47,11 @@ export interface DatabaseOptions {
    * serves the directory, and the handle connects to that one.
    */
   embedded?: Promise<EmbeddedDatabase | undefined>;
+  /**
+   * PostgreSQL only: send statements seen more than once as named (prepared) statements
+   * (prepared-statements.ts). The API's pool does; the worker's and the CLI's do not.
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -88,7 +94,11 @@ export async function openDatabase(
           onStatement?.(event.query.sql, event.queryDurationMillis, event.level === "error");
         }
       : undefined;
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(log && { log }) });
+  const preparing = options.preparedStatements === true && config.databaseUrl !== undefined;
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: preparing ? new PreparingPool(pool) : pool }),
+    ...(log && { log }),
+  });
 
   let closed: Promise<void> | undefined;
   return {
