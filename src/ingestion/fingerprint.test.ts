@@ -30,6 +30,13 @@ describe("fingerprintOf", () => {
     assert.equal(fingerprintOf({ ...identity }, 0), fingerprint);
   });
 
+  it("stays what every earlier version stored, so findings keep matching after an upgrade", () => {
+    // SHA-256 of ["eslint","no-eval","src/a.js","eval(x)",n], first 16 bytes in hex.
+    const pinned = { analyzer: "eslint", ruleId: "no-eval", path: "src/a.js", context: "eval(x)" };
+    assert.equal(fingerprintOf(pinned, 0), "9698d1d73a2484e7e989cc3dbcf16234");
+    assert.equal(fingerprintOf(pinned, 2), "5b12c0c60aed57bda50a8a759f54bcfe");
+  });
+
   it("changes with the analyzer, the rule, the path, the context and the ordinal", () => {
     const fingerprint = fingerprintOf(identity, 0);
     for (const changed of [

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import crypto, { createHash } from "node:crypto";
 import type { SarifResult } from "../formats/sarif/types.ts";
 
 /**
@@ -84,8 +84,15 @@ export function fingerprintContext(
  */
 export function fingerprintOf(identity: FindingIdentity, ordinal: number): string {
   const text = JSON.stringify([identity.analyzer, identity.ruleId, identity.path, identity.context, ordinal]);
-  return createHash("sha256").update(text).digest().toString("hex", 0, 16);
+  // One call where a Hash object costs four times as much: about a microsecond per finding.
+  return oneShotSha256
+    ? oneShotSha256("sha256", text, "hex").slice(0, 32)
+    : createHash("sha256").update(text).digest().toString("hex", 0, 16);
 }
+
+// `crypto.hash` exists from Node 20.12; `engines` allows 20.11.
+const oneShotSha256 = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string })
+  .hash;
 
 /**
  * Gives the findings of one artifact their fingerprints in stream order: the n-th finding with
