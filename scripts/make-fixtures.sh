@@ -30,6 +30,7 @@ readonly CDXGEN_VERSION=12.8.4
 readonly DEBIAN_PACKAGES=(
   clang cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
+  php-cli php-xml phpunit php-pcov php-xdebug
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
@@ -350,7 +351,8 @@ make_sarif() {
 make_coverage() {
   begin_kind coverage
   local out="$ROOT/src/formats/coverage/fixtures"
-  mkdir -p "$out/c8" "$out/node-test" "$out/coverage-py" "$out/gcc-lcov" "$out/gcovr" "$out/jacoco" "$out/go" "$out/git-diff"
+  mkdir -p "$out/c8" "$out/node-test" "$out/coverage-py" "$out/gcc-lcov" "$out/gcovr" "$out/jacoco" "$out/go" "$out/git-diff" \
+    "$out/phpunit"
 
   log "git diff (changed lines between two commits of js-coverage)"
   enter_project js-coverage
@@ -498,6 +500,39 @@ make_coverage() {
         '{reportCounters: $report, groupCounters: $groups}'
     )"
   add_fixture coverage jacoco jacoco/jacoco-groups.xml jacoco package-relative jacoco/jacoco-groups.summary.json jacoco/jacoco.tool-output.txt
+
+  log "PHPUnit (Clover, with PCOV and with Xdebug's path coverage)"
+  enter_project php-coverage
+  # PHPUnit's Clover names each file by its absolute path; `stmt` lines are its executable lines,
+  # `method` lines its methods (never statements). With PCOV it measures lines only; with Xdebug's
+  # path coverage it adds branches and paths, which its Clover declares in <metrics conditionals>
+  # without placing any on a line. Each run's --coverage-text summary is its own figure.
+  local phpunit_version driver
+  phpunit_version="$(phpunit --version | head -n 1 | sed "s/ by .*//"), PHP $(php -r 'echo PHP_VERSION;')"
+  : >"$out/phpunit/phpunit.tool-output.txt"
+  for driver in pcov xdebug; do
+    local name=clover.xml run=(php -d xdebug.mode=off -d pcov.enabled=1 /usr/bin/phpunit --colors=never)
+    if [ "$driver" = xdebug ]; then
+      name=clover-path-coverage.xml
+      run=(php -d xdebug.mode=coverage -d pcov.enabled=0 /usr/bin/phpunit --colors=never --path-coverage)
+    fi
+    run+=(--coverage-clover "$name" --coverage-text)
+    {
+      echo "\$ ${run[*]}"
+      "${run[@]}" 2>&1
+    } | tee -a "$out/phpunit/phpunit.tool-output.txt" >"$WORK/_phpunit-$driver.txt"
+    cp "$name" "$out/phpunit/$name"
+    write_summary "$out/phpunit/${name%.xml}.summary.json" phpunit \
+      "$phpunit_version, $driver $(php -r "echo phpversion('$driver');")" "${run[*]}" "$PWD" "$(
+        jq -Rn --argjson clover "$(xml_figures "$name" '{k: int(v) for k, v in root.find("project/metrics").attrib.items()}')" '
+          [inputs | capture("^  (?<measure>Lines|Branches|Paths): +(?<pct>[0-9.]+)% \\((?<covered>[0-9]+)/(?<total>[0-9]+)\\)")
+            | {key: (.measure | ascii_downcase), value: {covered: (.covered | tonumber), total: (.total | tonumber),
+                percent: (.pct | tonumber)}}] | from_entries
+          | {coverageTextSummary: ., cloverProjectMetrics: $clover}' "$WORK/_phpunit-$driver.txt"
+      )"
+    add_fixture coverage phpunit "phpunit/$name" clover absolute-path "phpunit/${name%.xml}.summary.json" \
+      phpunit/phpunit.tool-output.txt
+  done
 
   log "Go cover profiles"
   enter_project go-coverage

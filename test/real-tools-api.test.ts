@@ -682,6 +682,8 @@ interface CoverageExpectation {
   counts: Array<{ figure: string; lines?: Counts; branches?: Counts }>;
   percents: ToolPercent[];
   files?: { figure: string; files: FileFigures[] };
+  /** Warnings the artifact must carry, where the summary's figures say the detail lacks something. */
+  warnings: string[];
 }
 
 /**
@@ -698,7 +700,7 @@ const WHOLE_REPORT_FIGURES = new Set(["coberturaRoot", "allFiles"]);
 function coverageExpectation(fixture: ToolFixture, skippedFiles: number): CoverageExpectation {
   const { figures } = summaryOf(fixture);
   const source = fixture.summary;
-  const expectation: CoverageExpectation = { counts: [], percents: [] };
+  const expectation: CoverageExpectation = { counts: [], percents: [], warnings: [] };
   const applies = (figure: string) => !(WHOLE_REPORT_FIGURES.has(figure) && skippedFiles > 0);
   if (
     skippedFiles > 0 &&
@@ -751,19 +753,44 @@ function coverageExpectation(fixture: ToolFixture, skippedFiles: number): Covera
       });
     }
   }
-  // Clover's project <metrics> (Istanbul's: statements are its lines, conditionals its branches).
+  // Clover's project <metrics>: statements are the lines (Istanbul's lines, PHPUnit's `stmt`
+  // lines), conditionals the branches its `cond` lines hold (c8's other reports of the same run
+  // hold the same). PHPUnit with Xdebug's path coverage declares conditionals but writes no `cond`
+  // line: the API then has no branches, and the artifact warns that the detail holds none.
   if (figures.cloverProjectMetrics !== undefined) {
     const metrics = figures.cloverProjectMetrics;
+    const declaredBranches = {
+      covered: numberAt(source, metrics, "coveredconditionals"),
+      total: numberAt(source, metrics, "conditionals"),
+    };
+    const hasCondLines = fixture.format !== "clover" || /<line [^>]*type="cond"/.test(reportText(fixture));
     expectation.counts.push({
       figure: "cloverProjectMetrics",
       lines: {
         covered: numberAt(source, metrics, "coveredstatements"),
         total: numberAt(source, metrics, "statements"),
       },
-      branches: {
-        covered: numberAt(source, metrics, "coveredconditionals"),
-        total: numberAt(source, metrics, "conditionals"),
-      },
+      branches: hasCondLines ? declaredBranches : { covered: 0, total: 0 },
+    });
+    if (!hasCondLines && declaredBranches.total > 0) {
+      expectation.warnings.push(
+        `The report as a whole: <metrics conditionals coveredconditionals> declares ${declaredBranches.covered} of ${declaredBranches.total} branches covered, but its detail holds 0 of 0; the figures come from the detail.`,
+      );
+    }
+  }
+  // PHPUnit's --coverage-text summary: its lines, and their percentage to two decimals.
+  if (isRecord(figures.coverageTextSummary)) {
+    const lines = figures.coverageTextSummary.lines;
+    expectation.counts.push({
+      figure: "coverageTextSummary",
+      lines: { covered: numberAt(source, lines, "covered"), total: numberAt(source, lines, "total") },
+    });
+    expectation.percents.push({
+      figure: "coverageTextSummary.lines.percent",
+      of: "lines",
+      value: numberAt(source, lines, "percent"),
+      rounding: "round",
+      decimals: 2,
     });
   }
   // Cobertura's root attributes, and its line-rate and branch-rate (fractions, unrounded here).
@@ -952,6 +979,7 @@ function languageKey(fixture: ToolFixture): string {
     ".cpp": "cxx",
     ".java": "java",
     ".go": "go",
+    ".php": "php",
   };
   const keys = new Set<string | undefined>(report.files.map((file) => byExtension[path.extname(file.path)]));
   assert.equal(
@@ -1066,6 +1094,7 @@ describe("every real tool's coverage report through the API, compared with the t
         cxx: "C_AND_CPP",
         java: "JAVA",
         go: "GO",
+        php: "PHP",
       }[key]!;
       const { id, repository } = await uploadFixture(fixture, { analyzer: "test-coverage", key });
       const { node } = await query<{ node: CoverageArtifactOut }>(COVERAGE_QUERY, { id });
@@ -1107,6 +1136,9 @@ describe("every real tool's coverage report through the API, compared with the t
         "the files add up to the run's totals",
       );
 
+      for (const warning of expectation.warnings) {
+        assert.ok(node.warnings.includes(warning), `the artifact warns: ${warning}`);
+      }
       for (const { figure, lines, branches } of expectation.counts) {
         if (lines) assert.deepEqual(apiLines, lines, `lines: the tool's ${figure}`);
         if (branches) assert.deepEqual(apiBranches, branches, `branch outcomes: the tool's ${figure}`);

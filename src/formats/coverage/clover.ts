@@ -57,11 +57,12 @@ interface ReadFile {
  * Parses a Clover XML report (OpenClover, PHPUnit, Istanbul's `clover` reporter). Each `<file
  * path|name>` of the `<project>` is a file (`path` preferred: it is the full path where `name` is
  * often the base name); the `<testproject>` (OpenClover's coverage of the tests themselves) is
- * left out, as OpenClover's own totals leave it out. `<line num type count>` gives hits for `stmt`,
- * `method` and `cond` lines; a `cond` line's `truecount`/`falsecount` are read per the writer (see
- * {@link CloverReading}, chosen by {@link chooseReading}) as branch (and condition) outcomes. A
- * `cond` line without `count` takes truecount + falsecount as its hits. The `<metrics>` of each
- * file and of the project are compared with what their lines hold.
+ * left out, as OpenClover's own totals leave it out. The lines are those the writer counts as its
+ * statements (see {@link isLine}): `stmt` elements, and Istanbul's `cond` lines; a `method`
+ * element marks a method's entry and OpenClover's `cond` a decision, neither a statement. A `cond`
+ * line's `truecount`/`falsecount` are read per the writer (see {@link CloverReading}, chosen by
+ * {@link chooseReading}) as branch (and condition) outcomes. The `<metrics>` of each file and of
+ * the project are compared with what their lines hold.
  */
 export function parseClover(text: string, options: CoveragePathOptions = {}): CoverageReport {
   const files: CloverFile[] = [];
@@ -158,14 +159,25 @@ function outcomesOf(line: CloverLine, reading: CloverReading): CoverageCounts {
   return { covered: (line.whenTrue > 0 ? 1 : 0) + (line.whenFalse > 0 ? 1 : 0), total: 2 };
 }
 
+/**
+ * Whether an element is one of the writer's statements, and so a line with hits: a `stmt` element,
+ * and a `cond` line that has its own `count` (Istanbul writes one element per line, a line with
+ * branches as `cond` with the line's count). A `method` element marks where a method starts
+ * (PHPUnit and OpenClover count it in `methods`, never in `statements`), and OpenClover's `cond`
+ * element, which has no `count`, is a decision, counted in `conditionals` only.
+ */
+function isLine(line: CloverLine): boolean {
+  return line.type === "stmt" || (line.type === "cond" && line.count !== undefined);
+}
+
 /** One `<file>` element under `reading`: elements on one line add up (OpenClover writes several). */
 function readFile(file: CloverFile, reading: CloverReading): ReadFile {
   const hits = new Map<number, number>();
   const branches = new Map<number, CoverageCounts>();
   const statements = { covered: 0, total: 0 };
   for (const line of file.lines) {
-    const count = line.count ?? line.whenTrue + line.whenFalse;
-    hits.set(line.line, (hits.get(line.line) ?? 0) + count);
+    const count = line.count ?? 0;
+    if (isLine(line)) hits.set(line.line, (hits.get(line.line) ?? 0) + count);
     if (line.type === "cond") {
       const outcomes = outcomesOf(line, reading);
       const seen = branches.get(line.line) ?? { covered: 0, total: 0 };
@@ -238,6 +250,13 @@ function lineOf(
       whenTrue: readCount("clover", truecount ?? "0", "truecount", where),
       whenFalse: readCount("clover", falsecount ?? "0", "falsecount", where),
     };
+  }
+  if (type !== undefined && type !== "stmt" && type !== "method") {
+    throw new CoverageFormatError(
+      "clover",
+      `line type "${type}" is none of the Clover format's stmt, cond and method`,
+      where,
+    );
   }
   return {
     line,

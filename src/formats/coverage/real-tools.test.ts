@@ -190,6 +190,65 @@ describe("real coverage tools: our totals are the tool's own", () => {
     );
   });
 
+  test("PHPUnit: its Clover's stmt lines are the lines of its own text summary, method lines none", () => {
+    for (const name of ["clover.xml", "clover-path-coverage.xml"]) {
+      const report = parsed("phpunit", name);
+      const lines = figure<{ covered: number; total: number; percent: number }>(
+        "phpunit",
+        name,
+        "coverageTextSummary",
+        "lines",
+      );
+      assert.deepEqual(report.totals.lines, counts(lines), name);
+      assert.equal(percent(report.totals.lines, 2), lines.percent, name);
+      assert.deepEqual(
+        report.files.map((f) => f.path),
+        ["src/Cart.php", "src/Coupon.php"],
+      );
+      // No line is a method's entry: each method line of the report is missing from the detail.
+      const methodLines = [
+        ...readToolFixture("coverage", "phpunit", name).matchAll(/<line num="(\d+)" type="method"/g),
+      ].map((m) => Number(m[1]));
+      assert.ok(methodLines.length > 0, "the fixture has method lines");
+      const cart = report.files[0]!.lines.map((l) => l.line);
+      assert.equal(
+        cart.some((line) => methodLines.includes(line)),
+        false,
+        name,
+      );
+    }
+    // Measured by PCOV, lines only: the declared statements and (zero) conditionals agree.
+    assert.deepEqual(parsed("phpunit", "clover.xml").mismatches, []);
+  });
+
+  test("PHPUnit with Xdebug's path coverage declares its branches in <metrics> only: none are read, and the mismatch says so", () => {
+    const report = parsed("phpunit", "clover-path-coverage.xml");
+    const branches = figure<{ covered: number; total: number }>(
+      "phpunit",
+      "clover-path-coverage.xml",
+      "coverageTextSummary",
+      "branches",
+    );
+    assert.deepEqual(report.totals.branches, { covered: 0, total: 0 });
+    const project = report.mismatches.find((m) => m.path === null);
+    assert.deepEqual(project, {
+      path: null,
+      measure: "branches",
+      source: "<metrics conditionals coveredconditionals>",
+      declared: counts(branches),
+      counted: { covered: 0, total: 0 },
+    });
+    assert.deepEqual(
+      report.mismatches.map((m) => [m.path, m.measure]),
+      [
+        ["src/Cart.php", "branches"],
+        ["src/Coupon.php", "branches"],
+        [null, "branches"],
+      ],
+      "only the branches disagree; the statements are the lines",
+    );
+  });
+
   test("Go: set and count profiles give go tool cover's statement coverage", () => {
     for (const name of ["set.out", "count.out"]) {
       const report = parsed("go", name);
