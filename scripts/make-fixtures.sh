@@ -30,7 +30,7 @@ readonly CDXGEN_VERSION=12.8.4
 readonly DEBIAN_PACKAGES=(
   clang cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
-  php-cli php-xml phpunit php-pcov php-xdebug
+  php-cli php-xml phpunit php-pcov php-xdebug diff-cover
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
@@ -133,8 +133,21 @@ add_fixture() { # kind tool file format paths summary tool-output [extra-json]
       summary: $summary, toolOutput: $toolOutput} + $extra' >>"$WORK/_manifest/$1.jsonl"
 }
 
+# Records reports of the kind's manifest that are uploaded to one run together (coverage and its
+# changed lines, or two test runs), with the summary of the tool that read them together.
+add_run() { # kind name summary tool-output file...
+  local kind=$1 name=$2 summary=$3 tool_output=$4
+  shift 4
+  jq -nc --arg name "$name" --arg summary "$summary" --arg toolOutput "$tool_output" \
+    '{name: $name, files: $ARGS.positional, summary: $summary, toolOutput: $toolOutput}' --args "$@" \
+    >>"$WORK/_manifest/$kind-runs.jsonl"
+}
+
 write_manifest() { # kind
   jq -s '.' "$WORK/_manifest/$1.jsonl" >"$ROOT/src/formats/$1/fixtures/manifest.json"
+  if [ -s "$WORK/_manifest/$1-runs.jsonl" ]; then
+    jq -s '.' "$WORK/_manifest/$1-runs.jsonl" >"$ROOT/src/formats/$1/fixtures/runs.json"
+  fi
 }
 
 # Starts a kind afresh: its fixture folder emptied, its manifest restarted.
@@ -142,6 +155,7 @@ begin_kind() { # kind
   rm -rf "${ROOT:?}/src/formats/$1/fixtures"
   mkdir -p "$ROOT/src/formats/$1/fixtures" "$WORK/_manifest"
   : >"$WORK/_manifest/$1.jsonl"
+  : >"$WORK/_manifest/$1-runs.jsonl"
 }
 
 # XML attributes or counters, read with Debian's Python (no dependency of ours).
@@ -155,6 +169,13 @@ print(json.dumps(eval(sys.argv[2])))' "$1" "$2"
 lcov_summary_figures() { # summary-text-file
   sed -nE 's/^ *(lines|functions|branches)\.+: [0-9.]+% \(([0-9]+) of ([0-9]+) [a-z]+\)$/{"\1": {"covered": \2, "total": \3}}/p' "$1" |
     jq -s 'add // {}'
+}
+
+# diff-cover's JSON report: the changed lines its coverage report measures, those it misses, and
+# per file the percentage and the missed lines.
+diff_cover_figures() { # json-report
+  jq '{diffCover: {lines: .total_num_lines, missing: .total_num_violations, percentCovered: .total_percent_covered,
+    files: (.src_stats | map_values({percentCovered: .percent_covered, missingLines: .violation_lines}))}}' "$1"
 }
 
 lcov_summary() { # lcov-file output-file
@@ -500,6 +521,33 @@ make_coverage() {
         '{reportCounters: $report, groupCounters: $groups}'
     )"
   add_fixture coverage jacoco jacoco/jacoco-groups.xml jacoco package-relative jacoco/jacoco-groups.summary.json jacoco/jacoco.tool-output.txt
+
+  log "git diff and diff-cover (java-coverage's changes since java-coverage-previous)"
+  # The project as a history of two commits, java-coverage-previous's sources and then the ones
+  # the report above measured; diff-cover (compared with the first commit) reads the report
+  # against that diff, finding each of JaCoCo's package paths under the source root it is given.
+  git -c init.defaultBranch=main init -q .
+  mv src "$WORK/_java-src"
+  cp -r "$SOURCES/java-coverage-previous/src" src
+  git add src && "${git_env[@]}" git commit -q -m "Percent coupons"
+  rm -rf src && mv "$WORK/_java-src" src
+  git add -A src && "${git_env[@]}" git commit -q -m "Fixed coupons, AU shipping, free NZ shipping over 100, one line per sku"
+  git diff HEAD~1 HEAD >"$out/jacoco/changes.diff"
+  git diff --numstat HEAD~1 HEAD >"$out/jacoco/changes.tool-output.txt"
+  write_summary "$out/jacoco/changes.summary.json" git "$(git --version)" "git diff HEAD~1 HEAD" "$PWD" "$(
+    jq -Rn '{files: ([inputs | split("\t") | {key: .[2], value: {added: (.[0] | tonumber), deleted: (.[1] | tonumber)}}]
+      | from_entries)}' "$out/jacoco/changes.tool-output.txt"
+  )"
+  add_fixture coverage jacoco jacoco/changes.diff unified-diff relative jacoco/changes.summary.json jacoco/changes.tool-output.txt
+  local diff_cover=(diff-cover build/jacoco.xml --compare-branch=HEAD~1 --src-roots src/main/java)
+  {
+    echo "\$ ${diff_cover[*]} --json-report diff-cover.json"
+    "${diff_cover[@]}" --json-report "$WORK/_diff-cover.json"
+  } >"$out/jacoco/diff-cover.tool-output.txt" 2>&1
+  write_summary "$out/jacoco/diff-cover.summary.json" diff-cover "$(diff-cover --version)" \
+    "${diff_cover[*]} --json-report diff-cover.json" "$PWD" "$(diff_cover_figures "$WORK/_diff-cover.json")"
+  add_run coverage jacoco-changes jacoco/diff-cover.summary.json jacoco/diff-cover.tool-output.txt \
+    jacoco/jacoco.xml jacoco/changes.diff
 
   log "PHPUnit (Clover, with PCOV and with Xdebug's path coverage)"
   enter_project php-coverage

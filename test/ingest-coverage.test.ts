@@ -13,13 +13,14 @@ import type {
   RepositoryRow,
 } from "../src/db/types.ts";
 import type { ArtifactKind, ArtifactRow } from "../src/db/types-ingestion.ts";
-import { CoverageFormatError } from "../src/formats/coverage/index.ts";
+import { CoverageFormatError, detectCoverageFormat } from "../src/formats/coverage/index.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { ChangedLinesFormatError } from "../src/ingestion/changes.ts";
 import { coverageGateFailures } from "../src/ingestion/coverage/metrics.ts";
 import { processChanges, processCoverage } from "../src/ingestion/coverage/process.ts";
 import { validateChanges, validateCoverage } from "../src/ingestion/coverage/validate.ts";
 import { UploadError } from "../src/ingestion/errors.ts";
+import { COVERAGE_FORMAT_NAMES, changesFormatName } from "../src/ingestion/intake-report.ts";
 import { processInputOf } from "../src/ingestion/process-job.ts";
 import type { ProcessResult } from "../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
@@ -134,7 +135,14 @@ describe("coverage processing", () => {
     return { repo, run, check };
   }
 
-  /** Stores an artifact of `run` with `text` as its only chunk, QUEUED. */
+  /** The format the intake records for a report of this kind, as it names it. */
+  function formatOf(kind: ArtifactKind, text: string): string | null {
+    if (kind === "CHANGES") return changesFormatName(text);
+    const format = detectCoverageFormat(text);
+    return format === null ? null : COVERAGE_FORMAT_NAMES[format];
+  }
+
+  /** Stores an artifact of `run` with `text` as its only chunk, QUEUED, with the format the intake records. */
   async function anArtifact(
     run: AnalysisRunRow,
     check: CheckRow | null,
@@ -157,6 +165,7 @@ describe("coverage processing", () => {
         work_dir: spec.workDir ?? null,
         compression: "NONE",
         stored_bytes: bytes.length,
+        format: formatOf(spec.kind, spec.text),
         content_sha256: createHash("sha256").update(bytes).digest(),
       })
       .returningAll()
@@ -649,6 +658,82 @@ describe("coverage processing", () => {
       "NLCV JAVA 66.67",
       "NLCV JAVASCRIPT 25",
     ]);
+  });
+
+  describe("JaCoCo's package paths and the diff's repository paths", () => {
+    /** A JaCoCo report of com/acme/Cart.java (lines 3, 4 run, 5 not) and com/acme/Util.java (line 2 run). */
+    const JACOCO = `<?xml version="1.0" encoding="UTF-8"?><report name="shop">
+<package name="com/acme">
+<sourcefile name="Cart.java"><line nr="3" mi="0" ci="2" mb="0" cb="0"/><line nr="4" mi="0" ci="3" mb="1" cb="1"/><line nr="5" mi="2" ci="0" mb="0" cb="0"/></sourcefile>
+<sourcefile name="Util.java"><line nr="2" mi="0" ci="1" mb="0" cb="0"/></sourcefile>
+</package></report>`;
+    /** Cart.java under the one module's source root; Util.java in two modules. */
+    const DIFF = JSON.stringify({
+      files: {
+        "core/src/main/java/com/acme/Cart.java": [[3, 5]],
+        "core/src/main/java/com/acme/Util.java": [[1, 3]],
+        "web/src/main/java/com/acme/Util.java": [[1, 3]],
+        "core/src/main/java/acme/Cart.java": [[1, 9]],
+      },
+    });
+    const UTIL_WARNING =
+      "com/acme/Util.java: 2 changed files end in this path (core/src/main/java/com/acme/Util.java, web/src/main/java/com/acme/Util.java) and the report does not say which it is, so none of its lines counts as changed.";
+
+    /** Stores and processes an artifact, answering what processing found. */
+    async function processed(
+      run: AnalysisRunRow,
+      check: CheckRow | null,
+      text: string,
+      languageKey?: string,
+    ) {
+      const kind: ArtifactKind = check === null ? "CHANGES" : "COVERAGE";
+      return processArtifact(
+        await anArtifact(run, check, { kind, text, ...(languageKey && { languageKey }) }),
+      );
+    }
+
+    test("a package path counts the changed lines of the one changed file under a source root that ends in it", async () => {
+      const { run, check } = await aCoverageRun();
+      const report = await processed(run, check, JACOCO, "java");
+      const diff = await processed(run, null, DIFF);
+      const row = await reportOf(check);
+      // Cart.java's lines 3, 4 and 5: two run; the branch line 4, 1 of 2. Util.java counts none.
+      assert.deepEqual(
+        [row.lines_new, row.lines_new_covered, row.branches_new, row.branches_new_covered],
+        [3, 2, 2, 1],
+      );
+      assert.deepEqual(await checkFilesOf(check), [
+        "com/acme/Cart.java JAVA x1 lines 2/3 branches 1/2 new 2/3 1/2 uncovered [5]",
+        "com/acme/Util.java JAVA x1 lines 1/1 branches 0/0 new 0/0 0/0 uncovered []",
+      ]);
+      // The file two changed files could be is said on the changes, which made it known.
+      assert.deepEqual(diff.warnings, [UTIL_WARNING]);
+      assert.deepEqual(report.warnings, []);
+    });
+
+    test("the report processed after the changes says which of its files could be several changed files", async () => {
+      const { run, check } = await aCoverageRun();
+      await processed(run, null, DIFF);
+      const report = await processed(run, check, JACOCO, "java");
+      assert.deepEqual(report.warnings, [UTIL_WARNING]);
+      // Another language's report processed later does not repeat it.
+      const other = await processed(run, check, "SF:src/a.ts\nDA:1,1\nend_of_record\n", "javascript");
+      assert.deepEqual(other.warnings, []);
+      assert.deepEqual(
+        [(await reportOf(check)).lines_new, (await reportOf(check)).lines_new_covered],
+        [3, 2],
+      );
+    });
+
+    test("only JaCoCo's paths stand for the changed files that end in them: an LCOV path must match whole", async () => {
+      const { run, check } = await aCoverageRun();
+      await coverage(run, check, "java", "SF:com/acme/Cart.java\nDA:3,1\nend_of_record\n");
+      await changes(run, DIFF);
+      assert.deepEqual(
+        [(await reportOf(check)).lines_new, (await reportOf(check)).lines_new_covered],
+        [0, 0],
+      );
+    });
   });
 
   test("changed lines that touch no coverable line give zero new lines and no new-code metrics", async () => {

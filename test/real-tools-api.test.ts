@@ -6,7 +6,14 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { parseCoverage } from "../src/formats/coverage/index.ts";
-import { fixtureDir, listToolFixtures, type ToolFixture, type ToolSummary } from "../src/formats/fixtures.ts";
+import {
+  fixtureDir,
+  listToolFixtures,
+  listToolRuns,
+  readRunSummary,
+  type ToolFixture,
+  type ToolSummary,
+} from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
@@ -104,14 +111,15 @@ function assertProcessed(
 async function uploadFixture(
   fixture: ToolFixture,
   input: { analyzer: string; analyzerType?: string; key?: string },
+  target?: { repository: RepositoryRow; commitOid: string },
 ): Promise<{ id: string; repository: RepositoryRow }> {
-  const repository = await aRepository(server.db, account);
+  const repository = target?.repository ?? (await aRepository(server.db, account));
   const data = await query<{
     uploadArtifact: { ok: boolean; error: string; artifact: { id: string } | null };
   }>(UPLOAD, {
     input: {
       repositoryId: encodeGlobalId("Repository", repository.key),
-      commitOid: aCommitOid(),
+      commitOid: target?.commitOid ?? aCommitOid(),
       branch: repository.default_branch,
       analyzer: input.analyzer,
       analyzerType: input.analyzerType ?? null,
@@ -1220,6 +1228,125 @@ describe("every real tool's coverage report through the API, compared with the t
           );
         }
       }
+    });
+  }
+});
+
+// --- Reports uploaded to one run together ------------------------------------------------------------
+
+const RUN_QUERY = `query($id: ID!) { node(id: $id) { ... on Artifact {
+  warnings
+  run { changesetStats {
+    lines { new newCovered overall overallCovered } branches { new newCovered overall overallCovered }
+  } }
+  check { coverageFiles(first: 500) { edges { node {
+    path lines { total covered new newCovered } branches { total covered new newCovered }
+  } } } }
+} } }`;
+
+interface RunCounts {
+  new: number | null;
+  newCovered: number | null;
+  overall: number | null;
+  overallCovered: number | null;
+}
+
+interface RunOut {
+  warnings: string[];
+  run: { changesetStats: { lines: RunCounts; branches: RunCounts } };
+  check: {
+    coverageFiles: {
+      edges: Array<{
+        node: {
+          path: string;
+          lines: { total: number; covered: number; new: number | null; newCovered: number | null };
+        };
+      }>;
+    };
+  };
+}
+
+/**
+ * Whether a file the API lists by its report's path is the repository file `repositoryPath`: the
+ * same path, or (JaCoCo, docs/ingestion-coverage.md "Changed lines") the package path that
+ * repository path ends in below its source root.
+ */
+function standsFor(apiPath: string, repositoryPath: string): boolean {
+  return apiPath === repositoryPath || repositoryPath.endsWith(`/${apiPath}`);
+}
+
+/**
+ * Compares the run with diff-cover's report on the same coverage report and diff: the changed
+ * lines it measures and those it misses, in total and per file (diff-cover names files by their
+ * repository path, and rounds its total percentage down to a whole number).
+ */
+function assertAsDiffCover(source: string, figures: Record<string, unknown>, out: RunOut): void {
+  const lines = numberAt(source, figures, "lines");
+  const missing = numberAt(source, figures, "missing");
+  const stats = out.run.changesetStats.lines;
+  assert.deepEqual(
+    { new: stats.new, newCovered: stats.newCovered },
+    { new: lines, newCovered: lines - missing },
+    "the changed lines diff-cover measures, and those it does not find missing",
+  );
+  assert.equal(Math.floor(((lines - missing) / lines) * 100), numberAt(source, figures, "percentCovered"));
+  const perFile = figures.files;
+  if (!isRecord(perFile)) throw new Error(`${source}: diff-cover's summary has no files`);
+  const files = out.check.coverageFiles.edges.map((edge) => edge.node);
+  for (const [repositoryPath, entry] of Object.entries(perFile)) {
+    const matches = files.filter((file) => standsFor(file.path, repositoryPath));
+    assert.equal(matches.length, 1, `one API file stands for ${repositoryPath}`);
+    const file = matches[0]!;
+    const missed = isRecord(entry) && Array.isArray(entry.missingLines) ? entry.missingLines.length : -1;
+    assert.equal(
+      (file.lines.new ?? 0) - (file.lines.newCovered ?? 0),
+      missed,
+      `${repositoryPath}: missed lines`,
+    );
+    assert.ok(
+      Math.abs(
+        ((file.lines.newCovered ?? 0) / (file.lines.new ?? 0)) * 100 -
+          numberAt(source, perFile, repositoryPath, "percentCovered"),
+      ) < 1e-9,
+      `${repositoryPath}: diff-cover's percentage`,
+    );
+  }
+  const withNewLines = files.filter((file) => (file.lines.new ?? 0) > 0);
+  assert.equal(withNewLines.length, Object.keys(perFile).length, "no other file has changed lines");
+}
+
+describe("reports uploaded to one run together, compared with the tool that read them together", () => {
+  const fixtures = listToolFixtures("coverage");
+  const runs = listToolRuns("coverage");
+  it("the coverage fixtures list runs of reports uploaded together", () => {
+    assert.ok(runs.length > 0);
+  });
+
+  for (const run of runs) {
+    it(`${run.name}: ${run.files.join(" + ")} give the figures of the tool's own reading`, async () => {
+      const target = { repository: await aRepository(server.db, account), commitOid: aCommitOid() };
+      let last = "";
+      for (const file of run.files) {
+        const fixture = fixtures.find((f) => f.file === file);
+        if (fixture === undefined) throw new Error(`${run.name}: ${file} is in no manifest entry`);
+        const input =
+          fixture.format === "unified-diff"
+            ? { analyzer: "changes" }
+            : { analyzer: "test-coverage", key: languageKey(fixture) };
+        const { id } = await uploadFixture(fixture, input, target);
+        if (fixture.format !== "unified-diff") last = id;
+      }
+      const { node } = await query<{ node: RunOut }>(RUN_QUERY, { id: last });
+      const { figures } = readRunSummary(run);
+      let compared = 0;
+      if (isRecord(figures.diffCover)) {
+        assertAsDiffCover(run.summary, figures.diffCover, node);
+        compared += 1;
+      }
+      assert.ok(
+        compared > 0,
+        `${run.summary}: the summary holds no figure this test knows (${Object.keys(figures).join(", ")})`,
+      );
     });
   }
 });

@@ -11,6 +11,8 @@ import {
   type FixtureKind,
   fixtureDir,
   listToolFixtures,
+  listToolRuns,
+  readRunSummary,
   readToolFixture,
   readToolSummary,
   type ToolFixture,
@@ -65,6 +67,20 @@ describe("real-tool fixtures", () => {
       }
     });
   }
+
+  test("each run of reports uploaded together names manifest files, its tool's summary and output", () => {
+    for (const kind of FIXTURE_KINDS) {
+      const files = new Set(listToolFixtures(kind).map((fixture) => fixture.file));
+      for (const run of listToolRuns(kind)) {
+        assert.ok(run.files.length > 1, `${run.name} uploads more than one report`);
+        for (const file of run.files) assert.ok(files.has(file), `${run.name}: ${file} is in the manifest`);
+        assert.ok(text(kind, run.toolOutput).trim().length > 0, `${run.toolOutput} is empty`);
+        const summary = readRunSummary(run);
+        assert.match(summary.version, /\d+\.\d+/, `${run.summary} has no version number`);
+        assert.ok(Object.keys(summary.figures).length > 0, `${run.summary} has no figures`);
+      }
+    }
+  });
 
   test("every findings fixture is read whole by our reader, every located result inside the tool's workDir", async () => {
     for (const fixture of listToolFixtures("sarif")) {

@@ -53,6 +53,20 @@ export interface ToolFixture {
   stripPrefixes?: string[];
 }
 
+/**
+ * Reports of a kind's manifest that go into one run together (a coverage report and the changed
+ * lines it is read with, or the reports of two test runs), and the summary of the tool that read
+ * them together (diff-cover, `lcov -a`). Listed in the kind's `runs.json`.
+ */
+export interface ToolRun {
+  kind: FixtureKind;
+  name: string;
+  /** The manifest's files, in upload order. */
+  files: string[];
+  summary: string;
+  toolOutput: string;
+}
+
 /** A run's summary as the script extracted it from the tool's own output. */
 export interface ToolSummary {
   tool: string;
@@ -76,6 +90,19 @@ export function listToolFixtures(kind: FixtureKind): ToolFixture[] {
   const text = fs.readFileSync(path.join(fixtureDir(kind), "manifest.json"), "utf8");
   const entries = JSON.parse(text) as Omit<ToolFixture, "kind">[];
   return entries.map((entry) => ({ ...entry, kind }));
+}
+
+/** Every run of reports uploaded together that a kind's `runs.json` lists (none when it has none). */
+export function listToolRuns(kind: FixtureKind): ToolRun[] {
+  const file = path.join(fixtureDir(kind), "runs.json");
+  if (!fs.existsSync(file)) return [];
+  const entries = JSON.parse(fs.readFileSync(file, "utf8")) as Omit<ToolRun, "kind">[];
+  return entries.map((entry) => ({ ...entry, kind }));
+}
+
+/** The summary of a run of reports uploaded together. */
+export function readRunSummary(run: ToolRun): ToolSummary {
+  return JSON.parse(fs.readFileSync(path.join(fixtureDir(run.kind), run.summary), "utf8")) as ToolSummary;
 }
 
 /** The manifest entry of `<tool>/<name>`, failing the test when the manifest has none. */

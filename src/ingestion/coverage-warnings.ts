@@ -1,15 +1,19 @@
 import type { CoverageCounts, DeclaredTotalsMismatch, ExcludedFile } from "../formats/coverage/index.ts";
+import type { AmbiguousPath } from "./coverage/path-pairing.ts";
 
 /**
  * The sentences a coverage artifact's result carries (docs/ingestion-coverage.md "What an upload
- * reports"): files left out for their paths, and totals the report declares that its detail does
- * not bear out. Each says what was found and where, so the uploader can act on it.
+ * reports"): files left out for their paths, totals the report declares that its detail does
+ * not bear out, and files whose changed lines could not be told. Each says what was found and
+ * where, so the uploader can act on it.
  */
 
 /** Excluded paths named in the outside-the-repository warning. */
 const PATHS_NAMED = 3;
-/** Mismatches described one by one; the rest are counted in one more sentence. */
+/** Mismatches (and ambiguous paths) described one by one; the rest are counted in one more sentence. */
 const MISMATCHES_DESCRIBED = 5;
+/** Candidates named for an ambiguous path. */
+const CANDIDATES_NAMED = 3;
 
 /** The warning for files outside the repository: how many, the first few, and how paths are resolved. */
 export function outsideWarning(excluded: readonly ExcludedFile[], workDir: string | null): string {
@@ -47,4 +51,24 @@ function describeMismatch(mismatch: DeclaredTotalsMismatch): string {
 
 function ratio(counts: CoverageCounts): string {
   return `${counts.covered} of ${counts.total}`;
+}
+
+/**
+ * One warning per file several of the run's changed files could be (a JaCoCo package path that
+ * more than one changed path ends in), the first {@link MISMATCHES_DESCRIBED}, then one counting
+ * the rest: none of its lines counts as changed.
+ */
+export function ambiguousPathWarnings(ambiguous: readonly AmbiguousPath[]): string[] {
+  const warnings = ambiguous.slice(0, MISMATCHES_DESCRIBED).map(({ path, candidates }) => {
+    const named = candidates.slice(0, CANDIDATES_NAMED).join(", ");
+    const more = candidates.length > CANDIDATES_NAMED ? ", …" : "";
+    return `${path}: ${candidates.length} changed files end in this path (${named}${more}) and the report does not say which it is, so none of its lines counts as changed.`;
+  });
+  const rest = ambiguous.length - MISMATCHES_DESCRIBED;
+  if (rest > 0) {
+    warnings.push(
+      `${rest} more file(s) could each be several changed files; none of their lines counts as changed.`,
+    );
+  }
+  return warnings;
 }

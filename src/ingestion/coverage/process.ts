@@ -10,7 +10,7 @@ import {
   insertCoverageFiles,
 } from "../../modules/coverage/coverage-report-store.ts";
 import { countChangedLines, parseChangedLines } from "../changes.ts";
-import { mismatchWarnings, outsideWarning } from "../coverage-warnings.ts";
+import { ambiguousPathWarnings, mismatchWarnings, outsideWarning } from "../coverage-warnings.ts";
 import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
 import { recomputeRunCoverage } from "./recompute.ts";
 import { collectText, metricKeyOfLanguage } from "./validate.ts";
@@ -53,7 +53,7 @@ export async function processCoverage(
   await storeCoverageFiles(tx, { checkId: check.id, artifactId: artifact.id, languageKey }, report.files);
   // The check has a report from now on, even when this one named no files.
   await ensureCoverageReport(tx, check.id);
-  await recomputeRunCoverage(tx, input.run.id, maxBytes);
+  const { ambiguous } = await recomputeRunCoverage(tx, input.run.id, maxBytes);
   const { lines, branches } = report.totals;
   const tally = new ProcessTally();
   tally.store(report.files.length);
@@ -62,6 +62,9 @@ export async function processCoverage(
     tally.warn(outsideWarning(report.excluded, artifact.work_dir));
   }
   for (const warning of mismatchWarnings(report.mismatches)) tally.warn(warning);
+  // The run's other reports' ambiguous files were said when they, or the changes, were processed.
+  const own = ambiguous.filter((file) => file.artifactIds.includes(artifact.id));
+  for (const warning of ambiguousPathWarnings(own)) tally.warn(warning);
   return tally.result({
     linesTotal: lines.total,
     linesCovered: lines.covered,
@@ -79,9 +82,10 @@ export async function processChanges(
   maxBytes: number = DEFAULT_CHANGES_MAX_BYTES,
 ): Promise<ProcessResult> {
   const changed = parseChangedLines(await collectText(input.text()), input.artifact.work_dir);
-  await recomputeRunCoverage(input.tx, input.run.id, maxBytes);
+  const { ambiguous } = await recomputeRunCoverage(input.tx, input.run.id, maxBytes);
   const tally = new ProcessTally();
   tally.store(changed.size);
+  for (const warning of ambiguousPathWarnings(ambiguous)) tally.warn(warning);
   return tally.result({ changedLines: countChangedLines(changed) });
 }
 

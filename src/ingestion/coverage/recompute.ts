@@ -9,6 +9,7 @@ import {
   setChangedCoverageOfCheckFiles,
 } from "../../modules/coverage/coverage-file-store.ts";
 import {
+  findCoverageFilePathsOfFormat,
   findCoverageFilesByPaths,
   findRepeatedFiles,
   findSingleFileTotals,
@@ -26,8 +27,10 @@ import {
   mergeChangedLines,
   parseChangedLines,
 } from "../changes.ts";
+import { COVERAGE_FORMAT_NAMES } from "../intake-report.ts";
 import { COVERAGE_ANALYZER, COVERAGE_LANGUAGE_KEYS } from "../types.ts";
 import { metricValuesOf } from "./metrics.ts";
+import { type AmbiguousPath, pairStoredPaths } from "./path-pairing.ts";
 import {
   type CoverageSummary,
   type CoverageTally,
@@ -40,6 +43,17 @@ import {
 } from "./tallies.ts";
 import { collectText, metricKeyOfLanguage } from "./validate.ts";
 
+/** A stored path several of the run's changed files could be, and the artifacts that hold it. */
+export interface AmbiguousCoverageFile extends AmbiguousPath {
+  artifactIds: string[];
+}
+
+/** What a recomputation found that the uploader should see. */
+export interface CoverageRecomputation {
+  /** Files whose changed lines counted nowhere, since several changed files could be them. */
+  ambiguous: AmbiguousCoverageFile[];
+}
+
 /**
  * Recomputes the coverage of the run's `test-coverage` check, if it has one with a report: the
  * `coverage_reports` row (totals over the check's files; the `*_new` counts over the run's
@@ -50,11 +64,11 @@ export async function recomputeRunCoverage(
   tx: Kysely<Database>,
   runId: string,
   maxBytes: number,
-): Promise<void> {
+): Promise<CoverageRecomputation> {
   const check = await findCheckOfRunByAnalyzerShortcode(tx, runId, COVERAGE_ANALYZER);
-  if (!check || !(await hasCoverageReport(tx, check.id))) return;
+  if (!check || !(await hasCoverageReport(tx, check.id))) return { ambiguous: [] };
   const changed = await changedLinesOfRun(tx, runId, maxBytes);
-  const { perLanguage, merged, changedFiles } = await summariseCheck(tx, check.id, changed);
+  const { perLanguage, merged, changedFiles, ambiguous } = await summariseCheck(tx, check.id, changed);
   const aggregate = sumSummaries([...perLanguage.values()], changed !== null);
   await writeCoverageReport(tx, check.id, aggregate);
   await replaceCoverageCheckFiles(tx, check.id, COVERAGE_LANGUAGE_KEYS, merged);
@@ -74,6 +88,7 @@ export async function recomputeRunCoverage(
     },
     values,
   );
+  return { ambiguous };
 }
 
 /**
@@ -107,6 +122,7 @@ interface CheckSummary {
   merged: MergedCoverageFile[];
   /** Each file's figures on the changed lines (files with none left out); null without changed lines. */
   changedFiles: ChangedCoverageFile[] | null;
+  ambiguous: AmbiguousCoverageFile[];
 }
 
 /**
@@ -154,6 +170,7 @@ async function summariseCheck(
       uncoveredLines: file.uncovered_lines,
     })),
     changedFiles: fresh?.files ?? null,
+    ambiguous: fresh?.ambiguous ?? [],
   };
 }
 
@@ -161,20 +178,32 @@ async function summariseCheck(
  * Coverage of the changed lines, per language: lines with a count that are changed (covered when
  * run), and the branch outcomes on changed lines. Every format that reports conditions counts
  * them per line exactly as its branches, so a file with conditions counts the same outcomes there.
+ * A file stands for the changed file of its path, or for the one its JaCoCo package path names
+ * (see {@link pairStoredPaths}); one that several changed files could be counts no changed line.
  */
 async function changedTallies(
   tx: Kysely<Database>,
   checkId: string,
   changed: ChangedLines,
-): Promise<{ perLanguage: Map<MetricKey, CoverageTally>; files: ChangedCoverageFile[] }> {
+): Promise<{
+  perLanguage: Map<MetricKey, CoverageTally>;
+  files: ChangedCoverageFile[];
+  ambiguous: AmbiguousCoverageFile[];
+}> {
   const perLanguage = new Map<MetricKey, CoverageTally>();
   const files: ChangedCoverageFile[] = [];
   const paths = [...changed.keys()];
-  if (paths.length === 0) return { perLanguage, files };
-  const rows = await findCoverageFilesByPaths(tx, checkId, paths);
+  if (paths.length === 0) return { perLanguage, files, ambiguous: [] };
+  const packagePaths = await findCoverageFilePathsOfFormat(tx, checkId, COVERAGE_FORMAT_NAMES.jacoco);
+  const pairing = pairStoredPaths(
+    packagePaths.map(({ path }) => ({ path, kind: "below-source-root" as const })),
+    paths,
+  );
+  const paired = packagePaths.map((p) => p.path).filter((path) => pairing.changedPathOf(path) !== undefined);
+  const rows = await findCoverageFilesByPaths(tx, checkId, [...new Set([...paths, ...paired])]);
   for (const { file } of mergedFiles(rows)) {
     const key = metricKeyOfLanguage(file.language_key);
-    const tally = changedTallyOf(file, changed);
+    const tally = changedTallyOf(file, changed, pairing.changedPathOf(file.path));
     perLanguage.set(key, sumTallies([perLanguage.get(key) ?? emptyTally(), tally]));
     files.push({
       metricKey: key,
@@ -185,11 +214,20 @@ async function changedTallies(
       branchesCovered: tally.branches.covered,
     });
   }
-  return { perLanguage, files };
+  const ambiguous = pairing.ambiguous.map((entry) => ({
+    ...entry,
+    artifactIds: packagePaths.filter((p) => p.path === entry.path).map((p) => p.artifact_id),
+  }));
+  return { perLanguage, files, ambiguous };
 }
 
-function changedTallyOf(file: StoredCoverageFile, changed: ChangedLines): CoverageTally {
-  const on = (line: number) => isChanged(changed, file.path, line);
+/** A file's coverage on the lines of `changedPath` that changed; nothing when it stands for no changed file. */
+function changedTallyOf(
+  file: StoredCoverageFile,
+  changed: ChangedLines,
+  changedPath: string | undefined,
+): CoverageTally {
+  const on = (line: number) => changedPath !== undefined && isChanged(changed, changedPath, line);
   const covered = file.covered_lines.filter(on).length;
   const lines = { covered, total: covered + file.uncovered_lines.filter(on).length };
   const branches = { covered: 0, total: 0 };

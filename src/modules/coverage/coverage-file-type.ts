@@ -38,7 +38,11 @@ const CoverageFileRef = builder.objectRef<CoverageFileRow>("CoverageFile").imple
   description:
     "One source file as a coverage check counted it: the figures its coverage reports give for the file, which add up to the check's coverage values. A file several reports of one language name is merged, as the totals merge it: a line is covered when any report ran it. Files outside the repository are not counted and not listed (the artifact's result counts them).",
   fields: (t) => ({
-    path: t.string({ description: "The file's path in the repository.", resolve: (f) => f.path }),
+    path: t.string({
+      description:
+        "The file's path as its report names it, made relative to the repository root. JaCoCo names a file from its package (`com/acme/Cart.java`), without the source root it lies under, which the report does not say; such a path is kept as it is.",
+      resolve: (f) => f.path,
+    }),
     key: t.field({
       type: MetricKeyEnum,
       description: "The language the file was reported under (the upload's language key).",
