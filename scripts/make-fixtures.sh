@@ -172,10 +172,39 @@ lcov_summary_figures() { # summary-text-file
 }
 
 # diff-cover's JSON report: the changed lines its coverage report measures, those it misses, and
-# per file the percentage and the missed lines.
+# per file the percentage and the missed lines (keys sorted: diff-cover lists files in no fixed order).
 diff_cover_figures() { # json-report
-  jq '{diffCover: {lines: .total_num_lines, missing: .total_num_violations, percentCovered: .total_percent_covered,
+  jq -S '{diffCover: {lines: .total_num_lines, missing: .total_num_violations, percentCovered: .total_percent_covered,
     files: (.src_stats | map_values({percentCovered: .percent_covered, missingLines: .violation_lines}))}}' "$1"
+}
+
+# The diff of the current git repository's last commit as a changed-lines fixture in a tool's
+# folder (changes.diff), with `git diff --numstat` as its output and figures.
+record_git_diff() { # tool-folder
+  local dir="$ROOT/src/formats/coverage/fixtures/$1"
+  git diff HEAD~1 HEAD >"$dir/changes.diff"
+  git diff --numstat HEAD~1 HEAD >"$dir/changes.tool-output.txt"
+  write_summary "$dir/changes.summary.json" git "$(git --version)" "git diff HEAD~1 HEAD" "$PWD" "$(
+    jq -Rn '{files: ([inputs | split("\t") | {key: .[2], value: {added: (.[0] | tonumber), deleted: (.[1] | tonumber)}}]
+      | from_entries)}' "$dir/changes.tool-output.txt"
+  )"
+  add_fixture coverage "$1" "$1/changes.diff" unified-diff relative "$1/changes.summary.json" "$1/changes.tool-output.txt"
+}
+
+# diff-cover reading a coverage report against the last commit's diff, recorded as a run of
+# runs.json: the report's fixture uploaded with the folder's changes.diff, diff-cover's figures.
+record_diff_cover() { # tool-folder run-name report-fixture diff-cover-arguments...
+  local folder=$1 name=$2 report=$3
+  shift 3
+  local dir="$ROOT/src/formats/coverage/fixtures/$folder" command=(diff-cover "$@" --compare-branch=HEAD~1)
+  {
+    echo "\$ ${command[*]} --json-report diff-cover.json"
+    "${command[@]}" --json-report "$WORK/_diff-cover.json"
+  } >"$dir/diff-cover.tool-output.txt" 2>&1
+  write_summary "$dir/diff-cover.summary.json" diff-cover "$(diff-cover --version)" \
+    "${command[*]} --json-report diff-cover.json" "$PWD" "$(diff_cover_figures "$WORK/_diff-cover.json")"
+  add_run coverage "$name" "$folder/diff-cover.summary.json" "$folder/diff-cover.tool-output.txt" "$report" \
+    "$folder/changes.diff"
 }
 
 lcov_summary() { # lcov-file output-file
@@ -385,13 +414,7 @@ make_coverage() {
   git add -A && "${git_env[@]}" git commit -q -m "Price carts"
   cp -r "$SOURCES/js-coverage/." .
   git add -A && "${git_env[@]}" git commit -q -m "Silver tier, first-order discount, more shipping regions"
-  git diff HEAD~1 HEAD >"$out/git-diff/changes.diff"
-  git diff --numstat HEAD~1 HEAD >"$out/git-diff/changes.tool-output.txt"
-  write_summary "$out/git-diff/changes.summary.json" git "$(git --version)" "git diff HEAD~1 HEAD" "$PWD" "$(
-    jq -Rn '{files: ([inputs | split("\t") | {key: .[2], value: {added: (.[0] | tonumber), deleted: (.[1] | tonumber)}}]
-      | from_entries)}' "$out/git-diff/changes.tool-output.txt"
-  )"
-  add_fixture coverage git-diff git-diff/changes.diff unified-diff relative git-diff/changes.summary.json git-diff/changes.tool-output.txt
+  record_git_diff git-diff
 
   log "c8 over node --test"
   rm -rf .git
@@ -475,6 +498,40 @@ make_coverage() {
     )"
   add_fixture coverage coverage-py coverage-py/coverage.lcov lcov relative coverage-py/coverage-lcov.summary.json coverage-py/coverage-lcov.tool-output.txt
 
+  log "coverage.py with two sources (pytest's --cov=invoices --cov=tests), its git diff and diff-cover"
+  # sources.coveragerc names two sources, as pytest-cov's --cov options do. coverage.py's XML then
+  # lists both under <sources> and writes each filename relative to the source it lies in, without
+  # saying which (`totals.py`, `test_totals.py`; the two `__init__.py` become one element). The
+  # project is also a history of two commits (python-coverage-previous's files, then these), whose
+  # diff diff-cover reads the XML against, joining each filename with each source.
+  enter_project python-coverage
+  git -c init.defaultBranch=main init -q .
+  cp -r "$SOURCES/python-coverage-previous/." .
+  git add -A && "${git_env[@]}" git commit -q -m "Invoice totals"
+  cp -r "$SOURCES/python-coverage/." .
+  git add -A && "${git_env[@]}" git commit -q -m "Negative quantities refused, AU tax, late fee tiers"
+  local sources_run=(-m coverage run --rcfile=sources.coveragerc -m unittest discover -s tests -t .)
+  {
+    echo "\$ python3 ${sources_run[*]}"
+    "$PYTHON" "${sources_run[@]}" 2>&1
+    echo "\$ python3 -m coverage report --rcfile=sources.coveragerc"
+    "$PYTHON" -m coverage report --rcfile=sources.coveragerc
+  } >"$out/coverage-py/coverage-sources.tool-output.txt"
+  "$PYTHON" -m coverage xml -q --rcfile=sources.coveragerc -o coverage-sources.xml
+  cp coverage-sources.xml "$out/coverage-py/coverage-sources.xml"
+  "$PYTHON" -m coverage json -q --rcfile=sources.coveragerc -o "$WORK/_coverage-sources.json"
+  write_summary "$out/coverage-py/coverage-sources.summary.json" coverage.py "$("$PYTHON" -m coverage --version | head -n 1)" \
+    "python3 ${sources_run[*]} && python3 -m coverage xml --rcfile=sources.coveragerc -o coverage-sources.xml" "$PWD" "$(
+      jq --argjson cobertura "$(xml_figures coverage-sources.xml '{k: root.attrib[k] for k in ("lines-valid", "lines-covered", "line-rate", "branches-valid", "branches-covered", "branch-rate")}')" \
+        --argjson sources "$(xml_figures coverage-sources.xml '[s.text for s in root.iter("source")]')" \
+        '{allFiles: .totals, coveragePyFiles: (.files | map_values(.summary | {covered_lines, num_statements, covered_branches, num_branches})),
+          coberturaRoot: $cobertura, coberturaSources: $sources}' "$WORK/_coverage-sources.json"
+    )"
+  add_fixture coverage coverage-py coverage-py/coverage-sources.xml cobertura relative-to-sources \
+    coverage-py/coverage-sources.summary.json coverage-py/coverage-sources.tool-output.txt
+  record_git_diff coverage-py
+  record_diff_cover coverage-py coverage-py-sources-changes coverage-py/coverage-sources.xml coverage-sources.xml
+
   log "gcc --coverage, lcov and gcovr"
   enter_project c-coverage
   {
@@ -532,22 +589,8 @@ make_coverage() {
   git add src && "${git_env[@]}" git commit -q -m "Percent coupons"
   rm -rf src && mv "$WORK/_java-src" src
   git add -A src && "${git_env[@]}" git commit -q -m "Fixed coupons, AU shipping, free NZ shipping over 100, one line per sku"
-  git diff HEAD~1 HEAD >"$out/jacoco/changes.diff"
-  git diff --numstat HEAD~1 HEAD >"$out/jacoco/changes.tool-output.txt"
-  write_summary "$out/jacoco/changes.summary.json" git "$(git --version)" "git diff HEAD~1 HEAD" "$PWD" "$(
-    jq -Rn '{files: ([inputs | split("\t") | {key: .[2], value: {added: (.[0] | tonumber), deleted: (.[1] | tonumber)}}]
-      | from_entries)}' "$out/jacoco/changes.tool-output.txt"
-  )"
-  add_fixture coverage jacoco jacoco/changes.diff unified-diff relative jacoco/changes.summary.json jacoco/changes.tool-output.txt
-  local diff_cover=(diff-cover build/jacoco.xml --compare-branch=HEAD~1 --src-roots src/main/java)
-  {
-    echo "\$ ${diff_cover[*]} --json-report diff-cover.json"
-    "${diff_cover[@]}" --json-report "$WORK/_diff-cover.json"
-  } >"$out/jacoco/diff-cover.tool-output.txt" 2>&1
-  write_summary "$out/jacoco/diff-cover.summary.json" diff-cover "$(diff-cover --version)" \
-    "${diff_cover[*]} --json-report diff-cover.json" "$PWD" "$(diff_cover_figures "$WORK/_diff-cover.json")"
-  add_run coverage jacoco-changes jacoco/diff-cover.summary.json jacoco/diff-cover.tool-output.txt \
-    jacoco/jacoco.xml jacoco/changes.diff
+  record_git_diff jacoco
+  record_diff_cover jacoco jacoco-changes jacoco/jacoco.xml build/jacoco.xml --src-roots src/main/java
 
   log "PHPUnit (Clover, with PCOV and with Xdebug's path coverage)"
   enter_project php-coverage

@@ -624,6 +624,25 @@ describe("errors that name the real problem", () => {
     );
   });
 
+  test("a coverage.py report with two sources is accepted, told which files it places in one of them without saying which", async () => {
+    const repository = await aRepository(server.db, account);
+    const fixture = toolFixture("coverage", "coverage-py", "coverage-sources.xml");
+    const commit = aCommit();
+    const answer = await uploadArtifact(repository, {
+      commitOid: commit,
+      text: readToolFixture("coverage", "coverage-py", "coverage-sources.xml"),
+      analyzer: "test-coverage",
+      key: "python",
+      workDir: fixture.workDir,
+    });
+    const warning =
+      "4 file(s) lie in one of the report's <source> directories (invoices, tests) and the report does not say which: they are listed with their places in braces ({invoices,tests}/__init__.py, {invoices,tests}/report.py, {invoices,tests}/test_totals.py, …), and a file's changed lines count only when one of its places, and only one, changed. Reports that name files from the repository root (coverage.py's LCOV report, or a single source) avoid this.";
+    assert.deepEqual([answer.ok, answer.warnings], [true, [warning]]);
+    await processQueued();
+    const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+    assert.deepEqual([artifact.readCount, artifact.storedCount, artifact.skipped], [4, 4, []]);
+  });
+
   test("an LCOV report, a JaCoCo report or a diff sent as SARIF is told what it looks like, on both paths", async () => {
     const repository = await aRepository(server.db, account);
     const lcovAnswer =

@@ -660,7 +660,7 @@ describe("coverage processing", () => {
     ]);
   });
 
-  describe("JaCoCo's package paths and the diff's repository paths", () => {
+  describe("report paths that are not repository paths, paired with the diff's", () => {
     /** A JaCoCo report of com/acme/Cart.java (lines 3, 4 run, 5 not) and com/acme/Util.java (line 2 run). */
     const JACOCO = `<?xml version="1.0" encoding="UTF-8"?><report name="shop">
 <package name="com/acme">
@@ -677,7 +677,7 @@ describe("coverage processing", () => {
       },
     });
     const UTIL_WARNING =
-      "com/acme/Util.java: 2 changed files end in this path (core/src/main/java/com/acme/Util.java, web/src/main/java/com/acme/Util.java) and the report does not say which it is, so none of its lines counts as changed.";
+      "com/acme/Util.java could be any of 2 changed files (core/src/main/java/com/acme/Util.java, web/src/main/java/com/acme/Util.java); the report does not say which, so none of its lines counts as changed.";
 
     /** Stores and processes an artifact, answering what processing found. */
     async function processed(
@@ -688,7 +688,12 @@ describe("coverage processing", () => {
     ) {
       const kind: ArtifactKind = check === null ? "CHANGES" : "COVERAGE";
       return processArtifact(
-        await anArtifact(run, check, { kind, text, ...(languageKey && { languageKey }) }),
+        await anArtifact(run, check, {
+          kind,
+          text,
+          workDir: "/ci/repo",
+          ...(languageKey && { languageKey }),
+        }),
       );
     }
 
@@ -723,6 +728,36 @@ describe("coverage processing", () => {
         [(await reportOf(check)).lines_new, (await reportOf(check)).lines_new_covered],
         [3, 2],
       );
+    });
+
+    /** coverage.py's Cobertura with two sources: totals.py (lines 1-3, 3 not run) and helpers.py. */
+    const SOURCES = `<?xml version="1.0" ?><coverage lines-valid="4" lines-covered="3"><sources><source>/ci/repo/app</source><source>/ci/repo/tests</source></sources><packages><package name="."><classes>
+<class name="totals.py" filename="totals.py"><lines><line number="1" hits="1"/><line number="2" hits="1"/><line number="3" hits="0"/></lines></class>
+<class name="helpers.py" filename="helpers.py"><lines><line number="1" hits="1"/></lines></class>
+</classes></package></packages></coverage>`;
+
+    test("a Cobertura file under one of several sources counts the changes of the one of its places that changed", async () => {
+      const { run, check } = await aCoverageRun();
+      const report = await processed(run, check, SOURCES, "python");
+      assert.deepEqual(report.warnings, [
+        "2 file(s) lie in one of the report's <source> directories (app, tests) and the report does not say which: they are listed with their places in braces ({app,tests}/helpers.py, {app,tests}/totals.py), and a file's changed lines count only when one of its places, and only one, changed. Reports that name files from the repository root (coverage.py's LCOV report, or a single source) avoid this.",
+      ]);
+      const diff = await processed(
+        run,
+        null,
+        JSON.stringify({
+          files: { "app/totals.py": [[2, 3]], "app/helpers.py": [[1, 1]], "tests/helpers.py": [[1, 1]] },
+        }),
+      );
+      const row = await reportOf(check);
+      assert.deepEqual([row.lines_new, row.lines_new_covered], [2, 1]);
+      assert.deepEqual(await checkFilesOf(check), [
+        "{app,tests}/helpers.py PYTHON x1 lines 1/1 branches 0/0 new 0/0 0/0 uncovered []",
+        "{app,tests}/totals.py PYTHON x1 lines 2/3 branches 0/0 new 1/2 0/0 uncovered [3]",
+      ]);
+      assert.deepEqual(diff.warnings, [
+        "{app,tests}/helpers.py could be any of 2 changed files (app/helpers.py, tests/helpers.py); the report does not say which, so none of its lines counts as changed.",
+      ]);
     });
 
     test("only JaCoCo's paths stand for the changed files that end in them: an LCOV path must match whole", async () => {

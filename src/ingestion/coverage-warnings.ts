@@ -1,4 +1,10 @@
-import type { CoverageCounts, DeclaredTotalsMismatch, ExcludedFile } from "../formats/coverage/index.ts";
+import {
+  alternativesOf,
+  type CoverageCounts,
+  type CoverageReport,
+  type DeclaredTotalsMismatch,
+  type ExcludedFile,
+} from "../formats/coverage/index.ts";
 import type { AmbiguousPath } from "./coverage/path-pairing.ts";
 
 /**
@@ -55,14 +61,15 @@ function ratio(counts: CoverageCounts): string {
 
 /**
  * One warning per file several of the run's changed files could be (a JaCoCo package path that
- * more than one changed path ends in), the first {@link MISMATCHES_DESCRIBED}, then one counting
- * the rest: none of its lines counts as changed.
+ * more than one changed path ends in, a file under one of several Cobertura sources whose places
+ * all changed), the first {@link MISMATCHES_DESCRIBED}, then one counting the rest: none of its
+ * lines counts as changed.
  */
 export function ambiguousPathWarnings(ambiguous: readonly AmbiguousPath[]): string[] {
   const warnings = ambiguous.slice(0, MISMATCHES_DESCRIBED).map(({ path, candidates }) => {
     const named = candidates.slice(0, CANDIDATES_NAMED).join(", ");
     const more = candidates.length > CANDIDATES_NAMED ? ", …" : "";
-    return `${path}: ${candidates.length} changed files end in this path (${named}${more}) and the report does not say which it is, so none of its lines counts as changed.`;
+    return `${path} could be any of ${candidates.length} changed files (${named}${more}); the report does not say which, so none of its lines counts as changed.`;
   });
   const rest = ambiguous.length - MISMATCHES_DESCRIBED;
   if (rest > 0) {
@@ -71,4 +78,19 @@ export function ambiguousPathWarnings(ambiguous: readonly AmbiguousPath[]): stri
     );
   }
   return warnings;
+}
+
+/**
+ * The warning for a Cobertura report that names several source directories in the repository and
+ * writes each file relative to one of them without saying which: how many files, the sources, the
+ * first few paths, and what follows. Null when every file has one place.
+ */
+export function alternativesWarning(report: CoverageReport): string | null {
+  if (report.format !== "cobertura") return null;
+  const placed = report.files.filter((file) => alternativesOf(file.path) !== null).map((file) => file.path);
+  if (placed.length === 0) return null;
+  const sources = /^\{([^{}]*)\}/.exec(placed[0]!)?.[1]?.split(",").join(", ");
+  const named = placed.slice(0, PATHS_NAMED).join(", ");
+  const more = placed.length > PATHS_NAMED ? ", …" : "";
+  return `${placed.length} file(s) lie in one of the report's <source> directories (${sources}) and the report does not say which: they are listed with their places in braces (${named}${more}), and a file's changed lines count only when one of its places, and only one, changed. Reports that name files from the repository root (coverage.py's LCOV report, or a single source) avoid this.`;
 }

@@ -1,4 +1,5 @@
 import type { CoverageFormat, CoverageReport } from "../formats/coverage/index.ts";
+import { alternativesWarning } from "./coverage-warnings.ts";
 import { UploadError } from "./errors.ts";
 import type { SarifSummary } from "./sarif-validate.ts";
 
@@ -83,13 +84,15 @@ export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | 
 }
 
 /**
- * The sentence an accepted coverage upload answers about files that will not be counted (outside
- * the repository); empty when every file is inside. Throws OUTSIDE_REPOSITORY when the report names
+ * The sentences an accepted coverage upload answers about files that will not be counted (outside
+ * the repository) and files the report places in one of several sources without saying which;
+ * empty when every file is inside and has one place. Throws OUTSIDE_REPOSITORY when the report names
  * files and every one lies outside: its metrics would be an empty report's, which says nothing.
  */
 export function coveragePlacementWarnings(report: CoverageReport, workDir: string | null): string[] {
   const outside = report.excluded.length;
-  if (outside === 0) return [];
+  const alternatives = alternativesWarning(report);
+  if (outside === 0) return alternatives === null ? [] : [alternatives];
   const first = report.excluded[0]!.path;
   if (report.files.length === 0) {
     const none =
@@ -104,5 +107,6 @@ export function coveragePlacementWarnings(report: CoverageReport, workDir: strin
   const read = outside + report.files.length;
   return [
     `${outside} of ${read} files ${outside === 1 ? "lies" : "lie"} outside the repository and will not be counted (first: ${first}); ${outsideFix(workDir)}.`,
+    ...(alternatives === null ? [] : [alternatives]),
   ];
 }

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseCobertura } from "./cobertura.ts";
+import { alternativesOf, alternativesPath } from "./paths.ts";
 import { fileOf, hitsOf, readFixture } from "./test-fixtures.ts";
 import { CoverageFormatError } from "./types.ts";
 
@@ -103,6 +104,36 @@ test("a relative filename under no source in the repository is kept as written; 
   );
   // The root's totals count every file read, the excluded one too: no mismatch.
   assert.deepEqual(outside.mismatches, []);
+});
+
+test("a filename under several sources in the repository lists its places in braces; one place in the repository is the path", () => {
+  const text = (sources: string[], filenames: string[]) =>
+    `<coverage><sources>${sources.map((s) => `<source>${s}</source>`).join("")}</sources><packages><package><classes>${filenames
+      .map((f) => `<class filename="${f}"><lines><line number="1" hits="1"/></lines></class>`)
+      .join("")}</classes></package></packages></coverage>`;
+  const paths = (sources: string[], filenames: string[]) =>
+    parseCobertura(text(sources, filenames), { workDir: "/ci/repo" }).files.map((f) => f.path);
+  // coverage.py with two sources: each filename is relative to the one it lies in, unsaid.
+  assert.deepEqual(paths(["/ci/repo/app", "/ci/repo/tests"], ["cart.py", "sub/util.py"]), [
+    "{app,tests}/cart.py",
+    "{app,tests}/sub/util.py",
+  ]);
+  // The repository root as one of them is `.`; relative sources count as in the repository.
+  assert.deepEqual(paths(["/ci/repo", "tests"], ["conftest.py"]), ["{.,tests}/conftest.py"]);
+  // A source outside the repository is no place for it; two that give one path are one place.
+  assert.deepEqual(paths(["/usr/lib/python3", "/ci/repo/app"], ["cart.py"]), ["app/cart.py"]);
+  assert.deepEqual(paths(["/ci/repo/app", "/ci/repo/app/"], ["cart.py"]), ["app/cart.py"]);
+  // Files of the same name under different sources stay apart only as far as the report keeps them.
+  assert.deepEqual(paths(["/ci/repo/app", "/ci/repo/tests"], ["__init__.py", "__init__.py"]), [
+    "{app,tests}/__init__.py",
+  ]);
+});
+
+test("alternatives paths read back as their places", () => {
+  assert.deepEqual(alternativesOf("{app,tests}/sub/util.py"), ["app/sub/util.py", "tests/sub/util.py"]);
+  assert.deepEqual(alternativesOf("{.,tests}/conftest.py"), ["conftest.py", "tests/conftest.py"]);
+  assert.equal(alternativesOf("app/cart.py"), null);
+  assert.equal(alternativesPath(["a/b/x.py", "c/x.py"]), "{a/b,c}/x.py");
 });
 
 test("root totals that disagree with the lines are reported, the figures staying the lines'", () => {

@@ -1,6 +1,6 @@
 import { CoverageAccumulator, type FileHandle, readCount, readLineNumber } from "./accumulator.ts";
 import { declaredCounts } from "./declared.ts";
-import { joinCoveragePath, resolveCoveragePath } from "./paths.ts";
+import { alternativesPath, joinCoveragePath, resolveCoveragePath } from "./paths.ts";
 import {
   type CoverageCounts,
   CoverageFormatError,
@@ -14,7 +14,7 @@ const CONDITION_COVERAGE = /\((\d+)\/(\d+)\)/;
 /**
  * Parses a Cobertura XML report (coverage.py, Istanbul, gcovr, pytest-cov, coverlet, cobertura
  * itself). Each `<class filename>` names a file, relative to one of the `<sources>` when not
- * absolute; its `<lines><line number hits>` give line hits, and `branch="true"` lines carry
+ * absolute (see {@link resolveFilename}); its `<lines><line number hits>` give line hits, and `branch="true"` lines carry
  * `condition-coverage="50% (1/2)"`, read as branch and condition outcomes covered / total. The
  * copies of the lines under `<methods>` are skipped; classes sharing a file (inner classes)
  * merge. The root's `lines-valid`/`lines-covered` and `branches-valid`/`branches-covered` are
@@ -90,16 +90,21 @@ export function parseCobertura(text: string, options: CoveragePathOptions = {}):
 }
 
 /**
- * A relative filename is joined with the first `<source>` under which it lies in the repository
- * (a source under workDir, or a relative source). When none does (the report was made in another
- * directory, or names no source) it is kept as written, relative to the repository root; an
- * absolute filename is kept as written too. Either is then outside the repository when it is
- * absolute and not under workDir, or climbs above the root.
+ * A relative filename is joined with each `<source>` under which it lies in the repository (a
+ * source under workDir, or a relative source). One such place is the file's path. Several are
+ * alternatives the report does not choose between (coverage.py writes each file relative to the
+ * source it lies in, and names the sources, but not which one holds which file): the file is
+ * `{invoices,tests}/totals.py` (see {@link alternativesPath}). When none lies in the repository
+ * (the report was made in another directory, or names no source) the filename is kept as written,
+ * relative to the repository root; an absolute filename is kept as written too. Either is then
+ * outside the repository when it is absolute and not under workDir, or climbs above the root.
  */
 function resolveFilename(filename: string, sources: readonly string[], options: CoveragePathOptions): string {
+  const places: string[] = [];
   for (const source of sources) {
-    const joined = joinCoveragePath(source, filename);
-    if (!resolveCoveragePath(joined, options).outside) return joined;
+    const resolved = resolveCoveragePath(joinCoveragePath(source, filename), options);
+    if (!resolved.outside && !places.includes(resolved.path)) places.push(resolved.path);
   }
-  return filename;
+  if (places.length === 0) return filename;
+  return places.length === 1 ? places[0]! : alternativesPath(places);
 }

@@ -17,7 +17,7 @@ import {
 } from "./types.ts";
 
 export { detectCoverageFormat } from "./detect.ts";
-export { normaliseCoveragePath } from "./paths.ts";
+export { alternativesOf, normaliseCoveragePath } from "./paths.ts";
 export * from "./types.ts";
 export { parseClover, parseCobertura, parseGoProfile, parseJacoco, parseLcov };
 

@@ -80,3 +80,35 @@ function safeDecode(text: string): string {
     return text;
   }
 }
+
+const ALTERNATIVES = /^\{([^{}]*)\}\/(.+)$/;
+
+/**
+ * The path of a file that lies in one of several places the report does not choose between (a
+ * Cobertura `filename` relative to one of several `<source>` directories), written as the shell
+ * writes alternatives: the part the places share after the braces, the differing directories in
+ * them, `.` for the repository root. `invoices/totals.py` or `tests/totals.py` is
+ * `{invoices,tests}/totals.py`.
+ */
+export function alternativesPath(candidates: readonly string[]): string {
+  const split = candidates.map((candidate) => candidate.split("/"));
+  const shortest = Math.min(...split.map((segments) => segments.length));
+  let shared = 0;
+  while (
+    shared < shortest &&
+    split.every((segments) => segments.at(-1 - shared) === split[0]!.at(-1 - shared))
+  ) {
+    shared += 1;
+  }
+  const tail = split[0]!.slice(split[0]!.length - shared).join("/");
+  const heads = split.map((segments) => segments.slice(0, segments.length - shared).join("/") || ".");
+  return `{${heads.join(",")}}/${tail}`;
+}
+
+/** The places an {@link alternativesPath} stands for, in its order; null for any other path. */
+export function alternativesOf(path: string): string[] | null {
+  const match = ALTERNATIVES.exec(path);
+  if (match === null) return null;
+  const tail = match[2]!;
+  return match[1]!.split(",").map((head) => (head === "." ? tail : `${head}/${tail}`));
+}

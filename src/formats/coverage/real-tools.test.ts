@@ -4,7 +4,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fixtureDir, readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
-import { type CoverageCounts, CoverageFormatError, type CoverageReport, parseCoverage } from "./index.ts";
+import {
+  alternativesOf,
+  type CoverageCounts,
+  CoverageFormatError,
+  type CoverageReport,
+  parseCoverage,
+} from "./index.ts";
 
 /**
  * Each real producer's report (src/formats/coverage/fixtures/, made by scripts/make-fixtures.sh)
@@ -126,6 +132,48 @@ describe("real coverage tools: our totals are the tool's own", () => {
     assert.deepEqual(
       report.files.map((f) => [f.path, f.totals.lines, f.totals.branches.total]),
       rows,
+    );
+  });
+
+  test("coverage.py with two sources: each file is in one of them, as the tool's own table lists it, and the totals are the tool's", () => {
+    const report = parsed("coverage-py", "coverage-sources.xml");
+    const sources = figure<string[]>("coverage-py", "coverage-sources.xml", "coberturaSources");
+    assert.equal(sources.length, 2, "the report names two sources");
+    const all = figure<Record<string, number>>("coverage-py", "coverage-sources.xml", "allFiles");
+    assert.deepEqual(report.totals.lines, { covered: all.covered_lines, total: all.num_statements });
+    assert.deepEqual(report.totals.branches, { covered: all.covered_branches, total: all.num_branches });
+    assert.deepEqual(report.mismatches, []);
+    // coverage.py's own files (repository paths): each is one place of exactly one file, with its figures.
+    const own = figure<Record<string, Record<string, number>>>(
+      "coverage-py",
+      "coverage-sources.xml",
+      "coveragePyFiles",
+    );
+    for (const [path, figures] of Object.entries(own)) {
+      const files = report.files.filter((f) => alternativesOf(f.path)?.includes(path));
+      assert.equal(
+        files.length,
+        1,
+        `${path} is one file's place (${report.files.map((f) => f.path).join(", ")})`,
+      );
+      assert.deepEqual(
+        [files[0]!.totals.lines, files[0]!.totals.branches],
+        [
+          { covered: figures.covered_lines, total: figures.num_statements },
+          { covered: figures.covered_branches, total: figures.num_branches },
+        ],
+        path,
+      );
+    }
+    assert.deepEqual(
+      report.files.map((f) => f.path),
+      [
+        "{invoices,tests}/__init__.py",
+        "{invoices,tests}/report.py",
+        "{invoices,tests}/test_totals.py",
+        "{invoices,tests}/totals.py",
+      ],
+      "coverage.py writes one element for both __init__.py files",
     );
   });
 

@@ -64,6 +64,32 @@ describe("pairing stored coverage paths with a diff's paths", () => {
     assert.deepEqual(pairing.ambiguous, []);
   });
 
+  test("a file under one of several sources stands for the one of its places that changed", () => {
+    const pairing = pairStoredPaths(
+      [
+        { path: "{invoices,tests}/totals.py", kind: "one-of" },
+        { path: "{invoices,tests}/test_totals.py", kind: "one-of" },
+        { path: "{.,tests}/conftest.py", kind: "one-of" },
+      ],
+      ["invoices/totals.py", "tests/test_totals.py", "conftest.py", "docs/totals.py"],
+    );
+    assert.equal(pairing.changedPathOf("{invoices,tests}/totals.py"), "invoices/totals.py");
+    assert.equal(pairing.changedPathOf("{invoices,tests}/test_totals.py"), "tests/test_totals.py");
+    assert.equal(pairing.changedPathOf("{.,tests}/conftest.py"), "conftest.py", "`.` is the root");
+    assert.deepEqual(pairing.ambiguous, []);
+  });
+
+  test("a file under one of several sources whose places both changed is paired with neither, and listed", () => {
+    const pairing = pairStoredPaths(
+      [{ path: "{app,tests}/helpers.py", kind: "one-of" }],
+      ["tests/helpers.py", "app/helpers.py"],
+    );
+    assert.equal(pairing.changedPathOf("{app,tests}/helpers.py"), undefined);
+    assert.deepEqual(pairing.ambiguous, [
+      { path: "{app,tests}/helpers.py", candidates: ["app/helpers.py", "tests/helpers.py"] },
+    ]);
+  });
+
   test("an exact path pairs with itself only", () => {
     const pairing = pairStoredPaths([{ path: "src/a.ts", kind: "exact" }], ["src/a.ts", "lib/src/a.ts"]);
     assert.equal(pairing.changedPathOf("src/a.ts"), "src/a.ts");

@@ -10,7 +10,12 @@ import {
   insertCoverageFiles,
 } from "../../modules/coverage/coverage-report-store.ts";
 import { countChangedLines, parseChangedLines } from "../changes.ts";
-import { ambiguousPathWarnings, mismatchWarnings, outsideWarning } from "../coverage-warnings.ts";
+import {
+  alternativesWarning,
+  ambiguousPathWarnings,
+  mismatchWarnings,
+  outsideWarning,
+} from "../coverage-warnings.ts";
 import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
 import { recomputeRunCoverage } from "./recompute.ts";
 import { collectText, metricKeyOfLanguage } from "./validate.ts";
@@ -61,6 +66,8 @@ export async function processCoverage(
     tally.skip("OUTSIDE_REPOSITORY", report.excluded.length);
     tally.warn(outsideWarning(report.excluded, artifact.work_dir));
   }
+  const alternatives = alternativesWarning(report);
+  if (alternatives !== null) tally.warn(alternatives);
   for (const warning of mismatchWarnings(report.mismatches)) tally.warn(warning);
   // The run's other reports' ambiguous files were said when they, or the changes, were processed.
   const own = ambiguous.filter((file) => file.artifactIds.includes(artifact.id));

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database, MetricKey } from "../../db/types.ts";
+import { alternativesOf } from "../../formats/coverage/index.ts";
 import { findUnfailedChangesArtifactsOfRun } from "../../modules/artifacts/artifact-store.ts";
 import { findCheckOfRunByAnalyzerShortcode } from "../../modules/checks/check-store.ts";
 import {
@@ -30,7 +31,7 @@ import {
 import { COVERAGE_FORMAT_NAMES } from "../intake-report.ts";
 import { COVERAGE_ANALYZER, COVERAGE_LANGUAGE_KEYS } from "../types.ts";
 import { metricValuesOf } from "./metrics.ts";
-import { type AmbiguousPath, pairStoredPaths } from "./path-pairing.ts";
+import { type AmbiguousPath, type PathPairing, pairStoredPaths } from "./path-pairing.ts";
 import {
   type CoverageSummary,
   type CoverageTally,
@@ -178,8 +179,9 @@ async function summariseCheck(
  * Coverage of the changed lines, per language: lines with a count that are changed (covered when
  * run), and the branch outcomes on changed lines. Every format that reports conditions counts
  * them per line exactly as its branches, so a file with conditions counts the same outcomes there.
- * A file stands for the changed file of its path, or for the one its JaCoCo package path names
- * (see {@link pairStoredPaths}); one that several changed files could be counts no changed line.
+ * A file stands for the changed file of its path, or for the one its JaCoCo package path or its
+ * places under several sources name (see {@link pairChangedFiles}); one that several changed
+ * files could be counts no changed line.
  */
 async function changedTallies(
   tx: Kysely<Database>,
@@ -194,12 +196,8 @@ async function changedTallies(
   const files: ChangedCoverageFile[] = [];
   const paths = [...changed.keys()];
   if (paths.length === 0) return { perLanguage, files, ambiguous: [] };
-  const packagePaths = await findCoverageFilePathsOfFormat(tx, checkId, COVERAGE_FORMAT_NAMES.jacoco);
-  const pairing = pairStoredPaths(
-    packagePaths.map(({ path }) => ({ path, kind: "below-source-root" as const })),
-    paths,
-  );
-  const paired = packagePaths.map((p) => p.path).filter((path) => pairing.changedPathOf(path) !== undefined);
+  const { pairing, inexact } = await pairChangedFiles(tx, checkId, paths);
+  const paired = inexact.map((p) => p.path).filter((path) => pairing.changedPathOf(path) !== undefined);
   const rows = await findCoverageFilesByPaths(tx, checkId, [...new Set([...paths, ...paired])]);
   for (const { file } of mergedFiles(rows)) {
     const key = metricKeyOfLanguage(file.language_key);
@@ -216,9 +214,33 @@ async function changedTallies(
   }
   const ambiguous = pairing.ambiguous.map((entry) => ({
     ...entry,
-    artifactIds: packagePaths.filter((p) => p.path === entry.path).map((p) => p.artifact_id),
+    artifactIds: inexact.filter((p) => p.path === entry.path).map((p) => p.artifact_id),
   }));
   return { perLanguage, files, ambiguous };
+}
+
+/**
+ * Pairs the check's files with the changed paths (see {@link pairStoredPaths}): JaCoCo's package
+ * paths, and the alternatives paths of Cobertura reports with several sources (`{a,b}/name`),
+ * besides the paths that match exactly. Answers those two kinds of files, each with its artifact.
+ */
+async function pairChangedFiles(
+  tx: Kysely<Database>,
+  checkId: string,
+  changedPaths: readonly string[],
+): Promise<{ pairing: PathPairing; inexact: Array<{ path: string; artifact_id: string }> }> {
+  const packagePaths = await findCoverageFilePathsOfFormat(tx, checkId, COVERAGE_FORMAT_NAMES.jacoco);
+  const alternatives = (
+    await findCoverageFilePathsOfFormat(tx, checkId, COVERAGE_FORMAT_NAMES.cobertura, "{")
+  ).filter(({ path }) => alternativesOf(path) !== null);
+  const pairing = pairStoredPaths(
+    [
+      ...packagePaths.map(({ path }) => ({ path, kind: "below-source-root" as const })),
+      ...alternatives.map(({ path }) => ({ path, kind: "one-of" as const })),
+    ],
+    changedPaths,
+  );
+  return { pairing, inexact: [...packagePaths, ...alternatives] };
 }
 
 /** A file's coverage on the lines of `changedPath` that changed; nothing when it stands for no changed file. */

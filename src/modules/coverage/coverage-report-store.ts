@@ -163,16 +163,19 @@ export async function findCoverageFilesByPaths(
 
 /**
  * The paths of the check's files that artifacts recorded as `format` (the name the intake gave
- * the report, `JaCoCo`...) hold, each with the artifact that holds it.
+ * the report, `JaCoCo`...) hold, each with the artifact that holds it; only those starting with
+ * `prefix` when given.
  */
 export async function findCoverageFilePathsOfFormat(
   tx: Kysely<Database>,
   checkId: string,
   format: string,
+  prefix = "",
 ): Promise<Array<{ path: string; artifact_id: string }>> {
   const result = await sql<{ path: string; artifact_id: string }>`
     SELECT cf.path, cf.artifact_id::text AS artifact_id
     FROM coverage_files AS cf JOIN artifacts AS a ON a.id = cf.artifact_id
-    WHERE cf.check_id = ${checkId} AND a.format = ${format}`.execute(tx);
+    WHERE cf.check_id = ${checkId} AND a.format = ${format}
+      AND left(cf.path, ${prefix.length}) = ${prefix}`.execute(tx);
   return result.rows;
 }
