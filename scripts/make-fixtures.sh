@@ -554,6 +554,43 @@ make_coverage() {
     "$(jq '{total: (. | del(.files)), files: [.files[] | {filename, line_covered, line_total, branch_covered, branch_total}]}' gcovr-summary.json)"
   add_fixture coverage gcovr gcovr/cobertura.xml cobertura relative-to-sources gcovr/gcovr.summary.json gcovr/gcovr.tool-output.txt
 
+  log "gcc --coverage and lcov: two test runs taking opposite branches, and lcov -a of the two"
+  # Each run of the program grades one score; lcov captures the counters after each (zeroed in
+  # between), and `lcov -a` adds the two tracefiles up outcome by outcome, as its own merge.
+  enter_project c-coverage-runs
+  mkdir -p "$out/gcc-lcov-runs"
+  local lcov_branches=(--rc lcov_branch_coverage=1)
+  {
+    echo "\$ make grade CC=gcc"
+    make -s grade CC=gcc
+    echo "\$ ./grade 70 && lcov --capture --directory . --rc lcov_branch_coverage=1 --output-file run-1.lcov"
+    ./grade 70
+    lcov --capture --directory . "${lcov_branches[@]}" --output-file run-1.lcov
+    echo "\$ lcov --zerocounters --directory ."
+    lcov --zerocounters --directory .
+    echo "\$ ./grade -5 && lcov --capture --directory . --rc lcov_branch_coverage=1 --output-file run-2.lcov"
+    ./grade -5
+    lcov --capture --directory . "${lcov_branches[@]}" --output-file run-2.lcov
+    echo "\$ lcov -a run-1.lcov -a run-2.lcov --rc lcov_branch_coverage=1 --output-file merged.lcov"
+    lcov -a run-1.lcov -a run-2.lcov "${lcov_branches[@]}" --output-file merged.lcov
+  } >"$out/gcc-lcov-runs/gcc-lcov-runs.tool-output.txt" 2>&1
+  local lcov_run
+  for lcov_run in run-1 run-2 merged; do
+    cp "$lcov_run.lcov" "$out/gcc-lcov-runs/$lcov_run.lcov"
+    lcov_summary "$lcov_run.lcov" "$WORK/_$lcov_run-summary.txt"
+    {
+      echo "\$ lcov --summary $lcov_run.lcov --rc lcov_branch_coverage=1"
+      cat "$WORK/_$lcov_run-summary.txt"
+    } >>"$out/gcc-lcov-runs/gcc-lcov-runs.tool-output.txt"
+    write_summary "$out/gcc-lcov-runs/$lcov_run.summary.json" lcov "$(lcov --version | sed 's/^lcov: //'), $(gcc --version | head -n 1)" \
+      "make grade CC=gcc, ./grade 70 and ./grade -5 each captured by lcov, lcov -a of the two; lcov --summary $lcov_run.lcov" "$PWD" \
+      "$(jq -n --argjson lcov "$(lcov_summary_figures "$WORK/_$lcov_run-summary.txt")" '{lcovSummary: $lcov}')"
+    add_fixture coverage gcc-lcov-runs "gcc-lcov-runs/$lcov_run.lcov" lcov absolute-path "gcc-lcov-runs/$lcov_run.summary.json" \
+      gcc-lcov-runs/gcc-lcov-runs.tool-output.txt
+  done
+  add_run coverage gcc-lcov-two-runs gcc-lcov-runs/merged.summary.json gcc-lcov-runs/gcc-lcov-runs.tool-output.txt \
+    gcc-lcov-runs/run-1.lcov gcc-lcov-runs/run-2.lcov
+
   log "JaCoCo (agent and report through its Ant task)"
   enter_project java-coverage
   ant -q >"$out/jacoco/jacoco.tool-output.txt" 2>&1

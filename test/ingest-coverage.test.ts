@@ -265,9 +265,10 @@ describe("coverage processing", () => {
           conditions_covered: null,
           covered_lines: [1, 2, 3, 4, 5, 6],
           uncovered_lines: [],
-          branch_lines: [1, 2, 5],
-          branch_totals: [2, 2, 2],
-          branch_taken: [2, 2, 1],
+          // One entry per outcome, in the order of its block,branch id.
+          branch_lines: [1, 1, 2, 2, 5, 5],
+          branch_totals: [1, 1, 1, 1, 1, 1],
+          branch_taken: [1, 1, 1, 1, 0, 1],
         },
         {
           language_key: "javascript",
@@ -811,11 +812,12 @@ describe("coverage processing", () => {
       "javascript",
       "SF:src/a.ts\nDA:1,0\nDA:2,4\nDA:4,0\nBRDA:2,0,0,1\nBRDA:2,0,1,0\nend_of_record\nSF:src/b.ts\nDA:1,1\nend_of_record\n",
     );
-    // a.ts: lines 1, 2 covered, 3, 4 not; b.ts: 1 covered. Branches on a.ts line 2: 1 of 2.
+    // a.ts: lines 1, 2 covered, 3, 4 not; b.ts: 1 covered. On a.ts line 2 each report took the
+    // outcome the other did not: both are taken, as `lcov -a` of the two says.
     const report = await reportOf(check);
     assert.deepEqual(
       [report.lines_covered, report.lines_total, report.branches_covered, report.branches_total],
-      [3, 5, 1, 2],
+      [3, 5, 2, 2],
     );
     await changes(run, '{"files": {"src/a.ts": [[2, 4]]}}');
     const withChanges = await reportOf(check);
@@ -826,8 +828,41 @@ describe("coverage processing", () => {
         withChanges.branches_new_covered,
         withChanges.branches_new,
       ],
-      [1, 3, 1, 2],
+      [1, 3, 2, 2],
     );
+  });
+
+  test("a line two reports take different outcomes of merges them one by one only where the format tells them apart", async () => {
+    const { run, check } = await aCoverageRun();
+    const cobertura = (conditionCoverage: string) =>
+      `<coverage><sources><source>/ci/repo</source></sources><packages><package><classes><class filename="src/c.py"><lines><line number="4" hits="1" branch="true" condition-coverage="${conditionCoverage}"/></lines></class></classes></package></packages></coverage>`;
+    const jacoco = (missed: number, covered: number) =>
+      `<report name="r"><package name="com/acme"><sourcefile name="J.java"><line nr="4" mi="0" ci="1" mb="${missed}" cb="${covered}"/></sourcefile></package></report>`;
+    const openclover = (whenTrue: number, whenFalse: number) =>
+      `<coverage clover="4.5.2"><project><file path="/ci/repo/src/O.java"><line num="4" count="1" type="stmt"/><line num="4" truecount="${whenTrue}" falsecount="${whenFalse}" type="cond"/></file></project></coverage>`;
+    // Each pair: the first report takes one outcome of the line, the second the other.
+    // (A space tells the second upload's bytes apart: the same bytes are the same artifact.)
+    await coverage(run, check, "python", cobertura("50% (1/2)"), "/ci/repo");
+    await coverage(run, check, "python", `${cobertura("50% (1/2)")} `, "/ci/repo");
+    await coverage(run, check, "java", jacoco(1, 1));
+    await coverage(run, check, "java", `${jacoco(1, 1)} `);
+    await coverage(run, check, "java", openclover(3, 0), "/ci/repo");
+    await coverage(run, check, "java", openclover(0, 2), "/ci/repo");
+    await coverage(
+      run,
+      check,
+      "python",
+      "SF:src/c.py\nDA:4,1\nBRDA:4,0,0,1\nBRDA:4,0,1,0\nend_of_record\n",
+      "/ci/repo",
+    );
+    // Cobertura and JaCoCo count the line's outcomes but do not say which: the line keeps the
+    // most known to have run, 1 of 2 (the LCOV of c.py takes one outcome too, but which of
+    // Cobertura's is unknown). OpenClover says true and false: both were taken.
+    assert.deepEqual(await checkFilesOf(check), [
+      "com/acme/J.java JAVA x2 lines 1/1 branches 1/2 new -/- -/- uncovered []",
+      "src/O.java JAVA x2 lines 1/1 branches 2/2 new -/- -/- uncovered []",
+      "src/c.py PYTHON x3 lines 1/1 branches 1/2 new -/- -/- uncovered []",
+    ]);
   });
 
   /** The check's per-file rows (`coverage_check_files`) as `path key reports lines branches new`. */
@@ -918,14 +953,14 @@ describe("coverage processing", () => {
     );
     await coverage(run, check, "python", fixture("coverage-py.cobertura.xml"), "/home/runner/work/shop/shop");
     assert.deepEqual(await checkFilesOf(check), [
-      "src/a.ts JAVASCRIPT x2 lines 2/4 branches 1/2 new -/- -/- uncovered [3,4]",
+      "src/a.ts JAVASCRIPT x2 lines 2/4 branches 2/2 new -/- -/- uncovered [3,4]",
       "src/b.ts JAVASCRIPT x1 lines 1/1 branches 0/0 new -/- -/- uncovered []",
       "src/shop/__init__.py PYTHON x1 lines 0/0 branches 0/0 new -/- -/- uncovered []",
       "src/shop/cart.py PYTHON x1 lines 7/9 branches 3/4 new -/- -/- uncovered [11,12]",
     ]);
     await changes(run, '{"files": {"src/a.ts": [[2, 4]], "src/shop/cart.py": [[10, 12]]}}');
     assert.deepEqual(await checkFilesOf(check), [
-      "src/a.ts JAVASCRIPT x2 lines 2/4 branches 1/2 new 1/3 1/2 uncovered [3,4]",
+      "src/a.ts JAVASCRIPT x2 lines 2/4 branches 2/2 new 1/3 2/2 uncovered [3,4]",
       "src/b.ts JAVASCRIPT x1 lines 1/1 branches 0/0 new 0/0 0/0 uncovered []",
       "src/shop/__init__.py PYTHON x1 lines 0/0 branches 0/0 new 0/0 0/0 uncovered []",
       "src/shop/cart.py PYTHON x1 lines 7/9 branches 3/4 new 1/3 1/2 uncovered [11,12]",

@@ -1323,6 +1323,27 @@ function assertAsDiffCover(
   assert.equal(withNewLines.length, Object.keys(perFile).length, "no other file has changed lines");
 }
 
+/**
+ * Compares the run's totals with `lcov --summary` of the tool's own merge of the same reports
+ * (`lcov -a`): lines run by any report, branch outcomes taken by any (docs/ingestion-coverage.md
+ * "One check, several reports").
+ */
+function assertAsLcovMerge(source: string, figures: Record<string, unknown>, out: RunOut): void {
+  const { lines, branches } = out.run.changesetStats;
+  const counts = (measure: string) => ({
+    covered: numberAt(source, figures, measure, "covered"),
+    total: numberAt(source, figures, measure, "total"),
+  });
+  assert.deepEqual(
+    {
+      lines: { covered: lines.overallCovered, total: lines.overall },
+      branches: { covered: branches.overallCovered, total: branches.overall },
+    },
+    { lines: counts("lines"), branches: counts("branches") },
+    "lines and branch outcomes: lcov --summary of lcov -a",
+  );
+}
+
 describe("reports uploaded to one run together, compared with the tool that read them together", () => {
   const fixtures = listToolFixtures("coverage");
   const runs = listToolRuns("coverage");
@@ -1350,6 +1371,10 @@ describe("reports uploaded to one run together, compared with the tool that read
       let compared = 0;
       if (isRecord(figures.diffCover)) {
         assertAsDiffCover(run.summary, figures.diffCover, node, last.fixture);
+        compared += 1;
+      }
+      if (isRecord(figures.lcovSummary)) {
+        assertAsLcovMerge(run.summary, figures.lcovSummary, node);
         compared += 1;
       }
       assert.ok(

@@ -17,7 +17,7 @@ interface LineState {
   hits: number | null;
   branches?: CoverageCounts;
   conditions?: CoverageCounts;
-  /** LCOV branch outcomes by `block,branch` id, so repeated records merge outcome by outcome. */
+  /** Identified branch outcomes (LCOV's `block,branch`), so repeated records merge outcome by outcome. */
   outcomes?: Map<string, number>;
 }
 
@@ -115,7 +115,7 @@ export class CoverageAccumulator {
     state.conditions = mergeCounts(state.conditions, counts);
   }
 
-  /** Records how often one identified branch outcome (LCOV BRDA) was taken. */
+  /** Records how often one identified branch outcome (LCOV BRDA, an OpenClover decision's true or false) was taken. */
   addBranchOutcome(file: FileHandle, line: number, id: string, taken: number): void {
     const state = this.line(file, line);
     state.outcomes ??= new Map();
@@ -171,6 +171,7 @@ function finishFile(state: FileState): FileCoverage {
       const entry: LineCoverage = { line, hits: s.hits };
       const branches = s.outcomes ? mergeCounts(s.branches, countOutcomes(s.outcomes)) : s.branches;
       if (branches) entry.branches = branches;
+      if (s.outcomes && !s.branches) entry.outcomes = outcomesInIdOrder(s.outcomes);
       if (s.conditions) entry.conditions = s.conditions;
       return entry;
     });
@@ -200,6 +201,24 @@ function finishFile(state: FileState): FileCoverage {
   if (!hasLineDetail && state.summary.lines) totals.lines = state.summary.lines;
   if (!hasBranchDetail && state.summary.branches) totals.branches = state.summary.branches;
   return { path: state.path, lines, totals };
+}
+
+/** Each outcome taken or not, ordered by id: comma-separated parts, numbers compared as numbers. */
+function outcomesInIdOrder(outcomes: Map<string, number>): boolean[] {
+  return [...outcomes.entries()].sort(([a], [b]) => compareIds(a, b)).map(([, taken]) => taken > 0);
+}
+
+function compareIds(a: string, b: string): number {
+  const left = a.split(",");
+  const right = b.split(",");
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const x = left[i] ?? "";
+    const y = right[i] ?? "";
+    if (x === y) continue;
+    if (/^\d+$/.test(x) && /^\d+$/.test(y)) return Number(x) - Number(y);
+    return x < y ? -1 : 1;
+  }
+  return 0;
 }
 
 function countOutcomes(outcomes: Map<string, number>): CoverageCounts {

@@ -23,7 +23,13 @@ test("an OpenClover report: stmt elements are the lines, cond outcomes the branc
   assert.deepEqual(hitsOf(cart), { 9: null, 10: 3, 12: 1, 16: 2, 17: 0 });
   assert.deepEqual(
     cart.lines.find((l) => l.line === 9),
-    { line: 9, hits: null, branches: { covered: 1, total: 2 }, conditions: { covered: 1, total: 2 } },
+    {
+      line: 9,
+      hits: null,
+      branches: { covered: 1, total: 2 },
+      conditions: { covered: 1, total: 2 },
+      outcomes: [true, false],
+    },
   );
   assert.equal(
     cart.lines.some((l) => l.line === 8 || l.line === 15),
@@ -86,11 +92,13 @@ test("OpenClover: several elements on one line add up, <testproject> is left out
     report.files.map((f) => f.path),
     ["A.java"],
   );
+  // Each decision is 2 outcomes, its true and then its false, in the order of the elements.
   assert.deepEqual(report.files[0]!.lines[0], {
     line: 3,
     hits: 2,
     branches: { covered: 3, total: 4 },
     conditions: { covered: 3, total: 4 },
+    outcomes: [true, false, true, true],
   });
   assert.deepEqual(report.mismatches, []);
 });

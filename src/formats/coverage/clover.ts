@@ -48,6 +48,8 @@ interface CloverFile {
 interface ReadFile {
   hits: Map<number, number>;
   branches: Map<number, CoverageCounts>;
+  /** Under `openclover`: each line's decisions in order, each true and then false, taken or not. */
+  decisions: Map<number, boolean[]>;
   /** Lines with a count under `istanbul`, `stmt` elements under `openclover`: what `statements` counts. */
   statements: CoverageCounts;
   conditionals: CoverageCounts;
@@ -107,7 +109,14 @@ export function parseClover(text: string, options: CoveragePathOptions = {}): Co
     all.push(read);
     for (const [line, hits] of read.hits) report.addHits(handle, line, hits);
     for (const [line, counts] of read.branches) {
-      report.addBranches(handle, line, counts);
+      // OpenClover tells each outcome apart (a decision's true, its false): they merge one by one.
+      const decisions = read.decisions.get(line);
+      if (decisions === undefined) report.addBranches(handle, line, counts);
+      else {
+        for (const [i, taken] of decisions.entries()) {
+          report.addBranchOutcome(handle, line, String(i), taken ? 1 : 0);
+        }
+      }
       report.addConditions(handle, line, counts);
     }
     compareMetrics(report, handle.path, element.metrics, read, reading);
@@ -174,10 +183,14 @@ function isLine(line: CloverLine): boolean {
 function readFile(file: CloverFile, reading: CloverReading): ReadFile {
   const hits = new Map<number, number>();
   const branches = new Map<number, CoverageCounts>();
+  const decisions = new Map<number, boolean[]>();
   const statements = { covered: 0, total: 0 };
   for (const line of file.lines) {
     const count = line.count ?? 0;
     if (isLine(line)) hits.set(line.line, (hits.get(line.line) ?? 0) + count);
+    if (line.type === "cond" && reading === "openclover") {
+      decisions.set(line.line, [...(decisions.get(line.line) ?? []), line.whenTrue > 0, line.whenFalse > 0]);
+    }
     if (line.type === "cond") {
       const outcomes = outcomesOf(line, reading);
       const seen = branches.get(line.line) ?? { covered: 0, total: 0 };
@@ -198,7 +211,7 @@ function readFile(file: CloverFile, reading: CloverReading): ReadFile {
       if (count > 0) statements.covered += 1;
     }
   }
-  return { hits, branches, statements, conditionals: sumCounts([...branches.values()]) };
+  return { hits, branches, decisions, statements, conditionals: sumCounts([...branches.values()]) };
 }
 
 /** Compares a file's (or, with `path` null, the project's) `<metrics>` with what its lines hold. */

@@ -53,9 +53,23 @@ test("the same file in several records merges: hits add up and branch outcomes m
 test("branch data for a line without a DA line keeps hits null and counts only toward branches", () => {
   const report = parseLcov("SF:a.c\nDA:1,1\nBRDA:7,0,0,1\nBRDA:7,0,1,0\nend_of_record\n");
   const file = fileOf(report, "a.c");
-  assert.deepEqual(file.lines[1], { line: 7, hits: null, branches: { covered: 1, total: 2 } });
+  assert.deepEqual(file.lines[1], {
+    line: 7,
+    hits: null,
+    branches: { covered: 1, total: 2 },
+    outcomes: [true, false],
+  });
   assert.deepEqual(file.totals.lines, { covered: 1, total: 1 });
   assert.deepEqual(file.totals.branches, { covered: 1, total: 2 });
+});
+
+test("a line's outcomes are listed in the order of their block,branch ids, numbers as numbers", () => {
+  const report = parseLcov(
+    "SF:a.c\nBRDA:4,10,1,0\nBRDA:4,2,0,3\nBRDA:4,10,0,-\nBRDA:4,2,1,0\nend_of_record\nSF:a.c\nBRDA:4,10,0,1\nend_of_record\n",
+  );
+  // Ids 2,0 2,1 10,0 10,1; the second record takes 10,0, which the first never evaluated.
+  assert.deepEqual(fileOf(report, "a.c").lines[0]?.outcomes, [true, false, true, false]);
+  assert.deepEqual(fileOf(report, "a.c").totals.branches, { covered: 2, total: 4 });
 });
 
 test("a branch on line 0 (coverage.py's exits from a function) counts in the file's branches, on no line", () => {

@@ -32,6 +32,14 @@ export interface LineCoverage {
   /** Branch outcomes on this line, when the format reports branches. */
   branches?: CoverageCounts;
   /**
+   * The same outcomes one by one, taken or not, in the order of the ids the report gives them,
+   * when the format tells each outcome apart: LCOV's `block,branch`, OpenClover's decisions in
+   * their order on the line, each true and then false. Reports of one file merge outcome by
+   * outcome through them; formats that only count a line's outcomes (Cobertura, JaCoCo,
+   * Istanbul's Clover) leave it out.
+   */
+  outcomes?: boolean[];
+  /**
    * Outcomes of the individual boolean conditions on this line, when the format reports them
    * (Cobertura `condition-coverage`, JaCoCo branch counters, Clover `cond` lines).
    */

@@ -140,7 +140,12 @@ async function storeCoverageFiles(
   }
 }
 
-/** A file's row; the line arrays as PostgreSQL array literals (`{1,2,3}`), cast on insert. */
+/**
+ * A file's row; the line arrays as PostgreSQL array literals (`{1,2,3}`), cast on insert. A line
+ * whose outcomes the format tells apart gets one branch entry per outcome, in the report's id
+ * order (1 outcome, taken or not), so that another report of the file merges with it outcome by
+ * outcome; any other branch line one entry with its counts (tallies.ts, `mergeFiles`).
+ */
 function fileRowOf(file: FileCoverage): CoverageFileValues {
   const covered: number[] = [];
   const uncovered: number[] = [];
@@ -149,7 +154,13 @@ function fileRowOf(file: FileCoverage): CoverageFileValues {
   const branchTaken: number[] = [];
   for (const line of file.lines) {
     if (line.hits !== null) (line.hits > 0 ? covered : uncovered).push(line.line);
-    if (line.branches && line.branches.total > 0) {
+    if (line.outcomes && line.outcomes.length > 0) {
+      for (const taken of line.outcomes) {
+        branchLines.push(line.line);
+        branchTotals.push(1);
+        branchTaken.push(taken ? 1 : 0);
+      }
+    } else if (line.branches && line.branches.total > 0) {
       branchLines.push(line.line);
       branchTotals.push(line.branches.total);
       branchTaken.push(line.branches.covered);

@@ -39,27 +39,20 @@ export function mergedFiles(
 }
 
 /**
- * One file as several reports saw it: a line is covered when any report ran it; a branch line
- * keeps the most outcomes and the most taken of any report (the parsers' rule for a line seen
- * twice). A report that gave totals without line detail (LCOV `LF`/`LH` only) cannot be merged
- * line by line: then the file keeps the larger covered and total counts.
+ * One file as several reports saw it: a line is covered when any report ran it. A branch line's
+ * outcomes are a union when every report told them apart the same way (see {@link mergeBranches});
+ * otherwise the line keeps the most outcomes and the most taken of any report. A report that gave
+ * totals without line detail (LCOV `LF`/`LH` only) cannot be merged line by line: then the file
+ * keeps the larger covered and total counts.
  */
 function mergeFiles(rows: readonly StoredCoverageFile[]): StoredCoverageFile {
   const covered = new Set(rows.flatMap((r) => r.covered_lines));
   const uncovered = new Set(rows.flatMap((r) => r.uncovered_lines).filter((line) => !covered.has(line)));
-  const branchesByLine = new Map<number, CoverageCounts>();
-  for (const row of rows) {
-    row.branch_lines.forEach((line, i) => {
-      const seen = branchesByLine.get(line);
-      const total = row.branch_totals[i] ?? 0;
-      const taken = row.branch_taken[i] ?? 0;
-      branchesByLine.set(line, {
-        total: Math.max(seen?.total ?? 0, total),
-        covered: Math.max(seen?.covered ?? 0, taken),
-      });
-    });
-  }
+  const branchesByLine = mergeBranches(rows);
   const branchLines = [...branchesByLine.keys()].sort((a, b) => a - b);
+  const entries = branchLines.flatMap((line) =>
+    branchesByLine.get(line)!.map((entry) => ({ line, ...entry })),
+  );
   const lineDetail = rows.every((r) => r.lines_total === r.covered_lines.length + r.uncovered_lines.length);
   const branchDetail = rows.every((r) => r.branches_total === r.branch_totals.reduce((sum, n) => sum + n, 0));
   const largest = (pick: (r: StoredCoverageFile) => number) => Math.max(...rows.map(pick));
@@ -67,7 +60,7 @@ function mergeFiles(rows: readonly StoredCoverageFile[]): StoredCoverageFile {
     ? { covered: covered.size, total: covered.size + uncovered.size }
     : { covered: largest((r) => r.lines_covered), total: largest((r) => r.lines_total) };
   const branches = branchDetail
-    ? sumCounts([...branchesByLine.values()])
+    ? sumCounts(entries)
     : { covered: largest((r) => r.branches_covered), total: largest((r) => r.branches_total) };
   const hasConditions = rows.some((r) => r.conditions_total !== null);
   return {
@@ -81,10 +74,55 @@ function mergeFiles(rows: readonly StoredCoverageFile[]): StoredCoverageFile {
     conditions_covered: hasConditions ? branches.covered : null,
     covered_lines: [...covered].sort((a, b) => a - b),
     uncovered_lines: [...uncovered].sort((a, b) => a - b),
-    branch_lines: branchLines,
-    branch_totals: branchLines.map((line) => branchesByLine.get(line)!.total),
-    branch_taken: branchLines.map((line) => branchesByLine.get(line)!.covered),
+    branch_lines: entries.map((entry) => entry.line),
+    branch_totals: entries.map((entry) => entry.total),
+    branch_taken: entries.map((entry) => entry.covered),
   };
+}
+
+/**
+ * Each branch line's merged entries. A report that tells a line's outcomes apart (LCOV,
+ * OpenClover) stored one entry per outcome, in its id order (`fileRowOf` in process.ts); when
+ * every report with branches on the line did so, with as many outcomes, the outcomes merge one by
+ * one: taken when any report took it, as `lcov -a` merges by id. Otherwise (Cobertura, JaCoCo and
+ * Istanbul's Clover count a line's outcomes without saying which was taken; reports that disagree
+ * on how many there are) the line keeps the most outcomes and the most taken of any report, the
+ * most that is known to have run: ReportGenerator keeps a Cobertura line's best report alike.
+ */
+function mergeBranches(rows: readonly StoredCoverageFile[]): Map<number, CoverageCounts[]> {
+  const perLine = new Map<number, CoverageCounts[][]>();
+  for (const row of rows) {
+    const own = new Map<number, CoverageCounts[]>();
+    row.branch_lines.forEach((line, i) => {
+      own.set(line, [
+        ...(own.get(line) ?? []),
+        { total: row.branch_totals[i] ?? 0, covered: row.branch_taken[i] ?? 0 },
+      ]);
+    });
+    for (const [line, entries] of own) perLine.set(line, [...(perLine.get(line) ?? []), entries]);
+  }
+  const merged = new Map<number, CoverageCounts[]>();
+  for (const [line, reports] of perLine) {
+    const count = reports[0]!.length;
+    const outcomeByOutcome = reports.every(
+      (entries) => entries.length === count && entries.every((e) => e.total === 1),
+    );
+    merged.set(
+      line,
+      outcomeByOutcome
+        ? reports[0]!.map((_, i) => ({
+            total: 1,
+            covered: reports.some((entries) => entries[i]!.covered > 0) ? 1 : 0,
+          }))
+        : [
+            {
+              total: Math.max(...reports.map((entries) => sumCounts(entries).total)),
+              covered: Math.max(...reports.map((entries) => sumCounts(entries).covered)),
+            },
+          ],
+    );
+  }
+  return merged;
 }
 
 export function tallyOfRow(row: CoverageTotalsRow): CoverageTally {
