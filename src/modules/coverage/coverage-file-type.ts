@@ -40,7 +40,7 @@ const CoverageFileRef = builder.objectRef<CoverageFileRow>("CoverageFile").imple
   fields: (t) => ({
     path: t.string({
       description:
-        "The file's path as its report names it, made relative to the repository root. JaCoCo names a file from its package (`com/acme/Cart.java`), without the source root it lies under, which the report does not say; such a path is kept as it is.",
+        "The file's path as its report names it, made relative to the repository root. JaCoCo names a file from its package (`com/acme/Cart.java`), without the source root it lies under, which the report does not say; such a path is kept as it is. A Cobertura file that lies under one of several of the report's sources, without the report saying which, is written with its places in braces, as a shell writes alternatives: `{invoices,tests}/totals.py`.",
       resolve: (f) => f.path,
     }),
     key: t.field({
