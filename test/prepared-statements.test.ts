@@ -1,17 +1,20 @@
 // test-runner: execution-mode independent (the database connection; no GraphQL)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import { type Kysely, sql } from "kysely";
 import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
-import { PreparingPool } from "../src/db/prepared-statements.ts";
+import {
+  MAX_NAMED_PER_CONNECTION,
+  MAX_NAMED_PER_EMBEDDED_CONNECTION,
+} from "../src/db/prepared-statements.ts";
 import type { Database } from "../src/db/types.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 
 /**
- * The API's pool sends a statement seen more than once as a named statement on PostgreSQL
- * (src/db/prepared-statements.ts), so PostgreSQL parses it once per connection and may keep its
- * plan; the embedded database, one session under every connection, never does.
+ * The API's pool sends a statement seen more than once as a named statement
+ * (src/db/prepared-statements.ts), so the database parses it once per connection and may keep its
+ * plan; on the embedded database, one session under every connection, each connection's names are
+ * its own.
  */
 
 let database: TestDatabase;
@@ -43,15 +46,41 @@ const LOOKUP = "select $1::text as name";
 const lookup = async (db: Kysely<Database>, name: string) =>
   (await sql<{ name: string }>`select ${name}::text as name`.execute(db)).rows;
 
+describe("the names one connection is given", () => {
+  test("stop at the limit: further texts run unnamed, and every answer is right", async () => {
+    // A pool of its own, whose one connection has no names yet.
+    const own = await openDatabase(
+      { databaseUrl: database.databaseUrl, dataDir: database.dataDir, databasePoolSize: 1 },
+      { preparedStatements: true },
+    );
+    try {
+      const limit = own.kind === "postgres" ? MAX_NAMED_PER_CONNECTION : MAX_NAMED_PER_EMBEDDED_CONNECTION;
+      for (let n = 1; n <= limit + 10; n++) {
+        for (let i = 0; i < 2; i++) {
+          const { rows } = await sql<{ n: number }>`SELECT ${sql.lit(n)}::int + ${0}::int AS n`.execute(
+            own.db,
+          );
+          assert.deepEqual(rows, [{ n }]);
+        }
+      }
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_prepared_statements
+        WHERE NOT from_sql AND statement LIKE 'SELECT % + $1::int AS n'`.execute(own.db);
+      assert.equal(rows[0]!.n, limit);
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe("named statements", () => {
-  test("a statement run a second time is named on PostgreSQL, and never on the embedded database", async () => {
+  test("a statement run a second time is named, on either database", async () => {
     const text = LOOKUP;
     await lookup(handle.db, "1");
     assert.equal(await namedStatementsOf(handle.db, text), 0, "a text seen once runs unnamed");
     await lookup(handle.db, "2");
     await lookup(handle.db, "3");
-    const expected = handle.kind === "postgres" ? 1 : 0;
-    assert.equal(await namedStatementsOf(handle.db, text), expected);
+    assert.equal(await namedStatementsOf(handle.db, text), 1);
   });
 
   test("transaction control is never named, and answers stay right inside a transaction", async () => {
@@ -81,7 +110,6 @@ describe("a named statement whose table changed under it", () => {
   });
 
   test("fails the transaction it runs in, which the caller retries as a whole", async () => {
-    if (handle.kind !== "postgres") return assertNothingNamed();
     const db = handle.db;
     await sql`CREATE TABLE prepared_probe_tx (id int PRIMARY KEY)`.execute(db);
     const read = (on: Kysely<Database>) =>
@@ -93,33 +121,5 @@ describe("a named statement whose table changed under it", () => {
       /cached plan must not change result type/,
     );
     await db.transaction().execute((tx) => read(tx));
-  });
-});
-
-/** On the embedded database nothing is ever named. */
-async function assertNothingNamed(): Promise<void> {
-  const { rows } = await sql<{ n: number }>`
-    SELECT count(*)::int AS n FROM pg_prepared_statements WHERE NOT from_sql`.execute(handle.db);
-  assert.equal(rows[0]!.n, 0);
-}
-
-describe("the names one connection is given", () => {
-  test("stop at the limit: further texts run unnamed, and every answer is right", async () => {
-    if (!database.databaseUrl) return assertNothingNamed();
-    const pool = new pg.Pool({ connectionString: database.databaseUrl, max: 1 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PreparingPool(pool, 2) }) });
-    try {
-      for (const n of [1, 2, 3, 4]) {
-        for (let i = 0; i < 2; i++) {
-          const { rows } = await sql<{ n: number }>`SELECT ${sql.lit(n)}::int + ${0}::int AS n`.execute(db);
-          assert.deepEqual(rows, [{ n }]);
-        }
-      }
-      const { rows } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM pg_prepared_statements WHERE NOT from_sql`.execute(db);
-      assert.equal(rows[0]!.n, 2);
-    } finally {
-      await db.destroy();
-    }
   });
 });

@@ -5,7 +5,11 @@ import type { Config } from "../config.ts";
 import { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedDatabase } from "./embedded.ts";
 import { buildTemplate, copyTemplate, templateDirectory } from "./embedded-template.ts";
 import { migrationProvider } from "./migrations/index.ts";
-import { PreparingPool } from "./prepared-statements.ts";
+import {
+  MAX_NAMED_PER_CONNECTION,
+  MAX_NAMED_PER_EMBEDDED_CONNECTION,
+  PreparingPool,
+} from "./prepared-statements.ts";
 import type { Database } from "./types.ts";
 
 /** The embedded database queues statements; more connections than this only wait longer. */
@@ -48,8 +52,8 @@ export interface DatabaseOptions {
    */
   embedded?: Promise<EmbeddedDatabase | undefined>;
   /**
-   * PostgreSQL only: send statements seen more than once as named (prepared) statements
-   * (prepared-statements.ts). The API's pool does; the worker's and the CLI's do not.
+   * Send statements seen more than once as named (prepared) statements (prepared-statements.ts).
+   * The API's pool does; the worker's and the CLI's do not.
    */
   preparedStatements?: boolean;
 }
@@ -94,9 +98,15 @@ export async function openDatabase(
           onStatement?.(event.query.sql, event.queryDurationMillis, event.level === "error");
         }
       : undefined;
-  const preparing = options.preparedStatements === true && config.databaseUrl !== undefined;
+  const embeddedSession = config.databaseUrl === undefined;
+  const preparing =
+    options.preparedStatements === true &&
+    new PreparingPool(pool, {
+      maxNamedPerConnection: embeddedSession ? MAX_NAMED_PER_EMBEDDED_CONNECTION : MAX_NAMED_PER_CONNECTION,
+      sharedSession: embeddedSession,
+    });
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: preparing ? new PreparingPool(pool) : pool }),
+    dialect: new PostgresDialect({ pool: preparing || pool }),
     ...(log && { log }),
   });
 

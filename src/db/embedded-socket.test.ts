@@ -113,6 +113,38 @@ describe("embedded database under concurrent connections", () => {
     assert.equal((await waiting).rows[0].c, 0);
   });
 
+  test("a connection's named statements are deallocated when it goes away, and only its own", async () => {
+    const named = async () =>
+      (
+        await pool.query<{ name: string }>(
+          "SELECT name FROM pg_prepared_statements WHERE name LIKE 'socket_test_%' ORDER BY name",
+        )
+      ).rows.map((row) => row.name);
+    const connect = async () => {
+      const client = new pg.Client({ host: embedded.socketDirectory, port: embedded.port, user: "postgres" });
+      await client.connect();
+      return client;
+    };
+    const [leaving, staying, closing] = [await connect(), await connect(), await connect()];
+    await leaving.query({ name: "socket_test_leaving", text: "SELECT $1::int AS v", values: [1] });
+    await staying.query({ name: "socket_test_staying", text: "SELECT $1::int AS v", values: [2] });
+    await closing.query({ name: "socket_test_closed", text: "SELECT $1::int AS v", values: [3] });
+    // One its connection deallocated itself is passed over when that connection goes.
+    await closing.query("DEALLOCATE socket_test_closed");
+    assert.deepEqual(await named(), ["socket_test_leaving", "socket_test_staying"]);
+    await leaving.end();
+    await closing.end();
+    assert.deepEqual(await named(), ["socket_test_staying"]);
+    const { rows } = await staying.query({
+      name: "socket_test_staying",
+      text: "SELECT $1::int AS v",
+      values: [4],
+    });
+    assert.deepEqual(rows, [{ v: 4 }], "the staying connection's statement still runs");
+    await staying.end();
+    assert.deepEqual(await named(), []);
+  });
+
   test("a message that arrives in many pieces (a 3 MB parameter) is read whole, beside small ones", async () => {
     const large = "x".repeat(3 * 1024 * 1024);
     const [big, ...small] = await Promise.all([

@@ -16,6 +16,12 @@
  * A connection that goes away while holding the session has its group ended (Sync) and its
  * transaction rolled back, and the others go on. Terminate (`X`) closes the connection here:
  * PGlite's session outlives every connection.
+ *
+ * Named statements live in the session, not in a connection, so each connection's names must be its
+ * own (src/db/prepared-statements.ts gives each client a prefix of its own), and the names a
+ * connection prepared (Parse with a name) and did not close are deallocated once it is gone, when
+ * the session is next free: a pool that replaces its idle connections would otherwise fill the
+ * session with plans nobody can use.
  */
 import fs from "node:fs";
 import net from "node:net";
@@ -24,6 +30,9 @@ import type { PGlite } from "@electric-sql/pglite";
 const READY_FOR_QUERY = 0x5a; // 'Z'
 const IDLE = 0x49; // 'I'
 const TERMINATE = 0x58; // 'X'
+const PARSE = 0x50; // 'P'
+const CLOSE = 0x43; // 'C'
+const STATEMENT = 0x53; // 'S', what a Close closes
 /** A frontend Sync message: 'S' and the length 4. */
 const SYNC_MESSAGE = new Uint8Array([0x53, 0, 0, 0, 4]);
 /** Codes a message without a type byte can carry in place of a protocol version. */
@@ -95,8 +104,31 @@ class Connection {
   messages: Buffer[] = [];
   started = false;
   closed = false;
+  /** Named statements this connection prepared and has not closed. */
+  readonly statements = new Set<string>();
 
   constructor(readonly socket: net.Socket) {}
+
+  /** Notes the statement a Parse names, or forgets the one a Close closes. */
+  track(message: Buffer): void {
+    if (message[0] === PARSE) {
+      const name = cString(message, 5);
+      if (name !== "") this.statements.add(name);
+    } else if (message[0] === CLOSE && message[5] === STATEMENT) {
+      this.statements.delete(cString(message, 6));
+    }
+  }
+}
+
+/** The NUL-terminated string of `message` at `start`. */
+function cString(message: Buffer, start: number): string {
+  const end = message.indexOf(0, start);
+  return message.toString("utf8", start, end === -1 ? message.length : end);
+}
+
+/** `name` as an SQL identifier. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /** Serves `db` on a Unix socket at `path` (see the module comment). */
@@ -107,6 +139,8 @@ export class EmbeddedSocketServer {
   private owner: Connection | null = null;
   /** Connections with messages waiting, in the order they became ready. */
   private readonly waiting: Connection[] = [];
+  /** Statements of departed connections, deallocated when the session is next free. */
+  private orphans: string[] = [];
   private running = false;
 
   constructor(
@@ -177,6 +211,7 @@ export class EmbeddedSocketServer {
         return;
       } else {
         connection.started = true;
+        connection.track(message);
         connection.messages.push(message);
         received = true;
       }
@@ -195,6 +230,10 @@ export class EmbeddedSocketServer {
     this.running = true;
     try {
       for (;;) {
+        if (!this.owner && this.orphans.length > 0) {
+          await this.deallocateOrphans();
+          continue;
+        }
         let next: Connection | undefined;
         if (this.owner) {
           // The holder's next message has not arrived yet: the others wait for it.
@@ -249,6 +288,10 @@ export class EmbeddedSocketServer {
     this.connections.delete(connection);
     const index = this.waiting.indexOf(connection);
     if (index !== -1) this.waiting.splice(index, 1);
+    if (connection.statements.size > 0) {
+      this.orphans.push(...connection.statements);
+      void this.pump();
+    }
     // A turn in progress releases the session itself when it ends.
     if (this.owner === connection && !this.running) {
       // A failed release still frees the session (release's finally); the others go on either way.
@@ -256,6 +299,13 @@ export class EmbeddedSocketServer {
         .catch(() => {})
         .then(() => this.pump());
     }
+  }
+
+  /** Deallocates the statements departed connections left; one that is already gone is passed over. */
+  private async deallocateOrphans(): Promise<void> {
+    const names = this.orphans;
+    this.orphans = [];
+    for (const name of names) await this.db.exec(`DEALLOCATE ${quoteIdentifier(name)}`).catch(() => {});
   }
 
   /** Ends what a departed holder left open: its protocol group, then its transaction. */

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
 import type pg from "pg";
 
@@ -13,10 +13,15 @@ import type pg from "pg";
  * named on each connection, up to {@link MAX_NAMED_PER_CONNECTION} names per connection, beyond
  * which texts go unnamed as before.
  *
- * Only the API's pool on PostgreSQL does this (src/app.ts). The worker's pool does not: ingestion
- * writes checks PostgreSQL's statistics have not seen yet, and its plans are chosen with the values
- * of each run (docs/benchmarks.md, "Plans that do not depend on statistics"). Nor does the
- * embedded database, whose one session all connections share, so that names would collide.
+ * Only the API's pool does this (src/app.ts). The worker's pool does not: ingestion writes checks
+ * PostgreSQL's statistics have not seen yet, and its plans are chosen with the values of each run
+ * (docs/benchmarks.md, "Plans that do not depend on statistics").
+ *
+ * The embedded database is one PGlite session under every connection, of every process: there a
+ * name is one connection's alone (a prefix drawn for the pool, and the connection's number in it),
+ * so two connections never prepare the same name, and the socket server deallocates a connection's
+ * names when it goes away (src/db/embedded-socket.ts). Its connections keep fewer names, since
+ * every plan stays in the one process's memory.
  *
  * A named `SELECT r.*` stops working once a migration adds a column to `r` (PostgreSQL answers
  * "cached plan must not change result type"), as happens to an instance still running while a
@@ -26,6 +31,9 @@ import type pg from "pg";
 
 /** The most statement names one connection is given; more texts run unnamed. */
 export const MAX_NAMED_PER_CONNECTION = 256;
+
+/** The same on the embedded database, whose plans all live in its one session. */
+export const MAX_NAMED_PER_EMBEDDED_CONNECTION = 64;
 
 /** Texts seen once, remembered until this many; then forgotten, and counted afresh. */
 const MAX_TEXTS_SEEN_ONCE = 4096;
@@ -37,9 +45,18 @@ const PREPARABLE = /^\s*(select|with|insert|update|delete)\b/i;
 const FEATURE_NOT_SUPPORTED = "0A000";
 const RESULT_TYPE_CHANGED = "cached plan must not change result type";
 
-/** How each connection names statements: per text, the name it was given. */
+/** How each connection names statements: its prefix, and per text the name it was given. */
 interface ConnectionNames {
+  prefix: string;
   byText: Map<string, string>;
+}
+
+/** Options of {@link PreparingPool}. */
+export interface PreparingPoolOptions {
+  /** The most names a connection is given. */
+  maxNamedPerConnection: number;
+  /** True when every connection shares one session (the embedded database): names are per connection. */
+  sharedSession: boolean;
 }
 
 /**
@@ -50,17 +67,25 @@ export class PreparingPool implements PostgresPool {
   private readonly seenOnce = new Set<string>();
   private readonly preparable = new Set<string>();
   private readonly names = new WeakMap<pg.PoolClient, ConnectionNames>();
+  /** Drawn once: names of this pool's connections differ from every other process's. */
+  private readonly poolTag = randomBytes(4).toString("hex");
+  private connections = 0;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly maxNamedPerConnection = MAX_NAMED_PER_CONNECTION,
+    private readonly options: PreparingPoolOptions = {
+      maxNamedPerConnection: MAX_NAMED_PER_CONNECTION,
+      sharedSession: false,
+    },
   ) {}
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
     let names = this.names.get(client);
     if (names === undefined) {
-      names = { byText: new Map() };
+      this.connections += 1;
+      const prefix = this.options.sharedSession ? `assay_${this.poolTag}_${this.connections}` : "assay";
+      names = { prefix, byText: new Map() };
       this.names.set(client, names);
     }
     const connection = names;
@@ -99,10 +124,10 @@ export class PreparingPool implements PostgresPool {
     let name = connection.byText.get(sqlText);
     if (
       name === undefined &&
-      connection.byText.size < this.maxNamedPerConnection &&
+      connection.byText.size < this.options.maxNamedPerConnection &&
       this.isWorthNaming(sqlText)
     ) {
-      name = statementName(sqlText, 0);
+      name = statementName(connection.prefix, sqlText, 0);
       connection.byText.set(sqlText, name);
     }
     if (name === undefined) return client.query(sqlText, values);
@@ -111,19 +136,20 @@ export class PreparingPool implements PostgresPool {
     } catch (error) {
       if (!isResultTypeChanged(error)) throw error;
       // The old name stays on the server until the connection closes; the next run prepares anew.
-      connection.byText.set(
-        sqlText,
-        statementName(sqlText, Number(name.slice(name.lastIndexOf("_") + 1)) + 1),
-      );
+      const generation = Number(name.slice(name.lastIndexOf("_") + 1)) + 1;
+      connection.byText.set(sqlText, statementName(connection.prefix, sqlText, generation));
       if (transactionStatus(client) !== "I") throw error;
       return client.query(sqlText, values);
     }
   }
 }
 
-/** A statement's name: a digest of its text, and how many times it was renamed on this connection. */
-function statementName(sqlText: string, generation: number): string {
-  return `assay_${createHash("sha256").update(sqlText).digest("base64url").slice(0, 24)}_${generation}`;
+/**
+ * A statement's name: the connection's prefix, a digest of its text, and how many times it was
+ * renamed on this connection. At most 63 bytes, PostgreSQL's longest name.
+ */
+function statementName(prefix: string, sqlText: string, generation: number): string {
+  return `${prefix}_${createHash("sha256").update(sqlText).digest("base64url").slice(0, 24)}_${generation}`;
 }
 
 function isResultTypeChanged(error: unknown): boolean {
