@@ -55,6 +55,7 @@ Options:
   --results N        results in the generated SARIF log, default 200000 (about 400 bytes each)
   --batch-sizes A,B  processSarif batch sizes to measure, default 1000,5000,10000
   --row-by-row N     rows for the one-INSERT-per-row figure, default 10000
+  --reader-only      measure the reader alone (no database) and print only its row
   --help             this text
 `;
 
@@ -62,6 +63,7 @@ interface Options {
   results: number;
   batchSizes: number[];
   rowByRow: number;
+  readerOnly: boolean;
 }
 
 function log(line: string): void {
@@ -81,6 +83,7 @@ function parseOptions(argv: string[]): Options | undefined {
       results: { type: "string" },
       "batch-sizes": { type: "string" },
       "row-by-row": { type: "string" },
+      "reader-only": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -92,6 +95,7 @@ function parseOptions(argv: string[]): Options | undefined {
       .split(",")
       .map((n) => positive("--batch-sizes", n)),
     rowByRow: positive("--row-by-row", values["row-by-row"] ?? "10000"),
+    readerOnly: values["reader-only"] ?? false,
   };
 }
 
@@ -470,6 +474,47 @@ async function measureCopy(
   }
 }
 
+/** The streaming reader alone over `file`, counting results: the ceiling for everything after it. */
+async function measureReader(file: string): Promise<Figure> {
+  const before = snapshotCpu();
+  const node = process.cpuUsage();
+  const started = performance.now();
+  let results = 0;
+  for await (const event of readSarif(fileChunks(file))) if (event.type === "result") results += 1;
+  const seconds = (performance.now() - started) / 1000;
+  const usage = process.cpuUsage(node);
+  log(`reader: ${number.format(results / seconds)} results/s`);
+  return {
+    label: "reader alone (no database)",
+    rows: results,
+    seconds,
+    nodeCpu: (usage.user + usage.system) / 1e6,
+    databaseCpu: undefined,
+    otherCores: otherCpuCores(before, snapshotCpu(), seconds, new Set()),
+  };
+}
+
+/** `--reader-only`: the generated log through the reader alone, with no database at all. */
+async function runReaderOnly(options: Options, cleanup: Cleanup): Promise<void> {
+  const header = describeRun({
+    tool: "bench/ingest.ts --reader-only",
+    pinning: "none",
+    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks`,
+    services: [],
+    busyBefore: undefined,
+  });
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-ingest-"));
+  cleanup.add(`remove ${scratch}`, async () => fs.rmSync(scratch, { recursive: true, force: true }));
+  const file = path.join(scratch, "generated.sarif");
+  const bytes = await writeGeneratedSarif(file, { results: options.results });
+  const figure = await measureReader(file);
+  process.stdout.write(
+    `${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results\n\n` +
+      `${figure.label}: ${number.format(figure.rows)} results in ${figure.seconds.toFixed(2)} s, ${number.format(figure.rows / figure.seconds)} results/s, ` +
+      `node CPU ${((figure.nodeCpu * 1e6) / figure.rows).toFixed(2)} µs/result, other CPU ${figure.otherCores?.toFixed(2) ?? "?"} cores\n`,
+  );
+}
+
 async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL || undefined;
   if (!databaseUrl) log("DATABASE_URL is not set: measuring the embedded database.");
@@ -512,25 +557,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const ids = { repositoryId: repository.id, analyzerId: analyzer.id, analyzer: analyzerShortcode };
   const figures: Figure[] = [];
 
-  // The reader alone.
-  {
-    const before = snapshotCpu();
-    const node = process.cpuUsage();
-    const started = performance.now();
-    let results = 0;
-    for await (const event of readSarif(fileChunks(file))) if (event.type === "result") results += 1;
-    const seconds = (performance.now() - started) / 1000;
-    const usage = process.cpuUsage(node);
-    figures.push({
-      label: "reader alone (no database)",
-      rows: results,
-      seconds,
-      nodeCpu: (usage.user + usage.system) / 1e6,
-      databaseCpu: undefined,
-      otherCores: otherCpuCores(before, snapshotCpu(), seconds, new Set()),
-    });
-    log(`reader: ${number.format(results / seconds)} results/s`);
-  }
+  figures.push(await measureReader(file));
 
   // processSarif end to end, per batch size; the last run's rows feed the insert-only figures.
   const repositoryRow = await db
@@ -702,7 +729,7 @@ async function main(): Promise<void> {
   const cleanup = new Cleanup();
   process.on("SIGINT", () => void cleanup.runAll().then(() => process.exit(130)));
   try {
-    await runBench(options, cleanup);
+    await (options.readerOnly ? runReaderOnly(options, cleanup) : runBench(options, cleanup));
   } catch (error) {
     log(`\nbenchmark failed: ${describe(error)}`);
     process.exitCode = 1;
