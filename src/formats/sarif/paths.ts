@@ -34,6 +34,8 @@ const WINDOWS_ABSOLUTE = /^[a-z]:\//i;
 
 /** Decodes percent-escapes, leaving a malformed escape as written rather than failing. */
 function percentDecode(text: string): string {
+  // Most paths have no escape, and decodeURIComponent would give them back unchanged.
+  if (!text.includes("%")) return text;
   try {
     return decodeURIComponent(text);
   } catch {

@@ -1,14 +1,22 @@
-import { JSONParser, type ParsedTokenInfo, TokenizerError, TokenType } from "@streamparser/json";
+import { UnexpectedByteError } from "./json-lexing.ts";
 import type { UriBase } from "./paths.ts";
+import {
+  Interest,
+  isValueToken,
+  JsonScanner,
+  type ScanListener,
+  Token,
+  type TokenDescription,
+} from "./scanner.ts";
 import { type SarifEvent, SarifFormatError } from "./types.ts";
 import { checkVersion, isObject, type RunState, resultOf, toolErrorOf, toolOf } from "./values.ts";
 
 /**
- * A streaming SARIF 2.1.0 reader. The document is tokenised chunk by chunk (@streamparser/json);
- * only `version`, each run's `tool` and `originalUriBaseIds`, and one result at a time are ever
- * built as objects. With `keepStack: false` every finished value is dropped from its parent (unless
- * an enclosing value is selected), so neither `results` nor the arrays ingestion does not use
- * (artifacts, invocations, ...) grow; a token watcher (`DocumentShape`) notes the document's shape.
+ * A streaming SARIF 2.1.0 reader. The document's bytes go through a JSON scanner (scanner.ts) that
+ * checks all of them but builds only what this reader selects: `version`, each run's `tool` and
+ * `originalUriBaseIds`, each result and each invocation notification, one value at a time, by
+ * `JSON.parse` of its text. Neither `results` nor the arrays ingestion does not use (artifacts,
+ * invocations, ...) grow in memory; the selector below notes the document's shape on the way.
  *
  * Order: SARIF writers put `tool` before `results`, but JSON does not promise key order (tools that
  * sort keys put `results` first). Results met before their run's `tool` are buffered until it
@@ -24,88 +32,213 @@ export interface ReadSarifOptions {
   workDir?: string | null;
 }
 
-const SELECTORS = [
-  "$.version",
-  "$.runs.*.tool",
-  "$.runs.*.originalUriBaseIds",
-  "$.runs.*.results.*",
-  "$.runs.*.invocations.*.toolExecutionNotifications.*",
-  "$.runs.*.invocations.*.toolConfigurationNotifications.*",
-];
+/** A chunk of the document: bytes (UTF-8) or text. */
+export type SarifChunk = Uint8Array | string;
 
 /** The notification arrays of an invocation whose `error` entries are the tool's own errors. */
 const NOTIFICATION_KEYS = new Set(["toolExecutionNotifications", "toolConfigurationNotifications"]);
 
+// The containers the selector watches on the way to the values it reads.
+const DOCUMENT = 0;
+/** The root object. */
+const LOG = 1;
+/** `$.runs`, an array. */
+const RUNS = 2;
+/** `$.runs[i]`, an object. */
+const RUN = 3;
+/** `$.runs[i].results`, an array. */
+const RESULTS = 4;
+/** `$.runs[i].invocations`, an array (or an object: any of its values is read as an invocation). */
+const INVOCATIONS = 5;
+/** `$.runs[i].invocations[j]`, an object. */
+const INVOCATION = 6;
+/** `$.runs[i].invocations[j].toolExecutionNotifications` or `.toolConfigurationNotifications`. */
+const NOTIFICATIONS = 7;
+
+/** A watched container: which one, its run, the key of its current member, its next element's index. */
+interface Frame {
+  kind: number;
+  run: number;
+  key: string | null;
+  next: number;
+}
+
+// What a captured value is.
+const VERSION = 1;
+const TOOL = 2;
+const URI_BASES = 3;
+const RESULT = 4;
+const NOTIFICATION = 5;
+
 /**
- * Watches the token stream for what the value callbacks cannot tell (with `keepStack: false`
- * nothing unselected is kept): whether the root is an object, whether it has a `runs` array, and
- * how many runs that array holds, including runs from which nothing was selected. A run's
- * `results` that is neither an array nor null fails at once: the result selector would find
- * nothing in it, and the report would pass for one without findings.
+ * Follows the scanner through the log to the values the reader reads (`$.version`,
+ * `$.runs[*].tool`, `$.runs[*].originalUriBaseIds`, `$.runs[*].results[*]`, and
+ * `$.runs[*].invocations[*].tool{Execution,Configuration}Notifications[*]`) and turns them into
+ * events. It also notes what the skipped parts tell: whether the root is an object, whether it
+ * has a `runs` array, and how many runs that holds, including runs from which nothing was read. A
+ * run's `results` that is neither an array nor null fails at once: there would be no result in
+ * it to read, and the report would pass for one without findings.
  */
-class DocumentShape {
+class SarifSelector implements ScanListener {
+  /** The events of the values read so far, for the reader to yield. */
+  readonly events: SarifEvent[] = [];
   rootIsObject: boolean | null = null;
+  /** Whether the last `runs` member of the log was an array. */
   hasRuns = false;
+  /** The elements of every `runs` array so far (runs[1] of a second `runs` counts on). */
   runCount = 0;
-  private depth = 0;
-  private inRuns = false;
-  private previous: ParsedTokenInfo | null = null;
-  private rootKey: unknown = null;
-  private runKey: unknown = null;
+  versionSeen = false;
+  readonly runs = new Map<number, RunState>();
+  private readonly frames: Frame[] = [{ kind: DOCUMENT, run: -1, key: null, next: 0 }];
+  // What the value being captured is: VERSION ... NOTIFICATION, its run and its index there.
+  private captureKind = 0;
+  private captureRun = -1;
+  private captureIndex = -1;
 
-  /** The last token seen: the one the parser refused, when it refuses one. */
-  get lastToken(): ParsedTokenInfo | null {
-    return this.previous;
-  }
+  constructor(private readonly workDir: string | null) {}
 
-  observe(token: ParsedTokenInfo): void {
-    if (this.rootIsObject === null) this.rootIsObject = token.token === TokenType.LEFT_BRACE;
-    if (this.depth === 1 && token.token === TokenType.COLON) this.rootKey = this.previous?.value;
-    if (this.depth === 3 && this.inRuns) this.checkRunMember(token);
-    if (token.token === TokenType.LEFT_BRACE || token.token === TokenType.LEFT_BRACKET) {
-      if (this.depth === 1 && this.rootKey === "runs" && this.previous?.token === TokenType.COLON) {
-        this.inRuns = token.token === TokenType.LEFT_BRACKET;
-        this.hasRuns = this.inRuns;
-      } else if (this.depth === 2 && this.inRuns) {
+  begin(token: Token): Interest {
+    const frame = this.frames[this.frames.length - 1]!;
+    switch (frame.kind) {
+      case DOCUMENT:
+        this.rootIsObject ??= token === Token.BEGIN_OBJECT;
+        return token === Token.BEGIN_OBJECT ? this.enter(LOG, -1) : Interest.SKIP;
+      case LOG:
+        return this.beginLogMember(frame, token);
+      case RUNS: {
+        if (!isValueToken(token)) return Interest.SKIP;
         this.runCount += 1;
+        const index = frame.next++;
+        return token === Token.BEGIN_OBJECT ? this.enter(RUN, index) : Interest.SKIP;
       }
-      this.depth += 1;
-    } else if (token.token === TokenType.RIGHT_BRACE || token.token === TokenType.RIGHT_BRACKET) {
-      this.depth -= 1;
-      if (this.depth === 1) this.inRuns = false;
-    } else if (this.depth === 2 && this.inRuns && token.token !== TokenType.COMMA) {
-      // A scalar where a run object should be; counted so the run is reported as having no tool.
-      this.runCount += 1;
+      case RUN:
+        return this.beginRunMember(frame, token);
+      case INVOCATIONS:
+        return token === Token.BEGIN_OBJECT ? this.enter(INVOCATION, frame.run) : Interest.SKIP;
+      case INVOCATION:
+        return token === Token.BEGIN_ARRAY && NOTIFICATION_KEYS.has(frame.key ?? "")
+          ? this.enter(NOTIFICATIONS, frame.run)
+          : Interest.SKIP;
+      default:
+        // RESULTS, NOTIFICATIONS: each element is read.
+        if (!isValueToken(token)) return Interest.SKIP;
+        return this.select(frame.kind === RESULTS ? RESULT : NOTIFICATION, frame.run, frame.next++);
     }
-    this.previous = token;
   }
 
-  /** Notes the key of a run's member and refuses a `results` that is not an array (null aside). */
-  private checkRunMember(token: ParsedTokenInfo): void {
-    if (token.token === TokenType.COLON) {
-      this.runKey = this.previous?.value;
+  key(name: string): void {
+    this.frames[this.frames.length - 1]!.key = name;
+  }
+
+  leave(): void {
+    this.frames.pop();
+  }
+
+  captured(value: unknown): void {
+    const kind = this.captureKind;
+    const runIndex = this.captureRun;
+    const index = this.captureIndex;
+    if (kind === VERSION) {
+      checkVersion(value);
+      this.versionSeen = true;
       return;
     }
-    const isValue = this.previous?.token === TokenType.COLON;
-    if (!isValue || this.runKey !== "results") return;
-    if (token.token === TokenType.LEFT_BRACKET || token.token === TokenType.NULL) return;
-    throw new SarifFormatError("INVALID_STRUCTURE", `runs[${this.runCount - 1}].results is not an array.`);
+    const run = this.runState(runIndex);
+    if (kind === NOTIFICATION) {
+      const error = toolErrorOf(value, run);
+      if (error !== null) this.events.push({ type: "toolError", error });
+    } else if (kind === RESULT) {
+      if (run.tool === null) run.pending.push({ raw: value, index });
+      else this.events.push({ type: "result", result: resultOf(value, index, run, run.tool) });
+    } else if (kind === TOOL) {
+      const tool = toolOf(value, runIndex);
+      run.tool = tool;
+      this.events.push({ type: "run", run: { index: runIndex, tool } });
+      for (const pending of run.pending)
+        this.events.push({ type: "result", result: resultOf(pending.raw, pending.index, run, tool) });
+      run.pending = [];
+    } else if (isObject(value)) {
+      run.context = { workDir: this.workDir, originalUriBaseIds: value as Record<string, UriBase> };
+    }
+  }
+
+  /** The checks only the whole document can pass, once it has been read. */
+  checkComplete(): void {
+    if (this.rootIsObject !== true) {
+      throw new SarifFormatError("INVALID_STRUCTURE", "The SARIF log is not a JSON object.");
+    }
+    if (!this.versionSeen) {
+      throw new SarifFormatError("MISSING_VERSION", 'The SARIF log has no "version" (expected "2.1.0").');
+    }
+    if (!this.hasRuns) throw new SarifFormatError("MISSING_RUNS", 'The SARIF log has no "runs" array.');
+    for (let index = 0; index < this.runCount; index += 1) {
+      if (this.runs.get(index)?.tool == null)
+        throw new SarifFormatError("MISSING_TOOL", `runs[${index}] has no "tool".`);
+    }
+  }
+
+  private beginLogMember(frame: Frame, token: Token): Interest {
+    if (frame.key === "version") return this.select(VERSION, -1, -1);
+    if (frame.key !== "runs") return Interest.SKIP;
+    if (token === Token.BEGIN_ARRAY) {
+      this.hasRuns = true;
+      return this.enter(RUNS, -1);
+    }
+    if (token === Token.BEGIN_OBJECT) this.hasRuns = false;
+    return Interest.SKIP;
+  }
+
+  private beginRunMember(frame: Frame, token: Token): Interest {
+    switch (frame.key) {
+      case "results":
+        if (token === Token.BEGIN_ARRAY) return this.enter(RESULTS, frame.run);
+        if (token === Token.NULL) return Interest.SKIP;
+        throw new SarifFormatError(
+          "INVALID_STRUCTURE",
+          `runs[${this.runCount - 1}].results is not an array.`,
+        );
+      case "tool":
+        return this.select(TOOL, frame.run, -1);
+      case "originalUriBaseIds":
+        return this.select(URI_BASES, frame.run, -1);
+      case "invocations":
+        return token === Token.BEGIN_ARRAY || token === Token.BEGIN_OBJECT
+          ? this.enter(INVOCATIONS, frame.run)
+          : Interest.SKIP;
+      default:
+        return Interest.SKIP;
+    }
+  }
+
+  private enter(kind: number, run: number): Interest {
+    this.frames.push({ kind, run, key: null, next: 0 });
+    return Interest.WATCH;
+  }
+
+  private select(kind: number, run: number, index: number): Interest {
+    this.captureKind = kind;
+    this.captureRun = run;
+    this.captureIndex = index;
+    return Interest.CAPTURE;
+  }
+
+  private runState(index: number): RunState {
+    let run = this.runs.get(index);
+    if (run === undefined) {
+      run = { index, tool: null, context: { workDir: this.workDir, originalUriBaseIds: {} }, pending: [] };
+      this.runs.set(index, run);
+    }
+    return run;
   }
 }
 
-/** A chunk of the document: bytes (UTF-8) or text. */
-export type SarifChunk = Uint8Array | string;
-
 /**
- * How much of a chunk the parser takes at once (bytes, or UTF-16 units of text). Between pieces
- * the reader gives the event loop a turn; a piece is a few milliseconds of parsing.
+ * How much of a chunk the scanner takes at once (bytes, or UTF-16 units of text). Between pieces
+ * the reader gives the event loop a turn; a piece is well under a millisecond of scanning.
  */
 const PIECE_SIZE = 64 * 1024;
 
-/**
- * `chunk` in pieces of at most {@link PIECE_SIZE}. Any cut will do: the tokenizer joins a UTF-8
- * sequence or a surrogate pair split across two writes.
- */
+/** `chunk` in pieces of at most {@link PIECE_SIZE}. Any cut will do: the scanner continues a cut token. */
 function* piecesOf(chunk: SarifChunk): Generator<SarifChunk> {
   for (let start = 0; start < chunk.length; start += PIECE_SIZE) {
     yield typeof chunk === "string"
@@ -114,13 +247,32 @@ function* piecesOf(chunk: SarifChunk): Generator<SarifChunk> {
   }
 }
 
+const encoder = new TextEncoder();
+
+/**
+ * Text pieces as UTF-8, as the old tokenizer encoded them: a high surrogate that ends a piece
+ * waits for the next text piece, which may begin with its low half; any other lone surrogate
+ * becomes U+FFFD.
+ */
+class TextPieces {
+  private pending = "";
+
+  encode(piece: string): Uint8Array {
+    let text = this.pending + piece;
+    this.pending = "";
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.pending = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    return encoder.encode(text);
+  }
+}
+
 /** Resolves on the event loop's next turn, after pending I/O callbacks (unlike a microtask). */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
-
-/** What the tokenizer writes after the absolute byte offset of a character it cannot read. */
-const TOKENIZER_POSITION = /absolute position "(\d+)"/;
 
 /** A byte of the document as a message shows it: the character, or its code when unprintable. */
 function describeByte(byte: number | undefined): string {
@@ -130,48 +282,27 @@ function describeByte(byte: number | undefined): string {
     : `byte 0x${byte.toString(16).padStart(2, "0")}`;
 }
 
-/** A token the parser did not expect here, in words. */
-function describeToken(token: ParsedTokenInfo): string {
-  switch (token.token) {
-    case TokenType.STRING:
-      // Its length, not its text: the string is part of the report.
-      return `a string of ${String(token.value).length} characters`;
-    case TokenType.NUMBER:
-      return `number ${String(token.value)}`;
-    case TokenType.TRUE:
-    case TokenType.FALSE:
-    case TokenType.NULL:
-      return String(token.value);
-    default:
-      return `"${String(token.value)}"`;
-  }
-}
-
 /**
- * The INVALID_JSON message for a parser error, naming the byte of the document (0-based, counted
- * over every chunk) where reading stopped: the unreadable character for a tokenizer error, the
- * start of the refused token for a parser error, the end of the document when it ends too early.
+ * The INVALID_JSON message for an error of the piece that starts at byte `pieceStart`, naming the
+ * byte of the document (0-based, counted over every chunk) where reading stopped: the byte no JSON
+ * can have there, or else the start of the last token read (one out of place, or the one before a
+ * string that is not UTF-8).
  */
 function invalidJsonMessage(
   error: unknown,
-  chunk: SarifChunk | null,
-  chunkStart: number,
-  lastToken: ParsedTokenInfo | null,
+  piece: SarifChunk,
+  pieceStart: number,
+  lastToken: TokenDescription | null,
 ): string {
-  if (chunk === null) {
-    return `Invalid JSON: the document ends at byte ${chunkStart} before its value is complete (is the file cut short?).`;
+  if (error instanceof UnexpectedByteError) {
+    // The byte as the piece's own UTF-8 holds it, as the reader always looked it up.
+    const bytes = typeof piece === "string" ? Buffer.from(piece) : piece;
+    return `Invalid JSON at byte ${error.position}: unexpected ${describeByte(bytes[error.position - pieceStart])}.`;
   }
-  if (error instanceof TokenizerError) {
-    const found = TOKENIZER_POSITION.exec(error.message);
-    const position = found ? Number(found[1]) : (lastToken?.offset ?? chunkStart);
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-    return `Invalid JSON at byte ${position}: unexpected ${describeByte(bytes[position - chunkStart])}.`;
-  }
-  if (lastToken !== null) {
-    return `Invalid JSON at byte ${lastToken.offset}: unexpected ${describeToken(lastToken)}.`;
-  }
+  if (lastToken !== null)
+    return `Invalid JSON at byte ${lastToken.offset}: unexpected ${lastToken.description}.`;
   const detail = error instanceof Error ? error.message : String(error);
-  return `Invalid JSON at byte ${chunkStart}: ${detail}`;
+  return `Invalid JSON at byte ${pieceStart}: ${detail}`;
 }
 
 /**
@@ -185,91 +316,39 @@ export async function* readSarif(
   source: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
   options: ReadSarifOptions = {},
 ): AsyncGenerator<SarifEvent> {
-  const workDir = options.workDir ?? null;
-  const parser = new JSONParser({ paths: SELECTORS, keepStack: false });
-  const queue: SarifEvent[] = [];
-  const runs = new Map<number, RunState>();
-  const shape = new DocumentShape();
-  parser.onToken = (token) => shape.observe(token);
-  let versionSeen = false;
+  const selector = new SarifSelector(options.workDir ?? null);
+  const scanner = new JsonScanner(selector);
+  const text = new TextPieces();
   let bytesRead = 0;
-
-  const runState = (index: number): RunState => {
-    let run = runs.get(index);
-    if (run === undefined) {
-      run = { index, tool: null, context: { workDir, originalUriBaseIds: {} }, pending: [] };
-      runs.set(index, run);
-    }
-    return run;
-  };
-
-  parser.onValue = ({ value, key, stack }) => {
-    if (stack.length === 1) {
-      if (key === "version") {
-        checkVersion(value);
-        versionSeen = true;
-      }
-      return;
-    }
-    const runIndex = stack[2]?.key;
-    if (typeof runIndex !== "number") return;
-    const run = runState(runIndex);
-    if (stack.length === 6 && NOTIFICATION_KEYS.has(String(stack[5]?.key)) && typeof key === "number") {
-      const error = toolErrorOf(value, run);
-      if (error !== null) queue.push({ type: "toolError", error });
-    } else if (stack.length === 4 && stack[3]?.key === "results" && typeof key === "number") {
-      if (run.tool === null) run.pending.push({ raw: value, index: key });
-      else queue.push({ type: "result", result: resultOf(value, key, run, run.tool) });
-    } else if (stack.length === 3 && key === "tool") {
-      const tool = toolOf(value, runIndex);
-      run.tool = tool;
-      queue.push({ type: "run", run: { index: runIndex, tool } });
-      for (const { raw, index } of run.pending)
-        queue.push({ type: "result", result: resultOf(raw, index, run, tool) });
-      run.pending = [];
-    } else if (stack.length === 3 && key === "originalUriBaseIds" && isObject(value)) {
-      run.context = { workDir, originalUriBaseIds: value as Record<string, UriBase> };
-    }
-  };
-
-  const feed = (chunk: SarifChunk | null): void => {
-    const size = chunk === null ? 0 : typeof chunk === "string" ? Buffer.byteLength(chunk) : chunk.byteLength;
-    try {
-      if (chunk === null) {
-        if (!parser.isEnded) parser.end();
-      } else parser.write(chunk);
-    } catch (error) {
-      if (error instanceof SarifFormatError) throw error;
-      throw new SarifFormatError(
-        "INVALID_JSON",
-        invalidJsonMessage(error, chunk, bytesRead, shape.lastToken),
-      );
-    }
-    bytesRead += size;
-  };
 
   for await (const chunk of source) {
     for (const piece of piecesOf(chunk)) {
-      feed(piece);
-      yield* queue.splice(0);
-      // Parsing is synchronous and the consumer's work per result mostly is: without a turn of
+      try {
+        scanner.write(typeof piece === "string" ? text.encode(piece) : piece);
+      } catch (error) {
+        if (error instanceof SarifFormatError) throw error;
+        const message = invalidJsonMessage(error, piece, bytesRead, scanner.describeLastToken());
+        throw new SarifFormatError("INVALID_JSON", message);
+      }
+      // A text piece counts as the reader always counted it, alone: a surrogate pair its end cuts
+      // counts 3 + 3 bytes, not 4 (only messages that name a byte see it).
+      bytesRead += typeof piece === "string" ? Buffer.byteLength(piece) : piece.byteLength;
+      for (const event of selector.events.splice(0)) yield event;
+      // Scanning is synchronous and the consumer's work per result mostly is: without a turn of
       // the event loop here, a large chunk would hold off every request of this process.
       await yieldToEventLoop();
     }
   }
   if (bytesRead === 0) throw new SarifFormatError("INVALID_JSON", "Invalid JSON: the document is empty.");
-  feed(null);
-  yield* queue.splice(0);
-
-  if (shape.rootIsObject !== true) {
-    throw new SarifFormatError("INVALID_STRUCTURE", "The SARIF log is not a JSON object.");
+  try {
+    scanner.end();
+  } catch (error) {
+    if (error instanceof SarifFormatError) throw error;
+    throw new SarifFormatError(
+      "INVALID_JSON",
+      `Invalid JSON: the document ends at byte ${bytesRead} before its value is complete (is the file cut short?).`,
+    );
   }
-  if (!versionSeen) {
-    throw new SarifFormatError("MISSING_VERSION", 'The SARIF log has no "version" (expected "2.1.0").');
-  }
-  if (!shape.hasRuns) throw new SarifFormatError("MISSING_RUNS", 'The SARIF log has no "runs" array.');
-  for (let index = 0; index < shape.runCount; index += 1) {
-    if (runs.get(index)?.tool == null)
-      throw new SarifFormatError("MISSING_TOOL", `runs[${index}] has no "tool".`);
-  }
+  for (const event of selector.events.splice(0)) yield event;
+  selector.checkComplete();
 }

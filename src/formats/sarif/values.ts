@@ -1,4 +1,4 @@
-import { type PathContext, resolveArtifactPath } from "./paths.ts";
+import { type PathContext, type ResolvedPath, resolveArtifactPath } from "./paths.ts";
 import {
   SarifFormatError,
   type SarifKind,
@@ -211,12 +211,39 @@ function regionOf(raw: unknown): SarifRegion | null {
   };
 }
 
+/** Beyond this many entries a run's cache of resolved paths starts again (a bound on its memory). */
+const MAX_CACHED_PATHS = 1_000;
+
+/**
+ * Resolved paths by base id and URI, per run context: a report names the same files over and
+ * over, and resolving a path is a good part of reading a result. A context never changes (a run's
+ * `originalUriBaseIds` gives it a new one), so its entries never go stale.
+ */
+const resolvedPaths = new WeakMap<PathContext, Map<string, ResolvedPath>>();
+
+/** {@link resolveArtifactPath}, through the context's cache. */
+function resolvedPathOf(uri: string, uriBaseId: string | null, context: PathContext): ResolvedPath {
+  let cache = resolvedPaths.get(context);
+  if (cache === undefined || cache.size >= MAX_CACHED_PATHS) {
+    cache = new Map();
+    resolvedPaths.set(context, cache);
+  }
+  // The base id's length first, so that no other base id and URI make the same key.
+  const key = uriBaseId === null ? `-${uri}` : `${uriBaseId.length}:${uriBaseId}${uri}`;
+  let resolved = cache.get(key);
+  if (resolved === undefined) {
+    resolved = resolveArtifactPath(uri, uriBaseId ?? undefined, context);
+    cache.set(key, resolved);
+  }
+  return resolved;
+}
+
 function locationOf(raw: unknown, context: PathContext): SarifLocation {
   const physical = isObject(raw) ? raw.physicalLocation : undefined;
   const artifact = isObject(physical) ? physical.artifactLocation : undefined;
   const uri = isObject(artifact) ? stringOf(artifact.uri) : null;
   const uriBaseId = isObject(artifact) ? stringOf(artifact.uriBaseId) : null;
-  const resolved = uri === null ? null : resolveArtifactPath(uri, uriBaseId ?? undefined, context);
+  const resolved = uri === null ? null : resolvedPathOf(uri, uriBaseId, context);
   return {
     path: resolved?.path ?? null,
     outsideRepository: resolved?.outsideRepository ?? false,
