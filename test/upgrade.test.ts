@@ -8,8 +8,10 @@ import { type Config, parseConfig } from "../src/config.ts";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
 import { migrationProvider } from "../src/db/migrations/index.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
+import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { generatePat, hashPat } from "../src/modules/auth/pat.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
+import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { createEmptyDatabase, type TestDatabase } from "./helpers/database.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
@@ -683,6 +685,24 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
       assert.equal(upload.status, 200);
       const uploaded = (await upload.json()) as { data: { createArtifact: { ok: boolean; error: string } } };
       assert.equal(uploaded.data.createArtifact.ok, true, uploaded.data.createArtifact.error);
+
+      // Migration 0022 took the repository's issues as already announced: the run the upload makes,
+      // which finds nothing, announces each of them resolved once, and none introduced again.
+      const { db } = app.database;
+      const queued = await db.selectFrom("artifacts").select("id").where("status", "=", "QUEUED").execute();
+      assert.equal(queued.length, 1);
+      const handler = artifactProcessingHandler(db, started.config, testLogger("processing").logger);
+      assert.deepEqual(await runArtifactJob(db, handler, queued[0]!.id), { status: "done" });
+      const events = await db
+        .selectFrom("webhook_events")
+        .select(["type", (eb) => eb.fn.countAll<string>().as("n")])
+        .where("type", "like", "repository_issue.%")
+        .groupBy("type")
+        .execute();
+      assert.deepEqual(
+        events.map((e) => [e.type, Number(e.n)]),
+        [["repository_issue.resolved", 3]],
+      );
     });
   }
 });

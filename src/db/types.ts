@@ -135,6 +135,15 @@ export interface AnalysisRunsTable {
   base_run_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   /** When the run's WAITING checks time out; null when it expects nothing more. */
   deadline_at: NullableTimestamp;
+  /**
+   * The status a finished run had when a late artifact made it PENDING again; null otherwise
+   * (migration 0022).
+   */
+  reopened_from: ColumnType<
+    AnalysisRunStatus | null,
+    AnalysisRunStatus | null | undefined,
+    AnalysisRunStatus | null
+  >;
 }
 
 export type { IssueCategory, IssueSeverity };
@@ -331,6 +340,20 @@ export interface CheckIssueCountsTable {
   severity: IssueSeverity | null;
   state: FindingState;
   is_suppressed: boolean;
+  occurrences: number;
+}
+
+/** Per repository, the run whose issues the repository-issue events last announced (migration 0022). */
+export interface RepositoryIssueAnnouncementsTable {
+  repository_id: ForeignKey;
+  run_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
+  updated_at: Timestamp;
+}
+
+/** An issue the repository-issue events last announced as present, with its open occurrences then. */
+export interface AnnouncedRepositoryIssuesTable {
+  repository_id: ForeignKey;
+  issue_id: ForeignKey;
   occurrences: number;
 }
 
@@ -552,6 +575,8 @@ export interface Database extends AuthFlowTables, WebhookTables, IngestionTables
   checks: ChecksTable;
   occurrences: OccurrencesTable;
   check_issue_counts: CheckIssueCountsTable;
+  repository_issue_announcements: RepositoryIssueAnnouncementsTable;
+  announced_repository_issues: AnnouncedRepositoryIssuesTable;
   metrics: MetricsTable;
   repository_metric_items: RepositoryMetricItemsTable;
   metric_values: MetricValuesTable;

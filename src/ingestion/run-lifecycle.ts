@@ -14,11 +14,7 @@ import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import { findAccountById } from "../modules/accounts/account-store.ts";
 import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
-import {
-  findAnalyzersByIds,
-  findAnalyzersByShortcodes,
-  findIssuesByIds,
-} from "../modules/catalog/catalog-store.ts";
+import { findAnalyzersByIds, findAnalyzersByShortcodes } from "../modules/catalog/catalog-store.ts";
 import {
   countOccurrencesOfChecks,
   findCheckOfRunByAnalyzer,
@@ -31,22 +27,20 @@ import {
 import { refreshCheckIssueCounts } from "../modules/checks/issue-count-store.ts";
 import {
   countCheckFailingOccurrences,
-  countPresentOccurrencesByIssue,
   deleteResolvedOccurrencesOfCheck,
-  findPresentOccurrencesOfIssuesInRun,
 } from "../modules/checks/occurrence-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
-import { recordEvent, recordEvents } from "../modules/events/outbox.ts";
+import { recordEvent } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
 import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import { enqueueRunRebases } from "../modules/runs/rebase-job.ts";
 import {
-  findPreviousFinishedRun,
   findRunById,
   findRunOfCommit,
   insertRunWithDeadline,
+  isAnalysed,
   updateRunStatus,
 } from "../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
@@ -54,10 +48,9 @@ import {
   analysisRunStartedEvent,
   analysisRunUpdatedEvent,
   type CheckForEvent,
-  repositoryIssueIntroducedEvent,
-  repositoryIssueResolvedEvent,
 } from "../modules/webhooks/payloads.ts";
 import { coverageGateFailures } from "./coverage/metrics.ts";
+import { announceRepositoryIssues } from "./repository-issue-events.ts";
 import { isEverythingLost } from "./types.ts";
 
 /**
@@ -66,12 +59,6 @@ import { isEverythingLost } from "./types.ts";
  * run — after each processed artifact or when its deadline passes. Every function here runs inside
  * the caller's transaction and writes only through `tx`.
  */
-
-/**
- * Occurrences listed in one `repository_issue.introduced` event (the count covers them all): an
- * issue with thousands of findings would otherwise make a payload of megabytes.
- */
-export const EVENT_OCCURRENCE_LIMIT = 100;
 
 /** The job that ends a run's WAITING checks when its deadline passes. */
 export const DEADLINE_JOB_KIND = "ingest.deadline";
@@ -277,8 +264,9 @@ export function runStatusOf(statuses: readonly CheckStatus[]): AnalysisRunStatus
 
 /**
  * Sets the run's status from its checks; when it changed, records `analysis_run.updated` (with
- * `lastCheckId`'s check last), and when a default-branch run finished and is now the latest
- * analysed one there, the repository-issue events against the run it replaced.
+ * `lastCheckId`'s check last). For a default-branch run that is analysed or has just finished,
+ * announces what changed in the repository's issues (the run may have become, stayed or stopped
+ * being the repository's current state, or what it shows may have changed).
  */
 export async function settleRun(
   tx: Kysely<Database>,
@@ -288,12 +276,32 @@ export async function settleRun(
   const run = await findRunById(tx, runId);
   const checks = await findChecksOfRun(tx, runId);
   const status = runStatusOf(checks.map((c) => c.status));
-  if (status === run.status) return run;
+  const changed = status !== run.status;
+  const updated = changed ? await updateRunStatus(tx, runId, status) : run;
+  const finished = changed && status !== "PENDING";
+  if (!changed && !isAnalysed(updated)) return updated;
 
-  const updated = await updateRunStatus(tx, runId, status);
   const repository = await findRepositoryById(tx, run.repository_id);
   const account = await findAccountById(tx, repository.account_id);
+  if (changed) await recordRunUpdated(tx, { run: updated, repository, account, checks, lastCheckId });
+  if (updated.branch_name === repository.default_branch && (finished || isAnalysed(updated))) {
+    await announceRepositoryIssues(tx, repository, account);
+  }
+  return updated;
+}
 
+/** `analysis_run.updated` for a run whose status changed, with its checks' summaries. */
+async function recordRunUpdated(
+  tx: Kysely<Database>,
+  input: {
+    run: AnalysisRunRow;
+    repository: RepositoryRow;
+    account: AccountRow;
+    checks: readonly CheckRow[];
+    lastCheckId: string | null;
+  },
+): Promise<void> {
+  const { run, repository, account, checks, lastCheckId } = input;
   const ordered = [
     ...checks.filter((c) => c.id !== lastCheckId),
     ...checks.filter((c) => c.id === lastCheckId),
@@ -324,7 +332,7 @@ export async function settleRun(
   await recordEvent(
     tx,
     analysisRunUpdatedEvent({
-      run: updated,
+      run,
       repository,
       account,
       summary,
@@ -335,57 +343,4 @@ export async function settleRun(
       })),
     }),
   );
-
-  if ((status === "SUCCESS" || status === "FAILURE") && updated.branch_name === repository.default_branch) {
-    await recordRepositoryIssueEvents(tx, updated, repository, account);
-  }
-  return updated;
-}
-
-/**
- * `repository_issue.introduced` / `.resolved` for a default-branch run that just finished, when it
- * is now the latest analysed run there: each issue present in it and not in the run it replaced,
- * and the reverse. An issue is present in a run when the run has a non-RESOLVED occurrence of it.
- */
-async function recordRepositoryIssueEvents(
-  tx: Kysely<Database>,
-  run: AnalysisRunRow,
-  repository: RepositoryRow,
-  account: AccountRow,
-): Promise<void> {
-  const [latest] = await findLatestDefaultBranchRuns(tx, [repository.id]);
-  if (latest?.id !== run.id) return;
-  const previous = await findPreviousFinishedRun(tx, { ...run, repository_id: repository.id });
-
-  const now = await countPresentOccurrencesByIssue(tx, run.id);
-  const before = previous ? await countPresentOccurrencesByIssue(tx, previous.id) : new Map<string, number>();
-  const introduced = [...now.keys()].filter((id) => !before.has(id));
-  const resolved = [...before.keys()].filter((id) => !now.has(id));
-  if (introduced.length === 0 && resolved.length === 0) return;
-
-  const issues = await findIssuesByIds(tx, [...introduced, ...resolved]);
-  const analyzers = await findAnalyzersByIds(tx, [...new Set(issues.map((i) => i.analyzer_id))]);
-  const subjectOf = (issueId: string) => {
-    const issue = issues.find((i) => i.id === issueId);
-    const analyzer = analyzers.find((a) => a.id === issue?.analyzer_id);
-    return issue && analyzer ? { repository, account, issue, analyzer } : undefined;
-  };
-  const occurrencesOf = await findPresentOccurrencesOfIssuesInRun(
-    tx,
-    run.id,
-    introduced,
-    EVENT_OCCURRENCE_LIMIT,
-  );
-  const events = [
-    ...introduced.flatMap((issueId) => {
-      const subject = subjectOf(issueId);
-      const occurrences = occurrencesOf.get(issueId) ?? [];
-      return subject ? [repositoryIssueIntroducedEvent(subject, occurrences, now.get(issueId) ?? 0)] : [];
-    }),
-    ...resolved.flatMap((issueId) => {
-      const subject = subjectOf(issueId);
-      return subject ? [repositoryIssueResolvedEvent(subject, before.get(issueId) ?? 0)] : [];
-    }),
-  ];
-  await recordEvents(tx, events);
 }

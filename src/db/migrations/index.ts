@@ -19,6 +19,7 @@ import * as vcsAccountSecrets from "./0018-vcs-account-secrets.ts";
 import * as queuedArtifacts from "./0019-queued-artifacts.ts";
 import * as checkIssueCounts from "./0020-check-issue-counts.ts";
 import * as occurrenceParents from "./0021-occurrence-parents.ts";
+import * as issueAnnouncements from "./0022-issue-announcements.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   "0019-queued-artifacts": queuedArtifacts,
   "0020-check-issue-counts": checkIssueCounts,
   "0021-occurrence-parents": occurrenceParents,
+  "0022-issue-announcements": issueAnnouncements,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -36,8 +36,9 @@ export function splitRepositoryIssueKey(
 }
 
 /**
- * The latest finished (SUCCESS or FAILURE) run on the default branch of each of these
- * repositories that has one.
+ * The latest analysed run (`isAnalysedRun`: finished SUCCESS or FAILURE, also while a late
+ * artifact makes it PENDING again) on the default branch of each of these repositories that has
+ * one.
  */
 export async function findLatestDefaultBranchRuns(
   db: Kysely<Database>,

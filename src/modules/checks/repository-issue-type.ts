@@ -80,7 +80,7 @@ builder.objectField(RepositoryRef, "issues", (t) =>
     type: RepositoryIssueConnection,
     nullable: true,
     description:
-      "The distinct issues in the repository's latest finished (SUCCESS or FAILURE) run on its default branch, by issue code, then key. Empty when there is no such run.",
+      "The distinct issues in the repository's latest analysed run on its default branch: the newest that finished SUCCESS or FAILURE, also while an artifact uploaded after it finished makes it PENDING again. By issue code, then key. Empty when there is no such run.",
     args: {
       path: t.arg.string({
         required: false,
@@ -123,7 +123,7 @@ builder.objectField(RepositoryRef, "issueOccurrences", (t) =>
     type: OccurrenceConnection,
     nullable: true,
     description:
-      "Every occurrence in the repository's latest finished (SUCCESS or FAILURE) run on its default branch (RESOLVED ones left out), by path, then line, then key.",
+      "Every occurrence in the repository's latest analysed run on its default branch, the run `issues` reads (RESOLVED ones left out), by path, then line, then key.",
     args: { ...connectionArgs(t.arg), analyzerIn: analyzerInArg(t.arg, "occurrences") },
     resolve: (repository, args, ctx) =>
       underLatestRun(ctx, repository.id, (runId) =>

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { resetAnnouncedIssues } from "../checks/announced-issue-store.ts";
 import { refreshCheckIssueCounts } from "../checks/issue-count-store.ts";
 import { cycloneDxOf, type SbomUploader } from "./demo-sbom.ts";
 import { type Column, column as c, insertRows, insertRowsReturningIds } from "./demo-store.ts";
@@ -43,8 +44,9 @@ function need(map: Map<string, string>, key: string | null, what: string): strin
  * Writes the plans of some repositories; adds the row counts of the tables it bulk-writes to
  * `counts`. Runs and pull requests are replayed repository by repository through the webhook and
  * upload code (history-writer.ts); checks, findings, metrics, coverage and settings are written
- * table by table (the checks' issue counts from their findings); then each run's SBOMs are processed in the order the runs happened, so a run's
- * SCA checks are matched against its base's.
+ * table by table (the checks' issue counts from their findings, and the repository issues as
+ * already announced); then each run's SBOMs are processed in the order the runs happened, so a
+ * run's SCA checks are matched against its base's.
  */
 export async function writeRepositoryPlans(
   db: Kysely<Database>,
@@ -139,6 +141,11 @@ export async function writeRepositoryPlans(
     all((p) => p.occurrences),
   );
   await refreshCheckIssueCounts(db, [...checkIds.values()]);
+  // No receiver heard of the generated history: the repository-issue events start from its end.
+  const announced = await resetAnnouncedIssues(db, [...repositoryIds.values()]);
+  counts.repository_issue_announcements =
+    (counts.repository_issue_announcements ?? 0) + announced.announcements;
+  counts.announced_repository_issues = (counts.announced_repository_issues ?? 0) + announced.issues;
 
   const itemIds = await writeReturning<PlannedMetricItem>(
     "repository_metric_items",

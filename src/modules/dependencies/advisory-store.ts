@@ -7,6 +7,7 @@ import type {
 } from "../../db/types.ts";
 import type { StoredRange } from "../../db/types-advisories.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
  * SQL of advisory import and matching (docs/advisories.md): vulnerabilities upserted from OSV
@@ -297,7 +298,7 @@ export async function writeCheckOccurrences(
 }
 
 /**
- * The SCA checks of each repository's latest run (any status but unfinished ones) whose
+ * The SCA checks of each repository's latest analysed run (`isAnalysedRun`, on any branch) whose
  * dependencies include a package of one of `ecosystems`: the checks an advisory import re-matches.
  */
 export async function findLatestScaChecks(
@@ -310,7 +311,7 @@ export async function findLatestScaChecks(
     FROM repositories AS repo
     CROSS JOIN LATERAL (
       SELECT lr.id FROM analysis_runs AS lr
-      WHERE lr.repository_id = repo.id AND lr.status IN ('SUCCESS', 'FAILURE')
+      WHERE lr.repository_id = repo.id AND ${isAnalysedRun("lr")}
       ORDER BY lr.created_at DESC, lr.key DESC
       LIMIT 1
     ) AS latest

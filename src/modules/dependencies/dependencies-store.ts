@@ -173,9 +173,9 @@ export const vulnerabilityOccurrencesOfScaCheck: ConnectionSource = {
 };
 
 /**
- * A repository's current vulnerability occurrences: those its latest finished run (SUCCESS or
- * FAILURE) on its default branch found, RESOLVED ones left out. Older runs, runs on other branches
- * and unfinished runs do not count. Parent: the repository id.
+ * A repository's current vulnerability occurrences: those its latest analysed run on its default
+ * branch found (`latestDefaultBranchRun`), RESOLVED ones left out. Older runs, runs on other
+ * branches and runs never analysed do not count. Parent: the repository id.
  */
 export const vulnerabilityOccurrencesOfRepository: ConnectionSource = {
   name: "vulnerabilityOccurrencesOfRepository",

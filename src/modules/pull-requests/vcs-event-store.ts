@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { AnalysisRunRow, Database, PullRequestRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 import type { PullRequestFacts, VcsEventProvider } from "./vcs-payloads.ts";
 
 /**
@@ -254,8 +255,8 @@ export function findPullRequestByNumber(
 }
 
 /**
- * The run a pull request's run compares with: the finished run of the merge base when one
- * exists, else the newest finished run on the base branch.
+ * The run a pull request's run compares with: the analysed run of the merge base when one
+ * exists, else the newest analysed run on the base branch (`isAnalysedRun`).
  */
 export async function findPullRequestBaseRun(
   db: Kysely<Database>,
@@ -267,7 +268,7 @@ export async function findPullRequestBaseRun(
   return ofMergeBase ?? findLatestSettledRunOfBranch(db, repositoryId, baseBranch);
 }
 
-/** The repository's latest SUCCESS or FAILURE run of `commitOid`, if any. */
+/** The repository's latest analysed run of `commitOid`, if any. */
 export function findSettledRunOfCommit(
   db: Kysely<Database>,
   repositoryId: string,
@@ -276,7 +277,7 @@ export function findSettledRunOfCommit(
   return latestSettledRun(db, repositoryId, "commit_oid", commitOid);
 }
 
-/** The repository's latest SUCCESS or FAILURE run on `branch`, if any. */
+/** The repository's latest analysed run on `branch`, if any. */
 export function findLatestSettledRunOfBranch(
   db: Kysely<Database>,
   repositoryId: string,
@@ -285,7 +286,7 @@ export function findLatestSettledRunOfBranch(
   return latestSettledRun(db, repositoryId, "branch_name", branch);
 }
 
-/** The repository's latest SUCCESS or FAILURE run whose `column` is `value`. */
+/** The repository's latest analysed run (`isAnalysedRun`) whose `column` is `value`. */
 function latestSettledRun(
   db: Kysely<Database>,
   repositoryId: string,
@@ -297,7 +298,7 @@ function latestSettledRun(
     .selectAll()
     .where("repository_id", "=", repositoryId)
     .where(column, "=", value)
-    .where("status", "in", ["SUCCESS", "FAILURE"])
+    .where(isAnalysedRun("analysis_runs"))
     .orderBy("created_at", "desc")
     .orderBy("key", "desc")
     .limit(1)

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { isPublished } from "../checks/occurrence-store.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
  * SQL of the reports (docs/reports.md). Every snapshot report of a scope (an account or one
@@ -36,8 +37,9 @@ export interface ScopeRunIssueRow {
 export type ScopeColumn = "account_id" | "id";
 
 /**
- * Per-issue counts of every finished (SUCCESS or FAILURE) run on the default branch of every
- * repository whose `column` is one of `scopeIds`. One statement for any number of scopes.
+ * Per-issue counts of every analysed run (`isAnalysedRun`: finished SUCCESS or FAILURE, or PENDING
+ * again for a late artifact) on the default branch of every repository whose `column` is one of
+ * `scopeIds`. One statement for any number of scopes.
  */
 export async function findScopeRunIssueCounts(
   db: Kysely<Database>,
@@ -50,7 +52,7 @@ export async function findScopeRunIssueCounts(
       x.analyzer_shortcode, coalesce(x.open, 0)::int AS open, coalesce(x.resolved, 0)::int AS resolved
     FROM repositories AS repo
     JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.branch_name = repo.default_branch
-      AND r.status IN ('SUCCESS', 'FAILURE')
+      AND ${isAnalysedRun("r")}
     LEFT JOIN LATERAL (
       SELECT k.issue_id, i.category, coalesce(k.severity, i.severity) AS severity, i.tags,
         a.shortcode AS analyzer_shortcode,
@@ -127,8 +129,8 @@ export interface ScopePreventionRow {
 
 /**
  * The findings prevented in the pull requests of every repository whose `column` is one of
- * `scopeIds`, counted per fixing run (docs/reports.md, "Issues prevented"). Only finished runs
- * (SUCCESS, FAILURE) of a pull request and, in them, the checks that can say what the code holds
+ * `scopeIds`, counted per fixing run (docs/reports.md, "Issues prevented"). Only analysed runs
+ * (`isAnalysedRun`) of a pull request and, in them, the checks that can say what the code holds
  * are read: finished SUCCESS or FAILURE with no artifact that FAILED to process, the rule a base
  * check follows (`findBaseCheckId`). An analyzer that did not report, reported nothing it could
  * place (NEUTRAL) or whose report could not be read never looks like a fix. A
@@ -149,7 +151,7 @@ export async function findScopePreventions(
         row_number() OVER (PARTITION BY r.pull_request_id, c.analyzer_id ORDER BY r.created_at, r.key) AS seq
       FROM repositories AS repo
       JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.pull_request_id IS NOT NULL
-        AND r.status IN ('SUCCESS', 'FAILURE')
+        AND ${isAnalysedRun("r")}
       JOIN checks AS c ON c.run_id = r.id AND c.status IN ('SUCCESS', 'FAILURE')
         AND NOT EXISTS (SELECT 1 FROM artifacts AS a WHERE a.check_id = c.id AND a.status = 'FAILED')
       WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { AnalysisRunRow, AnalysisRunStatus, Database, NewAnalysisRun } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
@@ -70,17 +70,34 @@ export function branchFilter(branch: string | null | undefined) {
 }
 
 /**
- * The run a repository's current state is read from: its newest SUCCESS or FAILURE run on its
- * default branch, in the order `analysisRuns` lists runs. A lateral subquery over the repository
- * row aliased `repository`; repository issues, issue occurrences and dependency vulnerabilities
- * all read this one run.
+ * True for a run that is *analysed* (docs/ingestion.md "A late upload to a finished run"): it
+ * finished SUCCESS or FAILURE, or did and is PENDING again while a late artifact is processed. A
+ * repository's current state, its report snapshots and the base of a new run are read from
+ * analysed runs only. `alias` names the `analysis_runs` row in the statement.
+ */
+export function isAnalysedRun(alias: string): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${alias}.status`)} IN ('SUCCESS', 'FAILURE')
+    OR ${sql.ref(`${alias}.reopened_from`)} IN ('SUCCESS', 'FAILURE'))`;
+}
+
+/** {@link isAnalysedRun} for a row already read. */
+export function isAnalysed(run: Pick<AnalysisRunRow, "status" | "reopened_from">): boolean {
+  const analysed = (status: AnalysisRunStatus | null) => status === "SUCCESS" || status === "FAILURE";
+  return analysed(run.status) || analysed(run.reopened_from);
+}
+
+/**
+ * The run a repository's current state is read from: its newest analysed run ({@link
+ * isAnalysedRun}) on its default branch, in the order `analysisRuns` lists runs. A lateral
+ * subquery over the repository row aliased `repository`; repository issues, issue occurrences,
+ * dependency vulnerabilities and the repository-issue events all read this one run.
  */
 export function latestDefaultBranchRun(repository: string) {
   return sql`(
     SELECT lr.* FROM analysis_runs AS lr
     WHERE lr.repository_id = ${sql.ref(`${repository}.id`)}
       AND lr.branch_name = ${sql.ref(`${repository}.default_branch`)}
-      AND lr.status IN ('SUCCESS', 'FAILURE')
+      AND ${isAnalysedRun("lr")}
     ORDER BY lr.created_at DESC, lr.key DESC
     LIMIT 1
   )`;
@@ -139,7 +156,11 @@ export function insertRunWithDeadline(
     .executeTakeFirstOrThrow();
 }
 
-/** Sets the run's status now (finished unless PENDING); returns the row as it now stands. */
+/**
+ * Sets the run's status now (finished unless PENDING); returns the row as it now stands. A
+ * finished run made PENDING again keeps the status it had in `reopened_from` until it finishes
+ * again.
+ */
 export function updateRunStatus(
   db: Kysely<Database>,
   runId: string,
@@ -150,6 +171,10 @@ export function updateRunStatus(
     .set({
       status,
       finished_at: status === "PENDING" ? null : sql<Date>`now()`,
+      reopened_from:
+        status === "PENDING"
+          ? sql<AnalysisRunStatus | null>`CASE WHEN status = 'PENDING' THEN reopened_from ELSE status END`
+          : null,
       updated_at: sql<Date>`now()`,
     })
     .where("id", "=", runId)
@@ -168,31 +193,4 @@ export async function updateRunBase(
     .set({ base_run_id: base?.id ?? null, base_oid: base?.commit_oid ?? null, updated_at: sql<Date>`now()` })
     .where("id", "=", runId)
     .execute();
-}
-
-/**
- * The finished (SUCCESS or FAILURE) run of the same repository and branch just before `run`, in
- * (created_at, key) order, if any.
- */
-export function findPreviousFinishedRun(
-  db: Kysely<Database>,
-  run: Pick<AnalysisRunRow, "id" | "repository_id" | "branch_name" | "created_at" | "key">,
-): Promise<AnalysisRunRow | undefined> {
-  return db
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where("repository_id", "=", run.repository_id)
-    .where("branch_name", "=", run.branch_name)
-    .where("status", "in", ["SUCCESS", "FAILURE"])
-    .where("id", "<>", run.id)
-    .where((eb) =>
-      eb.or([
-        eb("created_at", "<", run.created_at),
-        eb.and([eb("created_at", "=", run.created_at), eb("key", "<", run.key)]),
-      ]),
-    )
-    .orderBy("created_at", "desc")
-    .orderBy("key", "desc")
-    .limit(1)
-    .executeTakeFirst();
 }
