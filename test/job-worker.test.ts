@@ -2,7 +2,12 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { enqueueJob } from "../src/jobs/job-store.ts";
-import { ERROR_MAX_ATTEMPTS, type JobHandler, JobWorker } from "../src/jobs/worker.ts";
+import {
+  ERROR_MAX_ATTEMPTS,
+  type JobHandler,
+  JobWorker,
+  unfinishedAttemptsError,
+} from "../src/jobs/worker.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -84,4 +89,84 @@ test("a job that keeps failing is retried, then given up at its last attempt, wh
   } finally {
     await worker.stop(1000);
   }
+});
+
+/** The job under `dedupeKey`, as the tests read it. */
+function jobOf(dedupeKey: string) {
+  return server.db
+    .selectFrom("jobs")
+    .select(["state", "attempts", "last_error"])
+    .where("dedupe_key", "=", dedupeKey)
+    .executeTakeFirstOrThrow();
+}
+
+function aWorker(handler: JobHandler): JobWorker {
+  return new JobWorker({
+    db: server.db,
+    logger: testLogger("job worker").logger,
+    handlers: [handler],
+    pollMs: 20,
+    leaseSeconds: 30,
+  }).start();
+}
+
+test("a job claimed past its last attempt (the earlier ones never ended) is given up unrun, where gaveUp runs", async () => {
+  const ran: number[] = [];
+  const gaveUp: number[] = [];
+  const handler: JobHandler = {
+    kind: "test.dying",
+    async run(job) {
+      ran.push(job.attempts);
+      return async () => ({ status: "done" });
+    },
+    async gaveUp(_tx, job) {
+      gaveUp.push(job.attempts);
+    },
+  };
+  await enqueueJob(server.db, { kind: "test.dying", payload: {}, dedupeKey: "test.dying:1" });
+  // As if every attempt so far had been claimed and its worker had died with it.
+  await server.db
+    .updateTable("jobs")
+    .set({ attempts: ERROR_MAX_ATTEMPTS })
+    .where("dedupe_key", "=", "test.dying:1")
+    .execute();
+  const worker = aWorker(handler);
+  try {
+    await waitFor(
+      "the job to be given up",
+      async () => (await jobOf("test.dying:1")).state === "FAILED",
+      20_000,
+    );
+    assert.deepEqual(await jobOf("test.dying:1"), {
+      state: "FAILED",
+      attempts: ERROR_MAX_ATTEMPTS + 1,
+      last_error: unfinishedAttemptsError(ERROR_MAX_ATTEMPTS + 1),
+    });
+    assert.deepEqual(ran, [], "the handler never ran");
+    assert.deepEqual(gaveUp, [ERROR_MAX_ATTEMPTS + 1]);
+  } finally {
+    await worker.stop(1000);
+  }
+});
+
+test("a job a stopping worker gives back does not count the attempt", async () => {
+  let started!: () => void;
+  const running = new Promise<void>((resolve) => {
+    started = resolve;
+  });
+  const handler: JobHandler = {
+    kind: "test.slow",
+    async run(_job, signal) {
+      started();
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+      throw new Error("aborted");
+    },
+  };
+  await enqueueJob(server.db, { kind: "test.slow", payload: {}, dedupeKey: "test.slow:1" });
+  await server.db.updateTable("jobs").set({ attempts: 3 }).where("dedupe_key", "=", "test.slow:1").execute();
+  const worker = aWorker(handler);
+  await running;
+  assert.equal((await jobOf("test.slow:1")).attempts, 4, "the claim counted while the job ran");
+  await worker.stop(10);
+  assert.deepEqual(await jobOf("test.slow:1"), { state: "QUEUED", attempts: 3, last_error: null });
 });

@@ -195,7 +195,8 @@ export async function failJob(tx: Kysely<Database>, job: ClaimedJob, error: stri
 export async function releaseJob(db: Kysely<Database>, job: ClaimedJob): Promise<void> {
   await db
     .updateTable("jobs")
-    .set(NO_LEASE)
+    // A job given back by a stopping worker did not fail: its claim does not count as an attempt.
+    .set({ ...NO_LEASE, attempts: sql<number>`greatest(attempts - 1, 0)` })
     .where("id", "=", job.id)
     .where("lease_token", "=", job.leaseToken)
     .execute();

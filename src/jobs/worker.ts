@@ -92,9 +92,19 @@ export interface WorkerOptions {
   ) => void;
 }
 
-/** After an unexpected error a job is retried with this backoff, and given up after this many claims. */
+/**
+ * After an unexpected error a job is retried with this backoff, and given up after this many
+ * claims. A claim past the limit is given up without running: its earlier attempts ended without
+ * settling (the worker died while running it, out of memory say, and its lease ran out), and the
+ * next one would most likely end so too, taking the process with it.
+ */
 const ERROR_RETRY_CAP_MS = 10 * 60_000;
 export const ERROR_MAX_ATTEMPTS = 25;
+
+/** The error a job given up unrun is recorded with: no attempt of it ever ended. */
+export function unfinishedAttemptsError(attempts: number): string {
+  return `given up after ${attempts - 1} attempts that never ended (the worker stopped while running it each time, e.g. for want of memory)`;
+}
 
 /** A running worker. */
 export class JobWorker {
@@ -270,6 +280,22 @@ export class JobWorker {
     const { logger } = this.options;
     const handler = this.handlers.get(job.kind);
     let settlement: JobSettlement;
+    if (job.attempts > ERROR_MAX_ATTEMPTS) {
+      logger.error({ jobId: job.id, kind: job.kind, attempts: job.attempts }, "job given up unrun");
+      const error = unfinishedAttemptsError(job.attempts);
+      try {
+        report(
+          await this.settle(job, async (tx) => {
+            await handler?.gaveUp?.(tx, job);
+            return { status: "failed", error };
+          }),
+        );
+      } catch (failure) {
+        logger.error({ err: failure, jobId: job.id, kind: job.kind }, "could not settle a job");
+        report("error");
+      }
+      return;
+    }
     try {
       if (!handler) throw new Error(`no handler for job kind ${job.kind}`);
       settlement = await handler.run(job, signal);
