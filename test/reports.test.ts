@@ -365,6 +365,34 @@ describe("reports and report cards", () => {
       assert.equal(pendingCard.aggregate, null);
     });
 
+    test("a run that timed out, was cancelled or was skipped has no report card, whatever its checks hold", async () => {
+      const { db } = server;
+      const repository = await aRepository(db, team);
+      const [bug] = await issuesIn(db, [{ analyzer, category: "BUG_RISK", severity: "CRITICAL" }]);
+      const nodeQuery = "query($id: ID!) { node(id: $id) { id ... on RunReport { status } } }";
+      for (const status of ["TIMEOUT", "CANCEL", "SKIPPED"] as const) {
+        // A run whose checks found nothing, and one where an analyzer reported before the run
+        // ended: neither says how the code is.
+        const empty = await aRun(db, repository, { status });
+        const partial = await aRunWithFindings(db, repository, analyzer, [{ issue: bug!, count: 1 }], {
+          status,
+        });
+        for (const run of [empty, partial]) {
+          assert.equal(await cardOf(run.run_uid), null, status);
+          const id = encodeGlobalId("RunReport", run.key);
+          const res = await gql(server.endpoint, token, nodeQuery, { id });
+          assert.equal(res.body.errors?.[0]?.extensions?.code, "NOT_FOUND", status);
+        }
+      }
+      const ready = await aRunWithFindings(db, repository, analyzer, [{ issue: bug!, count: 1 }], {
+        status: "READY",
+      });
+      const readyCard = await cardOf(ready.run_uid);
+      assert.equal(readyCard.status, "PENDING", "results not yet published are not graded yet");
+      assert.equal(readyCard.reliability, null);
+      assert.equal(readyCard.aggregate, null);
+    });
+
     test("a report card resolves through node for a member and answers another account's like a missing id", async () => {
       const mine = await aRun(server.db, await aRepository(server.db, team));
       const theirs = await aRun(server.db, await aRepository(server.db, hidden));

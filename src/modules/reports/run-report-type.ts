@@ -1,4 +1,4 @@
-import type { AnalysisRunRow } from "../../db/types.ts";
+import type { AnalysisRunRow, AnalysisRunStatus } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
 import { registerNodeType } from "../../graphql/node.ts";
@@ -16,14 +16,38 @@ import { coverageValuesByRunId, openCountsByRunId } from "./report-loaders.ts";
 /** A run whose report card is asked for; the card itself is computed on demand. */
 type RunReportSource = AnalysisRunRow;
 
+/**
+ * What a run's status allows its card to say: grades once it analysed the code (SUCCESS,
+ * FAILURE); PENDING while its results are not all in or not yet published (PENDING, READY); no
+ * card at all when it ended without analysing (TIMEOUT, CANCEL, SKIPPED), since whatever its
+ * checks hold is not the state of the code, and grading it would read a missing analyzer as a
+ * clean one.
+ */
+type CardState = "GRADED" | "PENDING" | "NONE";
+
+const CARD_STATES: Readonly<Record<AnalysisRunStatus, CardState>> = {
+  SUCCESS: "GRADED",
+  FAILURE: "GRADED",
+  PENDING: "PENDING",
+  READY: "PENDING",
+  TIMEOUT: "NONE",
+  CANCEL: "NONE",
+  SKIPPED: "NONE",
+};
+
+/** Whether a run of this status has a card, and whether it is graded. */
+function cardStateOf(status: AnalysisRunStatus): CardState {
+  return CARD_STATES[status];
+}
+
 const cards = new WeakMap<RunReportSource, Promise<ReportCard | null>>();
 
-/** The run's card, computed once per run row; null while the run is pending. */
+/** The run's grades, computed once per run row; null unless the run analysed the code. */
 function cardOf(run: RunReportSource, ctx: GraphQLContext): Promise<ReportCard | null> {
   let card = cards.get(run);
   if (!card) {
     card =
-      run.status === "PENDING"
+      cardStateOf(run.status) !== "GRADED"
         ? Promise.resolve(null)
         : Promise.all([openCountsByRunId(ctx).load(run.id), coverageValuesByRunId(ctx).load(run.id)]).then(
             ([counts, coverage]) => reportCardOf(counts, coverage),
@@ -109,8 +133,9 @@ const RunReportRef = builder.objectRef<RunReportSource>("RunReport").implement({
       id: t.id(globalIdField("RunReport")),
       status: t.string({
         nullable: true,
-        description: "READY once the run has finished and the grades are known; PENDING before.",
-        resolve: (run) => (run.status === "PENDING" ? "PENDING" : "READY"),
+        description:
+          "READY once the run has analysed the code and the grades are known; PENDING while its results are not all in or not yet published.",
+        resolve: (run) => (cardStateOf(run.status) === "GRADED" ? "READY" : "PENDING"),
       }),
       security: dimension("SECURITY", "Security and secrets findings."),
       reliability: dimension("RELIABILITY", "Bug risks and type errors."),
@@ -139,16 +164,18 @@ const RunReportRef = builder.objectRef<RunReportSource>("RunReport").implement({
 });
 
 // A copy: `node(id:)` tags the row with its type name, and the loader's row is the AnalysisRun.
+// A run without a card answers like an id never issued.
 registerNodeType("RunReport", async (ctx, key) => {
   const run = await visibleRunByKey(ctx).load(key);
-  return run ? { ...run } : null;
+  return run && cardStateOf(run.status) !== "NONE" ? { ...run } : null;
 });
 
 builder.objectField(AnalysisRunRef, "reportCard", (t) =>
   t.field({
     type: RunReportRef,
     nullable: true,
-    description: "The run's report card: grades for security, reliability, complexity, hygiene and coverage.",
-    resolve: (run) => run,
+    description:
+      "The run's report card: grades for security, reliability, complexity, hygiene and coverage. Null for a run that ended without analysing the code (TIMEOUT, CANCEL, SKIPPED): its checks say nothing reliable about it.",
+    resolve: (run) => (cardStateOf(run.status) === "NONE" ? null : run),
   }),
 );
