@@ -198,7 +198,7 @@ describe("reports and report cards", () => {
       `owaspTop10 { ${COMPLIANCE} }`,
     );
     assert.equal(owaspTop10.status, "NOOP");
-    assert.equal(owaspTop10.currentValue, 0);
+    assert.equal(owaspTop10.currentValue, null, "nothing analysed yet is not 0 findings");
   });
 
   test("values give each day the counts of the latest runs created by the end of that day", async () => {
@@ -219,6 +219,49 @@ describe("reports and report cards", () => {
       owaspTop10.values.map((day) => day.date),
       Array.from({ length: 13 }, (_, i) => daysAgo(12 - i)),
     );
+  });
+
+  test("days before the first analysed run in scope have no values, and trends from then have no value", async () => {
+    const account = await anAccount(server.db, {}, [{ user: alice }]);
+    const repository = await aRepository(server.db, account);
+    const now = Date.now();
+    // Runs that analysed nothing do not make the history known.
+    await aRunWithFindings(server.db, repository, analyzer, [], {
+      status: "TIMEOUT",
+      createdAt: new Date(now - 5 * DAY),
+    });
+    await aRunWithFindings(server.db, repository, analyzer, [{ issue: issues.sql, count: 2 }], {
+      createdAt: new Date(now - 2 * DAY),
+    });
+    const { owaspTop10, codeHealthTrend } = await accountReports<{
+      owaspTop10: {
+        currentValue: number | null;
+        values: Array<{ date: string; values: Array<{ key: string; value: number }> }>;
+        trends: Array<{ label: string; value: number | null; changePercentage: number | null }>;
+      };
+      codeHealthTrend: { values: Array<{ date: string; values: Array<{ key: string; value: number }> }> };
+    }>(
+      account,
+      `owaspTop10 { currentValue values(startDate: $start, endDate: $end) { date values { key value } }
+        trends { label value changePercentage } }
+       codeHealthTrend { values(startDate: $start, endDate: $end) { date values { key value } } }`,
+      { start: daysAgo(6), end: daysAgo(0) },
+      ", $start: Date!, $end: Date!",
+    );
+    assert.equal(owaspTop10.currentValue, 2);
+    assert.deepEqual(
+      owaspTop10.values.map((day) => day.date),
+      Array.from({ length: 7 }, (_, i) => daysAgo(6 - i)),
+      "every day of the range is listed",
+    );
+    const a03 = owaspTop10.values.map((day) => day.values.find((v) => v.key === "A03")?.value ?? null);
+    assert.deepEqual(a03, [null, null, null, null, 2, 2, 2]);
+    assert.deepEqual(owaspTop10.values[0]!.values, []);
+    assert.deepEqual(codeHealthTrend.values[3]!.values, []);
+    assert.equal(owaspTop10.trends.length, 4);
+    for (const trend of owaspTop10.trends) {
+      assert.deepEqual([trend.value, trend.changePercentage], [null, null], trend.label);
+    }
   });
 
   test("values refuse a reversed range, one longer than 366 days, and a day the calendar does not have", async () => {
@@ -244,14 +287,20 @@ describe("reports and report cards", () => {
   test("trends compare the current value with 1, 3, 6 and 12 months ago", async () => {
     const { owaspTop10 } = await accountReports<{
       owaspTop10: {
-        trends: Array<{ label: string; value: number; changePercentage: number | null; rate: number | null }>;
+        trends: Array<{
+          label: string;
+          value: number | null;
+          changePercentage: number | null;
+          rate: number | null;
+        }>;
       };
     }>(team, "owaspTop10 { trends { label value changePercentage rate } }");
+    // The account's first run is 40 days old: before it, nothing was known.
     assert.deepEqual(owaspTop10.trends, [
       { label: "1 month ago", value: 2, changePercentage: 250, rate: 250 },
-      { label: "3 months ago", value: 0, changePercentage: null, rate: null },
-      { label: "6 months ago", value: 0, changePercentage: null, rate: null },
-      { label: "12 months ago", value: 0, changePercentage: null, rate: null },
+      { label: "3 months ago", value: null, changePercentage: null, rate: null },
+      { label: "6 months ago", value: null, changePercentage: null, rate: null },
+      { label: "12 months ago", value: null, changePercentage: null, rate: null },
     ]);
   });
 

@@ -398,7 +398,11 @@ const complianceOutput = z.strictObject({
   report: z.enum(["OWASP_TOP_10", "SANS_TOP_25", "MISRA_C"]),
   title: z.string(),
   status: z.enum(["PASSING", "FAILING", "NOOP"]).describe("FAILING when anything in scope is open."),
-  currentValue: z.number().int().nullable().describe("Open issues in the report's categories now."),
+  currentValue: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Open issues in the report's categories now; null while nothing in scope has been analysed."),
   trends: z.array(
     z.strictObject({
       label: z.string().nullable().describe("The moment, e.g. `3 months ago`."),
@@ -465,7 +469,7 @@ export const getComplianceReport = defineTool({
         categories,
       },
       text: [
-        `${report.title} of ${scope}: ${report.status}, ${report.currentValue ?? 0} open.`,
+        `${report.title} of ${scope}: ${report.status}, ${report.currentValue === null ? "nothing analysed yet" : `${report.currentValue} open`}.`,
         ...categories
           .filter((c) => c.total > 0)
           .map(

@@ -91,6 +91,11 @@ export interface Measure {
    * repositories that have a value); null when this count is 0.
    */
   per?: string;
+  /**
+   * When set, the number is unknown (null) while this count is 0: a snapshot report knows nothing
+   * before any repository in scope has an analysed run, which is not the same as counting 0.
+   */
+  requires?: string;
 }
 
 /** One daily series of a report: its key in `values` and what it reads. */
@@ -123,16 +128,25 @@ export interface ReportView {
 }
 
 const TOTAL = "total";
+/** Counts 1 per run, so its sum at an instant is how many repositories have a snapshot then. */
+const ANALYSED = "analysed repositories";
 const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
 
-/** The number `measure` reads from `counts`. */
+/** The number `measure` reads from `counts`; null when it is unknown or a mean over nothing. */
 export function readMeasure(counts: ReadonlyMap<string, number>, measure: Measure): number | null {
+  if (measure.requires !== undefined && (counts.get(measure.requires) ?? 0) === 0) return null;
   const value = counts.get(measure.count) ?? 0;
   if (measure.per === undefined) return value;
   const per = counts.get(measure.per) ?? 0;
   return per === 0 ? null : Math.round(value / per);
 }
 
+/** A count of the repositories' latest runs, unknown before any of them was analysed. */
+function snapshotOf(count: string): Measure {
+  return { count, requires: ANALYSED };
+}
+
+/** Each run's named counts, and {@link ANALYSED}. */
 function runCounts(
   runs: readonly RunFact[],
   count: (issue: IssueFact, add: (name: string, n: number) => void) => void,
@@ -142,6 +156,7 @@ function runCounts(
     const add = (name: string, n: number) => {
       if (n !== 0) counts.set(name, (counts.get(name) ?? 0) + n);
     };
+    add(ANALYSED, 1);
     for (const issue of run.issues) count(issue, add);
     return { repositoryId: run.repositoryId, at: run.at, key: run.key, counts };
   });
@@ -153,8 +168,8 @@ export function complianceView(key: ComplianceReportKey, runs: readonly RunFact[
   return {
     key,
     title: standard.title,
-    headline: { count: TOTAL },
-    series: standard.items.map((item) => ({ key: item.key, measure: { count: item.key } })),
+    headline: snapshotOf(TOTAL),
+    series: standard.items.map((item) => ({ key: item.key, measure: snapshotOf(item.key) })),
     items: standard.items,
     now,
     runs: runCounts(runs, (issue, add) => {
@@ -174,10 +189,10 @@ export function distributionView(runs: readonly RunFact[], now: Date): ReportVie
   return {
     key: "ISSUE_DISTRIBUTION",
     title: "Issue Distribution",
-    headline: { count: TOTAL },
+    headline: snapshotOf(TOTAL),
     series: ISSUE_CATEGORIES.map((category) => ({
       key: category,
-      measure: { count: `category:${category}` },
+      measure: snapshotOf(`category:${category}`),
     })),
     items: [],
     now,
@@ -194,10 +209,10 @@ export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView
   return {
     key: "CODE_HEALTH_TREND",
     title: "Code Health Trend",
-    headline: { count: "active" },
+    headline: snapshotOf("active"),
     series: [
-      { key: "active", measure: { count: "active" } },
-      { key: "resolved", measure: { count: "resolved" } },
+      { key: "active", measure: snapshotOf("active") },
+      { key: "resolved", measure: snapshotOf("resolved") },
     ],
     items: [],
     now,
@@ -237,8 +252,9 @@ function daysOfRange(startDate: string, endDate: string) {
 
 /**
  * Each day of the range with the series as of the end of that day (UTC); a series of events
- * (`perDay`) gives the day's growth instead. A series with no value on a day (a mean over no
- * repository) is left out of that day. Empty when the report has no headline.
+ * (`perDay`) gives the day's growth instead. A series with no value on a day (unknown then, or a
+ * mean over no repository) is left out of that day: `ReportValue.value` cannot be null. Empty
+ * when the report has no headline.
  */
 export function valuesOf(view: ReportView, startDate: string, endDate: string): DailyValues[] {
   const days = daysOfRange(startDate, endDate);
@@ -256,10 +272,10 @@ export function valuesOf(view: ReportView, startDate: string, endDate: string): 
   return days.map((day, i) => ({
     date: day.date,
     values: view.series.flatMap((series) => {
-      const { count } = series.measure;
-      const value = series.perDay
-        ? (ends[i]!.get(count) ?? 0) - (starts[i]!.get(count) ?? 0)
-        : readMeasure(ends[i]!, series.measure);
+      const end = readMeasure(ends[i]!, series.measure);
+      // A level unknown at the day's start (nothing analysed yet) grew from nothing.
+      const value =
+        end === null || !series.perDay ? end : end - (readMeasure(starts[i]!, series.measure) ?? 0);
       return value === null ? [] : [{ key: series.key, value }];
     }),
   }));

@@ -64,7 +64,8 @@ export const ReportValueItemRef = builder.objectRef<DailyValues>("ReportValueIte
     values: t.field({
       type: [ReportValueRef],
       nullable: true,
-      description: "Each series' count.",
+      description:
+        "Each series' count. A series with no known value that day is left out: a snapshot report lists none before any repository in scope has an analysed run.",
       resolve: (d) => d.values,
     }),
   }),
@@ -79,10 +80,16 @@ export const TrendRef = builder.objectRef<TrendValue>("Trend").implement({
       description: "The moment, e.g. `3 months ago`.",
       resolve: (v) => v.label,
     }),
-    value: t.int({ nullable: true, description: "The headline number then.", resolve: (v) => v.value }),
+    value: t.int({
+      nullable: true,
+      description:
+        "The headline number then; null when it was unknown (before any repository in scope had an analysed run).",
+      resolve: (v) => v.value,
+    }),
     changePercentage: t.float({
       nullable: true,
-      description: "Change from then to now in percent (two decimals); null when the value then was 0.",
+      description:
+        "Change from then to now in percent (two decimals); null when the value then was 0, or either value is unknown.",
       resolve: (v) => v.changePercentage,
     }),
     rate: t.float({
@@ -139,7 +146,7 @@ const HistoricalValueItemRef = builder.objectRef<DailyValues>("HistoricalValueIt
     values: t.field({
       type: [HistoricalValueRef],
       nullable: true,
-      description: "Each series' count.",
+      description: "Each series' count; a series with no known value that day is left out, as in `values`.",
       resolve: (d) => d.values,
     }),
   }),
@@ -211,7 +218,8 @@ interface SeriesDescriptions {
 }
 
 const SNAPSHOT_DESCRIPTIONS: SeriesDescriptions = {
-  currentValue: "The headline number now, from each repository's latest finished default-branch run.",
+  currentValue:
+    "The headline number now, from each repository's latest finished default-branch run; null while no repository in scope has one.",
   values: "The daily series from `startDate` to `endDate` (both included, at most 366 days).",
   trends: "The headline number 1, 3, 6 and 12 months ago, against now.",
 };
