@@ -193,9 +193,14 @@ describe("the deprecated report(key:)", () => {
     const health = await accountReport("CODE_HEALTH_TREND");
     assert.equal(health.currentValue, 6);
     assert.equal(health.status, null);
-    assert.deepEqual(health.historicalValues.at(-1)?.values, [
+    // web's run three days ago resolved 1; no run since resolved anything.
+    assert.deepEqual(health.historicalValues.at(-4)?.values, [
       { key: "active", value: 6 },
       { key: "resolved", value: 1 },
+    ]);
+    assert.deepEqual(health.historicalValues.at(-1)?.values, [
+      { key: "active", value: 6 },
+      { key: "resolved", value: 0 },
     ]);
     const prevented = await accountReport("ISSUES_PREVENTED");
     assert.equal(prevented.title, "Issues Prevented");

@@ -145,6 +145,7 @@ describe("insight reports", () => {
     );
     assert.equal(codeHealthTrend.key, "CODE_HEALTH_TREND");
     assert.equal(codeHealthTrend.currentValue, 6);
+    // web's run two days ago resolved 4; nothing was resolved the day after.
     assert.deepEqual(
       codeHealthTrend.values.map((day) => day.values),
       [
@@ -154,7 +155,7 @@ describe("insight reports", () => {
         ],
         [
           { key: "active", value: 6 },
-          { key: "resolved", value: 4 },
+          { key: "resolved", value: 0 },
         ],
       ],
     );
@@ -165,6 +166,34 @@ describe("insight reports", () => {
       value: null,
       changePercentage: null,
     });
+  });
+
+  test("codeHealthTrend's resolved is what the runs of each day resolved, and active the level at its end", async () => {
+    const { db } = server;
+    const account = await anAccount(db, {}, [{ user: alice }]);
+    const [front, back] = [await aRepository(db, account), await aRepository(db, account)];
+    const at = (days: number, hour: number) => new Date(`${daysAgo(days)}T0${hour}:00:00Z`);
+    const resolving = (open: number, resolved: number) => [
+      { issue: issues.bug, count: open },
+      { issue: issues.bug, count: resolved, state: "RESOLVED" as const },
+    ];
+    // Two runs of front on one day resolve 2 and 1; a day later neither repository runs; the
+    // day after, front resolves 4 and back 1.
+    await aRunWithFindings(db, front, python, resolving(5, 2), { createdAt: at(3, 1) });
+    await aRunWithFindings(db, front, python, resolving(4, 1), { createdAt: at(3, 2) });
+    await aRunWithFindings(db, front, python, resolving(0, 4), { createdAt: at(1, 1) });
+    await aRunWithFindings(db, back, python, resolving(2, 1), { createdAt: at(1, 2) });
+    const data = await query<{
+      account: { reports: { codeHealthTrend: { values: Array<{ date: string; values: Distribution[] }> } } };
+    }>(
+      `query($login: String!, $start: Date!, $end: Date!) { account(login: $login, vcsProvider: GITHUB) {
+        reports { codeHealthTrend { values(startDate: $start, endDate: $end) { date values { key value } } } } } }`,
+      { login: account.login, start: daysAgo(4), end: daysAgo(0) },
+    );
+    const days = data.account.reports.codeHealthTrend.values;
+    const series = (key: string) => days.map((day) => day.values.find((v) => v.key === key)?.value ?? null);
+    assert.deepEqual(series("resolved"), [null, 3, 0, 5, 0]);
+    assert.deepEqual(series("active"), [null, 4, 4, 2, 2]);
   });
 
   test("a repository's issueDistribution counts only that repository", async () => {

@@ -1,7 +1,7 @@
 import { groupRows } from "../../graphql/context.ts";
 import type { ReportView } from "./report-service.ts";
 import type { ScopeCoverageRow, ScopePreventionRow } from "./report-store.ts";
-import type { RunCounts } from "./series.ts";
+import { accumulated } from "./series.ts";
 
 /**
  * The report views that do not read default-branch snapshots of findings: issues prevented (events
@@ -55,10 +55,6 @@ export function coverageFactsOfScopes(
   );
 }
 
-function byTime<T extends { at: number; key: string }>(a: T, b: T): number {
-  return a.at - b.at || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-}
-
 const PREVENTED = "prevented";
 
 /**
@@ -68,17 +64,15 @@ const PREVENTED = "prevented";
  * is the day's growth (what was prevented on that day).
  */
 export function preventedView(facts: readonly PreventionFact[], now: Date): ReportView {
-  const totals = new Map<string, number>();
-  const runs = [...facts].sort(byTime).map((fact): RunCounts => {
-    const total = (totals.get(fact.repositoryId) ?? 0) + fact.prevented;
-    totals.set(fact.repositoryId, total);
-    return {
+  const runs = accumulated(
+    facts.map((fact) => ({
       repositoryId: fact.repositoryId,
       at: fact.at,
       key: fact.key,
-      counts: new Map([[PREVENTED, total]]),
-    };
-  });
+      counts: new Map([[PREVENTED, fact.prevented]]),
+    })),
+    PREVENTED,
+  );
   return {
     key: "ISSUES_PREVENTED",
     title: "Issues Prevented",

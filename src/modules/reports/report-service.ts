@@ -4,6 +4,7 @@ import { badUserInput } from "../../graphql/errors.ts";
 import { ISSUE_CATEGORIES } from "../catalog/issue-categories.ts";
 import type { ScopeRunIssueRow } from "./report-store.ts";
 import {
+  accumulated,
   countsAt,
   currentCounts,
   daysBetween,
@@ -128,6 +129,8 @@ export interface ReportView {
 }
 
 const TOTAL = "total";
+/** Findings resolved, summed over each repository's runs so far (see {@link accumulated}). */
+const RESOLVED = "resolved so far";
 /** Counts 1 per run, so its sum at an instant is how many repositories have a snapshot then. */
 const ANALYSED = "analysed repositories";
 const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
@@ -204,7 +207,12 @@ export function distributionView(runs: readonly RunFact[], now: Date): ReportVie
   };
 }
 
-/** The code health trend: open (active) and resolved occurrences of the latest runs. */
+/**
+ * The code health trend: open (active) occurrences of the latest runs, a level, and occurrences
+ * resolved, an event count: a run's RESOLVED rows are the findings of its base run (the
+ * previous analysed one) that it no longer has, so each resolution is counted once, on the day
+ * of the run that found it gone.
+ */
 export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView {
   return {
     key: "CODE_HEALTH_TREND",
@@ -212,14 +220,17 @@ export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView
     headline: snapshotOf("active"),
     series: [
       { key: "active", measure: snapshotOf("active") },
-      { key: "resolved", measure: snapshotOf("resolved") },
+      { key: "resolved", measure: snapshotOf(RESOLVED), perDay: true },
     ],
     items: [],
     now,
-    runs: runCounts(runs, (issue, add) => {
-      add("active", issue.open);
-      add("resolved", issue.resolved);
-    }),
+    runs: accumulated(
+      runCounts(runs, (issue, add) => {
+        add("active", issue.open);
+        add(RESOLVED, issue.resolved);
+      }),
+      RESOLVED,
+    ),
   };
 }
 

@@ -326,8 +326,14 @@ function sortedDistribution(entries: Array<{ key: string; value: number }>) {
 
 const CodeHealthTrendReportRef = builder.objectRef<ReportView>("CodeHealthTrendReport").implement({
   description:
-    "Open (active) and resolved occurrences in each repository's latest finished default-branch run, over time; the headline is the active count.",
-  fields: (t) => seriesFields(t),
+    "Open (active) occurrences in each repository's latest finished default-branch run, and occurrences resolved, over time; the headline is the active count.",
+  fields: (t) =>
+    seriesFields(t, {
+      ...SNAPSHOT_DESCRIPTIONS,
+      values:
+        "Per day from `startDate` to `endDate` (both included, at most 366 days): `active`, the open occurrences at the end of the day, and `resolved`, the occurrences the default-branch runs created that day found fixed since their base run. A day before any repository in scope was analysed has neither.",
+      trends: "The active count 1, 3, 6 and 12 months ago, against now.",
+    }),
 });
 
 const IssuesPreventedReportRef = builder.objectRef<ReportView>("IssuesPreventedReport").implement({

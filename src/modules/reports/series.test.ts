@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { changePercentage, countsAt, daysBetween, monthsBefore, type RunCounts } from "./series.ts";
+import {
+  accumulated,
+  changePercentage,
+  countsAt,
+  daysBetween,
+  monthsBefore,
+  type RunCounts,
+} from "./series.ts";
 
 const run = (repositoryId: string, at: number, key: string, total: number): RunCounts => ({
   repositoryId,
@@ -25,6 +32,20 @@ describe("report series", () => {
       countsAt(runs, [25, 15]).map((c) => c.get("total")),
       [2, 5],
     );
+  });
+
+  test("accumulated counts are each repository's running total in time order, whose sweep gives what was added", () => {
+    const runs = accumulated([run("a", 20, "r2", 3), run("b", 15, "r3", 7), run("a", 10, "r1", 5)], "total");
+    assert.deepEqual(
+      runs.map((r) => [r.key, r.counts.get("total")]),
+      [
+        ["r1", 5],
+        ["r3", 7],
+        ["r2", 8],
+      ],
+    );
+    const [before, after] = countsAt(runs, [16, 21]);
+    assert.equal(after!.get("total")! - before!.get("total")!, 3, "what r2 added between 16 and 21");
   });
 
   test("days run from start to end inclusive, each ending at the next midnight UTC", () => {

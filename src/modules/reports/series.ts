@@ -54,6 +54,21 @@ export function countsAt(
   return answers;
 }
 
+/**
+ * The runs with the count `name` replaced by its running total over each repository's runs up
+ * to and including that one, in time order. A count that each run adds to (events, such as
+ * findings resolved) becomes a level, which the sweep can sum; its growth over a day is then what
+ * the runs of that day added.
+ */
+export function accumulated(runs: readonly RunCounts[], name: string): RunCounts[] {
+  const totals = new Map<string, number>();
+  return [...runs].sort(compareRuns).map((run) => {
+    const total = (totals.get(run.repositoryId) ?? 0) + (run.counts.get(name) ?? 0);
+    totals.set(run.repositoryId, total);
+    return { ...run, counts: new Map(run.counts).set(name, total) };
+  });
+}
+
 /** The scope's counts now: every repository's latest run. */
 export function currentCounts(runs: readonly RunCounts[]): Map<string, number> {
   return countsAt(runs, [Number.POSITIVE_INFINITY])[0]!;
