@@ -176,6 +176,22 @@ async function currentState(scene: Scene): Promise<CurrentState> {
   };
 }
 
+const REPORT_CARD = `query($id: ID!) { node(id: $id) { ... on Repository {
+  analysisRuns(first: 5) { edges { node { commitOid reportCard { status reliability { grade issuesCount } } } } } } } }`;
+
+/** The report card of the run of `commit`, as the API answers it. */
+async function reportCardOf(scene: Scene, commit: string): Promise<Record<string, unknown>> {
+  const response = await gql(server.endpoint, scene.token, REPORT_CARD, {
+    id: encodeGlobalId("Repository", scene.repository.key),
+  });
+  const node = dataOf(response).node as {
+    analysisRuns: { edges: Array<{ node: { commitOid: string; reportCard: Record<string, unknown> } }> };
+  };
+  const run = node.analysisRuns.edges.find((edge) => edge.node.commitOid === commit);
+  assert.ok(run, `a run of ${commit}`);
+  return run.node.reportCard;
+}
+
 /**
  * Two finished runs of the default branch: the first with three findings of `legacy`, the second
  * (`commit`) with `legacy` fixed and one finding of `kept`.
@@ -235,9 +251,16 @@ describe("a late upload to a finished run", () => {
     const { commit } = await twoFinishedRuns(scene);
     assert.deepEqual(await currentState(scene), AFTER_SECOND_RUN);
 
+    const graded = await reportCardOf(scene, commit);
     const late = await upload(scene, commit, "late-lint", ["added@src/d.js:5"]);
     assert.equal(await runStatus(commit), "PENDING", "the run waits for its new artifact");
     assert.deepEqual(await currentState(scene), AFTER_SECOND_RUN, "while the artifact is QUEUED");
+    assert.deepEqual(
+      await reportCardOf(scene, commit),
+      graded,
+      "the run keeps the card of what it published",
+    );
+    assert.equal(graded.status, "READY");
 
     const job = await claimArtifactJob(server.db, late);
     const settlement = await handler().run(job, new AbortController().signal);

@@ -35,9 +35,16 @@ const CARD_STATES: Readonly<Record<AnalysisRunStatus, CardState>> = {
   SKIPPED: "NONE",
 };
 
-/** Whether a run of this status has a card, and whether it is graded. */
-function cardStateOf(status: AnalysisRunStatus): CardState {
-  return CARD_STATES[status];
+/**
+ * Whether a run has a card, and whether it is graded: by its status, except that a run a late
+ * upload reopened after it finished (PENDING again, `reopened_from` SUCCESS or FAILURE) keeps the
+ * grades of what it published, as it stays the repository's current state meanwhile
+ * (docs/ingestion.md "A late upload to a finished run").
+ */
+function cardStateOf(run: Pick<AnalysisRunRow, "status" | "reopened_from">): CardState {
+  if (run.status === "PENDING" && (run.reopened_from === "SUCCESS" || run.reopened_from === "FAILURE"))
+    return "GRADED";
+  return CARD_STATES[run.status];
 }
 
 const cards = new WeakMap<RunReportSource, Promise<ReportCard | null>>();
@@ -47,7 +54,7 @@ function cardOf(run: RunReportSource, ctx: GraphQLContext): Promise<ReportCard |
   let card = cards.get(run);
   if (!card) {
     card =
-      cardStateOf(run.status) !== "GRADED"
+      cardStateOf(run) !== "GRADED"
         ? Promise.resolve(null)
         : Promise.all([openCountsByRunId(ctx).load(run.id), coverageValuesByRunId(ctx).load(run.id)]).then(
             ([counts, coverage]) => reportCardOf(counts, coverage),
@@ -134,8 +141,8 @@ const RunReportRef = builder.objectRef<RunReportSource>("RunReport").implement({
       status: t.string({
         nullable: true,
         description:
-          "READY once the run has analysed the code and the grades are known; PENDING while its results are not all in or not yet published.",
-        resolve: (run) => (cardStateOf(run.status) === "GRADED" ? "READY" : "PENDING"),
+          "READY once the run has analysed the code and the grades are known (a finished run a late upload reopened keeps the grades of what it published); PENDING while its results are not all in or not yet published.",
+        resolve: (run) => (cardStateOf(run) === "GRADED" ? "READY" : "PENDING"),
       }),
       security: dimension("SECURITY", "Security and secrets findings."),
       reliability: dimension("RELIABILITY", "Bug risks and type errors."),
@@ -167,7 +174,7 @@ const RunReportRef = builder.objectRef<RunReportSource>("RunReport").implement({
 // A run without a card answers like an id never issued.
 registerNodeType("RunReport", async (ctx, key) => {
   const run = await visibleRunByKey(ctx).load(key);
-  return run && cardStateOf(run.status) !== "NONE" ? { ...run } : null;
+  return run && cardStateOf(run) !== "NONE" ? { ...run } : null;
 });
 
 builder.objectField(AnalysisRunRef, "reportCard", (t) =>
@@ -176,6 +183,6 @@ builder.objectField(AnalysisRunRef, "reportCard", (t) =>
     nullable: true,
     description:
       "The run's report card: grades for security, reliability, complexity, hygiene and coverage. Null for a run that ended without analysing the code (TIMEOUT, CANCEL, SKIPPED): its checks say nothing reliable about it.",
-    resolve: (run) => (cardStateOf(run.status) === "NONE" ? null : run),
+    resolve: (run) => (cardStateOf(run) === "NONE" ? null : run),
   }),
 );
