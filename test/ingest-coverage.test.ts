@@ -463,6 +463,36 @@ describe("coverage processing", () => {
     ]);
   });
 
+  test("one report uploaded under two language keys counts in full under each, and each file once in AGGREGATE", async () => {
+    // As a Java and Kotlin project uploads its one report under both keys.
+    const once = await aCoverageRun();
+    await coverage(once.run, once.check, "java", CART_LCOV, "/ci/repo");
+    await changes(once.run, CART_DIFF);
+    const twice = await aCoverageRun();
+    await coverage(twice.run, twice.check, "java", CART_LCOV, "/ci/repo");
+    await coverage(twice.run, twice.check, "kotlin", CART_LCOV, "/ci/repo");
+    await changes(twice.run, CART_DIFF);
+    assert.deepEqual(await reportOf(twice.check), await reportOf(once.check));
+    const values = await valuesOf(twice.check);
+    const aggregate = values.filter((v) => v.includes(" AGGREGATE "));
+    assert.deepEqual(
+      aggregate,
+      (await valuesOf(once.check)).filter((v) => v.includes(" AGGREGATE ")),
+      "the AGGREGATE of the report once",
+    );
+    assert.ok(
+      aggregate.includes("LCV AGGREGATE 50") && aggregate.includes("NLCV AGGREGATE 25"),
+      aggregate.join(),
+    );
+    for (const key of ["JAVA", "KOTLIN"]) {
+      assert.deepEqual(
+        values.filter((v) => v.includes(` ${key} `)).map((v) => v.replace(key, "LANGUAGE")),
+        aggregate.map((v) => v.replace("AGGREGATE", "LANGUAGE")),
+        `${key} in full`,
+      );
+    }
+  });
+
   test("a run's coverage that arrives after a newer run's keeps its run's place: the newer run's value stays the latest", async () => {
     const repository = await aRepository(db, team, { defaultBranch: "main" });
     const older = await aRun(db, repository, {

@@ -12,6 +12,7 @@ import {
 import {
   findCoverageFilePathsOfFormat,
   findCoverageFilesByPaths,
+  findFilesOfSeveralLanguages,
   findRepeatedFiles,
   findSingleFileTotals,
   hasCoverageReport,
@@ -38,7 +39,7 @@ import {
   emptyCounts,
   emptyTally,
   mergedFiles,
-  sumSummaries,
+  subtractTally,
   sumTallies,
   tallyOfRow,
 } from "./tallies.ts";
@@ -69,8 +70,11 @@ export async function recomputeRunCoverage(
   const check = await findCheckOfRunByAnalyzerShortcode(tx, runId, COVERAGE_ANALYZER);
   if (!check || !(await hasCoverageReport(tx, check.id))) return { ambiguous: [] };
   const changed = await changedLinesOfRun(tx, runId, maxBytes);
-  const { perLanguage, merged, changedFiles, ambiguous } = await summariseCheck(tx, check.id, changed);
-  const aggregate = sumSummaries([...perLanguage.values()], changed !== null);
+  const { perLanguage, aggregate, merged, changedFiles, ambiguous } = await summariseCheck(
+    tx,
+    check.id,
+    changed,
+  );
   await writeCoverageReport(tx, check.id, aggregate);
   await replaceCoverageCheckFiles(tx, check.id, COVERAGE_LANGUAGE_KEYS, merged);
   if (changedFiles !== null) await setChangedCoverageOfCheckFiles(tx, check.id, changedFiles);
@@ -119,6 +123,8 @@ async function changedLinesOfRun(
 /** What {@link summariseCheck} finds: the totals, and the per-file rows the totals do not keep. */
 interface CheckSummary {
   perLanguage: Map<MetricKey, CoverageSummary>;
+  /** The whole check: each file once, also one reported under several language keys. */
+  aggregate: CoverageSummary;
   /** The files several reports of one language name, merged. */
   merged: MergedCoverageFile[];
   /** Each file's figures on the changed lines (files with none left out); null without changed lines. */
@@ -145,6 +151,16 @@ async function summariseCheck(
   const merged = mergedFiles(await findRepeatedFiles(tx, checkId));
   for (const { file } of merged) add(file.language_key, tallyOfRow(file));
 
+  // A file under several language keys counts in each of them, and once in the AGGREGATE.
+  const shared = await findFilesOfSeveralLanguages(tx, checkId);
+  const aggregateOverall = sumTallies([
+    subtractTally(
+      sumTallies([...overall.values()]),
+      sumTallies(mergedFiles(shared).map(({ file }) => tallyOfRow(file))),
+    ),
+    ...mergedFiles(shared, "languages").map(({ file }) => tallyOfRow(file)),
+  ]);
+
   const fresh = changed === null ? null : await changedTallies(tx, checkId, changed);
   const perLanguage = new Map<MetricKey, CoverageSummary>();
   for (const key of [...overall.keys()].sort(compareMetricKeys)) {
@@ -158,6 +174,14 @@ async function summariseCheck(
   }
   return {
     perLanguage,
+    aggregate: {
+      overall: aggregateOverall,
+      // Conditions counted on changed lines whenever the check counts them at all, as per language.
+      changed:
+        fresh === null
+          ? null
+          : sumTallies([emptyTally(aggregateOverall.conditions !== null), fresh.aggregate]),
+    },
     merged: merged.map(({ file, reports }) => ({
       metricKey: metricKeyOfLanguage(file.language_key),
       path: file.path,
@@ -189,13 +213,15 @@ async function changedTallies(
   changed: ChangedLines,
 ): Promise<{
   perLanguage: Map<MetricKey, CoverageTally>;
+  /** Every language's changed lines, a file under several language keys once. */
+  aggregate: CoverageTally;
   files: ChangedCoverageFile[];
   ambiguous: AmbiguousCoverageFile[];
 }> {
   const perLanguage = new Map<MetricKey, CoverageTally>();
   const files: ChangedCoverageFile[] = [];
   const paths = [...changed.keys()];
-  if (paths.length === 0) return { perLanguage, files, ambiguous: [] };
+  if (paths.length === 0) return { perLanguage, aggregate: emptyTally(), files, ambiguous: [] };
   const { pairing, inexact } = await pairChangedFiles(tx, checkId, paths);
   const paired = inexact.map((p) => p.path).filter((path) => pairing.changedPathOf(path) !== undefined);
   const rows = await findCoverageFilesByPaths(tx, checkId, [...new Set([...paths, ...paired])]);
@@ -216,7 +242,12 @@ async function changedTallies(
     ...entry,
     artifactIds: inexact.filter((p) => p.path === entry.path).map((p) => p.artifact_id),
   }));
-  return { perLanguage, files, ambiguous };
+  const aggregate = sumTallies(
+    mergedFiles(rows, "languages").map(({ file }) =>
+      changedTallyOf(file, changed, pairing.changedPathOf(file.path)),
+    ),
+  );
+  return { perLanguage, aggregate, files, ambiguous };
 }
 
 /**

@@ -21,15 +21,17 @@ export interface CoverageSummary {
 }
 
 /**
- * Each (language, path) once: rows of one file from several artifacts merged by {@link mergeFiles},
- * with how many reports named it.
+ * Each (language, path) once, or each path once whatever its languages (`across` "languages", for
+ * the AGGREGATE, where a file reported under two language keys is still one file): rows of one
+ * file from several artifacts merged by {@link mergeFiles}, with how many reports named it.
  */
 export function mergedFiles(
   rows: readonly StoredCoverageFile[],
+  across: "artifacts" | "languages" = "artifacts",
 ): Array<{ file: StoredCoverageFile; reports: number }> {
   const groups = new Map<string, StoredCoverageFile[]>();
   for (const row of rows) {
-    const id = `${row.language_key}\u0000${row.path}`;
+    const id = across === "languages" ? row.path : `${row.language_key}\u0000${row.path}`;
     groups.set(id, [...(groups.get(id) ?? []), row]);
   }
   return [...groups.values()].map((group) => ({
@@ -161,10 +163,15 @@ export function sumTallies(parts: readonly CoverageTally[]): CoverageTally {
   };
 }
 
-/** The AGGREGATE summary: every language's counts added up. */
-export function sumSummaries(parts: readonly CoverageSummary[], changesKnown: boolean): CoverageSummary {
+/** `whole` without `part` (a part of it); conditions stay null unless `whole` has them. */
+export function subtractTally(whole: CoverageTally, part: CoverageTally): CoverageTally {
+  const minus = (a: CoverageCounts, b: CoverageCounts | null): CoverageCounts => ({
+    covered: a.covered - (b?.covered ?? 0),
+    total: a.total - (b?.total ?? 0),
+  });
   return {
-    overall: sumTallies(parts.map((p) => p.overall)),
-    changed: changesKnown ? sumTallies(parts.map((p) => p.changed ?? emptyTally())) : null,
+    lines: minus(whole.lines, part.lines),
+    branches: minus(whole.branches, part.branches),
+    conditions: whole.conditions === null ? null : minus(whole.conditions, part.conditions),
   };
 }

@@ -149,6 +149,19 @@ export async function findRepeatedFiles(
   return result.rows;
 }
 
+/** The rows of files the check holds under more than one language key (every artifact's). */
+export async function findFilesOfSeveralLanguages(
+  tx: Kysely<Database>,
+  checkId: string,
+): Promise<StoredCoverageFile[]> {
+  const result = await sql<StoredCoverageFile>`
+    SELECT ${sql.raw(STORED_FILE_COLUMNS)} FROM coverage_files
+    WHERE check_id = ${checkId} AND path IN (
+      SELECT path FROM coverage_files WHERE check_id = ${checkId}
+      GROUP BY path HAVING count(DISTINCT language_key) > 1)`.execute(tx);
+  return result.rows;
+}
+
 /** The check's rows of files with these paths (every artifact's, every language's). */
 export async function findCoverageFilesByPaths(
   tx: Kysely<Database>,
