@@ -10,6 +10,7 @@ import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
+import { findingsGateFailures } from "../src/ingestion/run-lifecycle.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { runArtifactJob } from "./helpers/builders-artifacts.ts";
@@ -118,10 +119,13 @@ async function writeSource(text: string): Promise<void> {
   await fs.writeFile(path.join(checkout, "src", "pricing.js"), text);
 }
 
-/** ESLint's SARIF for `patterns` (relative to the parent of the checkout), as its formatter writes it. */
-async function lint(patterns: string[]): Promise<string> {
+/**
+ * ESLint's SARIF for `patterns` (relative to the parent of the checkout, `cwd`), as its formatter
+ * writes it.
+ */
+async function lint(patterns: string[], cwd = root): Promise<string> {
   const eslint = new ESLint({
-    cwd: root,
+    cwd,
     useEslintrc: false,
     overrideConfig: {
       parserOptions: { ecmaVersion: 2022, sourceType: "module" },
@@ -130,7 +134,7 @@ async function lint(patterns: string[]): Promise<string> {
     },
   });
   const results = await eslint.lintFiles(patterns);
-  return formatSarif(results, { cwd: root, rulesMeta: eslint.getRulesMetaForResults(results) });
+  return formatSarif(results, { cwd, rulesMeta: eslint.getRulesMetaForResults(results) });
 }
 
 /** zstd, then base64, as the contract's CLI compresses. */
@@ -782,6 +786,211 @@ describe("errors that name the real problem", () => {
       check?.artifacts.edges.map((e) => e.node.id),
       [coverage.artifact?.id],
     );
+  });
+});
+
+describe("the same findings uploaded again", () => {
+  const TOTALS_QUERY = `query Totals($commit: String!, $repository: ID!) {
+    run(commitOid: $commit) { status summary { occurrencesIntroduced }
+      checks { edges { node { status summary { occurrencesIntroduced } issues { totalCount } } } } }
+    repository: node(id: $repository) { ... on Repository {
+      issues { totalCount edges { node { occurrences { totalCount } } } } } } }`;
+
+  interface Totals {
+    run: string;
+    runIntroduced: number;
+    check: string;
+    checkIntroduced: number;
+    checkFindings: number;
+    repositoryIssues: number;
+    repositoryOccurrences: number;
+    gate: string[];
+  }
+
+  type TotalsAnswer = {
+    run: {
+      status: string;
+      summary: { occurrencesIntroduced: number };
+      checks: {
+        edges: Array<{
+          node: {
+            status: string;
+            summary: { occurrencesIntroduced: number };
+            issues: { totalCount: number };
+          };
+        }>;
+      };
+    };
+    repository: {
+      issues: { totalCount: number; edges: Array<{ node: { occurrences: { totalCount: number } } }> };
+    };
+  };
+
+  /** What the run of `commit`, its one check, the repository's issues and the check's gate count. */
+  async function totalsOf(repository: RepositoryRow, commit: string): Promise<Totals> {
+    const response = await gql<TotalsAnswer>(server.endpoint, token, TOTALS_QUERY, {
+      commit,
+      repository: encodeGlobalId("Repository", repository.key),
+    });
+    const { run, repository: repo } = dataOf(response) as unknown as TotalsAnswer;
+    assert.equal(run.checks.edges.length, 1);
+    const check = run.checks.edges[0]!.node;
+    const checkRow = await server.db
+      .selectFrom("checks")
+      .innerJoin("analysis_runs", "analysis_runs.id", "checks.run_id")
+      .select("checks.id")
+      .where("analysis_runs.repository_id", "=", repository.id)
+      .where("analysis_runs.commit_oid", "=", commit)
+      .executeTakeFirstOrThrow();
+    return {
+      run: run.status,
+      runIntroduced: run.summary.occurrencesIntroduced,
+      check: check.status,
+      checkIntroduced: check.summary.occurrencesIntroduced,
+      checkFindings: check.issues.totalCount,
+      repositoryIssues: repo.issues.totalCount,
+      repositoryOccurrences: repo.issues.edges.reduce((sum, e) => sum + e.node.occurrences.totalCount, 0),
+      gate: await findingsGateFailures(server.db, repository.id, checkRow.id),
+    };
+  }
+
+  /**
+   * The checkout copied to another absolute path, as a re-run of the CI job on another runner
+   * sees it; removed after `work`.
+   */
+  async function inAnotherCheckout<T>(work: (root: string, checkout: string) => Promise<T>): Promise<T> {
+    const otherRoot = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-rerun-")));
+    try {
+      await fs.cp(checkout, path.join(otherRoot, "shop"), { recursive: true });
+      return await work(otherRoot, path.join(otherRoot, "shop"));
+    } finally {
+      await fs.rm(otherRoot, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Runs ESLint on `patterns` again from another checkout, stamped with the time it ran, as a CI
+   * job run again does, and uploads its report to `commit`.
+   */
+  function uploadRerun(repository: RepositoryRow, commit: string, patterns: string[]): Promise<UploadAnswer> {
+    return inAnotherCheckout(async (otherRoot, workDir) => {
+      const log = JSON.parse(await lint(patterns, otherRoot)) as { runs: Array<Record<string, unknown>> };
+      log.runs[0]!.invocations = [{ executionSuccessful: true, startTimeUtc: new Date().toISOString() }];
+      log.runs[0]!.automationDetails = { id: `lint/rerun-${commitCounter}` };
+      return uploadArtifact(repository, { commitOid: commit, text: JSON.stringify(log), workDir });
+    });
+  }
+
+  /** Findings counted by the check's and the run's summaries, `Check.issues` and the repository's issues. */
+  function findingCounts(totals: Totals): number[] {
+    return [totals.checkIntroduced, totals.runIntroduced, totals.checkFindings, totals.repositoryOccurrences];
+  }
+
+  function alreadyReported(count: number, artifactId: string): string {
+    return `${count} result(s) were already reported by artifact ${artifactId} of this check (the same findings, by fingerprint) and were not counted again.`;
+  }
+
+  test("the same findings uploaded again with other paths and a timestamp count once in the check, the run, the repository's issues and the gate, and the second artifact names the first", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource(
+      "const unused = 1;\nexport const total = (a) => a == 1;\nexport const run = (t) => eval(t);\n",
+    );
+    const commit = aCommit();
+    const first = await uploadArtifact(repository, {
+      commitOid: commit,
+      text: await lint(["shop/src"]),
+      workDir: checkout,
+    });
+    await processQueued();
+    const once = await totalsOf(repository, commit);
+    assert.deepEqual(once, {
+      run: "FAILURE",
+      runIntroduced: 3,
+      check: "FAILURE",
+      checkIntroduced: 3,
+      checkFindings: 3,
+      repositoryIssues: 3,
+      repositoryOccurrences: 3,
+      gate: [
+        "1 introduced ANTI_PATTERN occurrence can fail the check",
+        "1 introduced BUG_RISK occurrence can fail the check",
+        "1 introduced SECURITY occurrence can fail the check",
+      ],
+    });
+
+    // The CI job runs again on another runner, after the run finished: a late upload to it.
+    const second = await uploadRerun(repository, commit, ["shop/src"]);
+    assert.equal(second.ok, true, second.error);
+    assert.notEqual(second.artifact?.id, first.artifact?.id, "other bytes are another artifact");
+    await processQueued();
+
+    assert.deepEqual(await totalsOf(repository, commit), once);
+    const run = await runOf(commit);
+    assert.deepEqual(
+      run.artifacts.edges.map((e) => e.node.id),
+      [first.artifact?.id, second.artifact?.id],
+    );
+    const artifact = run.artifacts.edges[1]!.node;
+    assert.deepEqual(
+      [artifact.status, artifact.readCount, artifact.storedCount, artifact.skippedCount, artifact.skipped],
+      ["PROCESSED", 3, 0, 3, [{ reason: "ALREADY_REPORTED", count: 3 }]],
+    );
+    assert.deepEqual(artifact.warnings, [alreadyReported(3, first.artifact!.id)]);
+  });
+
+  test("two shards with different files add up, and a shard run again adds nothing", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
+    const cart = path.join(checkout, "src", "cart.js");
+    await fs.writeFile(cart, "export const run = (t) => eval(t);\nexport const free = (a) => a == 0;\n");
+    try {
+      const commit = aCommit();
+      const pricing = await uploadArtifact(repository, {
+        commitOid: commit,
+        text: await lint(["shop/src/pricing.js"]),
+        workDir: checkout,
+      });
+      await uploadArtifact(repository, {
+        commitOid: commit,
+        text: await lint(["shop/src/cart.js"]),
+        workDir: checkout,
+      });
+      await processQueued();
+      const shards = await totalsOf(repository, commit);
+      assert.deepEqual(findingCounts(shards), [4, 4, 4, 4]);
+      await uploadRerun(repository, commit, ["shop/src/pricing.js"]);
+      await processQueued();
+      assert.deepEqual(await totalsOf(repository, commit), shards);
+      const artifacts = (await runOf(commit)).artifacts.edges.map((e) => e.node);
+      assert.deepEqual(
+        artifacts.map((a) => [a.storedCount, a.skipped]),
+        [
+          [2, []],
+          [2, []],
+          [0, [{ reason: "ALREADY_REPORTED", count: 2 }]],
+        ],
+      );
+      assert.deepEqual(artifacts[2]?.warnings, [alreadyReported(2, pricing.artifact!.id)]);
+    } finally {
+      await fs.rm(cart);
+    }
+  });
+
+  test("identical findings on two lines of one report count twice, and twice again when the report is sent again", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("export function f(a) {\n  if (a == 1) a++;\n  if (a == 1) a++;\n  return a;\n}\n");
+    const commit = aCommit();
+    await uploadArtifact(repository, {
+      commitOid: commit,
+      text: await lint(["shop/src"]),
+      workDir: checkout,
+    });
+    await processQueued();
+    const once = await totalsOf(repository, commit);
+    assert.deepEqual(findingCounts(once), [2, 2, 2, 2]);
+    await uploadRerun(repository, commit, ["shop/src"]);
+    await processQueued();
+    assert.deepEqual(await totalsOf(repository, commit), once);
   });
 });
 

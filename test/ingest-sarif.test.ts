@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import type { Kysely } from "kysely";
 import type { Database } from "../src/db/types.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
-import { newRowKey } from "../src/graphql/global-id.ts";
+import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
 import { recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
 import { type SarifSummary, validateSarif } from "../src/ingestion/sarif-validate.ts";
@@ -789,6 +789,119 @@ describe("states against the base check", () => {
       .transaction()
       .execute((tx) => recomputeFindingStates(tx, head.check.id, null));
     assert.deepEqual(withoutBase, { introduced: 3, existing: 0, resolved: 0 });
+  });
+});
+
+describe("the same findings reported again", () => {
+  /** Results of a report made in `root`, which names files by absolute path, as ESLint and Biome do. */
+  function reportIn(
+    root: string,
+    results: Array<[rule: string, file: string, line: number, message: string]>,
+  ) {
+    return sarifLog([
+      {
+        rules: [{ id: "unused" }, { id: "eq" }],
+        results: results.map(([rule, file, line, message]) =>
+          aResult(rule, `file://${root}/${file}`, line, { message }),
+        ),
+      },
+    ]);
+  }
+  const first: Array<[string, string, number, string]> = [
+    ["unused", "src/a.js", 3, "'a' is unused."],
+    ["eq", "src/a.js", 8, "Use ===."],
+    ["eq", "src/a.js", 12, "Use ===."],
+    ["unused", "src/b.js", 1, "'b' is unused."],
+  ];
+
+  function alreadyReported(count: number, artifact: { key: string }): string {
+    return `${count} result(s) were already reported by artifact ${encodeGlobalId("Artifact", artifact.key)} of this check (the same findings, by fingerprint) and were not counted again.`;
+  }
+
+  it("stores none of a report's findings that the check holds, says which artifact holds them, and leaves the states as they were", async () => {
+    const base = await aScene();
+    await ingest(base, reportIn("/ci/one", first.slice(0, 2)), { workDir: "/ci/one" });
+    const head = await aNextScene(base);
+    const held = await ingest(head, reportIn("/ci/one", first), {
+      baseCheckId: base.check.id,
+      workDir: "/ci/one",
+    });
+    const before = await summaryOf(head.check.id);
+    const { result } = await ingest(head, reportIn("/ci/two", first), {
+      baseCheckId: base.check.id,
+      workDir: "/ci/two",
+    });
+    assert.deepEqual(
+      [result.read, result.stored, result.skipped, result.warnings],
+      [4, 0, { ALREADY_REPORTED: 4 }, [alreadyReported(4, held.artifact)]],
+    );
+    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [2, 2, 0]);
+    assert.deepEqual(await summaryOf(head.check.id), before);
+    assert.ok((await occurrencesOf(head.check.id)).every((o) => o.artifact_id === held.artifact.id));
+  });
+
+  it("keeps every finding any report of the check gave: a re-run with one fewer adds nothing, one with one more adds it", async () => {
+    const scene = await aScene();
+    const held = await ingest(scene, reportIn("/ci/one", first), { workDir: "/ci/one" });
+    const fewer = await ingest(scene, reportIn("/ci/two", first.slice(1)), { workDir: "/ci/two" });
+    assert.deepEqual(
+      [fewer.result.stored, fewer.result.skipped, fewer.result.counts.introduced],
+      [0, { ALREADY_REPORTED: 3 }, 4],
+    );
+    const more = await ingest(
+      scene,
+      reportIn("/ci/three", [...first, ["unused", "src/c.js", 2, "'c' is unused."]]),
+      { workDir: "/ci/three" },
+    );
+    assert.deepEqual(
+      [more.result.stored, more.result.skipped, more.result.warnings, more.result.counts.introduced],
+      [1, { ALREADY_REPORTED: 4 }, [alreadyReported(4, held.artifact)], 5],
+    );
+    assert.deepEqual(await summaryOf(scene.check.id), [
+      "eq src/a.js:12:3 INTRODUCED",
+      "eq src/a.js:8:3 INTRODUCED",
+      "unused src/a.js:3:3 INTRODUCED",
+      "unused src/b.js:1:3 INTRODUCED",
+      "unused src/c.js:2:3 INTRODUCED",
+    ]);
+  });
+
+  it("tells identical findings apart by their order in each report: one fewer of them adds nothing, one more adds one", async () => {
+    const scene = await aScene();
+    const same = (n: number) =>
+      Array.from({ length: n }, (_, i): [string, string, number, string] => [
+        "eq",
+        "src/a.js",
+        8 + i,
+        "Use ===.",
+      ]);
+    const twice = await ingest(scene, reportIn("/ci/one", same(2)), { workDir: "/ci/one" });
+    assert.deepEqual([twice.result.stored, twice.result.counts.introduced], [2, 2]);
+    const once = await ingest(scene, reportIn("/ci/two", same(1)), { workDir: "/ci/two" });
+    assert.deepEqual(
+      [once.result.stored, once.result.skipped, once.result.counts.introduced],
+      [0, { ALREADY_REPORTED: 1 }, 2],
+    );
+    const thrice = await ingest(scene, reportIn("/ci/three", same(3)), { workDir: "/ci/three" });
+    assert.deepEqual(
+      [thrice.result.stored, thrice.result.skipped, thrice.result.counts.introduced],
+      [1, { ALREADY_REPORTED: 2 }, 3],
+    );
+  });
+
+  it("leaves out at publication what another report, published while this one was staged, holds", async () => {
+    const scene = await aScene();
+    const earlier = await anArtifact(scene, "/ci/one");
+    const later = await anArtifact(scene, "/ci/two");
+    const publishEarlier = await stageText(scene, earlier, reportIn("/ci/one", first));
+    const publishLater = await stageText(scene, later, reportIn("/ci/two", first.slice(1)));
+    await db.transaction().execute((tx) => publishEarlier(tx));
+    const result = await db.transaction().execute((tx) => publishLater(tx));
+    assert.deepEqual(
+      [result.stored, result.skipped, result.warnings, result.counts.introduced],
+      [0, { ALREADY_REPORTED: 3 }, [alreadyReported(3, earlier)], 4],
+    );
+    assert.ok((await occurrencesOf(scene.check.id)).every((o) => o.artifact_id === earlier.id));
   });
 });
 

@@ -88,7 +88,9 @@ export type SkipReason =
   /** An SBOM component that states no version. */
   | "NO_VERSION"
   /** A SARIF result whose rule id, message, paths or fingerprints hold text PostgreSQL cannot store (NUL, lone surrogate). */
-  | "UNSTORABLE_TEXT";
+  | "UNSTORABLE_TEXT"
+  /** A SARIF result another published report of the same check already gave (the same fingerprint). */
+  | "ALREADY_REPORTED";
 
 /** Every skip reason, in the order they are shown. */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -101,17 +103,19 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "UNSUPPORTED_ECOSYSTEM",
   "NO_VERSION",
   "UNSTORABLE_TEXT",
+  "ALREADY_REPORTED",
 ];
 
 /**
  * Skips that are someone's decision — the repository's settings, the tool saying a finding is
- * gone or that a check held — rather than a loss: an artifact that skipped only these still says
- * what is there.
+ * gone or that a check held — or that lose nothing (a finding the check already holds), rather
+ * than a loss: an artifact that skipped only these still says what is there.
  */
 export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
   "NOT_REPORTED",
   "ABSENT",
   "NOT_A_FAILURE",
+  "ALREADY_REPORTED",
 ]);
 
 /**
@@ -169,6 +173,24 @@ export class ProcessTally {
   store(count = 1): void {
     this.read += count;
     this.stored += count;
+  }
+
+  /** Counts entries already counted as stored as skipped for `reason` instead (their rows went away). */
+  unstore(reason: SkipReason, count: number): void {
+    if (count === 0) return;
+    this.stored -= count;
+    this.skipped[reason] = (this.skipped[reason] ?? 0) + count;
+  }
+
+  /** A tally that goes on from this one's counts and warnings, leaving this one as it is. */
+  copy(): ProcessTally {
+    const copy = new ProcessTally();
+    copy.read = this.read;
+    copy.stored = this.stored;
+    Object.assign(copy.skipped, this.skipped);
+    copy.warnings.push(...this.warnings);
+    copy.warningsLeftOut = this.warningsLeftOut;
+    return copy;
   }
 
   /** Keeps a warning (the first {@link MAX_ARTIFACT_WARNINGS}; later ones are only counted). */

@@ -6,6 +6,7 @@ import {
   type OccurrenceColumns,
 } from "../../modules/checks/occurrence-write-store.ts";
 import type { ProcessStep } from "../types.ts";
+import type { AlreadyReported } from "./already-reported.ts";
 
 /**
  * Occurrences on their way to the database: rows collected into column batches, each written in
@@ -69,7 +70,8 @@ export class OccurrenceBatch implements OccurrenceColumns {
 /**
  * Collects rows into batches and writes each in one statement, as one step of its own (a short
  * transaction), while the next batch fills: at most one step is in flight, so memory holds two
- * batches, and between steps the database serves everyone else.
+ * batches, and between steps the database serves everyone else. Rows the check already held, and
+ * which were therefore not written, are added to `reported`.
  */
 export class OccurrenceWriter {
   private batch = new OccurrenceBatch();
@@ -79,6 +81,7 @@ export class OccurrenceWriter {
     private readonly step: ProcessStep,
     private readonly target: BatchTarget,
     private readonly batchSize: number,
+    private readonly reported: AlreadyReported,
   ) {}
 
   /** Adds a row; true when the batch is full and should be sent ({@link send}). */
@@ -104,7 +107,9 @@ export class OccurrenceWriter {
     const batch = this.batch;
     this.batch = new OccurrenceBatch();
     await this.inFlight;
-    const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, batch));
+    const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, batch)).then((held) => {
+      this.reported.add(held);
+    });
     // Awaited by the next send or by finish; until then a failure must not count as unhandled.
     sending.catch(() => {});
     this.inFlight = sending;

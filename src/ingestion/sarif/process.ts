@@ -26,6 +26,7 @@ import {
   ProcessTally,
   type PublishStep,
 } from "../types.ts";
+import { AlreadyReported, leaveOutAtPublication, readCheckAsStaged } from "./already-reported.ts";
 import { compareWithBase, settleFindingStates } from "./finding-states.ts";
 import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
 import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
@@ -160,12 +161,17 @@ export async function deleteStagedRows(
  * Statements outside the steps (the catalog, the settings) go through `input.tx`. While the
  * artifact is QUEUED no read shows these rows.
  *
- * Answers the publication, to run in the transaction that ends processing: it marks the artifact
- * PROCESSED, which shows the rows to every read at once, grades the rules its results leveled, and
- * sets the states of all the check's findings against the base check (a check may hold several
+ * A result whose finding another published artifact of the check already holds (the same
+ * fingerprint) is not written (docs/ingestion.md "The same findings reported twice").
+ *
+ * Answers the publication, to run in the transaction that ends processing: it leaves out the rows
+ * whose finding an artifact of the check published meanwhile holds, marks the artifact PROCESSED,
+ * which shows the rows to every read at once, grades the rules its results leveled, and sets the
+ * states of all the check's findings against the base check (a check may hold several
  * artifacts). Its result: results `read`, `stored` and `skipped` by reason (a warning names the
- * first path outside the repository); counts: `suppressed` among the stored, `rules` met, and
- * `introduced`, `existing` and `resolved`, the whole check's.
+ * first path outside the repository, and each artifact holding findings left out as
+ * `ALREADY_REPORTED`); counts: `suppressed` among the stored, `rules` met, and `introduced`,
+ * `existing` and `resolved`, the whole check's.
  */
 export async function stageSarif(
   input: ProcessInput,
@@ -186,8 +192,15 @@ export async function stageSarif(
     suppression: await loadSuppressionRules(tx, repository.id, run.created_at),
     fingerprints: new FingerprintSequence(),
   };
-  const target = { checkId: check.id, artifactId: artifact.id, baseCheckId: input.baseCheckId };
-  const writer = new OccurrenceWriter(step, target, batchSize);
+  const staged = await step((stepTx) => readCheckAsStaged(stepTx, check.id, artifact.id));
+  const target = {
+    checkId: check.id,
+    artifactId: artifact.id,
+    baseCheckId: input.baseCheckId,
+    checkHoldsFindings: staged.holdsFindings,
+  };
+  const reported = new AlreadyReported();
+  const writer = new OccurrenceWriter(step, target, batchSize, reported);
   const tally = new ProcessTally();
   let suppressed = 0;
   let firstOutside: string | null = null;
@@ -243,6 +256,7 @@ export async function stageSarif(
   const toolWarning = toolErrors.warning();
   if (toolWarning !== null) tally.warn(toolWarning);
   return async (publishTx) => {
+    const leftOut = reported.with(await leaveOutAtPublication(publishTx, check.id, artifact.id, staged));
     await publishArtifact(publishTx, artifact.id);
     await catalog.gradeByObservedLevels(publishTx);
     // A rebase (run-rebase.ts) may have given the run another base run since staging read it:
@@ -261,7 +275,10 @@ export async function stageSarif(
       baseCheckId,
       rebased ? undefined : comparison,
     );
-    return tally.result({ suppressed, rules: catalog.size, ...states });
+    const final = tally.copy();
+    final.unstore("ALREADY_REPORTED", leftOut.findings);
+    for (const warning of leftOut.warnings()) final.warn(warning);
+    return final.result({ suppressed: suppressed - leftOut.suppressed, rules: catalog.size, ...states });
   };
 }
 

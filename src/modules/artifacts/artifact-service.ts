@@ -19,6 +19,7 @@ export const ARTIFACT_SKIP_REASONS = [
   "UNSUPPORTED_ECOSYSTEM",
   "NO_VERSION",
   "UNSTORABLE_TEXT",
+  "ALREADY_REPORTED",
 ] as const;
 export type ArtifactSkipReason = (typeof ARTIFACT_SKIP_REASONS)[number];
 

@@ -30,7 +30,44 @@ export interface BatchTarget {
   checkId: string;
   artifactId: string;
   baseCheckId: string | null;
+  /**
+   * True when the check already shows findings of other artifacts: each row is then looked up
+   * among them, and not written when one has its fingerprint (docs/ingestion.md "The same
+   * findings reported twice"). Absent or false: no lookup, as for a check's first report.
+   */
+  checkHoldsFindings?: boolean;
 }
+
+/**
+ * Findings of an artifact that were not written, or were deleted, because another published
+ * finding of the check has their fingerprint: how many, how many of them suppressed, and the
+ * artifact that holds them (null for findings of no artifact, such as the demo's).
+ */
+export interface ReportedElsewhere {
+  artifactId: string | null;
+  artifactKey: string | null;
+  findings: number;
+  suppressed: number;
+}
+
+/**
+ * A lateral probe, for the row `alias`, of the check's published non-RESOLVED findings of other
+ * artifacts with the same fingerprint: one row (`held`, and the holder's `artifact_id`) or none.
+ * It walks the (check, fingerprint) index and stops at the first match.
+ */
+function heldElsewhere(checkId: string, artifactId: string, alias: string) {
+  return sql`SELECT true AS held, h.artifact_id FROM occurrences AS h
+    WHERE h.check_id = ${checkId} AND h.fingerprint = ${sql.ref(`${alias}.fingerprint`)}
+      AND h.state <> 'RESOLVED' AND h.artifact_id IS DISTINCT FROM ${artifactId}::bigint
+      AND ${isPublished("h")}
+    LIMIT 1`;
+}
+
+/** Rows counted by the artifact holding them, from a relation `r` of `holder` and `is_suppressed`. */
+const BY_HOLDER = sql`SELECT r.holder::text AS "artifactId", a.key AS "artifactKey",
+    count(*)::int AS findings, (count(*) FILTER (WHERE r.is_suppressed))::int AS suppressed
+  FROM r LEFT JOIN artifacts AS a ON a.id = r.holder
+  GROUP BY r.holder, a.key ORDER BY r.holder NULLS FIRST`;
 
 /**
  * Deletes up to `limit` of the occurrences an artifact wrote (before it is processed again, or
@@ -51,7 +88,9 @@ export async function deleteOccurrenceBatchOfArtifact(
 /**
  * Writes one batch in one statement. The state is decided here already (EXISTING when the base
  * check has a non-RESOLVED occurrence with the fingerprint), so the check-wide state pass after
- * processing only tests the check's other artifacts' rows.
+ * processing only tests the check's other artifacts' rows. When the check already shows findings
+ * (`checkHoldsFindings`), rows another of its published findings has the fingerprint of are not
+ * written; answers those, by the artifact holding them.
  *
  * The base is looked up row by row (a lateral index probe that stops at the first match): an
  * EXISTS would let PostgreSQL hash the whole base check for every batch when its statistics
@@ -61,26 +100,62 @@ export async function insertOccurrenceBatch(
   tx: Kysely<Database>,
   target: BatchTarget,
   batch: OccurrenceColumns,
-): Promise<void> {
+): Promise<ReportedElsewhere[]> {
   const inBase =
     target.baseCheckId === null
       ? sql`SELECT NULL::boolean AS found`
       : sql`SELECT true AS found FROM occurrences AS b WHERE b.check_id = ${target.baseCheckId}
           AND b.fingerprint = u.fingerprint AND b.state <> 'RESOLVED' LIMIT 1`;
-  await sql`
-    INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
-      end_line, end_column, title, fingerprint, state, is_suppressed, severity)
-    SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
-      u.end_line, u.end_column, u.title, u.fingerprint,
-      CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed, u.severity
-    FROM unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
+  const rows = sql`unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
       ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
       ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
       ${batch.suppressed}::boolean[], ${batch.severities}::text[])
-      AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
-        is_suppressed, severity)
-    LEFT JOIN LATERAL (${inBase}) AS m ON true
+    AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
+      is_suppressed, severity)`;
+  const insert = sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line,
+      begin_column, end_line, end_column, title, fingerprint, state, is_suppressed, severity)
+    SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
+      u.end_line, u.end_column, u.title, u.fingerprint,
+      CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed, u.severity`;
+  if (!target.checkHoldsFindings) {
+    await sql`${insert} FROM ${rows} LEFT JOIN LATERAL (${inBase}) AS m ON true`.execute(tx);
+    return [];
+  }
+  const { rows: held } = await sql<ReportedElsewhere>`
+    WITH u AS MATERIALIZED (
+      SELECT u.*, e.held, e.artifact_id AS holder
+      FROM ${rows}
+      LEFT JOIN LATERAL (${heldElsewhere(target.checkId, target.artifactId, "u")}) AS e ON true
+    ), written AS (
+      ${insert} FROM u LEFT JOIN LATERAL (${inBase}) AS m ON true WHERE u.held IS NULL
+    ), r AS (SELECT holder, is_suppressed FROM u WHERE u.held)
+    ${BY_HOLDER}
   `.execute(tx);
+  return held;
+}
+
+/**
+ * Deletes the rows of `artifactId` that another published non-RESOLVED finding of the check has
+ * the fingerprint of (at an artifact's publication, when the check gained a report while it was
+ * staged); answers them by the artifact holding them.
+ */
+export async function deleteOccurrencesReportedElsewhere(
+  tx: Kysely<Database>,
+  checkId: string,
+  artifactId: string,
+): Promise<ReportedElsewhere[]> {
+  const { rows } = await sql<ReportedElsewhere>`
+    WITH dropped AS (
+      DELETE FROM occurrences AS o
+      WHERE o.artifact_id = ${artifactId} AND EXISTS (${heldElsewhere(checkId, artifactId, "o")})
+      RETURNING o.fingerprint, o.is_suppressed
+    ), r AS (
+      SELECT e.artifact_id AS holder, d.is_suppressed
+      FROM dropped AS d CROSS JOIN LATERAL (${heldElsewhere(checkId, artifactId, "d")}) AS e
+    )
+    ${BY_HOLDER}
+  `.execute(tx);
+  return rows;
 }
 
 /**
