@@ -119,7 +119,14 @@ let capturing = false;
 function capturePageStatements(): void {
   const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const [text, values] = args;
+    // A statement seen before goes as a named (prepared) one: a config object with its text.
+    const [first, second] = args;
+    const config =
+      typeof first === "object" && first !== null
+        ? (first as { text?: unknown; values?: unknown })
+        : undefined;
+    const text = config ? config.text : first;
+    const values = config ? config.values : second;
     if (capturing && typeof text === "string" && text.includes(PAGE_MARKER)) {
       captured.push({ text, values: Array.isArray(values) ? [...values] : [] });
     }
