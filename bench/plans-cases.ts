@@ -44,7 +44,11 @@ const VISIBLE_ACCOUNTS = `accounts acc JOIN memberships vm ON vm.account_id = ac
 /** Repositories the viewer can see, as `repo` (account `acc`). */
 const VISIBLE_REPOSITORIES = `repositories repo JOIN ${VISIBLE_ACCOUNTS} ON acc.id = repo.account_id`;
 
-/** The latest finished default-branch run of `repo`, as `lr` (as src/modules/runs/run-store.ts). */
+/**
+ * The latest finished default-branch run of `repo`, as `lr` (as src/modules/runs/run-store.ts). Its
+ * checks are the repository's current ones wherever every analyzer reports in every run, as in the
+ * seeded data and the fixture (src/modules/checks/current-check-store.ts).
+ */
 const LATEST_RUN = `CROSS JOIN LATERAL (
   SELECT r.id FROM analysis_runs r
   WHERE r.repository_id = repo.id AND r.branch_name = repo.default_branch AND r.status IN ('SUCCESS', 'FAILURE')
@@ -208,7 +212,7 @@ export const PLAN_CASES: PlanCase[] = [
   },
   {
     field: "Repository.issues",
-    source: "repositoryIssuesOfRun",
+    source: "repositoryIssuesOfRepository",
     deep: false,
     parent: `SELECT 'Repository' AS type, repo.key, count(DISTINCT o.issue_id) AS rows
       FROM ${VISIBLE_REPOSITORIES} ${LATEST_RUN} ${RUN_FINDINGS}
@@ -217,7 +221,7 @@ export const PLAN_CASES: PlanCase[] = [
   },
   {
     field: "Repository.issueOccurrences",
-    source: "occurrencesOfRun",
+    source: "occurrencesOfRepository",
     deep: true,
     parent: repositoryParent(`${LATEST_RUN} ${RUN_FINDINGS}`),
     document: page("Repository"),

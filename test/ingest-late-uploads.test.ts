@@ -24,6 +24,10 @@ import { type Receiver, startReceiver } from "./helpers/webhook-receiver.ts";
  * receiver hears only what changed: the repository-issue events of its first finish are not sent
  * again.
  *
+ * The same holds for an analyzer that has no answer in a newer run (its report placed nothing,
+ * was not sent, or failed to process): its issues stay the repository's, and no event says they
+ * were resolved (docs/read-model.md "The repository's current findings").
+ *
  * Uploads go through `uploadArtifact` over HTTP and reads through GraphQL. The server's worker is
  * off so each test decides when an artifact is processed (with the handler the worker runs); a
  * worker of webhook deliveries alone sends the events to a real receiver meanwhile.
@@ -322,6 +326,45 @@ describe("a late upload to a finished run", () => {
       "introduced legacy 2",
       "resolved legacy 2",
     ]);
+  });
+});
+
+describe("an analyzer without an answer in a newer run", () => {
+  test("keeps its issues in the repository's current state whether its report placed nothing, was not sent or failed to process, and no resolved event is sent", async () => {
+    const scene = await aScene();
+    const first = aCommit();
+    await processed(await upload(scene, first, "first-lint", ["legacy@src/a.js:1", "legacy@src/a.js:2"]));
+    await processed(await upload(scene, first, "second-lint", ["kept@src/c.js:4"]));
+    const current: CurrentState = { issues: ["kept", "legacy"], occurrences: 3, distribution: 3 };
+    assert.deepEqual(await currentState(scene), current);
+
+    // Its one result names no file: the check placed nothing and is NEUTRAL; the run succeeds.
+    const placedNothing = aCommit();
+    await processed(await upload(scene, placedNothing, "second-lint", ["kept@src/c.js:4"]));
+    await processed(await upload(scene, placedNothing, "first-lint", ["ghost"]));
+    assert.equal(await runStatus(placedNothing), "SUCCESS");
+    assert.deepEqual(await currentState(scene), current, "first-lint NEUTRAL");
+
+    const notSent = aCommit();
+    await processed(await upload(scene, notSent, "second-lint", ["kept@src/c.js:4"]));
+    assert.equal(await runStatus(notSent), "SUCCESS");
+    assert.deepEqual(await currentState(scene), current, "first-lint not sent");
+
+    const failed = aCommit();
+    await processed(await upload(scene, failed, "second-lint", ["kept@src/c.js:4"]));
+    const spoiled = await upload(scene, failed, "first-lint", ["legacy@src/a.js:1"]);
+    // The intake refuses bad reports, so spoil the stored bytes behind its back.
+    await server.db
+      .updateTable("artifact_chunks")
+      .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
+      .where("artifact_id", "=", spoiled)
+      .execute();
+    await processed(spoiled);
+    assert.equal(await runStatus(failed), "FAILURE");
+    assert.deepEqual(await currentState(scene), current, "first-lint's report failed to process");
+
+    await everyDeliveryAnswered(scene);
+    assert.deepEqual(issueEventsReceived(scene), ["introduced kept 1", "introduced legacy 2"]);
   });
 });
 

@@ -3,10 +3,11 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalyzerRow, IssueRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
 import { anAnalyzer, issuesIn } from "./helpers/builders-catalog.ts";
 import { aCheck } from "./helpers/builders-checks.ts";
 import { aMetricItem, aMetricValue } from "./helpers/builders-metrics.ts";
-import { aRunWithFindings, daysAgo } from "./helpers/builders-reports.ts";
+import { aCheckWithFindings, aRunWithFindings, daysAgo } from "./helpers/builders-reports.ts";
 import { assertPageSizeIndependent, settle, startInstance, type TestInstance } from "./helpers/instance.ts";
 import { gql } from "./helpers/server.ts";
 
@@ -323,6 +324,109 @@ describe("reports and report cards", () => {
     }
     const eight = await statementsFor(8);
     assertPageSizeIndependent(await statementsFor(2), eight, ["2 repositories", "8 repositories"]);
+  });
+
+  describe("an analyzer without an answer in the newest run", () => {
+    const SNAPSHOT = `owaspTop10 { currentValue values(startDate: $start, endDate: $end) { date values { key value } } }
+      issueDistribution { currentValue issueDistributionByAnalyzer { key value } }
+      codeHealthTrend { currentValue }`;
+
+    interface Snapshot {
+      owaspTop10: {
+        currentValue: number;
+        values: Array<{ date: string; values: Array<{ key: string; value: number }> }>;
+      };
+      issueDistribution: {
+        currentValue: number;
+        issueDistributionByAnalyzer: Array<{ key: string; value: number }>;
+      };
+      codeHealthTrend: { currentValue: number };
+    }
+
+    /**
+     * A repository of `account` whose run three days ago found 2 SQL injections with `analyzer`
+     * and 1 style finding with `other`, and whose newest run, a day ago, has other's style finding
+     * again while `analyzer`'s report `how`: failed to process, placed nothing (NEUTRAL), or was
+     * not sent.
+     */
+    async function aRepositoryWithoutAnswer(
+      account: AccountRow,
+      other: AnalyzerRow,
+      otherStyle: IssueRow,
+      how: "FAILED" | "NEUTRAL" | "ABSENT",
+    ): Promise<RepositoryRow> {
+      const { db } = server;
+      const repository = await aRepository(db, account);
+      const now = Date.now();
+      const before = await aRunWithFindings(db, repository, analyzer, [{ issue: issues.sql, count: 2 }], {
+        createdAt: new Date(now - 3 * DAY),
+      });
+      await aCheckWithFindings(db, before, other, [{ issue: otherStyle, count: 1 }]);
+      const newest = await aRun(db, repository, {
+        status: how === "FAILED" ? "FAILURE" : "SUCCESS",
+        createdAt: new Date(now - DAY),
+      });
+      await aCheckWithFindings(db, newest, other, [{ issue: otherStyle, count: 1 }]);
+      if (how !== "ABSENT") {
+        const check = await aCheckWithFindings(db, newest, analyzer, [], {
+          status: how === "FAILED" ? "FAILURE" : "NEUTRAL",
+        });
+        await anArtifact(db, newest, check, { status: how === "FAILED" ? "FAILED" : "PROCESSED" });
+      }
+      return repository;
+    }
+
+    for (const how of ["FAILED", "NEUTRAL", "ABSENT"] as const) {
+      test(`a repository's snapshot keeps the findings of an analyzer whose newest report ${how === "FAILED" ? "failed to process" : how === "NEUTRAL" ? "placed nothing" : "was not sent"}, on every day since`, async () => {
+        const account = await anAccount(server.db, {}, [{ user: alice }]);
+        const other = await anAnalyzer(server.db, { shortcode: `zz-${newRowKey()}` });
+        const [otherStyle] = await issuesIn(server.db, [
+          { analyzer: other, category: "STYLE", severity: "MINOR" },
+        ]);
+        const repository = await aRepositoryWithoutAnswer(account, other, otherStyle!, how);
+        const data = await query<{ repository: { reports: Snapshot } }>(
+          `query($name: String!, $login: String!, $start: Date!, $end: Date!) {
+            repository(name: $name, login: $login, vcsProvider: GITHUB) { reports { ${SNAPSHOT} } } }`,
+          { name: repository.name, login: account.login, start: daysAgo(3), end: daysAgo(0) },
+        );
+        const reports = data.repository.reports;
+        assert.equal(reports.owaspTop10.currentValue, 2);
+        assert.deepEqual(
+          reports.owaspTop10.values.map((day) => day.values.find((v) => v.key === "A03")!.value),
+          [2, 2, 2, 2],
+        );
+        assert.equal(reports.issueDistribution.currentValue, 3);
+        assert.deepEqual(reports.issueDistribution.issueDistributionByAnalyzer, [
+          { key: analyzer.shortcode, value: 2 },
+          { key: other.shortcode, value: 1 },
+        ]);
+        assert.equal(reports.codeHealthTrend.currentValue, 3);
+      });
+    }
+
+    test("an account's snapshot sums each repository's analyzers at their newest answers", async () => {
+      const account = await anAccount(server.db, {}, [{ user: alice }]);
+      const other = await anAnalyzer(server.db, { shortcode: `zz-${newRowKey()}` });
+      const [otherStyle] = await issuesIn(server.db, [
+        { analyzer: other, category: "STYLE", severity: "MINOR" },
+      ]);
+      for (const how of ["FAILED", "NEUTRAL", "ABSENT"] as const) {
+        await aRepositoryWithoutAnswer(account, other, otherStyle!, how);
+      }
+      const reports = await accountReports<Snapshot>(
+        account,
+        SNAPSHOT,
+        { start: daysAgo(1), end: daysAgo(0) },
+        ", $start: Date!, $end: Date!",
+      );
+      assert.equal(reports.owaspTop10.currentValue, 6);
+      assert.deepEqual(
+        reports.owaspTop10.values.map((day) => day.values.find((v) => v.key === "A03")!.value),
+        [6, 6],
+      );
+      assert.equal(reports.issueDistribution.currentValue, 9);
+      assert.equal(reports.codeHealthTrend.currentValue, 9);
+    });
   });
 
   describe("report cards", () => {

@@ -11,6 +11,7 @@ import type {
 } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
 import { anAnalyzer, anIssue, issuesIn } from "./helpers/builders-catalog.ts";
 import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
 import { assertPageSizeIndependent, settle, startInstance, type TestInstance } from "./helpers/instance.ts";
@@ -476,6 +477,150 @@ describe("repository issues and occurrences", () => {
         errors: [[`No node with id "${missing}" exists.`, "NOT_FOUND"]],
       });
     }
+  });
+
+  /** How the newest run can be without an answer from python. */
+  type NoAnswer = "FAILED" | "NEUTRAL" | "ABSENT";
+  const NO_ANSWER: Record<NoAnswer, string> = {
+    FAILED: "failed to process",
+    NEUTRAL: "placed nothing (NEUTRAL)",
+    ABSENT: "was not sent",
+  };
+
+  /**
+   * A repository whose run before the newest found `kept` twice with python and `goOld` with go,
+   * and whose newest run's go check found `goNew` and resolved `goOld`, while python's report
+   * `how`: its artifact FAILED (check FAILURE, run FAILURE), its check is NEUTRAL beside go's
+   * (run SUCCESS), or python has no check in it at all.
+   */
+  async function newestRunWithoutPython(how: NoAnswer) {
+    const { db } = server;
+    const repository = await aRepository(db, team);
+    const now = Date.now();
+    const suffix = newRowKey();
+    const [kept, goOld, goNew] = await issuesIn(db, [
+      { analyzer: python, shortcode: `PY-KEPT-${suffix}` },
+      { analyzer: go, shortcode: `GO-OLD-${suffix}` },
+      { analyzer: go, shortcode: `GO-NEW-${suffix}` },
+    ]);
+    const before = await aRun(db, repository, { status: "SUCCESS", createdAt: new Date(now - 10 * MINUTE) });
+    const found = await occurrencesIn(db, await aCheck(db, before, python), [
+      { issue: kept!, path: "src/a.py", beginLine: 1 },
+      { issue: kept!, path: "src/b.py", beginLine: 2 },
+    ]);
+    await occurrencesIn(db, await aCheck(db, before, go), [{ issue: goOld!, path: "cmd/old.go" }]);
+    const newest = await aRun(db, repository, {
+      status: how === "FAILED" ? "FAILURE" : "SUCCESS",
+      createdAt: new Date(now - 5 * MINUTE),
+    });
+    await occurrencesIn(db, await aCheck(db, newest, go), [
+      { issue: goNew!, path: "cmd/new.go", state: "INTRODUCED" },
+      { issue: goOld!, path: "cmd/old.go", state: "RESOLVED" },
+    ]);
+    if (how !== "ABSENT") {
+      const check = await aCheck(db, newest, python, { status: how === "FAILED" ? "FAILURE" : "NEUTRAL" });
+      await anArtifact(db, newest, check, { status: how === "FAILED" ? "FAILED" : "PROCESSED" });
+    }
+    return { repository, kept: kept!, goNew: goNew!, found };
+  }
+
+  for (const how of ["FAILED", "NEUTRAL", "ABSENT"] as const) {
+    test(`an analyzer whose report in the newest run ${NO_ANSWER[how]} keeps its findings of the run before in issues, issueOccurrences and node`, async () => {
+      const { repository, kept, goNew, found } = await newestRunWithoutPython(how);
+      const data = await repositoryField<{
+        issues: Connection<{ id: string; occurrences: { totalCount: number } }>;
+        pythonIssues: Connection<{ id: string }>;
+        issueOccurrences: Connection<{ id: string; path: string }>;
+      }>(
+        repository,
+        `issues { totalCount edges { node { id occurrences { totalCount } } } }
+         pythonIssues: issues(analyzerIn: $python) { totalCount edges { node { id } } }
+         issueOccurrences { totalCount edges { node { id path } } }`,
+        { python: [python.shortcode] },
+        ", $python: [String]",
+      );
+      assert.deepEqual(
+        data.issues.edges.map((e) => e.node),
+        [
+          { id: issueId(repository, goNew), occurrences: { totalCount: 1 } },
+          { id: issueId(repository, kept), occurrences: { totalCount: 2 } },
+        ],
+      );
+      assert.equal(data.issues.totalCount, 2);
+      assert.deepEqual(
+        data.pythonIssues.edges.map((e) => e.node.id),
+        [issueId(repository, kept)],
+      );
+      assert.equal(data.pythonIssues.totalCount, 1);
+      assert.deepEqual(
+        data.issueOccurrences.edges.map((e) => e.node.path),
+        ["cmd/new.go", "src/a.py", "src/b.py"],
+      );
+      assert.deepEqual(
+        data.issueOccurrences.edges.slice(1).map((e) => e.node.id),
+        found.map((o) => encodeGlobalId("Occurrence", o.key)),
+      );
+      assert.equal(data.issueOccurrences.totalCount, 3);
+      const node = await query<{ node: { occurrences: { totalCount: number } } | null }>(
+        `query($id: ID!) { node(id: $id) { ... on RepositoryIssue { occurrences { totalCount } } } }`,
+        { id: issueId(repository, kept) },
+      );
+      assert.deepEqual(node.node, { occurrences: { totalCount: 2 } });
+    });
+  }
+
+  test("an analyzer's newest report that found nothing clears its findings of the runs before", async () => {
+    const { db } = server;
+    const { repository, goNew } = await newestRunWithoutPython("ABSENT");
+    await aCheck(db, await aRun(db, repository, { status: "SUCCESS" }), python);
+    const data = await repositoryField<{ issues: Connection<{ id: string }> }>(
+      repository,
+      "issues { totalCount edges { node { id } } }",
+    );
+    assert.deepEqual(
+      data.issues.edges.map((e) => e.node.id),
+      [issueId(repository, goNew)],
+    );
+  });
+
+  test("when the repository's configuration lists its analyzers, the findings of an analyzer it does not turn on are left out", async () => {
+    const { db } = server;
+    const { repository, kept, goNew } = await newestRunWithoutPython("FAILED");
+    const configured = async (analyzers: unknown) => {
+      await db
+        .updateTable("repositories")
+        .set({ config_json: JSON.stringify({ version: 1, analyzers }) })
+        .where("id", "=", repository.id)
+        .execute();
+      const data = await repositoryField<{ issues: Connection<{ id: string }> }>(
+        repository,
+        "issues { totalCount edges { node { id } } }",
+      );
+      return data.issues.edges.map((e) => e.node.id);
+    };
+    const both = [issueId(repository, goNew), issueId(repository, kept)];
+    assert.deepEqual(
+      await configured([{ name: go.shortcode }, { name: python.shortcode, enabled: true }]),
+      both,
+    );
+    assert.deepEqual(await configured([{ name: go.shortcode }, { name: python.shortcode, enabled: false }]), [
+      issueId(repository, goNew),
+    ]);
+    assert.deepEqual(await configured([{ name: python.shortcode }]), [issueId(repository, kept)]);
+    // A configuration that lists no analyzers says nothing about them.
+    await db
+      .updateTable("repositories")
+      .set({ config_json: JSON.stringify({ version: 1 }) })
+      .where("id", "=", repository.id)
+      .execute();
+    const data = await repositoryField<{ issues: Connection<{ id: string }> }>(
+      repository,
+      "issues { edges { node { id } } }",
+    );
+    assert.deepEqual(
+      data.issues.edges.map((e) => e.node.id),
+      both,
+    );
   });
 
   test("the statements for a page of issues with their occurrences and analyzers do not grow with the page size", async () => {

@@ -304,6 +304,19 @@ export interface ChecksTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
+  /**
+   * The status a finished check had when a late artifact made it PENDING again; null otherwise
+   * (migration 0023).
+   */
+  reopened_from: ColumnType<CheckStatus | null, CheckStatus | null | undefined, CheckStatus | null>;
+  /**
+   * The repository, branch, creation time and key of the check's run, copied from the run when the
+   * check is inserted (a trigger; migration 0023), for the index the current findings are read by.
+   */
+  repository_id: ColumnType<string, undefined, never>;
+  branch_name: ColumnType<string | null, undefined, never>;
+  run_created_at: ColumnType<Date, undefined, never>;
+  run_key: ColumnType<string, undefined, never>;
 }
 
 export interface OccurrencesTable {

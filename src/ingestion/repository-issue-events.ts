@@ -4,7 +4,7 @@ import { findAnalyzersByIds, findIssuesByIds } from "../modules/catalog/catalog-
 import { lockAnnouncedIssues, saveAnnouncedIssues } from "../modules/checks/announced-issue-store.ts";
 import {
   countPresentOccurrencesByIssue,
-  findPresentOccurrencesOfIssuesInRun,
+  findPresentOccurrencesOfIssues,
 } from "../modules/checks/occurrence-store.ts";
 import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { recordEvents } from "../modules/events/outbox.ts";
@@ -28,11 +28,13 @@ export const EVENT_OCCURRENCE_LIMIT = 100;
 
 /**
  * Announces what changed in the repository's issues since the last announcement: an `introduced`
- * event for each issue present in its latest analysed default-branch run and not announced, a
- * `resolved` event for each announced issue no longer present (counting the occurrences it had
- * when announced); then that run's issues are the announced ones. An issue is present in a run
- * when the run has a published, non-RESOLVED occurrence of it. Locks the repository's
- * announcement row: call it after every other lock the transaction takes.
+ * event for each issue present in its current findings (per analyzer, its newest check on the
+ * default branch that says what the code holds: docs/read-model.md "The repository's current
+ * findings") and not announced, a `resolved` event for each announced issue no longer present
+ * (counting the occurrences it had when announced); then the present issues are the announced
+ * ones, noted with the latest analysed default-branch run. An issue is present when its current
+ * check has a published, non-RESOLVED occurrence of it. Locks the repository's announcement row:
+ * call it after every other lock the transaction takes.
  */
 export async function announceRepositoryIssues(
   tx: Kysely<Database>,
@@ -41,7 +43,7 @@ export async function announceRepositoryIssues(
 ): Promise<void> {
   const announced = await lockAnnouncedIssues(tx, repository.id);
   const [latest] = await findLatestDefaultBranchRuns(tx, [repository.id]);
-  const present = latest ? await countPresentOccurrencesByIssue(tx, latest.id) : new Map<string, number>();
+  const present = await countPresentOccurrencesByIssue(tx, repository.id);
   await saveAnnouncedIssues(tx, repository.id, { runId: latest?.id ?? null, issues: present }, announced);
 
   const introduced = [...present.keys()].filter((id) => !announced.issues.has(id));
@@ -55,9 +57,12 @@ export async function announceRepositoryIssues(
     const analyzer = analyzers.find((a) => a.id === issue?.analyzer_id);
     return issue && analyzer ? { repository, account, issue, analyzer } : undefined;
   };
-  const occurrencesOf = latest
-    ? await findPresentOccurrencesOfIssuesInRun(tx, latest.id, introduced, EVENT_OCCURRENCE_LIMIT)
-    : new Map();
+  const occurrencesOf = await findPresentOccurrencesOfIssues(
+    tx,
+    repository.id,
+    introduced,
+    EVENT_OCCURRENCE_LIMIT,
+  );
   await recordEvents(tx, [
     ...introduced.flatMap((issueId) => {
       const subject = subjectOf(issueId);

@@ -96,7 +96,12 @@ const listRepositoriesOutput = z.strictObject({
           .nullable()
           .describe("The branch whose latest run is the repository's current state."),
         isActivated: z.boolean().describe("Whether analysis is switched on."),
-        openIssues: z.number().int().describe("Distinct issues in the latest finished default-branch run."),
+        openIssues: z
+          .number()
+          .int()
+          .describe(
+            "Distinct issues in the repository's current findings on the default branch (per analyzer, its newest report that could be read and placed).",
+          ),
         vulnerabilities: z
           .number()
           .int()
@@ -240,7 +245,7 @@ export const listRepositoryIssues = defineTool({
   name: "list_repository_issues",
   title: "List a repository's issues",
   description:
-    "Lists the distinct issues present in a repository now (its latest finished run on the default branch), each with its category, severity, analyzer and first occurrences. Filter by analyzer, category, severity, path (a file or directory) and tags; page with `first` and `after`.",
+    "Lists the distinct issues present in a repository now (its current findings on the default branch: per analyzer, its newest report that could be read and placed), each with its category, severity, analyzer and first occurrences. Filter by analyzer, category, severity, path (a file or directory) and tags; page with `first` and `after`.",
   inputSchema: {
     ...repositoryInput,
     analyzers: analyzerFilter,

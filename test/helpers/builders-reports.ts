@@ -39,7 +39,19 @@ export async function aRunWithFindings(
   fields: Partial<{ branch: string; status: AnalysisRunStatus; createdAt: Date }> = {},
 ): Promise<AnalysisRunRow> {
   const run = await aRun(db, repository, fields);
-  const check = await aCheck(db, run, analyzer);
+  await aCheckWithFindings(db, run, analyzer, findings);
+  return run;
+}
+
+/** Inserts the check of `analyzer` in `run` (SUCCESS unless `status`) holding the findings listed. */
+export async function aCheckWithFindings(
+  db: Kysely<Database>,
+  run: AnalysisRunRow,
+  analyzer: AnalyzerRow,
+  findings: readonly FindingCount[],
+  fields: Partial<{ status: CheckStatus }> = {},
+): Promise<CheckRow> {
+  const check = await aCheck(db, run, analyzer, { status: fields.status ?? "SUCCESS" });
   await occurrencesIn(
     db,
     check,
@@ -52,7 +64,7 @@ export async function aRunWithFindings(
       })),
     ),
   );
-  return run;
+  return check;
 }
 
 /** The date `days` days before `now`, in UTC, as YYYY-MM-DD. */

@@ -20,6 +20,7 @@ import * as queuedArtifacts from "./0019-queued-artifacts.ts";
 import * as checkIssueCounts from "./0020-check-issue-counts.ts";
 import * as occurrenceParents from "./0021-occurrence-parents.ts";
 import * as issueAnnouncements from "./0022-issue-announcements.ts";
+import * as currentChecks from "./0023-current-checks.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   "0020-check-issue-counts": checkIssueCounts,
   "0021-occurrence-parents": occurrenceParents,
   "0022-issue-announcements": issueAnnouncements,
+  "0023-current-checks": currentChecks,
 };
 
 /** Kysely migration provider over {@link migrations}. */

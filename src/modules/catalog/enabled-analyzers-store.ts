@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
 
@@ -10,9 +10,33 @@ import { latestDefaultBranchRun } from "../runs/run-store.ts";
  * latest finished default-branch run.
  */
 
-/** `config_json -> 'analyzers'` when it is a list, else an empty list. */
-const CONFIGURED = sql`CASE WHEN jsonb_typeof(repo.config_json -> 'analyzers') = 'array'
-  THEN repo.config_json -> 'analyzers' ELSE '[]'::jsonb END`;
+/** True when the configuration of the repository row `repository` has an `analyzers` list (false, not null, without one). */
+function listsAnalyzers(repository: string): RawBuilder<boolean> {
+  return sql<boolean>`(jsonb_typeof(${sql.ref(`${repository}.config_json`)} -> 'analyzers') IS NOT DISTINCT FROM 'array')`;
+}
+
+/**
+ * The entries of the `analyzers` list of the repository row `repository` that turn an analyzer on
+ * (objects whose `enabled` is not `false`), as rows of `entry(value)`; none without a list.
+ */
+function turningOn(repository: string): RawBuilder<unknown> {
+  const config = sql.ref(`${repository}.config_json`);
+  // Guarded, so a configuration whose `analyzers` is not a list is never expanded as one.
+  return sql`(SELECT value FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${config} -> 'analyzers') = 'array'
+      THEN ${config} -> 'analyzers' ELSE '[]'::jsonb END)
+    WHERE jsonb_typeof(value) = 'object' AND (value -> 'enabled') IS DISTINCT FROM 'false'::jsonb)`;
+}
+
+/**
+ * The ids of the analyzers the configuration of the repository row `repository` turns on, as a
+ * bigint[]; null when it lists no analyzers, and Assay has nothing to go by: every analyzer that
+ * reports counts. Read by the repository's current findings (checks/current-check-store.ts).
+ */
+export function analyzersTurnedOn(repository: string): RawBuilder<string[] | null> {
+  return sql<string[] | null>`CASE WHEN ${listsAnalyzers(repository)} THEN ARRAY(
+    SELECT a.id FROM ${turningOn(repository)} AS entry JOIN analyzers AS a ON a.shortcode = entry.value ->> 'name'
+  ) END`;
+}
 
 /** A repository's enabled analyzers, by name then key. Parent: the repository id. */
 export const enabledAnalyzersOfRepository: ConnectionSource = {
@@ -22,10 +46,8 @@ export const enabledAnalyzersOfRepository: ConnectionSource = {
     FROM repositories AS repo
     LEFT JOIN LATERAL ${latestDefaultBranchRun("repo")} AS latest ON true
     JOIN analyzers AS a ON CASE
-      WHEN jsonb_typeof(repo.config_json -> 'analyzers') = 'array' THEN EXISTS (
-        SELECT 1 FROM jsonb_array_elements(${CONFIGURED}) AS entry(value)
-        WHERE jsonb_typeof(entry.value) = 'object' AND entry.value ->> 'name' = a.shortcode
-          AND (entry.value -> 'enabled') IS DISTINCT FROM 'false'::jsonb)
+      WHEN ${listsAnalyzers("repo")} THEN EXISTS (
+        SELECT 1 FROM ${turningOn("repo")} AS entry WHERE entry.value ->> 'name' = a.shortcode)
       ELSE EXISTS (SELECT 1 FROM checks AS c WHERE c.run_id = latest.id AND c.analyzer_id = a.id)
     END
   )`,

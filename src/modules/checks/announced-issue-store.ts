@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
+import { currentChecksOf } from "./current-check-store.ts";
 
 /**
  * The issues the `repository_issue.*` webhook events last announced for each repository, with
@@ -84,8 +85,9 @@ export async function saveAnnouncedIssues(
 
 /**
  * Makes each of these repositories' announced set its current state (the open issues of its
- * latest analysed default-branch run) without announcing anything: for data written in bulk (the
- * demo), whose history no receiver heard. Answers the rows written per table.
+ * current findings, noted with its latest analysed default-branch run) without announcing
+ * anything: for data written in bulk (the demo), whose history no receiver heard. Answers the
+ * rows written per table.
  */
 export async function resetAnnouncedIssues(
   tx: Kysely<Database>,
@@ -101,11 +103,11 @@ export async function resetAnnouncedIssues(
     WHERE repo.id = ANY(${ids})`.execute(tx);
   const issues = await sql`
     INSERT INTO announced_repository_issues (repository_id, issue_id, occurrences)
-    SELECT a.repository_id, k.issue_id, sum(k.occurrences)
-    FROM repository_issue_announcements AS a
-    JOIN checks AS c ON c.run_id = a.run_id
-    JOIN check_issue_counts AS k ON k.check_id = c.id
-    WHERE a.repository_id = ANY(${ids}) AND k.state <> 'RESOLVED'
-    GROUP BY a.repository_id, k.issue_id`.execute(tx);
+    SELECT repo.id, k.issue_id, sum(k.occurrences)
+    FROM repositories AS repo
+    CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+    JOIN check_issue_counts AS k ON k.check_id = cur.check_id
+    WHERE repo.id = ANY(${ids}) AND k.state <> 'RESOLVED'
+    GROUP BY repo.id, k.issue_id`.execute(tx);
   return { announcements: Number(heads.numAffectedRows ?? 0), issues: Number(issues.numAffectedRows ?? 0) };
 }

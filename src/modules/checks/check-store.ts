@@ -188,11 +188,20 @@ export function insertCheck(db: Kysely<Database>, check: NewCheck): Promise<Chec
   return db.insertInto("checks").values(check).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Makes a check PENDING again (not finished); returns the row as it now stands. */
+/**
+ * Makes a check PENDING again (not finished); returns the row as it now stands. A finished check
+ * keeps the status it had in `reopened_from` until it finishes again (a check already PENDING or
+ * WAITING keeps what it had).
+ */
 export function reopenCheck(db: Kysely<Database>, checkId: string): Promise<CheckRow> {
   return db
     .updateTable("checks")
-    .set({ status: "PENDING", finished_at: null, updated_at: sql<Date>`now()` })
+    .set({
+      status: "PENDING",
+      finished_at: null,
+      reopened_from: sql<CheckStatus | null>`CASE WHEN status IN ('PENDING', 'WAITING') THEN reopened_from ELSE status END`,
+      updated_at: sql<Date>`now()`,
+    })
     .where("id", "=", checkId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -202,7 +211,7 @@ export function reopenCheck(db: Kysely<Database>, checkId: string): Promise<Chec
 export function finishCheck(db: Kysely<Database>, checkId: string, status: CheckStatus): Promise<CheckRow> {
   return db
     .updateTable("checks")
-    .set({ status, finished_at: sql<Date>`now()`, updated_at: sql<Date>`now()` })
+    .set({ status, finished_at: sql<Date>`now()`, reopened_from: null, updated_at: sql<Date>`now()` })
     .where("id", "=", checkId)
     .returningAll()
     .executeTakeFirstOrThrow();

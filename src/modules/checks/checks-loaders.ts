@@ -1,4 +1,4 @@
-import type { AnalysisRunRow, CheckRow, CoverageReportRow, OccurrenceRow } from "../../db/types.ts";
+import type { CheckRow, CoverageReportRow, OccurrenceRow } from "../../db/types.ts";
 import { alignRows, defineLoader } from "../../graphql/context.ts";
 import {
   countOccurrencesOfChecks,
@@ -8,11 +8,7 @@ import {
   findVisibleChecksByKeys,
 } from "./check-store.ts";
 import { findVisibleOccurrencesByKeys } from "./occurrence-store.ts";
-import {
-  findLatestDefaultBranchRuns,
-  findVisibleRepositoryIssuesByKeys,
-  type RepositoryIssueRow,
-} from "./repository-issue-store.ts";
+import { findVisibleRepositoryIssuesByKeys, type RepositoryIssueRow } from "./repository-issue-store.ts";
 import { type OccurrenceSummary, summariseByParent } from "./summary.ts";
 
 /** Checks by key, limited to repositories the viewer can see. */
@@ -72,13 +68,4 @@ export const vulnerabilitiesIntroducedByRunId = defineLoader<string, number>(
 export const coverageReportByRunId = defineLoader<string, CoverageReportRow | null>(
   "coverageReportByRunId",
   async (ctx, runIds) => alignRows(runIds, await findCoverageReportsOfRuns(ctx.db, runIds), (r) => r.run_id),
-);
-
-/** A repository's latest finished default-branch run by repository id; null when it has none. */
-export const latestDefaultBranchRunByRepositoryId = defineLoader<string, AnalysisRunRow | null>(
-  "latestDefaultBranchRunByRepositoryId",
-  async (ctx, repositoryIds) =>
-    alignRows(repositoryIds, await findLatestDefaultBranchRuns(ctx.db, repositoryIds), (r) =>
-      String(r.repository_id),
-    ),
 );

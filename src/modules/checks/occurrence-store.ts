@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity, OccurrenceRow } from "../../db/types.ts";
 import type { ConnectionSource, OrderKey } from "../../graphql/pagination.ts";
 import { allOf, type ConnectionFilter, equalsFilter } from "./connection-filter-store.ts";
+import { currentChecksOf } from "./current-check-store.ts";
 import { containsPattern } from "./filters.ts";
 
 /**
@@ -154,6 +155,34 @@ export const occurrencesOfRun: ConnectionSource = {
   counted: LOCATED_COUNTS,
 };
 
+/**
+ * A repository's current findings (its current checks, one per analyzer: current-check-store.ts),
+ * in reading order. Parent: the repository id.
+ */
+export const occurrencesOfRepository: ConnectionSource = {
+  name: "occurrencesOfRepository",
+  from: sql`(
+    SELECT o.*, cur.run_id, cur.analyzer_id, repo.id AS repository_id
+    FROM repositories AS repo
+    CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+    JOIN occurrences AS o ON o.check_id = cur.check_id
+    WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
+  )`,
+  parentColumn: "repository_id",
+  order: READING_ORDER,
+  direction: "asc",
+  counted: {
+    from: sql`(
+      SELECT repo.id AS repository_id, k.check_id, k.issue_id, cur.run_id, cur.analyzer_id, k.occurrences AS n
+      FROM repositories AS repo
+      CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+      JOIN check_issue_counts AS k ON k.check_id = cur.check_id
+      WHERE k.state <> 'RESOLVED'
+    )`,
+    columns: LOCATED_COUNTS.columns,
+  },
+};
+
 /** The occurrences of one issue in one check, in reading order. Parent: `"<check id>:<issue id>"`. */
 export const occurrencesOfIssueInCheck: ConnectionSource = {
   name: "occurrencesOfIssueInCheck",
@@ -260,28 +289,34 @@ export async function countCheckFailingOccurrences(
   return result.rows;
 }
 
-/** The run's non-RESOLVED occurrences counted per issue, by issue id (from its checks' issue counts). */
+/**
+ * The repository's current findings (non-RESOLVED occurrences of its current checks) counted per
+ * issue, by issue id, from the checks' issue counts.
+ */
 export async function countPresentOccurrencesByIssue(
   db: Kysely<Database>,
-  runId: string,
+  repositoryId: string,
 ): Promise<Map<string, number>> {
   const result = await sql<{ issue_id: string; count: number }>`
       SELECT k.issue_id::text AS issue_id, sum(k.occurrences)::int AS count
-      FROM checks AS c JOIN check_issue_counts AS k ON k.check_id = c.id
-      WHERE c.run_id = ${runId} AND k.state <> 'RESOLVED'
+      FROM repositories AS repo
+      CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+      JOIN check_issue_counts AS k ON k.check_id = cur.check_id
+      WHERE repo.id = ${repositoryId} AND k.state <> 'RESOLVED'
       GROUP BY k.issue_id`.execute(db);
   return new Map(result.rows.map((row) => [row.issue_id, row.count]));
 }
 
 /**
- * For each of `issueIds`, the first `limit` of the run's non-RESOLVED occurrences of it, by path,
- * line and key: one statement for any number of issues. Each check of the run is read in the
- * order of its (check, issue, path, line, key) index and stops after `limit` rows, so an issue
- * with thousands of findings costs `limit` rows a check, not a sort of all of them.
+ * For each of `issueIds`, the first `limit` of the repository's current findings of it
+ * (non-RESOLVED occurrences of its current checks), by path, line and key: one statement for any
+ * number of issues. An issue's findings are in the current check of its analyzer, read in the
+ * order of its (check, issue, path, line, key) index up to `limit` rows, so an issue with
+ * thousands of findings costs `limit` rows, not a sort of all of them.
  */
-export async function findPresentOccurrencesOfIssuesInRun(
+export async function findPresentOccurrencesOfIssues(
   db: Kysely<Database>,
-  runId: string,
+  repositoryId: string,
   issueIds: readonly string[],
   limit: number,
 ): Promise<Map<string, OccurrenceRow[]>> {
@@ -289,19 +324,17 @@ export async function findPresentOccurrencesOfIssuesInRun(
   if (issueIds.length === 0) return found;
   const result = await sql<OccurrenceRow>`
     SELECT o.*
-    FROM unnest(cast(${issueIds} as bigint[])) AS w(issue_id)
+    FROM repositories AS repo
+    CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+    JOIN issues AS i ON i.analyzer_id = cur.analyzer_id AND i.id = ANY(cast(${issueIds} as bigint[]))
     CROSS JOIN LATERAL (
-      SELECT p.* FROM checks AS c
-      CROSS JOIN LATERAL (
-        SELECT o.* FROM occurrences AS o
-        WHERE o.check_id = c.id AND o.issue_id = w.issue_id AND o.state <> 'RESOLVED' AND ${isPublished("o")}
-        ORDER BY o.path, o.begin_line, o.key
-        LIMIT ${sql.lit(limit)}
-      ) AS p
-      WHERE c.run_id = ${runId}
-      ORDER BY p.path, p.begin_line, p.key
+      SELECT o.* FROM occurrences AS o
+      WHERE o.check_id = cur.check_id AND o.issue_id = i.id AND o.state <> 'RESOLVED' AND ${isPublished("o")}
+      ORDER BY o.path, o.begin_line, o.key
       LIMIT ${sql.lit(limit)}
-    ) AS o`.execute(db);
+    ) AS o
+    WHERE repo.id = ${repositoryId}
+    ORDER BY o.issue_id, o.path, o.begin_line, o.key`.execute(db);
   for (const row of result.rows) found.get(String(row.issue_id))?.push(row);
   return found;
 }

@@ -4,21 +4,24 @@ import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { latestDefaultBranchRun } from "../runs/run-store.ts";
 import { allOf, analyzerInFilter, type ConnectionFilter } from "./connection-filter-store.ts";
+import { currentChecksOf } from "./current-check-store.ts";
 import { normaliseNames, normalisePath } from "./filters.ts";
 import { isPublished } from "./occurrence-store.ts";
 
 /**
- * Repository issues: the distinct issues present in a repository's latest finished run on its
- * default branch, with that run's occurrences of them. They have no table; a row is derived from
- * the run's non-RESOLVED occurrences (their checks' issue counts), and its key is the repository key followed by the issue key.
+ * Repository issues: the distinct issues present in a repository's current findings (its current
+ * checks, one per analyzer: current-check-store.ts), with those checks' occurrences of them. They
+ * have no table; a row is derived from the current checks' non-RESOLVED issue counts, and its key
+ * is the repository key followed by the issue key.
  */
 
-/** One issue present in one run, as `RepositoryIssue` answers it. */
+/** One issue present in a repository, as `RepositoryIssue` answers it. */
 export interface RepositoryIssueRow {
   /** Repository key + issue key: the key inside the global id. */
   key: string;
+  /** The run of `check_id`. */
   run_id: string;
-  /** The run's check of the issue's analyzer, where its occurrences are. */
+  /** The current check of the issue's analyzer, where its occurrences are. */
   check_id: string;
   issue_id: string;
   repository_id: string;
@@ -52,28 +55,27 @@ export async function findLatestDefaultBranchRuns(
   return result.rows;
 }
 
-// The issues present in each run: an issue counts in the run's check of its own analyzer (one per
-// run), when that check has a non-RESOLVED occurrence of it. Read from the checks' issue counts
-// (issue-count-store.ts), so a run's issues cost its distinct issues, not its findings.
-const ISSUES_OF_RUNS = sql`(
-  SELECT g.run_id, g.check_id, g.issue_id, r.repository_id, repo.key || i.key AS key,
+// The issues present in each repository: an issue counts in the current check of its own analyzer
+// (one per analyzer) when that check has a non-RESOLVED occurrence of it. Read from the checks'
+// issue counts (issue-count-store.ts), so a repository's issues cost its current checks' distinct
+// issues, not their findings.
+const ISSUES_OF_REPOSITORIES = sql`(
+  SELECT repo.id AS repository_id, cur.run_id, cur.check_id, i.id AS issue_id, repo.key || i.key AS key,
     i.shortcode, i.analyzer_id, i.tags, i.category, i.severity
-  FROM (
-    SELECT DISTINCT c.run_id, k.check_id, c.analyzer_id, k.issue_id
-    FROM check_issue_counts AS k
-    JOIN checks AS c ON c.id = k.check_id
-    WHERE k.state <> 'RESOLVED'
+  FROM repositories AS repo
+  CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+  CROSS JOIN LATERAL (
+    SELECT DISTINCT k.issue_id FROM check_issue_counts AS k
+    WHERE k.check_id = cur.check_id AND k.state <> 'RESOLVED'
   ) AS g
-  JOIN issues AS i ON i.id = g.issue_id AND i.analyzer_id = g.analyzer_id
-  JOIN analysis_runs AS r ON r.id = g.run_id
-  JOIN repositories AS repo ON repo.id = r.repository_id
+  JOIN issues AS i ON i.id = g.issue_id AND i.analyzer_id = cur.analyzer_id
 )`;
 
-/** The distinct issues of a run, by issue shortcode then key. Parent: the run id. */
-export const repositoryIssuesOfRun: ConnectionSource = {
-  name: "repositoryIssuesOfRun",
-  from: ISSUES_OF_RUNS,
-  parentColumn: "run_id",
+/** The distinct issues of a repository's current findings, by issue shortcode then key. Parent: the repository id. */
+export const repositoryIssuesOfRepository: ConnectionSource = {
+  name: "repositoryIssuesOfRepository",
+  from: ISSUES_OF_REPOSITORIES,
+  parentColumn: "repository_id",
   order: [
     { column: "shortcode", kind: "text" },
     { column: "key", kind: "text" },
@@ -124,7 +126,7 @@ export function repositoryIssueFilter(args: RepositoryIssueFilterArgs): Connecti
 
 /**
  * Repository issues by key, when `viewerId` can see the repository and the issue is present in
- * its latest finished default-branch run.
+ * its current findings.
  */
 export async function findVisibleRepositoryIssuesByKeys(
   db: Kysely<Database>,
@@ -134,16 +136,15 @@ export async function findVisibleRepositoryIssuesByKeys(
   const parts = keys.flatMap((key) => splitRepositoryIssueKey(key) ?? []);
   if (parts.length === 0) return [];
   const result = await sql<RepositoryIssueRow>`
-    SELECT r.id AS run_id, c.id AS check_id, i.id AS issue_id, repo.id AS repository_id,
+    SELECT cur.run_id, cur.check_id, i.id AS issue_id, repo.id AS repository_id,
       repo.key || i.key AS key, i.shortcode, i.analyzer_id, i.tags
     FROM unnest(cast(${parts.map((p) => p.repositoryKey)} as text[]), cast(${parts.map((p) => p.issueKey)} as text[]))
       AS w(repository_key, issue_key)
     JOIN repositories AS repo ON repo.key = w.repository_key
     JOIN memberships AS m ON m.account_id = repo.account_id AND m.user_id = ${viewerId}
-    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS r
     JOIN issues AS i ON i.key = w.issue_key
-    JOIN checks AS c ON c.run_id = r.id AND c.analyzer_id = i.analyzer_id
-    WHERE EXISTS (SELECT 1 FROM check_issue_counts AS k
-      WHERE k.check_id = c.id AND k.issue_id = i.id AND k.state <> 'RESOLVED')`.execute(db);
+    CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
+    WHERE cur.analyzer_id = i.analyzer_id AND EXISTS (SELECT 1 FROM check_issue_counts AS k
+      WHERE k.check_id = cur.check_id AND k.issue_id = i.id AND k.state <> 'RESOLVED')`.execute(db);
   return result.rows;
 }

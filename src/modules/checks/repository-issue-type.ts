@@ -1,6 +1,5 @@
 import type { OccurrenceRow } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
-import type { GraphQLContext } from "../../graphql/context.ts";
 import { registerNodeType } from "../../graphql/node.ts";
 import {
   connectionArgs,
@@ -13,20 +12,20 @@ import { issueById } from "../catalog/catalog-loaders.ts";
 import { IssueCategoryEnum, IssueRef, IssueSeverityEnum } from "../catalog/catalog-type.ts";
 import { repositoryById } from "../repositories/repository-loaders.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
-import { latestDefaultBranchRunByRepositoryId, visibleRepositoryIssueByKey } from "./checks-loaders.ts";
+import { visibleRepositoryIssueByKey } from "./checks-loaders.ts";
 import { analyzerInFilter } from "./connection-filter-store.ts";
-import { occurrencesOfIssueInCheck, occurrencesOfRun } from "./occurrence-store.ts";
+import { occurrencesOfIssueInCheck, occurrencesOfRepository } from "./occurrence-store.ts";
 import { analyzerInArg, OccurrenceConnection } from "./occurrence-type.ts";
 import {
   type RepositoryIssueRow,
   repositoryIssueFilter,
-  repositoryIssuesOfRun,
+  repositoryIssuesOfRepository,
 } from "./repository-issue-store.ts";
 
 /** An issue present in a repository's current code. */
 export const RepositoryIssueRef = builder.objectRef<RepositoryIssueRow>("RepositoryIssue").implement({
   description:
-    "An issue present in a repository: one its latest finished analysis run on the default branch reported, with that run's occurrences of it.",
+    "An issue present in a repository: one its current findings on the default branch hold (per analyzer, the newest report that could be read and placed; an analyzer whose newer report failed, placed nothing or was not sent keeps its earlier findings), with the occurrences of that report.",
   interfaces: [NodeInterface],
   fields: (t) => ({
     id: t.id(globalIdField("RepositoryIssue")),
@@ -43,7 +42,7 @@ export const RepositoryIssueRef = builder.objectRef<RepositoryIssueRow>("Reposit
     occurrences: t.field({
       type: OccurrenceConnection,
       description:
-        "Where the issue occurs in the run (RESOLVED findings left out), by path, then line, then key. Not narrowed by the `path` filter of `Repository.issues`.",
+        "Where the issue occurs in the repository's current findings (RESOLVED findings left out), by path, then line, then key. Not narrowed by the `path` filter of `Repository.issues`.",
       args: { ...connectionArgs(t.arg), analyzerIn: analyzerInArg(t.arg, "occurrences") },
       resolve: (r, args, ctx) =>
         ctx.loaders.connections.load<OccurrenceRow>(
@@ -58,29 +57,12 @@ export const RepositoryIssueRef = builder.objectRef<RepositoryIssueRow>("Reposit
 
 const RepositoryIssueConnection = connectionType("RepositoryIssue", RepositoryIssueRef, "repository issue");
 
-/**
- * No row has id 0 (identity columns start at 1), so a repository without a finished
- * default-branch run pages over this parent and gets an empty connection, with the same argument
- * checks and batching as any other.
- */
-const NO_RUN = "0";
-
-/** A connection under the repository's latest finished default-branch run. */
-async function underLatestRun<T>(
-  ctx: GraphQLContext,
-  repositoryId: string,
-  load: (runId: string) => Promise<T>,
-): Promise<T> {
-  const run = await latestDefaultBranchRunByRepositoryId(ctx).load(repositoryId);
-  return load(run?.id ?? NO_RUN);
-}
-
 builder.objectField(RepositoryRef, "issues", (t) =>
   t.field({
     type: RepositoryIssueConnection,
     nullable: true,
     description:
-      "The distinct issues in the repository's latest analysed run on its default branch: the newest that finished SUCCESS or FAILURE, also while an artifact uploaded after it finished makes it PENDING again. By issue code, then key. Empty when there is no such run.",
+      "The distinct issues in the repository's current findings on its default branch: per analyzer, those of its newest check that says what the code holds (finished SUCCESS or FAILURE with no report that failed to process, in a run that finished SUCCESS or FAILURE), so an analyzer whose newer report failed, placed nothing or was not sent keeps its earlier findings. When the repository's configuration lists its analyzers, only those it turns on count. By issue code, then key. Empty before the first such check.",
     args: {
       path: t.arg.string({
         required: false,
@@ -107,13 +89,11 @@ builder.objectField(RepositoryRef, "issues", (t) =>
       }),
     },
     resolve: (repository, args, ctx) =>
-      underLatestRun(ctx, repository.id, (runId) =>
-        ctx.loaders.connections.load<RepositoryIssueRow>(
-          repositoryIssuesOfRun,
-          runId,
-          pageArgs(args),
-          repositoryIssueFilter(args),
-        ),
+      ctx.loaders.connections.load<RepositoryIssueRow>(
+        repositoryIssuesOfRepository,
+        repository.id,
+        pageArgs(args),
+        repositoryIssueFilter(args),
       ),
   }),
 );
@@ -123,16 +103,14 @@ builder.objectField(RepositoryRef, "issueOccurrences", (t) =>
     type: OccurrenceConnection,
     nullable: true,
     description:
-      "Every occurrence in the repository's latest analysed run on its default branch, the run `issues` reads (RESOLVED ones left out), by path, then line, then key.",
+      "Every occurrence in the repository's current findings on its default branch, the findings `issues` reads (RESOLVED ones left out), by path, then line, then key.",
     args: { ...connectionArgs(t.arg), analyzerIn: analyzerInArg(t.arg, "occurrences") },
     resolve: (repository, args, ctx) =>
-      underLatestRun(ctx, repository.id, (runId) =>
-        ctx.loaders.connections.load<OccurrenceRow>(
-          occurrencesOfRun,
-          runId,
-          pageArgs(args),
-          analyzerInFilter(args.analyzerIn),
-        ),
+      ctx.loaders.connections.load<OccurrenceRow>(
+        occurrencesOfRepository,
+        repository.id,
+        pageArgs(args),
+        analyzerInFilter(args.analyzerIn),
       ),
   }),
 );

@@ -237,7 +237,7 @@ builder.objectField(RepositoryRef, "dependencyVulnerabilityOccurrences", (t) =>
     type: VulnerabilityOccurrenceConnection,
     nullable: true,
     description:
-      "The vulnerabilities in the repository's dependencies now: those found by the latest analysed run on the default branch (the run `Repository.issues` reads), fixed ones left out. Most severe first (an advisory without any rating last), then by key.",
+      "The vulnerabilities in the repository's dependencies now: those found by the latest analysed run on the default branch (the whole run, not per analyzer as `Repository.issues`), fixed ones left out. Most severe first (an advisory without any rating last), then by key.",
     args: connectionArgs(t.arg),
     resolve: (repository, args, ctx) =>
       ctx.loaders.connections.load<VulnerabilityOccurrenceNode>(

@@ -66,7 +66,7 @@ const PREVENTED = "prevented";
 export function preventedView(facts: readonly PreventionFact[], now: Date): ReportView {
   const runs = accumulated(
     facts.map((fact) => ({
-      repositoryId: fact.repositoryId,
+      slot: fact.repositoryId,
       at: fact.at,
       key: fact.key,
       counts: new Map([[PREVENTED, fact.prevented]]),
@@ -103,7 +103,7 @@ export function coverageInsightView(facts: readonly CoverageFact[], now: Date): 
     items: [],
     now,
     runs: facts.map((fact) => ({
-      repositoryId: fact.repositoryId,
+      slot: fact.repositoryId,
       at: fact.at,
       key: fact.key,
       // In millionths, so the sweep's sums and differences stay exact integers; the divisor is

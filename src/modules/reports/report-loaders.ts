@@ -9,35 +9,38 @@ import {
   preventionFactsOfScopes,
 } from "./insight-views.ts";
 import {
+  type CheckFact,
+  checkFactsOfScopes,
   complianceView,
   distributionView,
   healthTrendView,
   type ReportKey,
   type ReportScope,
   type ReportView,
-  type RunFact,
-  runFactsOfScopes,
 } from "./report-service.ts";
 import {
   countOpenOccurrencesOfRuns,
   findCoverageValuesOfRuns,
+  findScopeCheckIssueCounts,
   findScopeLineCoverage,
   findScopePreventions,
-  findScopeRunIssueCounts,
   type RunCategoryCountRow,
   type RunCoverageRow,
 } from "./report-store.ts";
 
-/** The finished default-branch runs of all repositories of each account, with their counts. */
-export const reportRunsByAccountId = defineLoader<string, RunFact[]>(
-  "reportRunsByAccountId",
-  async (ctx, ids) => runFactsOfScopes(ids, await findScopeRunIssueCounts(ctx.db, "account_id", ids)),
+/**
+ * The checks that can hold the current findings of all repositories of each account, with their
+ * counts.
+ */
+export const reportChecksByAccountId = defineLoader<string, CheckFact[]>(
+  "reportChecksByAccountId",
+  async (ctx, ids) => checkFactsOfScopes(ids, await findScopeCheckIssueCounts(ctx.db, "account_id", ids)),
 );
 
-/** The finished default-branch runs of each repository, with their counts. */
-export const reportRunsByRepositoryId = defineLoader<string, RunFact[]>(
-  "reportRunsByRepositoryId",
-  async (ctx, ids) => runFactsOfScopes(ids, await findScopeRunIssueCounts(ctx.db, "id", ids)),
+/** The checks that can hold the current findings of each repository, with their counts. */
+export const reportChecksByRepositoryId = defineLoader<string, CheckFact[]>(
+  "reportChecksByRepositoryId",
+  async (ctx, ids) => checkFactsOfScopes(ids, await findScopeCheckIssueCounts(ctx.db, "id", ids)),
 );
 
 /** The pull-request runs that prevented findings in any repository of each account. */
@@ -76,11 +79,11 @@ export const coverageValuesByRunId = defineLoader<string, RunCoverageRow | null>
   async (ctx, ids) => alignRows(ids, await findCoverageValuesOfRuns(ctx.db, ids), (row) => row.run_id),
 );
 
-/** The run facts of a scope, through the batched loaders. */
-export function runFactsOf(ctx: GraphQLContext, scope: ReportScope): Promise<RunFact[]> {
+/** The check facts of a scope, through the batched loaders. */
+export function checkFactsOf(ctx: GraphQLContext, scope: ReportScope): Promise<CheckFact[]> {
   return scope.kind === "account"
-    ? reportRunsByAccountId(ctx).load(scope.id)
-    : reportRunsByRepositoryId(ctx).load(scope.id);
+    ? reportChecksByAccountId(ctx).load(scope.id)
+    : reportChecksByRepositoryId(ctx).load(scope.id);
 }
 
 /** The issues prevented report of a scope. */
@@ -103,11 +106,11 @@ export async function reportViewOf(
     case "OWASP_TOP_10":
     case "SANS_TOP_25":
     case "MISRA_C":
-      return { ...complianceView(key, await runFactsOf(ctx, scope), now), typeName: "ComplianceReport" };
+      return { ...complianceView(key, await checkFactsOf(ctx, scope), now), typeName: "ComplianceReport" };
     case "ISSUE_DISTRIBUTION":
-      return distributionView(await runFactsOf(ctx, scope), now);
+      return distributionView(await checkFactsOf(ctx, scope), now);
     case "CODE_HEALTH_TREND":
-      return healthTrendView(await runFactsOf(ctx, scope), now);
+      return healthTrendView(await checkFactsOf(ctx, scope), now);
     case "ISSUES_PREVENTED":
       return preventedViewOf(ctx, scope);
     case "ISSUES_AUTOFIXED":

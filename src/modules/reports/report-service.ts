@@ -2,7 +2,7 @@ import type { IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { groupRows } from "../../graphql/context.ts";
 import { badUserInput } from "../../graphql/errors.ts";
 import { ISSUE_CATEGORIES } from "../catalog/issue-categories.ts";
-import type { ScopeRunIssueRow } from "./report-store.ts";
+import type { ScopeCheckIssueRow } from "./report-store.ts";
 import {
   accumulated,
   countsAt,
@@ -17,11 +17,12 @@ import {
 import { COMPLIANCE_STANDARDS, type ComplianceItem, type ComplianceReportKey } from "./standards.ts";
 
 /**
- * Builds the reports of a scope (an account or one repository) from the per-run issue counts of
- * its repositories' finished default-branch runs. The formulas are in docs/reports.md.
+ * Builds the reports of a scope (an account or one repository) from the per-issue counts of the
+ * checks that can hold its repositories' current findings (docs/read-model.md "The repository's
+ * current findings"). The formulas are in docs/reports.md.
  */
 
-/** One issue's counts in one run. */
+/** One issue's counts in one check. */
 export interface IssueFact {
   category: IssueCategory;
   severity: IssueSeverity;
@@ -31,34 +32,42 @@ export interface IssueFact {
   resolved: number;
 }
 
-/** One finished default-branch run of a repository in a scope, with its issues' counts. */
-export interface RunFact {
+/**
+ * One check that can hold a repository's current findings for its analyzer, placed in time by its
+ * run, with its issues' counts. At an instant, a repository's snapshot is the newest such check of
+ * each analyzer created before it.
+ */
+export interface CheckFact {
   repositoryId: string;
-  key: string;
+  analyzerId: string;
+  /** Its run's key, which breaks ties between runs created at the same instant. */
+  runKey: string;
   at: number;
   issues: IssueFact[];
 }
 
-/** Groups the store's rows per scope and run, in the order of `scopeIds`. */
-export function runFactsOfScopes(
+/** Groups the store's rows per scope and check, in the order of `scopeIds`. */
+export function checkFactsOfScopes(
   scopeIds: readonly string[],
-  rows: readonly ScopeRunIssueRow[],
-): RunFact[][] {
+  rows: readonly ScopeCheckIssueRow[],
+): CheckFact[][] {
   return groupRows(scopeIds, rows, (row) => row.scope_id).map((scopeRows) => {
-    const runs = new Map<string, RunFact>();
+    const checks = new Map<string, CheckFact>();
     for (const row of scopeRows) {
-      let run = runs.get(row.run_key);
-      if (!run) {
-        run = {
+      const id = `${row.run_key}:${row.analyzer_id}`;
+      let check = checks.get(id);
+      if (!check) {
+        check = {
           repositoryId: row.repository_id,
-          key: row.run_key,
+          analyzerId: row.analyzer_id,
+          runKey: row.run_key,
           at: new Date(row.created_at).getTime(),
           issues: [],
         };
-        runs.set(row.run_key, run);
+        checks.set(id, check);
       }
       if (row.issue_id !== null) {
-        run.issues.push({
+        check.issues.push({
           category: row.category!,
           severity: row.severity!,
           tags: row.tags ?? [],
@@ -68,7 +77,7 @@ export function runFactsOfScopes(
         });
       }
     }
-    return [...runs.values()];
+    return [...checks.values()];
   });
 }
 
@@ -129,10 +138,13 @@ export interface ReportView {
 }
 
 const TOTAL = "total";
-/** Findings resolved, summed over each repository's runs so far (see {@link accumulated}). */
+/** Findings resolved, summed over each analyzer's checks so far (see {@link accumulated}). */
 const RESOLVED = "resolved so far";
-/** Counts 1 per run, so its sum at an instant is how many repositories have a snapshot then. */
-const ANALYSED = "analysed repositories";
+/**
+ * Counts 1 per check, so its sum at an instant is how many analyzers of the scope's repositories
+ * have a current check then: 0 while nothing in scope has been analysed.
+ */
+const ANALYSED = "analysed analyzers";
 const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
 
 /** The number `measure` reads from `counts`; null when it is unknown or a mean over nothing. */
@@ -144,29 +156,36 @@ export function readMeasure(counts: ReadonlyMap<string, number>, measure: Measur
   return per === 0 ? null : Math.round(value / per);
 }
 
-/** A count of the repositories' latest runs, unknown before any of them was analysed. */
+/** A count of the repositories' current findings, unknown before any of them was analysed. */
 function snapshotOf(count: string): Measure {
   return { count, requires: ANALYSED };
 }
 
-/** Each run's named counts, and {@link ANALYSED}. */
-function runCounts(
-  runs: readonly RunFact[],
+/**
+ * Each check's named counts, and {@link ANALYSED}, in the slot of its repository and analyzer: a
+ * newer check of the same analyzer replaces it.
+ */
+function checkCounts(
+  checks: readonly CheckFact[],
   count: (issue: IssueFact, add: (name: string, n: number) => void) => void,
 ) {
-  return runs.map((run): RunCounts => {
+  return checks.map((check): RunCounts => {
     const counts = new Map<string, number>();
     const add = (name: string, n: number) => {
       if (n !== 0) counts.set(name, (counts.get(name) ?? 0) + n);
     };
     add(ANALYSED, 1);
-    for (const issue of run.issues) count(issue, add);
-    return { repositoryId: run.repositoryId, at: run.at, key: run.key, counts };
+    for (const issue of check.issues) count(issue, add);
+    return { slot: `${check.repositoryId}:${check.analyzerId}`, at: check.at, key: check.runKey, counts };
   });
 }
 
 /** A compliance report: open occurrences of issues that belong to at least one of its items. */
-export function complianceView(key: ComplianceReportKey, runs: readonly RunFact[], now: Date): ReportView {
+export function complianceView(
+  key: ComplianceReportKey,
+  checks: readonly CheckFact[],
+  now: Date,
+): ReportView {
   const standard = COMPLIANCE_STANDARDS[key];
   return {
     key,
@@ -175,7 +194,7 @@ export function complianceView(key: ComplianceReportKey, runs: readonly RunFact[
     series: standard.items.map((item) => ({ key: item.key, measure: snapshotOf(item.key) })),
     items: standard.items,
     now,
-    runs: runCounts(runs, (issue, add) => {
+    runs: checkCounts(checks, (issue, add) => {
       const items = standard.itemsOfTags(issue.tags);
       if (items.length === 0 || issue.open === 0) return;
       add(TOTAL, issue.open);
@@ -188,7 +207,7 @@ export function complianceView(key: ComplianceReportKey, runs: readonly RunFact[
 }
 
 /** The issue distribution: open occurrences by category and by analyzer. */
-export function distributionView(runs: readonly RunFact[], now: Date): ReportView {
+export function distributionView(checks: readonly CheckFact[], now: Date): ReportView {
   return {
     key: "ISSUE_DISTRIBUTION",
     title: "Issue Distribution",
@@ -199,7 +218,7 @@ export function distributionView(runs: readonly RunFact[], now: Date): ReportVie
     })),
     items: [],
     now,
-    runs: runCounts(runs, (issue, add) => {
+    runs: checkCounts(checks, (issue, add) => {
       add(TOTAL, issue.open);
       add(`category:${issue.category}`, issue.open);
       add(`analyzer:${issue.analyzerShortcode}`, issue.open);
@@ -208,12 +227,12 @@ export function distributionView(runs: readonly RunFact[], now: Date): ReportVie
 }
 
 /**
- * The code health trend: open (active) occurrences of the latest runs, a level, and occurrences
- * resolved, an event count: a run's RESOLVED rows are the findings of its base run (the
- * previous analysed one) that it no longer has, so each resolution is counted once, on the day
- * of the run that found it gone.
+ * The code health trend: open (active) occurrences of the current findings, a level, and
+ * occurrences resolved, an event count: a check's RESOLVED rows are the findings of its base check
+ * (the analyzer's previous comparable one) that it no longer has, so each resolution is counted
+ * once, on the day of the run that found it gone.
  */
-export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView {
+export function healthTrendView(checks: readonly CheckFact[], now: Date): ReportView {
   return {
     key: "CODE_HEALTH_TREND",
     title: "Code Health Trend",
@@ -225,7 +244,7 @@ export function healthTrendView(runs: readonly RunFact[], now: Date): ReportView
     items: [],
     now,
     runs: accumulated(
-      runCounts(runs, (issue, add) => {
+      checkCounts(checks, (issue, add) => {
         add("active", issue.open);
         add(RESOLVED, issue.resolved);
       }),
@@ -239,7 +258,7 @@ export function currentValueOf(view: ReportView): number | null {
   return view.headline === null ? null : readMeasure(currentCounts(view.runs), view.headline);
 }
 
-/** PASSING when nothing is open, FAILING otherwise, NOOP when no repository has a finished run. */
+/** PASSING when nothing is open, FAILING otherwise, NOOP when nothing in scope has been analysed. */
 export function statusOf(view: ReportView): ReportStatus {
   if (view.runs.length === 0) return "NOOP";
   return currentValueOf(view) === 0 ? "PASSING" : "FAILING";

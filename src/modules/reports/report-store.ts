@@ -1,33 +1,39 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { currentCheckCandidates } from "../checks/current-check-store.ts";
 import { isPublished } from "../checks/occurrence-store.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
  * SQL of the reports (docs/reports.md). Every snapshot report of a scope (an account or one
  * repository) is computed from one batched statement: the open and resolved occurrence counts of
- * every finished default-branch run of every repository in the scopes asked for, per issue, read
- * from the runs' checks' issue counts (checks/issue-count-store.ts), so a report costs the runs'
- * distinct issues, not their findings. Issues
+ * every check that can hold a repository's current findings (`currentCheckCandidates`: the
+ * conclusive checks of its analysed default-branch runs) of every repository in the scopes asked
+ * for, per issue, read from the checks' issue counts (checks/issue-count-store.ts), so a report
+ * costs the checks' distinct issues, not their findings. Issues
  * prevented and code coverage as an insight read one batched statement each. Report cards read
  * one statement of per-run counts by category and severity, and one of coverage metric values.
  */
 
 /**
- * One issue's counts at one severity in one finished default-branch run of a repository in a
- * scope. The severity is each finding's own, else its issue's, so one issue may have a row per
- * severity.
+ * One issue's counts at one severity in one check that can hold a repository's current findings,
+ * of a repository in a scope. The severity is each finding's own, else its issue's, so one issue
+ * may have a row per severity.
  */
-export interface ScopeRunIssueRow {
+export interface ScopeCheckIssueRow {
   scope_id: string;
   repository_id: string;
+  /** The check's analyzer: a repository's snapshot holds the newest check of each. */
+  analyzer_id: string;
+  /** The check's run, whose key and creation place the check in time. */
   run_key: string;
   created_at: Date | string;
-  /** Null for a run without occurrences (the run still counts, as a snapshot of zero). */
+  /** Null for a check without occurrences (it still counts, as a snapshot of zero). */
   issue_id: string | null;
   category: IssueCategory | null;
   severity: IssueSeverity | null;
   tags: string[] | null;
+  /** The check's analyzer's shortcode; null with `issue_id`. */
   analyzer_shortcode: string | null;
   open: number;
   resolved: number;
@@ -37,33 +43,33 @@ export interface ScopeRunIssueRow {
 export type ScopeColumn = "account_id" | "id";
 
 /**
- * Per-issue counts of every analysed run (`isAnalysedRun`: finished SUCCESS or FAILURE, or PENDING
- * again for a late artifact) on the default branch of every repository whose `column` is one of
- * `scopeIds`. One statement for any number of scopes.
+ * Per-issue counts of every check that can hold the current findings of every repository whose
+ * `column` is one of `scopeIds` (`currentCheckCandidates`: the conclusive checks of the analysed
+ * default-branch runs, of the analyzers the repository turns on). One statement for any number of
+ * scopes.
  */
-export async function findScopeRunIssueCounts(
+export async function findScopeCheckIssueCounts(
   db: Kysely<Database>,
   column: ScopeColumn,
   scopeIds: readonly string[],
-): Promise<ScopeRunIssueRow[]> {
-  const result = await sql<ScopeRunIssueRow>`
-    SELECT repo.${sql.ref(column)}::text AS scope_id, r.repository_id::text AS repository_id,
-      r.key AS run_key, r.created_at, x.issue_id::text AS issue_id, x.category, x.severity, x.tags,
-      x.analyzer_shortcode, coalesce(x.open, 0)::int AS open, coalesce(x.resolved, 0)::int AS resolved
+): Promise<ScopeCheckIssueRow[]> {
+  const result = await sql<ScopeCheckIssueRow>`
+    SELECT repo.${sql.ref(column)}::text AS scope_id, repo.id::text AS repository_id,
+      cand.analyzer_id::text AS analyzer_id, cand.run_key, cand.run_created_at AS created_at,
+      x.issue_id::text AS issue_id, x.category, x.severity, x.tags,
+      CASE WHEN x.issue_id IS NOT NULL THEN a.shortcode END AS analyzer_shortcode,
+      coalesce(x.open, 0)::int AS open, coalesce(x.resolved, 0)::int AS resolved
     FROM repositories AS repo
-    JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.branch_name = repo.default_branch
-      AND ${isAnalysedRun("r")}
+    CROSS JOIN LATERAL ${currentCheckCandidates("repo")} AS cand
+    JOIN analyzers AS a ON a.id = cand.analyzer_id
     LEFT JOIN LATERAL (
       SELECT k.issue_id, i.category, coalesce(k.severity, i.severity) AS severity, i.tags,
-        a.shortcode AS analyzer_shortcode,
         sum(k.occurrences) FILTER (WHERE k.state <> 'RESOLVED') AS open,
         sum(k.occurrences) FILTER (WHERE k.state = 'RESOLVED') AS resolved
-      FROM checks AS c
-      JOIN check_issue_counts AS k ON k.check_id = c.id
+      FROM check_issue_counts AS k
       JOIN issues AS i ON i.id = k.issue_id
-      JOIN analyzers AS a ON a.id = i.analyzer_id
-      WHERE c.run_id = r.id
-      GROUP BY k.issue_id, i.category, coalesce(k.severity, i.severity), i.tags, a.shortcode
+      WHERE k.check_id = cand.check_id
+      GROUP BY k.issue_id, i.category, coalesce(k.severity, i.severity), i.tags
     ) AS x ON true
     WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
   return result.rows;

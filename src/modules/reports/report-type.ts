@@ -3,7 +3,7 @@ import { type BuilderTypes, builder } from "../../graphql/builder.ts";
 import { AccountRef } from "../accounts/account-type.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
 import { autofixedView } from "./insight-views.ts";
-import { preventedViewOf, runFactsOf } from "./report-loaders.ts";
+import { checkFactsOf, preventedViewOf } from "./report-loaders.ts";
 import {
   complianceView,
   currentCountsWithPrefix,
@@ -40,7 +40,7 @@ export const ReportKeyEnum = builder.enumType("ReportKey", {
 /** The contract's `ReportStatus` enum. */
 export const ReportStatusEnum = builder.enumType("ReportStatus", {
   description:
-    "PASSING when the report counts no open finding, FAILING when it counts some, NOOP when no repository in scope has a finished default-branch run yet.",
+    "PASSING when the report counts no open finding, FAILING when it counts some, NOOP when nothing in scope has been analysed yet (no finished default-branch run with a report that could be read and placed).",
   values: ["PASSING", "FAILING", "NOOP"] as const,
 });
 
@@ -58,7 +58,7 @@ const ReportValueRef = builder.objectRef<{ key: string; value: number }>("Report
 /** `ReportValueItem`: one day of a report's daily series. */
 export const ReportValueItemRef = builder.objectRef<DailyValues>("ReportValueItem").implement({
   description:
-    "A report's series on one day (UTC), as of the latest default-branch runs created by the end of it.",
+    "A report's series on one day (UTC), as of the repositories' current findings at the end of it (per analyzer, its newest report on the default branch that could be read and placed).",
   fields: (t) => ({
     date: t.field({ type: "Date", description: "The day.", resolve: (d) => d.date }),
     values: t.field({
@@ -219,7 +219,7 @@ interface SeriesDescriptions {
 
 const SNAPSHOT_DESCRIPTIONS: SeriesDescriptions = {
   currentValue:
-    "The headline number now, from each repository's latest finished default-branch run; null while no repository in scope has one.",
+    "The headline number now, from each repository's current findings on its default branch (per analyzer, its newest report that could be read and placed); null while nothing in scope has been analysed.",
   values: "The daily series from `startDate` to `endDate` (both included, at most 366 days).",
   trends: "The headline number 1, 3, 6 and 12 months ago, against now.",
 };
@@ -283,7 +283,7 @@ const MisraCReportRef = complianceReportType(
 
 const IssueDistributionReportRef = builder.objectRef<ReportView>("IssueDistributionReport").implement({
   description:
-    "Open occurrences in scope, by issue category (the daily series) and by analyzer, from each repository's latest finished default-branch run.",
+    "Open occurrences in scope, by issue category (the daily series) and by analyzer, from each repository's current findings on its default branch (per analyzer, its newest report that could be read and placed).",
   interfaces: [ReportInterfaceRef],
   fields: (t) => ({
     ...seriesFields(t),
@@ -326,12 +326,12 @@ function sortedDistribution(entries: Array<{ key: string; value: number }>) {
 
 const CodeHealthTrendReportRef = builder.objectRef<ReportView>("CodeHealthTrendReport").implement({
   description:
-    "Open (active) occurrences in each repository's latest finished default-branch run, and occurrences resolved, over time; the headline is the active count.",
+    "Open (active) occurrences in each repository's current findings on its default branch (per analyzer, its newest report that could be read and placed), and occurrences resolved, over time; the headline is the active count.",
   fields: (t) =>
     seriesFields(t, {
       ...SNAPSHOT_DESCRIPTIONS,
       values:
-        "Per day from `startDate` to `endDate` (both included, at most 366 days): `active`, the open occurrences at the end of the day, and `resolved`, the occurrences the default-branch runs created that day found fixed since their base run. A day before any repository in scope was analysed has neither.",
+        "Per day from `startDate` to `endDate` (both included, at most 366 days): `active`, the open occurrences at the end of the day, and `resolved`, the occurrences the default-branch runs created that day found fixed since their base (each analyzer's previous report that could be read and placed). A day before any repository in scope was analysed has neither.",
       trends: "The active count 1, 3, 6 and 12 months ago, against now.",
     }),
 });
@@ -378,14 +378,14 @@ function namespaceType(name: string, description: string) {
             type: ref,
             description: about,
             resolve: async (scope, _args, ctx) =>
-              complianceView(key, await runFactsOf(ctx, scope), new Date()),
+              complianceView(key, await checkFactsOf(ctx, scope), new Date()),
           }),
         ]),
       ),
       issueDistribution: t.field({
         type: IssueDistributionReportRef,
         description: "Open occurrences by category and by analyzer.",
-        resolve: async (scope, _args, ctx) => distributionView(await runFactsOf(ctx, scope), new Date()),
+        resolve: async (scope, _args, ctx) => distributionView(await checkFactsOf(ctx, scope), new Date()),
       }),
       issuesPrevented: t.field({
         type: IssuesPreventedReportRef,
@@ -400,7 +400,7 @@ function namespaceType(name: string, description: string) {
       codeHealthTrend: t.field({
         type: CodeHealthTrendReportRef,
         description: "Active and resolved occurrences over time.",
-        resolve: async (scope, _args, ctx) => healthTrendView(await runFactsOf(ctx, scope), new Date()),
+        resolve: async (scope, _args, ctx) => healthTrendView(await checkFactsOf(ctx, scope), new Date()),
       }),
     }),
   });

@@ -9,8 +9,8 @@ import {
   type RunCounts,
 } from "./series.ts";
 
-const run = (repositoryId: string, at: number, key: string, total: number): RunCounts => ({
-  repositoryId,
+const run = (slot: string, at: number, key: string, total: number): RunCounts => ({
+  slot,
   at,
   key,
   counts: new Map([["total", total]]),

@@ -1,12 +1,14 @@
 /**
  * The arithmetic of report histories (docs/reports.md): a scope's value at an instant is the sum,
- * over its repositories, of the counts of each repository's latest default-branch run created
- * before that instant. Pure functions; the store supplies the runs.
+ * over its slots, of the counts of each slot's latest fact created before that instant. A slot is
+ * what a newer fact replaces: one analyzer of a repository for its findings (its current check),
+ * a repository for the insights. Pure functions; the store supplies the facts.
  */
 
-/** What one finished default-branch run contributes to a report: named counts. */
+/** What one fact (a check of a run, a run, a recorded value) contributes to a report: named counts. */
 export interface RunCounts {
-  repositoryId: string;
+  /** What a newer fact replaces: a repository, or an analyzer of a repository. */
+  slot: string;
   /** When the run was created, in epoch milliseconds. */
   at: number;
   /** The run key, which breaks ties between runs created at the same instant. */
@@ -24,9 +26,10 @@ function compareRuns(a: RunCounts, b: RunCounts): number {
 }
 
 /**
- * The scope's counts at each instant (exclusive: a run created exactly at an instant does not
- * count yet), for instants in any order. One sweep over the runs sorted by time, keeping running
- * totals, so the cost is runs + instants rather than their product.
+ * The scope's counts at each instant (exclusive: a fact created exactly at an instant does not
+ * count yet), each slot's latest fact before it summed, for instants in any order. One sweep over
+ * the facts sorted by time, keeping running totals, so the cost is facts + instants rather than
+ * their product.
  */
 export function countsAt(
   runs: readonly RunCounts[],
@@ -44,10 +47,10 @@ export function countsAt(
   for (const { instant, index } of order) {
     while (next < sorted.length && sorted[next]!.at < instant) {
       const run = sorted[next++]!;
-      const previous = latest.get(run.repositoryId);
+      const previous = latest.get(run.slot);
       if (previous) add(previous.counts, -1);
       add(run.counts, 1);
-      latest.set(run.repositoryId, run);
+      latest.set(run.slot, run);
     }
     answers[index] = new Map(totals);
   }
@@ -55,21 +58,21 @@ export function countsAt(
 }
 
 /**
- * The runs with the count `name` replaced by its running total over each repository's runs up
- * to and including that one, in time order. A count that each run adds to (events, such as
+ * The facts with the count `name` replaced by its running total over each slot's facts up to and
+ * including that one, in time order. A count that each run adds to (events, such as
  * findings resolved) becomes a level, which the sweep can sum; its growth over a day is then what
  * the runs of that day added.
  */
 export function accumulated(runs: readonly RunCounts[], name: string): RunCounts[] {
   const totals = new Map<string, number>();
   return [...runs].sort(compareRuns).map((run) => {
-    const total = (totals.get(run.repositoryId) ?? 0) + (run.counts.get(name) ?? 0);
-    totals.set(run.repositoryId, total);
+    const total = (totals.get(run.slot) ?? 0) + (run.counts.get(name) ?? 0);
+    totals.set(run.slot, total);
     return { ...run, counts: new Map(run.counts).set(name, total) };
   });
 }
 
-/** The scope's counts now: every repository's latest run. */
+/** The scope's counts now: every slot's latest fact. */
 export function currentCounts(runs: readonly RunCounts[]): Map<string, number> {
   return countsAt(runs, [Number.POSITIVE_INFINITY])[0]!;
 }

@@ -72,8 +72,8 @@ export function branchFilter(branch: string | null | undefined) {
 /**
  * True for a run that is *analysed* (docs/ingestion.md "A late upload to a finished run"): it
  * finished SUCCESS or FAILURE, or did and is PENDING again while a late artifact is processed. A
- * repository's current state, its report snapshots and the base of a new run are read from
- * analysed runs only. `alias` names the `analysis_runs` row in the statement.
+ * repository's current state, its current findings, its report snapshots and the base of a new
+ * run are read from analysed runs only. `alias` names the `analysis_runs` row in the statement.
  */
 export function isAnalysedRun(alias: string): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref(`${alias}.status`)} IN ('SUCCESS', 'FAILURE')
@@ -87,10 +87,10 @@ export function isAnalysed(run: Pick<AnalysisRunRow, "status" | "reopened_from">
 }
 
 /**
- * The run a repository's current state is read from: its newest analysed run ({@link
- * isAnalysedRun}) on its default branch, in the order `analysisRuns` lists runs. A lateral
- * subquery over the repository row aliased `repository`; repository issues, issue occurrences,
- * dependency vulnerabilities and the repository-issue events all read this one run.
+ * A repository's newest analysed run ({@link isAnalysedRun}) on its default branch, in the order
+ * `analysisRuns` lists runs. A lateral subquery over the repository row aliased `repository`;
+ * dependency vulnerabilities, `enabledAnalyzers` and the base of a new run read it. The
+ * repository's current findings are read per analyzer instead (checks/current-check-store.ts).
  */
 export function latestDefaultBranchRun(repository: string) {
   return sql`(

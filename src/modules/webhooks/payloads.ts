@@ -118,7 +118,7 @@ export function runSummaryObject(
 
 /** One check of a run as an event shows it. */
 export interface CheckForEvent {
-  check: CheckRow;
+  check: Pick<CheckRow, "key" | "sequence" | "status" | "created_at" | "updated_at" | "finished_at">;
   analyzer: AnalyzerRow;
   summary: OccurrenceSummary;
 }
