@@ -329,6 +329,40 @@ describe("a late upload to a finished run", () => {
   });
 });
 
+describe("a check reopened by a late artifact, as the base of a newer run", () => {
+  test("is compared with as it was published: a finding it had fixed that comes back is INTRODUCED", async () => {
+    const scene = await aScene();
+    await processed(await upload(scene, aCommit(), "first-lint", ["back@src/a.js:1", "kept@src/b.js:2"]));
+    const fixedIn = aCommit();
+    await processed(await upload(scene, fixedIn, "first-lint", ["kept@src/b.js:2"]));
+    // A late report of the same analyzer reopens that run's check; it is not processed yet.
+    await upload(scene, fixedIn, "first-lint", ["other@src/c.js:3"]);
+    const reopened = await server.db
+      .selectFrom("checks as c")
+      .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+      .select(["c.status", "c.reopened_from"])
+      .where("r.commit_oid", "=", fixedIn)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(reopened, { status: "PENDING", reopened_from: "SUCCESS" });
+
+    const comeBack = aCommit();
+    await processed(await upload(scene, comeBack, "first-lint", ["back@src/a.js:1", "kept@src/b.js:2"]));
+    const states = await server.db
+      .selectFrom("occurrences as o")
+      .innerJoin("checks as c", "c.id", "o.check_id")
+      .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+      .innerJoin("issues as i", "i.id", "o.issue_id")
+      .select(["i.shortcode", "o.state"])
+      .where("r.commit_oid", "=", comeBack)
+      .orderBy("i.shortcode")
+      .execute();
+    assert.deepEqual(states, [
+      { shortcode: "back", state: "INTRODUCED" },
+      { shortcode: "kept", state: "EXISTING" },
+    ]);
+  });
+});
+
 describe("an analyzer without an answer in a newer run", () => {
   test("keeps its issues in the repository's current state whether its report placed nothing, was not sent or failed to process, and no resolved event is sent", async () => {
     const scene = await aScene();

@@ -202,6 +202,28 @@ describe("issues prevented", () => {
     assert.deepEqual(series(apiReport.values, "prevented"), [0, 0, 0, 0, 0, 0, 0]);
   });
 
+  test("a run a late artifact reopened still shows what its published checks fixed", async () => {
+    const { db } = server;
+    const repository = await aRepository(db, team);
+    const pr = await aPullRequest(db, repository);
+    const first = await aPullRequestRun(db, repository, pr, { createdAt: at(4) });
+    await aCheckWithTrackedFindings(db, first, python, [finding(bug, "r1"), finding(bug, "r2")]);
+    const fixing = await aPullRequestRun(db, repository, pr, { createdAt: at(3) });
+    const check = await aCheckWithTrackedFindings(db, fixing, python, [finding(bug, "r2")]);
+    // As a late upload leaves the run and its check: PENDING again, from SUCCESS.
+    await db
+      .updateTable("analysis_runs")
+      .set({ status: "PENDING", reopened_from: "SUCCESS", finished_at: null })
+      .where("id", "=", fixing.id)
+      .execute();
+    await db
+      .updateTable("checks")
+      .set({ status: "PENDING", reopened_from: "SUCCESS", finished_at: null })
+      .where("id", "=", check.id)
+      .execute();
+    assert.equal((await repositoryPrevented(repository)).currentValue, 1, "r1 was fixed by the reopened run");
+  });
+
   test("an account or repository without pull requests prevented nothing", async () => {
     const empty = await anAccount(server.db, {}, [{ user: alice }]);
     await aRepository(server.db, empty);

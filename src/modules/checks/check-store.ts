@@ -9,6 +9,7 @@ import type {
   IssueSeverity,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { isConclusiveCheck } from "./current-check-store.ts";
 
 /** The analyzer whose check carries a run's coverage report (`changesetStats`). */
 export const COVERAGE_ANALYZER_SHORTCODE = "test-coverage";
@@ -125,9 +126,12 @@ export async function findCoverageReportsOfRuns(
 /**
  * The check of `analyzerId` that a run whose base run is `baseRunId` compares its findings with
  * (docs/ingestion.md "Base"): the newest comparable check of that analyzer among the runs of the
- * base run's branch up to the base run itself. Comparable: it finished SUCCESS or FAILURE and
- * none of its artifacts FAILED — a NEUTRAL check (everything it was sent was skipped), a failed
- * one, or one still running is walked past. Null when there is none.
+ * base run's branch up to the base run itself. Comparable ({@link isConclusiveCheck}): it finished
+ * SUCCESS or FAILURE, or did and a late artifact made it PENDING again (its published findings
+ * still say what the code held), and none of its artifacts FAILED. A NEUTRAL check (everything it
+ * was sent was skipped), a failed one, or one still running for the first time is walked past.
+ * Null when there is none. The checks are walked through `checks_branch_analyzer_idx`, newest run
+ * first, so a long history costs the few newest checks of the analyzer.
  */
 export async function findBaseCheckId(
   db: Kysely<Database>,
@@ -137,12 +141,10 @@ export async function findBaseCheckId(
   const result = await sql<{ id: string }>`
     SELECT c.id::text AS id
     FROM analysis_runs AS base
-    JOIN analysis_runs AS r ON r.repository_id = base.repository_id AND r.branch_name = base.branch_name
-      AND (r.created_at, r.key) <= (base.created_at, base.key)
-    JOIN checks AS c ON c.run_id = r.id AND c.analyzer_id = ${analyzerId}
-    WHERE base.id = ${baseRunId} AND c.status IN ('SUCCESS', 'FAILURE')
-      AND NOT EXISTS (SELECT 1 FROM artifacts AS a WHERE a.check_id = c.id AND a.status = 'FAILED')
-    ORDER BY r.created_at DESC, r.key DESC
+    JOIN checks AS c ON c.repository_id = base.repository_id AND c.branch_name = base.branch_name
+      AND c.analyzer_id = ${analyzerId} AND (c.run_created_at, c.run_key) <= (base.created_at, base.key)
+    WHERE base.id = ${baseRunId} AND ${isConclusiveCheck("c")}
+    ORDER BY c.run_created_at DESC, c.run_key DESC
     LIMIT 1`.execute(db);
   return result.rows[0]?.id ?? null;
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
-import { currentCheckCandidates } from "../checks/current-check-store.ts";
+import { currentCheckCandidates, isConclusiveCheck } from "../checks/current-check-store.ts";
 import { isPublished } from "../checks/occurrence-store.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
 
@@ -137,8 +137,9 @@ export interface ScopePreventionRow {
  * The findings prevented in the pull requests of every repository whose `column` is one of
  * `scopeIds`, counted per fixing run (docs/reports.md, "Issues prevented"). Only analysed runs
  * (`isAnalysedRun`) of a pull request and, in them, the checks that can say what the code holds
- * are read: finished SUCCESS or FAILURE with no artifact that FAILED to process, the rule a base
- * check follows (`findBaseCheckId`). An analyzer that did not report, reported nothing it could
+ * are read (`isConclusiveCheck`: finished SUCCESS or FAILURE, or PENDING again for a late artifact
+ * after it did, with no artifact that FAILED to process), the rule a base check follows
+ * (`findBaseCheckId`). An analyzer that did not report, reported nothing it could
  * place (NEUTRAL) or whose report could not be read never looks like a fix. A
  * finding is (analyzer, issue, fingerprint); it is prevented when one of those checks introduced
  * it unsuppressed and a later check of its analyzer in the same pull request no longer has it.
@@ -158,8 +159,7 @@ export async function findScopePreventions(
       FROM repositories AS repo
       JOIN analysis_runs AS r ON r.repository_id = repo.id AND r.pull_request_id IS NOT NULL
         AND ${isAnalysedRun("r")}
-      JOIN checks AS c ON c.run_id = r.id AND c.status IN ('SUCCESS', 'FAILURE')
-        AND NOT EXISTS (SELECT 1 FROM artifacts AS a WHERE a.check_id = c.id AND a.status = 'FAILED')
+      JOIN checks AS c ON c.run_id = r.id AND ${isConclusiveCheck("c")}
       WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))
     ), findings AS (
       SELECT pc.pull_request_id, pc.analyzer_id, max(pc.seq) AS last_seen
