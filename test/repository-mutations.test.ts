@@ -10,6 +10,7 @@ import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
 import {
   aMetricItem,
   aMetricSetting,
+  aMetricValue,
   anIssueCategorySetting,
   anIssuePrioritySetting,
 } from "./helpers/builders-metrics.ts";
@@ -379,6 +380,38 @@ describe("repository mutations", () => {
       const read = await readRepository<Issues>(repository, ISSUES);
       assert.equal(read.defaultBranch, "dev");
       assert.deepEqual(shortcodes(read), [onDev.shortcode]);
+    });
+
+    test("the repository's metrics follow the new default branch, and back", async () => {
+      const { db } = server;
+      const repository = await aRepository(db, team, { defaultBranch: "main" });
+      const analyzer = await anAnalyzer(db, { shortcode: `cov-${newRowKey()}` });
+      const item = await aMetricItem(db, repository, "LCV");
+      const measured = async (branch: string, value: number, hour: number) => {
+        const check = await aCheck(db, await aRun(db, repository, { branch }), analyzer);
+        await aMetricValue(db, item, {
+          value,
+          checkId: check.id,
+          onDefaultBranch: branch === "main",
+          createdAt: new Date(Date.UTC(2026, 0, 1, hour)),
+        });
+      };
+      await measured("main", 50, 1);
+      await measured("dev", 80, 2);
+      await measured("main", 55, 3);
+      const latest = async () =>
+        (
+          await readRepository<{
+            metrics: Array<{ shortcode: string; items: Array<{ latestValue: number | null }> }>;
+          }>(repository, "metrics { shortcode items { latestValue } }")
+        ).metrics.find((m) => m.shortcode === "LCV")?.items[0]?.latestValue;
+      assert.equal(await latest(), 55);
+      const switchTo = (branch: string) =>
+        call(update, tokens.admin, repositoryId(repository), { defaultBranchName: branch });
+      payloadOf(await switchTo("dev"), update.name);
+      assert.equal(await latest(), 80, "dev's value, though it was measured when main was the default");
+      payloadOf(await switchTo("main"), update.name);
+      assert.equal(await latest(), 55);
     });
 
     test("setting the branch that already is the default answers ok and changes nothing", async () => {

@@ -53,6 +53,8 @@ export interface MetricValueFields {
   commitOid: string;
   createdAt: Date | string;
   checkId: string | null;
+  /** Whether it was measured on the default branch as it was then (true by default). */
+  onDefaultBranch: boolean;
 }
 
 /** Inserts values of `item` in one statement; answers them in the order given. */
@@ -70,6 +72,7 @@ export async function metricValuesOf(
     value: f.value ?? 50 + i,
     threshold: f.threshold === undefined ? item.threshold : f.threshold,
     created_at: f.createdAt ?? new Date(Date.UTC(2025, 0, 1) + i * 60_000),
+    on_default_branch: f.onDefaultBranch ?? true,
   }));
   const inserted = await db.insertInto("metric_values").values(rows).returningAll().execute();
   const byKey = new Map(inserted.map((row) => [row.key, row]));

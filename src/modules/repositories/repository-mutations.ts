@@ -117,8 +117,9 @@ interface DefaultBranchPayload extends OkPayload {
 
 /**
  * Makes `defaultBranchName` the repository's default branch. The repository's current state
- * (its issues, occurrences and vulnerabilities) is read from the newest finished run on the
- * default branch, so it follows the new branch at once. Nothing is analysed: Assay runs no
+ * (its issues, occurrences and vulnerabilities) is read from the default branch's runs, so it
+ * follows the new branch at once, and so do its metrics: their values are marked anew by the
+ * branch they were measured on. Nothing is analysed: Assay runs no
  * analyzers, CI uploads results, so there is no "fresh analysis" to start.
  */
 async function changeDefaultBranch(
@@ -170,7 +171,7 @@ builder.mutationField("updateRepositoryDefaultBranch", (t) =>
     type: UpdateRepositoryDefaultBranchPayload,
     nullable: true,
     description:
-      "Changes the branch a repository treats as its default. Its issues, occurrences and vulnerabilities are read at once from the newest finished run on the new branch. No analysis is started: Assay runs no analyzers, CI reports the next run. Needs the ADMIN or MEMBER role in the repository's account.",
+      "Changes the branch a repository treats as its default. Its issues, occurrences and vulnerabilities are read at once from the runs of the new branch, and its metrics' latest values and history from the values measured on it. No analysis is started: Assay runs no analyzers, CI reports the next run. Needs the ADMIN or MEMBER role in the repository's account.",
     args: {
       input: t.arg({
         type: UpdateRepositoryDefaultBranchInput,

@@ -74,18 +74,30 @@ export function updateRepositoryActivation(
     .executeTakeFirstOrThrow();
 }
 
-/** Sets the branch treated as the default; answers the updated row. */
-export function updateRepositoryDefaultBranch(
-  db: Kysely<Database>,
+/**
+ * Sets the branch treated as the default; answers the updated row. In the same transaction (`tx`)
+ * the repository's metric values are marked anew by the branch of their check's run, so metric
+ * history and latest values follow the new branch as issues do; values without a check keep
+ * their mark, and only the values whose mark changes are rewritten.
+ */
+export async function updateRepositoryDefaultBranch(
+  tx: Kysely<Database>,
   repositoryId: string,
   defaultBranch: string,
 ): Promise<RepositoryRow> {
-  return db
+  const updated = await tx
     .updateTable("repositories")
     .set({ default_branch: defaultBranch, updated_at: new Date() })
     .where("id", "=", repositoryId)
     .returningAll()
     .executeTakeFirstOrThrow();
+  const onBranch = sql<boolean>`(c.branch_name IS NOT NULL AND c.branch_name = ${defaultBranch})`;
+  await sql`
+    UPDATE metric_values AS v SET on_default_branch = ${onBranch}
+    FROM repository_metric_items AS i, checks AS c
+    WHERE i.repository_id = ${repositoryId} AND v.item_id = i.id AND c.id = v.check_id
+      AND v.on_default_branch IS DISTINCT FROM ${onBranch}`.execute(tx);
+  return updated;
 }
 
 /** Moves the repository to its next DSN generation, so earlier DSN tokens stop matching. */
