@@ -4,6 +4,7 @@ import { after, before, describe, it } from "node:test";
 import type { Kysely } from "kysely";
 import type { Database } from "../src/db/types.ts";
 import { anIssue } from "./helpers/builders-catalog.ts";
+import { anIssueCategorySetting } from "./helpers/builders-metrics.ts";
 import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
 import { aResult, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
 
@@ -182,6 +183,49 @@ describe("severity of findings", () => {
       (await occurrencesOf(scene.check.id)).map((o) => `${o.begin_line} ${o.severity}`),
       ["2 MINOR"],
     );
+  });
+
+  it("gives a rule graded by its findings the category their highest level gives, and reports them by it", async () => {
+    const issueCategory = async (analyzerId: string, shortcode: string) =>
+      (
+        await db
+          .selectFrom("issues")
+          .select("category")
+          .where("analyzer_id", "=", analyzerId)
+          .where("shortcode", "=", shortcode)
+          .executeTakeFirstOrThrow()
+      ).category;
+    // A rule without a level, tags or a family: an error makes it a bug risk, a warning an anti-pattern.
+    const report = sarifLog([
+      {
+        rules: [{ id: "PLAIN" }],
+        results: [
+          aResult("PLAIN", "a.js", 1, { level: "warning" }),
+          aResult("PLAIN", "a.js", 2, { level: "error" }),
+        ],
+      },
+    ]);
+
+    const bugsHidden = await aScene();
+    await anIssueCategorySetting(db, bugsHidden.repository, "BUG_RISK", {
+      isReported: false,
+      canFailCheck: false,
+    });
+    const hidden = await ingest(bugsHidden, report);
+    assert.equal(await issueCategory(bugsHidden.analyzer.id, "PLAIN"), "BUG_RISK");
+    assert.deepEqual(hidden.result.skipped, { NOT_REPORTED: 2 }, "both findings are bug risks, not reported");
+    assert.equal(hidden.result.stored, 0);
+    assert.deepEqual(await occurrencesOf(bugsHidden.check.id), []);
+
+    const antiPatternsHidden = await aScene({ analyzer: bugsHidden.analyzer });
+    await anIssueCategorySetting(db, antiPatternsHidden.repository, "ANTI_PATTERN", {
+      isReported: false,
+      canFailCheck: false,
+    });
+    const shown = await ingest(antiPatternsHidden, report);
+    assert.deepEqual(shown.result.skipped, {}, "kept, though the first finding read as an anti-pattern");
+    assert.equal(shown.result.stored, 2);
+    assert.equal((await occurrencesOf(antiPatternsHidden.check.id)).length, 2);
   });
 
   it("keeps a finding's severity in the RESOLVED copy of a later run", async () => {

@@ -206,6 +206,17 @@ export function classifySarifRule(
 }
 
 /**
+ * The categories `rule` can end up in once its issue is graded by its results' levels: one, its
+ * category, when it declares a level or its tags, family or properties decide the category; else
+ * every category the level fallback gives (BUG_RISK for `error`, ANTI_PATTERN below it).
+ */
+export function possibleCategoriesOf(tool: SarifToolName, rule: SarifRule): IssueCategory[] {
+  if (declaredLevelOf(rule) !== null) return [classifySarifRule(tool, rule).category];
+  const levels: SarifLevel[] = ["error", "warning", "note", "none"];
+  return [...new Set(levels.map((level) => classifySarifRule(tool, rule, level).category))];
+}
+
+/**
  * The severity of one result: the family's fixed severity, else the result's `security-severity`
  * (else the rule's), else its level — its own, else (for a `fail`) the rule's declared one, else
  * what the reader inferred — on the family's scale, lowered one step by `precision: low`.

@@ -4,6 +4,7 @@ import {
   classifySarifRule,
   declaredLevelOf,
   higherLevel,
+  possibleCategoriesOf,
   type SarifToolName,
 } from "../../formats/sarif/mapping.ts";
 import type { SarifLevel, SarifResult, SarifRule, SarifTool } from "../../formats/sarif/types.ts";
@@ -11,7 +12,7 @@ import { catalogKey } from "../../modules/catalog/catalog-data.ts";
 import {
   findAnalyzerByShortcode,
   findIssueCategoriesByShortcodes,
-  updateIssueSeverities,
+  updateIssueGrades,
   upsertIssues,
 } from "../../modules/catalog/catalog-store.ts";
 
@@ -190,6 +191,17 @@ export class IssueCatalog {
     return this.byRule.get(result.ruleId)!;
   }
 
+  /**
+   * The categories the issue of `ruleId` can have once this artifact's publication grades it
+   * (see {@link gradeByObservedLevels}): its category now, and, for a rule graded by its
+   * findings whose category follows their level, the others it may take.
+   */
+  possibleCategories(ruleId: string, category: IssueCategory): IssueCategory[] {
+    const ungraded = this.ungraded.get(ruleId);
+    if (!ungraded) return [category];
+    return [...new Set([category, ...possibleCategoriesOf(ungraded.tool, ungraded.rule)])];
+  }
+
   /** Notes the level of one of `result`'s rule's findings, for a rule graded by its findings. */
   observe(result: SarifResult): void {
     const ungraded = this.ungraded.get(result.ruleId);
@@ -198,16 +210,19 @@ export class IssueCatalog {
 
   /**
    * Grades the issues of rules without a declared level by the highest level their findings had
-   * in this artifact (docs/ingestion-sarif.md "Classification"); the store rewrites only the
-   * issues whose severity this changes.
+   * in this artifact (docs/ingestion-sarif.md "Classification"): their severity, and their
+   * category where it follows the level. The store rewrites only the issues this changes.
+   * Answers each graded issue's category, by issue id.
    */
-  async gradeByObservedLevels(tx: Kysely<Database>): Promise<void> {
+  async gradeByObservedLevels(tx: Kysely<Database>): Promise<Map<string, IssueCategory>> {
     const grades = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
       const issue = this.byRule.get(ruleId);
       if (entry.observed === null || issue === undefined) return [];
-      return [{ id: issue.id, severity: classifySarifRule(entry.tool, entry.rule, entry.observed).severity }];
+      const { severity, category } = classifySarifRule(entry.tool, entry.rule, entry.observed);
+      return [{ id: issue.id, severity, category }];
     });
-    await updateIssueSeverities(tx, grades);
+    await updateIssueGrades(tx, grades);
+    return new Map(grades.map((grade) => [grade.id, grade.category]));
   }
 
   /**

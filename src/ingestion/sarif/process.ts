@@ -5,7 +5,10 @@ import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId } from "../../modules/checks/check-store.ts";
-import { deleteOccurrenceBatchOfArtifact } from "../../modules/checks/occurrence-write-store.ts";
+import {
+  deleteOccurrenceBatchOfArtifact,
+  deleteOccurrencesOfIssuesOfArtifact,
+} from "../../modules/checks/occurrence-write-store.ts";
 import { findRunById } from "../../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../../modules/settings/settings-service.ts";
 import {
@@ -63,6 +66,11 @@ class ReportingSettings {
   /** True when findings of this category and severity (the finding's own) are stored. */
   reports(category: IssueCategory, severity: IssueSeverity): boolean {
     return !this.hiddenCategories.has(category) && !this.hiddenPriorities.has(PRIORITY_OF_SEVERITY[severity]);
+  }
+
+  /** True when no finding of this category is stored, whatever its severity. */
+  hides(category: IssueCategory): boolean {
+    return this.hiddenCategories.has(category);
   }
 }
 
@@ -229,7 +237,10 @@ export async function stageSarif(
       const issue = catalog.known(result.ruleId) ?? (await catalog.issueFor(result, tool));
       catalog.observe(result);
       const severity = severityOfResult(tool, result);
-      if (!reporting.reports(issue.category, severity)) {
+      // A rule graded by its findings' levels may change category at publication: its findings are
+      // kept while any category it can end in is reported, and judged again then.
+      const categories = catalog.possibleCategories(result.ruleId, issue.category);
+      if (!categories.some((category) => reporting.reports(category, severity))) {
         tally.skip("NOT_REPORTED");
         continue;
       }
@@ -258,7 +269,12 @@ export async function stageSarif(
   return async (publishTx) => {
     const leftOut = reported.with(await leaveOutAtPublication(publishTx, check.id, artifact.id, staged));
     await publishArtifact(publishTx, artifact.id);
-    await catalog.gradeByObservedLevels(publishTx);
+    const graded = await catalog.gradeByObservedLevels(publishTx);
+    const unreported = await deleteOccurrencesOfIssuesOfArtifact(
+      publishTx,
+      artifact.id,
+      [...graded].filter(([, category]) => reporting.hides(category)).map(([issueId]) => issueId),
+    );
     // A rebase (run-rebase.ts) may have given the run another base run since staging read it:
     // the states written against the old one are then all set again. (Only a new base run counts:
     // the same base run's check, reopened meanwhile by a late upload, stays the one compared with.)
@@ -277,8 +293,13 @@ export async function stageSarif(
     );
     const final = tally.copy();
     final.unstore("ALREADY_REPORTED", leftOut.findings);
+    final.unstore("NOT_REPORTED", unreported.findings);
     for (const warning of leftOut.warnings()) final.warn(warning);
-    return final.result({ suppressed: suppressed - leftOut.suppressed, rules: catalog.size, ...states });
+    return final.result({
+      suppressed: suppressed - leftOut.suppressed - unreported.suppressed,
+      rules: catalog.size,
+      ...states,
+    });
   };
 }
 

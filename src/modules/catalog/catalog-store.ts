@@ -129,19 +129,19 @@ export function insertIssues(db: Kysely<Database>, rows: readonly NewIssue[]): P
 }
 
 /**
- * Sets the severity of each issue in `changes` (one statement), where it differs: SARIF
- * processing grades a rule that declares no level by the levels its findings had.
+ * Sets the severity and category of each issue in `changes` (one statement), where they differ:
+ * SARIF processing grades a rule that declares no level by the levels its findings had.
  */
-export async function updateIssueSeverities(
+export async function updateIssueGrades(
   db: Kysely<Database>,
-  changes: ReadonlyArray<{ id: string; severity: IssueSeverity }>,
+  changes: ReadonlyArray<{ id: string; severity: IssueSeverity; category: IssueCategory }>,
 ): Promise<void> {
   if (changes.length === 0) return;
   await sql`
-    UPDATE issues AS i SET severity = c.severity
-    FROM unnest(${changes.map((c) => c.id)}::bigint[], ${changes.map((c) => c.severity)}::text[])
-      AS c(id, severity)
-    WHERE i.id = c.id AND i.severity <> c.severity
+    UPDATE issues AS i SET severity = c.severity, category = c.category
+    FROM unnest(${changes.map((c) => c.id)}::bigint[], ${changes.map((c) => c.severity)}::text[],
+      ${changes.map((c) => c.category)}::text[]) AS c(id, severity, category)
+    WHERE i.id = c.id AND (i.severity <> c.severity OR i.category <> c.category)
   `.execute(db);
 }
 

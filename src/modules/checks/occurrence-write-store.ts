@@ -159,6 +159,28 @@ export async function deleteOccurrencesReportedElsewhere(
 }
 
 /**
+ * Deletes the rows `artifactId` wrote of these issues (at its publication, for rules graded into a
+ * category the repository does not report); answers how many went, and how many of those were
+ * suppressed.
+ */
+export async function deleteOccurrencesOfIssuesOfArtifact(
+  tx: Kysely<Database>,
+  artifactId: string,
+  issueIds: readonly string[],
+): Promise<{ findings: number; suppressed: number }> {
+  if (issueIds.length === 0) return { findings: 0, suppressed: 0 };
+  const { rows } = await sql<{ findings: number; suppressed: number }>`
+    WITH dropped AS (
+      DELETE FROM occurrences
+      WHERE artifact_id = ${artifactId} AND issue_id = ANY(cast(${issueIds} as bigint[]))
+      RETURNING is_suppressed
+    )
+    SELECT count(*)::int AS findings, (count(*) FILTER (WHERE is_suppressed))::int AS suppressed FROM dropped
+  `.execute(tx);
+  return rows[0] ?? { findings: 0, suppressed: 0 };
+}
+
+/**
  * Flips exactly the check's non-RESOLVED rows whose state disagrees with `baseCheckId`: EXISTING
  * without a base occurrence of the fingerprint, INTRODUCED with one (every row INTRODUCED without
  * a base). Rows already right are not rewritten; rows of `skipArtifactId` are not tested.
