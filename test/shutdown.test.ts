@@ -190,7 +190,7 @@ describe("graceful shutdown of src/main.ts", () => {
       if (!main.database.databaseUrl) {
         const pids = embeddedServerPids(main.database.dataDir);
         assert.equal(pids.length, 1, "the embedded database runs while serving");
-        // Its compiled module under plain node, with malloc's arenas held to two (src/db/embedded.ts).
+        // Its compiled module under plain node, with malloc's arenas held to two and a fixed trim threshold (src/db/embedded.ts).
         const args = fs.readFileSync(`/proc/${pids[0]}/cmdline`, "utf8").split("\0");
         assert.ok(
           args.some((arg) => arg.endsWith(`${path.sep}src${path.sep}db${path.sep}embedded-server.js`)),
@@ -199,6 +199,9 @@ describe("graceful shutdown of src/main.ts", () => {
         assert.ok(!args.includes("tsx"), args.join(" "));
         const environment = fs.readFileSync(`/proc/${pids[0]}/environ`, "utf8").split("\0");
         assert.ok(environment.includes(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX || "2"}`));
+        assert.ok(
+          environment.includes(`MALLOC_TRIM_THRESHOLD_=${process.env.MALLOC_TRIM_THRESHOLD_ || "131072"}`),
+        );
         assert.ok(
           fs.existsSync(path.join(main.database.dataDir, "embedded.lock")),
           "the lock file exists while serving",
