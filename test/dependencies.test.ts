@@ -5,6 +5,7 @@ import type {
   AnalysisRunStatus,
   PackageVersionRow,
   RepositoryRow,
+  RepositoryTargetRow,
   ScaCheckRow,
   UserRow,
   VulnerabilityRow,
@@ -12,6 +13,8 @@ import type {
 } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
+import { aCheck } from "./helpers/builders-checks.ts";
 import {
   anScaCheck,
   aPackage,
@@ -168,14 +171,26 @@ describe("dependencies and vulnerabilities over HTTP", () => {
     return { version, vulnerability };
   }
 
-  /** A run of `repository` with one SCA check holding occurrences of `specs`. */
+  /** The catalog's dependency-scanning analyzer, whose check in a run holds the run's scans. */
+  const scaAnalyzer = () =>
+    server.db.selectFrom("analyzers").selectAll().where("shortcode", "=", "sca").executeTakeFirstOrThrow();
+
+  /**
+   * A run of `repository` whose `sca` check (SUCCESS) scanned `target` (a new one unless given)
+   * and found `specs`.
+   */
   async function scannedRun(
     repository: RepositoryRow,
     specs: OccurrenceSpec[],
     run: Partial<{ branch: string; status: AnalysisRunStatus; createdAt: Date }> = {},
+    target?: RepositoryTargetRow,
   ) {
     const analysisRun = await aRun(server.db, repository, run);
-    const check = await anScaCheck(server.db, analysisRun);
+    const sca = await aCheck(server.db, analysisRun, await scaAnalyzer());
+    const check = await anScaCheck(server.db, analysisRun, {
+      check: sca,
+      target: target ?? (await aTarget(server.db, repository)),
+    });
     const occurrences = await vulnerabilityOccurrences(server.db, check, specs);
     return { run: analysisRun, check, occurrences };
   }
@@ -337,8 +352,9 @@ describe("dependencies and vulnerabilities over HTTP", () => {
     }
   });
 
-  test("dependencyVulnerabilityOccurrences lists only the open occurrences of the latest finished default-branch run", async () => {
+  test("dependencyVulnerabilityOccurrences lists only the open occurrences of a target's newest scan in a finished default-branch run", async () => {
     const repository = await aRepository(server.db, team, { defaultBranch: "main" });
+    const target = await aTarget(server.db, repository);
     const { version, vulnerability } = await advisory("HIGH");
     const spec = (state: OccurrenceSpec["state"] = "EXISTING"): OccurrenceSpec => ({
       vulnerability,
@@ -346,24 +362,26 @@ describe("dependencies and vulnerabilities over HTTP", () => {
       state,
     });
     const at = (minute: number) => new Date(Date.UTC(2025, 5, 1, 12, minute));
-    await scannedRun(repository, [spec(), spec()], { status: "SUCCESS", createdAt: at(0) });
-    const latest = await scannedRun(repository, [spec("EXISTING"), spec("INTRODUCED"), spec("RESOLVED")], {
+    const scan = (specs: OccurrenceSpec[], run: Parameters<typeof scannedRun>[2]) =>
+      scannedRun(repository, specs, run, target);
+    await scan([spec(), spec()], { status: "SUCCESS", createdAt: at(0) });
+    const latest = await scan([spec("EXISTING"), spec("INTRODUCED"), spec("RESOLVED")], {
       status: "FAILURE",
       createdAt: at(1),
     });
     // Newer, but not finished or not on the default branch: none of these count.
-    await scannedRun(repository, [spec()], { status: "PENDING", createdAt: at(2) });
-    await scannedRun(repository, [spec()], { status: "CANCEL", createdAt: at(3) });
-    await scannedRun(repository, [spec()], { status: "TIMEOUT", createdAt: at(4) });
-    await scannedRun(repository, [spec()], { branch: "feature", status: "SUCCESS", createdAt: at(5) });
+    await scan([spec()], { status: "PENDING", createdAt: at(2) });
+    await scan([spec()], { status: "CANCEL", createdAt: at(3) });
+    await scan([spec()], { status: "TIMEOUT", createdAt: at(4) });
+    await scan([spec()], { branch: "feature", status: "SUCCESS", createdAt: at(5) });
 
     const page = await repositoryPage(repository, "dependencyVulnerabilityOccurrences", {});
     const open = latest.occurrences.filter((o) => o.state !== "RESOLVED");
     assert.deepEqual(page.ids, byRankThenKey(open.map((row) => ({ row, rank: 0 }))));
     assert.equal(page.totalCount, 2);
 
-    // A newer finished run on the default branch takes over, even with nothing found.
-    await scannedRun(repository, [], { status: "SUCCESS", createdAt: at(6) });
+    // A newer finished run's scan of the target takes over, even with nothing found.
+    await scan([], { status: "SUCCESS", createdAt: at(6) });
     const afterwards = await repositoryPage(repository, "dependencyVulnerabilityOccurrences", {});
     assert.deepEqual(afterwards, {
       totalCount: 0,
@@ -379,6 +397,75 @@ describe("dependencies and vulnerabilities over HTTP", () => {
     await scannedRun(repository, [{ vulnerability, version }], { branch: "dev" });
     const page = await repositoryPage(repository, "dependencyVulnerabilityOccurrences", { first: 10 });
     assert.deepEqual([page.totalCount, page.ids], [0, []]);
+  });
+
+  /**
+   * A repository with targets `root` and `web` both scanned by the run before the newest (one
+   * occurrence each), whose newest run's `sca` check is `newest`: SUCCESS with a scan of `root`
+   * only that finds another vulnerability and resolves the old one (web's SBOM not sent); FAILURE
+   * with that scan and an SBOM that FAILED to process; or NEUTRAL, its one SBOM storing nothing (a
+   * scan of no target).
+   */
+  async function newestScanWithout(newest: "ABSENT" | "FAILED" | "NEUTRAL") {
+    const { db } = server;
+    const repository = await aRepository(db, team);
+    const [root, web] = [await aTarget(db, repository), await aTarget(db, repository)];
+    const [old, fresh] = [await advisory("HIGH"), await advisory("CRITICAL")];
+    const before = await aRun(db, repository, { createdAt: new Date(Date.now() - 60_000) });
+    const beforeCheck = await aCheck(db, before, await scaAnalyzer());
+    const kept = [
+      await aVulnerabilityOccurrence(
+        db,
+        await anScaCheck(db, before, { check: beforeCheck, target: root }),
+        old,
+      ),
+      await aVulnerabilityOccurrence(
+        db,
+        await anScaCheck(db, before, { check: beforeCheck, target: web }),
+        old,
+      ),
+    ];
+    const run = await aRun(db, repository, { status: newest === "FAILED" ? "FAILURE" : "SUCCESS" });
+    const status = newest === "ABSENT" ? "SUCCESS" : newest === "FAILED" ? "FAILURE" : "NEUTRAL";
+    const check = await aCheck(db, run, await scaAnalyzer(), { status });
+    let found: string[] = [];
+    if (newest === "NEUTRAL") {
+      await anScaCheck(db, run, { check });
+    } else {
+      const scan = await anScaCheck(db, run, { check, target: root });
+      const [introduced] = await vulnerabilityOccurrences(db, scan, [
+        { ...fresh, state: "INTRODUCED" },
+        { ...old, state: "RESOLVED" },
+      ]);
+      found = [occurrenceId(introduced!)];
+    }
+    if (newest === "FAILED")
+      await anArtifact(db, run, check, { kind: "SBOM", analyzer: "sca", status: "FAILED" });
+    return { repository, kept: kept.map(occurrenceId), found };
+  }
+
+  test("a target the newest run did not scan keeps the vulnerabilities of its newest scan, beside the others' newest", async () => {
+    const { repository, kept, found } = await newestScanWithout("ABSENT");
+    const page = await repositoryPage(repository, "dependencyVulnerabilityOccurrences", {});
+    // The root's new CRITICAL one first, then web's HIGH one of the run before.
+    assert.deepEqual(page.ids, [...found, kept[1]!]);
+    assert.equal(page.totalCount, 2);
+  });
+
+  test("when an SBOM of the newest run failed to process, every target keeps the vulnerabilities of the run before", async () => {
+    // Which target a failed SBOM was of is unknown (it may be a corrected SBOM of the root), so
+    // the run's scans do not say what the code holds, as a check with a FAILED report does not.
+    const { repository, kept } = await newestScanWithout("FAILED");
+    const page = await repositoryPage(repository, "dependencyVulnerabilityOccurrences", {});
+    assert.deepEqual(new Set(page.ids), new Set(kept));
+    assert.equal(page.totalCount, 2);
+  });
+
+  test("an sca check of the newest run that stored nothing (NEUTRAL) leaves every target's vulnerabilities as they were", async () => {
+    const { repository, kept } = await newestScanWithout("NEUTRAL");
+    const page = await repositoryPage(repository, "dependencyVulnerabilityOccurrences", {});
+    assert.deepEqual(new Set(page.ids), new Set(kept));
+    assert.equal(page.totalCount, 2);
   });
 
   /** Occurrences of every severity (some rated only by CVSS, one unrated) and their expected ranks. */
@@ -407,8 +494,8 @@ describe("dependencies and vulnerabilities over HTTP", () => {
 
   test("dependencyVulnerabilityOccurrences pages both ways, most severe first, then by key", async () => {
     const repository = await aRepository(server.db, team);
-    const run = await aRun(server.db, repository);
-    const order = await occurrencesOfEverySeverity(await anScaCheck(server.db, run));
+    const { check } = await scannedRun(repository, []);
+    const order = await occurrencesOfEverySeverity(check);
     const load = (args: PageArgs) => repositoryPage(repository, "dependencyVulnerabilityOccurrences", args);
     assert.deepEqual(await pageForward(load, 3), order);
     assert.deepEqual(await pageBackward(load, 3), order);
@@ -699,8 +786,7 @@ describe("dependencies and vulnerabilities over HTTP", () => {
           vulnerability,
           version: [shared, ...others][(i + r) % 3]!.version,
         }));
-        await scannedRun(repository, specs);
-        await aTarget(server.db, repository);
+        await scannedRun(repository, specs, {}, await aTarget(server.db, repository));
         await aTarget(server.db, repository);
       }
     }

@@ -3,8 +3,9 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalyzerRow, RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
-import { analyzersIn } from "./helpers/builders-catalog.ts";
-import { aCheck } from "./helpers/builders-checks.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
+import { analyzersIn, issuesIn } from "./helpers/builders-catalog.ts";
+import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
 import { assertPageSizeIndependent, settle, startInstance, type TestInstance } from "./helpers/instance.ts";
 import { gql } from "./helpers/server.ts";
 
@@ -136,11 +137,13 @@ describe("Repository.enabledAnalyzers", () => {
     assert.equal(page.totalCount, 5);
   });
 
-  test("without an analyzers list, the analyzers of the latest finished default-branch run count", async () => {
+  test("without an analyzers list, the analyzers with a current check on the default branch count, not only the newest run's", async () => {
+    // Old ran only in the run before the newest, and still holds its findings there.
+    const current = [ran.both.shortcode, ran.latest.shortcode, ran.old.shortcode];
     const page = await enabled(unconfigured);
-    assert.deepEqual(shortcodes(page), [ran.both.shortcode, ran.latest.shortcode]);
+    assert.deepEqual(shortcodes(page), current);
     await configure(unconfigured, { version: 1 });
-    assert.deepEqual(shortcodes(await enabled(unconfigured)), [ran.both.shortcode, ran.latest.shortcode]);
+    assert.deepEqual(shortcodes(await enabled(unconfigured)), current);
     await configure(unconfigured, { version: 1, analyzers: [] });
     assert.deepEqual(shortcodes(await enabled(unconfigured)), []);
     await server.db
@@ -150,6 +153,48 @@ describe("Repository.enabledAnalyzers", () => {
       .execute();
     const fresh = await aRepository(server.db, team);
     assert.deepEqual(shortcodes(await enabled(fresh)), []);
+  });
+
+  test("without an analyzers list, the analyzers listed are those whose findings Repository.issues holds", async () => {
+    const { db } = server;
+    const repository = await aRepository(db, team);
+    const [kept, reporting, neutral, failing] = await analyzersIn(
+      db,
+      ["Kept", "Reporting", "Neutral", "Failing"].map((name) => ({ name: `${name} ${tag}` })),
+    );
+    const [keptIssue, reportingIssue, failingIssue] = await issuesIn(db, [
+      { analyzer: kept! },
+      { analyzer: reporting! },
+      { analyzer: failing! },
+    ]);
+    // The run before the newest: kept and reporting find something, neutral places nothing.
+    const before = await aRun(db, repository, { status: "SUCCESS", createdAt: at(2) });
+    await occurrencesIn(db, await aCheck(db, before, kept!), [{ issue: keptIssue! }]);
+    await occurrencesIn(db, await aCheck(db, before, reporting!), [{ issue: reportingIssue! }]);
+    await aCheck(db, before, neutral!, { status: "NEUTRAL" });
+    // The newest: kept is not sent, reporting reports again, failing's only report fails to process.
+    const newest = await aRun(db, repository, { status: "FAILURE", createdAt: at(1) });
+    await occurrencesIn(db, await aCheck(db, newest, reporting!), [{ issue: reportingIssue! }]);
+    const failed = await aCheck(db, newest, failing!, { status: "FAILURE" });
+    await anArtifact(db, newest, failed, { status: "FAILED" });
+    await occurrencesIn(db, failed, [{ issue: failingIssue! }]);
+
+    const res = await gql<{
+      repository: { issues: { edges: Array<{ node: { issue: { analyzer: { shortcode: string } } } }> } };
+    }>(
+      server.endpoint,
+      token,
+      `query($name: String!, $login: String!) { repository(name: $name, login: $login, vcsProvider: GITHUB) {
+        issues(first: 50) { edges { node { issue { analyzer { shortcode } } } } } } }`,
+      { name: repository.name, login: team.login },
+    );
+    assert.deepEqual(res.body.errors, undefined);
+    const holding = new Set(
+      res.body.data!.repository.issues.edges.map((e) => e.node.issue.analyzer.shortcode),
+    );
+    const listed = shortcodes(await enabled(repository));
+    assert.deepEqual(listed, [kept!.shortcode, reporting!.shortcode]);
+    assert.deepEqual(new Set(listed), holding);
   });
 
   test("pages forward and backward with cursors", async () => {

@@ -55,6 +55,8 @@ interface Written {
   }>;
   lcv: number;
   ddp: number;
+  /** The open vulnerability occurrence of the head run's scan of the repository's target. */
+  vulnerability: { identifier: string; package: string; version: string };
 }
 
 /** True when the database at `version` has had migration `name`. */
@@ -96,6 +98,7 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
     coverageFiles: [],
     lcv: 72.5,
     ddp: 41,
+    vulnerability: { identifier: `GHSA-${tag}-lega-cyv1`, package: `legacy-lib-${tag}`, version: "1.2.3" },
   };
 
   await db.transaction().execute(async (trx) => {
@@ -377,6 +380,66 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
       value: written.lcv,
       created_at: "2025-03-02T10:05:00Z",
     });
+    // A dependency scan of the head run: one open vulnerability and one the base had, resolved.
+    // From 0015 a scan belongs to the run's sca check; before, it stands on its run alone.
+    const targetId = await insert(trx, "repository_targets", {
+      key: newRowKey(),
+      repository_id: repositoryId,
+      ecosystem: "NPM",
+      package_manager: "NPM",
+      manifest_path: "package.json",
+      lockfile_path: "package-lock.json",
+    });
+    const scaCheck = has(version, "0015-sbom-dependencies")
+      ? {
+          check_id: await check(
+            headRunId,
+            await insert(trx, "analyzers", {
+              key: newRowKey(),
+              shortcode: "sca",
+              name: "Dependency Scanning",
+            }),
+            3,
+          ),
+        }
+      : {};
+    const scanId = await insert(trx, "sca_checks", {
+      key: newRowKey(),
+      run_id: headRunId,
+      target_id: targetId,
+      ...scaCheck,
+    });
+    const packageId = await insert(trx, "packages", {
+      key: newRowKey(),
+      ecosystem: "NPM",
+      name: written.vulnerability.package,
+    });
+    const versionId = await insert(trx, "package_versions", {
+      key: newRowKey(),
+      package_id: packageId,
+      version: written.vulnerability.version,
+      version_type: "SEMVER",
+    });
+    for (const [identifier, state] of [
+      [written.vulnerability.identifier, "INTRODUCED"],
+      [`GHSA-${tag}-lega-cyv2`, "RESOLVED"],
+    ] as const) {
+      const vulnerabilityId = await insert(trx, "vulnerabilities", {
+        key: newRowKey(),
+        identifier,
+        severity: "HIGH",
+        published_at: "2025-01-01T00:00:00Z",
+        updated_at: "2025-01-01T00:00:00Z",
+      });
+      await insert(trx, "vulnerability_occurrences", {
+        key: newRowKey(),
+        sca_check_id: scanId,
+        vulnerability_id: vulnerabilityId,
+        package_version_id: versionId,
+        state,
+      });
+    }
+
     // DDP as it was stored before 0012 gave it its contract meaning: the value stays as written.
     await insert(trx, "metric_values", {
       key: newRowKey(),
@@ -450,6 +513,8 @@ const REPOSITORY_QUERY = `query($login: String!, $name: String!) {
       } } } } } }
     issues(first: 20) { totalCount edges { node { issue { shortcode category severity } } } }
     coverageFiles(first: 20) { totalCount edges { node { path key reportCount lines { total covered } uncoveredLines } } }
+    dependencyVulnerabilityOccurrences(first: 5) { totalCount edges { node {
+      vulnerability { identifier } package { name } packageVersion { version } } } }
     metrics(shortcodeIn: [LCV, DDP]) { shortcode name unit maxValueAllowed
       items { key latestValue latestValueDisplay values(first: 10) { totalCount edges { node { value } } } } }
   }
@@ -507,6 +572,16 @@ interface Answer {
           reportCount: number;
           lines: { total: number; covered: number };
           uncoveredLines: number[];
+        };
+      }>;
+    };
+    dependencyVulnerabilityOccurrences: {
+      totalCount: number;
+      edges: Array<{
+        node: {
+          vulnerability: { identifier: string };
+          package: { name: string };
+          packageVersion: { version: string };
         };
       }>;
     };
@@ -655,6 +730,18 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         ddpItem?.values.edges.map((e) => e.node.value),
         [written.ddp],
       );
+
+      // The head run's scan is its target's current one (migration 0024 gave it its run's order),
+      // and its open vulnerability is the repository's.
+      assert.deepEqual(
+        repository.dependencyVulnerabilityOccurrences.edges.map(({ node }) => ({
+          identifier: node.vulnerability.identifier,
+          package: node.package.name,
+          version: node.packageVersion.version,
+        })),
+        [written.vulnerability],
+      );
+      assert.equal(repository.dependencyVulnerabilityOccurrences.totalCount, 1);
 
       // The DSN made before the upgrade (its generation kept) still uploads.
       const dsn = dsnToken(

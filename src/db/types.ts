@@ -521,6 +521,14 @@ export interface ScaChecksTable {
   dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
   direct_dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
   transitive_dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
+  /**
+   * The repository, branch, creation time and key of the scan's run, copied from the run when the
+   * scan is inserted (a trigger; migration 0024), for the index current scans are read by.
+   */
+  repository_id: ColumnType<string, undefined, never>;
+  branch_name: ColumnType<string | null, undefined, never>;
+  run_created_at: ColumnType<Date, undefined, never>;
+  run_key: ColumnType<string, undefined, never>;
 }
 
 /** One dependency an SCA check found: a package version of one target (migration 0015). */

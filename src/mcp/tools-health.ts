@@ -277,7 +277,7 @@ export const listDependencyVulnerabilities = defineTool({
   name: "list_dependency_vulnerabilities",
   title: "Dependency vulnerabilities",
   description:
-    "Lists the known vulnerabilities in a repository's dependencies now (latest finished default-branch run), most severe first: package and version, advisory, severity, reachability, fixability and the smallest fixed version; plus, per vulnerable package, the smallest upgrade that fixes all its listed vulnerabilities.",
+    "Lists the known vulnerabilities in a repository's dependencies now (each target's newest scan on the default branch), most severe first: package and version, advisory, severity, reachability, fixability and the smallest fixed version; plus, per vulnerable package, the smallest upgrade that fixes all its listed vulnerabilities.",
   inputSchema: { ...repositoryInput, ...pageInput },
   outputSchema: vulnerabilitiesOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },

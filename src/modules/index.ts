@@ -29,7 +29,7 @@ import "./reports/report-type.ts";
 import "./reports/coverage-type.ts";
 import "./reports/run-report-type.ts";
 import "./reports/report-by-key-type.ts";
-import "./catalog/enabled-analyzers-type.ts";
+import "./checks/enabled-analyzers-type.ts";
 import "./repositories/repository-mutations.ts";
 import "./settings/settings-mutations.ts";
 import "./settings/suppression-mutations.ts";

@@ -16,7 +16,13 @@ export function anArtifact(
   db: Kysely<Database>,
   run: AnalysisRunRow,
   check: CheckRow | null,
-  fields: Partial<{ analyzer: string; status: ArtifactRow["status"]; result: unknown; format: string }> = {},
+  fields: Partial<{
+    kind: ArtifactRow["kind"];
+    analyzer: string;
+    status: ArtifactRow["status"];
+    result: unknown;
+    format: string;
+  }> = {},
 ): Promise<ArtifactRow> {
   const key = newRowKey();
   return db
@@ -26,7 +32,7 @@ export function anArtifact(
       repository_id: run.repository_id,
       run_id: run.id,
       check_id: check?.id ?? null,
-      kind: check === null ? "CHANGES" : "SARIF",
+      kind: fields.kind ?? (check === null ? "CHANGES" : "SARIF"),
       analyzer: fields.analyzer ?? (check === null ? "changes" : "fixture-lint"),
       reporter: "test",
       compression: "NONE",

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely } from "kysely";
 import type {
   AnalysisRunRow,
+  CheckRow,
   Database,
   Ecosystem,
   FindingState,
@@ -116,17 +117,21 @@ export function aTarget(
     .executeTakeFirstOrThrow();
 }
 
-/** Inserts a SCA check of `run`, of `target` when given. */
+/**
+ * Inserts a SCA check of `run`: a scan of `target` when given, belonging to the run's `sca` check
+ * `check` when given (scans stored before migration 0015 have none).
+ */
 export function anScaCheck(
   db: Kysely<Database>,
   run: AnalysisRunRow,
-  fields: Partial<{ target: RepositoryTargetRow; createdAt: Date | string }> = {},
+  fields: Partial<{ target: RepositoryTargetRow; check: CheckRow; createdAt: Date | string }> = {},
 ): Promise<ScaCheckRow> {
   return db
     .insertInto("sca_checks")
     .values({
       key: newRowKey(),
       run_id: run.id,
+      check_id: fields.check?.id ?? null,
       target_id: fields.target?.id ?? null,
       created_at: fields.createdAt ?? new Date(),
     })

@@ -21,6 +21,7 @@ import * as checkIssueCounts from "./0020-check-issue-counts.ts";
 import * as occurrenceParents from "./0021-occurrence-parents.ts";
 import * as issueAnnouncements from "./0022-issue-announcements.ts";
 import * as currentChecks from "./0023-current-checks.ts";
+import * as currentScaChecks from "./0024-current-sca-checks.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   "0021-occurrence-parents": occurrenceParents,
   "0022-issue-announcements": issueAnnouncements,
   "0023-current-checks": currentChecks,
+  "0024-current-sca-checks": currentScaChecks,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from "kysely";
-import { analyzersTurnedOn } from "../catalog/enabled-analyzers-store.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
+import { analyzersTurnedOn } from "./analyzer-config-store.ts";
 
 /**
  * A repository's current findings (docs/read-model.md "The repository's current findings"): per

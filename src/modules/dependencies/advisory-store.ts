@@ -8,6 +8,7 @@ import type {
 import type { StoredRange } from "../../db/types-advisories.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
+import { currentScaChecksOf } from "./dependencies-store.ts";
 
 /**
  * SQL of advisory import and matching (docs/advisories.md): vulnerabilities upserted from OSV
@@ -298,8 +299,10 @@ export async function writeCheckOccurrences(
 }
 
 /**
- * The SCA checks of each repository's latest analysed run (`isAnalysedRun`, on any branch) whose
- * dependencies include a package of one of `ecosystems`: the checks an advisory import re-matches.
+ * The SCA checks an advisory import matches again, those whose dependencies include a package of
+ * one of `ecosystems`: of each repository, the scans of its latest analysed run (`isAnalysedRun`,
+ * on any branch) and the current scan of each of its targets (`currentScaChecksOf`), which may be
+ * of an older run when the newest did not scan that target.
  */
 export async function findLatestScaChecks(
   db: Kysely<Database>,
@@ -307,15 +310,19 @@ export async function findLatestScaChecks(
 ): Promise<string[]> {
   if (ecosystems.length === 0) return [];
   const result = await sql<{ id: string }>`
-    SELECT c.id
+    SELECT DISTINCT c.id
     FROM repositories AS repo
     CROSS JOIN LATERAL (
-      SELECT lr.id FROM analysis_runs AS lr
-      WHERE lr.repository_id = repo.id AND ${isAnalysedRun("lr")}
-      ORDER BY lr.created_at DESC, lr.key DESC
-      LIMIT 1
-    ) AS latest
-    JOIN sca_checks AS c ON c.run_id = latest.id
+      SELECT lc.id FROM (
+        SELECT lr.id FROM analysis_runs AS lr
+        WHERE lr.repository_id = repo.id AND ${isAnalysedRun("lr")}
+        ORDER BY lr.created_at DESC, lr.key DESC
+        LIMIT 1
+      ) AS latest
+      JOIN sca_checks AS lc ON lc.run_id = latest.id
+      UNION
+      SELECT cur.id FROM ${currentScaChecksOf("repo")} AS cur
+    ) AS c
     WHERE EXISTS (
       SELECT 1 FROM sca_check_dependencies AS d
       JOIN package_versions AS pv ON pv.id = d.package_version_id

@@ -9,7 +9,8 @@ import type {
   VulnerabilityRow,
 } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
-import { latestDefaultBranchRun } from "../runs/run-store.ts";
+import { isConclusiveCheck } from "../checks/current-check-store.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 import { SEVERITIES_MOST_SEVERE_FIRST, UNRATED_RANK } from "./severity.ts";
 
 /**
@@ -173,18 +174,47 @@ export const vulnerabilityOccurrencesOfScaCheck: ConnectionSource = {
 };
 
 /**
- * A repository's current vulnerability occurrences: those its latest analysed run on its default
- * branch found (`latestDefaultBranchRun`), RESOLVED ones left out. Older runs, runs on other
- * branches and runs never analysed do not count. Parent: the repository id.
+ * The current scan of each target of the repository row aliased `repository` (docs/read-model.md
+ * "Current dependency scans"), as a lateral subquery of `sca_checks` rows: the target's newest
+ * scan on the default branch, in the order `analysisRuns` lists runs, of an analysed run
+ * (`isAnalysedRun`) whose `sca` check says what the code holds (`isConclusiveCheck`): the rule an
+ * analyzer's current check follows, applied per target. A newer run whose SBOM failed to process,
+ * or that sent none of the target, leaves the target's vulnerabilities as they were; a newer scan
+ * that finds none clears them. The configuration's `analyzers` list does not apply: it names code
+ * analyzers, and dependency scanning is turned on by sending SBOMs. A scan stored before scans
+ * belonged to an `sca` check (no `check_id`) is judged by its run alone. Each target's scan is
+ * read from `sca_checks_target_branch_idx` newest first, so the cost does not grow with the
+ * length of the branch's history.
+ */
+export function currentScaChecksOf(repository: string): RawBuilder<unknown> {
+  const repo = (name: string) => sql.ref(`${repository}.${name}`);
+  return sql`(
+    SELECT newest.*
+    FROM repository_targets AS target
+    CROSS JOIN LATERAL (
+      SELECT s.* FROM sca_checks AS s
+      JOIN analysis_runs AS sr ON sr.id = s.run_id
+      LEFT JOIN checks AS sc ON sc.id = s.check_id
+      WHERE s.target_id = target.id AND s.branch_name = ${repo("default_branch")} AND ${isAnalysedRun("sr")}
+        AND (s.check_id IS NULL OR ${isConclusiveCheck("sc")})
+      ORDER BY s.run_created_at DESC, s.run_key DESC
+      LIMIT 1
+    ) AS newest
+    WHERE target.repository_id = ${repo("id")}
+  )`;
+}
+
+/**
+ * A repository's current vulnerability occurrences: those of the current scan of each of its
+ * targets ({@link currentScaChecksOf}), RESOLVED ones left out. Parent: the repository id.
  */
 export const vulnerabilityOccurrencesOfRepository: ConnectionSource = {
   name: "vulnerabilityOccurrencesOfRepository",
   from: sql`(
     SELECT vo.*, pv.package_id, repo.id AS repository_id, ${overallSeverityRankSql("v")} AS severity_rank
     FROM repositories AS repo
-    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS latest
-    JOIN sca_checks AS c ON c.run_id = latest.id
-    JOIN vulnerability_occurrences AS vo ON vo.sca_check_id = c.id
+    CROSS JOIN LATERAL ${currentScaChecksOf("repo")} AS cur
+    JOIN vulnerability_occurrences AS vo ON vo.sca_check_id = cur.id
     JOIN package_versions AS pv ON pv.id = vo.package_version_id
     JOIN vulnerabilities AS v ON v.id = vo.vulnerability_id
     WHERE vo.state <> 'RESOLVED'

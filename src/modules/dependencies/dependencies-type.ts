@@ -237,7 +237,7 @@ builder.objectField(RepositoryRef, "dependencyVulnerabilityOccurrences", (t) =>
     type: VulnerabilityOccurrenceConnection,
     nullable: true,
     description:
-      "The vulnerabilities in the repository's dependencies now: those found by the latest analysed run on the default branch (the whole run, not per analyzer as `Repository.issues`), fixed ones left out. Most severe first (an advisory without any rating last), then by key.",
+      "The vulnerabilities in the repository's dependencies now: per target, those its newest scan on the default branch found (of the newest analysed run that scanned it and whose dependency scanning did not fail), fixed ones left out, so a run that did not scan a target leaves its vulnerabilities as they were. Most severe first (an advisory without any rating last), then by key.",
     args: connectionArgs(t.arg),
     resolve: (repository, args, ctx) =>
       ctx.loaders.connections.load<VulnerabilityOccurrenceNode>(

@@ -88,9 +88,11 @@ export function isAnalysed(run: Pick<AnalysisRunRow, "status" | "reopened_from">
 
 /**
  * A repository's newest analysed run ({@link isAnalysedRun}) on its default branch, in the order
- * `analysisRuns` lists runs. A lateral subquery over the repository row aliased `repository`;
- * dependency vulnerabilities, `enabledAnalyzers` and the base of a new run read it. The
- * repository's current findings are read per analyzer instead (checks/current-check-store.ts).
+ * `analysisRuns` lists runs. A lateral subquery over the repository row aliased `repository`,
+ * for what is said of the newest run itself (the run the issue announcements came from, the
+ * repository's latest run). The repository's current findings (and `enabledAnalyzers` without a
+ * configuration) are read per analyzer instead (checks/current-check-store.ts), and its
+ * dependency vulnerabilities per target (dependencies/dependencies-store.ts).
  */
 export function latestDefaultBranchRun(repository: string) {
   return sql`(
