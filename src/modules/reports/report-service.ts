@@ -227,9 +227,9 @@ export function distributionView(checks: readonly CheckFact[], now: Date): Repor
 
 /**
  * The code health trend: open (active) occurrences of the current findings, a level, and
- * occurrences resolved, an event count: a check's RESOLVED rows are the findings of its base check
- * (the analyzer's previous comparable one) that it no longer has, so each resolution is counted
- * once, on the day of the run that found it gone.
+ * occurrences resolved, an event count: each check's `resolved` is what it is the first of its
+ * analyzer's checks to be without (`findScopeCheckIssueCounts`), so each fix is counted once, on
+ * the day of the run that found it gone, also when two overlapping runs share a base.
  */
 export function healthTrendView(checks: readonly CheckFact[], now: Date): ReportView {
   return {
