@@ -43,7 +43,7 @@ describe("insight reports", () => {
     const now = Date.now();
     // web: 6 open 40 days ago; now 2 bugs + 3 style open, 4 resolved.
     web = await aRepository(db, team);
-    await aRunWithFindings(db, web, python, [{ issue: issues.bug, count: 6 }], {
+    const webFirst = await aRunWithFindings(db, web, python, [{ issue: issues.bug, count: 6 }], {
       createdAt: new Date(now - 40 * DAY),
     });
     await aRunWithFindings(
@@ -55,7 +55,7 @@ describe("insight reports", () => {
         { issue: issues.style, count: 3 },
         { issue: issues.bug, count: 4, state: "RESOLVED" },
       ],
-      { createdAt: new Date(now - 2 * DAY) },
+      { createdAt: new Date(now - 2 * DAY), baseRun: webFirst },
     );
     await aRunWithFindings(db, web, python, [{ issue: issues.bug, count: 40 }], { branch: "feature" });
     // api: 1 go bug open, 5 days ago.
@@ -179,9 +179,12 @@ describe("insight reports", () => {
     ];
     // Two runs of front on one day resolve 2 and 1; a day later neither repository runs; the
     // day after, front resolves 4 and back 1.
-    await aRunWithFindings(db, front, python, resolving(5, 2), { createdAt: at(3, 1) });
-    await aRunWithFindings(db, front, python, resolving(4, 1), { createdAt: at(3, 2) });
-    await aRunWithFindings(db, front, python, resolving(0, 4), { createdAt: at(1, 1) });
+    const first = await aRunWithFindings(db, front, python, resolving(5, 2), { createdAt: at(3, 1) });
+    const second = await aRunWithFindings(db, front, python, resolving(4, 1), {
+      createdAt: at(3, 2),
+      baseRun: first,
+    });
+    await aRunWithFindings(db, front, python, resolving(0, 4), { createdAt: at(1, 1), baseRun: second });
     await aRunWithFindings(db, back, python, resolving(2, 1), { createdAt: at(1, 2) });
     const data = await query<{
       account: { reports: { codeHealthTrend: { values: Array<{ date: string; values: Distribution[] }> } } };

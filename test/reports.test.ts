@@ -14,13 +14,13 @@ import { gql } from "./helpers/server.ts";
 interface Stat {
   key: string;
   title: string;
-  occurrence: { critical: number; major: number; minor: number; total: number };
+  occurrence: { critical: number | null; major: number | null; minor: number | null; total: number | null };
 }
 
 interface ComplianceAnswer {
   key: string;
   title: string;
-  currentValue: number;
+  currentValue: number | null;
   status: string;
   securityIssueStats: Stat[];
 }
@@ -200,6 +200,61 @@ describe("reports and report cards", () => {
     );
     assert.equal(owaspTop10.status, "NOOP");
     assert.equal(owaspTop10.currentValue, null, "nothing analysed yet is not 0 findings");
+    assert.deepEqual(
+      owaspTop10.securityIssueStats.map((s) => s.key),
+      ["A01", "A02", "A03", "A04", "A05", "A06", "A07", "A08", "A09", "A10"],
+      "the standard's items are still listed",
+    );
+    for (const item of owaspTop10.securityIssueStats) {
+      assert.deepEqual(item.occurrence, { critical: null, major: null, minor: null, total: null }, item.key);
+    }
+  });
+
+  test("an analysed scope with nothing open counts 0 in every item, where one not analysed yet counts null", async () => {
+    const clean = await anAccount(server.db, {}, [{ user: alice }]);
+    await aRunWithFindings(server.db, await aRepository(server.db, clean), analyzer, []);
+    const unknown = await anAccount(server.db, {}, [{ user: alice }]);
+    await aRepository(server.db, unknown);
+    const [analysed, notYet] = [
+      await accountReports<Record<"owaspTop10" | "sansTop25" | "misraC", ComplianceAnswer>>(
+        clean,
+        `owaspTop10 { ${COMPLIANCE} } sansTop25 { ${COMPLIANCE} } misraC { ${COMPLIANCE} }`,
+      ),
+      await accountReports<Record<"owaspTop10" | "sansTop25" | "misraC", ComplianceAnswer>>(
+        unknown,
+        `owaspTop10 { ${COMPLIANCE} } sansTop25 { ${COMPLIANCE} } misraC { ${COMPLIANCE} }`,
+      ),
+    ];
+    for (const name of ["owaspTop10", "sansTop25", "misraC"] as const) {
+      assert.deepEqual([analysed[name].status, analysed[name].currentValue], ["PASSING", 0], name);
+      assert.deepEqual([notYet[name].status, notYet[name].currentValue], ["NOOP", null], name);
+      assert.deepEqual(
+        notYet[name].securityIssueStats.map((s) => [s.key, s.title]),
+        analysed[name].securityIssueStats.map((s) => [s.key, s.title]),
+        `${name} lists the same items either way`,
+      );
+      assert.ok(analysed[name].securityIssueStats.length > 0, name);
+      for (const item of analysed[name].securityIssueStats) {
+        assert.deepEqual(
+          item.occurrence,
+          { critical: 0, major: 0, minor: 0, total: 0 },
+          `${name} ${item.key}`,
+        );
+      }
+      for (const item of notYet[name].securityIssueStats) {
+        assert.deepEqual(
+          item.occurrence,
+          { critical: null, major: null, minor: null, total: null },
+          `${name} ${item.key}`,
+        );
+      }
+    }
+    const older = await query<{ account: { report: { complianceIssueStats: Stat[] } } }>(
+      `query($login: String!) { account(login: $login, vcsProvider: GITHUB) { report(key: OWASP_TOP_10) {
+        ... on ComplianceReport { complianceIssueStats { key title occurrence { critical major minor total } } } } } }`,
+      { login: unknown.login },
+    );
+    assert.deepEqual(older.account.report.complianceIssueStats, notYet.owaspTop10.securityIssueStats);
   });
 
   test("values give each day the counts of the latest runs created by the end of that day", async () => {

@@ -30,13 +30,22 @@ export interface FindingCount {
   severity?: IssueSeverity;
 }
 
-/** Inserts a run of `repository` with one check of `analyzer` holding the findings listed. */
+/**
+ * Inserts a run of `repository` with one check of `analyzer` holding the findings listed. RESOLVED
+ * findings are what the check no longer has of its base's: give the run compared with as
+ * `baseRun`, as ingestion would have.
+ */
 export async function aRunWithFindings(
   db: Kysely<Database>,
   repository: RepositoryRow,
   analyzer: AnalyzerRow,
   findings: readonly FindingCount[],
-  fields: Partial<{ branch: string; status: AnalysisRunStatus; createdAt: Date }> = {},
+  fields: Partial<{
+    branch: string;
+    status: AnalysisRunStatus;
+    createdAt: Date;
+    baseRun: AnalysisRunRow;
+  }> = {},
 ): Promise<AnalysisRunRow> {
   const run = await aRun(db, repository, fields);
   await aCheckWithFindings(db, run, analyzer, findings);

@@ -92,7 +92,14 @@ export async function aRepository(
 export function aRun(
   db: Kysely<Database>,
   repository: RepositoryRow,
-  fields: Partial<{ branch: string; commitOid: string; status: AnalysisRunStatus; createdAt: Date }> = {},
+  fields: Partial<{
+    branch: string;
+    commitOid: string;
+    status: AnalysisRunStatus;
+    createdAt: Date;
+    /** The run it was compared with (none unless given). */
+    baseRun: AnalysisRunRow;
+  }> = {},
 ): Promise<AnalysisRunRow> {
   const createdAt = fields.createdAt ?? new Date();
   return insertRun(db, {
@@ -102,6 +109,8 @@ export function aRun(
     branch_name: fields.branch ?? "main",
     commit_oid: fields.commitOid ?? createHash("sha1").update(randomUUID()).digest("hex"),
     status: fields.status ?? "SUCCESS",
+    base_run_id: fields.baseRun?.id ?? null,
+    base_oid: fields.baseRun?.commit_oid ?? null,
     created_at: createdAt,
     updated_at: createdAt,
   });

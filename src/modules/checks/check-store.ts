@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, sql } from "kysely";
+import { type Insertable, type Kysely, type RawBuilder, sql } from "kysely";
 import type {
   CheckRow,
   CheckStatus,
@@ -138,15 +138,28 @@ export async function findBaseCheckId(
   baseRunId: string,
   analyzerId: string,
 ): Promise<string | null> {
-  const result = await sql<{ id: string }>`
-    SELECT c.id::text AS id
-    FROM analysis_runs AS base
-    JOIN checks AS c ON c.repository_id = base.repository_id AND c.branch_name = base.branch_name
-      AND c.analyzer_id = ${analyzerId} AND (c.run_created_at, c.run_key) <= (base.created_at, base.key)
-    WHERE base.id = ${baseRunId} AND ${isConclusiveCheck("c")}
-    ORDER BY c.run_created_at DESC, c.run_key DESC
-    LIMIT 1`.execute(db);
+  const result = await sql<{ id: string | null }>`
+    SELECT ${baseCheckOf(sql`${baseRunId}`, sql`${analyzerId}`)}::text AS id`.execute(db);
   return result.rows[0]?.id ?? null;
+}
+
+/**
+ * {@link findBaseCheckId} as a scalar subquery over SQL expressions (a column of the outer query,
+ * or a parameter), for a statement that needs the base check of many checks at once; null when
+ * the base run is null or has no comparable check of the analyzer.
+ */
+export function baseCheckOf(
+  baseRunId: RawBuilder<unknown>,
+  analyzerId: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`(
+    SELECT bc.id
+    FROM analysis_runs AS base
+    JOIN checks AS bc ON bc.repository_id = base.repository_id AND bc.branch_name = base.branch_name
+      AND bc.analyzer_id = ${analyzerId} AND (bc.run_created_at, bc.run_key) <= (base.created_at, base.key)
+    WHERE base.id = ${baseRunId} AND ${isConclusiveCheck("bc")}
+    ORDER BY bc.run_created_at DESC, bc.run_key DESC
+    LIMIT 1)`;
 }
 
 export type NewCheck = Insertable<ChecksTable>;

@@ -20,10 +20,26 @@ const ComplianceIssueOccurrenceCountRef = builder
   .implement({
     description: "Open occurrences of one item of a compliance standard, by severity.",
     fields: (t) => ({
-      critical: t.int({ nullable: true, description: "CRITICAL occurrences.", resolve: (o) => o.critical }),
-      major: t.int({ nullable: true, description: "MAJOR occurrences.", resolve: (o) => o.major }),
-      minor: t.int({ nullable: true, description: "MINOR occurrences.", resolve: (o) => o.minor }),
-      total: t.int({ nullable: true, description: "All of them.", resolve: (o) => o.total }),
+      critical: t.int({
+        nullable: true,
+        description: "CRITICAL occurrences; null while nothing in scope has been analysed.",
+        resolve: (o) => o.critical,
+      }),
+      major: t.int({
+        nullable: true,
+        description: "MAJOR occurrences; null while nothing in scope has been analysed.",
+        resolve: (o) => o.major,
+      }),
+      minor: t.int({
+        nullable: true,
+        description: "MINOR occurrences; null while nothing in scope has been analysed.",
+        resolve: (o) => o.minor,
+      }),
+      total: t.int({
+        nullable: true,
+        description: "All of them; null while nothing in scope has been analysed.",
+        resolve: (o) => o.total,
+      }),
     }),
   });
 

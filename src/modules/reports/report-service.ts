@@ -145,7 +145,6 @@ const RESOLVED = "resolved so far";
  * have a current check then: 0 while nothing in scope has been analysed.
  */
 const ANALYSED = "analysed analyzers";
-const SEVERITIES: readonly IssueSeverity[] = ["CRITICAL", "MAJOR", "MINOR"];
 
 /** The number `measure` reads from `counts`; null when it is unknown or a mean over nothing. */
 export function readMeasure(counts: ReadonlyMap<string, number>, measure: Measure): number | null {
@@ -228,9 +227,9 @@ export function distributionView(checks: readonly CheckFact[], now: Date): Repor
 
 /**
  * The code health trend: open (active) occurrences of the current findings, a level, and
- * occurrences resolved, an event count: a check's RESOLVED rows are the findings of its base check
- * (the analyzer's previous comparable one) that it no longer has, so each resolution is counted
- * once, on the day of the run that found it gone.
+ * occurrences resolved, an event count: each check's `resolved` is what it is the first of its
+ * analyzer's checks to be without (`findScopeCheckIssueCounts`), so each fix is counted once, on
+ * the day of the run that found it gone, also when two overlapping runs share a base.
  */
 export function healthTrendView(checks: readonly CheckFact[], now: Date): ReportView {
   return {
@@ -320,24 +319,36 @@ export function trendsOfView(view: ReportView): TrendValue[] {
   return trendsOf(view.runs, (counts) => readMeasure(counts, headline), view.now);
 }
 
-/** `SecurityIssueStat`: an item with its open occurrences by severity. */
+/**
+ * `SecurityIssueStat`: an item with its open occurrences by severity; each count null while
+ * nothing in scope has been analysed (not known, which is not 0).
+ */
 export interface ItemStat {
   key: string;
   title: string;
-  occurrence: { critical: number; major: number; minor: number; total: number };
+  occurrence: { critical: number | null; major: number | null; minor: number | null; total: number | null };
 }
 
-/** Every item of a compliance report, in display order, with its current counts. */
+/**
+ * Every item of a compliance report, in display order, with its current counts. Before any
+ * repository in scope has an analysed run, the items are still listed (the standard's items are
+ * known) but every count is null, as `currentValue` is: the contract types these counts as
+ * nullable `Int`, and 0 would say that the scope was analysed and found clean.
+ */
 export function itemStatsOf(view: ReportView): ItemStat[] {
   const counts = currentCounts(view.runs);
-  return view.items.map((item) => {
-    const [critical, major, minor] = SEVERITIES.map((severity) => counts.get(`${item.key}:${severity}`) ?? 0);
-    return {
-      key: item.key,
-      title: item.title,
-      occurrence: { critical: critical!, major: major!, minor: minor!, total: counts.get(item.key) ?? 0 },
-    };
-  });
+  const known = (counts.get(ANALYSED) ?? 0) > 0;
+  const count = (name: string) => (known ? (counts.get(name) ?? 0) : null);
+  return view.items.map((item) => ({
+    key: item.key,
+    title: item.title,
+    occurrence: {
+      critical: count(`${item.key}:CRITICAL`),
+      major: count(`${item.key}:MAJOR`),
+      minor: count(`${item.key}:MINOR`),
+      total: count(item.key),
+    },
+  }));
 }
 
 /** Named current counts with a prefix (`category:`, `analyzer:`), without the prefix. */

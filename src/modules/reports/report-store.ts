@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { baseCheckOf } from "../checks/check-store.ts";
 import { currentCheckCandidates, isConclusiveCheck } from "../checks/current-check-store.ts";
 import { isPublished } from "../checks/occurrence-store.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
@@ -10,7 +11,8 @@ import { isAnalysedRun } from "../runs/run-store.ts";
  * every check that can hold a repository's current findings (`currentCheckCandidates`: the
  * conclusive checks of its analysed default-branch runs) of every repository in the scopes asked
  * for, per issue, read from the checks' issue counts (checks/issue-count-store.ts), so a report
- * costs the checks' distinct issues, not their findings. Issues
+ * costs the checks' distinct issues, not their findings (but for the findings of the few checks
+ * whose base is not the check they replace: `findScopeCheckIssueCounts`). Issues
  * prevented and code coverage as an insight read one batched statement each. Report cards read
  * one statement of per-run counts by category and severity, and one of coverage metric values.
  */
@@ -36,6 +38,11 @@ export interface ScopeCheckIssueRow {
   /** The check's analyzer's shortcode; null with `issue_id`. */
   analyzer_shortcode: string | null;
   open: number;
+  /**
+   * Findings of the analyzer's previous candidate check that this check is the first to be
+   * without (see {@link findScopeCheckIssueCounts}); such a count can come in a row of its own,
+   * with `open` 0.
+   */
   resolved: number;
 }
 
@@ -47,6 +54,16 @@ export type ScopeColumn = "account_id" | "id";
  * `column` is one of `scopeIds` (`currentCheckCandidates`: the conclusive checks of the analysed
  * default-branch runs, of the analyzers the repository turns on). One statement for any number of
  * scopes.
+ *
+ * `resolved` counts the findings a check is the first to be without: those its analyzer's
+ * previous candidate (the check it replaces in the snapshot) had open and it no longer has, by
+ * fingerprint, as a check's RESOLVED rows are written against its base check. When the base
+ * check is that previous candidate, which is the usual case, they are the check's RESOLVED rows
+ * and are read from its issue counts. When it is not (a run created while the one before it was
+ * still pending is compared with the run before both, so both would have the same RESOLVED rows;
+ * or the base is a check of a run that never became analysed), the previous candidate's findings
+ * are compared with the check's own instead, in rows with `open` 0: only for those checks are
+ * occurrences read.
  */
 export async function findScopeCheckIssueCounts(
   db: Kysely<Database>,
@@ -54,24 +71,54 @@ export async function findScopeCheckIssueCounts(
   scopeIds: readonly string[],
 ): Promise<ScopeCheckIssueRow[]> {
   const result = await sql<ScopeCheckIssueRow>`
-    SELECT repo.${sql.ref(column)}::text AS scope_id, repo.id::text AS repository_id,
-      cand.analyzer_id::text AS analyzer_id, cand.run_key, cand.run_created_at AS created_at,
+    WITH cand AS (
+      SELECT repo.${sql.ref(column)}::text AS scope_id, repo.id AS repository_id, c.check_id, c.run_id,
+        c.analyzer_id, c.run_key, c.run_created_at,
+        lag(c.check_id) OVER (PARTITION BY repo.id, c.analyzer_id ORDER BY c.run_created_at, c.run_key)
+          AS previous_check_id,
+        lag(c.run_id) OVER (PARTITION BY repo.id, c.analyzer_id ORDER BY c.run_created_at, c.run_key)
+          AS previous_run_id
+      FROM repositories AS repo
+      CROSS JOIN LATERAL ${currentCheckCandidates("repo")} AS c
+      WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))
+    ), judged AS (
+      -- The previous check is in the base run: it is the base check (one check per analyzer and
+      -- run), which spares looking the base check up for almost every check.
+      SELECT cand.*, CASE WHEN cand.previous_run_id = r.base_run_id THEN true
+          ELSE ${baseCheckOf(sql`r.base_run_id`, sql`cand.analyzer_id`)} IS NOT DISTINCT FROM cand.previous_check_id
+        END AS resolved_against_previous
+      FROM cand
+      JOIN analysis_runs AS r ON r.id = cand.run_id
+    )
+    SELECT j.scope_id, j.repository_id::text AS repository_id,
+      j.analyzer_id::text AS analyzer_id, j.run_key, j.run_created_at AS created_at,
       x.issue_id::text AS issue_id, x.category, x.severity, x.tags,
       CASE WHEN x.issue_id IS NOT NULL THEN a.shortcode END AS analyzer_shortcode,
       coalesce(x.open, 0)::int AS open, coalesce(x.resolved, 0)::int AS resolved
-    FROM repositories AS repo
-    CROSS JOIN LATERAL ${currentCheckCandidates("repo")} AS cand
-    JOIN analyzers AS a ON a.id = cand.analyzer_id
+    FROM judged AS j
+    JOIN analyzers AS a ON a.id = j.analyzer_id
     LEFT JOIN LATERAL (
       SELECT k.issue_id, i.category, coalesce(k.severity, i.severity) AS severity, i.tags,
         sum(k.occurrences) FILTER (WHERE k.state <> 'RESOLVED') AS open,
-        sum(k.occurrences) FILTER (WHERE k.state = 'RESOLVED') AS resolved
+        sum(k.occurrences) FILTER (WHERE k.state = 'RESOLVED' AND j.resolved_against_previous) AS resolved
       FROM check_issue_counts AS k
       JOIN issues AS i ON i.id = k.issue_id
-      WHERE k.check_id = cand.check_id
+      WHERE k.check_id = j.check_id
       GROUP BY k.issue_id, i.category, coalesce(k.severity, i.severity), i.tags
     ) AS x ON true
-    WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
+    UNION ALL
+    SELECT j.scope_id, j.repository_id::text, j.analyzer_id::text, j.run_key, j.run_created_at,
+      i.id::text, i.category, coalesce(p.severity, i.severity), i.tags, a.shortcode,
+      0, count(*)::int
+    FROM judged AS j
+    JOIN analyzers AS a ON a.id = j.analyzer_id
+    JOIN occurrences AS p ON p.check_id = j.previous_check_id AND p.state <> 'RESOLVED' AND ${isPublished("p")}
+    JOIN issues AS i ON i.id = p.issue_id
+    WHERE NOT j.resolved_against_previous
+      AND NOT EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = j.check_id
+        AND o.fingerprint = p.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")})
+    GROUP BY j.scope_id, j.repository_id, j.analyzer_id, j.run_key, j.run_created_at, i.id, i.category,
+      coalesce(p.severity, i.severity), i.tags, a.shortcode`.execute(db);
   return result.rows;
 }
 

@@ -104,10 +104,26 @@ export const TrendRef = builder.objectRef<TrendValue>("Trend").implement({
 const SeverityDistributionRef = builder.objectRef<ItemStat["occurrence"]>("SeverityDistribution").implement({
   description: "Open occurrences by severity.",
   fields: (t) => ({
-    critical: t.int({ nullable: true, description: "CRITICAL occurrences.", resolve: (o) => o.critical }),
-    major: t.int({ nullable: true, description: "MAJOR occurrences.", resolve: (o) => o.major }),
-    minor: t.int({ nullable: true, description: "MINOR occurrences.", resolve: (o) => o.minor }),
-    total: t.int({ nullable: true, description: "All of them.", resolve: (o) => o.total }),
+    critical: t.int({
+      nullable: true,
+      description: "CRITICAL occurrences; null while nothing in scope has been analysed.",
+      resolve: (o) => o.critical,
+    }),
+    major: t.int({
+      nullable: true,
+      description: "MAJOR occurrences; null while nothing in scope has been analysed.",
+      resolve: (o) => o.major,
+    }),
+    minor: t.int({
+      nullable: true,
+      description: "MINOR occurrences; null while nothing in scope has been analysed.",
+      resolve: (o) => o.minor,
+    }),
+    total: t.int({
+      nullable: true,
+      description: "All of them; null while nothing in scope has been analysed.",
+      resolve: (o) => o.total,
+    }),
   }),
 });
 
@@ -331,7 +347,7 @@ const CodeHealthTrendReportRef = builder.objectRef<ReportView>("CodeHealthTrendR
     seriesFields(t, {
       ...SNAPSHOT_DESCRIPTIONS,
       values:
-        "Per day from `startDate` to `endDate` (both included, at most 366 days): `active`, the open occurrences at the end of the day, and `resolved`, the occurrences the default-branch runs created that day found fixed since their base (each analyzer's previous report that could be read and placed). A day before any repository in scope was analysed has neither.",
+        "Per day from `startDate` to `endDate` (both included, at most 366 days): `active`, the open occurrences at the end of the day, and `resolved`, the occurrences the default-branch runs created that day were the first to find fixed: open in each analyzer's previous report that could be read and placed, gone from the run's (each fix counted once). A day before any repository in scope was analysed has neither.",
       trends: "The active count 1, 3, 6 and 12 months ago, against now.",
     }),
 });
