@@ -196,3 +196,58 @@ export async function updateRunBase(
     .where("id", "=", runId)
     .execute();
 }
+
+/**
+ * Moves the run to `branch`, and the copy of its branch each of its checks keeps for the current
+ * findings' index (migration 0023), in the caller's transaction.
+ */
+export async function updateRunBranch(
+  tx: Kysely<Database>,
+  runId: string,
+  branch: string | null,
+): Promise<void> {
+  await tx
+    .updateTable("analysis_runs")
+    .set({ branch_name: branch, updated_at: sql<Date>`now()` })
+    .where("id", "=", runId)
+    .execute();
+  await tx.updateTable("checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
+}
+
+/**
+ * The runs compared with run `runId` (it is their base run), locked FOR UPDATE in the order they
+ * were created: a run is always created after its base, so transactions that lock a run and then
+ * the runs based on it take their locks in one order.
+ */
+export function lockRunsBasedOn(tx: Kysely<Database>, runId: string): Promise<AnalysisRunRow[]> {
+  return tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("base_run_id", "=", runId)
+    .orderBy("created_at")
+    .orderBy("key")
+    .forUpdate()
+    .execute();
+}
+
+/**
+ * True when the repository has a run on `branch` created after `run` (in `analysisRuns` order).
+ * The order is read from the stored row: a JavaScript date drops the microseconds.
+ */
+export async function hasRunOfBranchAfter(
+  db: Kysely<Database>,
+  branch: string,
+  run: Pick<AnalysisRunRow, "id" | "repository_id">,
+): Promise<boolean> {
+  const later = await db
+    .selectFrom("analysis_runs")
+    .select("id")
+    .where("repository_id", "=", run.repository_id)
+    .where("branch_name", "=", branch)
+    .where(
+      sql<boolean>`(created_at, key) > (SELECT r.created_at, r.key FROM analysis_runs AS r WHERE r.id = ${run.id})`,
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return later !== undefined;
+}
