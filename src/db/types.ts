@@ -144,6 +144,11 @@ export interface AnalysisRunsTable {
     AnalysisRunStatus | null | undefined,
     AnalysisRunStatus | null
   >;
+  /**
+   * True when the run is on the default branch only because no upload named a branch and no pull
+   * request gave one (migration 0026).
+   */
+  is_branch_defaulted: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export type { IssueCategory, IssueSeverity };

@@ -66,12 +66,16 @@ async function baseForPullRequest(
 
 /**
  * The branch a default-branch run of a pull request's head moves to, or undefined when it stays
- * on the default branch: a run of a pull request from a fork (whose head branch may be called
- * `main` too, in the fork) moves to the fork's branch ({@link runBranchOfPullRequest}), unless
- * its commit is the default branch's head as the provider's last push reported it (then the
- * commit is the default branch's as well, and one run serves both). Only the newest run of the
- * default branch moves: a later default-branch run may have read its findings as its base's, and
- * rebasing that history is not done here (docs/known-gaps.md).
+ * on the default branch (docs/vcs-events.md "Runs that move off the default branch"):
+ * - a run of a pull request from a fork (whose head branch may be called `main` too, in the
+ *   fork) moves to the fork's branch ({@link runBranchOfPullRequest});
+ * - a run put on the default branch for want of a branch (`is_branch_defaulted`: its upload named
+ *   none, as `createArtifact` cannot) moves to its pull request's branch, when that is another
+ *   branch; a run whose upload named the default branch stays.
+ * Either stays when its commit is the default branch's head as the provider's last push reported
+ * it (the commit is then the default branch's as well, and one run serves both), and when a
+ * later run was made on the default branch: that run may have read its findings as its base's,
+ * and rebasing that history is not done here (docs/known-gaps.md).
  */
 async function branchToMoveTo(
   tx: Kysely<Database>,
@@ -79,10 +83,14 @@ async function branchToMoveTo(
   pullRequest: PullRequestRow,
   defaultBranch: string,
 ): Promise<string | null | undefined> {
-  if (!pullRequest.is_cross_repository) return undefined;
+  let branch: string | null;
+  if (pullRequest.is_cross_repository) branch = runBranchOfPullRequest(pullRequest, pullRequest.branch);
+  else if (run.is_branch_defaulted && pullRequest.branch !== null && pullRequest.branch !== defaultBranch) {
+    branch = pullRequest.branch;
+  } else return undefined;
   if ((await findBranchHead(tx, run.repository_id, defaultBranch)) === run.commit_oid) return undefined;
   if (await hasRunOfBranchAfter(tx, defaultBranch, run)) return undefined;
-  return runBranchOfPullRequest(pullRequest, pullRequest.branch);
+  return branch;
 }
 
 /**

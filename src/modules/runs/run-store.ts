@@ -198,8 +198,9 @@ export async function updateRunBase(
 }
 
 /**
- * Moves the run to `branch`, and the copy of its branch each of its checks keeps for the current
- * findings' index (migration 0023), in the caller's transaction.
+ * Moves the run to `branch` (a branch it is given, no longer a default), and the copy of its
+ * branch each of its checks keeps for the current findings' index (migration 0023), in the
+ * caller's transaction.
  */
 export async function updateRunBranch(
   tx: Kysely<Database>,
@@ -208,7 +209,7 @@ export async function updateRunBranch(
 ): Promise<void> {
   await tx
     .updateTable("analysis_runs")
-    .set({ branch_name: branch, updated_at: sql<Date>`now()` })
+    .set({ branch_name: branch, is_branch_defaulted: false, updated_at: sql<Date>`now()` })
     .where("id", "=", runId)
     .execute();
   await tx.updateTable("checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
@@ -250,4 +251,14 @@ export async function hasRunOfBranchAfter(
     .limit(1)
     .executeTakeFirst();
   return later !== undefined;
+}
+
+/** Records that an upload named the branch run `runId` is on (it was a default); answers the run. */
+export function markRunBranchNamed(tx: Kysely<Database>, runId: string): Promise<AnalysisRunRow> {
+  return tx
+    .updateTable("analysis_runs")
+    .set({ is_branch_defaulted: false })
+    .where("id", "=", runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

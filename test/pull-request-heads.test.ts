@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { RepositoryRow, UserRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
@@ -17,9 +18,11 @@ import {
 import { bitbucketHeaders, bitbucketPullRequestPayload } from "./helpers/vcs-payloads-bitbucket.ts";
 
 /**
- * Pull requests from forks (docs/vcs-events.md "Pull requests from forks"), through the real
- * server and the providers' payloads: a fork's head branch may be called `main` as the default
- * branch is, and its run must belong to the pull request, never to the default branch.
+ * Which branch a pull request's head run is on, through the real server and the providers'
+ * payloads (docs/vcs-events.md "Pull requests from forks", "Runs that move off the default
+ * branch"): a fork's head branch may be called `main` as the default branch is, and its run must
+ * belong to the pull request, never to the default branch; a run put on the default branch only
+ * because its upload named no branch moves to the pull request whose head it turns out to be.
  */
 
 const SHA = (n: number) => n.toString(16).padStart(40, "f");
@@ -114,6 +117,35 @@ async function upload(
   await waitFor(
     `the run of ${fields.commit} to settle`,
     async () => (await runOf(repo, fields.commit))?.status !== "PENDING",
+    20_000,
+  );
+}
+
+/** Uploads a report with the contract's `createArtifact` and the repository's DSN: it names no branch. */
+async function createArtifact({ repo }: Scenario, commit: string, findings: Finding[]): Promise<void> {
+  const answer = await fetch(`${server.url}/graphql/cli/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      query: `mutation($input: CreateArtifactInput!) { createArtifact(input: $input) { ok error } }`,
+      variables: {
+        input: {
+          accessToken: dsnToken(repo, server.config.tokenPepper),
+          commitOid: commit,
+          reporter: "cli",
+          key: "",
+          analyzer: "fork-lint",
+          analyzerType: "community",
+          data: sarif(findings),
+        },
+      },
+    }),
+  });
+  const result = (await answer.json()) as { data: { createArtifact: { ok: boolean; error: string } } };
+  assert.equal(result.data.createArtifact.ok, true, result.data.createArtifact.error);
+  await waitFor(
+    `the run of ${commit} to settle`,
+    async () => (await runOf(repo, commit))?.status !== "PENDING",
     20_000,
   );
 }
@@ -477,6 +509,104 @@ describe("a fork's run uploaded before its pull request was reported", () => {
       updatedAt: "2026-11-21T10:00:00Z",
     });
     assert.equal((await runOf(repo, SHA(0x22)))?.branch_name, "main");
+  });
+});
+
+describe("a run put on the default branch because its upload named no branch", () => {
+  test("moves to the branch of the pull request a webhook then reports it heads, and leaves the default branch's findings", async () => {
+    const scenario = await aScenario();
+    const { repo } = scenario;
+    await upload(scenario, {
+      commit: SHA(0x80),
+      branch: "main",
+      findings: [{ rule: "semi", path: "src/m.ts", line: 1 }],
+    });
+    await createArtifact(scenario, SHA(0x81), [
+      { rule: "semi", path: "src/m.ts", line: 1 },
+      { rule: "quotes", path: "src/f.ts", line: 2 },
+    ]);
+    const before = await runOf(repo, SHA(0x81));
+    assert.equal(before?.branch_name, "main");
+    assert.equal(before?.is_branch_defaulted, true);
+    assert.deepEqual(await repositoryIssues(scenario), ["quotes", "semi"]);
+
+    await deliverGithubPullRequest(scenario, {
+      action: "opened",
+      number: 31,
+      head: { ref: "feature", sha: SHA(0x81) },
+      base: { ref: "main", sha: SHA(0x80) },
+      updatedAt: "2026-11-22T10:00:00Z",
+    });
+    const moved = await runOf(repo, SHA(0x81));
+    assert.equal(moved?.branch_name, "feature");
+    assert.equal(moved?.is_branch_defaulted, false);
+    const checks = await server.db
+      .selectFrom("checks")
+      .select("branch_name")
+      .where("run_id", "=", moved?.id as string)
+      .execute();
+    assert.deepEqual(
+      checks.map((check) => check.branch_name),
+      ["feature"],
+    );
+    assert.deepEqual(await repositoryIssues(scenario), ["semi"]);
+    const pr = await latestRunOfPullRequest(scenario, 31);
+    assert.deepEqual(pr?.latestAnalysisRun, {
+      commitOid: SHA(0x81),
+      branchName: "feature",
+      baseOid: SHA(0x80),
+    });
+    assert.deepEqual(pr?.summary, { issuesRaised: 1, issuesResolved: 0 });
+  });
+
+  test("stays when an upload named the default branch for its commit, before or after", async () => {
+    const scenario = await aScenario();
+    const { repo } = scenario;
+    // Named by its first upload.
+    await upload(scenario, {
+      commit: SHA(0x82),
+      branch: "main",
+      findings: [{ rule: "semi", path: "src/m.ts", line: 1 }],
+    });
+    // Put there for want of a branch, then named by a later upload.
+    await createArtifact(scenario, SHA(0x83), [{ rule: "semi", path: "src/m.ts", line: 1 }]);
+    assert.equal((await runOf(repo, SHA(0x83)))?.is_branch_defaulted, true);
+    await upload(scenario, {
+      commit: SHA(0x83),
+      branch: "main",
+      findings: [{ rule: "semi", path: "src/m.ts", line: 1 }],
+    });
+    assert.equal((await runOf(repo, SHA(0x83)))?.is_branch_defaulted, false);
+    for (const [number, commit] of [
+      [32, SHA(0x82)],
+      [33, SHA(0x83)],
+    ] as const) {
+      await deliverGithubPullRequest(scenario, {
+        action: "opened",
+        number,
+        head: { ref: `release-${number}`, sha: commit },
+        base: { ref: "production", sha: SHA(0x8f) },
+        updatedAt: "2026-11-22T10:00:00Z",
+      });
+      const run = await runOf(repo, commit);
+      assert.equal(run?.branch_name, "main", `the run of pull request ${number}'s head`);
+      assert.notEqual(run?.pull_request_id, null);
+    }
+  });
+
+  test("stays when the pull request's head branch is the default branch", async () => {
+    const scenario = await aScenario();
+    const { repo } = scenario;
+    await createArtifact(scenario, SHA(0x84), [{ rule: "semi", path: "src/m.ts", line: 1 }]);
+    await deliverGithubPullRequest(scenario, {
+      action: "opened",
+      number: 34,
+      head: { ref: "main", sha: SHA(0x84) },
+      base: { ref: "production", sha: SHA(0x8f) },
+      updatedAt: "2026-11-22T10:00:00Z",
+    });
+    assert.equal((await runOf(repo, SHA(0x84)))?.branch_name, "main");
+    assert.deepEqual(await repositoryIssues(scenario), ["semi"]);
   });
 });
 
