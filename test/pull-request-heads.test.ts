@@ -490,26 +490,6 @@ describe("a fork's run uploaded before its pull request was reported", () => {
     assert.notEqual(run?.pull_request_id, null, "it belongs to the pull request too");
     assert.deepEqual(await repositoryIssues(scenario), ["semi"]);
   });
-
-  test("stays on the default branch when a later default-branch run was made after it", async () => {
-    const scenario = await aScenario();
-    const { repo } = scenario;
-    await upload(scenario, {
-      commit: SHA(0x22),
-      branch: "main",
-      findings: [{ rule: "semi", path: "src/m.ts", line: 1 }],
-    });
-    await upload(scenario, { commit: SHA(0x23), branch: "main", findings: [] });
-    await deliverGithubPullRequest(scenario, {
-      action: "opened",
-      number: 12,
-      head: { ref: "main", sha: SHA(0x22) },
-      base: { ref: "main", sha: SHA(0x20) },
-      fork: { owner: "contributor", name: repo.name, id: 987_657 },
-      updatedAt: "2026-11-21T10:00:00Z",
-    });
-    assert.equal((await runOf(repo, SHA(0x22)))?.branch_name, "main");
-  });
 });
 
 describe("a run put on the default branch because its upload named no branch", () => {
@@ -557,6 +537,69 @@ describe("a run put on the default branch because its upload named no branch", (
       baseOid: SHA(0x80),
     });
     assert.deepEqual(pr?.summary, { issuesRaised: 1, issuesResolved: 0 });
+  });
+
+  test("moves after later default-branch runs were compared with it, and every run that read its findings is compared again", async () => {
+    const scenario = await aScenario();
+    const { repo } = scenario;
+    const semi = { rule: "semi", path: "src/m.ts", line: 1 };
+    const quotes = { rule: "quotes", path: "src/f.ts", line: 2 };
+    await upload(scenario, { commit: SHA(0x90), branch: "main", findings: [semi] });
+    // The branch's push, analysed with createArtifact: on main, for want of a branch.
+    await createArtifact(scenario, SHA(0x91), [semi, quotes]);
+    // main goes on: a run of coverage alone (compared with the branch's run), a pull request's
+    // run and a run of main with findings, both compared with it, whose fork-lint base check is
+    // the branch's run's (the coverage run has none).
+    await upload(scenario, { commit: SHA(0x92), branch: "main", coverage: LCOV });
+    await upload(scenario, {
+      commit: SHA(0x93),
+      branch: "tidy",
+      pullRequestNumber: 41,
+      findings: [semi, quotes],
+    });
+    await upload(scenario, { commit: SHA(0x94), branch: "main", findings: [semi] });
+    assert.equal((await runOf(repo, SHA(0x92)))?.base_oid, SHA(0x91));
+    assert.deepEqual((await latestRunOfPullRequest(scenario, 41))?.summary, {
+      issuesRaised: 0,
+      issuesResolved: 0,
+    });
+    const resolvedBy = async (commit: string) =>
+      (
+        await server.db
+          .selectFrom("occurrences as o")
+          .innerJoin("checks as c", "c.id", "o.check_id")
+          .innerJoin("analysis_runs as r", "r.id", "c.run_id")
+          .select((eb) => eb.fn.countAll<string>().as("count"))
+          .where("r.repository_id", "=", repo.id)
+          .where("r.commit_oid", "=", commit)
+          .where("o.state", "=", "RESOLVED")
+          .executeTakeFirstOrThrow()
+      ).count;
+    assert.equal(Number(await resolvedBy(SHA(0x94))), 1, "main's run resolved the branch's quotes");
+
+    await deliverGithubPullRequest(scenario, {
+      action: "opened",
+      number: 42,
+      head: { ref: "feature", sha: SHA(0x91) },
+      base: { ref: "main", sha: SHA(0x90) },
+      updatedAt: "2026-11-22T10:00:00Z",
+    });
+    assert.equal((await runOf(repo, SHA(0x91)))?.branch_name, "feature");
+    assert.equal((await runOf(repo, SHA(0x92)))?.base_oid, SHA(0x90), "compared with main's run before it");
+    assert.equal(Number(await resolvedBy(SHA(0x94))), 0, "main never had quotes");
+    assert.deepEqual(
+      (await latestRunOfPullRequest(scenario, 41))?.summary,
+      { issuesRaised: 1, issuesResolved: 0 },
+      "the pull request adds quotes to main",
+    );
+    const pr = await latestRunOfPullRequest(scenario, 42);
+    assert.deepEqual(pr?.latestAnalysisRun, {
+      commitOid: SHA(0x91),
+      branchName: "feature",
+      baseOid: SHA(0x90),
+    });
+    assert.deepEqual(pr?.summary, { issuesRaised: 1, issuesResolved: 0 });
+    assert.deepEqual(await repositoryIssues(scenario), ["semi"]);
   });
 
   test("stays when an upload named the default branch for its commit, before or after", async () => {

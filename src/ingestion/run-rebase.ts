@@ -3,7 +3,11 @@ import type { AnalysisRunRow, CheckStatus, Database, PullRequestRow, RepositoryR
 import type { JobHandler } from "../jobs/worker.ts";
 import { findAccountById } from "../modules/accounts/account-store.ts";
 import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
-import { findBaseCheckId, findChecksOfRun } from "../modules/checks/check-store.ts";
+import {
+  findBaseCheckId,
+  findChecksOfRun,
+  findRunsReadingBaseChecksOf,
+} from "../modules/checks/check-store.ts";
 import { matchScaCheck } from "../modules/dependencies/advisory-matching.ts";
 import { findScaCheckIdsOfRun } from "../modules/dependencies/advisory-store.ts";
 import { markMetricValuesOfRun } from "../modules/metrics/metric-store.ts";
@@ -19,7 +23,6 @@ import { findRepositoryById } from "../modules/repositories/repository-store.ts"
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
 import {
   findRunById,
-  hasRunOfBranchAfter,
   lockRun,
   lockRunsBasedOn,
   updateRunBase,
@@ -73,9 +76,7 @@ async function baseForPullRequest(
  *   none, as `createArtifact` cannot) moves to its pull request's branch, when that is another
  *   branch; a run whose upload named the default branch stays.
  * Either stays when its commit is the default branch's head as the provider's last push reported
- * it (the commit is then the default branch's as well, and one run serves both), and when a
- * later run was made on the default branch: that run may have read its findings as its base's,
- * and rebasing that history is not done here (docs/known-gaps.md).
+ * it: the commit is then the default branch's as well, and one run serves both.
  */
 async function branchToMoveTo(
   tx: Kysely<Database>,
@@ -89,17 +90,25 @@ async function branchToMoveTo(
     branch = pullRequest.branch;
   } else return undefined;
   if ((await findBranchHead(tx, run.repository_id, defaultBranch)) === run.commit_oid) return undefined;
-  if (await hasRunOfBranchAfter(tx, defaultBranch, run)) return undefined;
   return branch;
 }
 
 /**
  * Moves run `run` off the default branch to `branch`, inside `tx`, with what the default branch
  * derived from it: its checks leave the repository's current findings (they are read by branch),
- * its metric values leave the repository's history, and the runs that were compared with it
- * (pull request and branch runs; no default-branch run, see {@link branchToMoveTo}) are compared
- * again: a pull request's run by its own rebase job, any other with the default branch's newest
- * analysed run before it. The caller announces the repository's issues afterwards.
+ * its metric values leave the repository's history, and every run whose findings were compared
+ * with it is compared again:
+ * - a run compared with it (its base run): on the default branch, or of no pull request, with the
+ *   default branch's newest analysed run before it; a pull request's run, by its own rebase job;
+ * - a run compared with a later default-branch run that had no conclusive check of one of its
+ *   analyzers, so that analyzer's base check was this run's: with the same base run, whose base
+ *   checks are then read without this run's.
+ * Those runs are locked first, in the order they were made. The repository is not locked (the
+ * settling transaction holds its job's row, which a webhook delivery holding the repository's
+ * lock may be waiting for): a run an upload makes with this one as its base is seen here when the
+ * upload inserted it first (this run's lock waits for it), and missed only when the upload chose
+ * its base before this transaction locked the run and inserted it after. The caller announces
+ * the repository's issues afterwards.
  */
 async function moveRunOffDefaultBranch(
   tx: Kysely<Database>,
@@ -107,19 +116,22 @@ async function moveRunOffDefaultBranch(
   branch: string | null,
   defaultBranch: string,
 ): Promise<void> {
-  const dependents = await lockRunsBasedOn(tx, run.id);
+  const readers = await findRunsReadingBaseChecksOf(tx, run.id, defaultBranch);
+  const dependents = await lockRunsBasedOn(tx, run.id, readers);
   await updateRunBranch(tx, run.id, branch);
   await markMetricValuesOfRun(tx, run.id, false);
-  const ofPullRequests = dependents.filter((dependent) => dependent.pull_request_id !== null);
-  await enqueueRunRebases(
-    tx,
-    ofPullRequests.map((dependent) => dependent.id),
-  );
+  const ofPullRequests: string[] = [];
   for (const dependent of dependents) {
-    if (dependent.pull_request_id !== null) continue;
-    const base = await findLatestSettledRunOfBranchBefore(tx, run.repository_id, defaultBranch, dependent);
-    await compareRunWith(tx, dependent, base);
+    if (dependent.base_run_id !== run.id) {
+      await compareRunWith(tx, dependent, await findRunById(tx, dependent.base_run_id as string));
+    } else if (dependent.pull_request_id !== null && dependent.branch_name !== defaultBranch) {
+      ofPullRequests.push(dependent.id);
+    } else {
+      const base = await findLatestSettledRunOfBranchBefore(tx, run.repository_id, defaultBranch, dependent);
+      await compareRunWith(tx, dependent, base);
+    }
   }
+  await enqueueRunRebases(tx, ofPullRequests);
 }
 
 /**

@@ -216,41 +216,27 @@ export async function updateRunBranch(
 }
 
 /**
- * The runs compared with run `runId` (it is their base run), locked FOR UPDATE in the order they
- * were created: a run is always created after its base, so transactions that lock a run and then
- * the runs based on it take their locks in one order.
+ * The runs compared with run `runId` (it is their base run) and the runs `alsoRunIds`, locked FOR
+ * UPDATE in the order they were created: a run is always created after its base, so transactions
+ * that lock a run and then runs made after it take their locks in one order.
  */
-export function lockRunsBasedOn(tx: Kysely<Database>, runId: string): Promise<AnalysisRunRow[]> {
+export function lockRunsBasedOn(
+  tx: Kysely<Database>,
+  runId: string,
+  alsoRunIds: readonly string[] = [],
+): Promise<AnalysisRunRow[]> {
   return tx
     .selectFrom("analysis_runs")
     .selectAll()
-    .where("base_run_id", "=", runId)
+    .where((eb) =>
+      alsoRunIds.length === 0
+        ? eb("base_run_id", "=", runId)
+        : eb.or([eb("base_run_id", "=", runId), eb("id", "in", alsoRunIds)]),
+    )
     .orderBy("created_at")
     .orderBy("key")
     .forUpdate()
     .execute();
-}
-
-/**
- * True when the repository has a run on `branch` created after `run` (in `analysisRuns` order).
- * The order is read from the stored row: a JavaScript date drops the microseconds.
- */
-export async function hasRunOfBranchAfter(
-  db: Kysely<Database>,
-  branch: string,
-  run: Pick<AnalysisRunRow, "id" | "repository_id">,
-): Promise<boolean> {
-  const later = await db
-    .selectFrom("analysis_runs")
-    .select("id")
-    .where("repository_id", "=", run.repository_id)
-    .where("branch_name", "=", branch)
-    .where(
-      sql<boolean>`(created_at, key) > (SELECT r.created_at, r.key FROM analysis_runs AS r WHERE r.id = ${run.id})`,
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return later !== undefined;
 }
 
 /** Records that an upload named the branch run `runId` is on (it was a default); answers the run. */
