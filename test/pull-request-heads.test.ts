@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import type { RepositoryRow, UserRow } from "../src/db/types.ts";
+import { readToolFixture } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
@@ -66,6 +69,29 @@ function sarif(findings: readonly Finding[]): string {
   });
 }
 
+/** npm's CycloneDX SBOM of a fixture project, with lodash 4.17.11 as a direct dependency when asked. */
+function sbom(withLodash: boolean): string {
+  const bom = JSON.parse(readToolFixture("sbom", "npm", "cyclonedx.json")) as {
+    metadata: { component: { "bom-ref": string } };
+    components: Array<Record<string, unknown>>;
+    dependencies: Array<{ ref: string; dependsOn: string[] }>;
+  };
+  if (withLodash) {
+    bom.components.push({
+      type: "library",
+      "bom-ref": "lodash@4.17.11",
+      name: "lodash",
+      version: "4.17.11",
+      purl: "pkg:npm/lodash@4.17.11",
+    });
+    bom.dependencies
+      .find((d) => d.ref === bom.metadata.component["bom-ref"])
+      ?.dependsOn.push("lodash@4.17.11");
+    bom.dependencies.push({ ref: "lodash@4.17.11", dependsOn: [] });
+  }
+  return JSON.stringify(bom);
+}
+
 const LCOV = "TN:\nSF:src/m.ts\nDA:1,1\nDA:2,0\nDA:3,1\nDA:4,1\nend_of_record\n";
 
 /** A repository of its own with a webhook secret, for one scenario. */
@@ -92,12 +118,15 @@ async function upload(
     pullRequestNumber?: number;
     findings?: Finding[];
     coverage?: string;
+    sbom?: string;
   },
 ): Promise<void> {
   const report =
-    fields.coverage === undefined
-      ? { analyzer: "fork-lint", analyzerType: "community", data: sarif(fields.findings ?? []) }
-      : { analyzer: "test-coverage", key: "javascript", data: fields.coverage };
+    fields.coverage !== undefined
+      ? { analyzer: "test-coverage", key: "javascript", data: fields.coverage }
+      : fields.sbom !== undefined
+        ? { analyzer: "sca", data: fields.sbom }
+        : { analyzer: "fork-lint", analyzerType: "community", data: sarif(fields.findings ?? []) };
   const answer = await gql(
     server.endpoint,
     token,
@@ -456,6 +485,47 @@ describe("a fork's run uploaded before its pull request was reported", () => {
       issuesRaised: 0,
       issuesResolved: 0,
     });
+  });
+
+  test("takes its dependency scan with it: its vulnerabilities stop being the repository's", async () => {
+    const scenario = await aScenario();
+    const { team, repo } = scenario;
+    await importAdvisories(server.db, [
+      {
+        name: "GHSA-jf85-cpcp-j695.json",
+        text: readFileSync(
+          new URL("../src/formats/osv/fixtures/GHSA-jf85-cpcp-j695.json", import.meta.url),
+          "utf8",
+        ),
+      },
+    ]);
+    await upload(scenario, { commit: SHA(0x18), branch: "main", sbom: sbom(false) });
+    await upload(scenario, { commit: SHA(0x19), branch: "main", sbom: sbom(true) });
+    const vulnerable = async () => {
+      const answer = await gql<{
+        repository: { dependencyVulnerabilityOccurrences: { totalCount: number } };
+      }>(
+        server.endpoint,
+        token,
+        `query($login: String!, $name: String!) { repository(login: $login, name: $name, vcsProvider: GITHUB) {
+          dependencyVulnerabilityOccurrences(first: 10) { totalCount } } }`,
+        { login: team.login, name: repo.name },
+      );
+      assert.equal(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
+      return answer.body.data?.repository.dependencyVulnerabilityOccurrences.totalCount;
+    };
+    assert.equal(await vulnerable(), 1, "the fork's lodash, taken for main's");
+
+    await deliverGithubPullRequest(scenario, {
+      action: "opened",
+      number: 10,
+      head: { ref: "main", sha: SHA(0x19) },
+      base: { ref: "main", sha: SHA(0x18) },
+      fork: { owner: "contributor", name: repo.name, id: 987_658 },
+      updatedAt: "2026-11-21T10:00:00Z",
+    });
+    assert.equal((await runOf(repo, SHA(0x19)))?.branch_name, `contributor/${repo.name}:main`);
+    assert.equal(await vulnerable(), 0, "main's own scan has no lodash");
   });
 
   test("stays on the default branch when a push reported its commit as the default branch's head", async () => {

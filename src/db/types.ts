@@ -533,10 +533,11 @@ export interface ScaChecksTable {
   transitive_dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
   /**
    * The repository, branch, creation time and key of the scan's run, copied from the run when the
-   * scan is inserted (a trigger; migration 0024), for the index current scans are read by.
+   * scan is inserted (a trigger; migration 0024), for the index current scans are read by. The
+   * branch is set again when the run moves to another branch (`updateRunBranch`).
    */
   repository_id: ColumnType<string, undefined, never>;
-  branch_name: ColumnType<string | null, undefined, never>;
+  branch_name: ColumnType<string | null, undefined, string | null>;
   run_created_at: ColumnType<Date, undefined, never>;
   run_key: ColumnType<string, undefined, never>;
 }

@@ -199,8 +199,8 @@ export async function updateRunBase(
 
 /**
  * Moves the run to `branch` (a branch it is given, no longer a default), and the copy of its
- * branch each of its checks keeps for the current findings' index (migration 0023), in the
- * caller's transaction.
+ * branch each of its checks and dependency scans keeps for the indexes the current findings and
+ * scans are read by (migrations 0023, 0024), in the caller's transaction.
  */
 export async function updateRunBranch(
   tx: Kysely<Database>,
@@ -213,6 +213,7 @@ export async function updateRunBranch(
     .where("id", "=", runId)
     .execute();
   await tx.updateTable("checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
+  await tx.updateTable("sca_checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
 }
 
 /**
