@@ -212,6 +212,17 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
         ...extra,
       });
 
+    // A pull request, so the migrations that add columns to pull requests meet a stored row.
+    await insert(trx, "pull_requests", {
+      key: newRowKey(),
+      repository_id: repositoryId,
+      number: 12,
+      title: "Split invoices",
+      branch: "split-invoices",
+      base_branch: "main",
+      ...(has(version, "0013-vcs-events") && { head_commit_oid: headCommit }),
+    });
+
     const baseRunId = await run(baseCommit, "2025-03-01T10:00:00Z");
     const baseCheck = await check(baseRunId, lintId, 1);
     await occurrence(baseCheck, naming, "src/invoice.py", "INTRODUCED");
@@ -504,6 +515,7 @@ const REPOSITORY_QUERY = `query($login: String!, $name: String!) {
   viewer { email accounts { totalCount edges { node { login } } } }
   repository(login: $login, name: $name, vcsProvider: GITHUB) {
     name defaultBranch dsn
+    pullRequest(number: 12) { number title branch baseBranch state }
     analysisRuns(first: 5) { totalCount edges { node { commitOid status
       summary { occurrencesIntroduced occurrencesResolved occurrenceDistributionBySeverity { severity introduced } }
       checks(first: 5) { edges { node { analyzer { shortcode } status
@@ -526,6 +538,7 @@ interface Answer {
     name: string;
     defaultBranch: string;
     dsn: string;
+    pullRequest: { number: number; title: string; branch: string; baseBranch: string; state: string } | null;
     analysisRuns: {
       totalCount: number;
       edges: Array<{
@@ -640,6 +653,13 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         [written.login],
       );
       assert.equal(repository.defaultBranch, "main");
+      assert.deepEqual(repository.pullRequest, {
+        number: 12,
+        title: "Split invoices",
+        branch: "split-invoices",
+        baseBranch: "main",
+        state: "OPEN",
+      });
 
       // Both runs, newest first, with their summaries counted from the stored findings.
       assert.deepEqual(

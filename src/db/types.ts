@@ -144,6 +144,11 @@ export interface AnalysisRunsTable {
     AnalysisRunStatus | null | undefined,
     AnalysisRunStatus | null
   >;
+  /**
+   * True when the run is on the default branch only because no upload named a branch and no pull
+   * request gave one (migration 0026).
+   */
+  is_branch_defaulted: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export type { IssueCategory, IssueSeverity };
@@ -256,6 +261,10 @@ export interface PullRequestsTable {
   merge_base_oid: string | null;
   /** The provider's time of the last change applied; an older event is ignored. */
   vcs_updated_at: NullableTimestamp;
+  /** True when the provider said the head is in another repository, a fork (migration 0025). */
+  is_cross_repository: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The full name of the fork the head is in, when the provider gave it (migration 0025). */
+  head_repository: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A repository's incoming webhook secret, encrypted (migration 0013; docs/vcs-events.md). */
@@ -312,9 +321,10 @@ export interface ChecksTable {
   /**
    * The repository, branch, creation time and key of the check's run, copied from the run when the
    * check is inserted (a trigger; migration 0023), for the index the current findings are read by.
+   * The branch is set again when the run moves to another branch (`updateRunBranch`).
    */
   repository_id: ColumnType<string, undefined, never>;
-  branch_name: ColumnType<string | null, undefined, never>;
+  branch_name: ColumnType<string | null, undefined, string | null>;
   run_created_at: ColumnType<Date, undefined, never>;
   run_key: ColumnType<string, undefined, never>;
 }
@@ -523,10 +533,11 @@ export interface ScaChecksTable {
   transitive_dependencies_count: ColumnType<number | null, number | null | undefined, number | null>;
   /**
    * The repository, branch, creation time and key of the scan's run, copied from the run when the
-   * scan is inserted (a trigger; migration 0024), for the index current scans are read by.
+   * scan is inserted (a trigger; migration 0024), for the index current scans are read by. The
+   * branch is set again when the run moves to another branch (`updateRunBranch`).
    */
   repository_id: ColumnType<string, undefined, never>;
-  branch_name: ColumnType<string | null, undefined, never>;
+  branch_name: ColumnType<string | null, undefined, string | null>;
   run_created_at: ColumnType<Date, undefined, never>;
   run_key: ColumnType<string, undefined, never>;
 }

@@ -41,6 +41,7 @@ import {
   findRunOfCommit,
   insertRunWithDeadline,
   isAnalysed,
+  markRunBranchNamed,
   updateRunStatus,
 } from "../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
@@ -114,7 +115,11 @@ export async function openRun(
   account: AccountRow,
   spec: NewRunSpec,
 ): Promise<{ run: AnalysisRunRow; created: boolean }> {
-  const existing = await findRunOfCommit(tx, repository.id, spec.commitOid);
+  let existing = await findRunOfCommit(tx, repository.id, spec.commitOid);
+  if (existing?.is_branch_defaulted && spec.branch !== null && spec.branch === existing.branch_name) {
+    // An upload names the branch the run was put on for want of one: it is that branch's now.
+    existing = await markRunBranchNamed(tx, existing.id);
+  }
   if (existing && (existing.pull_request_id !== null || !spec.pullRequestNumber)) {
     return { run: existing, created: false };
   }
@@ -141,6 +146,9 @@ export async function openRun(
       repository_id: repository.id,
       // A pull request's run whose branch nobody named is on no branch: never the default branch's.
       branch_name: target.branch ?? (target.pullRequest ? null : repository.default_branch),
+      // Else on the default branch for want of a branch: a pull request may claim it later.
+      is_branch_defaulted:
+        target.branch === null && !target.pullRequest && repository.default_branch !== null,
       commit_oid: spec.commitOid,
       pull_request_id: target.pullRequest?.id ?? null,
       base_oid: base?.commit_oid ?? null,

@@ -1,18 +1,34 @@
 import type { Kysely } from "kysely";
-import type { AnalysisRunRow, CheckStatus, Database } from "../db/types.ts";
+import type { AnalysisRunRow, CheckStatus, Database, PullRequestRow, RepositoryRow } from "../db/types.ts";
 import type { JobHandler } from "../jobs/worker.ts";
+import { findAccountById } from "../modules/accounts/account-store.ts";
 import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
-import { findBaseCheckId, findChecksOfRun } from "../modules/checks/check-store.ts";
+import {
+  findBaseCheckId,
+  findChecksOfRun,
+  findRunsReadingBaseChecksOf,
+} from "../modules/checks/check-store.ts";
 import { matchScaCheck } from "../modules/dependencies/advisory-matching.ts";
 import { findScaCheckIdsOfRun } from "../modules/dependencies/advisory-store.ts";
+import { markMetricValuesOfRun } from "../modules/metrics/metric-store.ts";
+import { runBranchOfPullRequest } from "../modules/pull-requests/pull-request-runs.ts";
 import {
+  findBranchHead,
   findLatestSettledRunOfBranch,
+  findLatestSettledRunOfBranchBefore,
   findPullRequestById,
   findSettledRunOfCommit,
 } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
-import { REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
-import { findRunById, lockRun, updateRunBase } from "../modules/runs/run-store.ts";
+import { enqueueRunRebases, REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
+import {
+  findRunById,
+  lockRun,
+  lockRunsBasedOn,
+  updateRunBase,
+  updateRunBranch,
+} from "../modules/runs/run-store.ts";
+import { announceRepositoryIssues } from "./repository-issue-events.ts";
 import { gateOf, settleCheck, settleRun } from "./run-lifecycle.ts";
 import { recomputeFindingStates } from "./sarif/finding-states.ts";
 
@@ -52,25 +68,83 @@ async function baseForPullRequest(
 }
 
 /**
- * Rebases run `runId` on its pull request's base, inside `tx`: locks the run (as processing
- * does, so an artifact is published either before or after), sets its base run, recomputes the
- * states of each findings check's findings against the new base check and settles the checks
- * that had finished, matches its SCA checks again against their new base, and settles the run.
- * A run of no pull request, or of the default branch (compared along the default branch
- * whatever pull request its commit heads), is left as it is. Answers whether it changed.
+ * The branch a default-branch run of a pull request's head moves to, or undefined when it stays
+ * on the default branch (docs/vcs-events.md "Runs that move off the default branch"):
+ * - a run of a pull request from a fork (whose head branch may be called `main` too, in the
+ *   fork) moves to the fork's branch ({@link runBranchOfPullRequest});
+ * - a run put on the default branch for want of a branch (`is_branch_defaulted`: its upload named
+ *   none, as `createArtifact` cannot) moves to its pull request's branch, when that is another
+ *   branch; a run whose upload named the default branch stays.
+ * Either stays when its commit is the default branch's head as the provider's last push reported
+ * it: the commit is then the default branch's as well, and one run serves both.
  */
-export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
-  if (!(await lockRun(tx, runId))) return false;
-  const run = await findRunById(tx, runId);
-  if (run.pull_request_id === null) return false;
-  const pullRequest = await findPullRequestById(tx, run.pull_request_id);
-  const repository = await findRepositoryById(tx, run.repository_id);
-  if (!pullRequest || run.branch_name === repository.default_branch) return false;
-  const baseBranch = pullRequest.base_branch ?? repository.default_branch;
-  if (baseBranch === null) return false;
-  const base = await baseForPullRequest(tx, run, baseBranch, pullRequest.merge_base_oid);
-  if (base === "unchanged") return false;
+async function branchToMoveTo(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  pullRequest: PullRequestRow,
+  defaultBranch: string,
+): Promise<string | null | undefined> {
+  let branch: string | null;
+  if (pullRequest.is_cross_repository) branch = runBranchOfPullRequest(pullRequest, pullRequest.branch);
+  else if (run.is_branch_defaulted && pullRequest.branch !== null && pullRequest.branch !== defaultBranch) {
+    branch = pullRequest.branch;
+  } else return undefined;
+  if ((await findBranchHead(tx, run.repository_id, defaultBranch)) === run.commit_oid) return undefined;
+  return branch;
+}
 
+/**
+ * Moves run `run` off the default branch to `branch`, inside `tx`, with what the default branch
+ * derived from it: its checks leave the repository's current findings (they are read by branch),
+ * its metric values leave the repository's history, and every run whose findings were compared
+ * with it is compared again:
+ * - a run compared with it (its base run): on the default branch, or of no pull request, with the
+ *   default branch's newest analysed run before it; a pull request's run, by its own rebase job;
+ * - a run compared with a later default-branch run that had no conclusive check of one of its
+ *   analyzers, so that analyzer's base check was this run's: with the same base run, whose base
+ *   checks are then read without this run's.
+ * Those runs are locked first, in the order they were made. The repository is not locked (the
+ * settling transaction holds its job's row, which a webhook delivery holding the repository's
+ * lock may be waiting for): a run an upload makes with this one as its base is seen here when the
+ * upload inserted it first (this run's lock waits for it), and missed only when the upload chose
+ * its base before this transaction locked the run and inserted it after. The caller announces
+ * the repository's issues afterwards.
+ */
+async function moveRunOffDefaultBranch(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  branch: string | null,
+  defaultBranch: string,
+): Promise<void> {
+  const readers = await findRunsReadingBaseChecksOf(tx, run.id, defaultBranch);
+  const dependents = await lockRunsBasedOn(tx, run.id, readers);
+  await updateRunBranch(tx, run.id, branch);
+  await markMetricValuesOfRun(tx, run.id, false);
+  const ofPullRequests: string[] = [];
+  for (const dependent of dependents) {
+    if (dependent.base_run_id !== run.id) {
+      await compareRunWith(tx, dependent, await findRunById(tx, dependent.base_run_id as string));
+    } else if (dependent.pull_request_id !== null && dependent.branch_name !== defaultBranch) {
+      ofPullRequests.push(dependent.id);
+    } else {
+      const base = await findLatestSettledRunOfBranchBefore(tx, run.repository_id, defaultBranch, dependent);
+      await compareRunWith(tx, dependent, base);
+    }
+  }
+  await enqueueRunRebases(tx, ofPullRequests);
+}
+
+/**
+ * Compares run `run` with `base` (none when undefined), inside `tx`: sets its base run,
+ * recomputes the states of each findings check's findings against the new base check and settles
+ * the checks that had finished, matches its SCA checks again against their new base, and settles
+ * the run. The caller holds the run's lock.
+ */
+async function compareRunWith(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  base: AnalysisRunRow | undefined,
+): Promise<void> {
   await updateRunBase(tx, run.id, base ?? null);
   let lastCheckId: string | null = null;
   for (const check of await findChecksOfRun(tx, run.id)) {
@@ -86,6 +160,50 @@ export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<bo
   }
   for (const scaCheckId of await findScaCheckIdsOfRun(tx, run.id)) await matchScaCheck(tx, scaCheckId);
   await settleRun(tx, run.id, lastCheckId);
+}
+
+/**
+ * Rebases run `runId` on its pull request's base, inside `tx`: locks the run (as processing
+ * does, so an artifact is published either before or after), and compares it with the base its
+ * pull request gives it ({@link compareRunWith}). A run of the default branch is first moved to
+ * its pull request's branch when it belongs there ({@link branchToMoveTo}), else left as it is
+ * (compared along the default branch whatever pull request its commit heads); so is a run of no
+ * pull request. Answers whether it changed.
+ */
+export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
+  if (!(await lockRun(tx, runId))) return false;
+  let run = await findRunById(tx, runId);
+  if (run.pull_request_id === null) return false;
+  const pullRequest = await findPullRequestById(tx, run.pull_request_id);
+  const repository = await findRepositoryById(tx, run.repository_id);
+  if (!pullRequest) return false;
+  let moved = false;
+  if (repository.default_branch !== null && run.branch_name === repository.default_branch) {
+    const branch = await branchToMoveTo(tx, run, pullRequest, repository.default_branch);
+    if (branch === undefined) return false;
+    await moveRunOffDefaultBranch(tx, run, branch, repository.default_branch);
+    run = await findRunById(tx, runId);
+    moved = true;
+  }
+  const changed = await rebaseOnPullRequest(tx, run, pullRequest, repository);
+  // Announced last, after every lock this transaction takes: the run no longer counts among the
+  // repository's current findings.
+  if (moved) await announceRepositoryIssues(tx, repository, await findAccountById(tx, repository.account_id));
+  return moved || changed;
+}
+
+/** Compares a pull request's run with its pull request's base when that changed; answers whether it did. */
+async function rebaseOnPullRequest(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  pullRequest: PullRequestRow,
+  repository: RepositoryRow,
+): Promise<boolean> {
+  const baseBranch = pullRequest.base_branch ?? repository.default_branch;
+  if (baseBranch === null) return false;
+  const base = await baseForPullRequest(tx, run, baseBranch, pullRequest.merge_base_oid);
+  if (base === "unchanged") return false;
+  await compareRunWith(tx, run, base);
   return true;
 }
 

@@ -79,19 +79,27 @@ export function bitbucketPullRequestPayload(options: {
   destinationBranch: string;
   destinationHash: string;
   updatedOn: string;
+  /** The source repository when it is a fork: its workspace, slug and uuid. */
+  fork?: { workspace: string; slug: string; uuid: string };
 }) {
   const repository = bitbucketRepositoryObject(options.workspace, options.slug);
   const short = (hash: string) => hash.slice(0, 12);
   const api = `https://api.bitbucket.org/2.0/repositories/${options.workspace}/${options.slug}`;
-  const side = (branch: string, hash: string) => ({
+  const forkRepository = options.fork
+    ? {
+        ...bitbucketRepositoryObject(options.fork.workspace, options.fork.slug),
+        uuid: options.fork.uuid,
+      }
+    : repository;
+  const side = (branch: string, hash: string, of: typeof repository) => ({
     branch: { name: branch },
     commit: bitbucketCommit(options.workspace, options.slug, short(hash)),
     repository: {
       type: "repository",
-      full_name: repository.full_name,
-      links: repository.links,
-      name: repository.name,
-      uuid: repository.uuid,
+      full_name: of.full_name,
+      links: of.links,
+      name: of.name,
+      uuid: of.uuid,
     },
   });
   const closed = options.state !== "OPEN";
@@ -115,8 +123,8 @@ export function bitbucketPullRequestPayload(options: {
       reason: "",
       created_on: "2026-11-20T10:00:00.000000+00:00",
       updated_on: options.updatedOn,
-      destination: side(options.destinationBranch, options.destinationHash),
-      source: side(options.sourceBranch, options.sourceHash),
+      destination: side(options.destinationBranch, options.destinationHash, repository),
+      source: side(options.sourceBranch, options.sourceHash, forkRepository),
       reviewers: [],
       participants: [],
       links: {

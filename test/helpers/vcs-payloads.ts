@@ -60,8 +60,27 @@ export function githubPullRequestPayload(options: {
   base: { ref: string; sha: string };
   createdAt?: string;
   updatedAt: string;
+  /**
+   * The head's repository when it is a fork: its owner and name (GitHub gives a fork its own
+   * repository id and `fork: true`), or null for a fork since deleted (`head.repo` null).
+   */
+  fork?: { owner: string; name: string; id: number } | null;
 }) {
   const repository = githubRepositoryObject(options.owner, options.name);
+  const headRepository =
+    options.fork === undefined
+      ? repository
+      : options.fork === null
+        ? null
+        : {
+            ...githubRepositoryObject(options.fork.owner, options.fork.name),
+            id: options.fork.id,
+            node_id: "R_kgDOfork0001",
+            private: false,
+            visibility: "public",
+            fork: true,
+          };
+  const headOwner = options.fork ? options.fork.owner : options.owner;
   const merged = options.merged ?? false;
   const state = options.state ?? (options.action === "closed" ? "closed" : "open");
   const closedAt = state === "closed" ? options.updatedAt : null;
@@ -95,11 +114,11 @@ export function githubPullRequestPayload(options: {
       draft: false,
       commits_url: `${repository.url}/pulls/${options.number}/commits`,
       head: {
-        label: `${options.owner}:${options.head.ref}`,
+        label: `${headOwner}:${options.head.ref}`,
         ref: options.head.ref,
         sha: options.head.sha,
-        user: GITHUB_USER,
-        repo: repository,
+        user: options.fork ? { ...GITHUB_USER, login: options.fork.owner } : GITHUB_USER,
+        repo: headRepository,
       },
       base: {
         label: `${options.owner}:${options.base.ref}`,
@@ -108,7 +127,7 @@ export function githubPullRequestPayload(options: {
         user: GITHUB_USER,
         repo: repository,
       },
-      author_association: "OWNER",
+      author_association: options.fork === undefined ? "OWNER" : "CONTRIBUTOR",
       auto_merge: null,
       merged,
       mergeable: null,
@@ -255,8 +274,18 @@ export function gitlabMergeRequestPayload(options: {
   targetBranch: string;
   lastCommit: string;
   updatedAt: string;
+  /** The source project when it is a fork (its own id and path), or null for a deleted fork. */
+  sourceProject?: { id: number; path: string } | null;
 }) {
   const project = gitlabProject(options.path);
+  const source =
+    options.sourceProject === undefined
+      ? project
+      : options.sourceProject === null
+        ? null
+        : { ...gitlabProject(options.sourceProject.path), id: options.sourceProject.id };
+  const sourceProjectId =
+    options.sourceProject === undefined ? project.id : (options.sourceProject?.id ?? 27);
   return {
     object_kind: "merge_request",
     event_type: "merge_request",
@@ -273,7 +302,7 @@ export function gitlabMergeRequestPayload(options: {
       iid: options.iid,
       target_branch: options.targetBranch,
       source_branch: options.sourceBranch,
-      source_project_id: 15,
+      source_project_id: sourceProjectId,
       author_id: 1,
       assignee_ids: [],
       assignee_id: null,
@@ -294,7 +323,7 @@ export function gitlabMergeRequestPayload(options: {
       target_project_id: 15,
       description: "",
       url: `${project.web_url}/-/merge_requests/${options.iid}`,
-      source: project,
+      source,
       target: project,
       last_commit: {
         id: options.lastCommit,

@@ -162,6 +162,37 @@ export function baseCheckOf(
     LIMIT 1)`;
 }
 
+/**
+ * The runs, other than those compared with run `runId` itself, that compare a check with one of
+ * run `runId`'s through a later run of `branch`: {@link findBaseCheckId} takes an analyzer's
+ * newest conclusive check on the base run's branch at or before the base run, so a run compared
+ * with a run of `branch` made after run `runId`, before that analyzer's next conclusive check on
+ * the branch, has run `runId`'s check of the analyzer as its base check. Read to compare them
+ * again when run `runId` leaves `branch`; its checks may already have left it.
+ */
+export async function findRunsReadingBaseChecksOf(
+  db: Kysely<Database>,
+  runId: string,
+  branch: string,
+): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    SELECT DISTINCT r.id::text AS id
+    FROM analysis_runs AS x
+    JOIN analysis_runs AS b ON b.repository_id = x.repository_id AND b.branch_name = ${branch}
+      AND (b.created_at, b.key) > (x.created_at, x.key)
+    JOIN analysis_runs AS r ON r.base_run_id = b.id
+    JOIN checks AS c ON c.run_id = r.id
+    JOIN checks AS xc ON xc.run_id = x.id AND xc.analyzer_id = c.analyzer_id AND ${isConclusiveCheck("xc")}
+    WHERE x.id = ${runId}
+      AND NOT EXISTS (
+        SELECT 1 FROM checks AS n
+        WHERE n.repository_id = x.repository_id AND n.branch_name = ${branch} AND n.analyzer_id = c.analyzer_id
+          AND (n.run_created_at, n.run_key) > (x.created_at, x.key)
+          AND (n.run_created_at, n.run_key) <= (b.created_at, b.key)
+          AND ${isConclusiveCheck("n")})`.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
 export type NewCheck = Insertable<ChecksTable>;
 
 /** A check by internal id; throws when it is gone. */

@@ -318,3 +318,20 @@ export async function replaceMetricValuesOfCheck(
     )
     .execute();
 }
+
+/**
+ * Marks the metric values of run `runId`'s checks as the default branch's or not, after the run
+ * moved to another branch; only the values whose mark changes are rewritten.
+ */
+export async function markMetricValuesOfRun(
+  tx: Kysely<Database>,
+  runId: string,
+  onDefaultBranch: boolean,
+): Promise<void> {
+  await sql`
+    UPDATE metric_values AS v SET on_default_branch = ${onDefaultBranch}
+    FROM checks AS c
+    WHERE c.run_id = ${runId} AND v.check_id = c.id AND v.on_default_branch IS DISTINCT FROM ${onDefaultBranch}`.execute(
+    tx,
+  );
+}

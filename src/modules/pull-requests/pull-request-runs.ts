@@ -25,7 +25,10 @@ export interface UploadPullRequestSpec {
 /** The run's pull request (if any), its branch when the upload named none, and its base. */
 export interface RunPullRequest {
   pullRequest: PullRequestRow | null;
-  /** The upload's branch, else the pull request's source branch. */
+  /**
+   * The upload's branch, else the pull request's source branch; for a pull request from a fork,
+   * qualified by the fork's name ({@link runBranchOfPullRequest}).
+   */
   branch: string | null;
   /** The branch compared with: the upload's, else the pull request's base; null for the default branch. */
   baseBranch: string | null;
@@ -61,10 +64,26 @@ export async function pullRequestOfUpload(
   }
   return {
     pullRequest,
-    branch: spec.branch ?? pullRequest?.branch ?? null,
+    branch: runBranchOfPullRequest(pullRequest, spec.branch ?? pullRequest?.branch ?? null),
     baseBranch: baseBranch ?? pullRequest?.base_branch ?? null,
     mergeBaseOid: pullRequest?.merge_base_oid ?? null,
   };
+}
+
+/**
+ * The branch a run of `pullRequest`'s head is on, given the head branch's name: that name for a
+ * pull request within the repository (or no pull request); for one from another repository (a
+ * fork), `<head repository>:<branch>`, which no branch of this repository can be called (git
+ * refuses `:` in a branch name), or no branch when the fork's name is not known. So a fork's
+ * `main` is never taken for the default branch, nor a fork's `develop` for the base branch of
+ * another pull request (docs/vcs-events.md "Pull requests from forks").
+ */
+export function runBranchOfPullRequest(
+  pullRequest: PullRequestRow | null,
+  branch: string | null,
+): string | null {
+  if (!pullRequest?.is_cross_repository || branch === null) return branch;
+  return pullRequest.head_repository === null ? null : `${pullRequest.head_repository}:${branch}`;
 }
 
 /**

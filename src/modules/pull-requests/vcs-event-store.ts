@@ -68,6 +68,8 @@ function pullRequestColumns(facts: PullRequestFacts) {
     merge_base_oid: facts.mergeBaseOid,
     vcs_url: facts.url,
     vcs_updated_at: facts.updatedAt,
+    is_cross_repository: facts.isCrossRepository ?? false,
+    head_repository: facts.isCrossRepository ? facts.headRepository : null,
   };
 }
 
@@ -112,6 +114,15 @@ export function updatePullRequest(
       merge_base_oid: facts.mergeBaseOid ?? sql<string | null>`merge_base_oid`,
       vcs_url: facts.url ?? sql<string | null>`vcs_url`,
       vcs_updated_at: facts.updatedAt ?? sql<Date | null>`vcs_updated_at`,
+      // An event that does not say where the head is keeps what was stored; one that says it is
+      // a fork without naming it (deleted since) keeps the name.
+      is_cross_repository: facts.isCrossRepository ?? sql<boolean>`is_cross_repository`,
+      head_repository:
+        facts.isCrossRepository === null
+          ? sql<string | null>`head_repository`
+          : facts.isCrossRepository
+            ? (facts.headRepository ?? sql<string | null>`head_repository`)
+            : null,
       updated_at: sql<Date>`now()`,
     })
     .where("id", "=", pullRequestId)
@@ -284,6 +295,48 @@ export function findLatestSettledRunOfBranch(
   branch: string,
 ): Promise<AnalysisRunRow | undefined> {
   return latestSettledRun(db, repositoryId, "branch_name", branch);
+}
+
+/**
+ * The repository's latest analysed run on `branch` created before `run` (in the order
+ * `analysisRuns` lists runs), if any: the base a run of that branch would have had without the
+ * runs that left the branch since.
+ */
+export function findLatestSettledRunOfBranchBefore(
+  db: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+  run: Pick<AnalysisRunRow, "id">,
+): Promise<AnalysisRunRow | undefined> {
+  // The order is read from the stored row: a JavaScript date drops the microseconds.
+  return db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("branch_name", "=", branch)
+    .where(isAnalysedRun("analysis_runs"))
+    .where(
+      sql<boolean>`(created_at, key) < (SELECT r.created_at, r.key FROM analysis_runs AS r WHERE r.id = ${run.id})`,
+    )
+    .orderBy("created_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** The head commit a push last reported for the repository's `branch`, if any. */
+export async function findBranchHead(
+  db: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+): Promise<string | undefined> {
+  const head = await db
+    .selectFrom("branch_heads")
+    .select("commit_oid")
+    .where("repository_id", "=", repositoryId)
+    .where("branch", "=", branch)
+    .executeTakeFirst();
+  return head?.commit_oid;
 }
 
 /** The repository's latest analysed run (`isAnalysedRun`) whose `column` is `value`. */

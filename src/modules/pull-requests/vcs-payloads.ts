@@ -22,6 +22,35 @@ export interface PullRequestFacts {
   createdAt: Date | null;
   /** The provider's time of this change: an event older than what is stored is not applied. */
   updatedAt: Date | null;
+  /** Whether the head is in another repository than the base (a fork); null when the event does not say. */
+  isCrossRepository: boolean | null;
+  /** The full name of the head's repository when it is another one and the event names it. */
+  headRepository: string | null;
+}
+
+/** Where a pull request's head is, as {@link PullRequestFacts} holds it. */
+type HeadRepository = Pick<PullRequestFacts, "isCrossRepository" | "headRepository">;
+
+const UNKNOWN_HEAD_REPOSITORY: HeadRepository = { isCrossRepository: null, headRepository: null };
+
+/** A provider's id of a repository or project: a number or a non-empty string; null otherwise. */
+function identifier(value: unknown): string | null {
+  if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  return text(value);
+}
+
+/**
+ * Where the head is, from the two sides' repository ids (compared when both are known) and the
+ * head repository's name. A head side without a repository (a deleted fork) is another one.
+ */
+function headRepositoryOf(
+  head: { id: string | null; name: string | null } | null,
+  base: { id: string | null },
+): HeadRepository {
+  if (head === null) return { isCrossRepository: true, headRepository: null };
+  if (head.id === null || base.id === null) return UNKNOWN_HEAD_REPOSITORY;
+  const isCrossRepository = head.id !== base.id;
+  return { isCrossRepository, headRepository: isCrossRepository ? head.name : null };
 }
 
 /** What one delivery says. */
@@ -153,6 +182,18 @@ export function readGithubEvent(event: string, payload: unknown): VcsEvent {
   const base = optionalObject(pr.base);
   const merged = pr.merged === true || text(pr.merged_at) !== null;
   const state = text(pr.state) === "open" ? "OPEN" : merged ? "MERGED" : "CLOSED";
+  // `head.repo` is null once a fork is deleted; repository ids survive renames, names do not.
+  const headRepo = head && "repo" in head ? optionalObject(head.repo) : undefined;
+  const baseRepo = optionalObject(base?.repo);
+  const where =
+    head && "repo" in head && head.repo === null
+      ? headRepositoryOf(null, { id: null })
+      : headRepositoryOf(
+          headRepo
+            ? { id: identifier(headRepo.id), name: text(headRepo.full_name) }
+            : { id: null, name: null },
+          { id: identifier(baseRepo?.id) },
+        );
   return {
     kind: "pull_request",
     action,
@@ -168,6 +209,7 @@ export function readGithubEvent(event: string, payload: unknown): VcsEvent {
       url: text(pr.html_url),
       createdAt: providerTime(pr.created_at),
       updatedAt: providerTime(pr.updated_at),
+      ...where,
     },
   };
 }
@@ -205,6 +247,14 @@ export function readGitlabEvent(event: string, payload: unknown): VcsEvent {
   if (state === undefined) throw new PayloadError("`object_attributes.state` is not a merge request state");
   const lastCommit = optionalObject(attributes.last_commit);
   const diffRefs = optionalObject(attributes.diff_refs);
+  // `source` is null once the source project (a fork) is deleted; its id stays.
+  const where = headRepositoryOf(
+    {
+      id: identifier(attributes.source_project_id),
+      name: text(optionalObject(attributes.source)?.path_with_namespace),
+    },
+    { id: identifier(attributes.target_project_id) },
+  );
   return {
     kind: "pull_request",
     action: text(attributes.action) ?? "update",
@@ -220,6 +270,7 @@ export function readGitlabEvent(event: string, payload: unknown): VcsEvent {
       url: text(attributes.url),
       createdAt: providerTime(attributes.created_at),
       updatedAt: providerTime(attributes.updated_at),
+      ...where,
     },
   };
 }
@@ -259,6 +310,16 @@ function bitbucketPushedRef(change: unknown): PushedRef {
 }
 
 /**
+ * A Bitbucket repository's id for comparing it with `other`: its uuid when both have one, else
+ * its full name (lower case, as Bitbucket's slugs are).
+ */
+function bitbucketRepositoryId(repository: Json | undefined, other: Json | undefined): string | null {
+  const uuid = text(repository?.uuid);
+  if (uuid !== null && text(other?.uuid) !== null) return uuid;
+  return text(repository?.full_name)?.toLowerCase() ?? null;
+}
+
+/**
  * A Bitbucket Cloud delivery of event `event` (the `X-Event-Key` header: `repo:push`,
  * `pullrequest:created`, ...). Commit hashes in pull request payloads are abbreviated (12
  * characters); they are kept as given.
@@ -278,6 +339,19 @@ export function readBitbucketEvent(event: string, payload: unknown): VcsEvent {
   const source = optionalObject(pr.source);
   const destination = optionalObject(pr.destination);
   const links = optionalObject(pr.links);
+  // Each side names its repository; the uuid stays when a repository is renamed.
+  const sourceRepository = optionalObject(source?.repository);
+  const destinationRepository = optionalObject(destination?.repository);
+  const where =
+    source && "repository" in source && source.repository === null
+      ? headRepositoryOf(null, { id: null })
+      : headRepositoryOf(
+          {
+            id: bitbucketRepositoryId(sourceRepository, destinationRepository),
+            name: text(sourceRepository?.full_name),
+          },
+          { id: bitbucketRepositoryId(destinationRepository, sourceRepository) },
+        );
   return {
     kind: "pull_request",
     action: event.slice("pullrequest:".length),
@@ -293,6 +367,7 @@ export function readBitbucketEvent(event: string, payload: unknown): VcsEvent {
       url: text(optionalObject(links?.html)?.href),
       createdAt: providerTime(pr.created_on),
       updatedAt: providerTime(pr.updated_on),
+      ...where,
     },
   };
 }

@@ -196,3 +196,56 @@ export async function updateRunBase(
     .where("id", "=", runId)
     .execute();
 }
+
+/**
+ * Moves the run to `branch` (a branch it is given, no longer a default), and the copy of its
+ * branch each of its checks and dependency scans keeps for the indexes the current findings and
+ * scans are read by (migrations 0023, 0024), in the caller's transaction.
+ */
+export async function updateRunBranch(
+  tx: Kysely<Database>,
+  runId: string,
+  branch: string | null,
+): Promise<void> {
+  await tx
+    .updateTable("analysis_runs")
+    .set({ branch_name: branch, is_branch_defaulted: false, updated_at: sql<Date>`now()` })
+    .where("id", "=", runId)
+    .execute();
+  await tx.updateTable("checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
+  await tx.updateTable("sca_checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
+}
+
+/**
+ * The runs compared with run `runId` (it is their base run) and the runs `alsoRunIds`, locked FOR
+ * UPDATE in the order they were created: a run is always created after its base, so transactions
+ * that lock a run and then runs made after it take their locks in one order.
+ */
+export function lockRunsBasedOn(
+  tx: Kysely<Database>,
+  runId: string,
+  alsoRunIds: readonly string[] = [],
+): Promise<AnalysisRunRow[]> {
+  return tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where((eb) =>
+      alsoRunIds.length === 0
+        ? eb("base_run_id", "=", runId)
+        : eb.or([eb("base_run_id", "=", runId), eb("id", "in", alsoRunIds)]),
+    )
+    .orderBy("created_at")
+    .orderBy("key")
+    .forUpdate()
+    .execute();
+}
+
+/** Records that an upload named the branch run `runId` is on (it was a default); answers the run. */
+export function markRunBranchNamed(tx: Kysely<Database>, runId: string): Promise<AnalysisRunRow> {
+  return tx
+    .updateTable("analysis_runs")
+    .set({ is_branch_defaulted: false })
+    .where("id", "=", runId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
