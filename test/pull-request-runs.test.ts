@@ -98,13 +98,13 @@ async function settled(commit: string): Promise<void> {
   await waitFor(
     `the run of ${commit} to settle`,
     async () => {
-      const run = await server.db
+      const runs = await server.db
         .selectFrom("analysis_runs")
         .select("status")
         .where("repository_id", "=", repo.id)
         .where("commit_oid", "=", commit)
-        .executeTakeFirst();
-      return run !== undefined && run.status !== "PENDING";
+        .execute();
+      return runs.length > 0 && runs.every((run) => run.status !== "PENDING");
     },
     20_000,
   );
@@ -522,6 +522,84 @@ test("a pull request's latest run is its head's, even when an older head's job r
   const pr = await pullRequest(60);
   assert.equal(pr?.latestAnalysisRun?.commitOid, SHA(0x61));
   assert.equal(pr?.summary?.issuesRaised, 0);
+});
+
+describe("a branch fast-forward merged into the default branch", () => {
+  const REPOSITORY_ISSUES = `query($login: String!, $name: String!, $commit: String!) {
+    repository(login: $login, name: $name, vcsProvider: GITHUB) {
+      issues(first: 50) { edges { node { issue { shortcode } } } }
+    }
+    run(commitOid: $commit) { branchName baseOid summary { occurrencesIntroduced } }
+  }`;
+
+  interface Answer {
+    repository: { issues: { edges: Array<{ node: { issue: { shortcode: string } } }> } };
+    run: { branchName: string | null; baseOid: string | null; summary: { occurrencesIntroduced: number } };
+  }
+
+  /** The repository's current issues, and the newest run of `commit` (what `run(commitOid:)` answers). */
+  async function read(commit: string) {
+    const answer = await gql(server.endpoint, token, REPOSITORY_ISSUES, {
+      login: team.login,
+      name: repo.name,
+      commit,
+    });
+    const data = dataOf(answer) as unknown as Answer;
+    return {
+      shortcodes: data.repository.issues.edges.map((edge) => edge.node.issue.shortcode),
+      run: data.run,
+    };
+  }
+
+  test("the merged commit's default-branch upload makes a run of its own there, compared with the default branch", async () => {
+    const mainHead = await server.db
+      .selectFrom("analysis_runs")
+      .select("commit_oid")
+      .where("repository_id", "=", repo.id)
+      .where("branch_name", "=", "main")
+      .orderBy("created_at", "desc")
+      .orderBy("key", "desc")
+      .executeTakeFirstOrThrow();
+    const findings = [{ rule: "merged-rule", path: "src/merged.ts", line: 4 }];
+    // CI on the topic branch, then, after a fast-forward merge, CI on main for the same commit.
+    await upload({ commit: SHA(0x71), branch: "topic", findings });
+    assert.ok(
+      !(await read(SHA(0x71))).shortcodes.includes("merged-rule"),
+      "a topic branch's finding is not current",
+    );
+    await upload({ commit: SHA(0x71), branch: "main", findings });
+
+    const runs = await server.db
+      .selectFrom("analysis_runs")
+      .select(["branch_name", "base_oid", "status"])
+      .where("repository_id", "=", repo.id)
+      .where("commit_oid", "=", SHA(0x71))
+      .orderBy("created_at")
+      .orderBy("key")
+      .execute();
+    assert.deepEqual(
+      runs.map((run) => run.branch_name),
+      ["topic", "main"],
+    );
+    assert.equal(runs[1]!.base_oid, mainHead.commit_oid, "compared with the default branch's previous run");
+    const after = await read(SHA(0x71));
+    assert.ok(after.shortcodes.includes("merged-rule"), after.shortcodes.join(", "));
+    assert.deepEqual(after.run, {
+      branchName: "main",
+      baseOid: mainHead.commit_oid,
+      summary: { occurrencesIntroduced: 1 },
+    });
+
+    // Another upload of the topic branch's CI for that commit joins the topic branch's run.
+    await upload({ commit: SHA(0x71), branch: "topic", findings });
+    const count = await server.db
+      .selectFrom("analysis_runs")
+      .select((eb) => eb.fn.countAll<string>().as("n"))
+      .where("repository_id", "=", repo.id)
+      .where("commit_oid", "=", SHA(0x71))
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 2);
+  });
 });
 
 test("every check's issue counts equal its published findings after the tests above", () =>

@@ -101,10 +101,11 @@ export interface NewRunSpec {
 }
 
 /**
- * The run of `spec.commitOid`, created when there is none yet (`created: true`): branch from the
- * spec, else its pull request's, else (a run of no pull request) the repository's default branch;
- * its pull request the one
- * the spec names or the open one whose head the commit is; base = the base branch's last analysed
+ * The run of `spec.commitOid` (its run on the branch the spec names, when it has one there),
+ * created when there is none yet (`created: true`), or when an upload of the default branch finds
+ * the commit analysed on other branches only: branch from the spec, else its pull request's, else
+ * (a run of no pull request) the repository's default branch; its pull request the one the spec
+ * names or the open one whose head the commit is (none for such a default-branch upload); base = the base branch's last analysed
  * run (the merge base's when known) for a pull request or a given base branch, else the default
  * branch's; a WAITING check per configured analyzer, with a deadline job. The caller holds the
  * repository row lock, so two first uploads make one run.
@@ -115,7 +116,12 @@ export async function openRun(
   account: AccountRow,
   spec: NewRunSpec,
 ): Promise<{ run: AnalysisRunRow; created: boolean }> {
-  let existing = await findRunOfCommit(tx, repository.id, spec.commitOid);
+  let existing = await findRunOfCommit(tx, repository.id, spec.commitOid, spec.branch);
+  // A commit analysed on other branches only, now uploaded as the default branch's (a branch
+  // fast-forward merged): a run of its own there, so the default branch's history has it.
+  const mergedIntoDefault =
+    existing !== undefined && isDefaultBranchUpload(repository, spec) && existing.branch_name !== spec.branch;
+  if (mergedIntoDefault) existing = undefined;
   if (existing?.is_branch_defaulted && spec.branch !== null && spec.branch === existing.branch_name) {
     // An upload names the branch the run was put on for want of one: it is that branch's now.
     existing = await markRunBranchNamed(tx, existing.id);
@@ -123,7 +129,10 @@ export async function openRun(
   if (existing && (existing.pull_request_id !== null || !spec.pullRequestNumber)) {
     return { run: existing, created: false };
   }
-  const target = await pullRequestOfUpload(tx, repository, spec);
+  // The open pull request whose head the commit is has its run on its own branch already.
+  const target = mergedIntoDefault
+    ? { pullRequest: null, branch: spec.branch, baseBranch: spec.baseBranch ?? null, mergeBaseOid: null }
+    : await pullRequestOfUpload(tx, repository, spec);
   if (existing) {
     if (!target.pullRequest) return { run: existing, created: false };
     // Made before Assay knew its pull request: compared with the default branch until the rebase
@@ -183,6 +192,11 @@ export async function openRun(
     analysisRunStartedEvent({ run, repository, account, summary: EMPTY_SUMMARY, checks }),
   );
   return { run, created: true };
+}
+
+/** An upload that names the default branch and no pull request: a build of the default branch. */
+function isDefaultBranchUpload(repository: RepositoryRow, spec: NewRunSpec): boolean {
+  return spec.branch !== null && spec.branch === repository.default_branch && !spec.pullRequestNumber;
 }
 
 /**

@@ -121,17 +121,23 @@ export async function lockRun(tx: Kysely<Database>, runId: string): Promise<bool
   return run !== undefined;
 }
 
-/** The latest run of `commitOid` in the repository, if any. */
+/**
+ * The latest run of `commitOid` in the repository, if any; the latest on `branch` first when the
+ * commit has one there (a commit can have a run on a pull request's branch and one on the default
+ * branch it was merged into).
+ */
 export function findRunOfCommit(
   db: Kysely<Database>,
   repositoryId: string,
   commitOid: string,
+  branch: string | null = null,
 ): Promise<AnalysisRunRow | undefined> {
   return db
     .selectFrom("analysis_runs")
     .selectAll()
     .where("repository_id", "=", repositoryId)
     .where("commit_oid", "=", commitOid)
+    .$if(branch !== null, (query) => query.orderBy(sql`branch_name IS NOT DISTINCT FROM ${branch}`, "desc"))
     .orderBy("created_at", "desc")
     .orderBy("key", "desc")
     .limit(1)
