@@ -22,6 +22,7 @@ import * as occurrenceParents from "./0021-occurrence-parents.ts";
 import * as issueAnnouncements from "./0022-issue-announcements.ts";
 import * as currentChecks from "./0023-current-checks.ts";
 import * as currentScaChecks from "./0024-current-sca-checks.ts";
+import * as findingsStoredTwice from "./0027-findings-stored-twice.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   "0022-issue-announcements": issueAnnouncements,
   "0023-current-checks": currentChecks,
   "0024-current-sca-checks": currentScaChecks,
+  "0027-findings-stored-twice": findingsStoredTwice,
 };
 
 /** Kysely migration provider over {@link migrations}. */
