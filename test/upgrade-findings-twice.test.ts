@@ -566,3 +566,181 @@ test("findings stored twice before ALREADY_REPORTED are repaired by the upgrade 
 
 const UPLOAD_MUTATION = `mutation Upload($input: UploadArtifactInput!) {
   uploadArtifact(input: $input) { ok error artifactId } }`;
+
+/** A tiny check history at 0024, for the rules no upload of today can make. */
+async function writeEdgeCases(db: OldDb): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const accountId = await insert(trx, "accounts", {
+      key: newRowKey(),
+      login: "edge-team",
+      vcs_provider: "GITHUB",
+      type: "TEAM",
+    });
+    const repositoryId = await insert(trx, "repositories", {
+      key: newRowKey(),
+      account_id: accountId,
+      name: "edge",
+      default_branch: "main",
+      is_activated: true,
+    });
+    const analyzerId = await insert(trx, "analyzers", {
+      key: newRowKey(),
+      shortcode: "edge-lint",
+      name: "Edge Lint",
+      type: "CUSTOM",
+    });
+    const issueId = await insert(trx, "issues", {
+      key: newRowKey(),
+      analyzer_id: analyzerId,
+      shortcode: "EL-1",
+      title: "EL-1",
+      category: "STYLE",
+      severity: "MINOR",
+    });
+    const runAndCheck = async (commit: string, at: string, baseRunId: string | null) => {
+      const runId = await insert(trx, "analysis_runs", {
+        key: newRowKey(),
+        run_uid: randomUUID(),
+        repository_id: repositoryId,
+        branch_name: "main",
+        commit_oid: commit.repeat(40),
+        status: "SUCCESS",
+        created_at: at,
+        updated_at: at,
+        finished_at: at,
+        base_run_id: baseRunId,
+      });
+      const checkId = await insert(trx, "checks", {
+        key: newRowKey(),
+        run_id: runId,
+        analyzer_id: analyzerId,
+        sequence: 1,
+        status: "SUCCESS",
+      });
+      return { runId, checkId };
+    };
+    const artifact = (runId: string, checkId: string, key: string, processedAt: string, said: string[]) =>
+      insert(trx, "artifacts", {
+        key,
+        repository_id: repositoryId,
+        run_id: runId,
+        check_id: checkId,
+        kind: "SARIF",
+        analyzer: "edge-lint",
+        reporter: "api",
+        compression: "NONE",
+        stored_bytes: 10,
+        content_sha256: Buffer.from(randomUUID().replaceAll("-", ""), "hex"),
+        status: "PROCESSED",
+        result: JSON.stringify({ read: 2, stored: 2, skipped: {}, warnings: said, counts: {} }),
+        processed_at: processedAt,
+      });
+    const row = (
+      checkId: string,
+      artifactId: string | null,
+      fingerprint: string,
+      state: string,
+      title = "a finding",
+    ) =>
+      insert(trx, "occurrences", {
+        key: newRowKey(),
+        check_id: checkId,
+        issue_id: issueId,
+        artifact_id: artifactId,
+        path: "src/x.js",
+        begin_line: 1,
+        end_line: 1,
+        title,
+        fingerprint,
+        state,
+      });
+
+    const first = await runAndCheck("e", "2025-04-01T10:00:00Z", null);
+    // Uploaded first, published last: the artifact uploaded after it holds what both gave.
+    const late = await artifact(first.runId, first.checkId, "edgelate01", "2025-04-01T10:09:00Z", [
+      ...earlierWarnings(20),
+      "2 more warning(s) left out.",
+    ]);
+    const early = await artifact(
+      first.runId,
+      first.checkId,
+      "edgeearly1",
+      "2025-04-01T10:01:00Z",
+      earlierWarnings(19),
+    );
+    await row(first.checkId, null, "f1", "INTRODUCED");
+    await row(first.checkId, early, "f1", "INTRODUCED");
+    await row(first.checkId, early, "f2", "INTRODUCED", "a finding at /home/ci/a/src/x.js");
+    await row(first.checkId, late, "f2", "INTRODUCED", "a finding at /home/ci/b/src/x.js");
+    await row(first.checkId, late, "f3", "INTRODUCED");
+    // The next run copied each base row of f2 as RESOLVED, the one of the artifact dropped first.
+    const next = await runAndCheck("f", "2025-04-02T10:00:00Z", first.runId);
+    await row(next.checkId, null, "f2", "RESOLVED", "a finding at /home/ci/b/src/x.js");
+    await row(next.checkId, null, "f2", "RESOLVED", "a finding at /home/ci/a/src/x.js");
+    await row(next.checkId, null, "f1", "RESOLVED");
+    await row(next.checkId, null, "f3", "RESOLVED");
+  });
+}
+
+/** Warnings an artifact's processing gave besides findings already reported. */
+function earlierWarnings(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `earlier warning ${i + 1}`);
+}
+
+test("the repair keeps findings of no artifact first, then the artifact published first, and the RESOLVED copy of the row kept; its warnings stay within twenty", async () => {
+  const database = await createEmptyDatabase();
+  cleanups.push(() => database.drop());
+  const handle = await openDatabase({
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    databasePoolSize: 2,
+  });
+  const { db } = handle;
+  try {
+    const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(LAST_BEFORE);
+    if (error) throw error;
+    await writeEdgeCases(db as OldDb);
+    assert.ok((await migrateToLatest(db)).includes("0027-findings-stored-twice"));
+
+    const { rows } = await sql<{
+      commit: string;
+      artifact: string | null;
+      fingerprint: string;
+      title: string;
+    }>`
+      SELECT left(r.commit_oid, 1) AS commit, a.key AS artifact, o.fingerprint, o.title
+      FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id JOIN analysis_runs AS r ON r.id = c.run_id
+      LEFT JOIN artifacts AS a ON a.id = o.artifact_id
+      ORDER BY r.commit_oid, o.fingerprint`.execute(db);
+    assert.deepEqual(rows, [
+      { commit: "e", artifact: null, fingerprint: "f1", title: "a finding" },
+      { commit: "e", artifact: "edgeearly1", fingerprint: "f2", title: "a finding at /home/ci/a/src/x.js" },
+      { commit: "e", artifact: "edgelate01", fingerprint: "f3", title: "a finding" },
+      { commit: "f", artifact: null, fingerprint: "f1", title: "a finding" },
+      { commit: "f", artifact: null, fingerprint: "f2", title: "a finding at /home/ci/a/src/x.js" },
+      { commit: "f", artifact: null, fingerprint: "f3", title: "a finding" },
+    ]);
+
+    const results = await db.selectFrom("artifacts").select(["key", "result"]).orderBy("key").execute();
+    const reported = (where: string) =>
+      `1 result(s) were already ${where} (the same findings, by fingerprint) and were not counted again.`;
+    const outcome = (warnings: string[]) => ({
+      read: 2,
+      stored: 1,
+      skipped: { ALREADY_REPORTED: 1 },
+      warnings,
+      counts: {},
+    });
+    assert.deepEqual(results, [
+      {
+        key: "edgeearly1",
+        result: outcome([...earlierWarnings(19), reported("among the check's findings")]),
+      },
+      // Its sentence is the twenty-first: counted among those left out, as processing counts it.
+      { key: "edgelate01", result: outcome([...earlierWarnings(20), "3 more warning(s) left out."]) },
+    ]);
+    await assertIssueCountsMatchFindings(db, "the repair");
+  } finally {
+    await handle.close();
+  }
+});
