@@ -24,6 +24,7 @@ import * as currentChecks from "./0023-current-checks.ts";
 import * as currentScaChecks from "./0024-current-sca-checks.ts";
 import * as pullRequestHeads from "./0025-pull-request-heads.ts";
 import * as runBranchDefaulted from "./0026-run-branch-defaulted.ts";
+import * as findingsStoredTwice from "./0027-findings-stored-twice.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   "0024-current-sca-checks": currentScaChecks,
   "0025-pull-request-heads": pullRequestHeads,
   "0026-run-branch-defaulted": runBranchDefaulted,
+  "0027-findings-stored-twice": findingsStoredTwice,
 };
 
 /** Kysely migration provider over {@link migrations}. */
