@@ -9,6 +9,7 @@ import { acceptUpload } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { deleteScaChecksOfRunTarget, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
+import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import {
   anScaCheck,
@@ -168,6 +169,73 @@ describe("an upload while its run is being processed", () => {
       .where("repository_id", "=", repository.id)
       .execute();
     assert.equal(items.length, 1, "the processing transaction committed its write");
+  });
+});
+
+describe("an upload attaching a run to its pull request while the run's rebase is settled", () => {
+  test("both take the job's row before the run's: both commit, and the run is rebased again", async () => {
+    const repository: RepositoryRow = await aRepository(server.db, account, { defaultBranch: "main" });
+    const commit = "d".repeat(40);
+    // CI on push, before Assay knows the pull request: a run of the branch, of no pull request.
+    const first = await acceptUpload(server.db, server.config, logger, repository, {
+      ...sarifUpload(),
+      commitOid: commit,
+      branch: "feature",
+    });
+    const run = await server.db
+      .selectFrom("analysis_runs")
+      .selectAll()
+      .where("key", "=", first.runKey)
+      .executeTakeFirstOrThrow();
+    assert.equal(run.pull_request_id, null);
+    await enqueueRunRebases(server.db, [run.id]);
+    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
+
+    const settlingMayLockRun = signal();
+    const settlingHoldsJob = signal();
+    // The worker settling that run's rebase job: its job's row first, then the run (run-rebase.ts).
+    const settling = server.db.transaction().execute(async (tx) => {
+      await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
+      settlingHoldsJob.fire();
+      await settlingMayLockRun.fired;
+      await tx.selectFrom("analysis_runs").select("id").where("id", "=", run.id).forUpdate().execute();
+    });
+    await settlingHoldsJob.fired;
+
+    // The pull request's own CI job uploads for the same commit, naming the pull request.
+    const second = acceptUpload(server.db, server.config, logger, repository, {
+      ...sarifUpload(),
+      commitOid: commit,
+      branch: "feature",
+      pullRequestNumber: 7,
+      baseBranch: "main",
+    });
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the upload to wait for the settling transaction",
+        async () => (await sessionsWaitingForALock()) > 0,
+      );
+    }
+    // Had the upload locked the run before asking for the job's row, this would close a cycle
+    // and PostgreSQL would abort one of the two ("deadlock detected").
+    settlingMayLockRun.fire();
+
+    await settling;
+    const accepted = await second;
+    assert.equal(accepted.runKey, run.key, "the upload joined the run");
+    const attached = await server.db
+      .selectFrom("analysis_runs")
+      .innerJoin("pull_requests", "pull_requests.id", "analysis_runs.pull_request_id")
+      .select("pull_requests.number")
+      .where("analysis_runs.id", "=", run.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(attached.number, 7);
+    const job = await server.db
+      .selectFrom("jobs")
+      .select("state")
+      .where("dedupe_key", "=", dedupeKey)
+      .executeTakeFirstOrThrow();
+    assert.equal(job.state, "QUEUED", "the rebase runs again, after the pull request was attached");
   });
 });
 

@@ -122,23 +122,26 @@ export async function openRun(
   const mergedIntoDefault =
     existing !== undefined && isDefaultBranchUpload(repository, spec) && existing.branch_name !== spec.branch;
   if (mergedIntoDefault) existing = undefined;
-  if (existing?.is_branch_defaulted && spec.branch !== null && spec.branch === existing.branch_name) {
-    // An upload names the branch the run was put on for want of one: it is that branch's now.
-    existing = await markRunBranchNamed(tx, existing.id);
-  }
+  // An upload names the branch the run was put on for want of one: it is that branch's now.
+  const namesDefaultedBranch =
+    existing?.is_branch_defaulted === true && spec.branch !== null && spec.branch === existing.branch_name;
+  const named = (run: AnalysisRunRow) => (namesDefaultedBranch ? markRunBranchNamed(tx, run.id) : run);
   if (existing && (existing.pull_request_id !== null || !spec.pullRequestNumber)) {
-    return { run: existing, created: false };
+    return { run: await named(existing), created: false };
   }
   // The open pull request whose head the commit is has its run on its own branch already.
   const target = mergedIntoDefault
     ? { pullRequest: null, branch: spec.branch, baseBranch: spec.baseBranch ?? null, mergeBaseOid: null }
     : await pullRequestOfUpload(tx, repository, spec);
   if (existing) {
-    if (!target.pullRequest) return { run: existing, created: false };
+    if (!target.pullRequest) return { run: await named(existing), created: false };
     // Made before Assay knew its pull request: compared with the default branch until the rebase
-    // job compares it with the pull request's base branch.
+    // job compares it with the pull request's base branch. The job's row before the run's: a
+    // rebase of this run being settled holds its job's row and then locks the run, so taking
+    // them in the other order could deadlock with it (test/ingest-locks.test.ts).
+    await enqueueRunRebases(tx, [existing.id]);
+    await named(existing);
     const attached = await setRunPullRequest(tx, existing.id, target.pullRequest.id);
-    await enqueueRunRebases(tx, [attached.id]);
     return { run: attached, created: false };
   }
 
