@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, describe, test } from "node:test";
+import { sql } from "kysely";
 import { readToolFixture } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
@@ -22,6 +23,10 @@ const CURRENT = `query($name: String!, $login: String!) {
   repository(name: $name, login: $login, vcsProvider: GITHUB) {
     dependencyVulnerabilityOccurrences(first: 10) { totalCount
       edges { node { id package { name } packageVersion { version } vulnerability { identifier } } } } } }`;
+
+const DDP = `query($name: String!, $login: String!) {
+  repository(name: $name, login: $login, vcsProvider: GITHUB) {
+    metrics(shortcodeIn: [DDP]) { items { key latestValue } } } }`;
 
 /** The lodash advisory (fixed in 4.17.12) as GitHub publishes it in OSV. */
 const ADVISORY = "GHSA-jf85-cpcp-j695";
@@ -159,7 +164,17 @@ describe("current dependency vulnerabilities through uploads", () => {
       return row.lockfile_path;
     }
 
-    return { server, uploadSbom, current };
+    /** The repository's newest DDP value, as the API answers it. */
+    async function dependencies(): Promise<number | null> {
+      const res = await gql<{
+        repository: { metrics: Array<{ items: Array<{ key: string; latestValue: number | null }> }> };
+      }>(server.endpoint, token, DDP, { name: repository.name, login: account.login });
+      assert.deepEqual(res.body.errors, undefined, JSON.stringify(res.body.errors));
+      const item = res.body.data!.repository.metrics[0]?.items.find((i) => i.key === "AGGREGATE");
+      return item?.latestValue ?? null;
+    }
+
+    return { server, repository, uploadSbom, current, dependencies };
   }
 
   test("each target keeps the vulnerabilities of the newest run that scanned it, and a newer scan of it that finds none clears them", async () => {
@@ -182,6 +197,32 @@ describe("current dependency vulnerabilities through uploads", () => {
     // A scan of web/ without lodash clears it.
     await uploadSbom(aCommit(), webSbom(false));
     assert.deepEqual(await current(), []);
+  });
+
+  test("a run's DDP counts the packages of every target, a target it did not scan by its newest scan", async () => {
+    const { server, repository, uploadSbom, dependencies } = await setUp();
+    const first = aCommit();
+    await uploadSbom(first, rootSbom(false));
+    await uploadSbom(first, webSbom(true));
+    const both = await dependencies();
+    assert.ok(both !== null && both > 1, String(both));
+
+    // The next commit's CI scans only the root: web/ still depends on what its newest scan found,
+    // lodash included, which the root's own scan does not name.
+    const second = aCommit();
+    await uploadSbom(second, rootSbom(false));
+    const ownScanOnly = await sql<{ count: number }>`
+      SELECT count(DISTINCT v.package_id)::int AS count FROM analysis_runs AS r
+      JOIN sca_checks AS s ON s.run_id = r.id
+      JOIN sca_check_dependencies AS d ON d.sca_check_id = s.id
+      JOIN package_versions AS v ON v.id = d.package_version_id
+      WHERE r.repository_id = ${repository.id} AND r.commit_oid = ${second}`.execute(server.db);
+    assert.ok(ownScanOnly.rows[0]!.count < both, "the second run's own scan names fewer packages");
+    assert.equal(await dependencies(), both);
+
+    // A scan of web/ without lodash: one package fewer.
+    await uploadSbom(aCommit(), webSbom(false));
+    assert.equal(await dependencies(), both - 1);
   });
 
   test("an advisory import matches each target's current scan, also one of an older run than the newest", async () => {

@@ -17,7 +17,8 @@ import { planSbom, sbomSkipWarnings } from "./sbom-plan.ts";
  * Processing of an SBOM artifact (docs/ingestion-sbom.md), inside the artifact's transaction:
  * packages and versions upserted by purl, the repository's targets made sure of, one SCA check of
  * the upload (replacing the run's earlier one of the same target) with its dependencies, and the
- * run's DDP value — distinct third-party packages over its SCA checks — on the `sca` check.
+ * run's DDP value — distinct third-party packages over every target's scan as of the run
+ * (`countDistinctPackagesOfRun`) — on the `sca` check.
  */
 export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
   const { tx, artifact, repository, run, check } = input;

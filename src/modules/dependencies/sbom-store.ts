@@ -3,6 +3,8 @@ import { compareCodeUnits, compareIds, insertMissing } from "../../db/insert-mis
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
+import { isConclusiveCheck } from "../checks/current-check-store.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
  * What an SBOM upload writes (docs/ingestion-sbom.md): packages and their versions (global, keyed
@@ -300,18 +302,38 @@ export async function insertScaCheckDependencies(
 }
 
 /**
- * How many distinct packages the run's SCA checks found (any version, direct or transitive, every
- * target): the run's DDP value.
+ * The run's DDP value: how many distinct packages (any version, direct or transitive) the code of
+ * the run depends on, over every target of the repository (docs/ingestion-sbom.md "DDP"). A
+ * target the run scanned counts its scan; one it did not scan counts its newest scan on the run's
+ * branch before the run, chosen as its current scan is (docs/read-model.md "Current dependency
+ * scans"), so a run whose CI sent one of several SBOMs does not lose the other targets' packages.
  */
 export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: string): Promise<number> {
-  const row = await tx
-    .selectFrom("sca_check_dependencies as d")
-    .innerJoin("sca_checks as s", "s.id", "d.sca_check_id")
-    .innerJoin("package_versions as v", "v.id", "d.package_version_id")
-    .select(sql<number>`count(DISTINCT v.package_id)::int`.as("count"))
-    .where("s.run_id", "=", runId)
-    .executeTakeFirstOrThrow();
-  return row.count;
+  const { rows } = await sql<{ count: number }>`
+    WITH run AS (SELECT id, repository_id, branch_name, created_at, key FROM analysis_runs WHERE id = ${runId}),
+    scans AS (
+      SELECT s.id FROM sca_checks AS s WHERE s.run_id = ${runId}
+      UNION ALL
+      SELECT earlier.id
+      FROM run
+      JOIN repository_targets AS target ON target.repository_id = run.repository_id
+      CROSS JOIN LATERAL (
+        SELECT s.id FROM sca_checks AS s
+        JOIN analysis_runs AS sr ON sr.id = s.run_id
+        LEFT JOIN checks AS sc ON sc.id = s.check_id
+        WHERE s.target_id = target.id AND s.branch_name = run.branch_name
+          AND (s.run_created_at, s.run_key) < (run.created_at, run.key)
+          AND ${isAnalysedRun("sr")} AND (s.check_id IS NULL OR ${isConclusiveCheck("sc")})
+        ORDER BY s.run_created_at DESC, s.run_key DESC
+        LIMIT 1
+      ) AS earlier
+      WHERE NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = run.id AND own.target_id = target.id)
+    )
+    SELECT count(DISTINCT v.package_id)::int AS count
+    FROM scans
+    JOIN sca_check_dependencies AS d ON d.sca_check_id = scans.id
+    JOIN package_versions AS v ON v.id = d.package_version_id`.execute(tx);
+  return rows[0]?.count ?? 0;
 }
 
 /** Repository targets by internal id (foreign keys of rows already seen). */
