@@ -3,7 +3,7 @@ import { AccountRef } from "../accounts/account-type.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
 import { reportViewOf } from "./report-loaders.ts";
 import { type ItemStat, itemStatsOf, type ReportView } from "./report-service.ts";
-import { ReportInterfaceRef, ReportKeyEnum, ReportStatusEnum } from "./report-type.ts";
+import { ReportInterfaceRef, ReportKeyEnum, ReportStatusEnum, severityCountFields } from "./report-type.ts";
 
 /**
  * The deprecated `report(key:)` of accounts and repositories and the types only it answers:
@@ -19,28 +19,7 @@ const ComplianceIssueOccurrenceCountRef = builder
   .objectRef<ItemStat["occurrence"]>("ComplianceIssueOccurrenceCount")
   .implement({
     description: "Open occurrences of one item of a compliance standard, by severity.",
-    fields: (t) => ({
-      critical: t.int({
-        nullable: true,
-        description: "CRITICAL occurrences; null while nothing in scope has been analysed.",
-        resolve: (o) => o.critical,
-      }),
-      major: t.int({
-        nullable: true,
-        description: "MAJOR occurrences; null while nothing in scope has been analysed.",
-        resolve: (o) => o.major,
-      }),
-      minor: t.int({
-        nullable: true,
-        description: "MINOR occurrences; null while nothing in scope has been analysed.",
-        resolve: (o) => o.minor,
-      }),
-      total: t.int({
-        nullable: true,
-        description: "All of them; null while nothing in scope has been analysed.",
-        resolve: (o) => o.total,
-      }),
-    }),
+    fields: severityCountFields,
   });
 
 const ComplianceIssueStatRef = builder.objectRef<ItemStat>("ComplianceIssueStat").implement({

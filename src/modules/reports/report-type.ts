@@ -101,30 +101,29 @@ export const TrendRef = builder.objectRef<TrendValue>("Trend").implement({
   }),
 });
 
-const SeverityDistributionRef = builder.objectRef<ItemStat["occurrence"]>("SeverityDistribution").implement({
-  description: "Open occurrences by severity.",
-  fields: (t) => ({
+/**
+ * The counts of one item's open occurrences by severity, each null while nothing in scope has been
+ * analysed: the fields of `SeverityDistribution` and of the older `ComplianceIssueOccurrenceCount`.
+ */
+export function severityCountFields(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, ItemStat["occurrence"]>,
+) {
+  const unknown = "null while nothing in scope has been analysed.";
+  return {
     critical: t.int({
       nullable: true,
-      description: "CRITICAL occurrences; null while nothing in scope has been analysed.",
+      description: `CRITICAL occurrences; ${unknown}`,
       resolve: (o) => o.critical,
     }),
-    major: t.int({
-      nullable: true,
-      description: "MAJOR occurrences; null while nothing in scope has been analysed.",
-      resolve: (o) => o.major,
-    }),
-    minor: t.int({
-      nullable: true,
-      description: "MINOR occurrences; null while nothing in scope has been analysed.",
-      resolve: (o) => o.minor,
-    }),
-    total: t.int({
-      nullable: true,
-      description: "All of them; null while nothing in scope has been analysed.",
-      resolve: (o) => o.total,
-    }),
-  }),
+    major: t.int({ nullable: true, description: `MAJOR occurrences; ${unknown}`, resolve: (o) => o.major }),
+    minor: t.int({ nullable: true, description: `MINOR occurrences; ${unknown}`, resolve: (o) => o.minor }),
+    total: t.int({ nullable: true, description: `All of them; ${unknown}`, resolve: (o) => o.total }),
+  };
+}
+
+const SeverityDistributionRef = builder.objectRef<ItemStat["occurrence"]>("SeverityDistribution").implement({
+  description: "Open occurrences by severity.",
+  fields: severityCountFields,
 });
 
 const SecurityIssueStatRef = builder.objectRef<ItemStat>("SecurityIssueStat").implement({
