@@ -191,16 +191,32 @@ export function currentScaChecksOf(repository: string): RawBuilder<unknown> {
   return sql`(
     SELECT newest.*
     FROM repository_targets AS target
-    CROSS JOIN LATERAL (
-      SELECT s.* FROM sca_checks AS s
-      JOIN analysis_runs AS sr ON sr.id = s.run_id
-      LEFT JOIN checks AS sc ON sc.id = s.check_id
-      WHERE s.target_id = target.id AND s.branch_name = ${repo("default_branch")} AND ${isAnalysedRun("sr")}
-        AND (s.check_id IS NULL OR ${isConclusiveCheck("sc")})
-      ORDER BY s.run_created_at DESC, s.run_key DESC
-      LIMIT 1
-    ) AS newest
+    CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("target.id"), repo("default_branch"))} AS newest
     WHERE target.repository_id = ${repo("id")}
+  )`;
+}
+
+/**
+ * A lateral subquery of one `sca_checks` row, or none: the newest scan of target `targetId` on
+ * `branch` that counts as a current scan ({@link currentScaChecksOf}), of a run made before
+ * `before` (its creation time and key) when given. Both read `sca_checks_target_branch_idx`.
+ */
+export function newestScanOfTarget(
+  targetId: RawBuilder<unknown>,
+  branch: RawBuilder<unknown>,
+  before?: { createdAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
+): RawBuilder<unknown> {
+  const earlier = before
+    ? sql`AND (s.run_created_at, s.run_key) < (${before.createdAt}, ${before.key})`
+    : sql``;
+  return sql`(
+    SELECT s.* FROM sca_checks AS s
+    JOIN analysis_runs AS sr ON sr.id = s.run_id
+    LEFT JOIN checks AS sc ON sc.id = s.check_id
+    WHERE s.target_id = ${targetId} AND s.branch_name = ${branch} ${earlier} AND ${isAnalysedRun("sr")}
+      AND (s.check_id IS NULL OR ${isConclusiveCheck("sc")})
+    ORDER BY s.run_created_at DESC, s.run_key DESC
+    LIMIT 1
   )`;
 }
 

@@ -3,8 +3,7 @@ import { compareCodeUnits, compareIds, insertMissing } from "../../db/insert-mis
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
-import { isConclusiveCheck } from "../checks/current-check-store.ts";
-import { isAnalysedRun } from "../runs/run-store.ts";
+import { newestScanOfTarget } from "./dependencies-store.ts";
 
 /**
  * What an SBOM upload writes (docs/ingestion-sbom.md): packages and their versions (global, keyed
@@ -317,16 +316,10 @@ export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: st
       SELECT earlier.id
       FROM run
       JOIN repository_targets AS target ON target.repository_id = run.repository_id
-      CROSS JOIN LATERAL (
-        SELECT s.id FROM sca_checks AS s
-        JOIN analysis_runs AS sr ON sr.id = s.run_id
-        LEFT JOIN checks AS sc ON sc.id = s.check_id
-        WHERE s.target_id = target.id AND s.branch_name = run.branch_name
-          AND (s.run_created_at, s.run_key) < (run.created_at, run.key)
-          AND ${isAnalysedRun("sr")} AND (s.check_id IS NULL OR ${isConclusiveCheck("sc")})
-        ORDER BY s.run_created_at DESC, s.run_key DESC
-        LIMIT 1
-      ) AS earlier
+      CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("target.id"), sql.ref("run.branch_name"), {
+        createdAt: sql.ref("run.created_at"),
+        key: sql.ref("run.key"),
+      })} AS earlier
       WHERE NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = run.id AND own.target_id = target.id)
     )
     SELECT count(DISTINCT v.package_id)::int AS count
