@@ -10,6 +10,7 @@ import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
+import { aResult, sarifLog } from "./helpers/sarif-scene.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 import {
   githubHeaders,
@@ -46,27 +47,9 @@ function sarif(findings: readonly Finding[]): string {
     shortDescription: { text: `Rule ${id}` },
     properties: { tags: ["style"] },
   }));
-  return JSON.stringify({
-    version: "2.1.0",
-    runs: [
-      {
-        tool: { driver: { name: "fork-lint", rules } },
-        results: findings.map((f) => ({
-          ruleId: f.rule,
-          level: "warning",
-          message: { text: `Problem of ${f.rule}.` },
-          locations: [
-            {
-              physicalLocation: {
-                artifactLocation: { uri: f.path },
-                region: { startLine: f.line, startColumn: 1, endLine: f.line, endColumn: 10 },
-              },
-            },
-          ],
-        })),
-      },
-    ],
-  });
+  return sarifLog([
+    { tool: "fork-lint", rules, results: findings.map((f) => aResult(f.rule, f.path, f.line)) },
+  ]);
 }
 
 /** npm's CycloneDX SBOM of a fixture project, with lodash 4.17.11 as a direct dependency when asked. */
