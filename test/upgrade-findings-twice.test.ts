@@ -16,6 +16,7 @@ import { generatePat, hashPat } from "../src/modules/auth/pat.ts";
 import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { createEmptyDatabase } from "./helpers/database.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
+import { insert, insertOwner, type OldDb } from "./helpers/legacy-rows.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { dataOf, gql, recordedLevel } from "./helpers/server.ts";
 
@@ -112,14 +113,6 @@ function fingerprintsOf(findings: readonly Finding[]): string[] {
   );
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: plain SQL against the schema of 0024, not today's types
-type OldDb = Kysely<any>;
-
-async function insert(db: OldDb, table: string, row: Record<string, unknown>): Promise<string> {
-  const inserted = await db.insertInto(table).values(row).returning("id").executeTakeFirstOrThrow();
-  return String(inserted.id);
-}
-
 interface Legacy {
   token: string;
   login: string;
@@ -137,32 +130,13 @@ async function writeLegacy(db: OldDb): Promise<Legacy> {
   const login = "twice-team";
   const freshKey = newRowKey();
   await db.transaction().execute(async (trx) => {
-    const userId = await insert(trx, "users", {
-      key: newRowKey(),
+    const { userId, accountId } = await insertOwner(trx, {
       email: "twice@example.test",
-      first_name: "Twice",
-      last_name: "Owner",
-      analytics_id: randomUUID(),
-    });
-    await insert(trx, "personal_access_tokens", {
-      key: newRowKey(),
-      user_id: userId,
-      name: "ci",
-      token_hash: hashPat(token, PEPPER),
-      last_four: lastFour,
-    });
-    const accountId = await insert(trx, "accounts", {
-      key: newRowKey(),
+      firstName: "Twice",
+      lastName: "Owner",
       login,
-      vcs_provider: "GITHUB",
-      type: "TEAM",
-    });
-    await insert(trx, "memberships", {
-      key: newRowKey(),
-      account_id: accountId,
-      user_id: userId,
-      role: "ADMIN",
-      is_owner: true,
+      tokenHash: hashPat(token, PEPPER),
+      lastFour,
     });
     const repository = (name: string, key: string) =>
       insert(trx, "repositories", {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
-import { type Kysely, Migrator } from "kysely";
+import { Migrator } from "kysely";
 import { type RunningApp, startApp } from "../src/app.ts";
 import { type Config, parseConfig } from "../src/config.ts";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
@@ -14,6 +14,7 @@ import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { createEmptyDatabase, type TestDatabase } from "./helpers/database.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
+import { insert, insertOwner, insertPlain, type OldDb } from "./helpers/legacy-rows.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { gql, recordedLevel } from "./helpers/server.ts";
 
@@ -64,19 +65,6 @@ function has(version: string, name: string): boolean {
   return name <= version;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: plain SQL against an earlier schema, not today's types
-type OldDb = Kysely<any>;
-
-async function insert(db: OldDb, table: string, row: Record<string, unknown>): Promise<string> {
-  const inserted = await db.insertInto(table).values(row).returning("id").executeTakeFirstOrThrow();
-  return String(inserted.id);
-}
-
-/** Inserts into a table without an identity column. */
-async function insertPlain(db: OldDb, table: string, row: Record<string, unknown>): Promise<void> {
-  await db.insertInto(table).values(row).execute();
-}
-
 /** Writes a small, realistic data set with only the columns and tables `version` has. */
 async function writeDataSet(db: OldDb, version: string): Promise<Written> {
   const { token, lastFour } = generatePat();
@@ -102,32 +90,13 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
   };
 
   await db.transaction().execute(async (trx) => {
-    const userId = await insert(trx, "users", {
-      key: newRowKey(),
-      email,
-      first_name: "Old",
-      last_name: "Owner",
-      analytics_id: randomUUID(),
-    });
-    await insert(trx, "personal_access_tokens", {
-      key: newRowKey(),
-      user_id: userId,
-      name: "ci",
-      token_hash: hashPat(token, PEPPER),
-      last_four: lastFour,
-    });
-    const accountId = await insert(trx, "accounts", {
-      key: newRowKey(),
+    const { userId, accountId } = await insertOwner(trx, {
+      email: email,
+      firstName: "Old",
+      lastName: "Owner",
       login,
-      vcs_provider: "GITHUB",
-      type: "TEAM",
-    });
-    await insert(trx, "memberships", {
-      key: newRowKey(),
-      account_id: accountId,
-      user_id: userId,
-      role: "ADMIN",
-      is_owner: true,
+      tokenHash: hashPat(token, PEPPER),
+      lastFour,
     });
     const repositoryId = await insert(trx, "repositories", {
       key: repoKey,
