@@ -3,12 +3,14 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
-import type { AccountRow, AnalysisRunRow, CheckRow, RepositoryRow } from "../src/db/types.ts";
+import type { AccountRow, AnalysisRunRow, CheckRow, PullRequestRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
+import { rebaseRun } from "../src/ingestion/run-rebase.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { deleteScaChecksOfRunTarget, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
+import { insertPullRequest } from "../src/modules/pull-requests/vcs-event-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import {
@@ -236,6 +238,87 @@ describe("an upload attaching a run to its pull request while the run's rebase i
       .where("dedupe_key", "=", dedupeKey)
       .executeTakeFirstOrThrow();
     assert.equal(job.state, "QUEUED", "the rebase runs again, after the pull request was attached");
+  });
+});
+
+/** An open pull request of `repository` from `branch` into main, as a provider's event records it. */
+function aPullRequest(repository: RepositoryRow, number: number, branch: string): Promise<PullRequestRow> {
+  return insertPullRequest(server.db, repository.id, {
+    number,
+    title: null,
+    state: "OPEN",
+    branch,
+    baseBranch: "main",
+    headCommitOid: null,
+    baseCommitOid: null,
+    mergeBaseOid: null,
+    url: null,
+    createdAt: null,
+    updatedAt: null,
+    isCrossRepository: false,
+    headRepository: null,
+  });
+}
+
+describe("a run moving off the default branch while a run compared with it has its rebase settled", () => {
+  test("the mover queues that rebase before locking its run: both commit, and the run is rebased again", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    // A run put on main for want of a branch, whose pull request turns out to be from `topic`.
+    const moving = await aRun(server.db, repository, { branch: "main" });
+    const ownPullRequest = await aPullRequest(repository, 1, "topic");
+    await server.db
+      .updateTable("analysis_runs")
+      .set({ is_branch_defaulted: true, pull_request_id: ownPullRequest.id })
+      .where("id", "=", moving.id)
+      .execute();
+    // Another pull request's run, compared with it, whose rebase is queued.
+    const other = await aPullRequest(repository, 2, "other");
+    const dependent = await aRun(server.db, repository, { branch: "other", baseRun: moving });
+    await server.db
+      .updateTable("analysis_runs")
+      .set({ pull_request_id: other.id })
+      .where("id", "=", dependent.id)
+      .execute();
+    await enqueueRunRebases(server.db, [dependent.id]);
+    const dedupeKey = `${REBASE_JOB_KIND}:${dependent.id}`;
+
+    const settlingMayLockRun = signal();
+    const settlingHoldsJob = signal();
+    // The worker settling the dependent's rebase: its job's row first, then its run (run-rebase.ts).
+    const settling = server.db.transaction().execute(async (tx) => {
+      await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
+      settlingHoldsJob.fire();
+      await settlingMayLockRun.fired;
+      await tx.selectFrom("analysis_runs").select("id").where("id", "=", dependent.id).forUpdate().execute();
+    });
+    await settlingHoldsJob.fired;
+
+    // The worker settling the moving run's own rebase.
+    const rebasing = server.db.transaction().execute((tx) => rebaseRun(tx, moving.id));
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the rebase to wait for the settling transaction",
+        async () => (await sessionsWaitingForALock()) > 0,
+      );
+    }
+    // Had the rebase locked the dependent run before asking for its job's row, this would close a
+    // cycle and PostgreSQL would abort one of the two ("deadlock detected").
+    settlingMayLockRun.fire();
+
+    await settling;
+    assert.equal(await rebasing, true, "the run moved");
+    const moved = await server.db
+      .selectFrom("analysis_runs")
+      .select("branch_name")
+      .where("id", "=", moving.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(moved.branch_name, "topic");
+    const job = await server.db
+      .selectFrom("jobs")
+      .select("state")
+      .where("dedupe_key", "=", dedupeKey)
+      .executeTakeFirstOrThrow();
+    assert.equal(job.state, "QUEUED", "the dependent run is rebased again, after its base moved");
   });
 });
 

@@ -23,6 +23,7 @@ import { findRepositoryById } from "../modules/repositories/repository-store.ts"
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
 import {
   findRunById,
+  findRunsBasedOn,
   lockRun,
   lockRunsBasedOn,
   updateRunBase,
@@ -103,7 +104,10 @@ async function branchToMoveTo(
  * - a run compared with a later default-branch run that had no conclusive check of one of its
  *   analyzers, so that analyzer's base check was this run's: with the same base run, whose base
  *   checks are then read without this run's.
- * Those runs are locked first, in the order they were made. The repository is not locked (the
+ * The rebases of the pull requests' runs are queued before any of those runs is locked, as every
+ * transaction takes a run's job rows before the run (docs/ingestion.md "Lock order"): the worker
+ * settling one of those rebases holds its job's row and then locks its run. The runs are then
+ * locked in the order they were made. The repository is not locked (the
  * settling transaction holds its job's row, which a webhook delivery holding the repository's
  * lock may be waiting for): a run an upload makes with this one as its base is seen here when the
  * upload inserted it first (this run's lock waits for it), and missed only when the upload chose
@@ -117,21 +121,42 @@ async function moveRunOffDefaultBranch(
   defaultBranch: string,
 ): Promise<void> {
   const readers = await findRunsReadingBaseChecksOf(tx, run.id, defaultBranch);
+  // Read unlocked, but no run can become based on this one meanwhile: that takes KEY SHARE on this
+  // run's row, which this transaction holds FOR UPDATE.
+  const queued = (await findRunsBasedOn(tx, run.id))
+    .filter((dependent) => isRebasedByItsPullRequest(dependent, run, defaultBranch))
+    .map((dependent) => dependent.id);
+  await enqueueRunRebases(tx, queued);
   const dependents = await lockRunsBasedOn(tx, run.id, readers);
   await updateRunBranch(tx, run.id, branch);
   await markMetricValuesOfRun(tx, run.id, false);
-  const ofPullRequests: string[] = [];
+  const attachedSince: string[] = [];
   for (const dependent of dependents) {
     if (dependent.base_run_id !== run.id) {
       await compareRunWith(tx, dependent, await findRunById(tx, dependent.base_run_id as string));
-    } else if (dependent.pull_request_id !== null && dependent.branch_name !== defaultBranch) {
-      ofPullRequests.push(dependent.id);
+    } else if (isRebasedByItsPullRequest(dependent, run, defaultBranch)) {
+      if (!queued.includes(dependent.id)) attachedSince.push(dependent.id);
     } else {
       const base = await findLatestSettledRunOfBranchBefore(tx, run.repository_id, defaultBranch, dependent);
       await compareRunWith(tx, dependent, base);
     }
   }
-  await enqueueRunRebases(tx, ofPullRequests);
+  // A run attached to its pull request between the read and its lock: the attaching transaction
+  // queued its rebase too, but that rebase may have run already, against this run.
+  await enqueueRunRebases(tx, attachedSince);
+}
+
+/** True when `dependent`, compared with `run`, is a pull request's run its own rebase compares again. */
+function isRebasedByItsPullRequest(
+  dependent: AnalysisRunRow,
+  run: AnalysisRunRow,
+  defaultBranch: string,
+): boolean {
+  return (
+    dependent.base_run_id === run.id &&
+    dependent.pull_request_id !== null &&
+    dependent.branch_name !== defaultBranch
+  );
 }
 
 /**

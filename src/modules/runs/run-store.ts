@@ -222,6 +222,29 @@ export async function updateRunBranch(
   await tx.updateTable("sca_checks").set({ branch_name: branch }).where("run_id", "=", runId).execute();
 }
 
+/** The runs compared with run `runId` (it is their base run) and the runs `alsoRunIds`, oldest first. */
+function runsBasedOn(tx: Kysely<Database>, runId: string, alsoRunIds: readonly string[]) {
+  return tx
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where((eb) =>
+      alsoRunIds.length === 0
+        ? eb("base_run_id", "=", runId)
+        : eb.or([eb("base_run_id", "=", runId), eb("id", "in", alsoRunIds)]),
+    )
+    .orderBy("created_at")
+    .orderBy("key");
+}
+
+/**
+ * The runs compared with run `runId` (it is their base run), read without locking them, in the
+ * order they were created: what a transaction holding `runId`'s lock queues work for before it
+ * locks them ({@link lockRunsBasedOn}).
+ */
+export function findRunsBasedOn(tx: Kysely<Database>, runId: string): Promise<AnalysisRunRow[]> {
+  return runsBasedOn(tx, runId, []).execute();
+}
+
 /**
  * The runs compared with run `runId` (it is their base run) and the runs `alsoRunIds`, locked FOR
  * UPDATE in the order they were created: a run is always created after its base, so transactions
@@ -232,18 +255,7 @@ export function lockRunsBasedOn(
   runId: string,
   alsoRunIds: readonly string[] = [],
 ): Promise<AnalysisRunRow[]> {
-  return tx
-    .selectFrom("analysis_runs")
-    .selectAll()
-    .where((eb) =>
-      alsoRunIds.length === 0
-        ? eb("base_run_id", "=", runId)
-        : eb.or([eb("base_run_id", "=", runId), eb("id", "in", alsoRunIds)]),
-    )
-    .orderBy("created_at")
-    .orderBy("key")
-    .forUpdate()
-    .execute();
+  return runsBasedOn(tx, runId, alsoRunIds).forUpdate().execute();
 }
 
 /** Records that an upload named the branch run `runId` is on (it was a default); answers the run. */
