@@ -10,7 +10,9 @@ import { rebaseRun } from "../src/ingestion/run-rebase.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { deleteScaChecksOfRunTarget, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
+import { applyVcsDelivery } from "../src/modules/pull-requests/vcs-event-service.ts";
 import { insertPullRequest } from "../src/modules/pull-requests/vcs-event-store.ts";
+import type { PullRequestFacts } from "../src/modules/pull-requests/vcs-payloads.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import {
@@ -241,9 +243,9 @@ describe("an upload attaching a run to its pull request while the run's rebase i
   });
 });
 
-/** An open pull request of `repository` from `branch` into main, as a provider's event records it. */
-function aPullRequest(repository: RepositoryRow, number: number, branch: string): Promise<PullRequestRow> {
-  return insertPullRequest(server.db, repository.id, {
+/** What a provider's event says of an open pull request from `branch` into main. */
+function pullRequestFacts(number: number, branch: string): PullRequestFacts {
+  return {
     number,
     title: null,
     state: "OPEN",
@@ -257,7 +259,12 @@ function aPullRequest(repository: RepositoryRow, number: number, branch: string)
     updatedAt: null,
     isCrossRepository: false,
     headRepository: null,
-  });
+  };
+}
+
+/** An open pull request of `repository` from `branch` into main, as a provider's event records it. */
+function aPullRequest(repository: RepositoryRow, number: number, branch: string): Promise<PullRequestRow> {
+  return insertPullRequest(server.db, repository.id, pullRequestFacts(number, branch));
 }
 
 describe("a run moving off the default branch while a run compared with it has its rebase settled", () => {
@@ -319,6 +326,68 @@ describe("a run moving off the default branch while a run compared with it has i
       .where("dedupe_key", "=", dedupeKey)
       .executeTakeFirstOrThrow();
     assert.equal(job.state, "QUEUED", "the dependent run is rebased again, after its base moved");
+  });
+});
+
+describe("a pull request's event attaching a run while the run's rebase is settled", () => {
+  test("the delivery takes the job's row before the run's: both commit, and the run is rebased again", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    // CI on push, before the provider's event: a run of the branch, of no pull request.
+    const run = await aRun(server.db, repository, { branch: "feature" });
+    await enqueueRunRebases(server.db, [run.id]);
+    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
+
+    const settlingMayLockRun = signal();
+    const settlingHoldsJob = signal();
+    // The worker settling that run's rebase job: its job's row first, then the run (run-rebase.ts).
+    const settling = server.db.transaction().execute(async (tx) => {
+      await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
+      settlingHoldsJob.fire();
+      await settlingMayLockRun.fired;
+      await tx.selectFrom("analysis_runs").select("id").where("id", "=", run.id).forUpdate().execute();
+    });
+    await settlingHoldsJob.fired;
+
+    // The provider reports the pull request whose head the run's commit is.
+    const delivering = server.db.transaction().execute((tx) =>
+      applyVcsDelivery(tx, {
+        provider: "GITHUB",
+        repositoryId: repository.id,
+        repositoryKey: repository.key,
+        eventName: "pull_request",
+        deliveryId: newRowKey(),
+        event: {
+          kind: "pull_request",
+          action: "opened",
+          pullRequest: { ...pullRequestFacts(5, "feature"), headCommitOid: run.commit_oid },
+        },
+      }),
+    );
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the delivery to wait for the settling transaction",
+        async () => (await sessionsWaitingForALock()) > 0,
+      );
+    }
+    // Had the delivery written the run before asking for the job's row, this would close a cycle
+    // and PostgreSQL would abort one of the two ("deadlock detected").
+    settlingMayLockRun.fire();
+
+    await settling;
+    assert.equal((await delivering).status, 200);
+    const attached = await server.db
+      .selectFrom("analysis_runs")
+      .innerJoin("pull_requests", "pull_requests.id", "analysis_runs.pull_request_id")
+      .select("pull_requests.number")
+      .where("analysis_runs.id", "=", run.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(attached.number, 5);
+    const job = await server.db
+      .selectFrom("jobs")
+      .select("state")
+      .where("dedupe_key", "=", dedupeKey)
+      .executeTakeFirstOrThrow();
+    assert.equal(job.state, "QUEUED", "the rebase runs again, after the pull request was attached");
   });
 });
 

@@ -7,6 +7,7 @@ import { enqueueRunRebases } from "../runs/rebase-job.ts";
 import {
   attachRunsOfCommit,
   deleteBranchHead,
+  findRunsOfCommitForPullRequest,
   insertPullRequest,
   lockPullRequest,
   pruneVcsDeliveries,
@@ -409,15 +410,14 @@ async function applyEvent(
         ? await updatePullRequest(tx, stored.id, facts)
         : await insertPullRequest(tx, repositoryId, facts);
       if (pullRequest.state === "OPEN" && pullRequest.head_commit_oid) {
-        const runIds = await attachRunsOfCommit(
-          tx,
-          repositoryId,
-          pullRequest.head_commit_oid,
-          pullRequest.id,
-        );
+        const head = pullRequest.head_commit_oid;
+        const runIds = await findRunsOfCommitForPullRequest(tx, repositoryId, head, pullRequest.id);
         // Runs uploaded before this event were compared with the default branch, and a pull
-        // request whose base branch changed compares its head with another branch now.
+        // request whose base branch changed compares its head with another branch now. Their
+        // rebases are queued before the runs are written: the worker settling one holds its job's
+        // row and then locks its run (docs/ingestion.md "Lock order").
         await enqueueRunRebases(tx, runIds);
+        await attachRunsOfCommit(tx, repositoryId, head, pullRequest.id);
       }
       return {
         status: 200,

@@ -133,38 +133,53 @@ export function updatePullRequest(
 /** Full object ids are 40 (SHA-1) or 64 (SHA-256) hex digits; anything shorter is abbreviated. */
 const FULL_OID_LENGTH = 40;
 
+/** Matches the runs of `commitOid`; an abbreviated id matches those whose commit starts with it. */
+function ofCommit(commitOid: string) {
+  return commitOid.length < FULL_OID_LENGTH
+    ? sql<boolean>`starts_with(commit_oid, ${commitOid})`
+    : sql<boolean>`commit_oid = ${commitOid}`;
+}
+
+/**
+ * The ids of the repository's runs of `commitOid` that {@link attachRunsOfCommit} leaves with
+ * `pullRequestId`: those of no pull request and those already of it. Under the repository's lock
+ * the answer stays true until the attachment (every writer of a run's pull request takes it).
+ */
+export async function findRunsOfCommitForPullRequest(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  commitOid: string,
+  pullRequestId: string,
+): Promise<string[]> {
+  const rows = await tx
+    .selectFrom("analysis_runs")
+    .select("id")
+    .where("repository_id", "=", repositoryId)
+    .where(ofCommit(commitOid))
+    .where((eb) => eb.or([eb("pull_request_id", "is", null), eb("pull_request_id", "=", pullRequestId)]))
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => String(row.id));
+}
+
 /**
  * Attaches the repository's runs of `commitOid` that belong to no pull request yet to
  * `pullRequestId` (runs uploaded before the provider's event arrived). An abbreviated id
- * (Bitbucket's pull request payloads) matches the runs whose commit starts with it. Answers the
- * ids of every run of the commit that now belongs to the pull request, attached now or before.
+ * (Bitbucket's pull request payloads) matches the runs whose commit starts with it.
  */
 export async function attachRunsOfCommit(
   tx: Kysely<Database>,
   repositoryId: string,
   commitOid: string,
   pullRequestId: string,
-): Promise<string[]> {
-  const ofCommit =
-    commitOid.length < FULL_OID_LENGTH
-      ? sql<boolean>`starts_with(commit_oid, ${commitOid})`
-      : sql<boolean>`commit_oid = ${commitOid}`;
+): Promise<void> {
   await tx
     .updateTable("analysis_runs")
     .set({ pull_request_id: pullRequestId })
     .where("repository_id", "=", repositoryId)
-    .where(ofCommit)
+    .where(ofCommit(commitOid))
     .where("pull_request_id", "is", null)
     .execute();
-  const rows = await tx
-    .selectFrom("analysis_runs")
-    .select("id")
-    .where("repository_id", "=", repositoryId)
-    .where(ofCommit)
-    .where("pull_request_id", "=", pullRequestId)
-    .orderBy("id")
-    .execute();
-  return rows.map((row) => String(row.id));
 }
 
 /**
