@@ -6,13 +6,16 @@ import { sql } from "kysely";
 import type { AccountRow, AnalysisRunRow, CheckRow, PullRequestRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
-import { rebaseRun } from "../src/ingestion/run-rebase.ts";
+import { rebaseRun, runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
+import { JobWorker } from "../src/jobs/worker.ts";
+import { findLatestDefaultBranchRuns } from "../src/modules/checks/repository-issue-store.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { deleteScaChecksOfRunTarget, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
 import { applyVcsDelivery } from "../src/modules/pull-requests/vcs-event-service.ts";
 import { insertPullRequest } from "../src/modules/pull-requests/vcs-event-store.ts";
 import type { PullRequestFacts } from "../src/modules/pull-requests/vcs-payloads.ts";
+import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import {
@@ -326,6 +329,147 @@ describe("a run moving off the default branch while a run compared with it has i
       .where("dedupe_key", "=", dedupeKey)
       .executeTakeFirstOrThrow();
     assert.equal(job.state, "QUEUED", "the dependent run is rebased again, after its base moved");
+  });
+});
+
+describe("an upload making a run while the run it chooses as its base leaves the default branch", () => {
+  test("the move waits for the upload's repository lock, and compares the new run again", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    const earlier = await aRun(server.db, repository, {
+      branch: "main",
+      createdAt: new Date(Date.now() - 60_000),
+    });
+    // A run put on main for want of a branch, whose pull request turns out to be from `topic`.
+    const moving = await aRun(server.db, repository, {
+      branch: "main",
+      createdAt: new Date(Date.now() - 30_000),
+    });
+    const pullRequest = await aPullRequest(repository, 3, "topic");
+    await server.db
+      .updateTable("analysis_runs")
+      .set({ is_branch_defaulted: true, pull_request_id: pullRequest.id })
+      .where("id", "=", moving.id)
+      .execute();
+    await enqueueRunRebases(server.db, [moving.id]);
+    const dedupeKey = `${REBASE_JOB_KIND}:${moving.id}`;
+
+    const uploadChoseBase = signal();
+    const uploadMayMakeRun = signal();
+    // An upload's intake (openRun) up to the run it makes: the repository's lock, then its base,
+    // the default branch's newest analysed run (the moving one), then the run.
+    const uploading = server.db.transaction().execute(async (tx) => {
+      assert.ok(await lockRepositoryNoKeyUpdate(tx, repository.id));
+      const [base] = await findLatestDefaultBranchRuns(tx, [repository.id]);
+      assert.equal(base?.id, moving.id);
+      uploadChoseBase.fire();
+      await uploadMayMakeRun.fired;
+      return aRun(tx, repository, { branch: "main", status: "PENDING", baseRun: base });
+    });
+    await uploadChoseBase.fired;
+
+    // The worker settles the moving run's rebase meanwhile.
+    const worker = new JobWorker({
+      db: server.db,
+      logger,
+      handlers: [runRebaseHandler()],
+      pollMs: 50,
+      leaseSeconds: 60,
+    }).start();
+    const rebaseDone = async () =>
+      (await server.db.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).execute())
+        .length === 0;
+    try {
+      if (server.config.databaseUrl) {
+        // Without the repository's lock the move would not wait: it would be done first, and the
+        // upload's run would keep a base that is no longer the default branch's.
+        await waitFor(
+          "the rebase to wait for the upload, or to be done",
+          async () => (await sessionsWaitingForALock()) > 0 || (await rebaseDone()),
+        );
+      }
+      uploadMayMakeRun.fire();
+      const made = await uploading;
+      await waitFor("the rebase to be done", rebaseDone);
+
+      const moved = await server.db
+        .selectFrom("analysis_runs")
+        .select("branch_name")
+        .where("id", "=", moving.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(moved.branch_name, "topic");
+      const compared = await server.db
+        .selectFrom("analysis_runs")
+        .select("base_run_id")
+        .where("id", "=", made.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(compared.base_run_id, earlier.id, "the new run is compared with main's run before it");
+    } finally {
+      await worker.stop(0);
+    }
+  });
+});
+
+describe("a delivery queueing a run's rebase while that rebase is settled", () => {
+  test("the settling transaction takes the repository's lock before the job's row: both commit", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    const moving = await aRun(server.db, repository, { branch: "main" });
+    const pullRequest = await aPullRequest(repository, 4, "topic");
+    await server.db
+      .updateTable("analysis_runs")
+      .set({ is_branch_defaulted: true, pull_request_id: pullRequest.id })
+      .where("id", "=", moving.id)
+      .execute();
+    await enqueueRunRebases(server.db, [moving.id]);
+
+    const deliveryHoldsRepository = signal();
+    const deliveryMayQueue = signal();
+    // A provider's delivery about the pull request: the repository's lock, then the rebases of
+    // the pull request's runs (vcs-event-service.ts).
+    const delivering = server.db.transaction().execute(async (tx) => {
+      assert.ok(await lockRepositoryNoKeyUpdate(tx, repository.id));
+      deliveryHoldsRepository.fire();
+      await deliveryMayQueue.fired;
+      await enqueueRunRebases(tx, [moving.id]);
+    });
+    await deliveryHoldsRepository.fired;
+
+    const outcomes: string[] = [];
+    const worker = new JobWorker({
+      db: server.db,
+      logger,
+      handlers: [runRebaseHandler()],
+      pollMs: 50,
+      leaseSeconds: 60,
+      onRun: (_kind, outcome) => outcomes.push(outcome),
+    }).start();
+    const branchOfRun = async () =>
+      (
+        await server.db
+          .selectFrom("analysis_runs")
+          .select("branch_name")
+          .where("id", "=", moving.id)
+          .executeTakeFirstOrThrow()
+      ).branch_name;
+    try {
+      if (server.config.databaseUrl) {
+        await waitFor(
+          "the rebase to wait for the delivery",
+          async () => (await sessionsWaitingForALock()) > 0,
+        );
+      }
+      // Had the settling transaction locked the job's row before the repository, the delivery
+      // would now wait for it in a cycle and PostgreSQL would abort one ("deadlock detected").
+      deliveryMayQueue.fire();
+      await delivering;
+      await waitFor(
+        "the rebase to be settled, or to fail",
+        async () => outcomes.includes("error") || (await branchOfRun()) === "topic",
+      );
+      assert.ok(!outcomes.includes("error"), "the worker settled every job it ran");
+      assert.equal(await branchOfRun(), "topic", "the run moved");
+    } finally {
+      await worker.stop(0);
+    }
   });
 });
 

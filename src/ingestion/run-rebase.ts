@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { AnalysisRunRow, CheckStatus, Database, PullRequestRow, RepositoryRow } from "../db/types.ts";
+import type { ClaimedJob } from "../jobs/job-store.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { findAccountById } from "../modules/accounts/account-store.ts";
 import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
@@ -19,9 +20,10 @@ import {
   findPullRequestById,
   findSettledRunOfCommit,
 } from "../modules/pull-requests/vcs-event-store.ts";
-import { findRepositoryById } from "../modules/repositories/repository-store.ts";
+import { findRepositoryById, lockRepositoryNoKeyUpdate } from "../modules/repositories/repository-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
 import {
+  findRepositoryIdOfRun,
   findRunById,
   findRunsBasedOn,
   lockRun,
@@ -107,12 +109,10 @@ async function branchToMoveTo(
  * The rebases of the pull requests' runs are queued before any of those runs is locked, as every
  * transaction takes a run's job rows before the run (docs/ingestion.md "Lock order"): the worker
  * settling one of those rebases holds its job's row and then locks its run. The runs are then
- * locked in the order they were made. The repository is not locked (the
- * settling transaction holds its job's row, which a webhook delivery holding the repository's
- * lock may be waiting for): a run an upload makes with this one as its base is seen here when the
- * upload inserted it first (this run's lock waits for it), and missed only when the upload chose
- * its base before this transaction locked the run and inserted it after. The caller announces
- * the repository's issues afterwards.
+ * locked in the order they were made. The caller holds the repository's lock
+ * ({@link runRebaseHandler}), which an upload holds while it chooses its run's base and makes the
+ * run: such a run was made before (it is among those compared again) or is made after the move
+ * (and does not choose this run). The caller announces the repository's issues afterwards.
  */
 async function moveRunOffDefaultBranch(
   tx: Kysely<Database>,
@@ -141,7 +141,8 @@ async function moveRunOffDefaultBranch(
       await compareRunWith(tx, dependent, base);
     }
   }
-  // A run attached to its pull request between the read and its lock: the attaching transaction
+  // A run attached to its pull request between the read and its lock (only a caller without the
+  // repository's lock, which every attachment takes, can meet one): the attaching transaction
   // queued its rebase too, but that rebase may have run already, against this run.
   await enqueueRunRebases(tx, attachedSince);
 }
@@ -193,7 +194,8 @@ async function compareRunWith(
  * pull request gives it ({@link compareRunWith}). A run of the default branch is first moved to
  * its pull request's branch when it belongs there ({@link branchToMoveTo}), else left as it is
  * (compared along the default branch whatever pull request its commit heads); so is a run of no
- * pull request. Answers whether it changed.
+ * pull request. Answers whether it changed. The worker holds the run's repository's lock when it
+ * calls this ({@link runRebaseHandler}).
  */
 export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   if (!(await lockRun(tx, runId))) return false;
@@ -232,17 +234,33 @@ async function rebaseOnPullRequest(
   return true;
 }
 
-/** The `ingest.rebase` job: payload `{ runId }`, rebased in the job's settling transaction. */
+/**
+ * The `ingest.rebase` job: payload `{ runId }`, rebased in the job's settling transaction, which
+ * locks the run's repository before the job's row: a move off the default branch must not
+ * interleave with an upload choosing its run's base, and uploads and provider deliveries take
+ * the repository's lock before they queue a rebase (docs/ingestion.md "Lock order").
+ */
 export function runRebaseHandler(): JobHandler {
   return {
     kind: REBASE_JOB_KIND,
+    async lockBeforeJob(tx, job) {
+      const runId = runIdOf(job);
+      const repositoryId = runId === undefined ? undefined : await findRepositoryIdOfRun(tx, runId);
+      if (repositoryId !== undefined) await lockRepositoryNoKeyUpdate(tx, repositoryId);
+    },
     async run(job) {
-      const { runId } = (job.payload ?? {}) as { runId?: unknown };
-      if (typeof runId !== "string") return async () => ({ status: "failed", error: "payload has no runId" });
+      const runId = runIdOf(job);
+      if (runId === undefined) return async () => ({ status: "failed", error: "payload has no runId" });
       return async (tx) => {
         await rebaseRun(tx, runId);
         return { status: "done" };
       };
     },
   };
+}
+
+/** The run a rebase job names; undefined when its payload names none. */
+function runIdOf(job: ClaimedJob): string | undefined {
+  const { runId } = (job.payload ?? {}) as { runId?: unknown };
+  return typeof runId === "string" ? runId : undefined;
 }

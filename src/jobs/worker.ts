@@ -53,6 +53,12 @@ export interface JobHandler {
    * it for ever (an artifact FAILS instead of staying QUEUED).
    */
   gaveUp?(tx: Kysely<Database>, job: ClaimedJob): Promise<void>;
+  /**
+   * Takes, in the settling transaction and before the job's row, the locks its settlement needs
+   * that other transactions take before they queue or update a job of this kind (docs/ingestion.md
+   * "Lock order"). Taken also when the lease turns out to be lost.
+   */
+  lockBeforeJob?(tx: Kysely<Database>, job: ClaimedJob): Promise<void>;
 }
 
 /**
@@ -332,6 +338,7 @@ export class JobWorker {
 
   private settle(job: ClaimedJob, settlement: JobSettlement): Promise<JobOutcome["status"] | "lost"> {
     return this.options.db.transaction().execute(async (tx) => {
+      await this.handlers.get(job.kind)?.lockBeforeJob?.(tx, job);
       if (!(await lockClaimedJob(tx, job))) {
         this.options.logger.warn(
           { jobId: job.id, kind: job.kind },

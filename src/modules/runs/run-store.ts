@@ -110,6 +110,19 @@ export function findRunById(db: Kysely<Database>, runId: string): Promise<Analys
   return db.selectFrom("analysis_runs").selectAll().where("id", "=", runId).executeTakeFirstOrThrow();
 }
 
+/** The id of run `runId`'s repository; undefined when the run is gone. */
+export async function findRepositoryIdOfRun(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("analysis_runs")
+    .select("repository_id")
+    .where("id", "=", runId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : String(row.repository_id);
+}
+
 /** Locks the run FOR UPDATE until the transaction ends; false when it is gone. */
 export async function lockRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   const run = await tx
