@@ -139,6 +139,13 @@ async function failArtifact(
  */
 const EMBEDDED_STEP_ROWS = 1000;
 
+/**
+ * Steps writing a report's batches at once on PostgreSQL, each a transaction on a connection of
+ * its own, so the database works on one batch while another is written and the next is read
+ * (docs/benchmarks.md "Two batches in flight"). The embedded database is one session: one there.
+ */
+const POSTGRES_STEPS_IN_FLIGHT = 2;
+
 /** Raised by a step when another worker holds the job now: this attempt stops and records nothing. */
 class LeaseLostError extends Error {}
 
@@ -157,7 +164,8 @@ function leasedSteps(
     await giveWay?.();
     signal.throwIfAborted();
     return db.transaction().execute(async (tx) => {
-      if (!(await lockClaimedJob(tx, job))) throw new LeaseLostError("the job's lease was lost");
+      if (!(await lockClaimedJob(tx, job, { shared: true })))
+        throw new LeaseLostError("the job's lease was lost");
       return work(tx);
     });
   };
@@ -174,7 +182,10 @@ async function stageSarifArtifact(
   step: ProcessStep,
 ): Promise<PublishStep> {
   const input = await processInputOf(db, artifact, config.artifactMaxBytes);
-  const publish = await stageSarif(input, step, { batchSize: stepRows(config) });
+  const publish = await stageSarif(input, step, {
+    batchSize: stepRows(config),
+    inFlight: config.databaseUrl ? POSTGRES_STEPS_IN_FLIGHT : 1,
+  });
   // The embedded database has no autovacuum to notice thousands of new rows: without fresh
   // statistics the publishing transaction's counts over the check are planned for an empty
   // table, and take twice as long while every API request waits for them.

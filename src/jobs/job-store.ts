@@ -119,16 +119,22 @@ export async function renewLeases(
 
 /**
  * Locks `job`'s row in `tx` if the lease is still the claimer's; false when another worker took
- * it over (or the job was cancelled), in which case the caller must not record anything.
+ * it over (or the job was cancelled), in which case the caller must not record anything. A
+ * `shared` lock (FOR KEY SHARE) lets the claimer's own steps hold the row at once (a SARIF
+ * artifact's batches) and its lease renewals change the row meanwhile, while a takeover's claim
+ * (FOR UPDATE SKIP LOCKED) still passes the row over and settling still waits for every step.
  */
-export async function lockClaimedJob(tx: Kysely<Database>, job: ClaimedJob): Promise<boolean> {
-  const row = await tx
+export async function lockClaimedJob(
+  tx: Kysely<Database>,
+  job: ClaimedJob,
+  { shared = false }: { shared?: boolean } = {},
+): Promise<boolean> {
+  const query = tx
     .selectFrom("jobs")
     .select("id")
     .where("id", "=", job.id)
-    .where("lease_token", "=", job.leaseToken)
-    .forUpdate()
-    .executeTakeFirst();
+    .where("lease_token", "=", job.leaseToken);
+  const row = await (shared ? query.forKeyShare() : query.forUpdate()).executeTakeFirst();
   return row !== undefined;
 }
 
