@@ -3,13 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../src/db/types.ts";
-import {
-  type ClaimedJob,
-  claimJobs,
-  enqueueJob,
-  lockClaimedJob,
-  renewLeases,
-} from "../src/jobs/job-store.ts";
+import { beginJobStep, type ClaimedJob, claimJobs, enqueueJob, renewLeases } from "../src/jobs/job-store.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -60,7 +54,7 @@ function aHeldStep(job: ClaimedJob) {
   });
   let locked: boolean | undefined;
   const done = server.db.transaction().execute(async (tx: Kysely<Database>) => {
-    locked = await lockClaimedJob(tx, job, { shared: true });
+    locked = await beginJobStep(tx, job);
     await released;
   });
   return { release, done, locked: () => locked };
@@ -82,12 +76,24 @@ describe("a job's steps", () => {
     await expireLease(job);
     const [taken] = await takeOver();
     assert.equal(taken?.id, job.id);
-    const old = await server.db.transaction().execute((tx) => lockClaimedJob(tx, job, { shared: true }));
+    const old = await server.db.transaction().execute((tx) => beginJobStep(tx, job));
     assert.equal(old, false);
-    const current = await server.db
-      .transaction()
-      .execute((tx) => lockClaimedJob(tx, taken!, { shared: true }));
+    const current = await server.db.transaction().execute((tx) => beginJobStep(tx, taken!));
     assert.equal(current, true);
+  });
+
+  test("a step commits without waiting for its WAL, and the setting ends with the step", async () => {
+    const job = await aClaimedJob();
+    const synchronousCommit = async (tx: Kysely<Database>) =>
+      (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(tx)).rows[0]
+        ?.synchronous_commit;
+    const inStep = await server.db.transaction().execute(async (tx) => {
+      assert.equal(await beginJobStep(tx, job), true);
+      return synchronousCommit(tx);
+    });
+    assert.equal(inStep, "off");
+    // The embedded database has one connection: the next transaction is on the step's own.
+    assert.equal(await server.db.transaction().execute(synchronousCommit), "on");
   });
 
   test("two steps hold the job at once, its lease is renewed meanwhile, and no takeover starts until both end", async () => {

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
-import { type ClaimedJob, lockClaimedJob } from "../jobs/job-store.ts";
+import { beginJobStep, type ClaimedJob } from "../jobs/job-store.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import type { Logger } from "../logger.ts";
 import {
@@ -151,10 +151,11 @@ class LeaseLostError extends Error {}
 
 /**
  * The steps of one attempt at a job: each a transaction of its own that first locks the job's row
- * under this attempt's lease, so a worker that took the job over (after this one's lease ran out)
- * starts only after a step ends, and this attempt stops at its next step.
+ * under this attempt's lease (`beginJobStep`), so a worker that took the job over (after this
+ * one's lease ran out) starts only when no step is running, and this attempt stops at its next
+ * step. (Exported for bench/ingest.ts, which measures the worker's steps.)
  */
-function leasedSteps(
+export function leasedSteps(
   db: Kysely<Database>,
   job: ClaimedJob,
   signal: AbortSignal,
@@ -164,8 +165,7 @@ function leasedSteps(
     await giveWay?.();
     signal.throwIfAborted();
     return db.transaction().execute(async (tx) => {
-      if (!(await lockClaimedJob(tx, job, { shared: true })))
-        throw new LeaseLostError("the job's lease was lost");
+      if (!(await beginJobStep(tx, job))) throw new LeaseLostError("the job's lease was lost");
       return work(tx);
     });
   };

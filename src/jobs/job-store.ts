@@ -138,6 +138,20 @@ export async function lockClaimedJob(
   return row !== undefined;
 }
 
+/**
+ * Begins a step of `job` in `tx`, a transaction whose writes stay invisible until the job's
+ * settling transaction publishes them (a SARIF artifact's batches): locks the row shared, as
+ * {@link lockClaimedJob} does, and lets the step commit without waiting for its WAL to reach the
+ * disk. A crash may then lose the last steps, but never a settled job's: the settling transaction
+ * commits synchronously, which flushes the WAL of every step before it, and a job whose steps
+ * were lost runs again, deleting what its earlier attempt left. False when the lease was lost.
+ */
+export async function beginJobStep(tx: Kysely<Database>, job: ClaimedJob): Promise<boolean> {
+  if (!(await lockClaimedJob(tx, job, { shared: true }))) return false;
+  await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+  return true;
+}
+
 /** Deletes a finished job. */
 export async function finishJob(tx: Kysely<Database>, job: ClaimedJob): Promise<void> {
   await tx.deleteFrom("jobs").where("id", "=", job.id).execute();
