@@ -5,6 +5,7 @@
  *
  * - the streaming reader alone over the file (the ceiling for everything after it);
  * - `processSarif` end to end from the file's bytes, for each batch size;
+ * - the same as the worker runs it: each batch a step (a transaction) of its own, one or two at once;
  * - a read the API makes (a page of a check's findings) in a loop on another connection, alone
  *   and while the report is processed again;
  * - the report again as the next run's, against the previous one (every finding EXISTING);
@@ -30,13 +31,15 @@ import type { Database, IssueSeverity } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { readSarif } from "../src/formats/sarif/reader.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
+import { leasedSteps } from "../src/ingestion/process-job.ts";
 import {
   OCCURRENCE_BATCH_SIZE,
   OccurrenceBatch,
   type OccurrenceRow,
 } from "../src/ingestion/sarif/occurrence-writer.ts";
-import { processSarif } from "../src/ingestion/sarif/process.ts";
-import type { ProcessResult } from "../src/ingestion/types.ts";
+import { processSarif, stageSarif } from "../src/ingestion/sarif/process.ts";
+import type { ProcessResult, ProcessStep, PublishStep } from "../src/ingestion/types.ts";
+import { claimJobs, enqueueJob, finishJob } from "../src/jobs/job-store.ts";
 import { type BatchTarget, insertOccurrenceBatch } from "../src/modules/checks/occurrence-write-store.ts";
 import { writeGeneratedSarif } from "../test/helpers/generated-sarif.ts";
 import { otherCpuCores, snapshotCpu } from "./contention.ts";
@@ -251,6 +254,69 @@ async function measure<T>(
       nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
       databaseCpu,
       // Our backend is not a child of this process, so otherCpuCores counted it: take it out.
+      otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
+    },
+  };
+}
+
+/** CPU seconds used so far by each backend connected to this database (PostgreSQL). */
+async function backendCpuSeconds(db: Kysely<Database>): Promise<Map<number, number>> {
+  const { rows } = await sql<{ pid: number }>`
+    SELECT pid FROM pg_stat_activity WHERE datname = current_database()`.execute(db);
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const seconds = postgresCpuSeconds(pid);
+    if (seconds !== undefined) cpu.set(pid, seconds);
+  }
+  return cpu;
+}
+
+const BENCH_JOB_KIND = "bench.ingest";
+
+/**
+ * Measures `work` as the worker runs it: each step a transaction of its own on the pool's
+ * connections (the worker's `leasedSteps`, under a job claimed for it), the publication in one more. The database's CPU is that of every backend connected
+ * to the bench database (it has no other clients).
+ */
+async function measureInSteps(
+  db: Kysely<Database>,
+  postgres: boolean,
+  label: string,
+  work: (step: ProcessStep) => Promise<PublishStep>,
+  rowsOf: (value: ProcessResult) => number,
+): Promise<{ value: ProcessResult; figure: Figure }> {
+  const backendsBefore = postgres ? await backendCpuSeconds(db) : undefined;
+  const before = snapshotCpu();
+  const node = process.cpuUsage();
+  const started = performance.now();
+  // The steps of a job claimed for the measurement, as the worker takes them.
+  await enqueueJob(db, { kind: BENCH_JOB_KIND, payload: {} });
+  const [job] = await claimJobs(db, {
+    kinds: [BENCH_JOB_KIND],
+    limit: 1,
+    leaseSeconds: 600,
+    workerId: "bench",
+  });
+  if (!job) throw new Error("the benchmark's job could not be claimed");
+  const publish = await work(leasedSteps(db, job, new AbortController().signal, undefined));
+  await finishJob(db, job);
+  const value = await db.transaction().execute((tx) => publish(tx));
+  const seconds = (performance.now() - started) / 1000;
+  const nodeUsage = process.cpuUsage(node);
+  let databaseCpu: number | undefined;
+  if (backendsBefore) {
+    databaseCpu = 0;
+    for (const [pid, cpu] of await backendCpuSeconds(db)) databaseCpu += cpu - (backendsBefore.get(pid) ?? 0);
+  }
+  const others = otherCpuCores(before, snapshotCpu(), seconds, new Set());
+  return {
+    value,
+    figure: {
+      label,
+      rows: rowsOf(value),
+      seconds,
+      nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
+      databaseCpu,
       otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
     },
   };
@@ -543,7 +609,8 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const handle = await openDatabase({
     databaseUrl: bench.databaseUrl,
     dataDir: bench.dataDir,
-    databasePoolSize: 2,
+    // Two steps in flight, the statements around them, and the reader of the read-path figure.
+    databasePoolSize: 4,
   });
   cleanup.add("close the database", () => handle.close());
   const db = handle.db;
@@ -611,6 +678,40 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     log(`${label}: ${number.format(figure.rows / figure.seconds)} occurrences/s (${JSON.stringify(value)})`);
     return { artifact, checkId };
   };
+  // The worker's way: each batch a step of its own, one or two in flight.
+  for (const inFlight of [1, 2]) {
+    await emptyOccurrences(db, ids.analyzerId);
+    const { artifact, checkId } = await aTarget(db, ids);
+    const run = await db
+      .selectFrom("analysis_runs")
+      .selectAll()
+      .where("id", "=", artifact.run_id)
+      .executeTakeFirstOrThrow();
+    const label = `processSarif in steps of ${number.format(OCCURRENCE_BATCH_SIZE)} (the worker's), ${inFlight} in flight`;
+    const { value, figure } = await measureInSteps(
+      db,
+      backend === "postgres",
+      label,
+      (step) =>
+        stageSarif(
+          {
+            tx: db,
+            artifact,
+            repository: repositoryRow,
+            run,
+            check: { id: checkId, key: "", run_id: run.id, analyzer_id: ids.analyzerId },
+            baseCheckId: null,
+            text: () => fileChunks(file),
+          },
+          step,
+          { batchSize: OCCURRENCE_BATCH_SIZE, inFlight },
+        ),
+      (result) => result.stored,
+    );
+    figures.push(figure);
+    log(`${label}: ${number.format(figure.rows / figure.seconds)} occurrences/s (${JSON.stringify(value)})`);
+  }
+
   let last: { artifact: ArtifactRow; checkId: string } | undefined;
   for (const batchSize of options.batchSizes) {
     await emptyOccurrences(db, ids.analyzerId);

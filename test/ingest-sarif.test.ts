@@ -600,6 +600,22 @@ describe("hand-made SARIF", () => {
     assert.deepEqual(strip(smallRows), strip(await occurrencesOf(large.check.id)));
   });
 
+  it("writes the same rows and result in steps of their own with two batches in flight", async () => {
+    const results = Array.from({ length: 23 }, (_, i) => aResult(`R${i % 3}`, `src/f${i % 4}.js`, i + 1));
+    const sarif = sarifLog([{ results }]);
+    const whole = await aScene();
+    const stepped = await aNextScene(whole);
+    const { result: wholeResult } = await ingest(whole, sarif);
+    const artifact = await anArtifact(stepped);
+    const publish = await stageText(stepped, artifact, sarif, { batchSize: 2, inFlight: 2 });
+    const steppedResult = await db.transaction().execute((tx) => publish(tx));
+    const strip = (rows: StoredOccurrence[]) => rows.map(({ key: _k, artifact_id: _a, ...rest }) => rest);
+    const steppedRows = await occurrencesOf(stepped.check.id);
+    assert.equal(steppedRows.length, 23);
+    assert.deepEqual(strip(steppedRows), strip(await occurrencesOf(whole.check.id)));
+    assert.deepEqual(steppedResult, wholeResult);
+  });
+
   it("fails with the database's error when a batch cannot be written", async () => {
     const scene = await aScene();
     const artifact = await anArtifact(scene);

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/types.ts";
 import type { ArtifactRow } from "../db/types-ingestion.ts";
-import { type ClaimedJob, lockClaimedJob } from "../jobs/job-store.ts";
+import { beginJobStep, type ClaimedJob } from "../jobs/job-store.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import type { Logger } from "../logger.ts";
 import {
@@ -139,15 +139,23 @@ async function failArtifact(
  */
 const EMBEDDED_STEP_ROWS = 1000;
 
+/**
+ * Steps writing a report's batches at once on PostgreSQL, each a transaction on a connection of
+ * its own, so the database works on one batch while another is written and the next is read
+ * (docs/benchmarks.md "Two batches in flight"). The embedded database is one session: one there.
+ */
+const POSTGRES_STEPS_IN_FLIGHT = 2;
+
 /** Raised by a step when another worker holds the job now: this attempt stops and records nothing. */
 class LeaseLostError extends Error {}
 
 /**
  * The steps of one attempt at a job: each a transaction of its own that first locks the job's row
- * under this attempt's lease, so a worker that took the job over (after this one's lease ran out)
- * starts only after a step ends, and this attempt stops at its next step.
+ * under this attempt's lease (`beginJobStep`), so a worker that took the job over (after this
+ * one's lease ran out) starts only when no step is running, and this attempt stops at its next
+ * step. (Exported for bench/ingest.ts, which measures the worker's steps.)
  */
-function leasedSteps(
+export function leasedSteps(
   db: Kysely<Database>,
   job: ClaimedJob,
   signal: AbortSignal,
@@ -157,7 +165,7 @@ function leasedSteps(
     await giveWay?.();
     signal.throwIfAborted();
     return db.transaction().execute(async (tx) => {
-      if (!(await lockClaimedJob(tx, job))) throw new LeaseLostError("the job's lease was lost");
+      if (!(await beginJobStep(tx, job))) throw new LeaseLostError("the job's lease was lost");
       return work(tx);
     });
   };
@@ -174,7 +182,10 @@ async function stageSarifArtifact(
   step: ProcessStep,
 ): Promise<PublishStep> {
   const input = await processInputOf(db, artifact, config.artifactMaxBytes);
-  const publish = await stageSarif(input, step, { batchSize: stepRows(config) });
+  const publish = await stageSarif(input, step, {
+    batchSize: stepRows(config),
+    inFlight: config.databaseUrl ? POSTGRES_STEPS_IN_FLIGHT : 1,
+  });
   // The embedded database has no autovacuum to notice thousands of new rows: without fresh
   // statistics the publishing transaction's counts over the check are planned for an empty
   // table, and take twice as long while every API request waits for them.

@@ -119,17 +119,37 @@ export async function renewLeases(
 
 /**
  * Locks `job`'s row in `tx` if the lease is still the claimer's; false when another worker took
- * it over (or the job was cancelled), in which case the caller must not record anything.
+ * it over (or the job was cancelled), in which case the caller must not record anything. A
+ * `shared` lock (FOR KEY SHARE) lets the claimer's own steps hold the row at once (a SARIF
+ * artifact's batches) and its lease renewals change the row meanwhile, while a takeover's claim
+ * (FOR UPDATE SKIP LOCKED) still passes the row over and settling still waits for every step.
  */
-export async function lockClaimedJob(tx: Kysely<Database>, job: ClaimedJob): Promise<boolean> {
-  const row = await tx
+export async function lockClaimedJob(
+  tx: Kysely<Database>,
+  job: ClaimedJob,
+  { shared = false }: { shared?: boolean } = {},
+): Promise<boolean> {
+  const query = tx
     .selectFrom("jobs")
     .select("id")
     .where("id", "=", job.id)
-    .where("lease_token", "=", job.leaseToken)
-    .forUpdate()
-    .executeTakeFirst();
+    .where("lease_token", "=", job.leaseToken);
+  const row = await (shared ? query.forKeyShare() : query.forUpdate()).executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * Begins a step of `job` in `tx`, a transaction whose writes stay invisible until the job's
+ * settling transaction publishes them (a SARIF artifact's batches): locks the row shared, as
+ * {@link lockClaimedJob} does, and lets the step commit without waiting for its WAL to reach the
+ * disk. A crash may then lose the last steps, but never a settled job's: the settling transaction
+ * commits synchronously, which flushes the WAL of every step before it, and a job whose steps
+ * were lost runs again, deleting what its earlier attempt left. False when the lease was lost.
+ */
+export async function beginJobStep(tx: Kysely<Database>, job: ClaimedJob): Promise<boolean> {
+  if (!(await lockClaimedJob(tx, job, { shared: true }))) return false;
+  await sql`SET LOCAL synchronous_commit = off`.execute(tx);
+  return true;
 }
 
 /** Deletes a finished job. */

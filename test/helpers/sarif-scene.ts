@@ -145,10 +145,12 @@ export function sarifScenes(db: () => Kysely<Database>) {
     scene: Scene,
     artifact: ArtifactRow,
     text: string,
-    fields: Partial<{ baseCheckId: string | null }> = {},
+    fields: Partial<{ baseCheckId: string | null; batchSize: number; inFlight: number }> = {},
   ): Promise<PublishStep> {
-    return stageSarif(inputOf(db(), scene, artifact, text, fields.baseCheckId), (work) =>
-      db().transaction().execute(work),
+    return stageSarif(
+      inputOf(db(), scene, artifact, text, fields.baseCheckId),
+      (work) => db().transaction().execute(work),
+      { batchSize: fields.batchSize, inFlight: fields.inFlight },
     );
   }
 

@@ -69,19 +69,21 @@ export class OccurrenceBatch implements OccurrenceColumns {
 
 /**
  * Collects rows into batches and writes each in one statement, as one step of its own (a short
- * transaction), while the next batch fills: at most one step is in flight, so memory holds two
- * batches, and between steps the database serves everyone else. Rows the check already held, and
- * which were therefore not written, are added to `reported`.
+ * transaction), while the next batch fills: at most `maxInFlight` steps are in flight (each on a
+ * connection of its own when the steps are transactions of their own), so memory holds one batch
+ * more than that, and between steps the database serves everyone else. Rows the check already
+ * held, and which were therefore not written, are added to `reported`.
  */
 export class OccurrenceWriter {
   private batch = new OccurrenceBatch();
-  private inFlight: Promise<void> | null = null;
+  private readonly inFlight: Promise<void>[] = [];
 
   constructor(
     private readonly step: ProcessStep,
     private readonly target: BatchTarget,
     private readonly batchSize: number,
     private readonly reported: AlreadyReported,
+    private readonly maxInFlight = 1,
   ) {}
 
   /** Adds a row; true when the batch is full and should be sent ({@link send}). */
@@ -93,25 +95,24 @@ export class OccurrenceWriter {
   /** Writes what is left and waits for every statement. */
   async finish(): Promise<void> {
     if (this.batch.size > 0) await this.send();
-    await this.inFlight;
-    this.inFlight = null;
+    while (this.inFlight.length > 0) await this.inFlight.shift();
   }
 
-  /** Waits for the statement in flight, if any, ignoring its outcome (after another failure). */
+  /** Waits for the statements in flight, ignoring their outcome (after another failure). */
   async settle(): Promise<void> {
-    await this.inFlight?.catch(() => {});
+    await Promise.allSettled(this.inFlight.splice(0));
   }
 
-  /** Sends the batch once the statement in flight is done, and starts a new batch. */
+  /** Sends the batch once a statement in flight is done, if too many are, and starts a new batch. */
   async send(): Promise<void> {
     const batch = this.batch;
     this.batch = new OccurrenceBatch();
-    await this.inFlight;
+    while (this.inFlight.length >= this.maxInFlight) await this.inFlight.shift();
     const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, batch)).then((held) => {
       this.reported.add(held);
     });
-    // Awaited by the next send or by finish; until then a failure must not count as unhandled.
+    // Awaited by a later send or by finish; until then a failure must not count as unhandled.
     sending.catch(() => {});
-    this.inFlight = sending;
+    this.inFlight.push(sending);
   }
 }

@@ -39,7 +39,7 @@ import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./o
  * "Processing in steps"): the rows are written in short steps while the artifact is QUEUED, which
  * every read leaves out, then published in one transaction. The report is read as a stream;
  * memory holds the issue of each rule, one fingerprint per distinct finding (for the ordinals, and
- * the repeats' own), two batches of rows (one being filled while the previous one is written), and
+ * the repeats' own), the batches of rows in flight and the one being filled, and
  * the ids of the base's findings the report lacks, up to a bound.
  */
 
@@ -54,6 +54,8 @@ export interface ProcessSarifOptions {
   batchSize?: number;
   /** How many base findings the report lacks may be remembered until publication. */
   rememberedMissing?: number;
+  /** Batches written at once, each in a step of its own (steps must then be transactions of their own). */
+  inFlight?: number;
 }
 
 /** Which issue categories and priorities the repository does not report (`isReported: false`). */
@@ -208,7 +210,7 @@ export async function stageSarif(
     checkHoldsFindings: staged.holdsFindings,
   };
   const reported = new AlreadyReported();
-  const writer = new OccurrenceWriter(step, target, batchSize, reported);
+  const writer = new OccurrenceWriter(step, target, batchSize, reported, options.inFlight);
   const tally = new ProcessTally();
   let suppressed = 0;
   let firstOutside: string | null = null;

@@ -1,0 +1,144 @@
+// test-runner: execution-mode independent (job rows locked by hand; no GraphQL request is made)
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "../src/db/types.ts";
+import { beginJobStep, type ClaimedJob, claimJobs, enqueueJob, renewLeases } from "../src/jobs/job-store.ts";
+import { waitFor } from "./helpers/instance.ts";
+import { startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * The steps of one attempt at a job (a SARIF artifact's batches, src/ingestion/process-job.ts)
+ * each lock the job's row under the attempt's lease. Two of them write at once, so their locks
+ * must not exclude each other, nor the lease's renewal; a takeover's claim must still pass the
+ * row over while a step holds it, so no two attempts write at once.
+ *
+ * The embedded database runs one transaction at a time, so there the steps follow each other and
+ * only what a lock answers is checked; the waits are PostgreSQL's.
+ */
+
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER: "false" });
+});
+after(() => server?.stop());
+
+const KIND = "test.step-locks";
+
+/** A queued job of its own kind, claimed by one worker. */
+async function aClaimedJob(): Promise<ClaimedJob> {
+  await sql`DELETE FROM jobs WHERE kind = ${KIND}`.execute(server.db);
+  await enqueueJob(server.db, { kind: KIND, payload: {} });
+  const [job] = await claimJobs(server.db, { kinds: [KIND], limit: 1, leaseSeconds: 60, workerId: "first" });
+  assert.ok(job, "the job was claimed");
+  return job;
+}
+
+/** Makes the job's lease run out, as when its worker stalled. */
+async function expireLease(job: ClaimedJob): Promise<void> {
+  await sql`UPDATE jobs SET locked_until = now() - interval '1 minute' WHERE id = ${job.id}`.execute(
+    server.db,
+  );
+}
+
+function takeOver(): Promise<ClaimedJob[]> {
+  return claimJobs(server.db, { kinds: [KIND], limit: 1, leaseSeconds: 60, workerId: "second" });
+}
+
+/** A step's transaction, held open until `release` is called. */
+function aHeldStep(job: ClaimedJob) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked: boolean | undefined;
+  const done = server.db.transaction().execute(async (tx: Kysely<Database>) => {
+    locked = await beginJobStep(tx, job);
+    await released;
+  });
+  return { release, done, locked: () => locked };
+}
+
+/** Sessions of this test's database waiting for a lock, other than the one asking. */
+async function sessionsWaitingForALock(): Promise<number> {
+  const { rows } = await sql<{ waiting: number }>`
+    SELECT count(*)::int AS waiting FROM pg_stat_activity
+    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.execute(
+    server.db,
+  );
+  return rows[0]?.waiting ?? 0;
+}
+
+describe("a job's steps", () => {
+  test("a step of an attempt another worker took over finds the lease lost", async () => {
+    const job = await aClaimedJob();
+    await expireLease(job);
+    const [taken] = await takeOver();
+    assert.equal(taken?.id, job.id);
+    const old = await server.db.transaction().execute((tx) => beginJobStep(tx, job));
+    assert.equal(old, false);
+    const current = await server.db.transaction().execute((tx) => beginJobStep(tx, taken!));
+    assert.equal(current, true);
+  });
+
+  test("a step commits without waiting for its WAL, and the setting ends with the step", async () => {
+    const job = await aClaimedJob();
+    const synchronousCommit = async (tx: Kysely<Database>) =>
+      (await sql<{ synchronous_commit: string }>`SHOW synchronous_commit`.execute(tx)).rows[0]
+        ?.synchronous_commit;
+    const inStep = await server.db.transaction().execute(async (tx) => {
+      assert.equal(await beginJobStep(tx, job), true);
+      return synchronousCommit(tx);
+    });
+    assert.equal(inStep, "off");
+    // The embedded database has one connection: the next transaction is on the step's own.
+    assert.equal(await server.db.transaction().execute(synchronousCommit), "on");
+  });
+
+  test("two steps hold the job at once, its lease is renewed meanwhile, and no takeover starts until both end", async () => {
+    const job = await aClaimedJob();
+    if (!server.config.databaseUrl) {
+      // One transaction at a time: each step locks in turn, and the lease is renewed between them.
+      for (let i = 0; i < 2; i += 1) {
+        const step = aHeldStep(job);
+        step.release();
+        await step.done;
+        assert.equal(step.locked(), true);
+      }
+      await renewLeases(server.db, [job.leaseToken], 60);
+      await expireLease(job);
+      assert.equal((await takeOver())[0]?.id, job.id);
+      return;
+    }
+    const first = aHeldStep(job);
+    await waitFor("the first step to lock the job", () => first.locked() !== undefined);
+    const second = aHeldStep(job);
+    try {
+      await waitFor(
+        "the second step to lock the job, or to wait for the first",
+        async () => second.locked() !== undefined || (await sessionsWaitingForALock()) > 0,
+      );
+      assert.equal(second.locked(), true, "the second step waited for the first one's lock");
+
+      let renewed = false;
+      const renewal = renewLeases(server.db, [job.leaseToken], 60).then(() => {
+        renewed = true;
+      });
+      await waitFor(
+        "the renewal to end, or to wait",
+        async () => renewed || (await sessionsWaitingForALock()) > 0,
+      );
+      assert.equal(renewed, true, "the lease's renewal waited for the steps");
+      await renewal;
+
+      await expireLease(job);
+      assert.deepEqual(await takeOver(), [], "a takeover passed the job over while its steps wrote");
+    } finally {
+      first.release();
+      second.release();
+      await Promise.all([first.done, second.done]);
+    }
+    assert.equal((await takeOver())[0]?.id, job.id, "the job was taken over once its steps ended");
+  });
+});
