@@ -1,4 +1,5 @@
 import { parse, TomlError } from "smol-toml";
+import { CONFIG_MAX_BYTES } from "./limits.ts";
 
 /**
  * A repository's `.deepsource.toml`, read as DeepSource documents it (docs.deepsource.com,
@@ -24,8 +25,7 @@ import { parse, TomlError } from "smol-toml";
  * what `Repository.configJson` serves.
  */
 
-/** The largest configuration accepted, in bytes of UTF-8, checked before it is parsed. */
-export const CONFIG_MAX_BYTES = 64 * 1024;
+export { CONFIG_MAX_BYTES };
 
 /** The top-level keys DeepSource documents. */
 const DOCUMENTED_KEYS = new Set([
