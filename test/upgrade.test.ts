@@ -106,6 +106,8 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
       is_activated: true,
       latest_commit_oid: headCommit,
       dsn_generation: 3,
+      // A configuration set before uploads could carry one (as the demo's): kept by the upgrade.
+      config_json: JSON.stringify(legacyConfig(tag)),
     });
 
     // A custom analyzer of this installation, so the built-in catalog the app upserts at start
@@ -480,10 +482,15 @@ async function upgradeAndStart(database: TestDatabase): Promise<{ app: RunningAp
   return { app: await startApp(config, testLogger("upgraded app", recordedLevel(config)).logger), config };
 }
 
+/** The configuration the legacy repository has, listing its lint analyzer. */
+function legacyConfig(tag: string): unknown {
+  return { version: 1, analyzers: [{ name: `legacy-lint-${tag}`, enabled: true, meta: { strict: true } }] };
+}
+
 const REPOSITORY_QUERY = `query($login: String!, $name: String!) {
   viewer { email accounts { totalCount edges { node { login } } } }
   repository(login: $login, name: $name, vcsProvider: GITHUB) {
-    name defaultBranch dsn
+    name defaultBranch dsn configJson
     pullRequest(number: 12) { number title branch baseBranch state }
     analysisRuns(first: 5) { totalCount edges { node { commitOid status
       summary { occurrencesIntroduced occurrencesResolved occurrenceDistributionBySeverity { severity introduced } }
@@ -507,6 +514,7 @@ interface Answer {
     name: string;
     defaultBranch: string;
     dsn: string;
+    configJson: unknown;
     pullRequest: { number: number; title: string; branch: string; baseBranch: string; state: string } | null;
     analysisRuns: {
       totalCount: number;
@@ -622,6 +630,14 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         [written.login],
       );
       assert.equal(repository.defaultBranch, "main");
+      // The repository keeps its configuration; the runs stored before 0028 have none.
+      assert.deepEqual(repository.configJson, legacyConfig(version.slice(0, 4)));
+      const configured = await app.database.db
+        .selectFrom("analysis_runs")
+        .select("id")
+        .where("config_json", "is not", null)
+        .execute();
+      assert.equal(configured.length, 0);
       assert.deepEqual(repository.pullRequest, {
         number: 12,
         title: "Split invoices",

@@ -28,6 +28,8 @@ export interface UploadFields {
   workDir: string;
   reporter: string;
   reporterVersion: string;
+  /** The repository's `.deepsource.toml`, left out when none is sent (servers before it accept that). */
+  configToml?: string;
 }
 
 /** Hooks of {@link uploadBody}: the file's bytes read so far, and the body's size when it is all out. */

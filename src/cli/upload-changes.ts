@@ -196,6 +196,8 @@ export interface ChangesTarget {
   branch: string | null;
   pullRequestNumber: number | null;
   baseBranch: string | null;
+  /** The configuration the report carries: the changed lines may open the run, which keeps it. */
+  configToml?: string | null;
 }
 
 /**
@@ -222,6 +224,7 @@ export async function sendChanges(
     workDir: prepared.workDir,
     reporter: "assay-cli",
     reporterVersion: CLI_VERSION,
+    ...(target.configToml ? { configToml: target.configToml } : {}),
   });
   try {
     interpretUploadAnswer(await postGraphql(target.url, target.token, body), null);

@@ -267,3 +267,91 @@ describe("assay upload against a scripted server", () => {
     ]);
   });
 });
+
+describe("assay upload sends the repository's .deepsource.toml", () => {
+  let server: ScriptedServer;
+  let dir: string;
+  const savedCwd = process.env.INIT_CWD;
+  const CONFIG = 'version = 1\n\n[[analyzers]]\nname = "javascript"\nenabled = true\n';
+
+  before(async () => {
+    server = await startScriptedServer();
+    server.respond = answerJson({
+      data: {
+        uploadArtifact: {
+          ok: true,
+          message: "Artifact uploaded.",
+          error: null,
+          artifact: { id: "QXJ0aWZhY3Q6YTE=" },
+          run: {
+            id: "QW5hbHlzaXNSdW46eHl6",
+            runUid: "7d1c2a4e-0000-4000-8000-000000000002",
+            status: "PENDING",
+          },
+        },
+      },
+    });
+    // Outside any git work tree: the root is the work dir, the directory the command runs in.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-upload-config-"));
+    fs.writeFileSync(path.join(dir, "eslint.sarif"), JSON.stringify({ version: "2.1.0", runs: [] }));
+    fs.writeFileSync(path.join(dir, ".deepsource.toml"), CONFIG);
+    fs.writeFileSync(path.join(dir, "other.toml"), "version = 1\n");
+    process.env.INIT_CWD = dir;
+  });
+  after(async () => {
+    if (savedCwd === undefined) delete process.env.INIT_CWD;
+    else process.env.INIT_CWD = savedCwd;
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `assay upload` with `flags`; answers the `configToml` of each request sent (undefined when left out). */
+  async function sentConfigs(flags: Record<string, string | boolean>): Promise<Array<string | undefined>> {
+    server.captured.length = 0;
+    await uploadCommand.run({
+      config: parseConfig({}),
+      flags: flagsOf({
+        file: "eslint.sarif",
+        analyzer: "eslint",
+        "analyzer-type": "community",
+        repository: "UmVwb3NpdG9yeTpnaXZlbg==",
+        commit: SHA,
+        branch: "main",
+        url: server.url,
+        token: "assay_pat_t",
+        "no-progress": true,
+        changes: "off",
+        ...flags,
+      }),
+      database: () => assert.fail("upload opens no database"),
+      print: () => {},
+      note: () => {},
+    });
+    return server.captured.map((request) => {
+      const body = JSON.parse(request.body.toString("utf8")) as {
+        variables: { input: { configToml?: string } };
+      };
+      return body.variables.input.configToml;
+    });
+  }
+
+  test("the one at the root by default, the one --config names, none with --no-config", async () => {
+    assert.deepEqual(await sentConfigs({}), [CONFIG]);
+    assert.deepEqual(await sentConfigs({ config: "other.toml" }), ["version = 1\n"]);
+    assert.deepEqual(await sentConfigs({ "no-config": true }), [undefined]);
+  });
+
+  test("a --config that cannot be read, or is over the limit, is an error before anything is sent", async () => {
+    await assert.rejects(sentConfigs({ config: "missing.toml" }), (error: unknown) => {
+      assert.ok(error instanceof CliError);
+      assert.equal(error.message, `--config: cannot read ${path.join(dir, "missing.toml")}: no such file`);
+      return true;
+    });
+    fs.writeFileSync(path.join(dir, "big.toml"), `# ${"x".repeat(70_000)}\n`);
+    await assert.rejects(
+      sentConfigs({ config: "big.toml" }),
+      /big\.toml is 70003 bytes; a \.deepsource\.toml of at most 65536 is accepted/,
+    );
+    assert.equal(server.captured.length, 0, "no request was made");
+  });
+});

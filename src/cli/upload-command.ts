@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { CONFIG_MAX_BYTES } from "../formats/deepsource-config/limits.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { wrongFormatMessage } from "../ingestion/errors.ts";
 import { artifactKindOf } from "../ingestion/types.ts";
@@ -8,7 +9,7 @@ import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
 import { planChanges, sendChanges } from "./upload-changes.ts";
-import { DEFAULT_WAIT_SECONDS, resolveUploadOptions } from "./upload-options.ts";
+import { DEFAULT_WAIT_SECONDS, resolveUploadOptions, type UploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
 import { failureReason, formatOutcome } from "./upload-report.ts";
 import { CLI_VERSION, interpretUploadAnswer, postGraphql, resolveRepositoryId } from "./upload-request.ts";
@@ -49,6 +50,32 @@ async function* readFile(file: string): AsyncGenerator<Uint8Array> {
   } catch (error) {
     throw new CliError(`--file: reading ${file} failed: ${(error as Error).message}`);
   }
+}
+
+/**
+ * The `.deepsource.toml` to send, read now: null for `--no-config`, or when the repository has
+ * none and `--config` did not name one. One that cannot be read, or is over the server's limit, is
+ * an error before anything is sent; the server checks the rest (TOML, shape).
+ */
+async function readConfig(config: UploadOptions["config"]): Promise<string | null> {
+  if (config === null) return null;
+  let text: string;
+  try {
+    text = await fs.promises.readFile(config.path, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ENOENT" && !config.explicit) return null;
+    const reason =
+      code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (code ?? String(error));
+    throw new CliError(`--config: cannot read ${config.path}: ${reason}`);
+  }
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > CONFIG_MAX_BYTES) {
+    throw new CliError(
+      `${config.path} is ${bytes} bytes; a .deepsource.toml of at most ${CONFIG_MAX_BYTES} is accepted (--no-config sends none)`,
+    );
+  }
+  return text;
 }
 
 /** The `upload` command. */
@@ -114,6 +141,13 @@ export const uploadCommand: Command = {
       placeholder: "DIR",
       description: "Root the report's paths are relative to (default: git top level).",
     },
+    config: {
+      type: "string",
+      placeholder: "PATH",
+      description:
+        "The repository's .deepsource.toml, sent with the report (default: the one at the git top level, else the work dir, when there is one).",
+    },
+    "no-config": { type: "boolean", description: "Send no .deepsource.toml." },
     ...SERVER_FLAGS,
     progress: {
       type: "boolean",
@@ -148,12 +182,13 @@ export const uploadCommand: Command = {
     const wrong = wrongFormatMessage(artifactKindOf(options.analyzer), sniffFormat(head.toString("utf8")));
     if (wrong !== undefined) throw new CliError(wrong);
     const report = { chunks, size: opened.size };
+    const configToml = await readConfig(options.config);
     const repositoryId = await resolveRepositoryId(options);
     if ("skip" in changes) {
       if (changes.skip !== null) note(`warning: ${changes.skip}`);
     } else {
       // Sent first, so the report's processing (and --wait's answer) already counts them.
-      const sent = await sendChanges({ ...options, repositoryId }, changes.send);
+      const sent = await sendChanges({ ...options, repositoryId, configToml }, changes.send);
       if ("warning" in sent) note(`warning: ${sent.warning}`);
       else print(sent.printed);
     }
@@ -180,6 +215,7 @@ export const uploadCommand: Command = {
         workDir: options.workDir,
         reporter: "assay-cli",
         reporterVersion: CLI_VERSION,
+        ...(configToml === null ? {} : { configToml }),
       },
       {
         onRead: (bytes) => progress?.read(bytes),

@@ -43,6 +43,7 @@ describe("options", () => {
       progress: false,
       changes: { kind: "auto" },
       waitSeconds: null,
+      config: { path: "/ci/checkout/.deepsource.toml", explicit: false },
     });
     const given = resolveUploadOptions(
       flagsOf({
@@ -75,6 +76,27 @@ describe("options", () => {
       resolveUploadOptions(flagsOf(required), around({ git: NO_GIT })).workDir,
       "/ci/checkout/sub",
     );
+  });
+
+  test("the .deepsource.toml sent is the repository root's, --config's, or none with --no-config", () => {
+    const configOf = (flags: Record<string, string | boolean>, overrides: Partial<UploadSurroundings> = {}) =>
+      resolveUploadOptions(flagsOf({ ...required, ...flags }), around(overrides)).config;
+    assert.deepEqual(configOf({}), { path: "/ci/checkout/.deepsource.toml", explicit: false });
+    // Outside git: the work dir's.
+    assert.deepEqual(configOf({}, { git: NO_GIT }), {
+      path: "/ci/checkout/sub/.deepsource.toml",
+      explicit: false,
+    });
+    assert.deepEqual(configOf({ "work-dir": "/elsewhere" }, { git: NO_GIT }), {
+      path: "/elsewhere/.deepsource.toml",
+      explicit: false,
+    });
+    assert.deepEqual(configOf({ config: "conf/ds.toml" }), {
+      path: "/ci/checkout/sub/conf/ds.toml",
+      explicit: true,
+    });
+    assert.equal(configOf({ "no-config": true }), null);
+    assert.throws(() => configOf({ config: "x.toml", "no-config": true }), UsageError);
   });
 
   test("progress is on for a terminal unless --no-progress, and on anywhere with --progress", () => {

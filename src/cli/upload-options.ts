@@ -60,6 +60,11 @@ export interface UploadOptions {
   changes: ChangesMode;
   /** With `--wait`: how long to wait for processing, in seconds; null without `--wait`. */
   waitSeconds: number | null;
+  /**
+   * The repository's `.deepsource.toml` to send: `--config PATH` (explicit: it must exist), else
+   * the one at the git top level (else the work dir) when there is one; null for `--no-config`.
+   */
+  config: { path: string; explicit: boolean } | null;
 }
 
 /** Where the command runs: environment, directory, git, files, and whether stderr is a terminal. */
@@ -181,6 +186,8 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
     "a personal access token with write access to the repository",
   );
   const workDirFlag = flags.optional("work-dir");
+  const topLevel = around.git(["rev-parse", "--show-toplevel"]);
+  const workDir = workDirFlag ? path.resolve(around.cwd, workDirFlag) : (topLevel ?? around.cwd);
   return {
     file: fileFlag === "-" ? "-" : path.resolve(around.cwd, fileFlag),
     repository,
@@ -190,13 +197,23 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
     commit: commit.toLowerCase(),
     branch: flags.optional("branch") ?? detectBranch(around.env, around.git, around.readText),
     ...pullRequestOf(flags, around),
-    workDir: workDirFlag
-      ? path.resolve(around.cwd, workDirFlag)
-      : (around.git(["rev-parse", "--show-toplevel"]) ?? around.cwd),
+    workDir,
     url,
     token,
     progress: flags.isSet("progress") || (!flags.isSet("no-progress") && around.stderrIsTty),
     changes: parseChangesMode(flags.optional("changes"), around.cwd, flags.command),
     waitSeconds,
+    config: configOf(flags, around.cwd, topLevel ?? workDir),
   };
+}
+
+/** `--config PATH` or `--no-config`, else `.deepsource.toml` at the repository's root. */
+function configOf(flags: Flags, cwd: string, root: string): UploadOptions["config"] {
+  const given = flags.optional("config");
+  if (flags.isSet("no-config")) {
+    if (given !== undefined) throw new UsageError("give --config or --no-config, not both", flags.command);
+    return null;
+  }
+  if (given !== undefined) return { path: path.resolve(cwd, given), explicit: true };
+  return { path: path.join(root, ".deepsource.toml"), explicit: false };
 }

@@ -149,6 +149,11 @@ export interface AnalysisRunsTable {
    * request gave one (migration 0026).
    */
   is_branch_defaulted: ColumnType<boolean, boolean | undefined, boolean>;
+  /**
+   * The configuration (`.deepsource.toml` as JSON) an upload of the run carried: the one at its
+   * commit; null when none did (migration 0028).
+   */
+  config_json: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export type { IssueCategory, IssueSeverity };

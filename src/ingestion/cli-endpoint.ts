@@ -95,6 +95,7 @@ interface CreateArtifactInput {
   metadata?: { workDir?: string | null; compressed?: string | null } | null;
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
+  configToml?: string | null;
   clientMutationId?: string | null;
 }
 
@@ -167,6 +168,11 @@ const CreateArtifactInputType = new GraphQLInputObjectType({
     baseBranch: {
       type: GraphQLString,
       description: "Assay extension: the branch the run is compared with (the pull request's target).",
+    },
+    configToml: {
+      type: GraphQLString,
+      description:
+        "Assay extension, not sent by the contract's CLI: the repository's `.deepsource.toml` at this commit, as text; read as `uploadArtifact`'s `configToml` is.",
     },
     clientMutationId: {
       type: GraphQLString,
@@ -254,6 +260,7 @@ export function uploadOfCreateArtifact(input: CreateArtifactInput): ArtifactUplo
     reporter: input.reporter,
     reporterVersion: presentOrNull(input.reporterVersion),
     uploadedBy: null,
+    configToml: presentOrNull(input.configToml),
   };
 }
 

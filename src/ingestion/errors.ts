@@ -34,7 +34,11 @@ export type UploadProblem =
   /** Every SARIF result lies outside the repository (or names no file): nothing would be stored. */
   | "OUTSIDE_REPOSITORY"
   /** Another input field is missing or malformed (its name is in the message). */
-  | "INVALID_INPUT";
+  | "INVALID_INPUT"
+  /** The configuration (`.deepsource.toml`) is too large, not TOML, or not of the documented shape. */
+  | "INVALID_CONFIG"
+  /** The run already has another configuration than the one this upload carries. */
+  | "CONFIG_CONFLICT";
 
 /** An upload refused for a reason the uploader can fix; the message names the problem. */
 export class UploadError extends Error {

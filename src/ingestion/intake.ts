@@ -3,6 +3,11 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import {
+  type RepositoryConfig,
+  RepositoryConfigError,
+  readRepositoryConfig,
+} from "../formats/deepsource-config/reader.ts";
 import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
@@ -31,6 +36,7 @@ import {
   coveragePlacementWarnings,
   sarifPlacementWarnings,
 } from "./intake-report.ts";
+import { adoptUploadedConfig } from "./run-config.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
 import { validateSarif } from "./sarif-validate.ts";
 import { checkSbomKey, validateSbom } from "./sca/sbom-intake.ts";
@@ -78,6 +84,8 @@ interface CheckedUpload {
   community: boolean;
   /** An SBOM upload's `key`: the standard it must be in; null to detect it. */
   sbomStandard: SbomStandard | null;
+  /** The repository's configuration the upload carries, read; null when it sends none. */
+  config: RepositoryConfig | null;
 }
 
 /** Checks everything about an upload but its report; throws {@link UploadError}. */
@@ -142,6 +150,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     );
   }
   const sbomStandard = kind === "SBOM" ? checkSbomKey(upload.key) : null;
+  const config = readUploadedConfig(upload.configToml);
   return {
     commitOid: commitOid.toLowerCase(),
     branch,
@@ -152,7 +161,19 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     languageKey,
     community,
     sbomStandard,
+    config,
   };
+}
+
+/** The upload's configuration read (null when it sends none, or only blanks); INVALID_CONFIG when it cannot be. */
+function readUploadedConfig(text: string | null | undefined): RepositoryConfig | null {
+  if (text === null || text === undefined || text.trim() === "") return null;
+  try {
+    return readRepositoryConfig(text);
+  } catch (error) {
+    if (error instanceof RepositoryConfigError) throw new UploadError("INVALID_CONFIG", error.message);
+    throw error;
+  }
 }
 
 /** Collects a text stream (bounded by the size cap upstream) into a string. */
@@ -281,13 +302,24 @@ export async function acceptUpload(
     if (!locked) throw new UploadError("INVALID_DSN", "the repository no longer exists");
     const account = await findAccountById(tx, locked.account_id);
     const analyzer = checked.kind === "CHANGES" ? null : await analyzerOf(tx, checked);
-    const { run } = await openRun(tx, locked, account, {
+    const opened = await openRun(tx, locked, account, {
       commitOid: checked.commitOid,
       branch: checked.branch,
       pullRequestNumber: checked.pullRequestNumber,
       baseBranch: checked.baseBranch,
       timeoutSeconds: config.artifactTimeoutSeconds,
+      config: checked.config?.json ?? null,
     });
+    const { run } = opened;
+    const configWarnings = checked.config
+      ? await adoptUploadedConfig(
+          tx,
+          locked,
+          opened,
+          checked.config,
+          checked.kind === "SARIF" ? checked.analyzer : null,
+        )
+      : [];
 
     const duplicate = await findDuplicateArtifact(tx, {
       runId: run.id,
@@ -295,7 +327,9 @@ export async function acceptUpload(
       languageKey: checked.languageKey,
       sha256: report.sha256,
     });
-    if (duplicate) return { run, login: account.login, artifactKey: duplicate.key, duplicate: true };
+    if (duplicate) {
+      return { run, login: account.login, artifactKey: duplicate.key, duplicate: true, configWarnings };
+    }
 
     const check = analyzer ? await openCheck(tx, run, analyzer) : null;
     const artifact = await insertArtifact(tx, {
@@ -325,7 +359,13 @@ export async function acceptUpload(
     });
     // A finished run that gets a new artifact is PENDING again until it is processed.
     const settled = await settleRun(tx, run.id, check?.id ?? null);
-    return { run: settled, login: account.login, artifactKey: artifact.key, duplicate: false };
+    return {
+      run: settled,
+      login: account.login,
+      artifactKey: artifact.key,
+      duplicate: false,
+      configWarnings,
+    };
   });
 
   logger.info(
@@ -341,9 +381,10 @@ export async function acceptUpload(
   );
   // The contract's sentence stays first, unchanged: clients of the contract's CLI may match it.
   const uploaded = `Artifact successfully uploaded for repository ${accepted.login}/${repository.name} on commit ${checked.commitOid}.`;
+  const warnings = [...report.warnings, ...accepted.configWarnings];
   return {
-    message: [uploaded, ...report.warnings].join(" "),
-    warnings: report.warnings,
+    message: [uploaded, ...warnings].join(" "),
+    warnings,
     artifactKey: accepted.artifactKey,
     runKey: accepted.run.key,
     runUid: accepted.run.run_uid,

@@ -10,6 +10,7 @@ import type {
   RepositoryRow,
 } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import { enabledAnalyzerNames } from "../formats/deepsource-config/reader.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
 import { findAccountById } from "../modules/accounts/account-store.ts";
@@ -77,19 +78,6 @@ export interface CheckRow {
   finished_at: Date | null;
 }
 
-/** Shortcodes of the catalog analyzers the repository's configuration turns on, in its order. */
-function configuredAnalyzers(repository: RepositoryRow): string[] {
-  const config = repository.config_json as { analyzers?: unknown } | null;
-  if (!config || !Array.isArray(config.analyzers)) return [];
-  const names: string[] = [];
-  for (const entry of config.analyzers) {
-    if (typeof entry !== "object" || entry === null) continue;
-    const { name, enabled } = entry as { name?: unknown; enabled?: unknown };
-    if (typeof name === "string" && enabled !== false && !names.includes(name)) names.push(name);
-  }
-  return names;
-}
-
 /** What {@link openRun} needs to create a run. */
 export interface NewRunSpec {
   commitOid: string;
@@ -98,6 +86,12 @@ export interface NewRunSpec {
   /** The pull request the upload names, and the branch to compare with (docs/vcs-events.md). */
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
+  /**
+   * The configuration (`.deepsource.toml` as JSON) the upload carries: a new run keeps it and
+   * expects its analyzers instead of the repository's (docs/ingestion.md "The repository's
+   * configuration").
+   */
+  config?: Record<string, unknown> | null;
 }
 
 /**
@@ -107,7 +101,8 @@ export interface NewRunSpec {
  * (a run of no pull request) the repository's default branch; its pull request the one the spec
  * names or the open one whose head the commit is (none for such a default-branch upload); base = the base branch's last analysed
  * run (the merge base's when known) for a pull request or a given base branch, else the default
- * branch's; a WAITING check per configured analyzer, with a deadline job. The caller holds the
+ * branch's; a WAITING check per analyzer of the catalog that the upload's configuration (else the
+ * repository's) turns on, with a deadline job; the upload's configuration kept on the run. The caller holds the
  * repository row lock, so two first uploads make one run.
  */
 export async function openRun(
@@ -148,7 +143,8 @@ export async function openRun(
   const [base] = target.baseBranch
     ? [await baseRunOfPullRequest(tx, repository, target)]
     : await findLatestDefaultBranchRuns(tx, [repository.id]);
-  const expected = configuredAnalyzers(repository);
+  const config = spec.config ?? null;
+  const expected = enabledAnalyzerNames(config ?? repository.config_json);
   const expectedAnalyzers = expected.length === 0 ? [] : await findAnalyzersByShortcodes(tx, expected);
   const run = await insertRunWithDeadline(
     tx,
@@ -166,6 +162,7 @@ export async function openRun(
       base_oid: base?.commit_oid ?? null,
       base_run_id: base?.id ?? null,
       status: "PENDING",
+      config_json: config === null ? null : JSON.stringify(config),
     },
     expectedAnalyzers.length > 0 ? spec.timeoutSeconds : null,
   );

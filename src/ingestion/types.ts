@@ -28,6 +28,8 @@ export interface ArtifactUpload {
   reporterVersion: string | null;
   /** The user behind a token upload; null for DSN uploads. */
   uploadedBy: string | null;
+  /** The repository's `.deepsource.toml` at the commit, as text, when the uploader sends it. */
+  configToml?: string | null;
 }
 
 /** A processed check row as stored. */

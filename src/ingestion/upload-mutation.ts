@@ -39,6 +39,7 @@ export interface UploadArtifactInputValue {
   workDir?: string | null;
   reporter?: string | null;
   reporterVersion?: string | null;
+  configToml?: string | null;
   clientMutationId?: string | null;
 }
 
@@ -71,6 +72,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     reporter: presentOrNull(input.reporter) ?? DEFAULT_API_REPORTER,
     reporterVersion: presentOrNull(input.reporterVersion),
     uploadedBy: userId,
+    configToml: presentOrNull(input.configToml),
   };
 }
 
@@ -184,6 +186,11 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
     }),
     reporter: t.string({ required: false, description: 'The uploading program; "api" when omitted.' }),
     reporterVersion: t.string({ required: false, description: "The uploading program's version." }),
+    configToml: t.string({
+      required: false,
+      description:
+        "The repository's `.deepsource.toml` at this commit, as TOML text of at most 64 KiB (an Assay extension). The run keeps it, a new run waits for the analyzers it turns on, and a default-branch run's newest one becomes `Repository.configJson`. A file that is not TOML or not of DeepSource's documented shape refuses the upload, as does one that differs from the configuration the run was uploaded with before. Without it, nothing changes.",
+    }),
     clientMutationId: clientMutationIdInput(t),
   }),
 });

@@ -25,6 +25,7 @@ import * as currentScaChecks from "./0024-current-sca-checks.ts";
 import * as pullRequestHeads from "./0025-pull-request-heads.ts";
 import * as runBranchDefaulted from "./0026-run-branch-defaulted.ts";
 import * as findingsStoredTwice from "./0027-findings-stored-twice.ts";
+import * as runConfig from "./0028-run-config.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   "0025-pull-request-heads": pullRequestHeads,
   "0026-run-branch-defaulted": runBranchDefaulted,
   "0027-findings-stored-twice": findingsStoredTwice,
+  "0028-run-config": runConfig,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -110,6 +110,24 @@ export function incrementDsnGeneration(db: Kysely<Database>, repositoryId: strin
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * Sets the repository's configuration (its `.deepsource.toml` as JSON text), which
+ * `Repository.configJson`, `enabledAnalyzers`, the current findings and new runs' checks read;
+ * `updated_at` moves only when the configuration changed.
+ */
+export async function setRepositoryConfig(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  configJson: string,
+): Promise<void> {
+  await tx
+    .updateTable("repositories")
+    .set({ config_json: configJson, updated_at: new Date() })
+    .where("id", "=", repositoryId)
+    .where(sql<boolean>`config_json IS DISTINCT FROM ${configJson}::jsonb`)
+    .execute();
+}
+
 /** A repository by internal id; throws when it is gone. */
 export function findRepositoryById(db: Kysely<Database>, repositoryId: string): Promise<RepositoryRow> {
   return db.selectFrom("repositories").selectAll().where("id", "=", repositoryId).executeTakeFirstOrThrow();

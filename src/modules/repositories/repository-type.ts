@@ -66,7 +66,8 @@ export const RepositoryRef = builder.objectRef<RepositoryRow>("Repository").impl
     configJson: t.field({
       type: "JSON",
       nullable: true,
-      description: "The repository's analysis configuration (the parsed `.deepsource.toml`), if any.",
+      description:
+        "The repository's analysis configuration (its `.deepsource.toml` as JSON), if any: the one the default branch's newest upload carried (`uploadArtifact`'s `configToml`).",
       resolve: (r) => r.config_json,
     }),
     dsn: t.string({
