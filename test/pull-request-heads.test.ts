@@ -134,7 +134,12 @@ async function upload(
 }
 
 /** Uploads a report with the contract's `createArtifact` and the repository's DSN: it names no branch. */
-async function createArtifact({ repo }: Scenario, commit: string, findings: Finding[]): Promise<void> {
+async function createArtifact(
+  { repo }: Scenario,
+  commit: string,
+  findings: Finding[],
+  configToml?: string,
+): Promise<void> {
   const answer = await fetch(`${server.url}/graphql/cli/`, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -149,6 +154,7 @@ async function createArtifact({ repo }: Scenario, commit: string, findings: Find
           analyzer: "fork-lint",
           analyzerType: "community",
           data: sarif(findings),
+          configToml,
         },
       },
     }),
@@ -590,6 +596,40 @@ describe("a run put on the default branch because its upload named no branch", (
       baseOid: SHA(0x80),
     });
     assert.deepEqual(pr?.summary, { issuesRaised: 1, issuesResolved: 0 });
+  });
+
+  test("gives the repository back the default branch's configuration when the run that set it moves", async () => {
+    const scenario = await aScenario();
+    const { repo } = scenario;
+    const configOf = async () =>
+      (
+        await server.db
+          .selectFrom("repositories")
+          .select("config_json")
+          .where("id", "=", repo.id)
+          .executeTakeFirst()
+      )?.config_json;
+    // Both turn on the analyzer uploaded (a run waits for every analyzer its configuration names).
+    const toml = (excluded: string) =>
+      `version = 1\nexclude_patterns = ["${excluded}"]\n\n[[analyzers]]\nname = "fork-lint"\n`;
+    const config = (excluded: string) => ({
+      version: 1,
+      exclude_patterns: [excluded],
+      analyzers: [{ name: "fork-lint" }],
+    });
+    await createArtifact(scenario, SHA(0x90), [], toml("vendor/**"));
+    await createArtifact(scenario, SHA(0x91), [], toml("dist/**"));
+    assert.deepEqual(await configOf(), config("dist/**"));
+
+    await deliverGithubPullRequest(scenario, {
+      action: "opened",
+      number: 33,
+      head: { ref: "feature", sha: SHA(0x91) },
+      base: { ref: "main", sha: SHA(0x90) },
+      updatedAt: "2026-11-22T10:00:00Z",
+    });
+    assert.equal((await runOf(repo, SHA(0x91)))?.branch_name, "feature");
+    assert.deepEqual(await configOf(), config("vendor/**"));
   });
 
   test("moves after later default-branch runs were compared with it, and every run that read its findings is compared again", async () => {

@@ -324,6 +324,23 @@ describe("which run's configuration is the repository's", () => {
     );
   });
 
+  test("a new default branch brings the configuration of its newest run that carried one", async () => {
+    const repo = await aFreshRepository();
+    await accepted({ analyzer: LINT_A, configToml: toml(LINT_A) }, repo);
+    await accepted({ analyzer: LINT_B, branch: "develop", configToml: toml(LINT_B) }, repo);
+    await accepted({ analyzer: LINT_A, branch: "develop", configToml: toml(LINT_A, LINT_B) }, repo);
+    await accepted({ analyzer: LINT_A, branch: "release" }, repo);
+    const rename = `mutation($id: ID!, $branch: String!) {
+      updateRepositoryDefaultBranch(input: { id: $id, defaultBranchName: $branch }) { ok }
+    }`;
+    const id = encodeGlobalId("Repository", repo.key);
+    dataOf(await gql(server.endpoint, token, rename, { id, branch: "develop" }));
+    assert.deepEqual((await view(repo)).enabled, [LINT_A, LINT_B]);
+    // A branch none of whose runs carried one leaves the configuration as it was.
+    dataOf(await gql(server.endpoint, token, rename, { id, branch: "release" }));
+    assert.deepEqual((await view(repo)).enabled, [LINT_A, LINT_B]);
+  });
+
   test("an upload without a configuration changes nothing", async () => {
     const repo = await aFreshRepository();
     await accepted({ analyzer: LINT_A, configToml: toml(LINT_A) }, repo);

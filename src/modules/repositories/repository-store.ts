@@ -85,9 +85,17 @@ export async function updateRepositoryDefaultBranch(
   repositoryId: string,
   defaultBranch: string,
 ): Promise<RepositoryRow> {
+  // The configuration follows the default branch: its newest run that carried one, when any did.
+  const newestConfig = sql<unknown>`(SELECT r.config_json FROM analysis_runs AS r
+    WHERE r.repository_id = ${repositoryId} AND r.branch_name = ${defaultBranch} AND r.config_json IS NOT NULL
+    ORDER BY r.created_at DESC, r.key DESC LIMIT 1)`;
   const updated = await tx
     .updateTable("repositories")
-    .set({ default_branch: defaultBranch, updated_at: new Date() })
+    .set({
+      default_branch: defaultBranch,
+      config_json: sql`COALESCE(${newestConfig}, config_json)`,
+      updated_at: new Date(),
+    })
     .where("id", "=", repositoryId)
     .returningAll()
     .executeTakeFirstOrThrow();
