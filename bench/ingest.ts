@@ -239,23 +239,32 @@ async function measure<T>(
     backend = { pid: rows[0]!.pid, cpu: postgresCpuSeconds(rows[0]!.pid) };
     return work(tx);
   });
-  const seconds = (performance.now() - started) / 1000;
-  const nodeUsage = process.cpuUsage(node);
   const backendAfter = backend ? postgresCpuSeconds(backend.pid) : undefined;
   const databaseCpu =
     backend?.cpu !== undefined && backendAfter !== undefined ? backendAfter - backend.cpu : undefined;
-  const others = otherCpuCores(before, snapshotCpu(), seconds, new Set());
+  return { value, figure: figureSince({ before, node, started }, label, rowsOf(value), databaseCpu) };
+}
+
+/** When a measurement started: the machine's CPU, this process's, and the wall clock. */
+interface Start {
+  before: ReturnType<typeof snapshotCpu>;
+  node: NodeJS.CpuUsage;
+  started: number;
+}
+
+/** The figure of a measurement that began at `start` and ends now. */
+function figureSince(start: Start, label: string, rows: number, databaseCpu: number | undefined): Figure {
+  const seconds = (performance.now() - start.started) / 1000;
+  const nodeUsage = process.cpuUsage(start.node);
+  const others = otherCpuCores(start.before, snapshotCpu(), seconds, new Set());
   return {
-    value,
-    figure: {
-      label,
-      rows: rowsOf(value),
-      seconds,
-      nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
-      databaseCpu,
-      // Our backend is not a child of this process, so otherCpuCores counted it: take it out.
-      otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
-    },
+    label,
+    rows,
+    seconds,
+    nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
+    databaseCpu,
+    // The backends are not children of this process, so otherCpuCores counted them: take them out.
+    otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
   };
 }
 
@@ -275,8 +284,9 @@ const BENCH_JOB_KIND = "bench.ingest";
 
 /**
  * Measures `work` as the worker runs it: each step a transaction of its own on the pool's
- * connections (the worker's `leasedSteps`, under a job claimed for it), the publication in one more. The database's CPU is that of every backend connected
- * to the bench database (it has no other clients).
+ * connections (the worker's `leasedSteps`, under a job claimed for it), the publication in one
+ * more. The database's CPU is that of every backend connected to the bench database (it has no
+ * other clients).
  */
 async function measureInSteps(
   db: Kysely<Database>,
@@ -301,25 +311,12 @@ async function measureInSteps(
   const publish = await work(leasedSteps(db, job, new AbortController().signal, undefined));
   await finishJob(db, job);
   const value = await db.transaction().execute((tx) => publish(tx));
-  const seconds = (performance.now() - started) / 1000;
-  const nodeUsage = process.cpuUsage(node);
   let databaseCpu: number | undefined;
   if (backendsBefore) {
     databaseCpu = 0;
     for (const [pid, cpu] of await backendCpuSeconds(db)) databaseCpu += cpu - (backendsBefore.get(pid) ?? 0);
   }
-  const others = otherCpuCores(before, snapshotCpu(), seconds, new Set());
-  return {
-    value,
-    figure: {
-      label,
-      rows: rowsOf(value),
-      seconds,
-      nodeCpu: (nodeUsage.user + nodeUsage.system) / 1e6,
-      databaseCpu,
-      otherCores: others === undefined ? undefined : Math.max(0, others - (databaseCpu ?? 0) / seconds),
-    },
-  };
+  return { value, figure: figureSince({ before, node, started }, label, rowsOf(value), databaseCpu) };
 }
 
 /** Empties the occurrences table between measurements, so each starts from the same table. */
