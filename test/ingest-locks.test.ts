@@ -19,7 +19,7 @@ import {
   scaCheckDependencies,
 } from "./helpers/builders-dependencies.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { aSettlingRebase, sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -171,18 +171,10 @@ describe("an upload attaching a run to its pull request while the run's rebase i
       .executeTakeFirstOrThrow();
     assert.equal(run.pull_request_id, null);
     await enqueueRunRebases(server.db, [run.id]);
-    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
 
-    const settlingMayLockRun = signal();
-    const settlingHoldsJob = signal();
+    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
     // The worker settling that run's rebase job: its job's row first, then the run (run-rebase.ts).
-    const settling = server.db.transaction().execute(async (tx) => {
-      await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
-      settlingHoldsJob.fire();
-      await settlingMayLockRun.fired;
-      await tx.selectFrom("analysis_runs").select("id").where("id", "=", run.id).forUpdate().execute();
-    });
-    await settlingHoldsJob.fired;
+    const settling = await aSettlingRebase(server.db, run.id);
 
     // The pull request's own CI job uploads for the same commit, naming the pull request.
     const second = acceptUpload(server.db, server.config, logger, repository, {
@@ -200,9 +192,9 @@ describe("an upload attaching a run to its pull request while the run's rebase i
     }
     // Had the upload locked the run before asking for the job's row, this would close a cycle
     // and PostgreSQL would abort one of the two ("deadlock detected").
-    settlingMayLockRun.fire();
+    settling.mayLockRun();
 
-    await settling;
+    await settling.settled;
     const accepted = await second;
     assert.equal(accepted.runKey, run.key, "the upload joined the run");
     const attached = await server.db

@@ -5,6 +5,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../src/db/types.ts";
 import { beginJobStep, type ClaimedJob, claimJobs, enqueueJob, renewLeases } from "../src/jobs/job-store.ts";
 import { waitFor } from "./helpers/instance.ts";
+import { sessionsWaitingForALock } from "./helpers/lock-waits.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -60,16 +61,6 @@ function aHeldStep(job: ClaimedJob) {
   return { release, done, locked: () => locked };
 }
 
-/** Sessions of this test's database waiting for a lock, other than the one asking. */
-async function sessionsWaitingForALock(): Promise<number> {
-  const { rows } = await sql<{ waiting: number }>`
-    SELECT count(*)::int AS waiting FROM pg_stat_activity
-    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.execute(
-    server.db,
-  );
-  return rows[0]?.waiting ?? 0;
-}
-
 describe("a job's steps", () => {
   test("a step of an attempt another worker took over finds the lease lost", async () => {
     const job = await aClaimedJob();
@@ -117,7 +108,7 @@ describe("a job's steps", () => {
     try {
       await waitFor(
         "the second step to lock the job, or to wait for the first",
-        async () => second.locked() !== undefined || (await sessionsWaitingForALock()) > 0,
+        async () => second.locked() !== undefined || (await sessionsWaitingForALock(server.db)) > 0,
       );
       assert.equal(second.locked(), true, "the second step waited for the first one's lock");
 
@@ -127,7 +118,7 @@ describe("a job's steps", () => {
       });
       await waitFor(
         "the renewal to end, or to wait",
-        async () => renewed || (await sessionsWaitingForALock()) > 0,
+        async () => renewed || (await sessionsWaitingForALock(server.db)) > 0,
       );
       assert.equal(renewed, true, "the lease's renewal waited for the steps");
       await renewal;

@@ -13,7 +13,7 @@ import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-j
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import { aPullRequest } from "./helpers/builders-pull-requests.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { aSettlingRebase, sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -77,18 +77,10 @@ describe("a run moving off the default branch while a run compared with it has i
       .where("id", "=", dependent.id)
       .execute();
     await enqueueRunRebases(server.db, [dependent.id]);
-    const dedupeKey = `${REBASE_JOB_KIND}:${dependent.id}`;
 
-    const settlingMayLockRun = signal();
-    const settlingHoldsJob = signal();
+    const dedupeKey = `${REBASE_JOB_KIND}:${dependent.id}`;
     // The worker settling the dependent's rebase: its job's row first, then its run (run-rebase.ts).
-    const settling = server.db.transaction().execute(async (tx) => {
-      await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
-      settlingHoldsJob.fire();
-      await settlingMayLockRun.fired;
-      await tx.selectFrom("analysis_runs").select("id").where("id", "=", dependent.id).forUpdate().execute();
-    });
-    await settlingHoldsJob.fired;
+    const settling = await aSettlingRebase(server.db, dependent.id);
 
     // The worker settling the moving run's own rebase.
     const rebasing = server.db.transaction().execute((tx) => rebaseRun(tx, moving.id));
@@ -100,9 +92,9 @@ describe("a run moving off the default branch while a run compared with it has i
     }
     // Had the rebase locked the dependent run before asking for its job's row, this would close a
     // cycle and PostgreSQL would abort one of the two ("deadlock detected").
-    settlingMayLockRun.fire();
+    settling.mayLockRun();
 
-    await settling;
+    await settling.settled;
     assert.equal(await rebasing, true, "the run moved");
     const moved = await server.db
       .selectFrom("analysis_runs")
@@ -272,18 +264,10 @@ describe("a pull request's event attaching a run while the run's rebase is settl
     // CI on push, before the provider's event: a run of the branch, of no pull request.
     const run = await aRun(server.db, repository, { branch: "feature" });
     await enqueueRunRebases(server.db, [run.id]);
-    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
 
-    const settlingMayLockRun = signal();
-    const settlingHoldsJob = signal();
+    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
     // The worker settling that run's rebase job: its job's row first, then the run (run-rebase.ts).
-    const settling = server.db.transaction().execute(async (tx) => {
-      await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
-      settlingHoldsJob.fire();
-      await settlingMayLockRun.fired;
-      await tx.selectFrom("analysis_runs").select("id").where("id", "=", run.id).forUpdate().execute();
-    });
-    await settlingHoldsJob.fired;
+    const settling = await aSettlingRebase(server.db, run.id);
 
     // The provider reports the pull request whose head the run's commit is.
     const delivering = server.db.transaction().execute((tx) =>
@@ -308,9 +292,9 @@ describe("a pull request's event attaching a run while the run's rebase is settl
     }
     // Had the delivery written the run before asking for the job's row, this would close a cycle
     // and PostgreSQL would abort one of the two ("deadlock detected").
-    settlingMayLockRun.fire();
+    settling.mayLockRun();
 
-    await settling;
+    await settling.settled;
     assert.equal((await delivering).status, 200);
     const attached = await server.db
       .selectFrom("analysis_runs")

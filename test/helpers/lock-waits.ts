@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../src/db/types.ts";
+import { REBASE_JOB_KIND } from "../../src/modules/runs/rebase-job.ts";
 
 /**
  * For tests that play two transactions against each other on PostgreSQL, one side stopped where
@@ -21,4 +22,27 @@ export async function sessionsWaitingForALock(db: Kysely<Database>): Promise<num
     SELECT count(*)::int AS waiting FROM pg_stat_activity
     WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.execute(db);
   return rows[0]?.waiting ?? 0;
+}
+
+/**
+ * The worker settling run `runId`'s queued rebase, played by hand as the worker orders its locks:
+ * the job's row, then (once `mayLockRun` is called) the run. Answers when it holds the job's row;
+ * `settled` ends with its transaction.
+ */
+export async function aSettlingRebase(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<{ mayLockRun: () => void; settled: Promise<void> }> {
+  const mayLockRun = signal();
+  const holdsJob = signal();
+  const dedupeKey = `${REBASE_JOB_KIND}:${runId}`;
+  const settled = db.transaction().execute(async (tx) => {
+    await tx.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).forUpdate().execute();
+    holdsJob.fire();
+    await mayLockRun.fired;
+    await tx.selectFrom("analysis_runs").select("id").where("id", "=", runId).forUpdate().execute();
+  });
+  // A failure before the job's row is held would otherwise leave the caller waiting.
+  await Promise.race([holdsJob.fired, settled]);
+  return { mayLockRun: mayLockRun.fire, settled };
 }
