@@ -11,7 +11,13 @@ import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { aResult, sarifLog } from "./helpers/sarif-scene.ts";
-import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import {
+  createArtifact as createArtifactWithDsn,
+  dataOf,
+  gql,
+  startTestServer,
+  type TestServer,
+} from "./helpers/server.ts";
 import {
   githubHeaders,
   githubPullRequestPayload,
@@ -140,27 +146,15 @@ async function createArtifact(
   findings: Finding[],
   configToml?: string,
 ): Promise<void> {
-  const answer = await fetch(`${server.url}/graphql/cli/`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      query: `mutation($input: CreateArtifactInput!) { createArtifact(input: $input) { ok error } }`,
-      variables: {
-        input: {
-          accessToken: dsnToken(repo, server.config.tokenPepper),
-          commitOid: commit,
-          reporter: "cli",
-          key: "",
-          analyzer: "fork-lint",
-          analyzerType: "community",
-          data: sarif(findings),
-          configToml,
-        },
-      },
-    }),
+  const result = await createArtifactWithDsn(server, {
+    accessToken: dsnToken(repo, server.config.tokenPepper),
+    commitOid: commit,
+    analyzer: "fork-lint",
+    analyzerType: "community",
+    data: sarif(findings),
+    configToml,
   });
-  const result = (await answer.json()) as { data: { createArtifact: { ok: boolean; error: string } } };
-  assert.equal(result.data.createArtifact.ok, true, result.data.createArtifact.error);
+  assert.equal(result.ok, true, result.error);
   await waitFor(
     `the run of ${commit} to settle`,
     async () => (await runOf(repo, commit))?.status !== "PENDING",

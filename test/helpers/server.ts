@@ -121,3 +121,21 @@ export function dataOf(response: GraphQLResponse): Record<string, unknown> {
   }
   return response.body.data;
 }
+
+/**
+ * Uploads a report with the contract's `createArtifact` on the CLI endpoint, as `deepsource
+ * report` does: the repository's DSN token (`accessToken`) in the input, no bearer token.
+ * `reporter` and `key` default to the CLI's. Answers the payload.
+ */
+export async function createArtifact(
+  server: TestServer,
+  input: Record<string, unknown>,
+): Promise<{ ok: boolean; error: string }> {
+  const answer = await gql(
+    `${server.url}/graphql/cli/`,
+    null,
+    `mutation($input: CreateArtifactInput!) { createArtifact(input: $input) { ok error } }`,
+    { input: { reporter: "cli", key: "", ...input } },
+  );
+  return dataOf(answer).createArtifact as { ok: boolean; error: string };
+}
