@@ -4,7 +4,7 @@ import type { Database } from "../../db/types.ts";
 import type { JobHandler } from "../../jobs/worker.ts";
 import { DELIVERY_JOB_KIND, TEST_EVENT_TYPE } from "../events/outbox.ts";
 import { attemptDelivery, settleAttempt } from "./delivery-service.ts";
-import { failPendingDelivery, loadDeliveryContext } from "./delivery-store.ts";
+import { failPendingDelivery, loadDeliveryContext, lockEndpointOfDelivery } from "./delivery-store.ts";
 
 /**
  * The job that delivers one webhook delivery (kind `webhook.deliver`, payload `{ deliveryId }`):
@@ -19,6 +19,13 @@ export function webhookDeliveryHandler(
 ): JobHandler {
   return {
     kind: DELIVERY_JOB_KIND,
+    // Settling may disable the endpoint, which deletes its other deliveries' job rows; and an
+    // ADMIN disabling or deleting it holds the endpoint, then deletes them. So the endpoint is
+    // locked before this job's row (docs/webhooks.md "Lock order").
+    async lockBeforeJob(tx, job) {
+      const { deliveryId } = (job.payload ?? {}) as { deliveryId?: unknown };
+      if (typeof deliveryId === "string") await lockEndpointOfDelivery(tx, deliveryId);
+    },
     async run(job, signal) {
       const { deliveryId } = (job.payload ?? {}) as { deliveryId?: unknown };
       const context = typeof deliveryId === "string" ? await loadDeliveryContext(db, deliveryId) : undefined;

@@ -49,6 +49,21 @@ export async function loadDeliveryContext(
   return row && { ...row, deliveryId: String(row.deliveryId), endpointId: String(row.endpointId) };
 }
 
+/**
+ * Locks the endpoint of delivery `deliveryId` as {@link lockEndpointForSettling} does; nothing when
+ * the delivery is gone.
+ */
+export async function lockEndpointOfDelivery(tx: Kysely<Database>, deliveryId: string): Promise<void> {
+  await tx
+    .selectFrom("webhook_endpoints as e")
+    .select("e.id")
+    .where("e.id", "=", (eb) =>
+      eb.selectFrom("webhook_deliveries as d").select("d.endpoint_id").where("d.id", "=", deliveryId),
+    )
+    .forNoKeyUpdate()
+    .execute();
+}
+
 /** The endpoint `endpointId`, locked against other writers of its health; undefined when gone. */
 export function lockEndpointForSettling(
   tx: Kysely<Database>,

@@ -274,8 +274,9 @@ export async function sendWebhookTestEvent(
   if (!context) noSuchId(id);
   const result = await attemptDelivery(context, ctx.config);
   await inTransaction(ctx, async (tx) => {
-    await cancelJobs(tx, [deliveryJobKey(context.deliveryId)]);
+    // The endpoint (settleAttempt locks it first) before the rescue job's row: the lock order.
     await settleAttempt(tx, context, result, ctx.config);
+    await cancelJobs(tx, [deliveryJobKey(context.deliveryId)]);
   });
   return { endpointKey: key, deliveryKey: delivery.key, result };
 }
