@@ -3,16 +3,24 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../src/db/types.ts";
-import { beginJobStep, type ClaimedJob, claimJobs, enqueueJob, renewLeases } from "../src/jobs/job-store.ts";
+import {
+  beginJobStep,
+  type ClaimedJob,
+  claimJobs,
+  enqueueJob,
+  lockClaimedJob,
+  renewLeases,
+} from "../src/jobs/job-store.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock } from "./helpers/lock-waits.ts";
+import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
  * The steps of one attempt at a job (a SARIF artifact's batches, src/ingestion/process-job.ts)
  * each lock the job's row under the attempt's lease. Two of them write at once, so their locks
  * must not exclude each other, nor the lease's renewal; a takeover's claim must still pass the
- * row over while a step holds it, so no two attempts write at once.
+ * row over while a step holds it, so no two attempts write at once. And a renewal of a worker's
+ * leases never waits for a job's row another transaction holds.
  *
  * The embedded database runs one transaction at a time, so there the steps follow each other and
  * only what a lock answers is checked; the waits are PostgreSQL's.
@@ -131,5 +139,65 @@ describe("a job's steps", () => {
       await Promise.all([first.done, second.done]);
     }
     assert.equal((await takeOver())[0]?.id, job.id, "the job was taken over once its steps ended");
+  });
+});
+
+describe("a lease's renewal", () => {
+  test("passes over a job whose row another transaction holds, and renews the others", async () => {
+    await sql`DELETE FROM jobs WHERE kind = ${KIND}`.execute(server.db);
+    await enqueueJob(server.db, { kind: KIND, payload: { n: 1 } });
+    await enqueueJob(server.db, { kind: KIND, payload: { n: 2 } });
+    const claimed = await claimJobs(server.db, {
+      kinds: [KIND],
+      limit: 2,
+      leaseSeconds: 60,
+      workerId: "first",
+    });
+    assert.equal(claimed.length, 2);
+    const [held, free] = claimed as [ClaimedJob, ClaimedJob];
+    await sql`UPDATE jobs SET locked_until = now() WHERE kind = ${KIND}`.execute(server.db);
+    const leaseEnds = async () =>
+      new Map(
+        (
+          await server.db
+            .selectFrom("jobs")
+            .select(["id", sql<boolean>`locked_until > now() + interval '30 seconds'`.as("renewed")])
+            .where("kind", "=", KIND)
+            .execute()
+        ).map((row) => [String(row.id), row.renewed]),
+      );
+    if (!server.config.databaseUrl) {
+      // One transaction at a time: nothing else can hold a row while the renewal runs.
+      await renewLeases(server.db, [held.leaseToken, free.leaseToken], 60);
+      assert.deepEqual([...(await leaseEnds()).values()], [true, true]);
+      return;
+    }
+    // Another transaction holds one job's row (its settling, say) until told to end.
+    const holds = signal();
+    const mayEnd = signal();
+    const holding = server.db.transaction().execute(async (tx) => {
+      assert.ok(await lockClaimedJob(tx, held));
+      holds.fire();
+      await mayEnd.fired;
+    });
+    try {
+      await holds.fired;
+      let renewed = false;
+      const renewal = renewLeases(server.db, [held.leaseToken, free.leaseToken], 60).then(() => {
+        renewed = true;
+      });
+      await waitFor(
+        "the renewal to end, or to wait",
+        async () => renewed || (await sessionsWaitingForALock(server.db)) > 0,
+      );
+      assert.equal(renewed, true, "the renewal waited for the held row");
+      await renewal;
+      const ends = await leaseEnds();
+      assert.equal(ends.get(free.id), true, "the free job's lease was renewed");
+      assert.equal(ends.get(held.id), false, "the held job was passed over");
+    } finally {
+      mayEnd.fire();
+      await holding;
+    }
   });
 });

@@ -102,19 +102,27 @@ export async function claimJobs(
   return result.rows.map((row) => ({ ...row, id: String(row.id), leaseToken }));
 }
 
-/** Extends the leases held under `leaseTokens` by `leaseSeconds` from now. */
+/**
+ * Extends the leases held under `leaseTokens` by `leaseSeconds` from now, passing over a job whose
+ * row another transaction holds at that moment: the job's own settling transaction, or one that
+ * queues the job again (a rebase queued while it runs). Renewing waits for no lock, so it can
+ * neither stall the worker's other leases behind one row nor close a cycle with a transaction
+ * that holds one of these rows and wants another (docs/ingestion.md "Lock order"); a job passed
+ * over is renewed at the next round, a third of a lease later.
+ */
 export async function renewLeases(
   db: Kysely<Database>,
   leaseTokens: readonly string[],
   leaseSeconds: number,
 ): Promise<void> {
   if (leaseTokens.length === 0) return;
-  await db
-    .updateTable("jobs")
-    .set({ locked_until: sql<Date>`now() + make_interval(secs => ${leaseSeconds})` })
-    .where("lease_token", "in", leaseTokens)
-    .where("state", "=", "QUEUED")
-    .execute();
+  await sql`
+    UPDATE jobs SET locked_until = now() + make_interval(secs => ${leaseSeconds})
+    WHERE id IN (
+      SELECT id FROM jobs
+      WHERE lease_token = ANY(${[...leaseTokens]}) AND state = 'QUEUED'
+      FOR NO KEY UPDATE SKIP LOCKED
+    )`.execute(db);
 }
 
 /**
