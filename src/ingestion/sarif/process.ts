@@ -184,8 +184,8 @@ export async function deleteStagedRows(
  * states of all the check's findings against the base check (a check may hold several
  * artifacts). Its result: results `read`, `stored` and `skipped` by reason (a warning names the
  * first path outside the repository, the first excluded file and its pattern, and each artifact
- * holding findings left out as `ALREADY_REPORTED`); counts: `suppressed` among the stored, `rules` met, and `introduced`,
- * `existing` and `resolved`, the whole check's.
+ * holding findings left out as `ALREADY_REPORTED`); counts: `suppressed` among the stored, `rules`
+ * met, and `introduced`, `existing` and `resolved`, the whole check's.
  */
 export async function stageSarif(
   input: ProcessInput,
