@@ -17,6 +17,8 @@ describe("artifact results", () => {
     assert.equal(isEverythingLost([result(0, { NOT_REPORTED: 2, ABSENT: 1 })]), false);
     // Findings another artifact of the check holds are not lost: they are in the check.
     assert.equal(isEverythingLost([result(0, { ALREADY_REPORTED: 3 })]), false);
+    // Files the configuration excludes are its decision too.
+    assert.equal(isEverythingLost([result(0, { EXCLUDED: 2 })]), false);
     assert.equal(isEverythingLost([result(0, {})]), false, "an empty report is a clean one");
     assert.equal(isEverythingLost([]), false);
   });

@@ -92,7 +92,9 @@ export type SkipReason =
   /** A SARIF result whose rule id, message, paths or fingerprints hold text PostgreSQL cannot store (NUL, lone surrogate). */
   | "UNSTORABLE_TEXT"
   /** A SARIF result another published report of the same check already gave (the same fingerprint). */
-  | "ALREADY_REPORTED";
+  | "ALREADY_REPORTED"
+  /** A SARIF result in a file the configuration's `exclude_patterns` match. */
+  | "EXCLUDED";
 
 /** Every skip reason, in the order they are shown. */
 export const SKIP_REASONS: readonly SkipReason[] = [
@@ -106,11 +108,12 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NO_VERSION",
   "UNSTORABLE_TEXT",
   "ALREADY_REPORTED",
+  "EXCLUDED",
 ];
 
 /**
- * Skips that are someone's decision — the repository's settings, the tool saying a finding is
- * gone or that a check held — or that lose nothing (a finding the check already holds), rather
+ * Skips that are someone's decision — the repository's settings or configuration, the tool saying
+ * a finding is gone or that a check held — or that lose nothing (a finding the check already holds), rather
  * than a loss: an artifact that skipped only these still says what is there.
  */
 export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
@@ -118,6 +121,7 @@ export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
   "ABSENT",
   "NOT_A_FAILURE",
   "ALREADY_REPORTED",
+  "EXCLUDED",
 ]);
 
 /**

@@ -3,6 +3,7 @@ import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { readFindings } from "../../formats/findings.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
+import { replaceUnstorableText } from "../../graphql/variables.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId } from "../../modules/checks/check-store.ts";
 import {
@@ -20,6 +21,7 @@ import {
   type SuppressionRules,
   suppressionOf,
 } from "../../modules/settings/suppression-rules.ts";
+import { ExcludePatterns, excludingConfigOf } from "../exclude-patterns.ts";
 import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
 import { outsidePathOf, placementOf, ToolErrors } from "../sarif-validate.ts";
 import {
@@ -172,16 +174,18 @@ export async function deleteStagedRows(
  * artifact is QUEUED no read shows these rows.
  *
  * A result whose finding another published artifact of the check already holds (the same
- * fingerprint) is not written (docs/ingestion.md "The same findings reported twice").
+ * fingerprint) is not written (docs/ingestion.md "The same findings reported twice"), nor one in a
+ * file the configuration's `exclude_patterns` match, the run's configuration else the
+ * repository's (docs/ingestion.md "The repository's configuration"), compiled once here.
  *
  * Answers the publication, to run in the transaction that ends processing: it leaves out the rows
  * whose finding an artifact of the check published meanwhile holds, marks the artifact PROCESSED,
  * which shows the rows to every read at once, grades the rules its results leveled, and sets the
  * states of all the check's findings against the base check (a check may hold several
  * artifacts). Its result: results `read`, `stored` and `skipped` by reason (a warning names the
- * first path outside the repository, and each artifact holding findings left out as
- * `ALREADY_REPORTED`); counts: `suppressed` among the stored, `rules` met, and `introduced`,
- * `existing` and `resolved`, the whole check's.
+ * first path outside the repository, the first excluded file and its pattern, and each artifact
+ * holding findings left out as `ALREADY_REPORTED`); counts: `suppressed` among the stored, `rules`
+ * met, and `introduced`, `existing` and `resolved`, the whole check's.
  */
 export async function stageSarif(
   input: ProcessInput,
@@ -212,6 +216,9 @@ export async function stageSarif(
   const reported = new AlreadyReported();
   const writer = new OccurrenceWriter(step, target, batchSize, reported, options.inFlight);
   const tally = new ProcessTally();
+  const excludingConfig = excludingConfigOf(run, repository);
+  const exclude = ExcludePatterns.of(excludingConfig.config);
+  let firstExcluded: { path: string; pattern: string } | null = null;
   let suppressed = 0;
   let firstOutside: string | null = null;
   const toolErrors = new ToolErrors();
@@ -231,6 +238,12 @@ export async function stageSarif(
       if (typeof location === "string") {
         tally.skip(location);
         if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
+        continue;
+      }
+      const pattern = exclude.isEmpty ? null : exclude.excluding(location.path);
+      if (pattern !== null) {
+        tally.skip("EXCLUDED");
+        firstExcluded ??= { path: location.path, pattern };
         continue;
       }
       // A result always follows its run's header, which set its tool.
@@ -266,6 +279,11 @@ export async function stageSarif(
   if (firstOutside !== null)
     tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
+  if (firstExcluded !== null) {
+    tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, excludingConfig.whose));
+  }
+  const refusedWarning = refusedPatternsWarning(exclude, excludingConfig.whose);
+  if (refusedWarning !== null) tally.warn(refusedWarning);
   const toolWarning = toolErrors.warning();
   if (toolWarning !== null) tally.warn(toolWarning);
   return async (publishTx) => {
@@ -311,6 +329,23 @@ function outsideWarning(count: number, example: string, workDir: string | null):
   return workDir === null
     ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
     : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
+}
+
+/** The sentence telling the uploader that results in excluded files were left out, and why. */
+function excludedWarning(
+  count: number,
+  first: { path: string; pattern: string },
+  whose: "run" | "repository",
+): string {
+  return `${count} result(s) lie in files the ${whose}'s .deepsource.toml excludes (exclude_patterns) and were not stored (first: ${withoutNul(first.path)}, excluded by ${JSON.stringify(first.pattern)}).`;
+}
+
+/** The sentence naming exclude patterns the matcher cannot read (they exclude nothing), or null. */
+function refusedPatternsWarning(exclude: ExcludePatterns, whose: "run" | "repository"): string | null {
+  const first = exclude.refused[0];
+  if (first === undefined) return null;
+  const pattern = replaceUnstorableText(first.pattern.slice(0, 200));
+  return `The ${whose}'s .deepsource.toml has ${exclude.refused.length} exclude pattern(s) Assay cannot read, which exclude nothing (first: ${JSON.stringify(pattern)}, which ${first.problem}).`;
 }
 
 /** The sentence telling the uploader that results without a file were left out. */

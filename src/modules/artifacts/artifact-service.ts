@@ -20,6 +20,7 @@ export const ARTIFACT_SKIP_REASONS = [
   "NO_VERSION",
   "UNSTORABLE_TEXT",
   "ALREADY_REPORTED",
+  "EXCLUDED",
 ] as const;
 export type ArtifactSkipReason = (typeof ARTIFACT_SKIP_REASONS)[number];
 
