@@ -9,7 +9,7 @@ import { acceptUpload } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
 import { importAdvisories } from "../src/modules/dependencies/advisory-import.ts";
 import { deleteScaChecksOfRunTarget, upsertPackageVersions } from "../src/modules/dependencies/sbom-store.ts";
-import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
+import { enqueueRunRebases } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import {
   anScaCheck,
@@ -19,7 +19,12 @@ import {
   scaCheckDependencies,
 } from "./helpers/builders-dependencies.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { aSettlingRebase, sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import {
+  aSettlingRebase,
+  attachmentAndRebaseOf,
+  sessionsWaitingForALock,
+  signal,
+} from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -172,7 +177,6 @@ describe("an upload attaching a run to its pull request while the run's rebase i
     assert.equal(run.pull_request_id, null);
     await enqueueRunRebases(server.db, [run.id]);
 
-    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
     // The worker settling that run's rebase job: its job's row first, then the run (run-rebase.ts).
     const settling = await aSettlingRebase(server.db, run.id);
 
@@ -197,19 +201,11 @@ describe("an upload attaching a run to its pull request while the run's rebase i
     await settling.settled;
     const accepted = await second;
     assert.equal(accepted.runKey, run.key, "the upload joined the run");
-    const attached = await server.db
-      .selectFrom("analysis_runs")
-      .innerJoin("pull_requests", "pull_requests.id", "analysis_runs.pull_request_id")
-      .select("pull_requests.number")
-      .where("analysis_runs.id", "=", run.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(attached.number, 7);
-    const job = await server.db
-      .selectFrom("jobs")
-      .select("state")
-      .where("dedupe_key", "=", dedupeKey)
-      .executeTakeFirstOrThrow();
-    assert.equal(job.state, "QUEUED", "the rebase runs again, after the pull request was attached");
+    assert.deepEqual(
+      await attachmentAndRebaseOf(server.db, run.id),
+      { pullRequestNumber: 7, rebaseJob: "QUEUED" },
+      "attached, and the rebase runs again after the attachment",
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 // test-runner: execution-mode independent (the rebases run in the job worker, not GraphQL execution)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { AccountRow } from "../src/db/types.ts";
+import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { rebaseRun, runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
@@ -13,7 +13,12 @@ import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-j
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import { aPullRequest } from "./helpers/builders-pull-requests.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { aSettlingRebase, sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import {
+  aSettlingRebase,
+  attachmentAndRebaseOf,
+  sessionsWaitingForALock,
+  signal,
+} from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -57,17 +62,51 @@ function pullRequestFacts(number: number, branch: string): PullRequestFacts {
   };
 }
 
+/**
+ * A run put on main for want of a branch, whose pull request (`number`) turns out to be from
+ * `topic`: its rebase moves it there.
+ */
+async function aRunPutOnMain(
+  repository: RepositoryRow,
+  number: number,
+  fields: { createdAt?: Date } = {},
+): Promise<AnalysisRunRow> {
+  const run = await aRun(server.db, repository, { branch: "main", ...fields });
+  const pullRequest = await aPullRequest(server.db, repository, { number, branch: "topic" });
+  await server.db
+    .updateTable("analysis_runs")
+    .set({ is_branch_defaulted: true, pull_request_id: pullRequest.id })
+    .where("id", "=", run.id)
+    .execute();
+  return run;
+}
+
+/** A worker that settles rebases, telling `onRun` of each job's outcome. */
+function aRebaseWorker(onRun?: (outcome: string) => void): JobWorker {
+  return new JobWorker({
+    db: server.db,
+    logger,
+    handlers: [runRebaseHandler()],
+    pollMs: 50,
+    leaseSeconds: 60,
+    onRun: onRun && ((_kind, outcome) => onRun(outcome)),
+  }).start();
+}
+
+/** The branch run `runId` is on now. */
+async function branchOfRun(runId: string): Promise<string | null> {
+  const run = await server.db
+    .selectFrom("analysis_runs")
+    .select("branch_name")
+    .where("id", "=", runId)
+    .executeTakeFirstOrThrow();
+  return run.branch_name;
+}
+
 describe("a run moving off the default branch while a run compared with it has its rebase settled", () => {
   test("the mover queues that rebase before locking its run: both commit, and the run is rebased again", async () => {
     const repository = await aRepository(server.db, account, { defaultBranch: "main" });
-    // A run put on main for want of a branch, whose pull request turns out to be from `topic`.
-    const moving = await aRun(server.db, repository, { branch: "main" });
-    const ownPullRequest = await aPullRequest(server.db, repository, { number: 1, branch: "topic" });
-    await server.db
-      .updateTable("analysis_runs")
-      .set({ is_branch_defaulted: true, pull_request_id: ownPullRequest.id })
-      .where("id", "=", moving.id)
-      .execute();
+    const moving = await aRunPutOnMain(repository, 1);
     // Another pull request's run, compared with it, whose rebase is queued.
     const other = await aPullRequest(server.db, repository, { number: 2, branch: "other" });
     const dependent = await aRun(server.db, repository, { branch: "other", baseRun: moving });
@@ -118,17 +157,7 @@ describe("an upload making a run while the run it chooses as its base leaves the
       branch: "main",
       createdAt: new Date(Date.now() - 60_000),
     });
-    // A run put on main for want of a branch, whose pull request turns out to be from `topic`.
-    const moving = await aRun(server.db, repository, {
-      branch: "main",
-      createdAt: new Date(Date.now() - 30_000),
-    });
-    const pullRequest = await aPullRequest(server.db, repository, { number: 3, branch: "topic" });
-    await server.db
-      .updateTable("analysis_runs")
-      .set({ is_branch_defaulted: true, pull_request_id: pullRequest.id })
-      .where("id", "=", moving.id)
-      .execute();
+    const moving = await aRunPutOnMain(repository, 3, { createdAt: new Date(Date.now() - 30_000) });
     await enqueueRunRebases(server.db, [moving.id]);
     const dedupeKey = `${REBASE_JOB_KIND}:${moving.id}`;
 
@@ -147,13 +176,7 @@ describe("an upload making a run while the run it chooses as its base leaves the
     await uploadChoseBase.fired;
 
     // The worker settles the moving run's rebase meanwhile.
-    const worker = new JobWorker({
-      db: server.db,
-      logger,
-      handlers: [runRebaseHandler()],
-      pollMs: 50,
-      leaseSeconds: 60,
-    }).start();
+    const worker = aRebaseWorker();
     const rebaseDone = async () =>
       (await server.db.selectFrom("jobs").select("id").where("dedupe_key", "=", dedupeKey).execute())
         .length === 0;
@@ -170,12 +193,7 @@ describe("an upload making a run while the run it chooses as its base leaves the
       const made = await uploading;
       await waitFor("the rebase to be done", rebaseDone);
 
-      const moved = await server.db
-        .selectFrom("analysis_runs")
-        .select("branch_name")
-        .where("id", "=", moving.id)
-        .executeTakeFirstOrThrow();
-      assert.equal(moved.branch_name, "topic");
+      assert.equal(await branchOfRun(moving.id), "topic");
       const compared = await server.db
         .selectFrom("analysis_runs")
         .select("base_run_id")
@@ -194,13 +212,7 @@ describe("an upload making a run while the run it chooses as its base leaves the
 describe("a delivery queueing a run's rebase while that rebase is settled", () => {
   test("the settling transaction takes the repository's lock before the job's row: both commit", async () => {
     const repository = await aRepository(server.db, account, { defaultBranch: "main" });
-    const moving = await aRun(server.db, repository, { branch: "main" });
-    const pullRequest = await aPullRequest(server.db, repository, { number: 4, branch: "topic" });
-    await server.db
-      .updateTable("analysis_runs")
-      .set({ is_branch_defaulted: true, pull_request_id: pullRequest.id })
-      .where("id", "=", moving.id)
-      .execute();
+    const moving = await aRunPutOnMain(repository, 4);
     await enqueueRunRebases(server.db, [moving.id]);
 
     const deliveryHoldsRepository = signal();
@@ -216,22 +228,7 @@ describe("a delivery queueing a run's rebase while that rebase is settled", () =
     await deliveryHoldsRepository.fired;
 
     const outcomes: string[] = [];
-    const worker = new JobWorker({
-      db: server.db,
-      logger,
-      handlers: [runRebaseHandler()],
-      pollMs: 50,
-      leaseSeconds: 60,
-      onRun: (_kind, outcome) => outcomes.push(outcome),
-    }).start();
-    const branchOfRun = async () =>
-      (
-        await server.db
-          .selectFrom("analysis_runs")
-          .select("branch_name")
-          .where("id", "=", moving.id)
-          .executeTakeFirstOrThrow()
-      ).branch_name;
+    const worker = aRebaseWorker((outcome) => outcomes.push(outcome));
     try {
       if (server.config.databaseUrl) {
         await waitFor(
@@ -245,10 +242,10 @@ describe("a delivery queueing a run's rebase while that rebase is settled", () =
       await delivering;
       await waitFor(
         "the rebase to be settled, or to fail",
-        async () => outcomes.includes("error") || (await branchOfRun()) === "topic",
+        async () => outcomes.includes("error") || (await branchOfRun(moving.id)) === "topic",
       );
       assert.ok(!outcomes.includes("error"), "the worker settled every job it ran");
-      assert.equal(await branchOfRun(), "topic", "the run moved");
+      assert.equal(await branchOfRun(moving.id), "topic", "the run moved");
     } finally {
       // Released whatever failed above, so its transaction ends.
       deliveryMayQueue.fire();
@@ -265,7 +262,6 @@ describe("a pull request's event attaching a run while the run's rebase is settl
     const run = await aRun(server.db, repository, { branch: "feature" });
     await enqueueRunRebases(server.db, [run.id]);
 
-    const dedupeKey = `${REBASE_JOB_KIND}:${run.id}`;
     // The worker settling that run's rebase job: its job's row first, then the run (run-rebase.ts).
     const settling = await aSettlingRebase(server.db, run.id);
 
@@ -296,18 +292,10 @@ describe("a pull request's event attaching a run while the run's rebase is settl
 
     await settling.settled;
     assert.equal((await delivering).status, 200);
-    const attached = await server.db
-      .selectFrom("analysis_runs")
-      .innerJoin("pull_requests", "pull_requests.id", "analysis_runs.pull_request_id")
-      .select("pull_requests.number")
-      .where("analysis_runs.id", "=", run.id)
-      .executeTakeFirstOrThrow();
-    assert.equal(attached.number, 5);
-    const job = await server.db
-      .selectFrom("jobs")
-      .select("state")
-      .where("dedupe_key", "=", dedupeKey)
-      .executeTakeFirstOrThrow();
-    assert.equal(job.state, "QUEUED", "the rebase runs again, after the pull request was attached");
+    assert.deepEqual(
+      await attachmentAndRebaseOf(server.db, run.id),
+      { pullRequestNumber: 5, rebaseJob: "QUEUED" },
+      "attached, and the rebase runs again after the attachment",
+    );
   });
 });

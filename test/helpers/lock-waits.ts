@@ -46,3 +46,26 @@ export async function aSettlingRebase(
   await Promise.race([holdsJob.fired, settled]);
   return { mayLockRun: mayLockRun.fire, settled };
 }
+
+/**
+ * What an attachment of run `runId` to its pull request left, once the rebase being settled at the
+ * same time ended: the number of the pull request the run is attached to, and the state of its
+ * rebase job (QUEUED: it runs again, after the attachment).
+ */
+export async function attachmentAndRebaseOf(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<{ pullRequestNumber: number; rebaseJob: string }> {
+  const attached = await db
+    .selectFrom("analysis_runs")
+    .innerJoin("pull_requests", "pull_requests.id", "analysis_runs.pull_request_id")
+    .select("pull_requests.number")
+    .where("analysis_runs.id", "=", runId)
+    .executeTakeFirstOrThrow();
+  const job = await db
+    .selectFrom("jobs")
+    .select("state")
+    .where("dedupe_key", "=", `${REBASE_JOB_KIND}:${runId}`)
+    .executeTakeFirstOrThrow();
+  return { pullRequestNumber: attached.number, rebaseJob: job.state };
+}
