@@ -3,8 +3,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, test } from "node:test";
 import { type Kysely, Migrator, sql } from "kysely";
-import { type RunningApp, startApp } from "../src/app.ts";
-import { type Config, parseConfig } from "../src/config.ts";
+import type { RunningApp } from "../src/app.ts";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
 import * as findingsStoredTwice from "../src/db/migrations/0027-findings-stored-twice.ts";
 import { migrationProvider } from "../src/db/migrations/index.ts";
@@ -18,7 +17,8 @@ import { createEmptyDatabase } from "./helpers/database.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { insert, insertOwner, type OldDb } from "./helpers/legacy-rows.ts";
 import { testLogger } from "./helpers/log-capture.ts";
-import { dataOf, gql, recordedLevel } from "./helpers/server.ts";
+import { dataOf, gql } from "./helpers/server.ts";
+import { upgradeAndStart } from "./helpers/upgrade-start.ts";
 
 /**
  * Findings stored twice before `ALREADY_REPORTED` (migration 0027, docs/ingestion.md "The same
@@ -319,34 +319,6 @@ async function writeLegacy(db: OldDb): Promise<Legacy> {
   return { token, login, freshKey };
 }
 
-/** Upgrades as a user would (`npm run migrate` first on PostgreSQL) and starts the app. */
-async function upgradeAndStart(database: {
-  databaseUrl: string | undefined;
-  dataDir: string;
-}): Promise<{ app: RunningApp; config: Config }> {
-  const config = parseConfig({
-    ...process.env,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: database.databaseUrl,
-    ASSAY_DATA_DIR: database.dataDir,
-    ASSAY_TOKEN_PEPPER: PEPPER,
-    ASSAY_SESSION_SECRET: "test-session-secret-0123456789abcdef",
-    ASSAY_REDIS_KEY_PREFIX: `assay:test:twice:${newRowKey()}`,
-    ASSAY_WORKER: "false",
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-  });
-  if (config.databaseUrl) {
-    const handle = await openDatabase(config);
-    try {
-      assert.ok((await migrateToLatest(handle.db)).includes("0027-findings-stored-twice"));
-    } finally {
-      await handle.close();
-    }
-  }
-  return { app: await startApp(config, testLogger("upgraded app", recordedLevel(config)).logger), config };
-}
-
 const REPOSITORY_QUERY = `query($login: String!, $name: String!) {
   repository(login: $login, name: $name, vcsProvider: GITHUB) {
     analysisRuns(first: 5) { edges { node { commitOid status
@@ -453,7 +425,8 @@ test("findings stored twice before ALREADY_REPORTED are repaired by the upgrade 
     await handle.close();
   }
 
-  const started = await upgradeAndStart(database);
+  const started = await upgradeAndStart(database, PEPPER);
+  if (started.config.databaseUrl) assert.ok(started.migrated.includes("0027-findings-stored-twice"));
   app = started.app;
   const { db } = app.database;
   const endpoint = `${app.url}/graphql/`;

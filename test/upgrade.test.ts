@@ -3,9 +3,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
 import { Migrator } from "kysely";
-import { type RunningApp, startApp } from "../src/app.ts";
-import { type Config, parseConfig } from "../src/config.ts";
-import { migrateToLatest, openDatabase } from "../src/db/database.ts";
+import type { RunningApp } from "../src/app.ts";
+import { openDatabase } from "../src/db/database.ts";
 import { migrationProvider } from "../src/db/migrations/index.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
@@ -16,7 +15,8 @@ import { createEmptyDatabase, type TestDatabase } from "./helpers/database.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { insert, insertOwner, insertPlain, type OldDb } from "./helpers/legacy-rows.ts";
 import { testLogger } from "./helpers/log-capture.ts";
-import { gql, recordedLevel } from "./helpers/server.ts";
+import { gql } from "./helpers/server.ts";
+import { upgradeAndStart } from "./helpers/upgrade-start.ts";
 
 /**
  * A database an earlier version made upgrades in place and keeps every token, run and finding
@@ -456,32 +456,6 @@ async function buildOldDatabase(database: TestDatabase, version: string): Promis
   }
 }
 
-/** Upgrades and starts the app as a user would: `npm run migrate` first on PostgreSQL. */
-async function upgradeAndStart(database: TestDatabase): Promise<{ app: RunningApp; config: Config }> {
-  const config = parseConfig({
-    ...process.env,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: database.databaseUrl,
-    ASSAY_DATA_DIR: database.dataDir,
-    ASSAY_TOKEN_PEPPER: PEPPER,
-    ASSAY_SESSION_SECRET: "test-session-secret-0123456789abcdef",
-    ASSAY_REDIS_KEY_PREFIX: `assay:test:upgrade:${newRowKey()}`,
-    ASSAY_WORKER: "false",
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
-  });
-  if (config.databaseUrl) {
-    const handle = await openDatabase(config);
-    try {
-      const applied = await migrateToLatest(handle.db);
-      assert.ok(applied.length > 0, "the old database had pending migrations");
-    } finally {
-      await handle.close();
-    }
-  }
-  return { app: await startApp(config, testLogger("upgraded app", recordedLevel(config)).logger), config };
-}
-
 /** The configuration the legacy repository has, listing its lint analyzer. */
 function legacyConfig(tag: string): unknown {
   return { version: 1, analyzers: [{ name: `legacy-lint-${tag}`, enabled: true, meta: { strict: true } }] };
@@ -612,7 +586,10 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         await database.drop();
       });
       const written = await buildOldDatabase(database, version);
-      const started = await upgradeAndStart(database);
+      const started = await upgradeAndStart(database, PEPPER);
+      if (started.config.databaseUrl) {
+        assert.ok(started.migrated.length > 0, "the old database had pending migrations");
+      }
       app = started.app;
       const endpoint = `${app.url}/graphql/`;
 
