@@ -22,11 +22,10 @@ import {
 } from "../modules/pull-requests/vcs-event-store.ts";
 import {
   findRepositoryById,
+  followBranchConfig,
   lockRepositoryNoKeyUpdate,
-  setRepositoryConfig,
 } from "../modules/repositories/repository-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
-import { findNewestRunConfigOfBranch } from "../modules/runs/run-config-store.ts";
 import {
   findRepositoryIdOfRun,
   findRunById,
@@ -135,7 +134,9 @@ async function moveRunOffDefaultBranch(
   const dependents = await lockRunsBasedOn(tx, run.id, readers);
   await updateRunBranch(tx, run.id, branch);
   await markMetricValuesOfRun(tx, run.id, false);
-  if (run.config_json !== null) await followDefaultBranchConfig(tx, run.repository_id, defaultBranch);
+  // The repository's configuration follows the default branch (docs/ingestion.md "The
+  // repository's configuration"); the caller holds the repository's lock (runRebaseHandler).
+  if (run.config_json !== null) await followBranchConfig(tx, run.repository_id, defaultBranch);
   const attachedSince: string[] = [];
   for (const dependent of dependents) {
     if (dependent.base_run_id !== run.id) {
@@ -151,22 +152,6 @@ async function moveRunOffDefaultBranch(
   // repository's lock, which every attachment takes, can meet one): the attaching transaction
   // queued its rebase too, but that rebase may have run already, against this run.
   await enqueueRunRebases(tx, attachedSince);
-}
-
-/**
- * Gives the repository the configuration of its default branch's newest run that carries one,
- * after a run that carried one left that branch (docs/ingestion.md "The repository's
- * configuration"); with none left, the repository keeps the configuration it has. The caller
- * holds the repository's lock ({@link runRebaseHandler}), which every upload that sets the
- * configuration takes.
- */
-async function followDefaultBranchConfig(
-  tx: Kysely<Database>,
-  repositoryId: string,
-  defaultBranch: string,
-): Promise<void> {
-  const config = await findNewestRunConfigOfBranch(tx, repositoryId, defaultBranch);
-  if (config !== undefined) await setRepositoryConfig(tx, repositoryId, JSON.stringify(config));
 }
 
 /** True when `dependent`, compared with `run`, is a pull request's run its own rebase compares again. */

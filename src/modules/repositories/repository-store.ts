@@ -85,17 +85,11 @@ export async function updateRepositoryDefaultBranch(
   repositoryId: string,
   defaultBranch: string,
 ): Promise<RepositoryRow> {
-  // The configuration follows the default branch: its newest run that carried one, when any did.
-  const newestConfig = sql<unknown>`(SELECT r.config_json FROM analysis_runs AS r
-    WHERE r.repository_id = ${repositoryId} AND r.branch_name = ${defaultBranch} AND r.config_json IS NOT NULL
-    ORDER BY r.created_at DESC, r.key DESC LIMIT 1)`;
+  // The configuration follows the default branch.
+  await followBranchConfig(tx, repositoryId, defaultBranch);
   const updated = await tx
     .updateTable("repositories")
-    .set({
-      default_branch: defaultBranch,
-      config_json: sql`COALESCE(${newestConfig}, config_json)`,
-      updated_at: new Date(),
-    })
+    .set({ default_branch: defaultBranch, updated_at: new Date() })
     .where("id", "=", repositoryId)
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -133,6 +127,27 @@ export async function setRepositoryConfig(
     .set({ config_json: configJson, updated_at: new Date() })
     .where("id", "=", repositoryId)
     .where(sql<boolean>`config_json IS DISTINCT FROM ${configJson}::jsonb`)
+    .execute();
+}
+
+/**
+ * Gives the repository the configuration of the newest run of `branch` that carries one (in the
+ * order `analysisRuns` lists runs: creation, then key); with none, it keeps the configuration it
+ * has. `updated_at` moves only when the configuration changed.
+ */
+export async function followBranchConfig(
+  tx: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+): Promise<void> {
+  const newest = sql<string>`(SELECT r.config_json FROM analysis_runs AS r
+    WHERE r.repository_id = ${repositoryId} AND r.branch_name = ${branch} AND r.config_json IS NOT NULL
+    ORDER BY r.created_at DESC, r.key DESC LIMIT 1)`;
+  await tx
+    .updateTable("repositories")
+    .set({ config_json: newest, updated_at: new Date() })
+    .where("id", "=", repositoryId)
+    .where(sql<boolean>`${newest} IS NOT NULL AND config_json IS DISTINCT FROM ${newest}`)
     .execute();
 }
 

@@ -44,25 +44,3 @@ export async function isNewestConfiguredRunOfBranch(
     .executeTakeFirst();
   return newer === undefined;
 }
-
-/**
- * The configuration of the newest run of `branchName` that carries one, in the order
- * `analysisRuns` lists runs (creation, then key); undefined when none does.
- */
-export async function findNewestRunConfigOfBranch(
-  db: Kysely<Database>,
-  repositoryId: string,
-  branchName: string,
-): Promise<unknown> {
-  const row = await db
-    .selectFrom("analysis_runs")
-    .select("config_json")
-    .where("repository_id", "=", repositoryId)
-    .where("branch_name", "=", branchName)
-    .where("config_json", "is not", null)
-    .orderBy("created_at", "desc")
-    .orderBy("key", "desc")
-    .limit(1)
-    .executeTakeFirst();
-  return row?.config_json ?? undefined;
-}
