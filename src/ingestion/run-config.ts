@@ -2,8 +2,8 @@ import type { Kysely } from "kysely";
 import type { AnalysisRunRow, Database, RepositoryRow } from "../db/types.ts";
 import { enabledAnalyzerNames, type RepositoryConfig } from "../formats/deepsource-config/reader.ts";
 import { findAnalyzersByShortcodes } from "../modules/catalog/catalog-store.ts";
-import { setRepositoryConfig } from "../modules/repositories/repository-store.ts";
-import { isNewestConfiguredRunOfBranch, setRunConfig } from "../modules/runs/run-config-store.ts";
+import { followBranchConfig } from "../modules/repositories/repository-store.ts";
+import { setRunConfig } from "../modules/runs/run-config-store.ts";
 import { UploadError } from "./errors.ts";
 
 /**
@@ -50,9 +50,10 @@ export async function adoptUploadedConfig(
       );
     }
   }
-  const onDefaultBranch = repository.default_branch !== null && run.branch_name === repository.default_branch;
-  if (adopted && onDefaultBranch && (await isNewestConfiguredRunOfBranch(tx, run))) {
-    await setRepositoryConfig(tx, repository.id, JSON.stringify(config.json));
+  // The repository's follows its default branch's newest run that has one: this run's, unless a
+  // newer run of the branch has one (a late upload of an older commit changes nothing).
+  if (adopted && repository.default_branch !== null && run.branch_name === repository.default_branch) {
+    await followBranchConfig(tx, repository.id, repository.default_branch);
   }
   return configWarnings(tx, config, uploadedAnalyzer);
 }

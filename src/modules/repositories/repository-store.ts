@@ -113,24 +113,6 @@ export function incrementDsnGeneration(db: Kysely<Database>, repositoryId: strin
 }
 
 /**
- * Sets the repository's configuration (its `.deepsource.toml` as JSON text), which
- * `Repository.configJson`, `enabledAnalyzers`, the current findings and new runs' checks read;
- * `updated_at` moves only when the configuration changed.
- */
-export async function setRepositoryConfig(
-  tx: Kysely<Database>,
-  repositoryId: string,
-  configJson: string,
-): Promise<void> {
-  await tx
-    .updateTable("repositories")
-    .set({ config_json: configJson, updated_at: new Date() })
-    .where("id", "=", repositoryId)
-    .where(sql<boolean>`config_json IS DISTINCT FROM ${configJson}::jsonb`)
-    .execute();
-}
-
-/**
  * Gives the repository the configuration of the newest run of `branch` that carries one (in the
  * order `analysisRuns` lists runs: creation, then key); with none, it keeps the configuration it
  * has. `updated_at` moves only when the configuration changed.

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
 import type { AnalysisRunRow, Database } from "../../db/types.ts";
 
 /**
@@ -18,29 +18,4 @@ export function setRunConfig(
     .where("id", "=", runId)
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-/**
- * True when `run` is the newest run of its branch, in the order `analysisRuns` lists runs
- * (creation, then key), among those that carry a configuration: no later run of the branch has one.
- */
-export async function isNewestConfiguredRunOfBranch(
-  db: Kysely<Database>,
-  run: Pick<AnalysisRunRow, "id" | "repository_id" | "branch_name">,
-): Promise<boolean> {
-  if (run.branch_name === null) return false;
-  // The run's own creation time is read in SQL: a JavaScript Date would lose its microseconds.
-  const newer = await db
-    .selectFrom("analysis_runs as later")
-    .select("later.id")
-    .where("later.repository_id", "=", run.repository_id)
-    .where("later.branch_name", "=", run.branch_name)
-    .where("later.config_json", "is not", null)
-    .where("later.id", "!=", run.id)
-    .where(
-      sql<boolean>`(later.created_at, later.key) > (SELECT r.created_at, r.key FROM analysis_runs AS r WHERE r.id = ${run.id})`,
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return newer === undefined;
 }
