@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Kysely } from "kysely";
 import type { AnalysisRunRow, Database, RepositoryRow } from "../db/types.ts";
 import { enabledAnalyzerNames, type RepositoryConfig } from "../formats/deepsource-config/reader.ts";
@@ -12,16 +13,6 @@ import { UploadError } from "./errors.ts";
  * branch's newest run that has one. Runs inside the intake's transaction, which holds the
  * repository's row lock, so two uploads never decide at once.
  */
-
-/** A JSON value with every object's keys sorted, so equal configurations compare equal as text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
 
 /**
  * Records `config` on the run the upload joined, and on the repository when the run is the
@@ -43,7 +34,7 @@ export async function adoptUploadedConfig(
     if (run.config_json === null) {
       await setRunConfig(tx, run.id, JSON.stringify(config.json));
       adopted = true;
-    } else if (canonical(run.config_json) !== canonical(config.json)) {
+    } else if (!isDeepStrictEqual(run.config_json, config.json)) {
       throw new UploadError(
         "CONFIG_CONFLICT",
         `the run of commit ${run.commit_oid.slice(0, 12)} was uploaded with another .deepsource.toml; a commit has one configuration: send the file of that commit (the one sent before), or none (\`--no-config\` for assay upload)`,
