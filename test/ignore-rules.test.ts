@@ -137,6 +137,8 @@ describe("ignore rules", () => {
         await aRule({ ...base, level: "FILE", type: "FOREVER", filePath: "src/legacy/app.py" }),
         await aRule({ ...base, level: "REPOSITORY", type: "PATTERN", globPattern: "vendor/**" }),
         await aRule({ ...base, level: "REPOSITORY", type: "TEST_PATTERN", globPattern: "tests/**" }),
+        // The contract's TEST_PATTERN: the configuration's test_patterns name the files.
+        await aRule({ ...base, level: "REPOSITORY", type: "TEST_PATTERN" }),
       ];
       const expectedIssue = { shortcode: issue.shortcode, analyzer: { shortcode: python.shortcode } };
       assert.deepEqual(
@@ -162,6 +164,13 @@ describe("ignore rules", () => {
             type: "TEST_PATTERN",
             filePath: null,
             globPattern: "tests/**",
+            issue: expectedIssue,
+          },
+          {
+            level: "REPOSITORY",
+            type: "TEST_PATTERN",
+            filePath: null,
+            globPattern: null,
             issue: expectedIssue,
           },
         ],
@@ -242,7 +251,6 @@ describe("ignore rules", () => {
         [{ level: "REPOSITORY", type: "FOREVER", filePath: "src/app.py" }, "filePath"],
         [{ level: "FILE", type: "PATTERN", filePath: "src/app.py", globPattern: "*.py" }, "type"],
         [{ level: "REPOSITORY", type: "PATTERN" }, "globPattern"],
-        [{ level: "REPOSITORY", type: "TEST_PATTERN" }, "globPattern"],
         [{ level: "REPOSITORY", type: "PATTERN", globPattern: "src/**.py" }, "globPattern"],
         [{ level: "REPOSITORY", type: "PATTERN", globPattern: "tests/[a-" }, "globPattern"],
         [{ level: "REPOSITORY", type: "PATTERN", globPattern: "../**" }, "globPattern"],

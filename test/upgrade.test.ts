@@ -140,6 +140,22 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
     const naming = await issue("LL-002", "STYLE", "MINOR");
     const injection = await issue("LL-003", "SECURITY", "MAJOR");
     const deadCode = await issue("LL-004", "ANTI_PATTERN", "MINOR");
+    // Ignore rules of every shape stored then; a TEST_PATTERN rule had to name its tests by a glob.
+    for (const [issueId, type, glob] of [
+      [naming.id, "TEST_PATTERN", "tests/**"],
+      [deadCode.id, "PATTERN", "vendor/**"],
+      [deadCode.id, "FOREVER", null],
+    ] as const) {
+      await insert(trx, "ignore_rules", {
+        key: newRowKey(),
+        repository_id: repositoryId,
+        issue_id: issueId,
+        level: "REPOSITORY",
+        type,
+        glob_pattern: glob,
+        created_by: userId,
+      });
+    }
 
     const run = (commit: string, createdAt: string, baseRunId?: string) =>
       insert(trx, "analysis_runs", {
@@ -464,7 +480,8 @@ function legacyConfig(tag: string): unknown {
 const REPOSITORY_QUERY = `query($login: String!, $name: String!) {
   viewer { email accounts { totalCount edges { node { login } } } }
   repository(login: $login, name: $name, vcsProvider: GITHUB) {
-    name defaultBranch dsn configJson
+    id name defaultBranch dsn configJson
+    ignoreRules(first: 10) { edges { node { type level globPattern issue { shortcode } } } }
     pullRequest(number: 12) { number title branch baseBranch state }
     analysisRuns(first: 5) { totalCount edges { node { commitOid status
       summary { occurrencesIntroduced occurrencesResolved occurrenceDistributionBySeverity { severity introduced } }
@@ -485,10 +502,16 @@ const REPOSITORY_QUERY = `query($login: String!, $name: String!) {
 interface Answer {
   viewer: { email: string; accounts: { totalCount: number; edges: Array<{ node: { login: string } }> } };
   repository: {
+    id: string;
     name: string;
     defaultBranch: string;
     dsn: string;
     configJson: unknown;
+    ignoreRules: {
+      edges: Array<{
+        node: { type: string; level: string; globPattern: string | null; issue: { shortcode: string } };
+      }>;
+    };
     pullRequest: { number: number; title: string; branch: string; baseBranch: string; state: string } | null;
     analysisRuns: {
       totalCount: number;
@@ -615,6 +638,38 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         .where("config_json", "is not", null)
         .execute();
       assert.equal(configured.length, 0);
+      // The ignore rules keep their globs (migration 0029 let TEST_PATTERN rules come without one).
+      assert.deepEqual(
+        repository.ignoreRules.edges
+          .map(({ node }) => [node.issue.shortcode, node.type, node.globPattern])
+          .sort((a, b) => String(a).localeCompare(String(b))),
+        [
+          ["LL-002", "TEST_PATTERN", "tests/**"],
+          ["LL-004", "FOREVER", null],
+          ["LL-004", "PATTERN", "vendor/**"],
+        ],
+      );
+      // and the upgraded table takes a TEST_PATTERN rule that reads the configuration's test_patterns.
+      const created = await gql<{
+        createIgnoreRule: { ignoreRule: { type: string; globPattern: string | null } };
+      }>(
+        endpoint,
+        written.token,
+        `mutation($input: CreateIgnoreRuleInput!) { createIgnoreRule(input: $input) { ignoreRule { type globPattern } } }`,
+        {
+          input: {
+            repositoryId: repository.id,
+            issueShortcode: "LL-003",
+            level: "REPOSITORY",
+            type: "TEST_PATTERN",
+          },
+        },
+      );
+      assert.equal(created.body.errors, undefined, JSON.stringify(created.body.errors));
+      assert.deepEqual(created.body.data?.createIgnoreRule.ignoreRule, {
+        type: "TEST_PATTERN",
+        globPattern: null,
+      });
       assert.deepEqual(repository.pullRequest, {
         number: 12,
         title: "Split invoices",

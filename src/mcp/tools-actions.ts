@@ -183,7 +183,7 @@ export const addIgnoreRule = defineTool({
   name: "add_ignore_rule",
   title: "Add an ignore rule",
   description:
-    "Makes a repository stop reporting one issue from its next run on: everywhere (type FOREVER, level REPOSITORY), in one file (level FILE with filePath), or in paths matching a glob (type PATTERN or TEST_PATTERN with globPattern). An identical existing rule is answered as is. Needs the ADMIN or MEMBER role in the repository's account.",
+    "Makes a repository stop reporting one issue from its next run on: everywhere (type FOREVER, level REPOSITORY), in one file (level FILE with filePath), in paths matching a glob (type PATTERN with globPattern), or in test files (type TEST_PATTERN: those the repository's .deepsource.toml names in test_patterns, or those globPattern names when given). An identical existing rule is answered as is. Needs the ADMIN or MEMBER role in the repository's account.",
   inputSchema: {
     ...repositoryInput,
     issue: z
@@ -194,7 +194,7 @@ export const addIgnoreRule = defineTool({
       .enum(IGNORE_RULE_TYPES)
       .default("FOREVER")
       .describe(
-        "FOREVER: everywhere in the level's scope. PATTERN: in paths matching globPattern. TEST_PATTERN: in the test files globPattern names.",
+        "FOREVER: everywhere in the level's scope. PATTERN: in paths matching globPattern. TEST_PATTERN: in test files, named by the configuration's test_patterns, or by globPattern when given.",
       ),
     level: z
       .enum(IGNORE_RULE_LEVELS)
@@ -211,7 +211,7 @@ export const addIgnoreRule = defineTool({
       .string()
       .min(1)
       .optional()
-      .describe("For PATTERN and TEST_PATTERN: a glob such as `tests/**`."),
+      .describe("For PATTERN (required) and TEST_PATTERN (optional): a glob such as `tests/**`."),
     analyzer: z
       .string()
       .min(1)

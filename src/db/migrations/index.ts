@@ -26,6 +26,7 @@ import * as pullRequestHeads from "./0025-pull-request-heads.ts";
 import * as runBranchDefaulted from "./0026-run-branch-defaulted.ts";
 import * as findingsStoredTwice from "./0027-findings-stored-twice.ts";
 import * as runConfig from "./0028-run-config.ts";
+import * as testPatternRules from "./0029-test-pattern-rules.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   "0026-run-branch-defaulted": runBranchDefaulted,
   "0027-findings-stored-twice": findingsStoredTwice,
   "0028-run-config": runConfig,
+  "0029-test-pattern-rules": testPatternRules,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -21,8 +21,8 @@ import {
   type SuppressionRules,
   suppressionOf,
 } from "../../modules/settings/suppression-rules.ts";
-import { ExcludePatterns, excludingConfigOf } from "../exclude-patterns.ts";
 import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
+import { applyingConfigOf, PathPatterns } from "../path-patterns.ts";
 import { outsidePathOf, placementOf, ToolErrors } from "../sarif-validate.ts";
 import {
   type ProcessInput,
@@ -176,7 +176,8 @@ export async function deleteStagedRows(
  * A result whose finding another published artifact of the check already holds (the same
  * fingerprint) is not written (docs/ingestion.md "The same findings reported twice"), nor one in a
  * file the configuration's `exclude_patterns` match, the run's configuration else the
- * repository's (docs/ingestion.md "The repository's configuration"), compiled once here.
+ * repository's (docs/ingestion.md "The repository's configuration"), compiled once here with its
+ * `test_patterns`, which TEST_PATTERN ignore rules without a glob read.
  *
  * Answers the publication, to run in the transaction that ends processing: it leaves out the rows
  * whose finding an artifact of the check published meanwhile holds, marks the artifact PROCESSED,
@@ -200,10 +201,18 @@ export async function stageSarif(
   const catalog = new IssueCatalog(tx, analyzer);
   const reporting = await loadReportingSettings(tx, repository.id);
   const tools = new Map<number, SarifTool>();
+  const config = applyingConfigOf(run, repository);
+  const exclude = PathPatterns.of(config.config, "exclude_patterns");
+  const tests = PathPatterns.of(config.config, "test_patterns");
   const context: ResultContext = {
     analyzer: artifact.analyzer,
     catalog,
-    suppression: await loadSuppressionRules(tx, repository.id, run.created_at),
+    suppression: await loadSuppressionRules(
+      tx,
+      repository.id,
+      run.created_at,
+      (path) => tests.matching(path) !== null,
+    ),
     fingerprints: new FingerprintSequence(),
   };
   const staged = await step((stepTx) => readCheckAsStaged(stepTx, check.id, artifact.id));
@@ -216,8 +225,6 @@ export async function stageSarif(
   const reported = new AlreadyReported();
   const writer = new OccurrenceWriter(step, target, batchSize, reported, options.inFlight);
   const tally = new ProcessTally();
-  const excludingConfig = excludingConfigOf(run, repository);
-  const exclude = ExcludePatterns.of(excludingConfig.config);
   let firstExcluded: { path: string; pattern: string } | null = null;
   let suppressed = 0;
   let firstOutside: string | null = null;
@@ -240,7 +247,7 @@ export async function stageSarif(
         if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
         continue;
       }
-      const pattern = exclude.isEmpty ? null : exclude.excluding(location.path);
+      const pattern = exclude.isEmpty ? null : exclude.matching(location.path);
       if (pattern !== null) {
         tally.skip("EXCLUDED");
         firstExcluded ??= { path: location.path, pattern };
@@ -280,10 +287,12 @@ export async function stageSarif(
     tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
   if (firstExcluded !== null) {
-    tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, excludingConfig.whose));
+    tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, config.whose));
   }
-  const refusedWarning = refusedPatternsWarning(exclude, excludingConfig.whose);
+  const refusedWarning = refusedPatternsWarning(exclude, "exclude", config.whose);
   if (refusedWarning !== null) tally.warn(refusedWarning);
+  const testsWarning = testPatternsWarning(context.suppression.rulesOnTestPatterns, tests, config.whose);
+  if (testsWarning !== null) tally.warn(testsWarning);
   const toolWarning = toolErrors.warning();
   if (toolWarning !== null) tally.warn(toolWarning);
   return async (publishTx) => {
@@ -340,12 +349,29 @@ function excludedWarning(
   return `${count} result(s) lie in files the ${whose}'s .deepsource.toml excludes (exclude_patterns) and were not stored (first: ${withoutNul(first.path)}, excluded by ${JSON.stringify(first.pattern)}).`;
 }
 
-/** The sentence naming exclude patterns the matcher cannot read (they exclude nothing), or null. */
-function refusedPatternsWarning(exclude: ExcludePatterns, whose: "run" | "repository"): string | null {
-  const first = exclude.refused[0];
+/** The sentence naming patterns the matcher cannot read (they match nothing), or null. */
+function refusedPatternsWarning(
+  patterns: PathPatterns,
+  kind: "exclude" | "test",
+  whose: "run" | "repository",
+): string | null {
+  const first = patterns.refused[0];
   if (first === undefined) return null;
   const pattern = replaceUnstorableText(first.pattern.slice(0, 200));
-  return `The ${whose}'s .deepsource.toml has ${exclude.refused.length} exclude pattern(s) Assay cannot read, which exclude nothing (first: ${JSON.stringify(pattern)}, which ${first.problem}).`;
+  const effect = kind === "exclude" ? "which exclude nothing" : "which name no test file";
+  return `The ${whose}'s .deepsource.toml has ${patterns.refused.length} ${kind} pattern(s) Assay cannot read, ${effect} (first: ${JSON.stringify(pattern)}, which ${first.problem}).`;
+}
+
+/**
+ * The sentence telling the uploader that TEST_PATTERN ignore rules found no test_patterns to read,
+ * or could not read some, or null when no rule reads them or all were read.
+ */
+function testPatternsWarning(rules: number, tests: PathPatterns, whose: "run" | "repository"): string | null {
+  if (rules === 0) return null;
+  if (tests.isEmpty && tests.refused.length === 0) {
+    return `${rules} TEST_PATTERN ignore rule(s) ignore their issue in test files, but the ${whose}'s .deepsource.toml names none (no test_patterns), so they ignored nothing.`;
+  }
+  return refusedPatternsWarning(tests, "test", whose);
 }
 
 /** The sentence telling the uploader that results without a file were left out. */

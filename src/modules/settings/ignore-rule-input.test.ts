@@ -22,6 +22,7 @@ describe("the shape of a new ignore rule", () => {
     const accepted: IgnoreRuleShapeInput[] = [
       { level: "REPOSITORY", type: "FOREVER" },
       { level: "REPOSITORY", type: "PATTERN", globPattern: "vendor/**" },
+      { level: "REPOSITORY", type: "TEST_PATTERN" },
       { level: "REPOSITORY", type: "TEST_PATTERN", globPattern: "**/*_test.go", filePath: null },
       { level: "FILE", type: "FOREVER", filePath: "src/app.py", globPattern: null },
     ];
@@ -58,12 +59,12 @@ describe("the shape of a new ignore rule", () => {
     }
   });
 
-  test("PATTERN and TEST_PATTERN need a valid glob, and FOREVER takes none", () => {
+  test("PATTERN needs a valid glob, TEST_PATTERN may have one, and FOREVER takes none", () => {
+    assert.match(
+      refusal(() => checkIgnoreRuleShape({ level: "REPOSITORY", type: "PATTERN" }), "globPattern"),
+      /required/,
+    );
     for (const type of ["PATTERN", "TEST_PATTERN"] as const) {
-      assert.match(
-        refusal(() => checkIgnoreRuleShape({ level: "REPOSITORY", type }), "globPattern"),
-        /required/,
-      );
       const message = refusal(
         () => checkIgnoreRuleShape({ level: "REPOSITORY", type, globPattern: "src/**.py" }),
         "globPattern",

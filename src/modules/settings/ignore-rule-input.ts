@@ -9,8 +9,9 @@ import type { IssueWithAnalyzer } from "./suppression-store.ts";
  *
  * The rule shapes accepted are the four the product offers: REPOSITORY + FOREVER (the issue is
  * ignored everywhere), REPOSITORY + PATTERN (in paths matching a glob), REPOSITORY + TEST_PATTERN
- * (in test files, named by a glob) and FILE + FOREVER (in one file). A FILE rule with a glob would
- * only repeat its own path, so it is refused rather than stored with a meaning nobody asked for.
+ * (in test files: those the configuration's `test_patterns` name, or those a glob of the rule's
+ * own names) and FILE + FOREVER (in one file). A FILE rule with a glob would only repeat its own
+ * path, so it is refused rather than stored with a meaning nobody asked for.
  */
 
 /** The shape fields of `createIgnoreRule`'s input. */
@@ -53,10 +54,11 @@ export function checkIgnoreRuleShape(input: IgnoreRuleShapeInput): IgnoreRuleSha
     if (globPattern !== null) {
       throw badUserInput("A FOREVER rule takes no globPattern; leave it out, or use PATTERN.", "globPattern");
     }
-  } else {
-    if (globPattern === null) {
-      throw badUserInput(`globPattern is required for a ${input.type} rule.`, "globPattern");
+  } else if (globPattern === null) {
+    if (input.type === "PATTERN") {
+      throw badUserInput("globPattern is required for a PATTERN rule.", "globPattern");
     }
+  } else {
     const compiled = compileGlob(globPattern);
     if (!compiled.ok) throw badUserInput(`globPattern ${compiled.problem}.`, "globPattern");
   }

@@ -50,7 +50,7 @@ const CreateIgnoreRuleInput = builder.inputType("CreateIgnoreRuleInput", {
       type: IgnoreRuleTypeEnum,
       required: true,
       description:
-        "FOREVER: everywhere in the level's scope. PATTERN: in paths matching `globPattern`. TEST_PATTERN: in the test files `globPattern` names. FILE-level rules are FOREVER.",
+        "FOREVER: everywhere in the level's scope. PATTERN: in paths matching `globPattern`. TEST_PATTERN: in test files: those the `test_patterns` of the run's `.deepsource.toml` (else the repository's) match, or, when `globPattern` is given, those it matches. FILE-level rules are FOREVER.",
     }),
     filePath: t.string({
       required: false,
@@ -60,7 +60,7 @@ const CreateIgnoreRuleInput = builder.inputType("CreateIgnoreRuleInput", {
     globPattern: t.string({
       required: false,
       description:
-        "For PATTERN and TEST_PATTERN rules only (and required there): a glob matched against whole repository-relative paths. `*` and `?` stay within one segment, `**` as a whole segment spans any number of them, `[a-z]` and `{a,b}` as usual.",
+        "For PATTERN rules (required there) and TEST_PATTERN rules (optional there) only: a glob matched against whole repository-relative paths. `*` and `?` stay within one segment, `**` as a whole segment spans any number of them, `[a-z]` and `{a,b}` as usual.",
     }),
     clientMutationId: clientMutationIdInput(t),
   }),
@@ -86,7 +86,7 @@ builder.mutationField("createIgnoreRule", (t) =>
     type: CreateIgnoreRulePayload,
     nullable: true,
     description:
-      "Makes a repository stop reporting one issue, everywhere, in one file, or in paths matching a glob, from its next run on. Needs the ADMIN or MEMBER role in the repository's account. Making a rule identical to an existing one answers that rule.",
+      "Makes a repository stop reporting one issue, everywhere, in one file, in paths matching a glob, or in test files, from its next run on. Needs the ADMIN or MEMBER role in the repository's account. Making a rule identical to an existing one answers that rule.",
     args: { input: t.arg({ type: CreateIgnoreRuleInput, required: true, description: "The rule." }) },
     resolve: (_root, { input }, ctx) =>
       inTransaction(ctx, async (tx) => {

@@ -61,7 +61,8 @@ export const IgnoreRuleRef = builder.objectRef<IgnoreRuleRow>("IgnoreRule").impl
     }),
     globPattern: t.string({
       nullable: true,
-      description: "The glob paths must match, for PATTERN and TEST_PATTERN rules.",
+      description:
+        "The glob paths must match, for PATTERN rules, and for TEST_PATTERN rules made with a glob of their own; null for a TEST_PATTERN rule whose test files the configuration's `test_patterns` name.",
       resolve: (r) => r.glob_pattern,
     }),
   }),

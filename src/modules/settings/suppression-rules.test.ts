@@ -65,6 +65,23 @@ describe("whether an ignore rule matches a finding", () => {
     assert.ok(!ignoreRuleMatches(disjoint, { issueId: "1", path: "src/a.go" }));
   });
 
+  test("a TEST_PATTERN rule without a glob matches the files the configuration names as tests", () => {
+    const tests = rule({ type: "TEST_PATTERN" });
+    const isTestFile = (path: string) => path.startsWith("tests/");
+    assert.ok(ignoreRuleMatches(tests, { issueId: "1", path: "tests/test_a.py" }, isTestFile));
+    assert.ok(!ignoreRuleMatches(tests, { issueId: "1", path: "src/a.py" }, isTestFile));
+    assert.ok(!ignoreRuleMatches(tests, { issueId: "2", path: "tests/test_a.py" }, isTestFile));
+    // Without a configuration that names test files, it matches nothing.
+    assert.ok(!ignoreRuleMatches(tests, { issueId: "1", path: "tests/test_a.py" }));
+  });
+
+  test("a TEST_PATTERN rule with a glob of its own keeps to its glob, whatever the configuration says", () => {
+    const own = rule({ type: "TEST_PATTERN", glob_pattern: "**/__tests__/**" });
+    const isTestFile = (path: string) => path.startsWith("tests/");
+    assert.ok(ignoreRuleMatches(own, { issueId: "1", path: "src/__tests__/a.js" }, isTestFile));
+    assert.ok(!ignoreRuleMatches(own, { issueId: "1", path: "tests/a.js" }, isTestFile));
+  });
+
   test("a rule whose glob does not compile matches nothing", () => {
     const broken = rule({ type: "PATTERN", glob_pattern: "src/**.py" });
     assert.ok(!ignoreRuleMatches(broken, { issueId: "1", path: "src/a.py" }));
@@ -109,6 +126,21 @@ describe("which findings are suppressed", () => {
     assert.equal(suppressionOf(rules, { issueId: "50", path: "vendor/x.js" }), null);
     assert.equal(isFindingSuppressed(rules, { issueId: "50", path: "vendor/x.js" }), false);
     assert.equal(isFindingSuppressed(rules, { issueId: "40", path: "vendor/x.js" }), true);
+  });
+
+  test("the rules count those that read the configuration's test_patterns", () => {
+    assert.equal(rules.rulesOnTestPatterns, 0);
+    const onConfig = suppressionRules(
+      [],
+      [rule({ key: "a", type: "TEST_PATTERN" }), rule({ key: "b", issue_id: "2", type: "TEST_PATTERN" })],
+      (path) => path.endsWith("_test.go"),
+    );
+    assert.equal(onConfig.rulesOnTestPatterns, 2);
+    assert.deepEqual(suppressionOf(onConfig, { issueId: "2", path: "pkg/a_test.go" }), {
+      by: "IGNORE_RULE",
+      ruleKey: "b",
+    });
+    assert.equal(suppressionOf(onConfig, { issueId: "2", path: "pkg/a.go" }), null);
   });
 
   test("no rules suppress nothing", () => {
