@@ -550,6 +550,19 @@ describe("MCP endpoint", () => {
       { ...REPO, issue: "GSC-G104", type: "PATTERN", globPattern: "vendor/**" },
     );
     assert.equal(rule.ignoreRule.globPattern, "vendor/**");
+    // A TEST_PATTERN rule without a glob: the configuration's test_patterns name its files.
+    const tests = (await client.callTool({
+      name: "add_ignore_rule",
+      arguments: { ...REPO, issue: "GSC-G104", type: "TEST_PATTERN" },
+    })) as CallToolResult;
+    assert.equal(
+      (tests.structuredContent as { ignoreRule: { globPattern: string | null } }).ignoreRule.globPattern,
+      null,
+    );
+    assert.match(
+      tests.content[0]?.type === "text" ? tests.content[0].text : "",
+      /ignores GSC-G104 in the test files its \.deepsource\.toml names \(test_patterns\) \(TEST_PATTERN, REPOSITORY\)/,
+    );
     const read = dataOf(
       await gql(
         server.endpoint,

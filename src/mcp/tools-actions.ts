@@ -243,7 +243,12 @@ export const addIgnoreRule = defineTool({
     );
     const rule = found(data.createIgnoreRule?.ignoreRule, "The ignore rule");
     const name = `${args.login}/${args.name}`;
-    const where = rule.filePath ?? rule.globPattern ?? "everywhere";
+    const where =
+      rule.filePath ??
+      rule.globPattern ??
+      (rule.type === "TEST_PATTERN"
+        ? "the test files its .deepsource.toml names (test_patterns)"
+        : "everywhere");
     return {
       structured: {
         repository: name,
