@@ -4,9 +4,9 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
-import { waitFor } from "./helpers/instance.ts";
 import { aResult, sarifLog } from "./helpers/sarif-scene.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { uploadSettled } from "./helpers/uploads.ts";
 
 /**
  * The configuration's `exclude_patterns` (docs/ingestion.md "The repository's configuration"):
@@ -15,8 +15,6 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
  * run's summary. The run's own configuration applies, else the repository's.
  */
 
-const UPLOAD = `mutation($input: UploadArtifactInput!) {
-  uploadArtifact(input: $input) { ok error artifactId run { runUid } } }`;
 const RUN = `query($runUid: UUID!) { run(runUid: $runUid) { status
   summary { occurrencesIntroduced }
   artifacts { edges { node { status readCount storedCount skippedCount skipped { reason count } warnings } } } } }`;
@@ -79,24 +77,20 @@ function report(paths: string[]): string {
 
 /** Uploads a report of `paths` for a new default-branch commit; answers the run's view once processed. */
 async function uploaded(repository: RepositoryRow, paths: string[], configToml?: string): Promise<RunView> {
-  const answer = dataOf(
-    await gql(server.endpoint, token, UPLOAD, {
-      input: {
-        repositoryId: encodeGlobalId("Repository", repository.key),
-        commitOid: aCommit(),
-        branch: "main",
-        analyzer: ANALYZER,
-        analyzerType: "community",
-        data: report(paths),
-        ...(configToml === undefined ? {} : { configToml }),
-      },
-    }),
-  ).uploadArtifact as { ok: boolean; error: string; run: { runUid: string } };
-  assert.equal(answer.ok, true, answer.error);
-  const runUid = answer.run.runUid;
-  const runOf = async () => dataOf(await gql(server.endpoint, token, RUN, { runUid })).run as RunView;
-  await waitFor(`run ${runUid} to settle`, async () => (await runOf()).status !== "PENDING", 20_000);
-  return runOf();
+  return uploadSettled<RunView>(
+    server,
+    token,
+    {
+      repositoryId: encodeGlobalId("Repository", repository.key),
+      commitOid: aCommit(),
+      branch: "main",
+      analyzer: ANALYZER,
+      analyzerType: "community",
+      data: report(paths),
+      ...(configToml === undefined ? {} : { configToml }),
+    },
+    RUN,
+  );
 }
 
 /** The paths of the repository's current findings, sorted. */

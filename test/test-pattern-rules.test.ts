@@ -4,9 +4,9 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
-import { waitFor } from "./helpers/instance.ts";
 import { aResult, sarifLog } from "./helpers/sarif-scene.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { uploadSettled } from "./helpers/uploads.ts";
 
 /**
  * TEST_PATTERN ignore rules made without a glob (docs/workflows.md "Ignore rules"): the contract's
@@ -16,8 +16,6 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
  * ignores nothing and the artifact's result says so.
  */
 
-const UPLOAD = `mutation($input: UploadArtifactInput!) {
-  uploadArtifact(input: $input) { ok error run { runUid } } }`;
 const RUN = `query($runUid: UUID!) { run(runUid: $runUid) { status
   summary { occurrencesIntroduced occurrencesSuppressed }
   checks { edges { node { issues(first: 50) { edges { node { path issue { shortcode } } } } } } }
@@ -73,26 +71,22 @@ async function uploaded(
       results: PATHS.map((path, i) => aResult("tpat-rule", path, i + 1)),
     },
   ]);
-  const answer = dataOf(
-    await gql(server.endpoint, token, UPLOAD, {
-      input: {
-        repositoryId: encodeGlobalId("Repository", repository.key),
-        commitOid: aCommit(),
-        branch: "main",
-        analyzer: ANALYZER,
-        analyzerType: "community",
-        data,
-        configToml,
-      },
-    }),
-  ).uploadArtifact as { ok: boolean; error: string; run: { runUid: string } };
-  assert.equal(answer.ok, true, answer.error);
-  const runUid = answer.run.runUid;
-  const runOf = async () => dataOf(await gql(server.endpoint, token, RUN, { runUid })).run as RunView;
-  await waitFor(`run ${runUid} to settle`, async () => (await runOf()).status !== "PENDING", 20_000);
-  const run = await runOf();
+  const run = await uploadSettled<RunView>(
+    server,
+    token,
+    {
+      repositoryId: encodeGlobalId("Repository", repository.key),
+      commitOid: aCommit(),
+      branch: "main",
+      analyzer: ANALYZER,
+      analyzerType: "community",
+      data,
+      configToml,
+    },
+    RUN,
+  );
   assert.equal(run.artifacts.edges[0]?.node.status, "PROCESSED");
-  return { ...run, runUid };
+  return run;
 }
 
 /** The paths of the run's findings stored as suppressed (the API shows only their count). */

@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { waitFor } from "./instance.ts";
+import { dataOf, gql, type TestServer } from "./server.ts";
+
+/**
+ * Uploads a report with `uploadArtifact` (bearer `token`) and waits until its run leaves PENDING;
+ * answers the run as `runQuery` (a query of `$runUid: UUID!` whose `run` selects `status`) reads
+ * it then, with its uid.
+ */
+export async function uploadSettled<T extends { status: string }>(
+  server: TestServer,
+  token: string,
+  input: Record<string, unknown>,
+  runQuery: string,
+): Promise<T & { runUid: string }> {
+  const answer = dataOf(
+    await gql(
+      server.endpoint,
+      token,
+      `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error run { runUid } } }`,
+      { input },
+    ),
+  ).uploadArtifact as { ok: boolean; error: string; run: { runUid: string } };
+  assert.equal(answer.ok, true, answer.error);
+  const runUid = answer.run.runUid;
+  const runOf = async () => dataOf(await gql(server.endpoint, token, runQuery, { runUid })).run as T;
+  await waitFor(`run ${runUid} to settle`, async () => (await runOf()).status !== "PENDING", 20_000);
+  return { ...(await runOf()), runUid };
+}
