@@ -554,6 +554,31 @@ make_coverage() {
     "$(jq '{total: (. | del(.files)), files: [.files[] | {filename, line_covered, line_total, branch_covered, branch_total}]}' gcovr-summary.json)"
   add_fixture coverage gcovr gcovr/cobertura.xml cobertura relative-to-sources gcovr/gcovr.summary.json gcovr/gcovr.tool-output.txt
 
+  log "gcc --coverage, lcov and gcovr on a directory whose name is not ASCII"
+  # lcov 1.16 writes a path whose characters are all Latin-1 (src/données/) in Latin-1, not in the
+  # UTF-8 of the file system (geninfo decodes it and prints it without an encoding; a path with a
+  # character beyond Latin-1 comes out as UTF-8). gcovr reads the same counters and names each
+  # file in UTF-8: its per-file figures are the summary of the LCOV report.
+  enter_project c-coverage-paths
+  mkdir -p "$out/gcc-lcov-paths"
+  {
+    make -s check CC=gcc
+    lcov --capture --directory . --rc lcov_branch_coverage=1 --output-file fares.lcov
+  } >"$out/gcc-lcov-paths/gcc-lcov-paths.tool-output.txt" 2>&1
+  cp fares.lcov "$out/gcc-lcov-paths/fares.lcov"
+  lcov_summary fares.lcov "$WORK/_gcc-lcov-paths-summary.txt"
+  cat "$WORK/_gcc-lcov-paths-summary.txt" >>"$out/gcc-lcov-paths/gcc-lcov-paths.tool-output.txt"
+  gcovr --root . --json-summary gcovr-summary.json --json-summary-pretty --print-summary \
+    >>"$out/gcc-lcov-paths/gcc-lcov-paths.tool-output.txt" 2>&1
+  write_summary "$out/gcc-lcov-paths/gcc-lcov-paths.summary.json" "lcov and gcovr" \
+    "$(lcov --version | sed 's/^lcov: //'), $(gcovr --version | head -n 1), $(gcc --version | head -n 1)" \
+    "make check CC=gcc && lcov --capture --directory . --rc lcov_branch_coverage=1 --output-file fares.lcov; gcovr --root . --json-summary gcovr-summary.json" \
+    "$PWD" "$(jq --argjson lcov "$(lcov_summary_figures "$WORK/_gcc-lcov-paths-summary.txt")" \
+      '{lcovSummary: $lcov, total: (. | del(.files)), files: [.files[] | {filename, line_covered, line_total, branch_covered, branch_total}]}' \
+      gcovr-summary.json)"
+  add_fixture coverage gcc-lcov-paths gcc-lcov-paths/fares.lcov lcov absolute-path gcc-lcov-paths/gcc-lcov-paths.summary.json \
+    gcc-lcov-paths/gcc-lcov-paths.tool-output.txt
+
   log "gcc --coverage and lcov: two test runs taking opposite branches, and lcov -a of the two"
   # Each run of the program grades one score; lcov captures the counters after each (zeroed in
   # between), and `lcov -a` adds the two tracefiles up outcome by outcome, as its own merge.

@@ -1,9 +1,11 @@
 // test-runner: execution-mode independent (one upload flow per fixture; the read queries are ordinary and covered elsewhere in both modes)
 import assert from "node:assert/strict";
+import { isUtf8 } from "node:buffer";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { alternativesOf, parseCoverage } from "../src/formats/coverage/index.ts";
 import {
@@ -125,7 +127,7 @@ async function uploadFixture(
       analyzerType: input.analyzerType ?? null,
       key: input.key ?? null,
       workDir: fixture.workDir,
-      data: reportText(fixture),
+      ...reportData(fixture),
     },
   });
   assert.equal(data.uploadArtifact.error, "", `${fixture.file} is accepted`);
@@ -143,6 +145,17 @@ async function uploadFixture(
     30_000,
   );
   return { id, repository };
+}
+
+/**
+ * The report as `uploadArtifact` data: its text, or, for a report whose bytes are not all UTF-8
+ * (lcov 1.16's Latin-1 paths), those bytes gzipped, so that they reach the server as the tool
+ * wrote them.
+ */
+function reportData(fixture: ToolFixture): { data: string; compression?: "GZIP" } {
+  const bytes = fs.readFileSync(path.join(fixtureDir(fixture.kind), fixture.file));
+  if (isUtf8(bytes)) return { data: bytes.toString("utf8") };
+  return { data: gzipSync(bytes).toString("base64"), compression: "GZIP" };
 }
 
 function reportText(fixture: ToolFixture): string {
@@ -673,8 +686,11 @@ interface ToolPercent {
   /** What it measures, with the counts the API answers. */
   of: "lines" | "branches" | "lines+branches";
   value: number;
-  /** `round`: to `decimals` places, halves up; `truncate`: cut after `decimals` places; `exact`: unrounded. */
-  rounding: "round" | "truncate" | "exact";
+  /**
+   * `round`: to `decimals` places, halves up; `half-even`: a value exactly halfway to the even digit
+   * (`roundHalfEven`); `truncate`: cut after `decimals` places; `exact`: unrounded.
+   */
+  rounding: "round" | "half-even" | "truncate" | "exact";
   decimals: number;
 }
 
@@ -854,7 +870,7 @@ function coverageExpectation(fixture: ToolFixture, skippedFiles: number): Covera
       });
     }
   }
-  // gcovr's JSON summary: totals, percentages to one decimal, and per file.
+  // gcovr's JSON summary: totals, percentages to one decimal (Python's round), and per file.
   if (isRecord(figures.total) && figures.total.line_total !== undefined) {
     const total = figures.total;
     expectation.counts.push({
@@ -876,7 +892,7 @@ function coverageExpectation(fixture: ToolFixture, skippedFiles: number): Covera
         figure: `total.${key}`,
         of,
         value: numberAt(source, total, key),
-        rounding: "round",
+        rounding: "half-even",
         decimals: 1,
       });
     }
@@ -925,14 +941,14 @@ function coverageExpectation(fixture: ToolFixture, skippedFiles: number): Covera
     });
     expectation.files = { figure: "csv", files: [...byFile.values()] };
   }
-  // `go tool cover -func`: the total of statements, one decimal, for the profile's mode.
+  // `go tool cover -func`: the total of statements, one decimal (Go's %.1f), for the profile's mode.
   if (figures.modulePath !== undefined) {
     const mode = /^mode: (\w+)/.exec(reportText(fixture))?.[1] ?? "";
     expectation.percents.push({
       figure: `${mode}.statementsPercent`,
       of: "lines",
       value: numberAt(source, figures, mode, "statementsPercent"),
-      rounding: "round",
+      rounding: "half-even",
       decimals: 1,
     });
   }
@@ -954,9 +970,23 @@ function asTool(percent: ToolPercent, counts: Counts): number {
   const exact = (counts.covered / counts.total) * 100;
   const scale = 10 ** percent.decimals;
   if (percent.rounding === "exact") return exact;
-  // Rounded in decimal on a fixed representation, so 59.375 goes to 59.4 as gcovr prints it.
+  if (percent.rounding === "half-even") return roundHalfEven(exact, percent.decimals);
+  // Rounded in decimal on a fixed representation, so no float error decides a half.
   const scaled = Number((exact * scale).toFixed(6));
   return (percent.rounding === "round" ? Math.round(scaled) : Math.floor(scaled)) / scale;
+}
+
+/**
+ * Rounds as Python's `round`, Go's `%.1f` and C's printf do: the double's exact binary value to the
+ * nearest, a value exactly halfway (5 of 16 is 31.25%) to the even digit (31.2, where rounding
+ * half up gives 31.3).
+ */
+function roundHalfEven(value: number, decimals: number): number {
+  const [whole = "", fraction = ""] = value.toFixed(60).split("."); // every digit of a percentage's double
+  if (!/^50*$/.test(fraction.slice(decimals))) return Number(value.toFixed(decimals));
+  const kept = fraction.slice(0, decimals);
+  const lastDigit = Number((whole + kept).slice(-1));
+  return lastDigit % 2 === 0 ? Number(`${whole}.${kept}`) : Number(value.toFixed(decimals));
 }
 
 /**

@@ -355,3 +355,91 @@ describe("assay upload sends the repository's .deepsource.toml", () => {
     assert.equal(server.captured.length, 0, "no request was made");
   });
 });
+
+describe("assay upload sends a Go cover profile with the module path of the root's go.mod as its workDir", () => {
+  let server: ScriptedServer;
+  let dir: string;
+  const savedCwd = process.env.INIT_CWD;
+  // go test's real profile of the go-coverage project (module example.com/warehouse) and its go.mod.
+  const PROFILE = path.join(ROOT, "src/formats/coverage/fixtures/go/set.out");
+  const GO_MOD = path.join(ROOT, "test/fixtures/tools/go-coverage/go.mod");
+
+  before(async () => {
+    server = await startScriptedServer();
+    server.respond = answerJson({
+      data: {
+        uploadArtifact: {
+          ok: true,
+          message: "Artifact uploaded.",
+          error: null,
+          artifact: { id: "QXJ0aWZhY3Q6YTE=" },
+          run: {
+            id: "QW5hbHlzaXNSdW46eHl6",
+            runUid: "7d1c2a4e-0000-4000-8000-000000000003",
+            status: "PENDING",
+          },
+        },
+      },
+    });
+    // Outside any git work tree: the root is the directory the command runs in.
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-upload-go-"));
+    fs.copyFileSync(PROFILE, path.join(dir, "set.out"));
+    process.env.INIT_CWD = dir;
+  });
+  after(async () => {
+    if (savedCwd === undefined) delete process.env.INIT_CWD;
+    else process.env.INIT_CWD = savedCwd;
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `assay upload` of the profile with `flags`; answers the workDir sent and the notes printed. */
+  async function sent(
+    flags: Record<string, string | boolean>,
+  ): Promise<{ workDir: string; notes: string[] }> {
+    server.captured.length = 0;
+    const notes: string[] = [];
+    await uploadCommand.run({
+      config: parseConfig({}),
+      flags: flagsOf({
+        file: "set.out",
+        analyzer: "test-coverage",
+        key: "go",
+        repository: "UmVwb3NpdG9yeTpnaXZlbg==",
+        commit: SHA,
+        branch: "main",
+        url: server.url,
+        token: "assay_pat_t",
+        "no-progress": true,
+        "no-config": true,
+        changes: "off",
+        ...flags,
+      }),
+      database: () => assert.fail("upload opens no database"),
+      print: () => {},
+      note: (text) => notes.push(text),
+    });
+    assert.equal(server.captured.length, 1);
+    const body = JSON.parse(server.captured[0]!.body.toString("utf8")) as {
+      variables: { input: { workDir: string } };
+    };
+    return { workDir: body.variables.input.workDir, notes };
+  }
+
+  test("the module path when the go.mod at the root names the module the profile's files lie in", async () => {
+    fs.copyFileSync(GO_MOD, path.join(dir, "go.mod"));
+    assert.deepEqual(await sent({}), {
+      workDir: "example.com/warehouse",
+      notes: ["Go module example.com/warehouse: the profile's paths are made relative to it"],
+    });
+  });
+
+  test("the directory when --work-dir is given, there is no go.mod, or it names another module", async () => {
+    fs.copyFileSync(GO_MOD, path.join(dir, "go.mod"));
+    assert.equal((await sent({ "work-dir": "." })).workDir, dir);
+    fs.writeFileSync(path.join(dir, "go.mod"), "module example.com/other\n\ngo 1.19\n");
+    assert.deepEqual(await sent({}), { workDir: dir, notes: [] });
+    fs.rmSync(path.join(dir, "go.mod"));
+    assert.deepEqual(await sent({}), { workDir: dir, notes: [] });
+  });
+});

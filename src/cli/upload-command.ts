@@ -9,6 +9,7 @@ import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
 import { planChanges, sendChanges } from "./upload-changes.ts";
+import { goModuleWorkDir } from "./upload-go-module.ts";
 import { DEFAULT_WAIT_SECONDS, resolveUploadOptions, type UploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
 import { failureReason, formatOutcome } from "./upload-report.ts";
@@ -139,7 +140,8 @@ export const uploadCommand: Command = {
     "work-dir": {
       type: "string",
       placeholder: "DIR",
-      description: "Root the report's paths are relative to (default: git top level).",
+      description:
+        "Root the report's paths are relative to (default: git top level; for a Go cover profile whose files lie under the module path of the go.mod there, that module path).",
     },
     config: {
       type: "string",
@@ -181,6 +183,11 @@ export const uploadCommand: Command = {
     // The server's own words, before anything is sent: an LCOV file given as SARIF and the like.
     const wrong = wrongFormatMessage(artifactKindOf(options.analyzer), sniffFormat(head.toString("utf8")));
     if (wrong !== undefined) throw new CliError(wrong);
+    const modulePath =
+      flags.optional("work-dir") === undefined && options.analyzer === "test-coverage" && options.key === "go"
+        ? goModuleWorkDir(head.toString("utf8"), options.workDir, readTextFile)
+        : null;
+    if (modulePath !== null) note(`Go module ${modulePath}: the profile's paths are made relative to it`);
     const report = { chunks, size: opened.size };
     const configToml = await readConfig(options.config);
     const repositoryId = await resolveRepositoryId(options);
@@ -212,7 +219,7 @@ export const uploadCommand: Command = {
         analyzer: options.analyzer,
         analyzerType: options.analyzerType,
         key: options.key,
-        workDir: options.workDir,
+        workDir: modulePath ?? options.workDir,
         reporter: "assay-cli",
         reporterVersion: CLI_VERSION,
         ...(configToml === null ? {} : { configToml }),

@@ -28,7 +28,7 @@ import {
   storedForm,
   textChunks,
 } from "./artifact-bytes.ts";
-import { validateChanges, validateCoverage } from "./coverage/validate.ts";
+import { collectText, validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
 import {
   COVERAGE_FORMAT_NAMES,
@@ -174,13 +174,6 @@ function readUploadedConfig(text: string | null | undefined): RepositoryConfig |
     if (error instanceof RepositoryConfigError) throw new UploadError("INVALID_CONFIG", error.message);
     throw error;
   }
-}
-
-/** Collects a text stream (bounded by the size cap upstream) into a string. */
-async function collectText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
-  const parts: Buffer[] = [];
-  for await (const chunk of chunks) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts).toString("utf8");
 }
 
 /** A report the intake accepted, with what it learnt reading it. */

@@ -18,6 +18,7 @@ import {
 
 export { detectCoverageFormat } from "./detect.ts";
 export { alternativesOf, normaliseCoveragePath } from "./paths.ts";
+export { type DecodedReportText, decodeReportText, latin1Warning } from "./text.ts";
 export * from "./types.ts";
 export { parseClover, parseCobertura, parseGoProfile, parseJacoco, parseLcov };
 

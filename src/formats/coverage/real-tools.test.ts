@@ -9,6 +9,7 @@ import {
   type CoverageCounts,
   CoverageFormatError,
   type CoverageReport,
+  decodeReportText,
   parseCoverage,
 } from "./index.ts";
 
@@ -195,6 +196,33 @@ describe("real coverage tools: our totals are the tool's own", () => {
     const files = figure<Array<Record<string, number | string>>>("gcovr", "cobertura.xml", "files");
     assert.deepEqual(report.totals.lines, { covered: total.line_covered, total: total.line_total });
     assert.deepEqual(report.totals.branches, { covered: total.branch_covered, total: total.branch_total });
+    assert.deepEqual(
+      report.files.map((f) => [f.path, f.totals.lines, f.totals.branches]),
+      files.map((f) => [
+        f.filename,
+        { covered: f.line_covered, total: f.line_total },
+        { covered: f.branch_covered, total: f.branch_total },
+      ]),
+    );
+    assert.deepEqual(report.mismatches, []);
+  });
+
+  test("lcov on a directory named in Latin-1 letters: its files are those gcovr names from the same run, in total and file by file", () => {
+    const fixture = toolFixture("coverage", "gcc-lcov-paths", "fares.lcov");
+    // lcov 1.16 writes src/données/ in Latin-1: the bytes as the tool wrote them, decoded as an upload is.
+    const { text, latin1Lines } = decodeReportText(
+      fs.readFileSync(path.join(fixtureDir("coverage"), fixture.file)),
+    );
+    assert.notDeepEqual(latin1Lines, [], "the fixture has a line that is not UTF-8");
+    const report = parseCoverage(text, { workDir: fixture.workDir });
+    const lcov = figure<Record<string, { covered: number; total: number }>>(
+      "gcc-lcov-paths",
+      "fares.lcov",
+      "lcovSummary",
+    );
+    const files = figure<Array<Record<string, number | string>>>("gcc-lcov-paths", "fares.lcov", "files");
+    assert.deepEqual(report.totals.lines, counts(lcov.lines!));
+    assert.deepEqual(report.totals.branches, counts(lcov.branches!));
     assert.deepEqual(
       report.files.map((f) => [f.path, f.totals.lines, f.totals.branches]),
       files.map((f) => [

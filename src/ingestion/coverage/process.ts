@@ -1,6 +1,11 @@
 import type { Kysely } from "kysely";
 import type { Database, RepositoryRow } from "../../db/types.ts";
-import { type CoveragePathOptions, type FileCoverage, parseCoverage } from "../../formats/coverage/index.ts";
+import {
+  type CoveragePathOptions,
+  type FileCoverage,
+  latin1Warning,
+  parseCoverage,
+} from "../../formats/coverage/index.ts";
 import { findAccountsByIds } from "../../modules/accounts/account-store.ts";
 import { accountVcsUrl } from "../../modules/accounts/vcs.ts";
 import {
@@ -18,7 +23,7 @@ import {
 } from "../coverage-warnings.ts";
 import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
 import { recomputeRunCoverage } from "./recompute.ts";
-import { collectText, metricKeyOfLanguage } from "./validate.ts";
+import { collectDecodedText, collectText, metricKeyOfLanguage } from "./validate.ts";
 
 /**
  * Coverage processing (docs/ingestion-coverage.md "Coverage metrics and new-code coverage"): a
@@ -53,7 +58,8 @@ export async function processCoverage(
   if (check === null) throw new Error(`coverage artifact ${artifact.id} has no check`);
   const languageKey = artifact.language_key ?? "";
   metricKeyOfLanguage(languageKey);
-  const report = parseCoverage(await collectText(input.text()), await pathOptionsOf(tx, input));
+  const { text, latin1Lines } = await collectDecodedText(input.text());
+  const report = parseCoverage(text, await pathOptionsOf(tx, input));
   await deleteCoverageFilesOfArtifact(tx, artifact.id);
   await storeCoverageFiles(tx, { checkId: check.id, artifactId: artifact.id, languageKey }, report.files);
   // The check has a report from now on, even when this one named no files.
@@ -66,6 +72,8 @@ export async function processCoverage(
     tally.skip("OUTSIDE_REPOSITORY", report.excluded.length);
     tally.warn(outsideWarning(report.excluded, artifact.work_dir));
   }
+  const latin1 = latin1Warning(latin1Lines);
+  if (latin1 !== null) tally.warn(latin1);
   const alternatives = alternativesWarning(report);
   if (alternatives !== null) tally.warn(alternatives);
   for (const warning of mismatchWarnings(report.mismatches)) tally.warn(warning);

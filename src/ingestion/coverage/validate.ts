@@ -1,5 +1,10 @@
 import type { MetricKey } from "../../db/types.ts";
-import { type CoverageReport, parseCoverage } from "../../formats/coverage/index.ts";
+import {
+  type CoverageReport,
+  type DecodedReportText,
+  decodeReportText,
+  parseCoverage,
+} from "../../formats/coverage/index.ts";
 import { type ChangedLines, parseChangedLines } from "../changes.ts";
 import { UploadError } from "../errors.ts";
 import { COVERAGE_LANGUAGE_KEYS } from "../types.ts";
@@ -32,9 +37,17 @@ export function validateChanges(text: string, workDir: string | null): ChangedLi
   return parseChangedLines(text, workDir);
 }
 
-/** Collects a text stream (bounded by the size cap upstream) into a string. */
+/**
+ * Collects a text stream (bounded by the size cap upstream) into a string, each line read as
+ * UTF-8, or as Latin-1 when it is not UTF-8 (`decodeReportText`).
+ */
 export async function collectText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  return (await collectDecodedText(chunks)).text;
+}
+
+/** {@link collectText}, also answering which lines were read as Latin-1. */
+export async function collectDecodedText(chunks: AsyncIterable<Uint8Array>): Promise<DecodedReportText> {
   const parts: Buffer[] = [];
   for await (const chunk of chunks) parts.push(Buffer.from(chunk));
-  return Buffer.concat(parts).toString("utf8");
+  return decodeReportText(Buffer.concat(parts));
 }
