@@ -59,7 +59,7 @@ async function query<T>(text: string, variables: Record<string, unknown>): Promi
 }
 
 const UPLOAD = `mutation Upload($input: UploadArtifactInput!) {
-  uploadArtifact(input: $input) { ok error artifact { id } }
+  uploadArtifact(input: $input) { ok error warnings artifact { id } }
 }`;
 
 const ARTIFACT_FIELDS = `status error format readCount storedCount skippedCount skipped { reason count } warnings`;
@@ -114,10 +114,10 @@ async function uploadFixture(
   fixture: ToolFixture,
   input: { analyzer: string; analyzerType?: string; key?: string },
   target?: { repository: RepositoryRow; commitOid: string },
-): Promise<{ id: string; repository: RepositoryRow }> {
+): Promise<{ id: string; repository: RepositoryRow; warnings: string[] }> {
   const repository = target?.repository ?? (await aRepository(server.db, account));
   const data = await query<{
-    uploadArtifact: { ok: boolean; error: string; artifact: { id: string } | null };
+    uploadArtifact: { ok: boolean; error: string; warnings: string[]; artifact: { id: string } | null };
   }>(UPLOAD, {
     input: {
       repositoryId: encodeGlobalId("Repository", repository.key),
@@ -144,7 +144,7 @@ async function uploadFixture(
     },
     30_000,
   );
-  return { id, repository };
+  return { id, repository, warnings: data.uploadArtifact.warnings };
 }
 
 /**
@@ -1134,10 +1134,15 @@ describe("every real tool's coverage report through the API, compared with the t
         go: "GO",
         php: "PHP",
       }[key]!;
-      const { id, repository } = await uploadFixture(fixture, { analyzer: "test-coverage", key });
+      const { id, repository, warnings } = await uploadFixture(fixture, { analyzer: "test-coverage", key });
       const { node } = await query<{ node: CoverageArtifactOut }>(COVERAGE_QUERY, { id });
       assert.equal(node.status, "PROCESSED", node.error ?? "");
       assert.equal(node.error, null);
+      // A report with lines that are not UTF-8 (lcov 1.16's Latin-1 paths) is said to be read so,
+      // at once in the upload's answer and on the processed artifact; any other is not.
+      const readAsLatin1 = (said: string[]) => said.filter((w) => w.includes("were read as Latin-1")).length;
+      const latin1 = reportData(fixture).compression === undefined ? 0 : 1;
+      assert.deepEqual([readAsLatin1(warnings), readAsLatin1(node.warnings)], [latin1, latin1]);
       const outside = node.skipped.find((s) => s.reason === "OUTSIDE_REPOSITORY")?.count ?? 0;
       assert.deepEqual(
         node.skipped.filter((s) => s.reason !== "OUTSIDE_REPOSITORY"),

@@ -8,6 +8,7 @@ import {
   RepositoryConfigError,
   readRepositoryConfig,
 } from "../formats/deepsource-config/reader.ts";
+import { latin1Warning } from "../formats/coverage/index.ts";
 import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
@@ -28,7 +29,7 @@ import {
   storedForm,
   textChunks,
 } from "./artifact-bytes.ts";
-import { collectText, validateChanges, validateCoverage } from "./coverage/validate.ts";
+import { collectDecodedText, collectText, validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
 import {
   COVERAGE_FORMAT_NAMES,
@@ -216,13 +217,11 @@ async function validateReport(
       warnings = sarifPlacementWarnings(summary, upload.workDir);
       format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {
-      const report = validateCoverage(
-        await collectText(text()),
-        checked.languageKey as string,
-        upload.workDir,
-      );
+      const decoded = await collectDecodedText(text());
+      const report = validateCoverage(decoded.text, checked.languageKey as string, upload.workDir);
       format = COVERAGE_FORMAT_NAMES[report.format];
-      warnings = coveragePlacementWarnings(report, upload.workDir);
+      const latin1 = latin1Warning(decoded.latin1Lines);
+      warnings = [...coveragePlacementWarnings(report, upload.workDir), ...(latin1 === null ? [] : [latin1])];
     } else if (checked.kind === "SBOM") {
       ({ format, warnings } = await validateSbom(text(), checked.sbomStandard, upload.workDir));
     } else {
