@@ -3,12 +3,12 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import { latin1Warning } from "../formats/coverage/index.ts";
 import {
   type RepositoryConfig,
   RepositoryConfigError,
   readRepositoryConfig,
 } from "../formats/deepsource-config/reader.ts";
-import { latin1Warning } from "../formats/coverage/index.ts";
 import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
