@@ -340,6 +340,31 @@ describe("numbers that answer the same question agree, on the demo data", () => 
     assert.ok(compared > 0, "the demo has pull requests with runs");
   });
 
+  test("a repository's latest commit is its newest analysed default-branch run's", async () => {
+    let compared = 0;
+    for (const repository of repositories) {
+      const { repository: answer } = await query<{
+        repository: {
+          defaultBranch: string;
+          latestCommitOid: string | null;
+          analysisRuns: { edges: Array<{ node: { commitOid: string; status: string; branchName: string } }> };
+        };
+      }>(
+        inRepository(
+          repository,
+          "defaultBranch latestCommitOid analysisRuns(first: 500) { edges { node { commitOid status branchName } } }",
+        ),
+      );
+      const newest = answer.analysisRuns.edges.find(
+        ({ node }) =>
+          node.branchName === answer.defaultBranch && ["SUCCESS", "FAILURE"].includes(node.status),
+      );
+      assert.equal(answer.latestCommitOid, newest?.node.commitOid ?? null, repository.name);
+      if (newest) compared++;
+    }
+    assert.ok(compared > 0, "the demo has analysed default-branch runs");
+  });
+
   test("a metric item's latest value is the newest of its recorded values", async () => {
     let compared = 0;
     for (const repository of repositories) {
