@@ -424,6 +424,32 @@ describe("MCP endpoint", () => {
     );
   });
 
+  test("the tools describe each metric as the API defines it, its unit included", async () => {
+    const { repository } = dataOf(
+      await gql(server.endpoint, token, `{ repository(${REPO_VARS}) { metrics { shortcode name unit } } }`),
+    ) as { repository: { metrics: Array<{ shortcode: string; name: string; unit: string | null }> } };
+    assert.equal(repository.metrics.length, 10);
+    const metricTools = ["get_quality_metrics", "set_metric_threshold", "update_metric_setting"];
+    for (const name of metricTools) {
+      const description = tools.find((tool) => tool.name === name)?.description ?? "";
+      for (const metric of repository.metrics) {
+        // What the description says of the metric: from its shortcode to the next one's.
+        const said = new RegExp(`\\b${metric.shortcode} ([^,;]*)`).exec(description)?.[1] ?? "";
+        assert.ok(
+          said.startsWith(metric.name.toLowerCase()),
+          `${name} describes ${metric.shortcode} as "${said}", the API names it ${metric.name}`,
+        );
+        if (metric.unit !== "%") {
+          assert.doesNotMatch(
+            description,
+            new RegExp(`\\b${metric.shortcode} [^;]*per cent`),
+            `${name}: ${metric.shortcode} is no percentage`,
+          );
+        }
+      }
+    }
+  });
+
   test("list_dependency_vulnerabilities answers GraphQL's occurrences with fixes above the version in use", async () => {
     const repository = dataOf(
       await gql(

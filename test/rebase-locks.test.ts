@@ -5,11 +5,11 @@ import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { rebaseRun, runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
-import { findLatestDefaultBranchRuns } from "../src/modules/checks/repository-issue-store.ts";
 import { applyVcsDelivery } from "../src/modules/pull-requests/vcs-event-service.ts";
 import type { PullRequestFacts } from "../src/modules/pull-requests/vcs-payloads.ts";
 import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
+import { findLatestDefaultBranchRuns } from "../src/modules/runs/run-store.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import { aPullRequest } from "./helpers/builders-pull-requests.ts";
 import { waitFor } from "./helpers/instance.ts";

@@ -6,8 +6,8 @@ import {
   countPresentOccurrencesByIssue,
   findPresentOccurrencesOfIssues,
 } from "../modules/checks/occurrence-store.ts";
-import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { recordEvents } from "../modules/events/outbox.ts";
+import { findLatestDefaultBranchRuns } from "../modules/runs/run-store.ts";
 import {
   repositoryIssueIntroducedEvent,
   repositoryIssueResolvedEvent,
@@ -55,7 +55,9 @@ export async function announceRepositoryIssues(
   const subjectOf = (issueId: string) => {
     const issue = issues.find((i) => i.id === issueId);
     const analyzer = analyzers.find((a) => a.id === issue?.analyzer_id);
-    return issue && analyzer ? { repository, account, issue, analyzer } : undefined;
+    return issue && analyzer
+      ? { repository, account, latestCommitOid: latest?.commit_oid ?? null, issue, analyzer }
+      : undefined;
   };
   const occurrencesOf = await findPresentOccurrencesOfIssues(
     tx,

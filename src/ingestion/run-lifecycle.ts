@@ -30,7 +30,6 @@ import {
   countCheckFailingOccurrences,
   deleteResolvedOccurrencesOfCheck,
 } from "../modules/checks/occurrence-store.ts";
-import { findLatestDefaultBranchRuns } from "../modules/checks/repository-issue-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
 import { recordEvent } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
@@ -38,6 +37,7 @@ import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
 import { enqueueRunRebases } from "../modules/runs/rebase-job.ts";
 import {
+  findLatestDefaultBranchRuns,
   findRunById,
   findRunOfCommit,
   insertRunWithDeadline,
@@ -189,7 +189,17 @@ export async function openRun(
   }
   await recordEvent(
     tx,
-    analysisRunStartedEvent({ run, repository, account, summary: EMPTY_SUMMARY, checks }),
+    analysisRunStartedEvent({
+      run,
+      repository,
+      account,
+      // A new run is pending: the newest analysed default-branch run is the default branch's base.
+      latestCommitOid: target.baseBranch
+        ? ((await findLatestDefaultBranchRuns(tx, [repository.id]))[0]?.commit_oid ?? null)
+        : (base?.commit_oid ?? null),
+      summary: EMPTY_SUMMARY,
+      checks,
+    }),
   );
   return { run, created: true };
 }
@@ -357,6 +367,7 @@ async function recordRunUpdated(
       run,
       repository,
       account,
+      latestCommitOid: (await findLatestDefaultBranchRuns(tx, [repository.id]))[0]?.commit_oid ?? null,
       summary,
       checks: ordered.map((check, index) => ({
         check,

@@ -48,9 +48,13 @@ export const METRIC_KEYS = [
   "SWIFT",
 ] as const;
 
-/** What each metric shortcode measures, for the tools' descriptions. */
+/**
+ * What each metric shortcode measures, for the tools' descriptions: each metric by the name the
+ * API's `Metric.name` gives it (migrations 0002 and 0012; test/mcp.test.ts compares them), so a
+ * client told what a value means is told what it is. DDP counts packages, it is no percentage.
+ */
 export const METRIC_SHORTCODE_HELP =
-  "LCV line coverage, BCV branch coverage, CCV condition coverage, CPCV composite coverage, NLCV/NBCV/NCCV/NCPCV the same on new code, DCV documentation coverage, DDP dependencies with known vulnerabilities (per cent).";
+  "Metrics: LCV line coverage, BCV branch coverage, CCV condition coverage, CPCV composite coverage, NLCV new line coverage, NBCV new branch coverage, NCCV new condition coverage, NCPCV new composite coverage (the same on the changed lines), DCV documentation coverage, all in per cent, higher is better; DDP external dependencies, a count of the third-party packages the code depends on, lower is better.";
 
 const METRICS_QUERY = `query McpMetrics($login: String!, $name: String!, $vcsProvider: VCSProvider!,
   $shortcodeIn: [MetricShortcode]) {
@@ -111,7 +115,7 @@ const metricsOutput = z.strictObject({
 export const getQualityMetrics = defineTool({
   name: "get_quality_metrics",
   title: "Quality metrics and thresholds",
-  description: `Shows a repository's quality metrics (coverage, documentation, vulnerable dependencies): per metric whether it is reported and enforced, and per item (language or AGGREGATE) the latest value, the threshold and whether it passes. ${METRIC_SHORTCODE_HELP}`,
+  description: `Shows a repository's quality metrics (coverage, documentation, external dependencies): per metric whether it is reported and enforced, and per item (language or AGGREGATE) the latest value, the threshold and whether it passes. ${METRIC_SHORTCODE_HELP}`,
   inputSchema: {
     ...repositoryInput,
     metrics: z.array(z.enum(METRIC_SHORTCODES)).optional().describe("Only these metrics; all when left out."),

@@ -1,8 +1,7 @@
 import { type Kysely, sql } from "kysely";
-import type { AnalysisRunRow, Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { ROW_KEY_LENGTH } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
-import { latestDefaultBranchRun } from "../runs/run-store.ts";
 import { allOf, analyzerInFilter, type ConnectionFilter } from "./connection-filter-store.ts";
 import { currentChecksOf } from "./current-check-store.ts";
 import { normaliseNames, normalisePath } from "./filters.ts";
@@ -36,23 +35,6 @@ export function splitRepositoryIssueKey(
 ): { repositoryKey: string; issueKey: string } | undefined {
   if (key.length <= ROW_KEY_LENGTH) return undefined;
   return { repositoryKey: key.slice(0, ROW_KEY_LENGTH), issueKey: key.slice(ROW_KEY_LENGTH) };
-}
-
-/**
- * The latest analysed run (`isAnalysedRun`: finished SUCCESS or FAILURE, also while a late
- * artifact makes it PENDING again) on the default branch of each of these repositories that has
- * one.
- */
-export async function findLatestDefaultBranchRuns(
-  db: Kysely<Database>,
-  repositoryIds: readonly string[],
-): Promise<AnalysisRunRow[]> {
-  const result = await sql<AnalysisRunRow>`
-    SELECT r.*
-    FROM repositories AS repo
-    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS r
-    WHERE repo.id = ANY(cast(${repositoryIds} as bigint[]))`.execute(db);
-  return result.rows;
 }
 
 // The issues present in each repository: an issue counts in the current check of its own analyzer

@@ -154,7 +154,7 @@ builder.objectField(CheckRef, "coverageFiles", (t) =>
   t.field({
     type: CoverageFileConnection,
     description:
-      "The files this check's coverage reports counted, with each file's figures: what the check's coverage values (`metrics`, the run's `changesetStats`) add up. Empty for checks of other analyzers.",
+      "The files this check's coverage reports counted, with each file's figures: what the check's coverage values (`metrics`, the run's `changesetStats`) add up, language by language. A file reported under two languages is listed under each, while the AGGREGATE values count it once, so the files of every language can add up to more. Empty for checks of other analyzers.",
     args: coverageFileArgs(t.arg),
     resolve: (check, args, ctx) =>
       coverageFilesOfCheck(ctx, check.id, {
@@ -171,7 +171,7 @@ builder.objectField(RepositoryRef, "coverageFiles", (t) =>
     type: CoverageFileConnection,
     nullable: true,
     description:
-      "The files counted by the coverage whose values the repository's metrics show (its newest line coverage on the default branch), with each file's figures; null when the default branch has no coverage.",
+      "The files counted by the coverage whose values the repository's metrics show (its newest line coverage on the default branch), with each file's figures, a file reported under two languages listed under each as in `Check.coverageFiles`; null when the default branch has no coverage.",
     args: coverageFileArgs(t.arg),
     resolve: (repository, args, ctx) =>
       coverageFilesOfRepository(ctx, repository.id, {

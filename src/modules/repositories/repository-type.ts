@@ -45,11 +45,6 @@ export const RepositoryRef = builder.objectRef<RepositoryRow>("Repository").impl
         return base ? repositoryPageUrl(base, r.name) : "";
       },
     }),
-    latestCommitOid: t.string({
-      nullable: true,
-      description: "The newest commit analysed on the default branch.",
-      resolve: (r) => r.latest_commit_oid,
-    }),
     isPrivate: t.boolean({
       description: "True when the repository is private on its provider.",
       resolve: (r) => r.is_private,

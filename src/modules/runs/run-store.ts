@@ -105,6 +105,23 @@ export function latestDefaultBranchRun(repository: string) {
   )`;
 }
 
+/**
+ * The latest analysed run (`isAnalysedRun`: finished SUCCESS or FAILURE, also while a late
+ * artifact makes it PENDING again) on the default branch of each of these repositories that has
+ * one.
+ */
+export async function findLatestDefaultBranchRuns(
+  db: Kysely<Database>,
+  repositoryIds: readonly string[],
+): Promise<AnalysisRunRow[]> {
+  const result = await sql<AnalysisRunRow>`
+    SELECT r.*
+    FROM repositories AS repo
+    CROSS JOIN LATERAL ${latestDefaultBranchRun("repo")} AS r
+    WHERE repo.id = ANY(cast(${repositoryIds} as bigint[]))`.execute(db);
+  return result.rows;
+}
+
 /** A run by internal id; throws when it is gone. */
 export function findRunById(db: Kysely<Database>, runId: string): Promise<AnalysisRunRow> {
   return db.selectFrom("analysis_runs").selectAll().where("id", "=", runId).executeTakeFirstOrThrow();

@@ -11,7 +11,7 @@ import {
 } from "../../graphql/relay.ts";
 import { repositoryById } from "../repositories/repository-loaders.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
-import { visibleRunByKey } from "./run-loaders.ts";
+import { latestCommitOidByRepositoryId, visibleRunByKey } from "./run-loaders.ts";
 import { branchFilter, findVisibleRunByCommit, findVisibleRunByUid, runsOfRepository } from "./run-store.ts";
 
 const AnalysisRunStatus = builder.enumType("AnalysisRunStatus", {
@@ -85,6 +85,15 @@ builder.objectField(RepositoryRef, "analysisRuns", (t) =>
         pageArgs(args),
         branchFilter(args.branch),
       ),
+  }),
+);
+
+// Here rather than with the repository's own fields: it is read from the repository's runs.
+builder.objectField(RepositoryRef, "latestCommitOid", (t) =>
+  t.string({
+    nullable: true,
+    description: "The newest commit analysed on the default branch.",
+    resolve: (repository, _args, ctx) => latestCommitOidByRepositoryId(ctx).load(repository.id),
   }),
 );
 

@@ -116,6 +116,7 @@ test("analysis_run.updated: the run with its repository, summary and checks, the
     run,
     repository,
     account,
+    latestCommitOid: "abc123",
     summary: summary(3, [{ analyzerShortcode: "python", introduced: 3 }]),
     checks,
   });
@@ -188,6 +189,7 @@ test("analysis_run.started: every count is zero, each check's analyzer listed", 
     run,
     repository,
     account,
+    latestCommitOid: "abc123",
     summary: summary(5, [{ analyzerShortcode: "python", introduced: 5 }]),
     checks: [{ check: check("chk0000001", 1, null), analyzer: python, summary: summary(5, []) }],
   });
@@ -232,7 +234,7 @@ test("repository_issue.introduced and .resolved: the issue with its new occurren
     end_line: 3,
     end_column: 10,
   } as OccurrenceRow;
-  const input = { repository, account, issue, analyzer: python };
+  const input = { repository, account, latestCommitOid: "abc123", issue, analyzer: python };
   const introduced = repositoryIssueIntroducedEvent(input, [
     occurrence,
     { ...occurrence, key: "occ0000002" },

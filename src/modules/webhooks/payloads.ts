@@ -144,6 +144,8 @@ export interface RunForEvent {
   repository: RepositoryRow;
   account: AccountRow;
   summary: OccurrenceSummary;
+  /** The repository's newest analysed commit on its default branch, as the API answers it. */
+  latestCommitOid: string | null;
   /**
    * The run's checks. For `analysis_run.updated` the check that reported last comes last (the
    * contract: "the last element is the one that triggered the event").
@@ -164,7 +166,7 @@ export function analysisRunObject(input: RunForEvent): WebhookObject {
     commitOid: run.commit_oid,
     createdAt: unixSeconds(run.created_at),
     updatedAt: unixSeconds(run.updated_at),
-    repository: repositoryObject(input.repository, input.account),
+    repository: repositoryObject(input.repository, input.account, input.latestCommitOid),
     summary: runSummaryObject(
       input.summary,
       input.checks.map((c) => c.analyzer.shortcode),
@@ -210,6 +212,8 @@ export function analysisRunUpdatedEvent(input: RunForEvent): NewEvent {
 export interface RepositoryIssueForEvent {
   repository: RepositoryRow;
   account: AccountRow;
+  /** The repository's newest analysed commit on its default branch, as the API answers it. */
+  latestCommitOid: string | null;
   issue: IssueRow;
   analyzer: AnalyzerRow;
 }
@@ -222,7 +226,7 @@ export function repositoryIssueObject(
   return {
     id: encodeGlobalId("RepositoryIssue", input.repository.key + input.issue.key),
     object: "RepositoryIssue",
-    repository: repositoryObject(input.repository, input.account),
+    repository: repositoryObject(input.repository, input.account, input.latestCommitOid),
     issue: issueObject(input.issue, input.analyzer),
     occurrences: occurrences.map(occurrenceObject),
   };
