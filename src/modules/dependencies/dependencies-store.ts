@@ -182,17 +182,23 @@ export const vulnerabilityOccurrencesOfScaCheck: ConnectionSource = {
  * or that sent none of the target, leaves the target's vulnerabilities as they were; a newer scan
  * that finds none clears them. The configuration's `analyzers` list does not apply: it names code
  * analyzers, and dependency scanning is turned on by sending SBOMs. A scan stored before scans
- * belonged to an `sca` check (no `check_id`) is judged by its run alone. Each target's scan is
- * read from `sca_checks_target_branch_idx` newest first, so the cost does not grow with the
- * length of the branch's history.
+ * belonged to an `sca` check (no `check_id`) is judged by its run alone. A deactivated target
+ * (`is_activated` false: `deactivateRepositoryTarget`) has none, unless `deactivated` is
+ * "include" (an advisory import matches its scan too, so reactivating it shows today's matches).
+ * Each target's scan is read from `sca_checks_target_branch_idx` newest first, so the cost does
+ * not grow with the length of the branch's history.
  */
-export function currentScaChecksOf(repository: string): RawBuilder<unknown> {
+export function currentScaChecksOf(
+  repository: string,
+  deactivated: "exclude" | "include" = "exclude",
+): RawBuilder<unknown> {
   const repo = (name: string) => sql.ref(`${repository}.${name}`);
+  const activated = deactivated === "exclude" ? sql`AND target.is_activated` : sql``;
   return sql`(
     SELECT newest.*
     FROM repository_targets AS target
     CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("target.id"), repo("default_branch"))} AS newest
-    WHERE target.repository_id = ${repo("id")}
+    WHERE target.repository_id = ${repo("id")} ${activated}
   )`;
 }
 
