@@ -3,7 +3,7 @@ import { compareCodeUnits, compareIds, insertMissing } from "../../db/insert-mis
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
-import { newestScanOfTarget } from "./dependencies-store.ts";
+import { isLockfileGone, newestScanOfTarget } from "./dependencies-store.ts";
 
 /**
  * What an SBOM upload writes (docs/ingestion-sbom.md): packages and their versions (global, keyed
@@ -307,7 +307,8 @@ export async function insertScaCheckDependencies(
  * branch before the run, chosen as its current scan is (docs/read-model.md "Current dependency
  * scans"), so a run whose CI sent one of several SBOMs does not lose the other targets' packages.
  * A deactivated target counts for nothing, its scan in this run included; a scan of no known
- * target counts.
+ * target counts. A detected target whose lockfile is gone ({@link isLockfileGone}, this run's list
+ * included) counts as scanned and empty.
  */
 export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: string): Promise<number> {
   const { rows } = await sql<{ count: number }>`
@@ -326,6 +327,11 @@ export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: st
       })} AS earlier
       WHERE target.is_activated
         AND NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = run.id AND own.target_id = target.id)
+        AND NOT ${isLockfileGone("target", "earlier", sql.ref("run.branch_name"), {
+          runId: sql.ref("run.id"),
+          createdAt: sql.ref("run.created_at"),
+          key: sql.ref("run.key"),
+        })}
     )
     SELECT count(DISTINCT v.package_id)::int AS count
     FROM scans
