@@ -638,6 +638,13 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         .where("config_json", "is not", null)
         .execute();
       assert.equal(configured.length, 0);
+      // Nor a list of lockfiles (0030), so no target counts as gone: its vulnerabilities are below.
+      const listed = await app.database.db
+        .selectFrom("analysis_runs")
+        .select("id")
+        .where("lockfile_paths", "is not", null)
+        .execute();
+      assert.equal(listed.length, 0);
       // The ignore rules keep their globs (migration 0029 let TEST_PATTERN rules come without one).
       assert.deepEqual(
         repository.ignoreRules.edges

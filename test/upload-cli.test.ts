@@ -538,3 +538,23 @@ describe("a report of the wrong kind", () => {
     );
   });
 });
+
+describe("an SBOM upload", () => {
+  test("lists the manifests and lockfiles git tracks at the commit, which the run keeps", async () => {
+    const sbom = path.join(ROOT, "src", "formats", "sbom", "fixtures", "npm", "cyclonedx.json");
+    await fs.mkdir(path.join(workDir, "web"), { recursive: true });
+    await fs.writeFile(path.join(workDir, "web", "package-lock.json"), "{}\n");
+    const commit = commitAll("a web project");
+    const ran = await shell(
+      `npx --yes "$ASSAY_URL/cli/assay-cli.tgz" upload --repository gh/acme/shop --analyzer sca --file "${sbom}" --commit ${commit} --branch main`,
+      {},
+    );
+    assert.equal(ran.status, 0, ran.stderr);
+    const run = await server.db
+      .selectFrom("analysis_runs")
+      .select("lockfile_paths")
+      .where("commit_oid", "=", commit)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(run.lockfile_paths, ["package.json", "web/package-lock.json"]);
+  });
+});

@@ -30,6 +30,8 @@ export interface UploadFields {
   reporterVersion: string;
   /** The repository's `.deepsource.toml`, left out when none is sent (servers before it accept that). */
   configToml?: string;
+  /** The lockfiles git tracks at the commit, with an SBOM; left out when none are listed. */
+  lockfilePaths?: string[];
 }
 
 /** Hooks of {@link uploadBody}: the file's bytes read so far, and the body's size when it is all out. */

@@ -10,6 +10,7 @@ import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
 import { planChanges, sendChanges } from "./upload-changes.ts";
 import { goModuleWorkDir } from "./upload-go-module.ts";
+import { planLockfiles } from "./upload-lockfiles.ts";
 import { DEFAULT_WAIT_SECONDS, resolveUploadOptions, type UploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
 import { failureReason, formatOutcome } from "./upload-report.ts";
@@ -150,6 +151,11 @@ export const uploadCommand: Command = {
         "The repository's .deepsource.toml, sent with the report (default: the one at the git top level, else the work dir, when there is one).",
     },
     "no-config": { type: "boolean", description: "Send no .deepsource.toml." },
+    "no-lockfiles": {
+      type: "boolean",
+      description:
+        "With an SBOM: send no list of the lockfiles git tracks at the commit (sent by default, so a target whose lockfile is gone stops counting).",
+    },
     ...SERVER_FLAGS,
     progress: {
       type: "boolean",
@@ -190,6 +196,11 @@ export const uploadCommand: Command = {
     if (modulePath !== null) note(`Go module ${modulePath}: the profile's paths are made relative to it`);
     const report = { chunks, size: opened.size };
     const configToml = await readConfig(options.config);
+    const lockfiles = planLockfiles(
+      { analyzer: options.analyzer, commit: options.commit, off: flags.isSet("no-lockfiles") },
+      git,
+    );
+    if ("skip" in lockfiles && lockfiles.skip !== null) note(`warning: ${lockfiles.skip}`);
     const repositoryId = await resolveRepositoryId(options);
     if ("skip" in changes) {
       if (changes.skip !== null) note(`warning: ${changes.skip}`);
@@ -223,6 +234,7 @@ export const uploadCommand: Command = {
         reporter: "assay-cli",
         reporterVersion: CLI_VERSION,
         ...(configToml === null ? {} : { configToml }),
+        ...("send" in lockfiles ? { lockfilePaths: lockfiles.send } : {}),
       },
       {
         onRead: (bytes) => progress?.read(bytes),

@@ -154,6 +154,11 @@ export interface AnalysisRunsTable {
    * commit; null when none did (migration 0028).
    */
   config_json: ColumnType<unknown, string | null | undefined, string | null>;
+  /**
+   * The dependency manifests and lockfiles git tracks at the run's commit, as an upload of the
+   * run listed them (repository-relative paths, sorted); null when none did (migration 0030).
+   */
+  lockfile_paths: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
 }
 
 export type { IssueCategory, IssueSeverity };

@@ -6,6 +6,7 @@ import {
   GraphQLError,
   GraphQLInputObjectType,
   GraphQLInt,
+  GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
   GraphQLSchema,
@@ -96,6 +97,7 @@ interface CreateArtifactInput {
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
   configToml?: string | null;
+  lockfilePaths?: readonly string[] | null;
   clientMutationId?: string | null;
 }
 
@@ -173,6 +175,11 @@ const CreateArtifactInputType = new GraphQLInputObjectType({
       type: GraphQLString,
       description:
         "Assay extension, not sent by the contract's CLI: the repository's `.deepsource.toml` at this commit, as text; read as `uploadArtifact`'s `configToml` is.",
+    },
+    lockfilePaths: {
+      type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
+      description:
+        "Assay extension, not sent by the contract's CLI: the repository-relative paths of the dependency manifests and lockfiles git tracks at this commit; read as `uploadArtifact`'s `lockfilePaths` is.",
     },
     clientMutationId: {
       type: GraphQLString,
@@ -261,6 +268,7 @@ export function uploadOfCreateArtifact(input: CreateArtifactInput): ArtifactUplo
     reporterVersion: presentOrNull(input.reporterVersion),
     uploadedBy: null,
     configToml: presentOrNull(input.configToml),
+    lockfilePaths: input.lockfilePaths ?? null,
   };
 }
 

@@ -39,6 +39,7 @@ import {
 } from "./intake-report.ts";
 import { adoptUploadedConfig } from "./run-config.ts";
 import { openCheck, openRun, settleRun } from "./run-lifecycle.ts";
+import { adoptLockfilePaths, readLockfilePaths } from "./run-lockfiles.ts";
 import { validateSarif } from "./sarif-validate.ts";
 import { checkSbomKey, validateSbom } from "./sca/sbom-intake.ts";
 import {
@@ -87,6 +88,8 @@ interface CheckedUpload {
   sbomStandard: SbomStandard | null;
   /** The repository's configuration the upload carries, read; null when it sends none. */
   config: RepositoryConfig | null;
+  /** The lockfiles the upload lists, as kept (run-lockfiles.ts); null when it lists none. */
+  lockfilePaths: string[] | null;
 }
 
 /** Checks everything about an upload but its report; throws {@link UploadError}. */
@@ -152,6 +155,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
   }
   const sbomStandard = kind === "SBOM" ? checkSbomKey(upload.key) : null;
   const config = readUploadedConfig(upload.configToml);
+  const lockfilePaths = readLockfilePaths(upload.lockfilePaths);
   return {
     commitOid: commitOid.toLowerCase(),
     branch,
@@ -163,6 +167,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     community,
     sbomStandard,
     config,
+    lockfilePaths,
   };
 }
 
@@ -312,6 +317,7 @@ export async function acceptUpload(
           checked.kind === "SARIF" ? checked.analyzer : null,
         )
       : [];
+    if (checked.lockfilePaths !== null) await adoptLockfilePaths(tx, run, checked.lockfilePaths);
 
     const duplicate = await findDuplicateArtifact(tx, {
       runId: run.id,

@@ -30,6 +30,11 @@ export interface ArtifactUpload {
   uploadedBy: string | null;
   /** The repository's `.deepsource.toml` at the commit, as text, when the uploader sends it. */
   configToml?: string | null;
+  /**
+   * The repository-relative paths of the dependency manifests and lockfiles git tracks at the
+   * commit, when the uploader lists them (`assay upload` does with an SBOM).
+   */
+  lockfilePaths?: readonly string[] | null;
 }
 
 /** A processed check row as stored. */

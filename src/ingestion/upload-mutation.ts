@@ -40,6 +40,7 @@ export interface UploadArtifactInputValue {
   reporter?: string | null;
   reporterVersion?: string | null;
   configToml?: string | null;
+  lockfilePaths?: readonly string[] | null;
   clientMutationId?: string | null;
 }
 
@@ -73,6 +74,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     reporterVersion: presentOrNull(input.reporterVersion),
     uploadedBy: userId,
     configToml: presentOrNull(input.configToml),
+    lockfilePaths: input.lockfilePaths ?? null,
   };
 }
 
@@ -190,6 +192,11 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
       required: false,
       description:
         "The repository's `.deepsource.toml` at this commit, as TOML text of at most 64 KiB (an Assay extension). The run keeps it, a new run waits for the analyzers it turns on, and a default-branch run's newest one becomes `Repository.configJson`. A file that is not TOML or not of DeepSource's documented shape refuses the upload, as does one that differs from the configuration the run was uploaded with before. Without it, nothing changes.",
+    }),
+    lockfilePaths: t.stringList({
+      required: false,
+      description:
+        "The repository-relative paths of the dependency manifests and lockfiles git tracks at this commit (an Assay extension; `assay upload` sends them with an SBOM, from `git ls-files`). The run keeps them. A detected dependency target whose lockfile was listed when it was last scanned, and that the default branch's newest list leaves out, counts as scanned and empty: its vulnerabilities leave the repository's and DDP drops it. A path that is not relative to the repository root, or a list that differs from the one the run was uploaded with before, refuses the upload. Without it, nothing changes.",
     }),
     clientMutationId: clientMutationIdInput(t),
   }),

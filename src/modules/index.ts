@@ -31,6 +31,7 @@ import "./reports/run-report-type.ts";
 import "./reports/report-by-key-type.ts";
 import "./checks/enabled-analyzers-type.ts";
 import "./repositories/repository-mutations.ts";
+import "./dependencies/target-mutations.ts";
 import "./settings/settings-mutations.ts";
 import "./settings/suppression-mutations.ts";
 import "./settings/ignore-rule-mutations.ts";

@@ -27,6 +27,7 @@ import * as runBranchDefaulted from "./0026-run-branch-defaulted.ts";
 import * as findingsStoredTwice from "./0027-findings-stored-twice.ts";
 import * as runConfig from "./0028-run-config.ts";
 import * as testPatternRules from "./0029-test-pattern-rules.ts";
+import * as runLockfilePaths from "./0030-run-lockfile-paths.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   "0027-findings-stored-twice": findingsStoredTwice,
   "0028-run-config": runConfig,
   "0029-test-pattern-rules": testPatternRules,
+  "0030-run-lockfile-paths": runLockfilePaths,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -42,6 +42,14 @@ const FILES: Record<string, { manager: string; ecosystem: SbomEcosystem; manifes
   "Cargo.lock": { manager: "CARGO", ecosystem: "CRATES_IO", manifest: "Cargo.toml" },
 };
 
+/**
+ * True when the file at `path` (repository-relative, `/`-separated) is a manifest or lockfile
+ * target detection knows by its name: the files `assay upload` lists with an SBOM.
+ */
+export function isDependencyFile(path: string): boolean {
+  return Object.hasOwn(FILES, path.slice(path.lastIndexOf("/") + 1));
+}
+
 /** Each ecosystem's usual lockfile, for an SBOM that names none. */
 const DEFAULT_LOCKFILE: Record<SbomEcosystem, string> = {
   NPM: "package-lock.json",

@@ -36,6 +36,7 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
   const versions = await upsertPackageVersions(tx, plan.dependencies);
   const primary = plan.primaryLockfile === null ? null : (targets.get(plan.primaryLockfile) ?? null);
   if (primary) await deleteScaChecksOfRunTarget(tx, run.id, primary.id);
+  if (primary && !primary.is_activated) tally.warn(deactivatedTargetWarning(primary.lockfile_path));
   const scaCheck = await insertScaCheck(tx, {
     runId: run.id,
     checkId: check.id,
@@ -96,4 +97,12 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
     vulnerabilitiesExisting: matched.existing,
     vulnerabilitiesResolved: matched.resolved,
   });
+}
+
+/**
+ * The sentence for an SBOM of a deactivated target: it is stored like any other (nothing a user
+ * sends is dropped unseen), but its scan counts for nothing until the target is activated again.
+ */
+export function deactivatedTargetWarning(lockfilePath: string): string {
+  return `The target ${JSON.stringify(lockfilePath)} is deactivated: this scan is stored, but counts in neither the repository's vulnerabilities nor DDP while it stays deactivated (activateRepositoryTarget counts it again).`;
 }

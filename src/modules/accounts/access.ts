@@ -56,10 +56,24 @@ export async function writableRepository(
   field: string,
 ): Promise<RepositoryAccess> {
   const key = keyOfId(id, "Repository", field);
+  return writableRepositoryByKey(ctx, tx, key, () => noSuchId(id));
+}
+
+/**
+ * {@link writableRepository} for a repository known by its row key, for mutations on an object
+ * of the repository (a dependency target): the same lock and roles, and `notVisible()` when the
+ * viewer is not a member of its account, so the object answers as if it did not exist.
+ */
+export async function writableRepositoryByKey(
+  ctx: GraphQLContext,
+  tx: Kysely<Database>,
+  key: string,
+  notVisible: () => never,
+): Promise<RepositoryAccess> {
   const repository = await lockMemberRepositoryByKey(tx, ctx.viewer.userId, key);
-  if (!repository) noSuchId(id);
+  if (!repository) return notVisible();
   const membership = await viewerMembershipAfterLock(ctx, tx, repository.account_id);
-  if (!membership) noSuchId(id);
+  if (!membership) return notVisible();
   if (!REPOSITORY_WRITE_ROLES.has(membership.role)) {
     throw forbidden("Changing this repository needs the ADMIN or MEMBER role in its account.");
   }

@@ -302,7 +302,8 @@ export async function writeCheckOccurrences(
  * The SCA checks an advisory import matches again, those whose dependencies include a package of
  * one of `ecosystems`: of each repository, the scans of its latest analysed run (`isAnalysedRun`,
  * on any branch) and the current scan of each of its targets (`currentScaChecksOf`), which may be
- * of an older run when the newest did not scan that target.
+ * of an older run when the newest did not scan that target; deactivated targets' too, so one
+ * activated again shows what today's advisories say of it.
  */
 export async function findLatestScaChecks(
   db: Kysely<Database>,
@@ -321,7 +322,7 @@ export async function findLatestScaChecks(
       ) AS latest
       JOIN sca_checks AS lc ON lc.run_id = latest.id
       UNION
-      SELECT cur.id FROM ${currentScaChecksOf("repo")} AS cur
+      SELECT cur.id FROM ${currentScaChecksOf("repo", "include")} AS cur
     ) AS c
     WHERE EXISTS (
       SELECT 1 FROM sca_check_dependencies AS d

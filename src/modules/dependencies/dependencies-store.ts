@@ -182,18 +182,65 @@ export const vulnerabilityOccurrencesOfScaCheck: ConnectionSource = {
  * or that sent none of the target, leaves the target's vulnerabilities as they were; a newer scan
  * that finds none clears them. The configuration's `analyzers` list does not apply: it names code
  * analyzers, and dependency scanning is turned on by sending SBOMs. A scan stored before scans
- * belonged to an `sca` check (no `check_id`) is judged by its run alone. Each target's scan is
- * read from `sca_checks_target_branch_idx` newest first, so the cost does not grow with the
- * length of the branch's history.
+ * belonged to an `sca` check (no `check_id`) is judged by its run alone. A detected target whose
+ * lockfile is gone ({@link isLockfileGone}) has none. A deactivated target
+ * (`is_activated` false: `deactivateRepositoryTarget`) has none, unless `deactivated` is
+ * "include" (an advisory import matches its scan too, so reactivating it shows today's matches).
+ * Each target's scan is read from `sca_checks_target_branch_idx` newest first, so the cost does
+ * not grow with the length of the branch's history.
  */
-export function currentScaChecksOf(repository: string): RawBuilder<unknown> {
+export function currentScaChecksOf(
+  repository: string,
+  deactivated: "exclude" | "include" = "exclude",
+): RawBuilder<unknown> {
   const repo = (name: string) => sql.ref(`${repository}.${name}`);
+  const activated = deactivated === "exclude" ? sql`AND target.is_activated` : sql``;
   return sql`(
     SELECT newest.*
     FROM repository_targets AS target
     CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("target.id"), repo("default_branch"))} AS newest
-    WHERE target.repository_id = ${repo("id")}
+    WHERE target.repository_id = ${repo("id")} ${activated}
+      AND NOT ${isLockfileGone("target", "newest", repo("default_branch"))}
   )`;
+}
+
+/**
+ * SQL true when the lockfile of the target aliased `target` is gone from the project as of its
+ * newest scan aliased `scan` (a `sca_checks` row) on `branch` (docs/read-model.md "Current
+ * dependency scans"): the target is AUTO (detected; a CUSTOM one is the user's to keep), the run
+ * of its scan listed the lockfile among those git tracked (`analysis_runs.lockfile_paths`), and
+ * the branch's newest analysed run with such a list, newer than that scan's run, does not. The
+ * target then counts as scanned and empty. With `asOf`, the lists of runs up to that run count,
+ * that run's own even while it is being processed (its DDP).
+ */
+export function isLockfileGone(
+  target: string,
+  scan: string,
+  branch: RawBuilder<unknown>,
+  asOf?: { runId: RawBuilder<unknown>; createdAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
+): RawBuilder<boolean> {
+  const t = (name: string) => sql.ref(`${target}.${name}`);
+  const s = (name: string) => sql.ref(`${scan}.${name}`);
+  const counted = asOf
+    ? sql`(${isAnalysedRun("lr")} OR lr.id = ${asOf.runId})
+        AND (lr.created_at, lr.key) <= (${asOf.createdAt}, ${asOf.key})`
+    : isAnalysedRun("lr");
+  return sql<boolean>`(${t("source")} = 'AUTO'
+    AND EXISTS (
+      SELECT 1 FROM analysis_runs AS scanned
+      WHERE scanned.id = ${s("run_id")} AND ${t("lockfile_path")} = ANY (scanned.lockfile_paths)
+    )
+    AND EXISTS (
+      SELECT 1 FROM (
+        SELECT lr.lockfile_paths, lr.created_at, lr.key FROM analysis_runs AS lr
+        WHERE lr.repository_id = ${t("repository_id")} AND lr.branch_name = ${branch}
+          AND lr.lockfile_paths IS NOT NULL AND ${counted}
+        ORDER BY lr.created_at DESC, lr.key DESC
+        LIMIT 1
+      ) AS listed
+      WHERE (listed.created_at, listed.key) > (${s("run_created_at")}, ${s("run_key")})
+        AND NOT (${t("lockfile_path")} = ANY (listed.lockfile_paths))
+    ))`;
 }
 
 /**

@@ -165,7 +165,8 @@ export const RepositoryTargetRef = builder.objectRef<RepositoryTargetRow>("Repos
       resolve: (target) => target.source,
     }),
     isActivated: t.boolean({
-      description: "True when the target is scanned.",
+      description:
+        "True when the target is scanned: its newest scan counts in the repository's vulnerabilities and DDP. False once `deactivateRepositoryTarget` switched it off (its scans are kept; SBOMs of it are still stored, with a warning).",
       resolve: (target) => target.is_activated,
     }),
   }),
@@ -237,7 +238,7 @@ builder.objectField(RepositoryRef, "dependencyVulnerabilityOccurrences", (t) =>
     type: VulnerabilityOccurrenceConnection,
     nullable: true,
     description:
-      "The vulnerabilities in the repository's dependencies now: per target, those its newest scan on the default branch found (of the newest analysed run that scanned it and whose dependency scanning did not fail), fixed ones left out, so a run that did not scan a target leaves its vulnerabilities as they were. Most severe first (an advisory without any rating last), then by key.",
+      "The vulnerabilities in the repository's dependencies now: per activated target, those its newest scan on the default branch found (of the newest analysed run that scanned it and whose dependency scanning did not fail), fixed ones left out, so a run that did not scan a target leaves its vulnerabilities as they were, and a deactivated target has none. Most severe first (an advisory without any rating last), then by key.",
     args: connectionArgs(t.arg),
     resolve: (repository, args, ctx) =>
       ctx.loaders.connections.load<VulnerabilityOccurrenceNode>(

@@ -3,7 +3,7 @@ import { compareCodeUnits, compareIds, insertMissing } from "../../db/insert-mis
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
-import { newestScanOfTarget } from "./dependencies-store.ts";
+import { isLockfileGone, newestScanOfTarget } from "./dependencies-store.ts";
 
 /**
  * What an SBOM upload writes (docs/ingestion-sbom.md): packages and their versions (global, keyed
@@ -306,12 +306,17 @@ export async function insertScaCheckDependencies(
  * target the run scanned counts its scan; one it did not scan counts its newest scan on the run's
  * branch before the run, chosen as its current scan is (docs/read-model.md "Current dependency
  * scans"), so a run whose CI sent one of several SBOMs does not lose the other targets' packages.
+ * A deactivated target counts for nothing, its scan in this run included; a scan of no known
+ * target counts. A detected target whose lockfile is gone ({@link isLockfileGone}, this run's list
+ * included) counts as scanned and empty.
  */
 export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: string): Promise<number> {
   const { rows } = await sql<{ count: number }>`
     WITH run AS (SELECT id, repository_id, branch_name, created_at, key FROM analysis_runs WHERE id = ${runId}),
     scans AS (
-      SELECT s.id FROM sca_checks AS s WHERE s.run_id = ${runId}
+      SELECT s.id FROM sca_checks AS s
+      LEFT JOIN repository_targets AS own_target ON own_target.id = s.target_id
+      WHERE s.run_id = ${runId} AND (own_target.id IS NULL OR own_target.is_activated)
       UNION ALL
       SELECT earlier.id
       FROM run
@@ -320,7 +325,13 @@ export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: st
         createdAt: sql.ref("run.created_at"),
         key: sql.ref("run.key"),
       })} AS earlier
-      WHERE NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = run.id AND own.target_id = target.id)
+      WHERE target.is_activated
+        AND NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = run.id AND own.target_id = target.id)
+        AND NOT ${isLockfileGone("target", "earlier", sql.ref("run.branch_name"), {
+          runId: sql.ref("run.id"),
+          createdAt: sql.ref("run.created_at"),
+          key: sql.ref("run.key"),
+        })}
     )
     SELECT count(DISTINCT v.package_id)::int AS count
     FROM scans

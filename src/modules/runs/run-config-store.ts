@@ -6,6 +6,22 @@ import type { AnalysisRunRow, Database } from "../../db/types.ts";
  * docs/ingestion.md "The repository's configuration").
  */
 
+/**
+ * Records the lockfiles and manifests git tracks at run `runId`'s commit (sorted
+ * repository-relative paths; docs/ingestion-sbom.md "Lockfiles gone from the project").
+ */
+export async function setRunLockfilePaths(
+  tx: Kysely<Database>,
+  runId: string,
+  paths: readonly string[],
+): Promise<void> {
+  await tx
+    .updateTable("analysis_runs")
+    .set({ lockfile_paths: [...paths] })
+    .where("id", "=", runId)
+    .execute();
+}
+
 /** Records the configuration (JSON text) of run `runId`; answers the run as it now stands. */
 export function setRunConfig(
   tx: Kysely<Database>,
