@@ -23,6 +23,20 @@ function flagsOf(values: Record<string, string | boolean>): Flags {
   return new Flags(uploadCommand, values);
 }
 
+/** The server's answer to an accepted upload that opened the run `runUid`, still PENDING. */
+function uploadAccepted(runUid: string) {
+  return {
+    data: {
+      uploadArtifact: {
+        ok: true,
+        message: "Artifact uploaded.",
+        error: null,
+        artifact: { id: "QXJ0aWZhY3Q6YTE=" },
+        run: { id: "QW5hbHlzaXNSdW46eHl6", runUid, status: "PENDING" },
+      },
+    },
+  };
+}
 describe("assay upload against a scripted server", () => {
   let server: ScriptedServer;
   let dir: string;
@@ -276,21 +290,7 @@ describe("assay upload sends the repository's .deepsource.toml", () => {
 
   before(async () => {
     server = await startScriptedServer();
-    server.respond = answerJson({
-      data: {
-        uploadArtifact: {
-          ok: true,
-          message: "Artifact uploaded.",
-          error: null,
-          artifact: { id: "QXJ0aWZhY3Q6YTE=" },
-          run: {
-            id: "QW5hbHlzaXNSdW46eHl6",
-            runUid: "7d1c2a4e-0000-4000-8000-000000000002",
-            status: "PENDING",
-          },
-        },
-      },
-    });
+    server.respond = answerJson(uploadAccepted("7d1c2a4e-0000-4000-8000-000000000002"));
     // Outside any git work tree: the root is the work dir, the directory the command runs in.
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-upload-config-"));
     fs.writeFileSync(path.join(dir, "eslint.sarif"), JSON.stringify({ version: "2.1.0", runs: [] }));
@@ -366,21 +366,7 @@ describe("assay upload sends a Go cover profile with the module path of the root
 
   before(async () => {
     server = await startScriptedServer();
-    server.respond = answerJson({
-      data: {
-        uploadArtifact: {
-          ok: true,
-          message: "Artifact uploaded.",
-          error: null,
-          artifact: { id: "QXJ0aWZhY3Q6YTE=" },
-          run: {
-            id: "QW5hbHlzaXNSdW46eHl6",
-            runUid: "7d1c2a4e-0000-4000-8000-000000000003",
-            status: "PENDING",
-          },
-        },
-      },
-    });
+    server.respond = answerJson(uploadAccepted("7d1c2a4e-0000-4000-8000-000000000003"));
     // Outside any git work tree: the root is the directory the command runs in.
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-upload-go-"));
     fs.copyFileSync(PROFILE, path.join(dir, "set.out"));
