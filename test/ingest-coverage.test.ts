@@ -128,6 +128,22 @@ describe("coverage processing", () => {
   after(() => server.stop());
 
   /** A run of a fresh repository (or of `repository`) with a PENDING test-coverage check. */
+  /**
+   * Ends `runs` SUCCESS, as the run's lifecycle does once its checks are done: the tests process
+   * artifacts without it, and a repository's metrics show only what analysed runs measured.
+   */
+  async function ended(...runs: AnalysisRunRow[]): Promise<void> {
+    await db
+      .updateTable("analysis_runs")
+      .set({ status: "SUCCESS", finished_at: new Date() })
+      .where(
+        "id",
+        "in",
+        runs.map((run) => run.id),
+      )
+      .execute();
+  }
+
   async function aCoverageRun(repository?: RepositoryRow) {
     const repo = repository ?? (await aRepository(db, team));
     const run = await aRun(db, repo, { status: "PENDING" });
@@ -511,6 +527,7 @@ describe("coverage processing", () => {
       fixture("coverage-py.cobertura.xml"),
       "/home/runner/work/shop/shop",
     );
+    await ended(older, newer);
     const answer = await gql<{
       repository: {
         metrics: Array<{
@@ -558,6 +575,7 @@ describe("coverage processing", () => {
       conditions_new: null,
       conditions_new_covered: null,
     });
+    await ended(run);
 
     const res = await gql<{ node: { metrics: MetricOut[] }; run: { changesetStats: unknown } }>(
       server.endpoint,

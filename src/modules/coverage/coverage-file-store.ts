@@ -3,6 +3,7 @@ import type { Database, MetricKey } from "../../db/types.ts";
 import type { CoverageCheckFileRow } from "../../db/types-ingestion.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { escapeLike } from "../catalog/catalog-store.ts";
+import { isValueOfAnalysedRun } from "../metrics/metric-store.ts";
 
 /**
  * SQL of per-file coverage (docs/ingestion-coverage.md "Per-file coverage"): the rows of
@@ -196,7 +197,7 @@ export async function findCurrentCoverageChecks(
     FROM repository_metric_items AS it
     CROSS JOIN LATERAL (
       SELECT mv.check_id FROM metric_values AS mv
-      WHERE mv.item_id = it.id AND mv.on_default_branch
+      WHERE mv.item_id = it.id AND mv.on_default_branch AND ${isValueOfAnalysedRun("mv")}
       ORDER BY mv.created_at DESC, mv.key DESC
       LIMIT 1
     ) AS v

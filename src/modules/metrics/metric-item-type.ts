@@ -83,7 +83,7 @@ export const RepositoryMetricItemRef = builder.objectRef<MetricItemView>("Reposi
     latestValue: t.float({
       nullable: true,
       description:
-        "The newest recorded value; null when none was recorded. Under `Check.metrics`, the value that check recorded.",
+        "The newest value recorded on the default branch by a run that has analysed the code (finished SUCCESS or FAILURE: a run still waiting for a report, or ended TIMEOUT or CANCEL, sets none); null when there is none. Under `Check.metrics`, the value that check recorded.",
       resolve: async (i, _args, ctx) => (await readingOf(ctx, i)).value,
     }),
     latestValueDisplay: t.string({
@@ -103,7 +103,8 @@ export const RepositoryMetricItemRef = builder.objectRef<MetricItemView>("Reposi
     values: t.field({
       type: MetricValueConnection,
       nullable: true,
-      description: "Every value recorded for the item, newest first.",
+      description:
+        "Every value recorded for the item on the default branch by a run that has analysed the code, newest first.",
       args: {
         ...connectionArgs(t.arg),
         commitOidIn: t.arg({

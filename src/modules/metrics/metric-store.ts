@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from "kysely";
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import { compareCodeUnits, insertMissing } from "../../db/insert-missing.ts";
 import type {
   Database,
@@ -11,6 +11,7 @@ import type {
 } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
  * Metric definitions (a global catalog of ten), each repository's metric items with their
@@ -82,7 +83,26 @@ export function findVisibleMetricItemsByKeys(
     .execute();
 }
 
-/** The newest value of each of these items, in one statement; items without values are absent. */
+/**
+ * SQL true when the metric value aliased `value` is the repository's to show (docs/read-model.md
+ * "Metrics"): its check's run analysed the code (`isAnalysedRun`: finished SUCCESS or FAILURE,
+ * also while a late upload makes it PENDING again), as the repository's findings and dependency
+ * scans require. A run still waiting for a report, or one that ended TIMEOUT or CANCEL, sets no
+ * latest value and leaves no point in the history. A value of no check (stored before values had
+ * one) counts.
+ */
+export function isValueOfAnalysedRun(value: string): RawBuilder<boolean> {
+  return sql<boolean>`(${sql.ref(`${value}.check_id`)} IS NULL OR EXISTS (
+    SELECT 1 FROM checks AS value_check
+    JOIN analysis_runs AS value_run ON value_run.id = value_check.run_id
+    WHERE value_check.id = ${sql.ref(`${value}.check_id`)} AND ${isAnalysedRun("value_run")}
+  ))`;
+}
+
+/**
+ * The newest value of each of these items that the repository shows ({@link isValueOfAnalysedRun}),
+ * in one statement; items without such values are absent.
+ */
 export function findLatestValuesOfItems(
   db: Kysely<Database>,
   itemIds: readonly string[],
@@ -93,6 +113,7 @@ export function findLatestValuesOfItems(
     .distinctOn("item_id")
     .where("item_id", "in", itemIds)
     .where("on_default_branch", "=", true)
+    .where(isValueOfAnalysedRun("metric_values"))
     .orderBy("item_id")
     .orderBy("created_at", "desc")
     .orderBy("key", "desc")
@@ -166,14 +187,18 @@ export function findMetricSettingsOfRepositories(
     .execute();
 }
 
-/** An item's recorded values, newest first, with their metric's unit and direction. Parent: the item id. */
+/**
+ * An item's recorded values on the default branch that the repository shows
+ * ({@link isValueOfAnalysedRun}), newest first, with their metric's unit and direction. Parent:
+ * the item id.
+ */
 export const valuesOfMetricItem: ConnectionSource = {
   name: "valuesOfMetricItem",
   from: sql`(SELECT v.*, m.unit AS metric_unit, m.positive_direction AS metric_direction
     FROM metric_values v
     JOIN repository_metric_items i ON i.id = v.item_id
     JOIN metrics m ON m.shortcode = i.metric_shortcode
-    WHERE v.on_default_branch)`,
+    WHERE v.on_default_branch AND ${isValueOfAnalysedRun("v")})`,
   parentColumn: "item_id",
   order: [
     { column: "created_at", kind: "timestamptz" },

@@ -2,6 +2,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { escapeLike } from "../catalog/catalog-store.ts";
+import { isValueOfAnalysedRun } from "../metrics/metric-store.ts";
 
 /**
  * SQL of the code coverage report (docs/reports.md): each repository of an account with its
@@ -42,7 +43,7 @@ function latestAggregate(shortcode: "LCV" | "BCV"): RawBuilder<unknown> {
       FROM repository_metric_items AS it
       CROSS JOIN LATERAL (
         SELECT mv.value, mv.threshold FROM metric_values AS mv
-        WHERE mv.item_id = it.id AND mv.on_default_branch
+        WHERE mv.item_id = it.id AND mv.on_default_branch AND ${isValueOfAnalysedRun("mv")}
         ORDER BY mv.created_at DESC, mv.key DESC
         LIMIT 1
       ) AS v

@@ -3,6 +3,7 @@ import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { baseCheckOf } from "../checks/check-store.ts";
 import { currentCheckCandidates, isConclusiveCheck } from "../checks/current-check-store.ts";
 import { isPublished } from "../checks/occurrence-store.ts";
+import { isValueOfAnalysedRun } from "../metrics/metric-store.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
@@ -249,7 +250,7 @@ export async function findScopeLineCoverage(
     FROM repositories AS repo
     JOIN repository_metric_items AS it ON it.repository_id = repo.id
       AND it.metric_shortcode = 'LCV' AND it.metric_key = 'AGGREGATE'
-    JOIN metric_values AS v ON v.item_id = it.id AND v.on_default_branch
+    JOIN metric_values AS v ON v.item_id = it.id AND v.on_default_branch AND ${isValueOfAnalysedRun("v")}
     WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
   return result.rows;
 }
