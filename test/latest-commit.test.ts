@@ -7,9 +7,8 @@ import { fixtureDir } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
-import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
-import { uploadSettled } from "./helpers/uploads.ts";
+import { artifactSettled, uploadSettled } from "./helpers/uploads.ts";
 
 /**
  * `Repository.latestCommitOid`, "the newest commit analysed on the default branch", is the commit
@@ -129,23 +128,7 @@ describe("a repository's latest commit", () => {
       ),
     ).uploadArtifact as { ok: boolean; error: string; artifact: { id: string }; run: { runUid: string } };
     assert.equal(answer.ok, true, answer.error);
-    await waitFor(
-      "the report to be processed",
-      async () => {
-        const { node } = dataOf(
-          await gql(
-            server.endpoint,
-            token,
-            `query($id: ID!) { node(id: $id) { ... on Artifact { status } } }`,
-            {
-              id: answer.artifact.id,
-            },
-          ),
-        ) as { node: { status: string } };
-        return node.status !== "QUEUED";
-      },
-      20_000,
-    );
+    await artifactSettled(server, token, answer.artifact.id);
     const { run } = dataOf(await gql(server.endpoint, token, RUN, { runUid: answer.run.runUid })) as {
       run: { status: string };
     };

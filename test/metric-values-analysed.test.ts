@@ -9,6 +9,7 @@ import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { artifactSettled } from "./helpers/uploads.ts";
 
 /**
  * The repository's metrics show what its analysed runs measured (docs/read-model.md "Metrics"):
@@ -84,23 +85,7 @@ describe("metric values of runs that have not analysed the code", () => {
       ),
     ).uploadArtifact as { ok: boolean; error: string; artifact: { id: string }; run: { runUid: string } };
     assert.equal(answer.ok, true, answer.error);
-    await waitFor(
-      "the coverage report to be processed",
-      async () => {
-        const { node } = dataOf(
-          await gql(
-            server.endpoint,
-            token,
-            `query($id: ID!) { node(id: $id) { ... on Artifact { status } } }`,
-            {
-              id: answer.artifact.id,
-            },
-          ),
-        ) as { node: { status: string } };
-        return node.status !== "QUEUED";
-      },
-      20_000,
-    );
+    await artifactSettled(server, token, answer.artifact.id);
     return answer.run.runUid;
   }
 

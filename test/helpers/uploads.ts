@@ -27,3 +27,24 @@ export async function uploadSettled<T extends { status: string }>(
   await waitFor(`run ${runUid} to settle`, async () => (await runOf()).status !== "PENDING", 20_000);
   return { ...(await runOf()), runUid };
 }
+
+/** Waits until the artifact with global id `artifactId` has left QUEUED (processed or failed). */
+export async function artifactSettled(server: TestServer, token: string, artifactId: string): Promise<void> {
+  await waitFor(
+    `artifact ${artifactId} to be processed`,
+    async () => {
+      const { node } = dataOf(
+        await gql(
+          server.endpoint,
+          token,
+          `query($id: ID!) { node(id: $id) { ... on Artifact { status } } }`,
+          {
+            id: artifactId,
+          },
+        ),
+      ) as { node: { status: string } };
+      return node.status !== "QUEUED";
+    },
+    20_000,
+  );
+}
