@@ -23,6 +23,14 @@ function flagsOf(values: Record<string, string | boolean>): Flags {
   return new Flags(uploadCommand, values);
 }
 
+/** Stops `server`, removes `dir` and puts INIT_CWD back as it was (`saved`). */
+async function cleanUp(server: ScriptedServer, dir: string, saved: string | undefined): Promise<void> {
+  if (saved === undefined) delete process.env.INIT_CWD;
+  else process.env.INIT_CWD = saved;
+  await server.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 /** The server's answer to an accepted upload that opened the run `runUid`, still PENDING. */
 function uploadAccepted(runUid: string) {
   return {
@@ -298,12 +306,7 @@ describe("assay upload sends the repository's .deepsource.toml", () => {
     fs.writeFileSync(path.join(dir, "other.toml"), "version = 1\n");
     process.env.INIT_CWD = dir;
   });
-  after(async () => {
-    if (savedCwd === undefined) delete process.env.INIT_CWD;
-    else process.env.INIT_CWD = savedCwd;
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cleanUp(server, dir, savedCwd));
 
   /** Runs `assay upload` with `flags`; answers the `configToml` of each request sent (undefined when left out). */
   async function sentConfigs(flags: Record<string, string | boolean>): Promise<Array<string | undefined>> {
@@ -372,12 +375,7 @@ describe("assay upload sends a Go cover profile with the module path of the root
     fs.copyFileSync(PROFILE, path.join(dir, "set.out"));
     process.env.INIT_CWD = dir;
   });
-  after(async () => {
-    if (savedCwd === undefined) delete process.env.INIT_CWD;
-    else process.env.INIT_CWD = savedCwd;
-    await server.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => cleanUp(server, dir, savedCwd));
 
   /** Runs `assay upload` of the profile with `flags`; answers the workDir sent and the notes printed. */
   async function sent(
