@@ -222,7 +222,7 @@ describe("metrics on the main port", () => {
       recordEvent(tx, {
         accountId: account.id,
         type: "repository.analysis.activated",
-        data: { object: repositoryObject(repository, account) },
+        data: { object: repositoryObject(repository, account, null) },
       }),
     );
     await untilCounted(

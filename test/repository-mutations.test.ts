@@ -281,7 +281,7 @@ describe("repository mutations", () => {
         {
           account_id: team.id,
           type: "repository.analysis.deactivated",
-          data: { object: repositoryObject(after, team) },
+          data: { object: repositoryObject(after, team, null) },
         },
       ]);
     });
@@ -318,8 +318,34 @@ describe("repository mutations", () => {
       assert.equal(events.length, 1);
       assert.equal(events[0]!.type, "repository.analysis.activated");
       assert.deepEqual(events[0]!.data, {
-        object: repositoryObject((await stateOf(repository)).repository!, team),
+        object: repositoryObject((await stateOf(repository)).repository!, team, null),
       });
+    });
+
+    test("the event's latestCommitOid is the API's: the default branch's newest analysed run, not the stored column", async () => {
+      const repository = await aRepository(server.db, team);
+      await server.db
+        .updateTable("repositories")
+        .set({ latest_commit_oid: "0".repeat(40) })
+        .where("id", "=", repository.id)
+        .execute();
+      const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes));
+      await aRun(server.db, repository, { commitOid: "a".repeat(40), createdAt: at(0) });
+      await aRun(server.db, repository, { commitOid: "b".repeat(40), status: "FAILURE", createdAt: at(1) });
+      await aRun(server.db, repository, { commitOid: "c".repeat(40), status: "PENDING", createdAt: at(2) });
+      await aRun(server.db, repository, { commitOid: "d".repeat(40), branch: "feature", createdAt: at(3) });
+      assert.deepEqual(await readRepository(repository, "latestCommitOid"), {
+        latestCommitOid: "b".repeat(40),
+      });
+
+      payloadOf(await call(deactivate, tokens.admin, repositoryId(repository)), deactivate.name);
+      payloadOf(await call(activate, tokens.admin, repositoryId(repository)), activate.name);
+      assert.deepEqual(
+        (await eventsOf(repository)).map(
+          (e) => (e.data as { object: { latestCommitOid: string } }).object.latestCommitOid,
+        ),
+        ["b".repeat(40), "b".repeat(40)],
+      );
     });
 
     test("a refused activation change records no event", async () => {

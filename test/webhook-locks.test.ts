@@ -53,7 +53,7 @@ test("an endpoint disabled while its worker settles a failed delivery: both comm
     recordEvent(tx, {
       accountId: team.id,
       type: "repository.analysis.activated",
-      data: { object: repositoryObject(repository, team) },
+      data: { object: repositoryObject(repository, team, null) },
     }),
   );
 

@@ -49,7 +49,7 @@ function recordActivation(
     recordEvent(tx, {
       accountId: account.id,
       type: "repository.analysis.activated",
-      data: { object: repositoryObject(repository, account) },
+      data: { object: repositoryObject(repository, account, null) },
     }),
   );
 }
@@ -386,7 +386,7 @@ describe("workers inside servers", () => {
         await recordEvent(tx, {
           accountId: team.id,
           type: "repository.analysis.activated",
-          data: { object: repositoryObject(repository, team) },
+          data: { object: repositoryObject(repository, team, null) },
         });
       }
     });

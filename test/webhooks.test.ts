@@ -110,7 +110,7 @@ function recordActivation(
     recordEvent(tx, {
       accountId: account.id,
       type: "repository.analysis.activated",
-      data: { object: repositoryObject(repository, account) },
+      data: { object: repositoryObject(repository, account, null) },
     }),
   );
 }

@@ -11,6 +11,7 @@ import "./users/user-type.ts";
 import "./accounts/account-type.ts";
 import "./repositories/repository-type.ts";
 import "./runs/run-type.ts";
+import "./repositories/repository-runs-type.ts";
 import "./checks/occurrence-type.ts";
 import "./checks/check-type.ts";
 import "./checks/repository-issue-type.ts";

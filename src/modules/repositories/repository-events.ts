@@ -12,14 +12,15 @@ import type { WebhookObject } from "../events/outbox.ts";
  */
 
 /**
- * `Repository`, with its account. `latestCommitOid` is the API's (the newest analysed commit on
- * the default branch, which the caller reads in its transaction); left out, the stored column,
- * which only the demo writes (docs/known-gaps.md "Webhooks").
+ * `Repository`, with its account. `latestCommitOid` is the API's: the newest analysed commit on
+ * the default branch, which the caller reads in its transaction (runs/run-store.ts
+ * `findLatestDefaultBranchRuns`), never the stored `repositories.latest_commit_oid`, which only
+ * the demo writes.
  */
 export function repositoryObject(
   repository: RepositoryRow,
   account: AccountRow,
-  latestCommitOid: string | null = repository.latest_commit_oid,
+  latestCommitOid: string | null,
 ): WebhookObject {
   const accountUrl = accountVcsUrl(account);
   return {

@@ -13,6 +13,7 @@ import {
 import { noSuchId, writableRepository } from "../accounts/access.ts";
 import { findAccountsByIds } from "../accounts/account-store.ts";
 import { recordEvent } from "../events/outbox.ts";
+import { findLatestDefaultBranchRuns } from "../runs/run-store.ts";
 import { branchNameProblem } from "./branch-name.ts";
 import { repositoryDsn } from "./dsn.ts";
 import { repositoryObject } from "./repository-events.ts";
@@ -56,10 +57,11 @@ async function setActivation(
     if (repository.is_activated === isActivated) return;
     const updated = await updateRepositoryActivation(tx, repository.id, isActivated);
     const [account] = await findAccountsByIds(tx, [updated.account_id]);
+    const [latest] = await findLatestDefaultBranchRuns(tx, [updated.id]);
     await recordEvent(tx, {
       accountId: updated.account_id,
       type: isActivated ? "repository.analysis.activated" : "repository.analysis.deactivated",
-      data: { object: repositoryObject(updated, account!) },
+      data: { object: repositoryObject(updated, account!, latest?.commit_oid ?? null) },
     });
   });
   return { ok: true, ...echoOf(input) };

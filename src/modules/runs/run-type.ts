@@ -2,17 +2,9 @@ import type { AnalysisRunRow } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
 import { badUserInput, notFound } from "../../graphql/errors.ts";
 import { registerNodeType } from "../../graphql/node.ts";
-import {
-  connectionArgs,
-  connectionType,
-  globalIdField,
-  NodeInterface,
-  pageArgs,
-} from "../../graphql/relay.ts";
-import { repositoryById } from "../repositories/repository-loaders.ts";
-import { RepositoryRef } from "../repositories/repository-type.ts";
-import { latestCommitOidByRepositoryId, visibleRunByKey } from "./run-loaders.ts";
-import { branchFilter, findVisibleRunByCommit, findVisibleRunByUid, runsOfRepository } from "./run-store.ts";
+import { globalIdField, NodeInterface } from "../../graphql/relay.ts";
+import { visibleRunByKey } from "./run-loaders.ts";
+import { findVisibleRunByCommit, findVisibleRunByUid } from "./run-store.ts";
 
 const AnalysisRunStatus = builder.enumType("AnalysisRunStatus", {
   description:
@@ -27,11 +19,6 @@ export const AnalysisRunRef = builder.objectRef<AnalysisRunRow>("AnalysisRun").i
   fields: (t) => ({
     id: t.id(globalIdField("AnalysisRun")),
     runUid: t.field({ type: "UUID", description: "The run's UUID.", resolve: (r) => r.run_uid }),
-    repository: t.field({
-      type: RepositoryRef,
-      description: "The repository analysed.",
-      resolve: async (r, _args, ctx) => (await repositoryById(ctx).load(r.repository_id))!,
-    }),
     branchName: t.string({
       nullable: true,
       description: "The branch the commit was analysed on.",
@@ -66,36 +53,6 @@ export const AnalysisRunRef = builder.objectRef<AnalysisRunRow>("AnalysisRun").i
     }),
   }),
 });
-
-const AnalysisRunConnection = connectionType("AnalysisRun", AnalysisRunRef, "analysis run");
-
-builder.objectField(RepositoryRef, "analysisRuns", (t) =>
-  t.field({
-    type: AnalysisRunConnection,
-    nullable: true,
-    description: "The repository's analysis runs, newest first.",
-    args: {
-      ...connectionArgs(t.arg),
-      branch: t.arg.string({ required: false, description: "Only runs on this branch." }),
-    },
-    resolve: (repository, args, ctx) =>
-      ctx.loaders.connections.load<AnalysisRunRow>(
-        runsOfRepository,
-        repository.id,
-        pageArgs(args),
-        branchFilter(args.branch),
-      ),
-  }),
-);
-
-// Here rather than with the repository's own fields: it is read from the repository's runs.
-builder.objectField(RepositoryRef, "latestCommitOid", (t) =>
-  t.string({
-    nullable: true,
-    description: "The newest commit analysed on the default branch.",
-    resolve: (repository, _args, ctx) => latestCommitOidByRepositoryId(ctx).load(repository.id),
-  }),
-);
 
 builder.queryField("run", (t) =>
   t.field({
