@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import http from "node:http";
 import net from "node:net";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
@@ -125,6 +126,37 @@ describe("metrics on the main port", () => {
     assert.deepEqual([...routes].sort(), ["graphql", "healthz", "not_found"]);
     assert.equal(now.types.get(requests), "counter");
     assert.equal(now.types.get("assay_http_request_duration_seconds"), "histogram");
+  });
+
+  test("a request whose body has not all arrived counts in flight until it is answered", async () => {
+    const inFlight = async () => sampleValue(await scrape(metricsUrl()), "assay_http_requests_in_flight", {});
+    assert.equal((await scrape(metricsUrl())).types.get("assay_http_requests_in_flight"), "gauge");
+    assert.equal(await inFlight(), 0);
+    // A token of its own: the suite's has used up its hourly budget, and a refusal comes before the body.
+    const fresh = await aToken(instance.db, instance.config.tokenPepper, await aUser(instance.db));
+    const body = JSON.stringify({ query: "query Slow { viewer { email } }" });
+    const half = Math.floor(body.length / 2);
+    const request = http.request(instance.endpoint, {
+      method: "POST",
+      agent: false,
+      headers: {
+        ...bearer(fresh),
+        "content-type": "application/json",
+        "content-length": String(body.length),
+      },
+    });
+    const answered = new Promise<number>((resolve, reject) => {
+      request.once("response", (res) => {
+        res.resume();
+        res.once("end", () => resolve(res.statusCode ?? 0));
+      });
+      request.once("error", reject);
+    });
+    request.write(body.slice(0, half));
+    await waitFor("the request to count in flight", async () => (await inFlight()) === 1);
+    request.end(body.slice(half));
+    assert.equal(await answered, 200);
+    assert.equal(await inFlight(), 0);
   });
 
   test("a scrape is not logged and reads the database with one statement", async () => {

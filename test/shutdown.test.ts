@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -10,6 +11,8 @@ import { describe, test } from "node:test";
 import { openDatabase } from "../src/db/database.ts";
 import { aToken, aUser } from "./helpers/builders.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { waitFor } from "./helpers/instance.ts";
+import { parsePrometheusText, sampleValue } from "./helpers/prometheus-text.ts";
 import { watchChildOutput } from "./helpers/secret-leaks.ts";
 import { npmStartArgs } from "./helpers/start-command.ts";
 
@@ -185,7 +188,7 @@ describe("graceful shutdown of src/main.ts", () => {
   test("on SIGTERM an in-flight request completes, new connections are refused, and the process exits 0", {
     timeout: 300_000,
   }, async () => {
-    const main = await startMain();
+    const main = await startMain({ ASSAY_METRICS: "on" });
     try {
       if (!main.database.databaseUrl) {
         const pids = embeddedServerPids(main.database.dataDir);
@@ -237,7 +240,12 @@ describe("graceful shutdown of src/main.ts", () => {
         request.once("error", reject);
       });
       request.write(body.slice(0, half));
-      await sleep(500); // The server has the headers and is waiting for the rest of the body.
+      await waitFor("the server to have the request and wait for the rest of its body", async () => {
+        const metrics = parsePrometheusText(
+          await (await fetch(`http://${HOST}:${main.port}/metrics`)).text(),
+        );
+        return sampleValue(metrics, "assay_http_requests_in_flight") === 1;
+      });
 
       main.child.kill("SIGTERM");
       await waitUntilRefused(main.port, 10_000);
@@ -263,6 +271,7 @@ describe("graceful shutdown of src/main.ts", () => {
     const main = await startMain({ ASSAY_SHUTDOWN_TIMEOUT_SECONDS: "30" });
     try {
       const agent = new http.Agent({ keepAlive: true });
+      const freed = once(agent, "free");
       const answered = await new Promise<number>((resolve, reject) => {
         http
           .get({ host: HOST, port: main.port, path: "/healthz", agent }, (res) => {
@@ -272,7 +281,7 @@ describe("graceful shutdown of src/main.ts", () => {
           .once("error", reject);
       });
       assert.equal(answered, 200);
-      await sleep(100); // The socket goes back to the agent's pool just after the response ends.
+      await freed; // The socket goes back to the agent's pool just after the response ends.
       assert.equal(Object.keys(agent.freeSockets).length, 1, "an idle keep-alive connection is open");
 
       const started = Date.now();

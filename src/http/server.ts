@@ -210,6 +210,7 @@ export function createServer(routes: ServerRoutes, logger: Logger, observed?: Se
       return;
     }
     inFlight += 1;
+    observed?.metrics.observeArrival();
     const served = endpoint && routes.activity?.begin();
     try {
       if (endpoint) {

@@ -53,6 +53,7 @@ export class Metrics {
   private readonly rateLimited: Counter<"limit">;
   private readonly rateLimitLocal: Counter<"limit">;
   private readonly rateLimitReconciled: Counter;
+  private readonly httpInFlight: Gauge;
   private readonly databaseErrors: Counter<"pool">;
   private readonly jobRuns: Counter<"kind" | "outcome">;
   private readonly jobDuration: Histogram<"kind">;
@@ -75,6 +76,11 @@ export class Metrics {
       help: "Time from a request's arrival to the end of its answer, by route name.",
       labelNames: ["route"],
       buckets: SECONDS_BUCKETS,
+      registers,
+    });
+    this.httpInFlight = new Gauge({
+      name: "assay_http_requests_in_flight",
+      help: "HTTP requests arrived and not yet answered (/metrics itself not counted): what a shutdown waits for.",
       registers,
     });
     this.graphqlOperations = new Counter({
@@ -161,9 +167,15 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  /** Counts one answered HTTP request. */
+  /** One HTTP request has arrived; {@link observeRequest} counts it answered. */
+  observeArrival(): void {
+    this.httpInFlight.inc();
+  }
+
+  /** Counts one answered HTTP request (one that {@link observeArrival} counted as arrived). */
   observeRequest(route: string, method: string | undefined, status: number, seconds: number): void {
     const verb = method && METHODS.has(method) ? method : "other";
+    this.httpInFlight.dec();
     this.httpRequests.inc({ route, method: verb, status: String(status) });
     this.httpDuration.observe({ route }, seconds);
   }
