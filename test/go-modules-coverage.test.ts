@@ -4,11 +4,11 @@ import type { AccountRow } from "../src/db/types.ts";
 import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
-import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { aRepository } from "./helpers/builders.ts";
 import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
-import { createArtifact, gql, startTestServer, type TestServer } from "./helpers/server.ts";
-import { artifactSettled } from "./helpers/uploads.ts";
+import { createArtifact, gql, type TestServer } from "./helpers/server.ts";
+import { artifactSettled, startUploaderScene } from "./helpers/uploads.ts";
 
 /**
  * A Go module in a subdirectory (docs/ingestion-coverage.md "Go modules in subdirectories"): the
@@ -54,10 +54,7 @@ let account: AccountRow;
 let token: string;
 
 before(async () => {
-  server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
-  const user = await aUser(server.db);
-  account = await anAccount(server.db, {}, [{ user, role: "MEMBER" }]);
-  token = await aToken(server.db, server.config.tokenPepper, user);
+  ({ server, account, token } = await startUploaderScene());
 });
 after(() => server?.stop());
 

@@ -9,8 +9,8 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { buildCliPackage } from "../src/cli/cli-package.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
 import { runShell, runSteps, type ShellRun, shellBlocksOf } from "./helpers/ci-shell.ts";
-import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -42,13 +42,14 @@ let token: string;
 let scratch: string;
 let workDir: string;
 let npmCache: string;
+let githubRepositoryId: string;
 
 before(async () => {
   server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
   const user = await aUser(server.db);
   // The same team on GitHub and on GitLab, each with its repository: one per CI example.
   const onGithub = await anAccount(server.db, { login: "acme" }, [{ user, role: "MEMBER" }]);
-  await aRepository(server.db, onGithub, { name: "shop" });
+  githubRepositoryId = (await aRepository(server.db, onGithub, { name: "shop" })).id;
   const onGitlab = await anAccount(server.db, { login: "acme", vcsProvider: "GITLAB" }, [
     { user, role: "MEMBER" },
   ]);
@@ -577,20 +578,7 @@ describe("a Go cover profile of modules in subdirectories", () => {
       ran.stderr,
       /Go modules sent to place the profile's files: example\.com\/shop in backend, example\.com\/pricing in libs\/pricing/,
     );
-    await waitFor(
-      "the profile to be processed",
-      async () =>
-        (
-          await server.db
-            .selectFrom("artifacts")
-            .innerJoin("analysis_runs", "analysis_runs.id", "artifacts.run_id")
-            .select("artifacts.id")
-            .where("analysis_runs.commit_oid", "=", commit)
-            .where("artifacts.status", "=", "PROCESSED")
-            .execute()
-        ).length === 1,
-      20_000,
-    );
+    await artifactsProcessed(server.db, githubRepositoryId);
     const files = await server.db
       .selectFrom("coverage_files")
       .innerJoin("artifacts", "artifacts.id", "coverage_files.artifact_id")
