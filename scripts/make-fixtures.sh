@@ -211,6 +211,38 @@ lcov_summary() { # lcov-file output-file
   lcov --summary "$1" --rc lcov_branch_coverage=1 >"$2" 2>&1
 }
 
+# `go tool cover -func` output as figures: the total percentage of statements and each function's.
+readonly GO_COVER_FUNC_FIGURES='split("\n") as $lines
+  | {statementsPercent: ($lines | map(capture("^total:\\s+\\(statements\\)\\s+(?<pct>[0-9.]+)%$").pct) | first | tonumber),
+     functions: ($lines | map(select(startswith("total:") | not)
+       | capture("^(?<where>\\S+):\\s+(?<fn>\\S+)\\s+(?<pct>[0-9.]+)%$")
+       | {key: "\(.where) \(.fn)", value: (.pct | tonumber)}) | from_entries)}'
+
+# One profile of the go-modules project: `go test` in a directory of it (a module alone, with
+# GOWORK=off, or the workspace at its root), then `go tool cover -func` there; the fixture records
+# the workspace's modules (goModules: what an upload sends) and, in the summary, where `go list`
+# puts each package.
+record_go_modules_profile() { # directory profile mode modules-json packages-json go-test-arguments...
+  local dir=$1 profile=$2 mode=$3 modules=$4 packages=$5 gowork=off
+  shift 5
+  [ "$dir" = . ] && gowork=auto
+  local out="$ROOT/src/formats/coverage/fixtures/go-modules" command="go test -count=1 -coverprofile=$profile $*"
+  {
+    echo "\$ cd $dir && GOWORK=$gowork $command && go tool cover -func=$profile"
+    (cd "$dir" && GOWORK=$gowork GOFLAGS= go test -count=1 -coverprofile="$profile" "$@" 2>&1)
+    (cd "$dir" && GOWORK=$gowork GOFLAGS= go tool cover -func="$profile")
+  } >>"$out/go-modules.tool-output.txt"
+  cp "$dir/$profile" "$out/$profile"
+  write_summary "$out/${profile%.out}.summary.json" go "$(go version)" \
+    "cd $dir && GOWORK=$gowork $command && go tool cover -func=$profile" "$PWD" "$(
+      jq -n --arg func "$(cd "$dir" && GOWORK=$gowork GOFLAGS= go tool cover -func="$profile")" --arg mode "$mode" \
+        --argjson modules "$modules" --argjson packages "$packages" \
+        "def totals: $GO_COVER_FUNC_FIGURES; {goModules: \$modules, packages: \$packages, (\$mode): (\$func | totals)}"
+    )"
+  add_fixture coverage go-modules "go-modules/$profile" go import-path "go-modules/${profile%.out}.summary.json" \
+    go-modules/go-modules.tool-output.txt "{\"goModules\": $modules}"
+}
+
 # ---------------------------------------------------------------------------------------------
 make_sarif() {
   begin_kind sarif
@@ -703,17 +735,35 @@ make_coverage() {
   done
   write_summary "$out/go/go.summary.json" go "$(go version)" \
     "go test -count=1 -covermode=set|count -coverprofile=MODE.out ./... && go tool cover -func=MODE.out" "$PWD" "$(
-      jq -n --arg set "$(go tool cover -func=set.out)" --arg count "$(go tool cover -func=count.out)" --arg modulePath "$module" '
-        def totals: split("\n") as $lines
-          | {statementsPercent: ($lines | map(capture("^total:\\s+\\(statements\\)\\s+(?<pct>[0-9.]+)%$").pct)
-               | first | tonumber),
-             functions: ($lines | map(select(startswith("total:") | not)
-               | capture("^(?<where>\\S+):\\s+(?<fn>\\S+)\\s+(?<pct>[0-9.]+)%$")
-               | {key: "\(.where) \(.fn)", value: (.pct | tonumber)}) | from_entries)};
-        {modulePath: $modulePath, set: ($set | totals), count: ($count | totals)}'
+      jq -n --arg set "$(go tool cover -func=set.out)" --arg count "$(go tool cover -func=count.out)" --arg modulePath "$module" \
+        "def totals: $GO_COVER_FUNC_FIGURES; {modulePath: \$modulePath, set: (\$set | totals), count: (\$count | totals)}"
     )"
   add_fixture coverage go go/set.out go import-path go/go.summary.json go/go.tool-output.txt "{\"stripPrefixes\": [\"$module\"]}"
   add_fixture coverage go go/count.out go import-path go/go.summary.json go/go.tool-output.txt "{\"stripPrefixes\": [\"$module\"]}"
+
+  log "Go cover profiles of a workspace whose modules lie in subdirectories"
+  # example.com/shop in backend/ and example.com/pricing in libs/pricing/, neither path naming its
+  # directory, used together through go.work. Every profile names files by import path; `go list`
+  # says where each module and package is, which is what Assay must find from the modules it is sent.
+  enter_project go-modules
+  mkdir -p "$out/go-modules"
+  local go_modules go_packages go_output="$out/go-modules/go-modules.tool-output.txt"
+  # Workspace mode refuses -mod=mod; the project needs no download.
+  go_modules=$(GOFLAGS= go list -m -json | jq -s --arg root "$PWD/" '[.[] | {modulePath: .Path, directory: (.Dir | ltrimstr($root))}]')
+  go_packages=$(GOFLAGS= go list -f '{{.ImportPath}} {{.Dir}}' example.com/shop/... example.com/pricing/... |
+    jq -Rn --arg root "$PWD/" '[inputs | split(" ") | {key: .[0], value: (.[1] | ltrimstr($root))}] | from_entries')
+  : >"$go_output"
+  # Each module alone (GOWORK=off), in its own directory; then the workspace's merged profile.
+  record_go_modules_profile backend backend.out set "$go_modules" "$go_packages" -covermode=set ./...
+  record_go_modules_profile libs/pricing pricing.out set "$go_modules" "$go_packages" -covermode=set ./...
+  # The shop's tests measuring the pricing module's package too: the profile names both modules.
+  record_go_modules_profile backend coverpkg.out set "$go_modules" "$go_packages" -covermode=set \
+    -coverpkg=./...,example.com/pricing ./...
+  record_go_modules_profile . workspace.out count "$go_modules" "$go_packages" -covermode=count \
+    example.com/shop/... example.com/pricing/...
+  # The two modules' own profiles uploaded to one run count what the workspace's profile counts.
+  add_run coverage go-modules-each-profile go-modules/workspace.summary.json go-modules/go-modules.tool-output.txt \
+    go-modules/backend.out go-modules/pricing.out
 
   write_manifest coverage
 }

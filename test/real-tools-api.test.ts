@@ -127,6 +127,7 @@ async function uploadFixture(
       analyzerType: input.analyzerType ?? null,
       key: input.key ?? null,
       workDir: fixture.workDir,
+      ...(fixture.goModules ? { goModules: fixture.goModules } : {}),
       ...reportData(fixture),
     },
   });
@@ -706,6 +707,8 @@ interface CoverageExpectation {
   counts: Array<{ figure: string; lines?: Counts; branches?: Counts }>;
   percents: ToolPercent[];
   files?: { figure: string; files: FileFigures[] };
+  /** The files' repository paths, where the summary says where the tool found them (`go list`). */
+  paths?: { figure: string; paths: string[] };
   /** Warnings the artifact must carry, where the summary's figures say the detail lacks something. */
   warnings: string[];
 }
@@ -941,8 +944,26 @@ function coverageExpectation(fixture: ToolFixture, skippedFiles: number): Covera
     });
     expectation.files = { figure: "csv", files: [...byFile.values()] };
   }
+  // `go list`'s directory of each package: a profile's file (an import path) is that directory's
+  // file, so the API must list it there (modules in subdirectories, placed by the goModules sent).
+  if (isRecord(figures.packages)) {
+    const packages = figures.packages;
+    const named = new Set(
+      reportText(fixture)
+        .split("\n")
+        .slice(1)
+        .filter((line) => line.trim() !== "")
+        .map((line) => line.slice(0, line.indexOf(":"))),
+    );
+    expectation.paths = {
+      figure: "packages",
+      paths: [...named]
+        .map((file) => `${String(packages[path.posix.dirname(file)])}/${path.posix.basename(file)}`)
+        .sort(),
+    };
+  }
   // `go tool cover -func`: the total of statements, one decimal (Go's %.1f), for the profile's mode.
-  if (figures.modulePath !== undefined) {
+  if (figures.modulePath !== undefined || figures.goModules !== undefined) {
     const mode = /^mode: (\w+)/.exec(reportText(fixture))?.[1] ?? "";
     expectation.percents.push({
       figure: `${mode}.statementsPercent`,
@@ -1237,6 +1258,13 @@ describe("every real tool's coverage report through the API, compared with the t
         assert.deepEqual(byShortcode[shortcode], values, `Repository.metrics ${shortcode}`);
       }
 
+      if (expectation.paths) {
+        assert.deepEqual(
+          files.map((file) => file.path).sort(),
+          expectation.paths.paths,
+          `the files where the tool's ${expectation.paths.figure} puts them`,
+        );
+      }
       // Per file, where the tool's summary lists files.
       if (expectation.files) {
         assert.deepEqual(
@@ -1379,6 +1407,35 @@ function assertAsLcovMerge(source: string, figures: Record<string, unknown>, out
   );
 }
 
+/**
+ * Compares the run with `go tool cover -func` of one profile covering what the run's profiles
+ * cover together (a workspace's, against each module's own): the statements, one decimal, and
+ * each file `go tool cover` names a function of, where `go list` puts its package.
+ */
+function assertAsGoCover(source: string, figures: Record<string, unknown>, out: RunOut): void {
+  const mode = ["set", "count", "atomic"].find((key) => isRecord(figures[key]));
+  if (mode === undefined || !isRecord(figures.packages))
+    throw new Error(`${source}: no go tool cover figures`);
+  const packages = figures.packages;
+  const { lines } = out.run.changesetStats;
+  const counts = { covered: lines.overallCovered ?? -1, total: lines.overall ?? -1 };
+  assert.equal(
+    roundHalfEven((counts.covered / counts.total) * 100, 1),
+    numberAt(source, figures, mode, "statementsPercent"),
+    "go tool cover's statements, rounded as Go rounds",
+  );
+  const functions = (figures[mode] as Record<string, unknown>).functions;
+  if (!isRecord(functions)) throw new Error(`${source}: go tool cover's functions are missing`);
+  const files = new Set(Object.keys(functions).map((key) => key.slice(0, key.indexOf(":"))));
+  assert.deepEqual(
+    out.check.coverageFiles.edges.map((edge) => edge.node.path).sort(),
+    [...files]
+      .map((file) => `${String(packages[path.posix.dirname(file)])}/${path.posix.basename(file)}`)
+      .sort(),
+    "each file where go list puts its package",
+  );
+}
+
 describe("reports uploaded to one run together, compared with the tool that read them together", () => {
   const fixtures = listToolFixtures("coverage");
   const runs = listToolRuns("coverage");
@@ -1410,6 +1467,10 @@ describe("reports uploaded to one run together, compared with the tool that read
       }
       if (isRecord(figures.lcovSummary)) {
         assertAsLcovMerge(run.summary, figures.lcovSummary, node);
+        compared += 1;
+      }
+      if (figures.goModules !== undefined) {
+        assertAsGoCover(run.summary, figures, node);
         compared += 1;
       }
       assert.ok(

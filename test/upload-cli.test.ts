@@ -9,6 +9,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { buildCliPackage } from "../src/cli/cli-package.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
 import { runShell, runSteps, type ShellRun, shellBlocksOf } from "./helpers/ci-shell.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -41,13 +42,14 @@ let token: string;
 let scratch: string;
 let workDir: string;
 let npmCache: string;
+let githubRepositoryId: string;
 
 before(async () => {
   server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
   const user = await aUser(server.db);
   // The same team on GitHub and on GitLab, each with its repository: one per CI example.
   const onGithub = await anAccount(server.db, { login: "acme" }, [{ user, role: "MEMBER" }]);
-  await aRepository(server.db, onGithub, { name: "shop" });
+  githubRepositoryId = (await aRepository(server.db, onGithub, { name: "shop" })).id;
   const onGitlab = await anAccount(server.db, { login: "acme", vcsProvider: "GITLAB" }, [
     { user, role: "MEMBER" },
   ]);
@@ -556,5 +558,38 @@ describe("an SBOM upload", () => {
       .where("commit_oid", "=", commit)
       .executeTakeFirstOrThrow();
     assert.deepEqual(run.lockfile_paths, ["package.json", "web/package-lock.json"]);
+  });
+});
+
+describe("a Go cover profile of modules in subdirectories", () => {
+  test("is sent with the checkout's modules, and its files are listed where they are in the repository", async () => {
+    // The go-modules project (example.com/shop in backend/, example.com/pricing in libs/pricing/)
+    // committed into the checkout, and go test's real profile of the shop's tests measuring both.
+    await fs.cp(path.join(ROOT, "test", "fixtures", "tools", "go-modules"), workDir, { recursive: true });
+    const commit = commitAll("a Go backend and its pricing library");
+    const profile = path.join(ROOT, "src", "formats", "coverage", "fixtures", "go-modules", "coverpkg.out");
+    const ran = await shell(
+      `npx --yes "$ASSAY_URL/cli/assay-cli.tgz" upload --repository gh/acme/shop --analyzer test-coverage --key go --file "${profile}" --commit ${commit} --branch main`,
+      {},
+      path.join(workDir, "backend"),
+    );
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.match(
+      ran.stderr,
+      /Go modules sent to place the profile's files: example\.com\/shop in backend, example\.com\/pricing in libs\/pricing/,
+    );
+    await artifactsProcessed(server.db, githubRepositoryId);
+    const files = await server.db
+      .selectFrom("coverage_files")
+      .innerJoin("artifacts", "artifacts.id", "coverage_files.artifact_id")
+      .innerJoin("analysis_runs", "analysis_runs.id", "artifacts.run_id")
+      .select("coverage_files.path")
+      .where("analysis_runs.commit_oid", "=", commit)
+      .orderBy("coverage_files.path")
+      .execute();
+    assert.deepEqual(
+      files.map((file) => file.path),
+      ["backend/cmd/shop/main.go", "backend/internal/cart/cart.go", "libs/pricing/pricing.go"],
+    );
   });
 });

@@ -32,6 +32,8 @@ export interface UploadFields {
   configToml?: string;
   /** The lockfiles git tracks at the commit, with an SBOM; left out when none are listed. */
   lockfilePaths?: string[];
+  /** With a Go profile, the checkout's Go modules and their directories; left out when none are found. */
+  goModules?: Array<{ modulePath: string; directory: string }>;
 }
 
 /** Hooks of {@link uploadBody}: the file's bytes read so far, and the body's size when it is all out. */

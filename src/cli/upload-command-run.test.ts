@@ -359,7 +359,7 @@ describe("assay upload sends the repository's .deepsource.toml", () => {
   });
 });
 
-describe("assay upload sends a Go cover profile with the module path of the root's go.mod as its workDir", () => {
+describe("assay upload sends a Go cover profile with the checkout's Go modules", () => {
   let server: ScriptedServer;
   let dir: string;
   const savedCwd = process.env.INIT_CWD;
@@ -377,10 +377,10 @@ describe("assay upload sends a Go cover profile with the module path of the root
   });
   after(() => cleanUp(server, dir, savedCwd));
 
-  /** Runs `assay upload` of the profile with `flags`; answers the workDir sent and the notes printed. */
+  /** Runs `assay upload` of the profile with `flags`; answers the workDir and goModules sent, and the notes printed. */
   async function sent(
     flags: Record<string, string | boolean>,
-  ): Promise<{ workDir: string; notes: string[] }> {
+  ): Promise<{ workDir: string; goModules?: unknown; notes: string[] }> {
     server.captured.length = 0;
     const notes: string[] = [];
     await uploadCommand.run({
@@ -405,25 +405,31 @@ describe("assay upload sends a Go cover profile with the module path of the root
     });
     assert.equal(server.captured.length, 1);
     const body = JSON.parse(server.captured[0]!.body.toString("utf8")) as {
-      variables: { input: { workDir: string } };
+      variables: { input: { workDir: string; goModules?: unknown } };
     };
-    return { workDir: body.variables.input.workDir, notes };
+    const { workDir, goModules } = body.variables.input;
+    return { workDir, ...(goModules === undefined ? {} : { goModules }), notes };
   }
 
-  test("the module path when the go.mod at the root names the module the profile's files lie in", async () => {
+  test("the module of the root's go.mod, in the root, with the directory as workDir", async () => {
     fs.copyFileSync(GO_MOD, path.join(dir, "go.mod"));
     assert.deepEqual(await sent({}), {
-      workDir: "example.com/warehouse",
-      notes: ["Go module example.com/warehouse: the profile's paths are made relative to it"],
+      workDir: dir,
+      goModules: [{ modulePath: "example.com/warehouse", directory: "" }],
+      notes: ["Go modules sent to place the profile's files: example.com/warehouse in ."],
     });
+    assert.equal((await sent({ "work-dir": "." })).workDir, dir);
   });
 
-  test("the directory when --work-dir is given, there is no go.mod, or it names another module", async () => {
-    fs.copyFileSync(GO_MOD, path.join(dir, "go.mod"));
-    assert.equal((await sent({ "work-dir": "." })).workDir, dir);
-    fs.writeFileSync(path.join(dir, "go.mod"), "module example.com/other\n\ngo 1.19\n");
-    assert.deepEqual(await sent({}), { workDir: dir, notes: [] });
-    fs.rmSync(path.join(dir, "go.mod"));
-    assert.deepEqual(await sent({}), { workDir: dir, notes: [] });
+  test("a module in a subdirectory and the root's go.work: each module with its directory", async () => {
+    fs.rmSync(path.join(dir, "go.mod"), { force: true });
+    fs.mkdirSync(path.join(dir, "backend"));
+    fs.writeFileSync(path.join(dir, "backend", "go.mod"), "module example.com/warehouse\n\ngo 1.19\n");
+    fs.writeFileSync(path.join(dir, "go.work"), "go 1.19\n\nuse ./backend\n");
+    assert.deepEqual((await sent({})).goModules, [
+      { modulePath: "example.com/warehouse", directory: "backend" },
+    ]);
+    fs.rmSync(path.join(dir, "go.work"));
+    assert.deepEqual(await sent({}), { workDir: dir, notes: [] }, "no module found: none sent");
   });
 });

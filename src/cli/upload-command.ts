@@ -9,7 +9,7 @@ import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
 import { planChanges, sendChanges } from "./upload-changes.ts";
-import { goModuleWorkDir } from "./upload-go-module.ts";
+import { goModulesNote, goModulesOf } from "./upload-go-module.ts";
 import { planLockfiles } from "./upload-lockfiles.ts";
 import { DEFAULT_WAIT_SECONDS, resolveUploadOptions, type UploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
@@ -189,11 +189,15 @@ export const uploadCommand: Command = {
     // The server's own words, before anything is sent: an LCOV file given as SARIF and the like.
     const wrong = wrongFormatMessage(artifactKindOf(options.analyzer), sniffFormat(head.toString("utf8")));
     if (wrong !== undefined) throw new CliError(wrong);
-    const modulePath =
-      flags.optional("work-dir") === undefined && options.analyzer === "test-coverage" && options.key === "go"
-        ? goModuleWorkDir(head.toString("utf8"), options.workDir, readTextFile)
+    const goModules =
+      options.analyzer === "test-coverage" && options.key === "go"
+        ? goModulesOf(head.toString("utf8"), {
+            root: git(["rev-parse", "--show-toplevel"]) ?? options.workDir,
+            git,
+            readText: readTextFile,
+          })
         : null;
-    if (modulePath !== null) note(`Go module ${modulePath}: the profile's paths are made relative to it`);
+    if (goModules !== null) note(goModulesNote(goModules));
     const report = { chunks, size: opened.size };
     const configToml = await readConfig(options.config);
     const lockfiles = planLockfiles(
@@ -230,7 +234,8 @@ export const uploadCommand: Command = {
         analyzer: options.analyzer,
         analyzerType: options.analyzerType,
         key: options.key,
-        workDir: modulePath ?? options.workDir,
+        workDir: options.workDir,
+        ...(goModules === null ? {} : { goModules: goModules.modules }),
         reporter: "assay-cli",
         reporterVersion: CLI_VERSION,
         ...(configToml === null ? {} : { configToml }),

@@ -1,29 +1,83 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
-import { test } from "node:test";
-import { goModuleWorkDir } from "./upload-go-module.ts";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { gitIn, readTextFile } from "./ci-environment.ts";
+import { goModulesNote, goModulesOf } from "./upload-go-module.ts";
 
-const GO_MOD = "module example.com/warehouse // the shop's stock\n\ngo 1.19\n";
-const readGoMod = (file: string) => (file === "/repo/go.mod" ? GO_MOD : null);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+// The go-modules project: example.com/shop in backend/, example.com/pricing in libs/pricing/, a go.work.
+const PROJECT = path.join(ROOT, "test/fixtures/tools/go-modules");
+const PROFILE = fs.readFileSync(
+  path.join(ROOT, "src/formats/coverage/fixtures/go-modules/coverpkg.out"),
+  "utf8",
+);
+const BOTH = [
+  { modulePath: "example.com/shop", directory: "backend" },
+  { modulePath: "example.com/pricing", directory: "libs/pricing" },
+];
 
-test("a profile naming a file of the root's module is sent relative to the module path, whatever else it names first", () => {
-  // -coverpkg=all: another module's file may come first.
-  const head =
-    "mode: set\nexample.com/lib/x.go:3.2,4.3 1 1\nexample.com/warehouse/stock/stock.go:16.51,17.16 1 1\n";
-  assert.equal(goModuleWorkDir(head, "/repo", readGoMod), "example.com/warehouse");
-});
+describe("the Go modules assay upload sends with a profile", () => {
+  let dir: string;
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-go-modules-"));
+    fs.cpSync(PROJECT, dir, { recursive: true });
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-test("no module path for a profile of other modules, a text that is no profile, or a root without go.mod", () => {
-  assert.equal(
-    goModuleWorkDir("mode: set\nexample.com/warehousefront/a.go:1.1,2.2 1 1\n", "/repo", readGoMod),
-    null,
-  );
-  assert.equal(
-    goModuleWorkDir("TN:\nSF:example.com/warehouse/a.go\nend_of_record\n", "/repo", readGoMod),
-    null,
-  );
-  assert.equal(
-    goModuleWorkDir("mode: set\nexample.com/warehouse/a.go:1.1,2.2 1 1\n", "/other", readGoMod),
-    null,
-  );
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "init.defaultBranch=main", ...args], { cwd: dir, stdio: "ignore" });
+
+  test("outside a git work tree: the root's module and those its go.work uses", () => {
+    assert.deepEqual(goModulesOf(PROFILE, { root: dir, git: gitIn(dir), readText: readTextFile }), {
+      modules: BOTH,
+      ambiguous: [],
+    });
+  });
+
+  test("in a git work tree, from any directory: every go.mod git tracks, but not in testdata, vendor or hidden directories", () => {
+    fs.rmSync(path.join(dir, "go.work"));
+    for (const ignored of ["backend/internal/cart/testdata/fake", "vendor/example.com/x", ".cache/mod"]) {
+      fs.mkdirSync(path.join(dir, ignored), { recursive: true });
+      fs.writeFileSync(path.join(dir, ignored, "go.mod"), `module example.com/${path.basename(ignored)}\n`);
+    }
+    fs.writeFileSync(path.join(dir, "go.mod"), "module example.com/tools // the repository's own tools\n");
+    fs.writeFileSync(path.join(dir, "untracked.mod"), "");
+    git("init", "-q");
+    git("add", "-A");
+    const fromBackend = gitIn(path.join(dir, "backend"));
+    const root = fromBackend(["rev-parse", "--show-toplevel"])!;
+    assert.deepEqual(goModulesOf(PROFILE, { root, git: fromBackend, readText: readTextFile }), {
+      modules: [{ modulePath: "example.com/tools", directory: "" }, ...BOTH],
+      ambiguous: [],
+    });
+  });
+
+  test("a module path declared in two directories is left out and said; no profile or no module sends none", () => {
+    const readText = (file: string) =>
+      ({
+        "/repo/go.work":
+          'go 1.19\n\nuse ./api\nuse (\n\t./backend // the shop\n\t"./web"\n\t../elsewhere\n)\n',
+        "/repo/api/go.mod": "module example.com/shop\n",
+        "/repo/backend/go.mod": "module example.com/shop\n",
+        "/repo/web/go.mod": 'module "example.com/web"\n',
+      })[file] ?? null;
+    const found = goModulesOf(PROFILE, { root: "/repo", git: () => null, readText });
+    assert.deepEqual(found, {
+      modules: [{ modulePath: "example.com/web", directory: "web" }],
+      ambiguous: ["example.com/shop"],
+    });
+    assert.equal(
+      goModulesNote(found!),
+      "Go modules sent to place the profile's files: example.com/web in web; left out, declared in several directories: example.com/shop",
+    );
+    assert.equal(
+      goModulesOf("TN:\nSF:a.go\nend_of_record\n", { root: "/repo", git: () => null, readText }),
+      null,
+    );
+    assert.equal(goModulesOf(PROFILE, { root: "/none", git: () => null, readText }), null);
+  });
 });

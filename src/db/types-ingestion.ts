@@ -33,6 +33,11 @@ export interface ArtifactsTable {
   report_bytes: ColumnType<string | null, number | string | null | undefined, number | string | null>;
   /** The format the intake recognised ("SARIF 2.1.0", "LCOV"...), migration 0010; null before. */
   format: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * Coverage: the Go modules the upload named, each path with its directory (migration 0034);
+   * null when it named none. Written as JSON text.
+   */
+  go_modules: ColumnType<GoModuleRow[] | null, string | null | undefined, string | null>;
   content_sha256: Buffer;
   status: WithDefault<ArtifactStatus>;
   /** Why processing failed, in words a user can act on. */
@@ -42,6 +47,12 @@ export interface ArtifactsTable {
   uploaded_by: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   created_at: CreatedAt;
   processed_at: NullableTimestamp;
+}
+
+/** One of an artifact's `go_modules`: a module path and its repository-relative directory ("" for the root). */
+export interface GoModuleRow {
+  modulePath: string;
+  directory: string;
 }
 
 export interface ArtifactChunksTable {

@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { CoverageReport, FileCoverage } from "./coverage/types.ts";
+import type { CoverageReport, FileCoverage, GoModule } from "./coverage/types.ts";
 
 /**
  * The directory every fixture tool ran under (`<root>/<project>`), so absolute paths in the reports
@@ -51,6 +51,8 @@ export interface ToolFixture {
   toolOutput: string;
   /** Prefixes a reader must remove besides `workDir` (the Go module path). */
   stripPrefixes?: string[];
+  /** The Go modules an upload sends with a profile of modules in subdirectories (`go list -m`). */
+  goModules?: GoModule[];
 }
 
 /**

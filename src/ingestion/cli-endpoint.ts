@@ -18,6 +18,7 @@ import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import { type DatabaseAvailability, isDatabaseUnavailable } from "../db/availability.ts";
 import type { Database } from "../db/types.ts";
+import type { GoModuleRow } from "../db/types-ingestion.ts";
 import { DocumentCache } from "../graphql/document-cache.ts";
 import {
   AssayError,
@@ -98,6 +99,7 @@ interface CreateArtifactInput {
   baseBranch?: string | null;
   configToml?: string | null;
   lockfilePaths?: readonly string[] | null;
+  goModules?: readonly GoModuleRow[] | null;
   clientMutationId?: string | null;
 }
 
@@ -122,6 +124,22 @@ const ArtifactMetadataInput = new GraphQLInputObjectType({
       type: GraphQLString,
       description:
         '"True" (or "1") when `data` is base64 of zstd-compressed text; anything else means plain text.',
+    },
+  },
+});
+
+const GoModuleInputType = new GraphQLInputObjectType({
+  name: "GoModuleInput",
+  description: "A Go module of the repository: its module path and the directory its go.mod is in.",
+  fields: {
+    modulePath: {
+      type: new GraphQLNonNull(GraphQLString),
+      description: "The module path the go.mod's `module` line declares (`example.com/shop`).",
+    },
+    directory: {
+      type: new GraphQLNonNull(GraphQLString),
+      description:
+        'The directory of the go.mod, relative to the repository root ("backend"); "" for the root.',
     },
   },
 });
@@ -180,6 +198,11 @@ const CreateArtifactInputType = new GraphQLInputObjectType({
       type: new GraphQLList(new GraphQLNonNull(GraphQLString)),
       description:
         "Assay extension, not sent by the contract's CLI: the repository-relative paths of the dependency manifests and lockfiles git tracks at this commit; read as `uploadArtifact`'s `lockfilePaths` is.",
+    },
+    goModules: {
+      type: new GraphQLList(new GraphQLNonNull(GoModuleInputType)),
+      description:
+        "Assay extension, not sent by the contract's CLI: with a Go cover profile, the repository's Go modules and their directories; read as `uploadArtifact`'s `goModules` is.",
     },
     clientMutationId: {
       type: GraphQLString,
@@ -269,6 +292,7 @@ export function uploadOfCreateArtifact(input: CreateArtifactInput): ArtifactUplo
     uploadedBy: null,
     configToml: presentOrNull(input.configToml),
     lockfilePaths: input.lockfilePaths ?? null,
+    goModules: input.goModules ?? null,
   };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Kysely } from "kysely";
 import type { Config } from "../config.ts";
 import type { AnalyzerRow, Database, RepositoryRow } from "../db/types.ts";
-import type { ArtifactKind } from "../db/types-ingestion.ts";
+import type { ArtifactKind, GoModuleRow } from "../db/types-ingestion.ts";
 import { latin1Warning } from "../formats/coverage/index.ts";
 import {
   type RepositoryConfig,
@@ -31,6 +31,7 @@ import {
 } from "./artifact-bytes.ts";
 import { collectDecodedText, collectText, validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
+import { readGoModules } from "./go-modules.ts";
 import {
   COVERAGE_FORMAT_NAMES,
   changesFormatName,
@@ -90,6 +91,8 @@ interface CheckedUpload {
   config: RepositoryConfig | null;
   /** The lockfiles the upload lists, as kept (run-lockfiles.ts); null when it lists none. */
   lockfilePaths: string[] | null;
+  /** A Go profile's modules, as kept (go-modules.ts); null when the upload names none. */
+  goModules: GoModuleRow[] | null;
 }
 
 /** Checks everything about an upload but its report; throws {@link UploadError}. */
@@ -156,6 +159,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
   const sbomStandard = kind === "SBOM" ? checkSbomKey(upload.key) : null;
   const config = readUploadedConfig(upload.configToml);
   const lockfilePaths = readLockfilePaths(upload.lockfilePaths);
+  const goModules = readGoModules(upload.goModules, { kind, languageKey });
   return {
     commitOid: commitOid.toLowerCase(),
     branch,
@@ -168,6 +172,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     sbomStandard,
     config,
     lockfilePaths,
+    goModules,
   };
 }
 
@@ -223,7 +228,12 @@ async function validateReport(
       format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {
       const decoded = await collectDecodedText(text());
-      const report = validateCoverage(decoded.text, checked.languageKey as string, upload.workDir);
+      const report = validateCoverage(
+        decoded.text,
+        checked.languageKey as string,
+        upload.workDir,
+        checked.goModules,
+      );
       format = COVERAGE_FORMAT_NAMES[report.format];
       const latin1 = latin1Warning(decoded.latin1Lines);
       warnings = [...coveragePlacementWarnings(report, upload.workDir), ...(latin1 === null ? [] : [latin1])];
@@ -342,6 +352,7 @@ export async function acceptUpload(
       reporter: upload.reporter.trim().slice(0, 100) || "unknown",
       reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
       work_dir: upload.workDir?.trim() || null,
+      go_modules: checked.goModules === null ? null : JSON.stringify(checked.goModules),
       compression: stored.compression,
       stored_bytes: stored.bytes.length,
       report_bytes: report.reportBytes,

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { AnalysisRunRow, Database, RepositoryRow } from "../db/types.ts";
-import type { ArtifactCompression, ArtifactKind, ArtifactRow } from "../db/types-ingestion.ts";
+import type { ArtifactCompression, ArtifactKind, ArtifactRow, GoModuleRow } from "../db/types-ingestion.ts";
 
 /**
  * The shapes shared by the ingestion pipeline (docs/ingestion.md): what an upload carries, and
@@ -35,6 +35,11 @@ export interface ArtifactUpload {
    * commit, when the uploader lists them (`assay upload` does with an SBOM).
    */
   lockfilePaths?: readonly string[] | null;
+  /**
+   * A Go coverage upload's modules, each module path with its repository-relative directory, when
+   * the uploader names them (`assay upload` does with a Go profile).
+   */
+  goModules?: readonly GoModuleRow[] | null;
 }
 
 /** A processed check row as stored. */

@@ -1,4 +1,4 @@
-import type { ArtifactCompression } from "../db/types-ingestion.ts";
+import type { ArtifactCompression, GoModuleRow } from "../db/types-ingestion.ts";
 import { builder } from "../graphql/builder.ts";
 import { type GraphQLContext, RequestLoaders } from "../graphql/context.ts";
 import {
@@ -41,6 +41,7 @@ export interface UploadArtifactInputValue {
   reporterVersion?: string | null;
   configToml?: string | null;
   lockfilePaths?: readonly string[] | null;
+  goModules?: readonly GoModuleRow[] | null;
   clientMutationId?: string | null;
 }
 
@@ -75,6 +76,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     uploadedBy: userId,
     configToml: presentOrNull(input.configToml),
     lockfilePaths: input.lockfilePaths ?? null,
+    goModules: input.goModules ?? null,
   };
 }
 
@@ -133,6 +135,22 @@ const ArtifactCompressionEnum = builder.enumType("ArtifactCompression", {
     ZSTD: { description: "Base64 of the report text compressed with zstd." },
     GZIP: { description: "Base64 of the report text compressed with gzip." },
   } as const,
+});
+
+const GoModuleInput = builder.inputType("GoModuleInput", {
+  description:
+    "A Go module of the repository: its module path and the directory its go.mod is in (an Assay extension).",
+  fields: (t) => ({
+    modulePath: t.string({
+      required: true,
+      description: "The module path the go.mod's `module` line declares (`example.com/shop`).",
+    }),
+    directory: t.string({
+      required: true,
+      description:
+        'The directory of the go.mod, relative to the repository root and separated by "/" ("backend", "libs/pricing"); "" or "." for the root.',
+    }),
+  }),
 });
 
 const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
@@ -197,6 +215,12 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
       required: false,
       description:
         "The repository-relative paths of the dependency manifests and lockfiles git tracks at this commit (an Assay extension; `assay upload` sends them with an SBOM, from `git ls-files`). The run keeps them. A detected dependency target whose lockfile was listed when it was last scanned, and that the default branch's newest list leaves out, counts as scanned and empty: its vulnerabilities leave the repository's and DDP drops it. A path that is not relative to the repository root, or a list that differs from the one the run was uploaded with before, refuses the upload. Without it, nothing changes.",
+    }),
+    goModules: t.field({
+      type: [GoModuleInput],
+      required: false,
+      description:
+        "With a Go cover profile (`test-coverage`, key `go`): the repository's Go modules, each module path with the directory its go.mod is in (an Assay extension; `assay upload` sends those of the checkout). A profile names files by import path; a file under a module's path (the longest that fits) is placed in its directory, so `example.com/shop/internal/cart/cart.go` of the module `example.com/shop` in `backend` is `backend/internal/cart/cart.go`. The artifact keeps them (`Artifact.goModules`). An entry that is not a module path or not a directory relative to the repository root, a module path named twice, more than 1000 modules, or the field on another upload refuses the upload. Without it, files under the repository's conventional module path (the host and path of its page) lose that prefix, and the others are kept as written.",
     }),
     clientMutationId: clientMutationIdInput(t),
   }),

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import type { AccountRow } from "../../src/db/types.ts";
+import { anAccount, aToken, aUser } from "./builders.ts";
 import { waitFor } from "./instance.ts";
-import { dataOf, gql, type TestServer } from "./server.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./server.ts";
 
 /**
  * Uploads a report with `uploadArtifact` (bearer `token`) and waits until its run leaves PENDING;
@@ -47,4 +49,20 @@ export async function artifactSettled(server: TestServer, token: string, artifac
     },
     20_000,
   );
+}
+
+/** A server whose worker polls often, with an account and a MEMBER's token to upload to it. */
+export interface UploaderScene {
+  server: TestServer;
+  account: AccountRow;
+  token: string;
+}
+
+/** Starts the server of an {@link UploaderScene} and makes its member; the caller stops the server. */
+export async function startUploaderScene(): Promise<UploaderScene> {
+  const server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
+  const user = await aUser(server.db);
+  const account = await anAccount(server.db, {}, [{ user, role: "MEMBER" }]);
+  const token = await aToken(server.db, server.config.tokenPepper, user);
+  return { server, account, token };
 }

@@ -91,3 +91,29 @@ test("with the module path known, another module's files lie outside; without it
     ["example.com/m/a.go", "golang.org/x/text/t.go"],
   );
 });
+
+test("a file lies in the directory of the longest module path it is under; other modules' files lie outside", () => {
+  const profile = [
+    "mode: set",
+    "example.com/shop/internal/cart/cart.go:3.20,5.2 1 1",
+    "example.com/shop/tools/gen/gen.go:3.20,5.2 1 0",
+    "example.com/root/main.go:3.20,5.2 1 1",
+    "golang.org/x/text/width.go:3.20,5.2 1 1",
+    "",
+  ].join("\n");
+  const report = parseGoProfile(profile, {
+    goModules: [
+      { modulePath: "example.com/shop", directory: "backend" },
+      { modulePath: "example.com/shop/tools", directory: "tools" },
+      { modulePath: "example.com/root", directory: "" },
+    ],
+  });
+  assert.deepEqual(
+    report.files.map((file) => file.path),
+    ["backend/internal/cart/cart.go", "main.go", "tools/gen/gen.go"],
+  );
+  assert.deepEqual(
+    report.excluded.map((file) => file.path),
+    ["golang.org/x/text/width.go"],
+  );
+});

@@ -1,10 +1,11 @@
-import { CoverageAccumulator, readCount, readLineNumber } from "./accumulator.ts";
-import { resolveCoveragePath } from "./paths.ts";
+import { CoverageAccumulator, type FileHandle, readCount, readLineNumber } from "./accumulator.ts";
+import { type ResolvedCoveragePath, resolveCoveragePath } from "./paths.ts";
 import {
   type CoverageErrorLocation,
   CoverageFormatError,
   type CoveragePathOptions,
   type CoverageReport,
+  type GoModule,
 } from "./types.ts";
 
 type GoMode = "set" | "count" | "atomic";
@@ -29,23 +30,50 @@ const BLOCK = /^(.+):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (-?\d+)$/;
  * statement on it, so a line is covered when any statement on it ran. Go profiles have no branch
  * data.
  *
- * Files are named by import path. When some of them lie under the module path (a strip prefix)
- * or `workDir`, the profile is known to be the repository's, and those under neither (another
- * module's packages, from `-coverpkg=all`) lie outside the repository; when none does, the paths
- * are kept as written. A last line cut short is refused as truncated.
+ * Files are named by import path. A file under one of `goModules` lies in that module's directory
+ * ({@link goModulePath}); any other loses `workDir` or a strip prefix (the module path) when it
+ * lies under one. When some files were so placed, the profile is known to be the repository's,
+ * and the others (another module's packages, from `-coverpkg=all`) lie outside the repository;
+ * when none was, the paths are kept as written. A last line cut short is refused as truncated.
  */
 export function parseGoProfile(text: string, options: CoveragePathOptions = {}): CoverageReport {
   const { blocks, files } = readBlocks(text);
-  const report = new CoverageAccumulator("go", options);
-  const resolved = new Map([...files.keys()].map((path) => [path, resolveCoveragePath(path, options)]));
+  // The paths are resolved here, modules first, and handed to the accumulator as they are.
+  const report = new CoverageAccumulator("go", {});
+  const resolved = new Map([...files.keys()].map((path) => [path, resolveGoPath(path, options)]));
   const rootKnown = [...resolved.values()].some((r) => r.underRoot);
-  const outside = (path: string) => {
+  const fileOf = (path: string, where: CoverageErrorLocation) => {
     const r = resolved.get(path)!;
-    return r.outside || (rootKnown && !r.underRoot);
+    return report.file(r.path, where, r.outside || (rootKnown && !r.underRoot));
   };
-  for (const [path, where] of files) report.file(path, where, outside(path));
-  addLineHits(report, blocks.values(), outside);
+  for (const [path, where] of files) fileOf(path, where);
+  addLineHits(report, blocks.values(), fileOf);
   return report.build();
+}
+
+/** A profile's file placed by the module it lies in, else as any report's path. */
+function resolveGoPath(path: string, options: CoveragePathOptions): ResolvedCoveragePath {
+  const placed = goModulePath(path, options.goModules ?? []);
+  return placed === null
+    ? resolveCoveragePath(path, options)
+    : { path: placed, outside: false, underRoot: true };
+}
+
+/**
+ * The repository path of a file a Go profile names by import path: the rest of the path after the
+ * longest of `modules`' paths it lies under, in that module's directory. Null when it lies under
+ * none. Module paths nest (`example.com/shop` and `example.com/shop/tools` may be two modules), so
+ * the longest wins, as it does for the go command.
+ */
+export function goModulePath(importPath: string, modules: readonly GoModule[]): string | null {
+  let best: GoModule | undefined;
+  for (const module of modules) {
+    if (!importPath.startsWith(`${module.modulePath}/`)) continue;
+    if (best === undefined || module.modulePath.length > best.modulePath.length) best = module;
+  }
+  if (best === undefined) return null;
+  const rest = importPath.slice(best.modulePath.length + 1);
+  return best.directory === "" ? rest : `${best.directory}/${rest}`;
 }
 
 /** The profile's blocks merged by position, and each file's first mention. */
@@ -124,7 +152,7 @@ function lastNonBlank(lines: readonly string[]): number {
 function addLineHits(
   report: CoverageAccumulator,
   blocks: Iterable<Block>,
-  outside: (path: string) => boolean,
+  fileOf: (path: string, where: CoverageErrorLocation) => FileHandle,
 ): void {
   const hitsByFile = new Map<string, Map<number, number>>();
   for (const block of blocks) {
@@ -137,7 +165,7 @@ function addLineHits(
     for (const line of statementLines(block)) hits.set(line, Math.max(hits.get(line) ?? 0, block.count));
   }
   for (const [path, hits] of hitsByFile) {
-    const file = report.file(path, {}, outside(path));
+    const file = fileOf(path, {});
     for (const [line, count] of hits) report.addHits(file, line, count);
   }
 }

@@ -24,6 +24,7 @@ function parsed(tool: string, name: string): CoverageReport {
   return parseCoverage(readToolFixture("coverage", tool, name), {
     workDir: fixture.workDir,
     stripPrefixes: fixture.stripPrefixes ?? [],
+    goModules: fixture.goModules ?? [],
   });
 }
 
@@ -336,6 +337,37 @@ describe("real coverage tools: our totals are the tool's own", () => {
         ["stock/stock.go"],
         "the module path is stripped",
       );
+    }
+  });
+
+  test("Go modules in subdirectories: each profile gives go tool cover's coverage, its files where go list puts them", () => {
+    for (const name of ["backend.out", "pricing.out", "coverpkg.out", "workspace.out"]) {
+      const report = parsed("go-modules", name);
+      const summary = readToolSummary("coverage", "go-modules", name).figures;
+      const mode = /^mode: (\w+)/.exec(readToolFixture("coverage", "go-modules", name))![1]!;
+      assert.equal(
+        percent(report.totals.lines, 1),
+        figure<number>("go-modules", name, mode, "statementsPercent"),
+        name,
+      );
+      // Each file the profile names, in the directory `go list` gives its package.
+      const packages = summary.packages as Record<string, string>;
+      const named = new Set(
+        readToolFixture("coverage", "go-modules", name)
+          .split("\n")
+          .slice(1)
+          .filter((line) => line.trim() !== "")
+          .map((line) => line.slice(0, line.indexOf(":"))),
+      );
+      const expected = [...named].map(
+        (file) => `${packages[path.posix.dirname(file)]}/${path.posix.basename(file)}`,
+      );
+      assert.deepEqual(
+        report.files.map((f) => f.path),
+        expected.sort(),
+        `${name}: the repository's paths`,
+      );
+      assert.deepEqual(report.excluded, [], name);
     }
   });
 

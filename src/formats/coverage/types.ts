@@ -119,6 +119,21 @@ export interface CoveragePathOptions {
    * module path (`example.com/project`), whose profiles name files by import path.
    */
   stripPrefixes?: string[];
+  /**
+   * Go profiles only: the repository's Go modules, each module path with its directory. A file
+   * under a module's path (the longest that fits) lies in that module's directory:
+   * `example.com/shop/internal/cart/cart.go` of a module `example.com/shop` in `backend` is
+   * `backend/internal/cart/cart.go`. Tried before `workDir` and `stripPrefixes`.
+   */
+  goModules?: readonly GoModule[];
+}
+
+/** A Go module of the repository (docs/ingestion-coverage.md "Go modules in subdirectories"). */
+export interface GoModule {
+  /** The module path its go.mod declares (`module example.com/shop`). */
+  modulePath: string;
+  /** Its directory, relative to the repository root, `/`-separated; "" for the root. */
+  directory: string;
 }
 
 /** Options for {@link parseCoverage}. */

@@ -106,11 +106,15 @@ export async function processChanges(
 
 /**
  * How the report's paths become repository-relative: the upload's workDir, and for a Go profile
- * (which names files by import path) the repository's conventional module path, the host and
- * path of its page (`github.com/acme/shop`).
+ * (which names files by import path) the modules the upload named with their directories, then
+ * the repository's conventional module path, the host and path of its page (`github.com/acme/shop`).
  */
 async function pathOptionsOf(tx: Kysely<Database>, input: ProcessInput): Promise<CoveragePathOptions> {
-  const options: CoveragePathOptions = input.artifact.work_dir ? { workDir: input.artifact.work_dir } : {};
+  const { work_dir: workDir, go_modules: goModules } = input.artifact;
+  const options: CoveragePathOptions = {
+    ...(workDir ? { workDir } : {}),
+    ...(goModules ? { goModules } : {}),
+  };
   const modulePath = modulePathOf(await repositoryPageOf(tx, input.repository));
   return modulePath ? { ...options, stripPrefixes: [modulePath] } : options;
 }

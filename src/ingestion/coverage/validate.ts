@@ -1,4 +1,5 @@
 import type { MetricKey } from "../../db/types.ts";
+import type { GoModuleRow } from "../../db/types-ingestion.ts";
 import {
   type CoverageReport,
   type DecodedReportText,
@@ -24,12 +25,18 @@ export function metricKeyOfLanguage(languageKey: string): MetricKey {
 }
 
 /**
- * Parses a whole coverage report for the intake: throws CoverageFormatError for an unreadable
- * report and UploadError (UNKNOWN_LANGUAGE) for an unknown language key.
+ * Parses a whole coverage report for the intake, its paths placed by the upload's `workDir` and
+ * Go modules: throws CoverageFormatError for an unreadable report and UploadError
+ * (UNKNOWN_LANGUAGE) for an unknown language key.
  */
-export function validateCoverage(text: string, languageKey: string, workDir: string | null): CoverageReport {
+export function validateCoverage(
+  text: string,
+  languageKey: string,
+  workDir: string | null,
+  goModules: readonly GoModuleRow[] | null = null,
+): CoverageReport {
   metricKeyOfLanguage(languageKey);
-  return parseCoverage(text, workDir ? { workDir } : {});
+  return parseCoverage(text, { ...(workDir ? { workDir } : {}), ...(goModules ? { goModules } : {}) });
 }
 
 /** Parses a CHANGES artifact for the intake; throws ChangedLinesFormatError. */

@@ -1,3 +1,4 @@
+import type { GoModuleRow } from "../../db/types-ingestion.ts";
 import { builder } from "../../graphql/builder.ts";
 import { registerNodeType } from "../../graphql/node.ts";
 import {
@@ -86,6 +87,22 @@ const ArtifactSkipReasonEnum = builder.enumType("ArtifactSkipReason", {
   ) as Record<ArtifactSkipReason, { description: string }>,
 });
 
+const GoModuleRef = builder.objectRef<GoModuleRow>("GoModule").implement({
+  description:
+    "A Go module of the repository as an upload named it: its module path and the directory its go.mod is in (an Assay extension).",
+  fields: (t) => ({
+    modulePath: t.string({
+      description: "The module path its go.mod declares (`example.com/shop`).",
+      resolve: (m) => m.modulePath,
+    }),
+    directory: t.string({
+      description:
+        'The directory of its go.mod, relative to the repository root ("backend"); "" for the root.',
+      resolve: (m) => m.directory,
+    }),
+  }),
+});
+
 const ArtifactSkipCountRef = builder.objectRef<ArtifactSkipCount>("ArtifactSkipCount").implement({
   description: "How many entries of an artifact were skipped for one reason.",
   fields: (t) => ({
@@ -127,6 +144,13 @@ export const ArtifactRef = builder.objectRef<ArtifactView>("Artifact").implement
       description:
         "The directory the upload said the report was made in, against which absolute paths are made relative; null when it gave none.",
       resolve: (a) => a.work_dir,
+    }),
+    goModules: t.field({
+      type: [GoModuleRef],
+      nullable: true,
+      description:
+        "The Go modules the upload named (an Assay extension; `assay upload` sends those of the checkout with a Go cover profile): a profile's file under a module's path was placed in that module's directory. Null when it named none.",
+      resolve: (a) => a.go_modules,
     }),
     status: t.field({
       type: ArtifactStatusEnum,
