@@ -34,7 +34,7 @@ export interface ArtifactsTable {
   /** The format the intake recognised ("SARIF 2.1.0", "LCOV"...), migration 0010; null before. */
   format: ColumnType<string | null, string | null | undefined, string | null>;
   /**
-   * Coverage: the Go modules the upload named, each path with its directory (migration 0034);
+   * Coverage: the Go modules the upload named, each path with its directory (migration 0031);
    * null when it named none. Written as JSON text.
    */
   go_modules: ColumnType<GoModuleRow[] | null, string | null | undefined, string | null>;

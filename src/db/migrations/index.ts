@@ -28,7 +28,7 @@ import * as findingsStoredTwice from "./0027-findings-stored-twice.ts";
 import * as runConfig from "./0028-run-config.ts";
 import * as testPatternRules from "./0029-test-pattern-rules.ts";
 import * as runLockfilePaths from "./0030-run-lockfile-paths.ts";
-import * as artifactGoModules from "./0034-artifact-go-modules.ts";
+import * as artifactGoModules from "./0031-artifact-go-modules.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -64,7 +64,7 @@ const migrations: Record<string, Migration> = {
   "0028-run-config": runConfig,
   "0029-test-pattern-rules": testPatternRules,
   "0030-run-lockfile-paths": runLockfilePaths,
-  "0034-artifact-go-modules": artifactGoModules,
+  "0031-artifact-go-modules": artifactGoModules,
 };
 
 /** Kysely migration provider over {@link migrations}. */
