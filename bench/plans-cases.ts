@@ -391,3 +391,112 @@ export const PLAN_CASES: PlanCase[] = [
     document: (connection) => `query { ${connection} }`,
   },
 ];
+
+/**
+ * A read that is not a connection page: one statement Assay sends for a GraphQL request, or for a
+ * store call the benchmark makes itself (what ingestion computes, such as a run's DDP). Its parent
+ * is chosen as a {@link PlanCase}'s is; `rows` is what the parent's history holds of what the
+ * statement reads.
+ */
+export interface ReadCase {
+  /** What is read, as `Type.field` or the store function. */
+  field: string;
+  /** The store function whose statement is measured. */
+  source: string;
+  /** How the parent is chosen, when not the one with the most rows. */
+  note?: string;
+  /** Whether the case has a parent in the deep fixture too. */
+  deep: boolean;
+  /** SQL for the parent (see the module comment); `arg` is the parent's internal id for `call`. */
+  parent: string;
+  /** Tells the measured statement from the request's others (true for exactly one). */
+  statement: (text: string) => boolean;
+  /** The request: a GraphQL document with `$id` the parent's global id ... */
+  document?: string;
+  /** ... or a store call with the parent's internal id. */
+  call?: "countDistinctPackagesOfRun";
+}
+
+const readsMetricValues = (text: string) => /\bmetric_values\b/.test(text);
+
+/** The LCV AGGREGATE item of `repo` as `it`, its values as `mv`. */
+const LCV_VALUES_OF_REPOSITORY = `JOIN repository_metric_items it ON it.repository_id = repo.id
+  AND it.metric_shortcode = 'LCV' AND it.metric_key = 'AGGREGATE' JOIN metric_values mv ON mv.item_id = it.id`;
+
+/** The statement of a run's DDP (sbom-store.ts). */
+const countsPackagesOfRun = (text: string) => text.includes("count(DISTINCT v.package_id)");
+
+/** A run of the deep fixture's repository, `n` runs back (as bench/plans-fixture.ts numbers them). */
+const fixtureRun = (n: number) =>
+  `SELECT 'AnalysisRun' AS type, r.key, count(*) AS rows, r.id::text AS arg
+   FROM analysis_runs r JOIN repository_targets t ON t.repository_id = r.repository_id
+   WHERE r.key = 'zzx${String(n).padStart(7, "0")}' AND $2 GROUP BY 1, 2, 4`;
+
+/** Every read, in the order of the report. */
+export const READ_CASES: ReadCase[] = [
+  {
+    field: "RepositoryMetricItem.latestValue",
+    source: "findLatestValuesOfItems",
+    deep: true,
+    parent: repositoryParent(LCV_VALUES_OF_REPOSITORY),
+    statement: readsMetricValues,
+    document: onNode("Repository")("metrics(shortcodeIn: [LCV]) { items { latestValue } }"),
+  },
+  {
+    field: "Repository.coverageFiles",
+    source: "findCurrentCoverageChecks",
+    deep: true,
+    parent: repositoryParent(LCV_VALUES_OF_REPOSITORY),
+    statement: readsMetricValues,
+    document: onNode("Repository")("coverageFiles(first: 1) { totalCount }"),
+  },
+  {
+    field: "Repository.report(key: CODE_COVERAGE)",
+    source: "findScopeLineCoverage:id",
+    deep: true,
+    parent: repositoryParent(LCV_VALUES_OF_REPOSITORY),
+    statement: readsMetricValues,
+    document: onNode("Repository")("report(key: CODE_COVERAGE) { key }"),
+  },
+  {
+    field: "Account.report(key: CODE_COVERAGE)",
+    source: "findScopeLineCoverage:account_id",
+    deep: true,
+    parent: accountParent(`JOIN repositories repo ON repo.account_id = acc.id ${LCV_VALUES_OF_REPOSITORY}`),
+    statement: readsMetricValues,
+    document: onNode("Account")("report(key: CODE_COVERAGE) { key }"),
+  },
+  {
+    field: "DDP of a run",
+    source: "countDistinctPackagesOfRun",
+    note: "the newest default-branch run of the repository with the most targets",
+    deep: false,
+    parent: `SELECT 'AnalysisRun' AS type, lr.key, count(*) AS rows, lr.id::text AS arg
+      FROM ${VISIBLE_REPOSITORIES} CROSS JOIN LATERAL (
+        SELECT r.id, r.key FROM analysis_runs r
+        WHERE r.repository_id = repo.id AND r.branch_name = repo.default_branch
+        ORDER BY r.created_at DESC, r.key DESC LIMIT 1) lr
+      JOIN repository_targets t ON t.repository_id = repo.id
+      WHERE ${inFixture("acc")} GROUP BY 1, 2, 4 ORDER BY rows DESC, 2 LIMIT 1`,
+    statement: countsPackagesOfRun,
+    call: "countDistinctPackagesOfRun",
+  },
+  {
+    field: "DDP of a run",
+    source: "countDistinctPackagesOfRun",
+    note: "the deep repository's newest run",
+    deep: true,
+    parent: fixtureRun(1),
+    statement: countsPackagesOfRun,
+    call: "countDistinctPackagesOfRun",
+  },
+  {
+    field: "DDP of a run",
+    source: "countDistinctPackagesOfRun",
+    note: "the deep repository's run 6,001 runs back",
+    deep: true,
+    parent: fixtureRun(6001),
+    statement: countsPackagesOfRun,
+    call: "countDistinctPackagesOfRun",
+  },
+];

@@ -8,7 +8,7 @@ import type pg from "pg";
  * account of their own, and removes them again; the rest of the data set stays as seeded, so the
  * planner sees the large tables around them.
  *
- * Every row is written by set-based SQL (generate_series) in one transaction, about 175,000 rows
+ * Every row is written by set-based SQL (generate_series) in one transaction, about 190,000 rows
  * at the default depth, in shuffled order: rows a repository gathers over months are spread over
  * the table among other repositories' rows, so no page may be cheaper for being stored together. Keys start with `zz` and a letter per table; the account's login is
  * {@link FIXTURE_LOGIN}, which is how parents are told apart from the seeded ones.
@@ -42,13 +42,26 @@ function key(letter: string, n: string): string {
   return `'zz${letter}' || lpad((${n})::text, 7, '0')`;
 }
 
+/** How many lockfile targets the deep repository has besides its root one: one per 12 runs. */
+export function lockfileTargets(rows: number): number {
+  return Math.floor(rows / 12);
+}
+
+/** SQL of the lockfile path of lockfile target `k` (an SQL expression). */
+function lockfileOf(k: string): string {
+  return `'svc/' || lpad((${k})::text, 4, '0') || '/package-lock.json'`;
+}
+
 /**
  * Writes the fixture with `rows` rows under each deep parent, `viewerId` an ADMIN of its account:
  * - the account: `rows` repositories (`repo-00001` … each with an LCV item and one value) and
  *   `rows` members;
  * - repository `repo-00001`: `rows` runs (every 12th on `develop`, the rest on `main`, newest first
  *   `SUCCESS`), `rows` pull requests, `rows` × 5/4 ignore rules (three in four of one issue),
- *   `rows` LCV values, one dependency target;
+ *   `rows` LCV values (value n recorded by a test-coverage check of run n; those of `develop`
+ *   runs off the default branch), one root dependency target and `rows` / 12 more, target k
+ *   scanned only by run 10k + 1; every run lists the lockfiles git tracks (the root one, and run
+ *   10k + 1 target k's), so each of those targets' lockfile is gone as of the runs after its scan;
  * - its newest run: a python check with `rows` + 4,000 findings, `rows` of them of one issue
  *   (every 20th RESOLVED), and a javascript check with 3,000; an SCA check with `rows`
  *   vulnerability occurrences (synthetic: the seeded vulnerabilities and versions repeated); the
@@ -103,13 +116,6 @@ export async function createFixture(client: pg.Client, viewerId: string, rows: n
        JOIN accounts a ON a.id = r.account_id WHERE a.key = $1 AND r.key <> 'zzr0000001' ORDER BY md5(i.key)`,
       [ACCOUNT_KEY],
     );
-    await q(
-      `INSERT INTO metric_values (key, item_id, commit_oid, value, threshold, created_at)
-       SELECT ${key("v", "n")}, i.id, md5('zzv' || n) || '00000000', 50 + n % 50, 80,
-         now() - n * interval '1 hour'
-       FROM repository_metric_items i, generate_series(1, $1) AS n WHERE i.key = 'zzn0000001' ORDER BY md5(n::text)`,
-      [rows],
-    );
 
     await q(
       `INSERT INTO pull_requests (key, repository_id, number, title, branch, base_branch, state, created_at)
@@ -118,13 +124,18 @@ export async function createFixture(client: pg.Client, viewerId: string, rows: n
        FROM repositories r, generate_series(1, $1) AS n WHERE r.key = 'zzr0000001' ORDER BY md5(n::text)`,
       [rows],
     );
+    // Each run lists the lockfiles git tracks (`assay upload`'s list): the root one, and run
+    // 10k + 1 also the one of target k, which it alone scanned (lockfileTargets below).
     await q(
-      `INSERT INTO analysis_runs (key, run_uid, repository_id, branch_name, commit_oid, status, created_at, finished_at)
+      `INSERT INTO analysis_runs (key, run_uid, repository_id, branch_name, commit_oid, status, created_at, finished_at,
+         lockfile_paths)
        SELECT ${key("x", "n")}, gen_random_uuid(), r.id, CASE WHEN n % 12 = 0 THEN 'develop' ELSE 'main' END,
          md5('zzx' || n) || '00000000', 'SUCCESS', now() - n * interval '1 hour',
-         now() - n * interval '1 hour' + interval '5 minutes'
+         now() - n * interval '1 hour' + interval '5 minutes',
+         ARRAY['package-lock.json'] || CASE WHEN n % 10 = 1 AND n > 1 AND n <= 10 * $2 + 1
+           THEN ARRAY[${lockfileOf("(n - 1) / 10")}] ELSE '{}' END
        FROM repositories r, generate_series(1, $1) AS n WHERE r.key = 'zzr0000001' ORDER BY md5(n::text)`,
-      [rows],
+      [rows, lockfileTargets(rows)],
     );
     await q(
       `INSERT INTO analysis_runs (key, run_uid, repository_id, branch_name, commit_oid, status, created_at,
@@ -142,6 +153,25 @@ export async function createFixture(client: pg.Client, viewerId: string, rows: n
                     ('zzc0000003', 'zzy0000001', 'python', 1), ('zzc0000004', 'zzy0000001', 'javascript', 2))
          AS c(key, run_key, analyzer, sequence)
        JOIN analysis_runs r ON r.key = c.run_key JOIN analyzers a ON a.shortcode = c.analyzer`,
+    );
+    // A test-coverage check on every run of the repository's history, and value n of its LCV
+    // item recorded by the check of run n: each value read is judged by its run
+    // (metric-store.ts isValueOfAnalysedRun).
+    await q(
+      `INSERT INTO checks (key, run_id, analyzer_id, sequence, status, created_at, finished_at)
+       SELECT 'zzq' || substr(r.key, 4), r.id, a.id, 3, 'SUCCESS', r.created_at, r.finished_at
+       FROM analysis_runs r JOIN repositories repo ON repo.id = r.repository_id, analyzers a
+       WHERE repo.key = 'zzr0000001' AND r.pull_request_id IS NULL AND a.shortcode = 'test-coverage'
+       ORDER BY md5(r.key)`,
+    );
+    await q(
+      `INSERT INTO metric_values (key, item_id, check_id, commit_oid, value, threshold, created_at, on_default_branch)
+       SELECT ${key("v", "n")}, i.id, c.id, md5('zzv' || n) || '00000000', 50 + n % 50, 80,
+         now() - n * interval '1 hour', n % 12 <> 0
+       FROM repository_metric_items i, generate_series(1, $1) AS n
+       JOIN checks c ON c.key = ${key("q", "n")}
+       WHERE i.key = 'zzn0000001' ORDER BY md5(n::text)`,
+      [rows],
     );
     const findings = (letter: string, check: string, analyzer: string, count: number, ofFirst: number) =>
       q(
@@ -191,6 +221,33 @@ export async function createFixture(client: pg.Client, viewerId: string, rows: n
        SELECT s.key, r.id, t.id, 'SUCCESS', r.created_at
        FROM (VALUES ('zzs0000001', 'zzx0000001'), ('zzs0000002', 'zzy0000001')) AS s(key, run_key)
        JOIN analysis_runs r ON r.key = s.run_key, repository_targets t WHERE t.key = 'zzt0000001'`,
+    );
+    // Target k (of lockfileTargets) detected from svc/k/package-lock.json, scanned once, by run
+    // 10k + 1, with one dependency; the newer runs' lists leave its lockfile out, so it is gone
+    // (dependencies-store.ts isLockfileGone) for the current read and for the DDP of runs after.
+    await q(
+      `INSERT INTO repository_targets (key, repository_id, ecosystem, package_manager, manifest_path, lockfile_path)
+       SELECT ${key("t", "k + 1")}, r.id, 'npm', 'npm', 'svc/' || lpad(k::text, 4, '0') || '/package.json',
+         ${lockfileOf("k")}
+       FROM repositories r, generate_series(1, $1) AS k WHERE r.key = 'zzr0000001' ORDER BY md5(k::text)`,
+      [lockfileTargets(rows)],
+    );
+    await q(
+      `INSERT INTO sca_checks (key, run_id, target_id, status, created_at)
+       SELECT ${key("s", "k + 2")}, r.id, t.id, 'SUCCESS', r.created_at
+       FROM generate_series(1, $1) AS k
+       JOIN analysis_runs r ON r.key = ${key("x", "10 * k + 1")}
+       JOIN repository_targets t ON t.key = ${key("t", "k + 1")}
+       ORDER BY md5(k::text)`,
+      [lockfileTargets(rows)],
+    );
+    await q(
+      `WITH pv AS (SELECT array_agg(id ORDER BY id) AS ids FROM package_versions)
+       INSERT INTO sca_check_dependencies (sca_check_id, target_id, package_version_id, is_direct)
+       SELECT s.id, s.target_id, pv.ids[1 + s.id % cardinality(pv.ids)], true
+       FROM sca_checks s JOIN repository_targets t ON t.id = s.target_id
+       JOIN repositories r ON r.id = t.repository_id, pv
+       WHERE r.key = 'zzr0000001' AND t.lockfile_path LIKE 'svc/%'`,
     );
     for (const [letter, check] of [
       ["w", "zzs0000001"],

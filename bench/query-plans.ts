@@ -7,8 +7,9 @@
  * `demo seed --size large`. It adds the deep parents of bench/plans-fixture.ts (removed at the
  * end unless `--keep`), starts Assay in this process, sends real GraphQL requests as the demo
  * user, captures each page statement with its parameters from the `pg` driver, and replays it on
- * a connection of its own: EXPLAIN (ANALYZE, BUFFERS) for the plan, then timed runs. `--help`
- * lists the options; docs/benchmarks.md has the figures and how to read them.
+ * a connection of its own: EXPLAIN (ANALYZE, BUFFERS) for the plan, then timed runs. Then the
+ * same for reads that are not pages (bench/plans-cases.ts `READ_CASES`), one statement each.
+ * `--help` lists the options; docs/benchmarks.md has the figures and how to read them.
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -16,15 +17,18 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import type { Kysely } from "kysely";
 import pg from "pg";
 import { type RunningApp, startApp } from "../src/app.ts";
 import { parseConfig } from "../src/config.ts";
+import type { Database } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { createLogger } from "../src/logger.ts";
 import { createToken } from "../src/modules/auth/token-service.ts";
 import { DEMO_USER_EMAIL } from "../src/modules/demo/account-plan.ts";
+import { countDistinctPackagesOfRun } from "../src/modules/dependencies/sbom-store.ts";
 import { integerOption } from "./options.ts";
-import { PLAN_CASES, type PlanCase } from "./plans-cases.ts";
+import { PLAN_CASES, type PlanCase, READ_CASES, type ReadCase } from "./plans-cases.ts";
 import { createFixture, fixtureExists, fixtureRows, removeFixture } from "./plans-fixture.ts";
 
 const USAGE = `Usage: DATABASE_URL=postgres://... npm run bench:plans [-- options]
@@ -32,7 +36,8 @@ const USAGE = `Usage: DATABASE_URL=postgres://... npm run bench:plans [-- option
 Needs a PostgreSQL database migrated and seeded with \`npm run assay -- demo seed --size large\`.
 Adds deep parents (bench/plans-fixture.ts), then for every connection prints the plan of its page
 query, the first page's time, the time of a page after --depth rows by cursor and by offset, and
-their ratios to the first page.
+their ratios to the first page; then the plan and time of reads that are not pages (latest
+metric values, coverage, a run's DDP).
 
 Options:
   --runs N           timed runs per figure (the median is shown), default 9
@@ -40,7 +45,7 @@ Options:
   --page N           page size (first:), default 100
   --depth N          rows skipped for the deep page, default 10000
   --fixture-rows N   rows under each deep parent, default 12000 (more than depth + page)
-  --only TEXT        only cases whose field or source contains TEXT
+  --only TEXT[,TEXT] only cases whose field or source contains one of the TEXTs
   --plans            print each measured statement's plan (EXPLAIN ANALYZE, BUFFERS) in full
   --keep             leave the deep parents in the database (a later run reuses them)
   --any-size         run on a database smaller than the large seed
@@ -53,7 +58,7 @@ interface Options {
   page: number;
   depth: number;
   fixtureRows: number;
-  only: string | undefined;
+  only: string[] | undefined;
   plans: boolean;
   keep: boolean;
   anySize: boolean;
@@ -83,7 +88,7 @@ function parseOptions(argv: string[]): Options | undefined {
     page: integerOption("page", values.page, 100),
     depth: integerOption("depth", values.depth, 10_000),
     fixtureRows: integerOption("fixture-rows", values["fixture-rows"], 12_000),
-    only: values.only,
+    only: values.only?.split(","),
     plans: values.plans === true,
     keep: values.keep === true,
     anySize: values["any-size"] === true,
@@ -108,15 +113,37 @@ interface Statement {
 }
 
 /** Only the keyset page query of src/graphql/pagination.ts (`loadPages`) has this. */
-const PAGE_MARKER = "WITH ORDINALITY";
+const isPageStatement = (text: string) => text.includes("WITH ORDINALITY");
 const captured: Statement[] = [];
-let capturing = false;
+/** While a request is measured: which of its statements to record. */
+let capturing: ((text: string) => boolean) | undefined;
+
+/**
+ * Runs `request` with the statements it sends that `wanted` accepts recorded; returns its result
+ * and the one statement recorded, or throws naming `what` when it recorded none or several.
+ */
+async function captureOne<T>(
+  what: string,
+  wanted: (text: string) => boolean,
+  request: () => Promise<T>,
+): Promise<{ result: T; statement: Statement }> {
+  captured.length = 0;
+  capturing = wanted;
+  let result: T;
+  try {
+    result = await request();
+  } finally {
+    capturing = undefined;
+  }
+  if (captured.length !== 1) throw new Error(`${what}: expected one statement, captured ${captured.length}`);
+  return { result, statement: captured[0]! };
+}
 
 /**
  * Wraps `pg.Client#query` in this process, so the statements Kysely sends through the app's pool
  * are recorded with their parameters (the app's `onQuery` hook sees only the SQL text).
  */
-function capturePageStatements(): void {
+function captureStatements(): void {
   const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     // A statement seen before goes as a named (prepared) one: a config object with its text.
@@ -127,7 +154,7 @@ function capturePageStatements(): void {
         : undefined;
     const text = config ? config.text : first;
     const values = config ? config.values : second;
-    if (capturing && typeof text === "string" && text.includes(PAGE_MARKER)) {
+    if (capturing && typeof text === "string" && capturing(text)) {
       captured.push({ text, values: Array.isArray(values) ? [...values] : [] });
     }
     return original.apply(this, args);
@@ -160,35 +187,42 @@ interface Requester {
     parent: Parent,
     paging: string,
   ): Promise<{ connection: Connection; statement: Statement }>;
+  /** Sends the read's document, or makes its store call; returns its statement. */
+  read(c: ReadCase, parent: Parent): Promise<Statement>;
 }
 
-function requester(endpoint: string, token: string): Requester {
+function requester(endpoint: string, token: string, db: Kysely<Database>): Requester {
+  const send = async (what: string, query: string, parent: Parent) => {
+    const response = await fetch(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query, variables: query.includes("$id") ? { id: parent.id } : {} }),
+    });
+    const body = (await response.json()) as { data?: unknown; errors?: Array<{ message: string }> };
+    if (body.errors?.length) throw new Error(`${what}: ${body.errors.map((e) => e.message).join("; ")}`);
+    return body.data;
+  };
   return {
     async page(c, parent, paging) {
       const fieldName = c.field.split(".")[1]!;
       const args = [c.args?.(parent.arg), paging].filter(Boolean).join(", ");
       const selection = `${fieldName}(${args}) { edges { cursor } pageInfo { hasNextPage endCursor } }`;
-      const query = c.document(selection);
-      captured.length = 0;
-      capturing = true;
-      let body: { data?: unknown; errors?: Array<{ message: string }> };
-      try {
-        const response = await fetch(endpoint, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-          body: JSON.stringify({ query, variables: query.includes("$id") ? { id: parent.id } : {} }),
-        });
-        body = (await response.json()) as typeof body;
-      } finally {
-        capturing = false;
-      }
-      if (body.errors?.length) throw new Error(`${c.field}: ${body.errors.map((e) => e.message).join("; ")}`);
-      const connection = findConnection(body.data);
-      if (!connection) throw new Error(`${c.field}: no connection in ${JSON.stringify(body.data)}`);
-      if (captured.length !== 1) {
-        throw new Error(`${c.field}: expected one page statement, captured ${captured.length}`);
-      }
-      return { connection, statement: captured[0]! };
+      const { result, statement } = await captureOne(c.field, isPageStatement, () =>
+        send(c.field, c.document(selection), parent),
+      );
+      const connection = findConnection(result);
+      if (!connection) throw new Error(`${c.field}: no connection in ${JSON.stringify(result)}`);
+      return { connection, statement };
+    },
+    async read(c, parent) {
+      const { document, call } = c;
+      const request = document
+        ? () => send(c.field, document, parent)
+        : call === "countDistinctPackagesOfRun" && parent.arg
+          ? () => countDistinctPackagesOfRun(db, parent.arg!)
+          : undefined;
+      if (!request) throw new Error(`${c.field}: neither a document nor a store call with an id`);
+      return (await captureOne(c.field, c.statement, request)).statement;
     },
   };
 }
@@ -357,7 +391,12 @@ interface Measured {
   offset?: Figure;
 }
 
-async function findParent(client: pg.Client, c: PlanCase, viewerId: string, fixture: boolean) {
+async function findParent(
+  client: pg.Client,
+  c: Pick<PlanCase, "parent">,
+  viewerId: string,
+  fixture: boolean,
+) {
   const result = await client.query<{ type: string; key: string; rows: string; arg?: string | null }>(
     `SELECT * FROM (${c.parent}) AS parent WHERE $1::bigint IS NOT NULL AND $2::boolean IS NOT NULL`,
     [viewerId, fixture],
@@ -371,6 +410,21 @@ async function findParent(client: pg.Client, c: PlanCase, viewerId: string, fixt
     arg: row.arg ?? null,
     fixture,
   } satisfies Parent;
+}
+
+/** The case's parents: the seeded one, and the deep fixture's when the case has one. */
+async function parentsOf(
+  client: pg.Client,
+  c: Pick<PlanCase, "field" | "source" | "parent" | "deep">,
+  viewerId: string,
+): Promise<Parent[]> {
+  const parents: Parent[] = [];
+  for (const fixture of c.deep ? [false, true] : [false]) {
+    const parent = await findParent(client, c, viewerId, fixture);
+    if (parent) parents.push(parent);
+    else log(`${c.field} (${c.source}): no ${fixture ? "fixture" : "seeded"} parent; skipped`);
+  }
+  return parents;
 }
 
 async function measureCase(
@@ -416,6 +470,27 @@ async function measureCase(
     first: figure(0),
     ...(deepAnswer && { deep: figure(1), offset: figure(2) }),
   };
+}
+
+/** A read's one statement, measured. */
+interface MeasuredRead {
+  c: ReadCase;
+  parent: Parent;
+  figure: Figure;
+}
+
+async function measureRead(
+  client: pg.Client,
+  api: Requester,
+  c: ReadCase,
+  parent: Parent,
+  options: Options,
+  tableRows: Map<string, number>,
+): Promise<MeasuredRead> {
+  const statement = await api.read(c, parent);
+  const plan = await explain(client, statement, tableRows);
+  const [timing] = await timeStatements(client, [statement], options);
+  return { c, parent, figure: { ms: timing!.server, wallMs: timing!.wall, plan, statement } };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,7 +550,40 @@ function table(rows: Measured[], options: Options): string {
       figures.map((f) => formatMs(f.wallMs)).join(" / "),
     ];
   });
-  const numeric = new Set([3, 7, 8, 9, 10, 11]);
+  return markdownTable(header, body, new Set([3, 7, 8, 9, 10, 11]));
+}
+
+/** The reads' table: one statement each. */
+function readTable(rows: MeasuredRead[], options: Options): string {
+  const header = [
+    "read",
+    "source",
+    "parent",
+    "rows",
+    "read via",
+    "rows read",
+    "sorted",
+    "ms",
+    "blocks",
+    "wall ms",
+  ];
+  const body = rows.map(({ c, parent, figure: { plan, ms, wallMs } }) => [
+    `${c.field}${c.note ? ` [${c.note}]` : ""}`,
+    c.source,
+    parent.fixture ? "deep" : "seeded",
+    formatCount(parent.rows),
+    [plan.mainScan.via, ...plan.bigSeqScans.map((t) => `SEQ SCAN ${t}`)].join(" + "),
+    formatCount(plan.mainScan.rows),
+    plan.sortedRows <= 2 * (options.page + 1) ? "–" : formatCount(plan.sortedRows),
+    formatMs(ms),
+    formatCount(plan.buffers),
+    formatMs(wallMs),
+  ]);
+  return markdownTable(header, body, new Set([3, 5, 7, 8, 9]));
+}
+
+/** A Markdown table, the columns in `numeric` aligned right. */
+function markdownTable(header: string[], body: string[][], numeric: Set<number>): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     `| ${cells.map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(" | ")} |`;
@@ -600,7 +708,7 @@ async function main(): Promise<void> {
     log("VACUUM (ANALYZE) ...");
     await client.query("VACUUM (ANALYZE)");
 
-    capturePageStatements();
+    captureStatements();
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-plans-"));
     const config = parseConfig({
       ...process.env,
@@ -620,7 +728,7 @@ async function main(): Promise<void> {
       expiresInDays: 1,
     });
     tokenId = row.id;
-    const api = requester(`${app.url}/graphql/`, token);
+    const api = requester(`${app.url}/graphql/`, token, app.database.db);
 
     const tables = await client.query<{ relname: string; n: string }>(
       "SELECT relname, reltuples::bigint AS n FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace",
@@ -629,16 +737,12 @@ async function main(): Promise<void> {
 
     const loadAtStart = os.loadavg()[0]!;
     const measured: Measured[] = [];
-    const cases = PLAN_CASES.filter(
-      (c) => !options.only || c.field.includes(options.only) || c.source.includes(options.only),
-    );
+    const chosen = (c: { field: string; source: string }) =>
+      !options.only || options.only.some((text) => c.field.includes(text) || c.source.includes(text));
+    const cases = PLAN_CASES.filter(chosen);
     for (const c of cases) {
-      for (const fixture of c.deep ? [false, true] : [false]) {
-        const parent = await findParent(client, c, viewerId, fixture);
-        if (!parent) {
-          log(`${c.field} (${c.source}): no ${fixture ? "fixture" : "seeded"} parent; skipped`);
-          continue;
-        }
+      for (const parent of await parentsOf(client, c, viewerId)) {
+        const fixture = parent.fixture;
         const m = await measureCase(client, api, c, parent, options, tableRows);
         measured.push(m);
         log(
@@ -661,6 +765,19 @@ async function main(): Promise<void> {
       }
     }
 
+    const reads: MeasuredRead[] = [];
+    for (const c of READ_CASES.filter(chosen)) {
+      for (const parent of await parentsOf(client, c, viewerId)) {
+        const m = await measureRead(client, api, c, parent, options, tableRows);
+        reads.push(m);
+        const label = `${c.field}${c.note ? ` [${c.note}]` : ""} [${parent.fixture ? "deep fixture" : "seeded"}, ${formatCount(parent.rows)} rows]`;
+        log(`${label}: ${formatMs(m.figure.ms)} ms, ${formatCount(m.figure.plan.buffers)} blocks`);
+        if (options.plans) {
+          process.stdout.write(`\n--- ${label}\n${await textPlan(client, m.figure.statement)}\n`);
+        }
+      }
+    }
+
     const unindexed = await unindexedForeignKeys(client);
     process.stdout.write(
       [
@@ -672,6 +789,9 @@ async function main(): Promise<void> {
         "",
         table(measured, options),
         "",
+        ...(reads.length > 0
+          ? ["Reads that are not connection pages (one statement each):", "", readTable(reads, options), ""]
+          : []),
         unindexed.length === 0
           ? "Foreign keys: every one leads an index."
           : `Foreign keys without an index leading with their columns:\n${unindexed.map((fk) => `  ${fk}`).join("\n")}`,

@@ -3,7 +3,7 @@ import type { Database, MetricKey } from "../../db/types.ts";
 import type { CoverageCheckFileRow } from "../../db/types-ingestion.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { escapeLike } from "../catalog/catalog-store.ts";
-import { isValueOfAnalysedRun } from "../metrics/metric-store.ts";
+import { latestShownValueOf } from "../metrics/metric-store.ts";
 
 /**
  * SQL of per-file coverage (docs/ingestion-coverage.md "Per-file coverage"): the rows of
@@ -195,12 +195,7 @@ export async function findCurrentCoverageChecks(
   const result = await sql<{ repository_id: string; check_id: string }>`
     SELECT it.repository_id::text AS repository_id, v.check_id::text AS check_id
     FROM repository_metric_items AS it
-    CROSS JOIN LATERAL (
-      SELECT mv.check_id FROM metric_values AS mv
-      WHERE mv.item_id = it.id AND mv.on_default_branch AND ${isValueOfAnalysedRun("mv")}
-      ORDER BY mv.created_at DESC, mv.key DESC
-      LIMIT 1
-    ) AS v
+    CROSS JOIN LATERAL ${latestShownValueOf(sql.ref("it.id"))} AS v
     WHERE it.repository_id = ANY(cast(${repositoryIds} as bigint[])) AND it.metric_shortcode = 'LCV'
       AND it.metric_key = 'AGGREGATE' AND v.check_id IS NOT NULL`.execute(db);
   return result.rows;

@@ -100,24 +100,37 @@ export function isValueOfAnalysedRun(value: string): RawBuilder<boolean> {
 }
 
 /**
- * The newest value of each of these items that the repository shows ({@link isValueOfAnalysedRun}),
- * in one statement; items without such values are absent.
+ * A lateral subquery of one `metric_values` row, or none: the newest value of item `itemId` that
+ * the repository shows ({@link isValueOfAnalysedRun}), read from `metric_values_item_order_idx`
+ * newest first, so it costs the item's few newest values, not its whole history.
  */
-export function findLatestValuesOfItems(
+export function latestShownValueOf(itemId: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`(
+    SELECT mv.* FROM metric_values AS mv
+    WHERE mv.item_id = ${itemId} AND mv.on_default_branch AND ${isValueOfAnalysedRun("mv")}
+    ORDER BY mv.created_at DESC, mv.key DESC
+    LIMIT 1
+  )`;
+}
+
+/**
+ * The newest value of each of these items that the repository shows ({@link latestShownValueOf}),
+ * in one statement; items without such values are absent. (A `DISTINCT ON (item_id)` read every
+ * value of the item, and judged each one's run: docs/benchmarks.md "Metric values of analysed
+ * runs".)
+ */
+export async function findLatestValuesOfItems(
   db: Kysely<Database>,
   itemIds: readonly string[],
 ): Promise<MetricValueRow[]> {
-  return db
-    .selectFrom("metric_values")
-    .selectAll()
-    .distinctOn("item_id")
-    .where("item_id", "in", itemIds)
-    .where("on_default_branch", "=", true)
-    .where(isValueOfAnalysedRun("metric_values"))
-    .orderBy("item_id")
-    .orderBy("created_at", "desc")
-    .orderBy("key", "desc")
-    .execute();
+  return (await latestValuesOfItems(itemIds).execute(db)).rows;
+}
+
+/** The statement {@link findLatestValuesOfItems} runs (its test reads the statement's plan). */
+export function latestValuesOfItems(itemIds: readonly string[]): RawBuilder<MetricValueRow> {
+  return sql<MetricValueRow>`
+    SELECT v.* FROM unnest(cast(${itemIds} as bigint[])) AS item(id)
+    CROSS JOIN LATERAL ${latestShownValueOf(sql.ref("item.id"))} AS v`;
 }
 
 function metricValues(db: Kysely<Database>) {

@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 import { escapeLike } from "../catalog/catalog-store.ts";
-import { isValueOfAnalysedRun } from "../metrics/metric-store.ts";
+import { latestShownValueOf } from "../metrics/metric-store.ts";
 
 /**
  * SQL of the code coverage report (docs/reports.md): each repository of an account with its
@@ -41,12 +41,7 @@ function latestAggregate(shortcode: "LCV" | "BCV"): RawBuilder<unknown> {
   return sql`LEFT JOIN LATERAL (
       SELECT v.value, it.threshold
       FROM repository_metric_items AS it
-      CROSS JOIN LATERAL (
-        SELECT mv.value, mv.threshold FROM metric_values AS mv
-        WHERE mv.item_id = it.id AND mv.on_default_branch AND ${isValueOfAnalysedRun("mv")}
-        ORDER BY mv.created_at DESC, mv.key DESC
-        LIMIT 1
-      ) AS v
+      CROSS JOIN LATERAL ${latestShownValueOf(sql.ref("it.id"))} AS v
       WHERE it.repository_id = repo.id AND it.metric_shortcode = ${sql.lit(shortcode)}
         AND it.metric_key = 'AGGREGATE'
     ) AS ${sql.raw(shortcode.toLowerCase())} ON true`;
