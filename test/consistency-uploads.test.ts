@@ -313,6 +313,14 @@ describe("numbers that answer the same question agree, on real uploads", () => {
     assert.ok((await measureInvariants(query, repositories).repositoryMetricsAreNewestRuns()) > 0);
   });
 
+  test("the code coverage report shows each repository's latest values, and a pull request's metrics are its latest run's", async () => {
+    const compared = await measureInvariants(query, repositories).coverageReportsAreLatestValues(
+      account.login,
+      "GITHUB",
+    );
+    assert.equal(compared, 2, "the repository and its pull request");
+  });
+
   test("a run's DDP is what its dependency scans list", async () => {
     const compared = await measureInvariants(query, repositories).dependenciesAreScans();
     assert.ok(compared >= 3, `${compared} runs compared`);

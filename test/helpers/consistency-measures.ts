@@ -262,7 +262,87 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
     return compared;
   }
 
-  return { coverageFilesAddUp, repositoryMetricsAreNewestRuns, dependenciesAreScans };
+  /**
+   * The account's code coverage report against each repository's latest AGGREGATE LCV and BCV,
+   * and each pull request's metrics against what its latest run's checks recorded; answers the
+   * rows compared.
+   */
+  async function coverageReportsAreLatestValues(login: string, vcsProvider: string): Promise<number> {
+    const { account } = await query<{
+      account: {
+        reports: {
+          codeCoverage: {
+            repositories: {
+              edges: Array<{
+                node: { name: string; lcvMetricValue: number | null; bcvMetricValue: number | null };
+              }>;
+            };
+          };
+        };
+      };
+    }>(
+      `query($login: String!, $vcs: VCSProvider!) { account(login: $login, vcsProvider: $vcs) { reports { codeCoverage {
+        repositories(first: 100) { edges { node { name lcvMetricValue bcvMetricValue } } } } } } }`,
+      { login, vcs: vcsProvider },
+    );
+    let compared = 0;
+    for (const repository of repositories.filter((r) => r.login === login)) {
+      const label = labelOf(repository);
+      const { repository: answer } = await query<{
+        repository: {
+          metrics: MetricRow[];
+          pullRequests: {
+            edges: Array<{
+              node: {
+                number: number;
+                metrics: MetricRow[];
+                latestAnalysisRun: { checks: { edges: Array<{ node: { metrics: MetricRow[] } }> } } | null;
+              };
+            }>;
+          };
+        };
+      }>(
+        inRepository(
+          repository,
+          `${METRICS} pullRequests(first: 100) { edges { node { number ${METRICS}
+            latestAnalysisRun { checks(first: 100) { edges { node { ${METRICS} } } } } } } }`,
+        ),
+      );
+      const latest = valuesOf(answer.metrics);
+      const row = account.reports.codeCoverage.repositories.edges.find(
+        (edge) => edge.node.name === repository.name,
+      );
+      assert.deepEqual(
+        row?.node,
+        {
+          name: repository.name,
+          lcvMetricValue: latest.get("LCV AGGREGATE") ?? null,
+          bcvMetricValue: latest.get("BCV AGGREGATE") ?? null,
+        },
+        `${label}: code coverage report`,
+      );
+      compared++;
+      for (const { node: pullRequest } of answer.pullRequests.edges) {
+        const recorded = (pullRequest.latestAnalysisRun?.checks.edges ?? []).flatMap(
+          (edge) => edge.node.metrics,
+        );
+        assert.deepEqual(
+          valuesOf(pullRequest.metrics),
+          valuesOf(recorded),
+          `${label} #${pullRequest.number}: metrics`,
+        );
+        compared++;
+      }
+    }
+    return compared;
+  }
+
+  return {
+    coverageFilesAddUp,
+    repositoryMetricsAreNewestRuns,
+    dependenciesAreScans,
+    coverageReportsAreLatestValues,
+  };
 }
 
 interface CoverageRunRow {
