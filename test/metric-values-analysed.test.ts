@@ -9,7 +9,7 @@ import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
-import { artifactSettled } from "./helpers/uploads.ts";
+import { uploadProcessed } from "./helpers/uploads.ts";
 
 /**
  * The repository's metrics show what its analysed runs measured (docs/read-model.md "Metrics"):
@@ -65,28 +65,17 @@ describe("metric values of runs that have not analysed the code", () => {
     report: typeof RING,
     configToml?: string,
   ): Promise<string> {
-    const answer = dataOf(
-      await gql(
-        server.endpoint,
-        token,
-        `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error artifact { id } run { runUid } } }`,
-        {
-          input: {
-            repositoryId: encodeGlobalId("Repository", repository.key),
-            commitOid,
-            branch: repository.default_branch,
-            analyzer: "test-coverage",
-            key: "cxx",
-            workDir: report.workDir,
-            data: report.data,
-            ...(configToml === undefined ? {} : { configToml }),
-          },
-        },
-      ),
-    ).uploadArtifact as { ok: boolean; error: string; artifact: { id: string }; run: { runUid: string } };
-    assert.equal(answer.ok, true, answer.error);
-    await artifactSettled(server, token, answer.artifact.id);
-    return answer.run.runUid;
+    const { runUid } = await uploadProcessed(server, token, {
+      repositoryId: encodeGlobalId("Repository", repository.key),
+      commitOid,
+      branch: repository.default_branch,
+      analyzer: "test-coverage",
+      key: "cxx",
+      workDir: report.workDir,
+      data: report.data,
+      ...(configToml === undefined ? {} : { configToml }),
+    });
+    return runUid;
   }
 
   async function runStatus(runUid: string): Promise<string> {

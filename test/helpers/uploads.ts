@@ -66,3 +66,25 @@ export async function startUploaderScene(): Promise<UploaderScene> {
   const token = await aToken(server.db, server.config.tokenPepper, user);
   return { server, account, token };
 }
+
+/**
+ * Uploads a report with `uploadArtifact` (bearer `token`), fails unless it was accepted, and
+ * waits until its artifact has left QUEUED; answers the artifact's global id and its run's uid.
+ */
+export async function uploadProcessed(
+  server: TestServer,
+  token: string,
+  input: Record<string, unknown>,
+): Promise<{ artifactId: string; runUid: string }> {
+  const answer = dataOf(
+    await gql(
+      server.endpoint,
+      token,
+      `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error artifact { id } run { runUid } } }`,
+      { input },
+    ),
+  ).uploadArtifact as { ok: boolean; error: string; artifact: { id: string }; run: { runUid: string } };
+  assert.equal(answer.ok, true, answer.error);
+  await artifactSettled(server, token, answer.artifact.id);
+  return { artifactId: answer.artifact.id, runUid: answer.run.runUid };
+}

@@ -4,6 +4,7 @@ import {
   classifySarifRule,
   declaredLevelOf,
   higherLevel,
+  type IssueClassification,
   possibleCategoriesOf,
   type SarifToolName,
 } from "../../formats/sarif/mapping.ts";
@@ -15,6 +16,7 @@ import {
   updateIssueGrades,
   upsertIssues,
 } from "../../modules/catalog/catalog-store.ts";
+import { withStandardTags } from "../../modules/catalog/data/standards.ts";
 
 /**
  * The catalog side of SARIF processing (docs/ingestion-sarif.md "Classification"): the analyzer an
@@ -53,6 +55,15 @@ function descriptionOf(rule: SarifRule): string {
   return text === "" ? rule.helpUri : `${text}\n\n${rule.helpUri}`;
 }
 
+/**
+ * The rule's classification, its tags completed by the OWASP and SANS tags its CWE tags imply, as
+ * every issue of the catalog carries them (docs/read-model.md).
+ */
+function classified(tool: SarifToolName, rule: SarifRule, level?: SarifLevel): IssueClassification {
+  const classification = classifySarifRule(tool, rule, level);
+  return { ...classification, tags: withStandardTags(classification.tags) };
+}
+
 /** The issue a described rule becomes; `shortcode` is the id results use (usually the rule's). */
 function describedIssue(tool: SarifToolName, rule: SarifRule, shortcode: string): IssueFields {
   return {
@@ -60,7 +71,7 @@ function describedIssue(tool: SarifToolName, rule: SarifRule, shortcode: string)
     title: rule.shortDescription || rule.name || shortcode,
     description: descriptionOf(rule),
     short_description: rule.shortDescription ?? "",
-    ...classifySarifRule(tool, rule),
+    ...classified(tool, rule),
   };
 }
 
@@ -91,7 +102,7 @@ function undescribedIssue(tool: SarifToolName, rule: SarifRule, level: SarifLeve
     title: rule.id,
     description: "",
     short_description: "",
-    ...classifySarifRule(tool, rule, level),
+    ...classified(tool, rule, level),
   };
 }
 

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { ANALYZERS, catalogKey, FORMATTERS } from "./catalog-data.ts";
-import { OWASP_2021_BY_CWE, SANS_TOP_25_2023, SANS_TOP_25_TAG, tagsFor } from "./data/standards.ts";
+import {
+  OWASP_2021_BY_CWE,
+  SANS_TOP_25_2023,
+  SANS_TOP_25_TAG,
+  tagsFor,
+  withStandardTags,
+} from "./data/standards.ts";
 
 const ALL_ISSUES = ANALYZERS.flatMap((a) => a.issues.map((issue) => ({ analyzer: a.shortcode, ...issue })));
 
@@ -93,6 +99,25 @@ describe("the built-in catalog", () => {
     assert.match(catalogKey("x"), /^[0-9a-z]{10}$/);
     const keys = new Set(ALL_ISSUES.map((i) => catalogKey(`issue:${i.analyzer}:${i.shortcode}`)));
     assert.equal(keys.size, ALL_ISSUES.length);
+  });
+});
+
+describe("withStandardTags", () => {
+  test("follows a tool's tags with the OWASP and SANS tags its CWE tags imply, each once", () => {
+    assert.deepEqual(withStandardTags(["security", "cwe-416", "cwe-79", "external/x"]), [
+      "security",
+      "cwe-416",
+      "cwe-79",
+      "external/x",
+      "owasp-top-10-2021-a03",
+      SANS_TOP_25_TAG,
+    ]);
+    assert.deepEqual(withStandardTags(["owasp-top-10-2021-a03", "cwe-89"]), [
+      "owasp-top-10-2021-a03",
+      "cwe-89",
+      SANS_TOP_25_TAG,
+    ]);
+    assert.deepEqual(withStandardTags(["bug-risk", "cwe-401"]), ["bug-risk", "cwe-401"]);
   });
 });
 

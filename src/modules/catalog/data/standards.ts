@@ -54,11 +54,25 @@ export function misraTag(rule: string): string {
 
 /** The tags of a rule, following the convention above. */
 export function tagsFor(category: IssueCategory, cwes: readonly number[], misra?: string): string[] {
-  const tags = [category.toLowerCase().replaceAll("_", "-")];
-  for (const cwe of cwes) tags.push(`cwe-${cwe}`);
-  const owasp = new Set(cwes.flatMap((cwe) => OWASP_2021_BY_CWE.get(cwe) ?? []));
-  for (const category of [...owasp].sort()) tags.push(owaspTag(category));
-  if (cwes.some((cwe) => SANS_TOP_25_2023.has(cwe))) tags.push(SANS_TOP_25_TAG);
+  const tags = withStandardTags([
+    category.toLowerCase().replaceAll("_", "-"),
+    ...cwes.map((cwe) => `cwe-${cwe}`),
+  ]);
   if (misra) tags.push(misraTag(misra));
   return tags;
+}
+
+/**
+ * `tags` followed by the OWASP and SANS tags their `cwe-<n>` tags imply (the convention above),
+ * each tag once. Issues filed from a tool's report get them too, so that filtering issues by
+ * these tags finds what the compliance reports, which read the CWE tags, count.
+ */
+export function withStandardTags(tags: readonly string[]): string[] {
+  const cwes = tags.flatMap((tag) => {
+    const cwe = /^cwe-(\d+)$/.exec(tag);
+    return cwe ? [Number(cwe[1])] : [];
+  });
+  const owasp = [...new Set(cwes.flatMap((cwe) => OWASP_2021_BY_CWE.get(cwe) ?? []))].sort().map(owaspTag);
+  const sans = cwes.some((cwe) => SANS_TOP_25_2023.has(cwe)) ? [SANS_TOP_25_TAG] : [];
+  return [...new Set([...tags, ...owasp, ...sans])];
 }
