@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
+import { coveragePercent } from "../src/modules/metrics/metric-format.ts";
+import { type CoverageFileOut, FILE_FIELDS, type FileCounts } from "./helpers/coverage-files.ts";
 import { assertPagesBothWays, type Connection, PAGE_INFO, type PageArgs } from "./helpers/paging.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -10,7 +12,8 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
  * docs/reports.md): on the demo data, for every repository, the open occurrences its issues count,
  * `issueOccurrences`, and the reports; a run's summary and its checks'; a pull request's summary
  * and its latest run's; a metric item's latest value and its history; an account's reports and
- * its repositories'; and every connection's `totalCount` and the edges paged through it. Each
+ * its repositories'; a coverage check's files and its totals and metric values; and every
+ * connection's `totalCount` and the edges paged through it. Each
  * test also requires something to compare, so that an empty answer cannot pass.
  */
 
@@ -399,6 +402,109 @@ describe("numbers that answer the same question agree, on the demo data", () => 
     assert.ok(compared > 0, "the demo has metric values");
   });
 
+  /** Every file of a coverage check, paged through `Check.coverageFiles`. */
+  async function filesOfCheck(checkId: string): Promise<CoverageFileOut[]> {
+    const files: CoverageFileOut[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const answer: { node: { coverageFiles: Connection<CoverageFileOut> } } = await query(
+        `{ node(id: ${JSON.stringify(checkId)}) { ... on Check {
+          coverageFiles(first: 500${after ? `, after: ${JSON.stringify(after)}` : ""}) { ${PAGE_INFO}
+            edges { cursor node { ${FILE_FIELDS} } } } } } }`,
+      );
+      const page = answer.node.coverageFiles;
+      files.push(...page.edges.map((edge) => edge.node));
+      if (!page.pageInfo.hasNextPage) return files;
+      after = page.pageInfo.endCursor;
+    }
+  }
+
+  test("every coverage check's files add up to its run's changeset stats and to its metric values", async () => {
+    let compared = 0;
+    for (const repository of repositories) {
+      const runs = await everyNode<CoverageRunRow>(
+        repository,
+        "analysisRuns",
+        `runUid changesetStats { ${["lines", "branches", "conditions"].map((m) => `${m} { overall overallCovered new newCovered }`).join(" ")} }
+         checks(first: 10, analyzerIn: ["test-coverage"]) { edges { node { id status
+           metrics { shortcode items { key latestValue } } } } }`,
+      );
+      for (const run of runs) {
+        for (const { node: check } of run.checks.edges) {
+          const label = `${repository.name} run ${run.runUid} (${check.status})`;
+          const files = await filesOfCheck(check.id);
+          const stats = run.changesetStats;
+          if (stats === null) {
+            assert.deepEqual(files, [], `${label}: no report, no files`);
+            continue;
+          }
+          assert.ok(files.length > 0, `${label}: a report has files`);
+          for (const measure of ["lines", "branches", "conditions"] as const) {
+            const of = (pick: (c: FileCounts) => number | null) =>
+              sum(files.map((file) => (file[measure] ? (pick(file[measure]) ?? 0) : 0)));
+            const counts: StatsCounts = stats[measure];
+            assert.deepEqual(
+              [of((c) => c.total), of((c) => c.covered), of((c) => c.new), of((c) => c.newCovered)],
+              [counts.overall ?? 0, counts.overallCovered ?? 0, counts.new ?? 0, counts.newCovered ?? 0],
+              `${label}: ${measure}`,
+            );
+          }
+          if (stats.conditions.overall === null) assert.ok(files.every((file) => file.conditions === null));
+          for (const file of files) {
+            assert.equal(file.lineCoverage, coveragePercent(file.lines.covered, file.lines.total), file.path);
+            assert.equal(file.uncoveredLines.length, file.lines.total - file.lines.covered, file.path);
+          }
+          for (const metric of check.metrics) {
+            const measure = FILE_MEASURE[metric.shortcode];
+            if (!measure) continue;
+            for (const item of metric.items) {
+              const keyed = files.filter((file) => item.key === "AGGREGATE" || file.key === item.key);
+              const [covered, total]: [keyof FileCounts, keyof FileCounts] = measure.fresh
+                ? ["newCovered", "new"]
+                : ["covered", "total"];
+              const of = (part: keyof FileCounts): number =>
+                sum(keyed.map((file) => file[measure.counts]?.[part] ?? 0));
+              assert.equal(
+                item.latestValue,
+                coveragePercent(of(covered), of(total)),
+                `${label}: ${metric.shortcode} ${item.key}`,
+              );
+              compared++;
+            }
+          }
+        }
+      }
+      const { repository: current } = await query<{
+        repository: {
+          metrics: Array<{ items: Array<{ key: string; latestValue: number | null }> }>;
+          coverageFiles: Connection<CoverageFileOut> | null;
+        };
+      }>(
+        inRepository(
+          repository,
+          `metrics(shortcodeIn: [LCV]) { items { key latestValue } }
+           coverageFiles(first: 500) { ${PAGE_INFO} edges { cursor node { ${FILE_FIELDS} } } }`,
+        ),
+      );
+      const lcv = current.metrics[0]?.items ?? [];
+      assert.equal(
+        current.coverageFiles === null,
+        lcv.length === 0,
+        `${repository.name}: files with coverage`,
+      );
+      if (current.coverageFiles === null) continue;
+      assert.equal(current.coverageFiles.pageInfo.hasNextPage, false);
+      const files = current.coverageFiles.edges.map((edge) => edge.node);
+      for (const item of lcv) {
+        const keyed = files.filter((file) => item.key === "AGGREGATE" || file.key === item.key);
+        const lines = (part: "covered" | "total") => sum(keyed.map((file) => file.lines[part]));
+        assert.equal(item.latestValue, coveragePercent(lines("covered"), lines("total")), repository.name);
+        compared++;
+      }
+    }
+    assert.ok(compared > 0, "the demo has coverage values to add up");
+  });
+
   test("an account's reports are the sums of its repositories'", async () => {
     const reports = `issueDistribution { currentValue } codeHealthTrend { currentValue } issuesPrevented { currentValue }
       owaspTop10 { currentValue securityIssueStats { key occurrence { total } } } sansTop25 { currentValue } misraC { currentValue }`;
@@ -481,6 +587,35 @@ describe("numbers that answer the same question agree, on the demo data", () => 
 });
 
 const SUMMARY = "occurrencesIntroduced occurrencesResolved occurrencesSuppressed";
+
+type StatsCounts = Record<"overall" | "overallCovered" | "new" | "newCovered", number | null>;
+
+interface CoverageRunRow {
+  runUid: string;
+  changesetStats: Record<"lines" | "branches" | "conditions", StatsCounts> | null;
+  checks: {
+    edges: Array<{
+      node: {
+        id: string;
+        status: string;
+        metrics: Array<{ shortcode: string; items: Array<{ key: string; latestValue: number | null }> }>;
+      };
+    }>;
+  };
+}
+
+/**
+ * The metrics a file's counts determine, and which counts. CPCV and NCPCV are left out: the demo's
+ * composite adds its invented condition counts (docs/ingestion-coverage.md, "Coverage metrics").
+ */
+const FILE_MEASURE: Record<string, { counts: "lines" | "branches" | "conditions"; fresh: boolean }> = {
+  LCV: { counts: "lines", fresh: false },
+  BCV: { counts: "branches", fresh: false },
+  CCV: { counts: "conditions", fresh: false },
+  NLCV: { counts: "lines", fresh: true },
+  NBCV: { counts: "branches", fresh: true },
+  NCCV: { counts: "conditions", fresh: true },
+};
 
 interface RunSummaries {
   runUid: string;
