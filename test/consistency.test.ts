@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { findingInvariants } from "./helpers/consistency-findings.ts";
+import { measureInvariants } from "./helpers/consistency-measures.ts";
 import { type Query, viewerRepositories } from "./helpers/consistency-reads.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -17,6 +18,7 @@ describe("numbers that answer the same question agree, on the demo data", () => 
   let server: TestServer;
   let token: string;
   let invariants: ReturnType<typeof findingInvariants>;
+  let measures: ReturnType<typeof measureInvariants>;
 
   const query: Query = async (text, variables) =>
     dataOf(await gql(server.endpoint, token, text, variables)) as never;
@@ -27,6 +29,7 @@ describe("numbers that answer the same question agree, on the demo data", () => 
     const repositories = await viewerRepositories(query);
     assert.ok(repositories.length > 1);
     invariants = findingInvariants(query, repositories);
+    measures = measureInvariants(query, repositories);
   });
   after(() => server?.stop());
 
@@ -61,6 +64,13 @@ describe("numbers that answer the same question agree, on the demo data", () => 
 
   test("a metric item's latest value is the newest of its recorded values", async () => {
     assert.ok((await invariants.latestMetricValuesAreNewest()) > 0, "the demo has metric values");
+  });
+
+  test("every coverage check's files add up to its run's changeset stats and to its metric values", async () => {
+    assert.ok(
+      (await measures.coverageFilesAddUp({ combined: false, valuesOfEveryCheck: false })) > 0,
+      "the demo has coverage checks with files",
+    );
   });
 
   test("an account's reports are the sums of its repositories'", async () => {

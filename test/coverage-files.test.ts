@@ -8,6 +8,7 @@ import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
 import { artifactsProcessed } from "./helpers/builders-artifacts.ts";
 import { aCheck } from "./helpers/builders-checks.ts";
+import { type CoverageFileOut, FILE_FIELDS, type FileCounts } from "./helpers/coverage-files.ts";
 import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -21,30 +22,6 @@ import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
 const UPLOAD = `mutation($input: UploadArtifactInput!) {
   uploadArtifact(input: $input) { ok error run { runUid } }
 }`;
-
-const FILE_FIELDS = `path key reportCount lineCoverage branchCoverage conditionCoverage uncoveredLines
-  lines { total covered new newCovered } branches { total covered new newCovered }
-  conditions { total covered new newCovered }`;
-
-interface FileCounts {
-  total: number;
-  covered: number;
-  new: number | null;
-  newCovered: number | null;
-}
-
-interface CoverageFileOut {
-  path: string;
-  key: string;
-  reportCount: number;
-  lineCoverage: number | null;
-  branchCoverage: number | null;
-  conditionCoverage: number | null;
-  uncoveredLines: number[];
-  lines: FileCounts;
-  branches: FileCounts;
-  conditions: FileCounts | null;
-}
 
 interface Page {
   totalCount: number;

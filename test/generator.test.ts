@@ -36,10 +36,9 @@ const NOT_GENERATED = new Set([
   "webhook_deliveries",
   "webhook_delivery_attempts",
   "jobs",
-  // Upload state of coverage: the demo writes coverage totals directly (its SBOMs are uploaded).
+  // Upload state of coverage: the demo writes coverage totals and per-file rows directly (its
+  // SBOMs are uploaded).
   "coverage_files",
-  // Per-file coverage is written by coverage processing; the demo's coverage has totals only.
-  "coverage_check_files",
   // Written only by an advisory sync from a configured source; the demo's advisories go through
   // the import of records instead (its affected packages included).
   "advisory_sources",
@@ -159,6 +158,10 @@ const DIGESTS = {
   vulnerabilities: sql`SELECT identifier, aliases, severity, cvss_v3_vector, cvss_v3_base_score, cvss_v2_base_score,
     epss_score, published_at, withdrawn_at FROM vulnerabilities`,
   users: sql`SELECT key, email, analytics_id FROM users`,
+  coverageFiles: sql`SELECT c.key AS check_key, f.metric_key, f.path, f.reports, f.lines_total, f.lines_covered,
+    f.lines_new, f.lines_new_covered, f.branches_total, f.branches_covered, f.branches_new, f.branches_new_covered,
+    f.conditions_total, f.conditions_covered, f.conditions_new, f.conditions_new_covered, f.uncovered_lines
+    FROM coverage_check_files f JOIN checks c ON c.id = f.check_id`,
 };
 
 describe("the demo seed in a database", () => {

@@ -87,9 +87,14 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
   /**
    * Each coverage check's files against its metric values, per language and (when no file is
    * listed under two languages) AGGREGATE, and against the run's `changesetStats`; answers the
-   * checks compared.
+   * checks compared. For the demo's generated data (docs/known-gaps.md "Demo data"):
+   * `combined: false` leaves CPCV and NCPCV out, into which the demo plans conditions of its own
+   * where every real report's conditions are its branches; `valuesOfEveryCheck: false` passes
+   * over a check with files and no values, as the demo's pull-request checks are.
    */
-  async function coverageFilesAddUp(): Promise<number> {
+  async function coverageFilesAddUp({ combined = true, valuesOfEveryCheck = true } = {}): Promise<number> {
+    const compares = (name: string) =>
+      /^N?(LCV|BCV|CCV|CPCV) /.test(name) && (combined || !/^N?CPCV /.test(name));
     let compared = 0;
     for (const repository of repositories) {
       const runs: CoverageRunRow[] = [];
@@ -112,7 +117,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
           const files = check.coverageFiles.edges.map((edge) => edge.node);
           assert.equal(check.coverageFiles.totalCount, files.length);
           const recorded = valuesOf(check.metrics);
-          const coverage = [...recorded].filter(([name]) => /^N?(LCV|BCV|CCV|CPCV) /.test(name));
+          const coverage = [...recorded].filter(([name]) => compares(name));
           if (files.length === 0) {
             assert.deepEqual(
               coverage,
@@ -121,6 +126,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
             );
             continue;
           }
+          if (coverage.length === 0 && !valuesOfEveryCheck) continue;
           const label = `run ${run.runUid} coverage`;
           for (const file of files) {
             assert.equal(
@@ -162,7 +168,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
           }
           assert.deepEqual(
             new Map(coverage.filter(([name]) => recorded.has(name)).sort(([a], [b]) => a.localeCompare(b))),
-            new Map([...expected].sort(([a], [b]) => a.localeCompare(b))),
+            new Map([...expected].filter(([name]) => compares(name)).sort(([a], [b]) => a.localeCompare(b))),
             `${label}: the metric values are the files' sums`,
           );
           compared++;

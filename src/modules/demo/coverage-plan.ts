@@ -1,16 +1,21 @@
 import type { CheckStatus, MetricKey, MetricShortcode } from "../../db/types.ts";
+import { coveragePercent } from "../metrics/metric-format.ts";
+import { type CoverageSourceFile, coverageSourceFiles, planCoverageFiles } from "./coverage-files.ts";
 import type {
+  CoverageCounts,
   PlannedCoverageReport,
   PlannedMetricItem,
   PlannedMetricValue,
   PlannedSettings,
 } from "./plan-types.ts";
 import type { Random } from "./random.ts";
+import type { SourceFile } from "./vocabulary.ts";
 
 /**
  * Coverage reports and metric histories of one repository. Coverage drifts along a per-language
  * trend with noise; line, branch and condition percentages are computed from the report's counts,
- * so a metric value always agrees with its check's coverage report. Metric values are recorded
+ * so a metric value always agrees with its check's coverage report, and each report's counts are
+ * split over the language's files (coverage-files.ts). Metric values are recorded
  * for runs on the default branch only (the repository's history); pull-request runs get a
  * coverage report (the change set's stats) but no metric values.
  */
@@ -30,6 +35,8 @@ export const LANGUAGE_KEY: Record<string, MetricKey> = {
   kotlin: "KOTLIN",
   swift: "SWIFT",
 };
+
+const ANALYZER_OF_KEY = new Map(Object.entries(LANGUAGE_KEY).map(([analyzer, key]) => [key, analyzer]));
 
 /** Languages whose coverage tools report condition coverage. */
 const HAS_CONDITIONS = new Set<MetricKey>(["JAVA", "CSHARP", "C_AND_CPP"]);
@@ -51,11 +58,21 @@ interface Threshold {
   enforced: boolean;
 }
 
-type Counts = [number, number, number, number];
+type Counts = CoverageCounts;
+
+/** Where a repository's coverage files come from (see {@link coverageSourceFiles}). */
+export interface CoverageFileSources {
+  /** A stream of its own, so the files change no other draw. */
+  rand: Random;
+  project: string;
+  /** The files an analyzer's findings name. */
+  named: (analyzer: string) => readonly SourceFile[];
+}
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 const clamp = (value: number, low: number, high: number) => Math.min(high, Math.max(low, value));
-const percent = (covered: number, total: number) => (total === 0 ? 0 : round2((covered / total) * 100));
+// Rounded as the real coverage processing rounds (a half up, on the counts).
+const percent = (covered: number, total: number) => coveragePercent(covered, total) ?? 0;
 
 export class CoveragePlanner {
   readonly items: PlannedMetricItem[] = [];
@@ -65,6 +82,8 @@ export class CoveragePlanner {
   private readonly languages: LanguageCoverage[];
   private readonly thresholds = new Map<string, Threshold>();
   private readonly docs: { key: MetricKey; value: number; trend: number } | null;
+  private readonly files = new Map<MetricKey, CoverageSourceFile[]>();
+  private readonly fileRand: Random;
 
   constructor(
     private readonly rand: Random,
@@ -72,6 +91,7 @@ export class CoveragePlanner {
     coverage: MetricKey[],
     primary: string,
     span: { start: number; end: number },
+    sources: CoverageFileSources,
   ) {
     const r = rand;
     this.languages = coverage.map((key) => ({
@@ -83,6 +103,15 @@ export class CoveragePlanner {
       branchShare: r.between(0.18, 0.35),
       branchGap: r.between(0.03, 0.15),
     }));
+    this.fileRand = sources.rand;
+    for (const language of this.languages) {
+      const analyzer = ANALYZER_OF_KEY.get(language.key)!;
+      const lines = language.lines * (1 + language.growth);
+      this.files.set(
+        language.key,
+        coverageSourceFiles(sources.rand, analyzer, sources.project, sources.named(analyzer), lines),
+      );
+    }
     const docKey = LANGUAGE_KEY[primary];
     this.docs = docKey ? { key: docKey, value: r.between(20, 80), trend: r.between(-5, 15) } : null;
     // Two draws that once planned the dependency count, kept so the rest of the stream stays put.
@@ -218,6 +247,7 @@ export class CoveragePlanner {
       lines: total.lines,
       branches: total.branches,
       conditions: total.conditions,
+      files: perLanguage.flatMap((c) => planCoverageFiles(this.fileRand, this.files.get(c.key)!, c)),
     });
     const lcv = percent(total.lines[1], total.lines[0]);
     const nlcv = percent(total.lines[3], total.lines[2]);

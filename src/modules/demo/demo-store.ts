@@ -17,10 +17,22 @@ import { DEMO_TEAM_LOGIN } from "./account-plan.ts";
 /** Rows per statement: large enough to amortise round trips, small enough to keep memory flat. */
 export const BATCH_ROWS = 5000;
 
-/** A column to insert: its name, its PostgreSQL type, and how to read it from a row. */
+/**
+ * A column to insert: its name, its PostgreSQL type, and how to read it from a row. An
+ * `integer[]` column's value is the array's literal (`{1,2,3}`): sent as text, cast on insert.
+ */
 export interface Column<Row> {
   name: string;
-  type: "text" | "bigint" | "integer" | "boolean" | "timestamptz" | "double precision" | "jsonb" | "uuid";
+  type:
+    | "text"
+    | "bigint"
+    | "integer"
+    | "boolean"
+    | "timestamptz"
+    | "double precision"
+    | "jsonb"
+    | "uuid"
+    | "integer[]";
   value: (row: Row) => string | number | boolean | Date | null;
 }
 
@@ -38,14 +50,19 @@ function statement<Row>(table: string, columns: Column<Row>[], rows: Row[], retu
   const arrays = sql.join(
     columns.map((c) => {
       const values = rows.map(c.value);
-      return sql`${values}::${sql.raw(c.type)}[]`;
+      return sql`${values}::${sql.raw(c.type === "integer[]" ? "text" : c.type)}[]`;
     }),
+  );
+  // unnest(...) AS u(c0, c1, ...): the array literals cast back to arrays in the select list.
+  const aliases = columns.map((_, i) => `c${i}`);
+  const selected = sql.join(
+    columns.map((c, i) => sql.raw(c.type === "integer[]" ? `u.c${i}::integer[]` : `u.c${i}`)),
   );
   const returningKeys = returning ? sql` RETURNING key, id` : sql``;
   return sql<{
     key: string;
     id: string;
-  }>`INSERT INTO ${sql.table(table)} (${names}) SELECT * FROM unnest(${arrays})${returningKeys}`;
+  }>`INSERT INTO ${sql.table(table)} (${names}) SELECT ${selected} FROM unnest(${arrays}) AS u(${sql.raw(aliases.join(", "))})${returningKeys}`;
 }
 
 /** Inserts `rows` into `table` in batches. */

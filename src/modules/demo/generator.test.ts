@@ -4,6 +4,7 @@ import { compileAffected, isAffected } from "../../formats/osv/affected.ts";
 import { readOsvRecord } from "../../formats/osv/record.ts";
 import { parseVersion } from "../../formats/osv/versions.ts";
 import { ANALYZERS, type IssueDefinition } from "../catalog/catalog-data.ts";
+import { coveragePercent } from "../metrics/metric-format.ts";
 import { DEMO_USER_EMAIL } from "./account-plan.ts";
 import { advisoryDataset, osvRecordOf } from "./advisories.ts";
 import { globMatches } from "./findings.ts";
@@ -60,6 +61,7 @@ describe("the generator's plans", () => {
       metricItems: all((p) => p.metricItems).length,
       metricValues: all((p) => p.metricValues).length,
       coverageReports: all((p) => p.coverageReports).length,
+      coverageFiles: all((p) => p.coverageReports.flatMap((r) => r.files)).length,
       metricSettings: all((p) => p.settings.metrics).length,
       categorySettings: all((p) => p.settings.categories).length,
       prioritySettings: all((p) => p.settings.priorities).length,
@@ -199,15 +201,37 @@ describe("the generator's plans", () => {
     }
   });
 
-  test("line coverage values are the covered share of their check's coverage report", () => {
+  test("line coverage values are the covered share of their check's coverage report, rounded as coverage processing rounds", () => {
     for (const p of small.plans) {
       const reports = new Map(p.coverageReports.map((r) => [r.checkKey, r]));
       const lcv = p.metricItems.find((i) => i.metric === "LCV" && i.metricKey === "AGGREGATE");
       for (const value of p.metricValues.filter((v) => v.itemKey === lcv?.key)) {
         const [total, covered] = reports.get(value.checkKey!)!.lines;
-        assert.equal(value.value, Math.round((covered / total) * 10_000) / 100);
+        assert.equal(value.value, coveragePercent(covered, total));
       }
     }
+  });
+
+  test("every coverage report's files add up to its counts, and are its languages' source files", () => {
+    let files = 0;
+    for (const p of small.plans) {
+      const named = new Set(p.occurrences.map((o) => o.path));
+      for (const report of p.coverageReports) {
+        for (const measure of ["lines", "branches", "conditions"] as const) {
+          const added = [0, 1, 2, 3].map((i) =>
+            report.files.reduce((sum, file) => sum + (file[measure]?.[i] ?? 0), 0),
+          );
+          assert.deepEqual(added, report[measure] ?? [0, 0, 0, 0], `${p.repository.name} ${measure}`);
+        }
+        assert.equal(new Set(report.files.map((f) => f.path)).size, report.files.length);
+        assert.ok(
+          report.files.some((f) => named.has(f.path)),
+          `${p.repository.name}: files its findings name`,
+        );
+        files += report.files.length;
+      }
+    }
+    assert.ok(files > 0);
   });
 
   test("each advisory's OSV record, as the import reads it, affects exactly the versions the dataset says", () => {

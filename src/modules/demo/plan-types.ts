@@ -144,12 +144,27 @@ export interface PlannedMetricValue {
   createdAt: Date;
 }
 
-/** Totals of one coverage check: [total, covered, new, new covered] for each measure. */
+/** Coverage counts of one measure: [total, covered, new, new covered]. */
+export type CoverageCounts = [number, number, number, number];
+
+/** Totals of one coverage check for each measure, and the files they add up from. */
 export interface PlannedCoverageReport {
   checkKey: string;
-  lines: [number, number, number, number];
-  branches: [number, number, number, number];
-  conditions: [number, number, number, number] | null;
+  lines: CoverageCounts;
+  branches: CoverageCounts;
+  conditions: CoverageCounts | null;
+  files: PlannedCoverageFile[];
+}
+
+/** One file of a coverage check (a `coverage_check_files` row): its counts and uncovered lines. */
+export interface PlannedCoverageFile {
+  metricKey: MetricKey;
+  path: string;
+  lines: CoverageCounts;
+  branches: CoverageCounts;
+  conditions: CoverageCounts | null;
+  /** The executable lines no test ran, ascending. */
+  uncoveredLines: number[];
 }
 
 export interface PlannedSettings {

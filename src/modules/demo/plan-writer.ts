@@ -6,7 +6,9 @@ import { cycloneDxOf, type SbomUploader } from "./demo-sbom.ts";
 import { type Column, column as c, insertRows, insertRowsReturningIds } from "./demo-store.ts";
 import { type ReplayedHistory, replayHistory } from "./history-writer.ts";
 import type {
+  CoverageCounts,
   PlannedCheck,
+  PlannedCoverageFile,
   PlannedCoverageReport,
   PlannedIgnoreRule,
   PlannedMetricItem,
@@ -171,20 +173,17 @@ export async function writeRepositoryPlans(
     ],
     all((p) => p.metricValues),
   );
-  const counts4 = (name: string, pick: (r: PlannedCoverageReport) => number[] | null) =>
-    ["total", "covered", "new", "new_covered"].map((part, i) =>
-      c<PlannedCoverageReport>(`${name}_${part}`, "integer", (r) => pick(r)?.[i] ?? null),
-    );
   await write<PlannedCoverageReport>(
     "coverage_reports",
     [
       c("check_id", "bigint", (r) => need(checkIds, r.checkKey, "check")),
-      ...counts4("lines", (r) => r.lines),
-      ...counts4("branches", (r) => r.branches),
-      ...counts4("conditions", (r) => r.conditions),
+      ...countColumns<PlannedCoverageReport>("lines", (r) => r.lines),
+      ...countColumns<PlannedCoverageReport>("branches", (r) => r.branches),
+      ...countColumns<PlannedCoverageReport>("conditions", (r) => r.conditions),
     ],
     all((p) => p.coverageReports),
   );
+  await writeCoverageFiles(plans, checkIds, write);
 
   await writeSettings(plans, repositoryIds, write);
   await write<PlannedIgnoreRule>(
@@ -229,7 +228,42 @@ export async function writeRepositoryPlans(
   }
 }
 
+/** The four columns `<name>_total`, `_covered`, `_new`, `_new_covered` of one measure's counts. */
+function countColumns<Row>(name: string, pick: (r: Row) => CoverageCounts | null): Column<Row>[] {
+  return ["total", "covered", "new", "new_covered"].map((part, i) =>
+    c<Row>(`${name}_${part}`, "integer", (r) => pick(r)?.[i] ?? null),
+  );
+}
+
 type Write = <Row>(table: string, columns: Column<Row>[], rows: Row[]) => Promise<void>;
+
+/**
+ * The files of each coverage check (`coverage_check_files`), as coverage processing writes them:
+ * one report per file, and the changed-line figures zero for files the run did not change.
+ */
+async function writeCoverageFiles(plans: RepositoryPlan[], checkIds: Map<string, string>, write: Write) {
+  type Row = PlannedCoverageFile & { checkId: string };
+  const rows: Row[] = plans.flatMap((plan) =>
+    plan.coverageReports.flatMap((report) => {
+      const checkId = need(checkIds, report.checkKey, "check");
+      return report.files.map((file) => ({ ...file, checkId }));
+    }),
+  );
+  await write<Row>(
+    "coverage_check_files",
+    [
+      c("check_id", "bigint", (r) => r.checkId),
+      c("metric_key", "text", (r) => r.metricKey),
+      c("path", "text", (r) => r.path),
+      c("reports", "integer", () => 1),
+      ...countColumns<Row>("lines", (r) => r.lines),
+      ...countColumns<Row>("branches", (r) => r.branches),
+      ...countColumns<Row>("conditions", (r) => r.conditions),
+      c("uncovered_lines", "integer[]", (r) => `{${r.uncoveredLines.join(",")}}`),
+    ],
+    rows,
+  );
+}
 
 async function writeSettings(plans: RepositoryPlan[], repositoryIds: Map<string, string>, write: Write) {
   const rowsOf = <T>(pick: (plan: RepositoryPlan) => T[]): Array<T & { repositoryId: string }> =>

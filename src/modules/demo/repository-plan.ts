@@ -108,6 +108,11 @@ class RepositoryHistory {
       spec.analyzers.includes("test-coverage") ? spec.profile.coverage : [],
       spec.profile.primary,
       { start: this.start, end: this.end },
+      {
+        rand: Random.derive(seed, "coverage-files", spec.index),
+        project: spec.name,
+        named: (analyzer) => this.factories.get(analyzer)?.sourceFiles ?? [],
+      },
     );
     this.dependencies = new DependencyPlanner(Random.derive(seed, "dependencies", spec.index), spec);
     this.settings.metrics = this.coverage.settings();
