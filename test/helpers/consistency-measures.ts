@@ -14,42 +14,23 @@ import {
   sum,
   valuesOf,
 } from "./consistency-reads.ts";
+import { type CoverageFileOut, FILE_FIELDS, type FileCounts } from "./coverage-files.ts";
 
 /**
- * Measures that must agree on data made by real uploads, which the demo's generated data cannot
- * hold (consistency-findings.ts has the checks both hold, consistency-history.ts those of findings
- * across runs): coverage files and the metric values of their check, a repository's latest values
+ * Measures that must agree on data made by real uploads, which the demo's generated data holds
+ * only in part (consistency-findings.ts has the checks both hold, consistency-history.ts those of
+ * findings across runs; the demo test runs `coverageFilesAddUp` with the demo's exceptions): coverage files and the metric values of their check, a repository's latest values
  * and its newest analysed run's, a run's DDP and its dependency scans. Each check answers how many
  * things it compared.
  */
 
-interface Counts {
-  total: number;
-  covered: number;
-  new: number | null;
-  newCovered: number | null;
-}
-
-interface CoverageFileRow {
-  path: string;
-  key: string;
-  lineCoverage: number | null;
-  branchCoverage: number | null;
-  lines: Counts;
-  branches: Counts;
-  conditions: Counts | null;
-}
-
-const COUNTS = "total covered new newCovered";
-const FILE = `path key lineCoverage branchCoverage lines { ${COUNTS} } branches { ${COUNTS} } conditions { ${COUNTS} }`;
-
 /** The coverage metrics `files` add up to, by `SHORTCODE`, as the API rounds them (left out: nothing to measure). */
-function coverageOf(files: readonly CoverageFileRow[]): Map<string, number | null> {
-  const total = (pick: (file: CoverageFileRow) => Counts | null, field: keyof Counts) =>
+function coverageOf(files: readonly CoverageFileOut[]): Map<string, number | null> {
+  const total = (pick: (file: CoverageFileOut) => FileCounts | null, field: keyof FileCounts) =>
     sum(files.map((file) => pick(file)?.[field] ?? 0));
-  const lines = (f: CoverageFileRow) => f.lines;
-  const branches = (f: CoverageFileRow) => f.branches;
-  const conditions = (f: CoverageFileRow) => f.conditions;
+  const lines = (f: CoverageFileOut) => f.lines;
+  const branches = (f: CoverageFileOut) => f.branches;
+  const conditions = (f: CoverageFileOut) => f.conditions;
   const hasChanges = files.some((file) => file.lines.new !== null);
   const values = new Map<string, number | null>([
     ["LCV", coveragePercent(total(lines, "covered"), total(lines, "total"))],
@@ -107,7 +88,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
         const answer = await query<{ run: CoverageRunRow }>(
           `query($uid: UUID!) { run(runUid: $uid) { runUid changesetStats { lines { overall overallCovered new newCovered } }
             checks(first: 20) { edges { node { analyzer { shortcode } ${METRICS}
-              coverageFiles(first: 200) { totalCount edges { node { ${FILE} } } } } } } } }`,
+              coverageFiles(first: 200) { totalCount edges { node { ${FILE_FIELDS} } } } } } } } }`,
           { uid: runUid },
         );
         runs.push(answer.run);
@@ -191,12 +172,12 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
         repository: {
           defaultBranch: string;
           metrics: MetricRow[];
-          coverageFiles: { edges: Array<{ node: CoverageFileRow }> } | null;
+          coverageFiles: { edges: Array<{ node: CoverageFileOut }> } | null;
         };
       }>(
         inRepository(
           repository,
-          `defaultBranch ${METRICS} coverageFiles(first: 500) { edges { node { ${FILE} } } }`,
+          `defaultBranch ${METRICS} coverageFiles(first: 500) { edges { node { ${FILE_FIELDS} } } }`,
         ),
       );
       const runs = (await runsOf(query, repository)).filter(
@@ -361,7 +342,7 @@ interface CoverageRunRow {
       node: {
         analyzer: { shortcode: string };
         metrics: MetricRow[];
-        coverageFiles: { totalCount: number; edges: Array<{ node: CoverageFileRow }> };
+        coverageFiles: { totalCount: number; edges: Array<{ node: CoverageFileOut }> };
       };
     }>;
   };
