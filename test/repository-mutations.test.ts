@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { AccountRow, RepositoryRow, UserRow } from "../src/db/types.ts";
+import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
-import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { aRepository, aRun, aTeamOfEveryRole, type RoleToken } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
 import {
@@ -92,30 +92,11 @@ describe("repository mutations", () => {
   let server: TestServer;
   let team: AccountRow;
   let elsewhere: AccountRow;
-  let tokens: Record<"admin" | "member" | "contributor" | "outsider", string>;
+  let tokens: Record<RoleToken, string>;
 
   before(async () => {
     server = await startTestServer();
-    const { db } = server;
-    const users: Record<keyof typeof tokens, UserRow> = {
-      admin: await aUser(db),
-      member: await aUser(db),
-      contributor: await aUser(db),
-      outsider: await aUser(db),
-    };
-    team = await anAccount(db, {}, [
-      { user: users.admin, role: "ADMIN" },
-      { user: users.member, role: "MEMBER" },
-      { user: users.contributor, role: "CONTRIBUTOR" },
-    ]);
-    elsewhere = await anAccount(db, {}, [{ user: users.outsider, role: "ADMIN" }]);
-    const pepper = server.config.tokenPepper;
-    tokens = {
-      admin: await aToken(db, pepper, users.admin),
-      member: await aToken(db, pepper, users.member),
-      contributor: await aToken(db, pepper, users.contributor),
-      outsider: await aToken(db, pepper, users.outsider),
-    };
+    ({ team, elsewhere, tokens } = await aTeamOfEveryRole(server.db, server.config.tokenPepper));
   });
   after(() => server.stop());
 

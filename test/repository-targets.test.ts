@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { AccountRow, RepositoryTargetRow, UserRow } from "../src/db/types.ts";
+import type { AccountRow, RepositoryTargetRow } from "../src/db/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
-import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { aRepository, aTeamOfEveryRole, type RoleToken } from "./helpers/builders.ts";
 import { aTarget } from "./helpers/builders-dependencies.ts";
 import {
   aCommit,
@@ -58,30 +58,11 @@ describe("repository targets switched off and on", () => {
   let server: TestServer;
   let team: AccountRow;
   let elsewhere: AccountRow;
-  let tokens: Record<"admin" | "member" | "contributor" | "outsider", string>;
+  let tokens: Record<RoleToken, string>;
 
   before(async () => {
     server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
-    const { db } = server;
-    const users: Record<keyof typeof tokens, UserRow> = {
-      admin: await aUser(db),
-      member: await aUser(db),
-      contributor: await aUser(db),
-      outsider: await aUser(db),
-    };
-    team = await anAccount(db, {}, [
-      { user: users.admin, role: "ADMIN" },
-      { user: users.member, role: "MEMBER" },
-      { user: users.contributor, role: "CONTRIBUTOR" },
-    ]);
-    elsewhere = await anAccount(db, {}, [{ user: users.outsider, role: "ADMIN" }]);
-    const pepper = server.config.tokenPepper;
-    tokens = {
-      admin: await aToken(db, pepper, users.admin),
-      member: await aToken(db, pepper, users.member),
-      contributor: await aToken(db, pepper, users.contributor),
-      outsider: await aToken(db, pepper, users.outsider),
-    };
+    ({ team, elsewhere, tokens } = await aTeamOfEveryRole(server.db, server.config.tokenPepper));
     await importLodashAdvisory(server);
   });
   after(() => server.stop());

@@ -132,3 +132,35 @@ export async function aToken(
   registerSecret(token);
   return token;
 }
+
+/** Who {@link aTeamOfEveryRole} makes: one user of each role in the team, and one of another account. */
+export type RoleToken = "admin" | "member" | "contributor" | "outsider";
+
+/**
+ * A team with an ADMIN, a MEMBER and a CONTRIBUTOR, another account (`elsewhere`) whose only
+ * member, its ADMIN, is the outsider, and a token of each of the four users.
+ */
+export async function aTeamOfEveryRole(
+  db: Kysely<Database>,
+  pepper: string,
+): Promise<{ team: AccountRow; elsewhere: AccountRow; tokens: Record<RoleToken, string> }> {
+  const users: Record<RoleToken, UserRow> = {
+    admin: await aUser(db),
+    member: await aUser(db),
+    contributor: await aUser(db),
+    outsider: await aUser(db),
+  };
+  const team = await anAccount(db, {}, [
+    { user: users.admin, role: "ADMIN" },
+    { user: users.member, role: "MEMBER" },
+    { user: users.contributor, role: "CONTRIBUTOR" },
+  ]);
+  const elsewhere = await anAccount(db, {}, [{ user: users.outsider, role: "ADMIN" }]);
+  const tokens = {
+    admin: await aToken(db, pepper, users.admin),
+    member: await aToken(db, pepper, users.member),
+    contributor: await aToken(db, pepper, users.contributor),
+    outsider: await aToken(db, pepper, users.outsider),
+  };
+  return { team, elsewhere, tokens };
+}
