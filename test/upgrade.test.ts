@@ -45,6 +45,8 @@ interface Written {
   repository: { name: string; key: string; dsnGeneration: number };
   headCommit: string;
   baseCommit: string;
+  /** A run older than the base that ended TIMEOUT: its measured coverage is not the repository's. */
+  timedOutCommit: string;
   /** Per occurrence of the head run's lint check: path, state and the severity it must read. */
   occurrences: Array<{ path: string; state: string; shortcode: string; category: string; severity: string }>;
   artifacts: Array<{ kind: string; sizeBytes: number; storedCount: number | null }>;
@@ -74,6 +76,7 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
   const repoKey = newRowKey();
   const headCommit = `${tag}${"b".repeat(36)}`;
   const baseCommit = `${tag}${"a".repeat(36)}`;
+  const timedOutCommit = `${tag}${"9".repeat(36)}`;
   const written: Written = {
     token,
     email,
@@ -81,6 +84,7 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
     repository: { name: "billing", key: repoKey, dsnGeneration: 3 },
     headCommit,
     baseCommit,
+    timedOutCommit,
     occurrences: [],
     artifacts: [],
     coverageFiles: [],
@@ -157,14 +161,14 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
       });
     }
 
-    const run = (commit: string, createdAt: string, baseRunId?: string) =>
+    const run = (commit: string, createdAt: string, baseRunId?: string, status = "SUCCESS") =>
       insert(trx, "analysis_runs", {
         key: newRowKey(),
         run_uid: randomUUID(),
         repository_id: repositoryId,
         branch_name: "main",
         commit_oid: commit,
-        status: "SUCCESS",
+        status,
         created_at: createdAt,
         updated_at: createdAt,
         finished_at: createdAt,
@@ -377,6 +381,17 @@ async function writeDataSet(db: OldDb, version: string): Promise<Written> {
       commit_oid: headCommit,
       value: written.lcv,
       created_at: "2025-03-02T10:05:00Z",
+    });
+    // The timed-out run measured coverage before it ended: a value of a run that has not analysed
+    // the code, which the repository does not show (migration 0032 marks it so on the upgrade).
+    const timedOutRunId = await run(timedOutCommit, "2025-02-28T10:00:00Z", undefined, "TIMEOUT");
+    await insert(trx, "metric_values", {
+      key: newRowKey(),
+      item_id: lcvItem,
+      check_id: await check(timedOutRunId, coverageId, 1),
+      commit_oid: timedOutCommit,
+      value: 12.5,
+      created_at: "2025-02-28T10:05:00Z",
     });
     // A dependency scan of the head run: one open vulnerability and one the base had, resolved.
     // From 0015 a scan belongs to the run's sca check; before, it stands on its run alone.
@@ -685,12 +700,13 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         state: "OPEN",
       });
 
-      // Both runs, newest first, with their summaries counted from the stored findings.
+      // Every run, newest first, with their summaries counted from the stored findings.
       assert.deepEqual(
         repository.analysisRuns.edges.map((e) => [e.node.commitOid, e.node.status]),
         [
           [written.headCommit, "SUCCESS"],
           [written.baseCommit, "SUCCESS"],
+          [written.timedOutCommit, "TIMEOUT"],
         ],
       );
       const head = repository.analysisRuns.edges[0]!.node;
@@ -762,6 +778,7 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
       // definition of 0012 (a count of dependencies, no unit).
       const metrics = new Map(repository.metrics.map((m) => [m.shortcode, m]));
       const lcv = metrics.get("LCV")?.items.find((i) => i.key === "AGGREGATE");
+      // The timed-out run's value is not one of them.
       assert.equal(lcv?.latestValue, written.lcv);
       assert.equal(lcv?.values.totalCount, 1);
       const ddp = metrics.get("DDP");

@@ -422,6 +422,11 @@ export interface MetricValuesTable {
   created_at: CreatedAt;
   /** False for values of runs off the default branch (migration 0008): not the repository's history. */
   on_default_branch: ColumnType<boolean, boolean | undefined, boolean>;
+  /**
+   * Whether the value's run has analysed the code (`isAnalysedRun`), kept by the database's
+   * triggers (migration 0032): a repository shows only such values. Never written by Assay.
+   */
+  of_analysed_run: ColumnType<boolean, never, never>;
 }
 
 export interface RepositoryMetricSettingsTable {

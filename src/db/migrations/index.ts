@@ -29,6 +29,7 @@ import * as runConfig from "./0028-run-config.ts";
 import * as testPatternRules from "./0029-test-pattern-rules.ts";
 import * as runLockfilePaths from "./0030-run-lockfile-paths.ts";
 import * as artifactGoModules from "./0031-artifact-go-modules.ts";
+import * as metricValuesOfAnalysedRuns from "./0032-metric-values-of-analysed-runs.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   "0029-test-pattern-rules": testPatternRules,
   "0030-run-lockfile-paths": runLockfilePaths,
   "0031-artifact-go-modules": artifactGoModules,
+  "0032-metric-values-of-analysed-runs": metricValuesOfAnalysedRuns,
 };
 
 /** Kysely migration provider over {@link migrations}. */

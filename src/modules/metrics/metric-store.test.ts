@@ -1,31 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { sql } from "kysely";
 import { anAccount, aRepository, aRun } from "../../../test/helpers/builders.ts";
 import { anAnalyzer } from "../../../test/helpers/builders-catalog.ts";
 import { aCheck } from "../../../test/helpers/builders-checks.ts";
-import { aMetricItem, metricValuesOf } from "../../../test/helpers/builders-metrics.ts";
+import { aMetricItem, aMetricValue, metricValuesOf } from "../../../test/helpers/builders-metrics.ts";
 import { type OpenTestDatabase, openTestDatabase } from "../../../test/helpers/database.ts";
-import type { MetricValueRow, RepositoryMetricItemRow } from "../../db/types.ts";
+import { analysedPlan, rowsVisited } from "../../../test/helpers/plans.ts";
+import type { AnalysisRunStatus, MetricValueRow, RepositoryMetricItemRow } from "../../db/types.ts";
 import { findLatestValuesOfItems, latestValuesOfItems } from "./metric-store.ts";
-
-/** The part of a plan node (EXPLAIN, FORMAT JSON) this test reads. */
-interface PlanNode {
-  "Relation Name"?: string;
-  "Actual Rows": number;
-  "Actual Loops": number;
-  "Rows Removed by Filter"?: number;
-  Plans?: PlanNode[];
-}
-
-/** Rows of `table` the plan's scans visited, filtered-out ones included, over all loops. */
-function rowsVisited(node: PlanNode, table: string): number {
-  const own =
-    node["Relation Name"] === table
-      ? (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0)) * node["Actual Loops"]
-      : 0;
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsVisited(child, table), 0);
-}
 
 const HISTORY = 5000;
 
@@ -67,12 +49,86 @@ describe("the latest value of metric items", () => {
   });
 
   test("reads the item's newest values only, not its whole history", async () => {
-    const { rows } = await sql<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>`
-      EXPLAIN (ANALYZE, FORMAT JSON) ${latestValuesOfItems([long.id, empty.id])}`.execute(database.handle.db);
-    const plan = rows[0]!["QUERY PLAN"][0]!.Plan;
+    const plan = await analysedPlan(database.handle.db, latestValuesOfItems([long.id, empty.id]));
     // The TIMEOUT run's value, then the one before it: two of the item's 5,001 values (engines
     // that show rows per loop as averages may round them).
     const visited = rowsVisited(plan, "metric_values");
     assert.ok(visited <= 3, `read ${visited} values`);
+  });
+});
+
+describe("whether a metric value's run has analysed the code (of_analysed_run, kept by the database)", () => {
+  let database: OpenTestDatabase;
+
+  before(async () => {
+    database = await openTestDatabase();
+  });
+  after(() => database?.close());
+
+  async function marks(keys: readonly string[]): Promise<boolean[]> {
+    const rows = await database.handle.db
+      .selectFrom("metric_values")
+      .select(["key", "of_analysed_run"])
+      .where("key", "in", keys)
+      .execute();
+    const byKey = new Map(rows.map((row) => [row.key, row.of_analysed_run]));
+    return keys.map((key) => byKey.get(key)!);
+  }
+
+  test("follows the run through every change of its status, whoever writes it", async () => {
+    const db = database.handle.db;
+    const repository = await aRepository(db, await anAccount(db));
+    const item = await aMetricItem(db, repository, "LCV");
+    const analyzer = await anAnalyzer(db, { shortcode: "test-coverage-m" });
+    const run = await aRun(db, repository, { status: "PENDING" });
+    const other = await aRun(db, repository, { status: "SUCCESS" });
+    const check = await aCheck(db, run, analyzer);
+    const measured = await aMetricValue(db, item, { checkId: check.id });
+    const untouched = await aMetricValue(db, item, { checkId: (await aCheck(db, other, analyzer)).id });
+    const set = async (status: AnalysisRunStatus, reopenedFrom: AnalysisRunStatus | null) => {
+      await db
+        .updateTable("analysis_runs")
+        .set({ status, reopened_from: reopenedFrom })
+        .where("id", "=", run.id)
+        .execute();
+      return (await marks([measured.key, untouched.key]))[0];
+    };
+
+    assert.deepEqual(await marks([measured.key, untouched.key]), [false, true], "as inserted");
+    assert.equal(await set("SUCCESS", null), true, "finished SUCCESS");
+    // A late upload: PENDING again, still the repository's current state.
+    assert.equal(await set("PENDING", "SUCCESS"), true, "reopened from SUCCESS");
+    const late = await aMetricValue(db, item, { checkId: check.id });
+    assert.deepEqual(await marks([late.key]), [true], "inserted while reopened from SUCCESS");
+    assert.equal(await set("TIMEOUT", null), false, "ended TIMEOUT");
+    assert.deepEqual(await marks([late.key]), [false], "every value of the run follows");
+    assert.equal(await set("FAILURE", null), true, "finished FAILURE");
+    assert.equal(await set("CANCEL", null), false, "cancelled");
+    assert.equal(await set("PENDING", "CANCEL"), false, "reopened from CANCEL");
+    // Another run's value never moved.
+    assert.deepEqual(await marks([untouched.key]), [true]);
+  });
+
+  test("counts a value of no check (stored before values had one) as analysed", async () => {
+    const db = database.handle.db;
+    const item = await aMetricItem(db, await aRepository(db, await anAccount(db)), "LCV");
+    const value = await aMetricValue(db, item, { checkId: null });
+    assert.deepEqual(await marks([value.key]), [true]);
+  });
+
+  test("moves with the value to another check", async () => {
+    const db = database.handle.db;
+    const repository = await aRepository(db, await anAccount(db));
+    const item = await aMetricItem(db, repository, "LCV");
+    const analyzer = await anAnalyzer(db, { shortcode: "test-coverage-n" });
+    const analysed = await aCheck(db, await aRun(db, repository, { status: "SUCCESS" }), analyzer);
+    const waiting = await aCheck(db, await aRun(db, repository, { status: "PENDING" }), analyzer);
+    const value = await aMetricValue(db, item, { checkId: analysed.id });
+    await db
+      .updateTable("metric_values")
+      .set({ check_id: waiting.id })
+      .where("key", "=", value.key)
+      .execute();
+    assert.deepEqual(await marks([value.key]), [false]);
   });
 });

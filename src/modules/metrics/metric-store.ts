@@ -11,7 +11,6 @@ import type {
 } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
-import { isAnalysedRun } from "../runs/run-store.ts";
 
 /**
  * Metric definitions (a global catalog of ten), each repository's metric items with their
@@ -89,14 +88,11 @@ export function findVisibleMetricItemsByKeys(
  * also while a late upload makes it PENDING again), as the repository's findings and dependency
  * scans require. A run still waiting for a report, or one that ended TIMEOUT or CANCEL, sets no
  * latest value and leaves no point in the history. A value of no check (stored before values had
- * one) counts.
+ * one) counts. The database keeps the answer on the value (`of_analysed_run`, migration 0032), so
+ * a read of many values looks up no check and no run.
  */
 export function isValueOfAnalysedRun(value: string): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.ref(`${value}.check_id`)} IS NULL OR EXISTS (
-    SELECT 1 FROM checks AS value_check
-    JOIN analysis_runs AS value_run ON value_run.id = value_check.run_id
-    WHERE value_check.id = ${sql.ref(`${value}.check_id`)} AND ${isAnalysedRun("value_run")}
-  ))`;
+  return sql<boolean>`${sql.ref(`${value}.of_analysed_run`)}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { baseCheckOf } from "../checks/check-store.ts";
 import { currentCheckCandidates, isConclusiveCheck } from "../checks/current-check-store.ts";
@@ -244,13 +244,23 @@ export async function findScopeLineCoverage(
   column: ScopeColumn,
   scopeIds: readonly string[],
 ): Promise<ScopeCoverageRow[]> {
-  const result = await sql<ScopeCoverageRow>`
+  return (await scopeLineCoverage(column, scopeIds).execute(db)).rows;
+}
+
+/**
+ * The statement {@link findScopeLineCoverage} runs (its test reads the statement's plan): the
+ * scope's whole history of values, each judged by the mark it carries, not by its check and run.
+ */
+export function scopeLineCoverage(
+  column: ScopeColumn,
+  scopeIds: readonly string[],
+): RawBuilder<ScopeCoverageRow> {
+  return sql<ScopeCoverageRow>`
     SELECT repo.${sql.ref(column)}::text AS scope_id, repo.id::text AS repository_id,
       v.key AS value_key, v.created_at, v.value
     FROM repositories AS repo
     JOIN repository_metric_items AS it ON it.repository_id = repo.id
       AND it.metric_shortcode = 'LCV' AND it.metric_key = 'AGGREGATE'
     JOIN metric_values AS v ON v.item_id = it.id AND v.on_default_branch AND ${isValueOfAnalysedRun("v")}
-    WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`.execute(db);
-  return result.rows;
+    WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))`;
 }

@@ -74,6 +74,8 @@ export function branchFilter(branch: string | null | undefined) {
  * finished SUCCESS or FAILURE, or did and is PENDING again while a late artifact is processed. A
  * repository's current state, its current findings, its report snapshots and the base of a new
  * run are read from analysed runs only. `alias` names the `analysis_runs` row in the statement.
+ * The database holds the same rule as `assay_run_is_analysed` (migration 0032), with which it
+ * marks each metric value; a change here needs a migration that replaces that function.
  */
 export function isAnalysedRun(alias: string): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref(`${alias}.status`)} IN ('SUCCESS', 'FAILURE')
