@@ -97,13 +97,20 @@ export function badRequest(message: string): AssayError {
   return new AssayError(message, ErrorCode.BAD_REQUEST);
 }
 
-/** Past the per-user or per-address budget. */
-export function rateLimited(retryAfterSeconds: number): AssayError {
-  return new AssayError(
-    `Rate limit exceeded. Try again in ${retryAfterSeconds} seconds.`,
-    ErrorCode.RATE_LIMITED,
-    { extensions: { retryAfter: retryAfterSeconds } },
-  );
+/**
+ * The answer to a request past the per-user or per-address budget, as {@link errorDocument} would
+ * print an AssayError of it, built without one: a refusal must cost less than serving the request
+ * (docs/benchmarks.md "Refusals"), and a GraphQLError costs more than the rest of a 429.
+ */
+export function rateLimitedDocument(retryAfterSeconds: number): ErrorDocument {
+  return {
+    errors: [
+      {
+        message: `Rate limit exceeded. Try again in ${retryAfterSeconds} seconds.`,
+        extensions: { retryAfter: retryAfterSeconds, code: ErrorCode.RATE_LIMITED },
+      },
+    ],
+  };
 }
 
 /** The request body is over the configured size. */
@@ -174,7 +181,12 @@ export function limitExceeded(
   return new AssayError(message, code, options);
 }
 
+/** An error-only response: `{ "errors": [...] }` in the spec's shape. */
+export interface ErrorDocument {
+  errors: ReturnType<GraphQLError["toJSON"]>[];
+}
+
 /** The body of an error-only response: `{ "errors": [...] }` in the spec's shape. */
-export function errorDocument(...errors: GraphQLError[]): { errors: ReturnType<GraphQLError["toJSON"]>[] } {
+export function errorDocument(...errors: GraphQLError[]): ErrorDocument {
   return { errors: errors.map((e) => e.toJSON()) };
 }

@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CredentialRefusal, Viewer } from "../graphql/context.ts";
-import { errorDocument, rateLimited, signatureExpired, unauthenticated } from "../graphql/errors.ts";
+import {
+  type AssayError,
+  errorDocument,
+  rateLimitedDocument,
+  signatureExpired,
+  unauthenticated,
+} from "../graphql/errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
 import { rateLimitKeyOfAddress } from "./client-address.ts";
 import { sendJson } from "./json.ts";
@@ -37,13 +43,14 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
 
 /**
  * The body of every 401: the spec's `errors`, plus the same text as a top-level `message` for
- * clients that read that field of an error answer.
+ * clients that read that field of an error answer. Made once per kind of refusal: a 401 costs
+ * no error object (docs/benchmarks.md "Refusals").
  */
-export function unauthorizedBody(error: ReturnType<typeof unauthenticated>): {
-  errors: unknown[];
-  message: string;
-} {
-  return { ...errorDocument(error), message: error.message };
+const UNAUTHORIZED = unauthorizedBody(unauthenticated());
+const SIGNATURE_EXPIRED = unauthorizedBody(signatureExpired());
+
+function unauthorizedBody(error: AssayError): string {
+  return JSON.stringify({ ...errorDocument(error), message: error.message });
 }
 
 /**
@@ -55,8 +62,10 @@ export function sendUnauthorized(
   refusal: CredentialRefusal,
   headers: Headers = {},
 ): void {
-  const error = refusal === "signature-expired" ? signatureExpired() : unauthenticated();
-  sendJson(res, 401, unauthorizedBody(error), { "www-authenticate": 'Bearer realm="assay"', ...headers });
+  sendJson(res, 401, refusal === "signature-expired" ? SIGNATURE_EXPIRED : UNAUTHORIZED, {
+    "www-authenticate": 'Bearer realm="assay"',
+    ...headers,
+  });
 }
 
 /** The `X-RateLimit-*` headers of a per-user decision. */
@@ -85,7 +94,7 @@ export async function admitAnonymous(
   );
   if (decision.allowed) return true;
   deps.metrics?.observeRateLimited("anonymous");
-  sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
+  sendJson(res, 429, rateLimitedDocument(decision.retryAfterSeconds), {
     "retry-after": String(decision.retryAfterSeconds),
   });
   return false;
@@ -105,7 +114,7 @@ export async function admitUser(
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) return headers;
   deps.metrics?.observeRateLimited("user");
-  sendJson(res, 429, errorDocument(rateLimited(decision.retryAfterSeconds)), {
+  sendJson(res, 429, rateLimitedDocument(decision.retryAfterSeconds), {
     ...headers,
     "retry-after": String(decision.retryAfterSeconds),
   });
