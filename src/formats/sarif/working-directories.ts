@@ -110,7 +110,8 @@ async function mentionsWorkingDirectory(
     const bytes = bytesOf(chunk);
     const across = Buffer.concat([tail, bytes.subarray(0, NEEDLE.length - 1)]);
     if (across.includes(NEEDLE) || bytes.includes(NEEDLE)) return true;
-    const kept = Buffer.concat([tail, bytes]);
+    // The last bytes of the document so far, which the next chunk's first bytes may complete.
+    const kept = bytes.length >= NEEDLE.length - 1 ? bytes : Buffer.concat([tail, bytes]);
     tail = Buffer.from(kept.subarray(Math.max(0, kept.length - (NEEDLE.length - 1))));
   }
   return false;
