@@ -30,6 +30,7 @@ import { openDatabase } from "../src/db/database.ts";
 import type { Database, IssueSeverity } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { readSarif } from "../src/formats/sarif/reader.ts";
+import { findWorkingDirectories } from "../src/formats/sarif/working-directories.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { leasedSteps } from "../src/ingestion/process-job.ts";
 import {
@@ -47,6 +48,9 @@ import { createBenchDatabase, postgresVersion } from "./databases.ts";
 import { Cleanup, describe } from "./processes.ts";
 import { describeRun } from "./report.ts";
 
+/** The checkout directory the artifacts name with --work-dir. */
+const BENCH_WORK_DIR = "/bench/checkout";
+
 const USAGE = `Usage: node --import tsx bench/ingest.ts [options]
 
 Measures SARIF ingestion into the database DATABASE_URL names (the embedded database when it is
@@ -58,7 +62,12 @@ Options:
   --results N        results in the generated SARIF log, default 200000 (about 400 bytes each)
   --batch-sizes A,B  processSarif batch sizes to measure, default 1000,5000,10000
   --row-by-row N     rows for the one-INSERT-per-row figure, default 10000
-  --reader-only      measure the reader alone (no database) and print only its row
+  --reader-only      measure the reader alone (no database) and print only its rows
+  --work-dir         the artifacts carry a workDir (${BENCH_WORK_DIR}), so processing first
+                     looks for the runs' working directories (docs/ingestion-sarif.md "Paths")
+  --working-directory DIR
+                     the generated run names ${BENCH_WORK_DIR}/DIR as its working directory,
+                     after its results (implies --work-dir)
   --help             this text
 `;
 
@@ -67,6 +76,10 @@ interface Options {
   batchSizes: number[];
   rowByRow: number;
   readerOnly: boolean;
+  /** The artifacts' workDir, null without --work-dir. */
+  workDir: string | null;
+  /** The generated run's working directory (absolute), when --working-directory names one. */
+  workingDirectory: string | undefined;
 }
 
 function log(line: string): void {
@@ -87,6 +100,8 @@ function parseOptions(argv: string[]): Options | undefined {
       "batch-sizes": { type: "string" },
       "row-by-row": { type: "string" },
       "reader-only": { type: "boolean" },
+      "work-dir": { type: "boolean" },
+      "working-directory": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -99,13 +114,18 @@ function parseOptions(argv: string[]): Options | undefined {
       .map((n) => positive("--batch-sizes", n)),
     rowByRow: positive("--row-by-row", values["row-by-row"] ?? "10000"),
     readerOnly: values["reader-only"] ?? false,
+    workDir: values["work-dir"] || values["working-directory"] !== undefined ? BENCH_WORK_DIR : null,
+    workingDirectory:
+      values["working-directory"] === undefined
+        ? undefined
+        : `${BENCH_WORK_DIR}/${values["working-directory"]}`,
   };
 }
 
 /** A run, a check and a SARIF artifact of `analyzerId` in `repositoryId`, for one measurement. */
 async function aTarget(
   db: Kysely<Database>,
-  ids: { repositoryId: string; analyzerId: string; analyzer: string },
+  ids: { repositoryId: string; analyzerId: string; analyzer: string; workDir?: string | null },
 ): Promise<{ artifact: ArtifactRow; checkId: string }> {
   const run = await db
     .insertInto("analysis_runs")
@@ -138,7 +158,7 @@ async function aTarget(
 /** A QUEUED SARIF artifact of `checkId` in `runId`, as the intake stores it (without its bytes). */
 function anArtifactOf(
   db: Kysely<Database>,
-  ids: { repositoryId: string; analyzer: string },
+  ids: { repositoryId: string; analyzer: string; workDir?: string | null },
   runId: string,
   checkId: string,
 ): Promise<ArtifactRow> {
@@ -154,6 +174,7 @@ function anArtifactOf(
       analyzer_type: "community",
       reporter: "bench",
       compression: "NONE",
+      work_dir: ids.workDir ?? null,
       stored_bytes: 0,
       content_sha256: randomBytes(32),
     })
@@ -566,6 +587,28 @@ async function measureReader(file: string): Promise<Figure> {
   };
 }
 
+/**
+ * The look for the runs' working directories that processing does first when the artifact has a
+ * workDir (findWorkingDirectories): a search for the key's bytes, and a scan when it is there.
+ */
+async function measureWorkingDirectories(file: string, workDir: string): Promise<Figure> {
+  const before = snapshotCpu();
+  const node = process.cpuUsage();
+  const started = performance.now();
+  const found = await findWorkingDirectories(() => fileChunks(file), workDir);
+  const seconds = (performance.now() - started) / 1000;
+  const usage = process.cpuUsage(node);
+  log(`working directories: ${JSON.stringify([...found])} in ${seconds.toFixed(3)} s`);
+  return {
+    label: `working directories found first (${found.size === 0 ? "none named" : "one named"})`,
+    rows: 0,
+    seconds,
+    nodeCpu: (usage.user + usage.system) / 1e6,
+    databaseCpu: undefined,
+    otherCores: otherCpuCores(before, snapshotCpu(), seconds, new Set()),
+  };
+}
+
 /** `--reader-only`: the generated log through the reader alone, with no database at all. */
 async function runReaderOnly(options: Options, cleanup: Cleanup): Promise<void> {
   const header = describeRun({
@@ -578,12 +621,21 @@ async function runReaderOnly(options: Options, cleanup: Cleanup): Promise<void> 
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-ingest-"));
   cleanup.add(`remove ${scratch}`, async () => fs.rmSync(scratch, { recursive: true, force: true }));
   const file = path.join(scratch, "generated.sarif");
-  const bytes = await writeGeneratedSarif(file, { results: options.results });
+  const bytes = await writeGeneratedSarif(file, {
+    results: options.results,
+    workingDirectory: options.workingDirectory,
+  });
   const figure = await measureReader(file);
+  const lookFirst = options.workDir === null ? null : await measureWorkingDirectories(file, options.workDir);
+  const perResult = (seconds: number) => `${((seconds * 1e6) / options.results).toFixed(2)} µs/result`;
+  const lookLine =
+    lookFirst === null
+      ? ""
+      : `${lookFirst.label}: ${lookFirst.seconds.toFixed(3)} s, node CPU ${perResult(lookFirst.nodeCpu)}\n`;
   process.stdout.write(
     `${header.join("\n")}\nsarif:    ${(bytes / 2 ** 20).toFixed(0)} MiB, ${number.format(options.results)} results\n\n` +
       `${figure.label}: ${number.format(figure.rows)} results in ${figure.seconds.toFixed(2)} s, ${number.format(figure.rows / figure.seconds)} results/s, ` +
-      `node CPU ${((figure.nodeCpu * 1e6) / figure.rows).toFixed(2)} µs/result, other CPU ${figure.otherCores?.toFixed(2) ?? "?"} cores\n`,
+      `node CPU ${((figure.nodeCpu * 1e6) / figure.rows).toFixed(2)} µs/result, other CPU ${figure.otherCores?.toFixed(2) ?? "?"} cores\n${lookLine}`,
   );
 }
 
@@ -615,7 +667,10 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-ingest-"));
   cleanup.add(`remove ${scratch}`, async () => fs.rmSync(scratch, { recursive: true, force: true }));
   const file = path.join(scratch, "generated.sarif");
-  const bytes = await writeGeneratedSarif(file, { results: options.results });
+  const bytes = await writeGeneratedSarif(file, {
+    results: options.results,
+    workingDirectory: options.workingDirectory,
+  });
   log(
     `generated ${(bytes / 2 ** 20).toFixed(0)} MiB of SARIF with ${number.format(options.results)} results`,
   );
@@ -627,7 +682,12 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     .values({ key: newRowKey(), shortcode: analyzerShortcode, name: "Bench", type: "COMMUNITY" })
     .returning("id")
     .executeTakeFirstOrThrow();
-  const ids = { repositoryId: repository.id, analyzerId: analyzer.id, analyzer: analyzerShortcode };
+  const ids = {
+    repositoryId: repository.id,
+    analyzerId: analyzer.id,
+    analyzer: analyzerShortcode,
+    workDir: options.workDir,
+  };
   const figures: Figure[] = [];
 
   figures.push(await measureReader(file));

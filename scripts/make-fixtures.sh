@@ -5,7 +5,9 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request]   (default: all)
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module]
+#        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
+#        subdirectory, which `sarif` makes too)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -35,6 +37,7 @@ readonly DEBIAN_PACKAGES=(
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
 readonly DEBIAN_PACKAGES_PULL_REQUEST=(jq git)
+readonly DEBIAN_PACKAGES_STATICCHECK_MODULE=(jq golang-go go-staticcheck)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -61,6 +64,7 @@ install_debian_packages() {
   local missing=() package wanted=("${DEBIAN_PACKAGES[@]}")
   [ "$WHAT" = sbom ] && wanted=("${DEBIAN_PACKAGES_SBOM[@]}")
   [ "$WHAT" = pull-request ] && wanted=("${DEBIAN_PACKAGES_PULL_REQUEST[@]}")
+  [ "$WHAT" = staticcheck-module ] && wanted=("${DEBIAN_PACKAGES_STATICCHECK_MODULE[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -243,6 +247,45 @@ record_go_modules_profile() { # directory profile mode modules-json packages-jso
     go-modules/go-modules.tool-output.txt "{\"goModules\": $modules}"
 }
 
+# Staticcheck run inside the go-modules project's backend/ module (`cd backend && staticcheck`),
+# as a repository with its Go module in a subdirectory runs it: the SARIF's paths are relative to
+# backend/ (against an undefined %SRCROOT%), and only `invocations[].workingDirectory`, after the
+# results, names backend/. The upload's workDir is the project's root. The summary is made as for
+# go-lint: the stylish totals and the JSON output's codes.
+record_staticcheck_in_module() { # out-dir
+  local out=$1 command="go-staticcheck -checks all -f sarif ./..."
+  enter_project go-modules
+  # GOFLAGS empty: go.work at the root puts the module in workspace mode, which refuses -mod=mod.
+  (cd backend && GOFLAGS= expect_status "0" go-staticcheck -checks all -f sarif ./...) >"$out/backend.sarif"
+  (cd backend && GOFLAGS= expect_status "1" go-staticcheck -checks all ./...) >"$out/backend.tool-output.txt"
+  (cd backend && GOFLAGS= expect_status "1" go-staticcheck -checks all -f stylish ./...) >"$WORK/_staticcheck-backend.stylish"
+  (cd backend && GOFLAGS= expect_status "1" go-staticcheck -checks all -f json ./...) >"$WORK/_staticcheck-backend.json"
+  write_summary "$out/backend.summary.json" staticcheck "$(go-staticcheck -version)" "cd backend && $command" "$PWD" "$(
+    jq -n --rawfile stylish "$WORK/_staticcheck-backend.stylish" --slurpfile problems "$WORK/_staticcheck-backend.json" '
+      ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?, (?<i>[0-9]+) ignored\\)")) as $t
+      | {errors: ($t.e | tonumber), warnings: ($t.w | tonumber), ignored: ($t.i | tonumber),
+         byRule: ($problems | group_by(.code) | map({key: .[0].code, value: {
+           errors: map(select(.severity == "error")) | length, warnings: map(select(.severity == "warning")) | length}})
+           | from_entries),
+         files: ($problems | map(.location.file | ltrimstr("'"$PWD"'/")) | unique)}'
+  )"
+  add_fixture sarif staticcheck staticcheck/backend.sarif sarif relative staticcheck/backend.summary.json staticcheck/backend.tool-output.txt
+}
+
+# `scripts/make-fixtures.sh staticcheck-module`: only the fixture above, its manifest entry put
+# after go-lint's Staticcheck report (where `sarif` writes it) in place of the one before.
+make_staticcheck_module() {
+  local out="$ROOT/src/formats/sarif/fixtures" manifest="$ROOT/src/formats/sarif/fixtures/manifest.json"
+  mkdir -p "$out/staticcheck" "$WORK/_manifest"
+  : >"$WORK/_manifest/sarif.jsonl"
+  record_staticcheck_in_module "$out/staticcheck"
+  jq --slurpfile new "$WORK/_manifest/sarif.jsonl" '
+    map(select(.file != $new[0].file))
+    | (map(.file) | index("staticcheck/staticcheck.sarif")) as $at
+    | .[0:$at + 1] + $new + .[$at + 1:]' "$manifest" >"$WORK/_manifest.json"
+  mv "$WORK/_manifest.json" "$manifest"
+}
+
 # ---------------------------------------------------------------------------------------------
 make_sarif() {
   begin_kind sarif
@@ -334,6 +377,7 @@ make_sarif() {
              | from_entries)}'
     )"
   add_fixture sarif staticcheck staticcheck/staticcheck.sarif sarif relative staticcheck/staticcheck.summary.json staticcheck/staticcheck.tool-output.txt
+  record_staticcheck_in_module "$out/staticcheck"
 
   log "go vet"
   enter_project go-vet
@@ -890,11 +934,12 @@ make_pull_request() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom or pull-request)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request or staticcheck-module)" ;;
 esac
 install_debian_packages
-install_npm_tools
+[ "$WHAT" = staticcheck-module ] || install_npm_tools
+if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi

@@ -27,6 +27,8 @@ export const FINDINGS_FORMAT_NAMES: Readonly<Record<FindingsFormat, string>> = {
 export interface FindingsReadOptions {
   /** The directory the tool ran in, which absolute paths are made relative to. */
   workDir: string | null;
+  /** SARIF only: the directory each run's tool ran in, in `workDir` (`readSarif`'s option). */
+  workingDirectories?: ReadonlyMap<number, string>;
   /** Told the report's format once it is known, before the first event. */
   onFormat?: (format: FindingsFormat) => void;
 }
@@ -79,5 +81,5 @@ export async function* readFindings(
   if (format === "cppcheck-xml") yield* readCppcheckXml(replayed(), readerOptions);
   else if (format === "go-vet-json") yield* readGoVetJson(replayed(), readerOptions);
   else if (format === "gcc-json") yield* readGccJson(replayed(), readerOptions);
-  else yield* readSarif(replayed(), readerOptions);
+  else yield* readSarif(replayed(), { ...readerOptions, workingDirectories: options.workingDirectories });
 }

@@ -10,6 +10,7 @@ import {
   readRepositoryConfig,
 } from "../formats/deepsource-config/reader.ts";
 import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
+import { findWorkingDirectories } from "../formats/sarif/working-directories.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
@@ -223,7 +224,12 @@ async function validateReport(
   let warnings: string[] = [];
   try {
     if (checked.kind === "SARIF") {
-      const summary = await validateSarif(text(), upload.workDir);
+      // Read apart from `text()`, which counts and hashes what it reads.
+      const workingDirectories = await findWorkingDirectories(
+        () => textChunks(bytes, upload.compression, config.artifactMaxBytes),
+        upload.workDir,
+      );
+      const summary = await validateSarif(text(), upload.workDir, workingDirectories);
       warnings = sarifPlacementWarnings(summary, upload.workDir);
       format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {

@@ -115,12 +115,14 @@ export interface SarifSummary {
 /**
  * Reads a whole findings report (SARIF, or cppcheck's XML) with the streaming reader (bounded
  * memory) so the upload intake can refuse a bad one before storing it, and counts where its
- * results would go with the upload's `workDir`. Throws the reader's `SarifFormatError` or
+ * results would go with the upload's `workDir` and the runs' `workingDirectories`
+ * (`findWorkingDirectories`). Throws the reader's `SarifFormatError` or
  * `CppcheckFormatError` unchanged; its message names the problem and where it is.
  */
 export async function validateSarif(
   text: AsyncIterable<Uint8Array>,
   workDir: string | null,
+  workingDirectories?: ReadonlyMap<number, string>,
 ): Promise<SarifSummary> {
   const summary: SarifSummary = {
     format: "sarif",
@@ -135,7 +137,7 @@ export async function validateSarif(
   const onFormat = (format: FindingsFormat) => {
     summary.format = format;
   };
-  for await (const event of readFindings(text, { workDir, onFormat })) {
+  for await (const event of readFindings(text, { workDir, workingDirectories, onFormat })) {
     if (event.type === "run") {
       summary.runs += 1;
       summary.rules += event.run.tool.rules.length;

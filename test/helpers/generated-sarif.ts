@@ -15,6 +15,11 @@ export interface GeneratedSarifShape {
   rules?: number;
   /** Distinct files the results are spread over, default 2,000. */
   files?: number;
+  /**
+   * An absolute directory the run names as its working directory, after its results (as
+   * Staticcheck writes it): its paths are then relative to that directory.
+   */
+  workingDirectory?: string;
 }
 
 const CHUNK_CHARS = 256 * 1024;
@@ -77,7 +82,11 @@ export function* generatedSarifChunks(shape: GeneratedSarifShape): Generator<str
       chunk = "";
     }
   }
-  yield `${chunk}]}]}`;
+  const invocations =
+    shape.workingDirectory === undefined
+      ? ""
+      : `,"invocations":[{"executionSuccessful":true,"workingDirectory":{"uri":${JSON.stringify(`file://${shape.workingDirectory}`)}}}]`;
+  yield `${chunk}]${invocations}}]}`;
 }
 
 /** Writes the log to `file` (streamed, with back-pressure); answers its size in bytes. */

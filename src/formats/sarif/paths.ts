@@ -6,7 +6,9 @@ import type { SarifLocation } from "./types.ts";
  * paths. A relative URI is resolved through the run's `originalUriBaseIds` (§3.14.14), which may
  * chain; an unknown base id (typically `%SRCROOT%` left undefined) means the repository root. An
  * absolute `file://` URI or path is made relative to the checkout directory the CI reported
- * (`workDir`). Percent-escapes are decoded and `\` separators become `/`.
+ * (`workDir`). Percent-escapes are decoded and `\` separators become `/`. A path that is still
+ * relative once its bases are followed is read against the run's working directory when it lies
+ * in a subdirectory of `workDir` (`invocations[].workingDirectory`, working-directories.ts).
  */
 
 /** One entry of a run's `originalUriBaseIds`. */
@@ -20,6 +22,12 @@ export interface PathContext {
   /** The checkout directory (absolute, POSIX or Windows style); null when unknown. */
   workDir: string | null;
   originalUriBaseIds: Readonly<Record<string, UriBase>>;
+  /**
+   * The repository-relative directory the tool ran in (`backend`), when the run's invocations name
+   * one inside `workDir` other than the root: a path no base makes absolute is relative to it.
+   * Null or absent: the repository root.
+   */
+  workingDirectory?: string | null;
 }
 
 /** A resolved artifact path. */
@@ -89,6 +97,29 @@ function basePath(id: string | undefined, context: PathContext, seen: Set<string
 }
 
 /**
+ * `written` read against the run's working directory: unchanged when it is absolute, another URI
+ * scheme's, or the tool ran at the root; so the bases the report defines keep precedence.
+ */
+function inWorkingDirectory(written: string, workingDirectory: string | null | undefined): string {
+  if (!workingDirectory || isAbsolute(written) || SCHEME.exec(written)?.[1] !== undefined) return written;
+  return `${workingDirectory}/${written}`;
+}
+
+/**
+ * The repository-relative directory a run's `invocations[].workingDirectory.uri` names: null when
+ * it is not absolute (the report then says nothing this reader can place), when it is `workDir`
+ * itself, or when it lies outside `workDir` (unknown, or another checkout): then paths stay
+ * relative to the repository root.
+ */
+export function workingDirectoryIn(uri: string, workDir: string | null): string | null {
+  if (workDir === null) return null;
+  if (!isAbsolute(percentDecode(pathOfUri(uri)))) return null;
+  const resolved = resolveArtifactPath(uri, undefined, { workDir, originalUriBaseIds: {} });
+  const directory = resolved.path.replace(/\/+$/, "");
+  return resolved.outsideRepository || directory === "" ? null : directory;
+}
+
+/**
  * Resolves an artifact location to a repository-relative path. An absolute path is relative to
  * `workDir` when under it and outside the repository otherwise (also when `workDir` is unknown); a
  * relative path that climbs above the root (`../x`) is outside too.
@@ -100,7 +131,8 @@ export function resolveArtifactPath(
 ): ResolvedPath {
   const own = percentDecode(pathOfUri(uri));
   const base = isAbsolute(own) ? null : basePath(uriBaseId, context, new Set());
-  const joined = normalise(base === null ? own : `${base.replace(/\/?$/, "/")}${own}`);
+  const written = base === null ? own : `${base.replace(/\/?$/, "/")}${own}`;
+  const joined = normalise(inWorkingDirectory(written, context.workingDirectory));
   if (SCHEME.exec(joined)?.[1] && !WINDOWS_ABSOLUTE.test(joined)) {
     return { path: joined, outsideRepository: true };
   }

@@ -30,6 +30,12 @@ import { checkVersion, isObject, type RunState, resultOf, toolErrorOf, toolOf } 
 export interface ReadSarifOptions {
   /** The checkout directory on the CI machine (the upload's `metadata.workDir`), if known. */
   workDir?: string | null;
+  /**
+   * The repository-relative directory each run's tool ran in, by run index, when it is a
+   * subdirectory of `workDir` (`findWorkingDirectories`): a path no base makes absolute is read
+   * against it.
+   */
+  workingDirectories?: ReadonlyMap<number, string>;
 }
 
 /** A chunk of the document: bytes (UTF-8) or text. */
@@ -95,7 +101,10 @@ class SarifSelector implements ScanListener {
   private captureRun = -1;
   private captureIndex = -1;
 
-  constructor(private readonly workDir: string | null) {}
+  constructor(
+    private readonly workDir: string | null,
+    private readonly workingDirectories: ReadonlyMap<number, string>,
+  ) {}
 
   begin(token: Token): Interest {
     const frame = this.frames[this.frames.length - 1]!;
@@ -158,7 +167,7 @@ class SarifSelector implements ScanListener {
         this.events.push({ type: "result", result: resultOf(pending.raw, pending.index, run, tool) });
       run.pending = [];
     } else if (isObject(value)) {
-      run.context = { workDir: this.workDir, originalUriBaseIds: value as Record<string, UriBase> };
+      run.context = { ...run.context, originalUriBaseIds: value as Record<string, UriBase> };
     }
   }
 
@@ -225,7 +234,9 @@ class SarifSelector implements ScanListener {
   private runState(index: number): RunState {
     let run = this.runs.get(index);
     if (run === undefined) {
-      run = { index, tool: null, context: { workDir: this.workDir, originalUriBaseIds: {} }, pending: [] };
+      const workingDirectory = this.workingDirectories.get(index) ?? null;
+      const context = { workDir: this.workDir, originalUriBaseIds: {}, workingDirectory };
+      run = { index, tool: null, context, pending: [] };
       this.runs.set(index, run);
     }
     return run;
@@ -316,7 +327,7 @@ export async function* readSarif(
   source: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
   options: ReadSarifOptions = {},
 ): AsyncGenerator<SarifEvent> {
-  const selector = new SarifSelector(options.workDir ?? null);
+  const selector = new SarifSelector(options.workDir ?? null, options.workingDirectories ?? new Map());
   const scanner = new JsonScanner(selector);
   const text = new TextPieces();
   let bytesRead = 0;

@@ -3,6 +3,7 @@ import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { readFindings } from "../../formats/findings.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
+import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
 import { replaceUnstorableText } from "../../graphql/variables.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId } from "../../modules/checks/check-store.ts";
@@ -230,7 +231,10 @@ export async function stageSarif(
   let firstOutside: string | null = null;
   const toolErrors = new ToolErrors();
   try {
-    for await (const event of readFindings(input.text(), { workDir: artifact.work_dir })) {
+    // The stored report is read again: a run's working directory may come after its results.
+    const workingDirectories = await findWorkingDirectories(input.text, artifact.work_dir);
+    const readOptions = { workDir: artifact.work_dir, workingDirectories };
+    for await (const event of readFindings(input.text(), readOptions)) {
       if (event.type === "run") {
         tools.set(event.run.index, event.run.tool);
         await catalog.describe(event.run.tool);
