@@ -250,11 +250,13 @@ class SarifSelector implements ScanListener {
 const PIECE_SIZE = 64 * 1024;
 
 /** `chunk` in pieces of at most {@link PIECE_SIZE}. Any cut will do: the scanner continues a cut token. */
-function* piecesOf(chunk: SarifChunk): Generator<SarifChunk> {
+export function* piecesOf<Chunk extends SarifChunk>(chunk: Chunk): Generator<Chunk> {
   for (let start = 0; start < chunk.length; start += PIECE_SIZE) {
-    yield typeof chunk === "string"
-      ? chunk.slice(start, start + PIECE_SIZE)
-      : chunk.subarray(start, start + PIECE_SIZE);
+    yield (
+      typeof chunk === "string"
+        ? chunk.slice(start, start + PIECE_SIZE)
+        : chunk.subarray(start, start + PIECE_SIZE)
+    ) as Chunk;
   }
 }
 
@@ -281,7 +283,7 @@ class TextPieces {
 }
 
 /** Resolves on the event loop's next turn, after pending I/O callbacks (unlike a microtask). */
-function yieldToEventLoop(): Promise<void> {
+export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 

@@ -1,5 +1,5 @@
 import { workingDirectoryIn } from "./paths.ts";
-import type { SarifChunk } from "./reader.ts";
+import { piecesOf, type SarifChunk, yieldToEventLoop } from "./reader.ts";
 import { Interest, isValueToken, JsonScanner, type ScanListener, Token } from "./scanner.ts";
 import { isObject } from "./values.ts";
 
@@ -16,9 +16,6 @@ import { isObject } from "./values.ts";
 
 /** The key, as every writer spells it (an escaped spelling is not looked for). */
 const NEEDLE = Buffer.from('"workingDirectory"');
-
-/** How much of a chunk the scanner takes before the event loop gets a turn (as reader.ts). */
-const PIECE_SIZE = 64 * 1024;
 
 // The containers the listener watches on the way to the working directories.
 const DOCUMENT = 0;
@@ -117,11 +114,6 @@ async function mentionsWorkingDirectory(
   return false;
 }
 
-/** Resolves on the event loop's next turn. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
 /**
  * The repository-relative directory each run's tool ran in, by run index, for the runs whose
  * invocations name one directory inside `workDir` other than the root (`readSarif`'s
@@ -137,20 +129,24 @@ export async function findWorkingDirectories(
   const directories = new Map<number, string>();
   if (workDir === null || !(await mentionsWorkingDirectory(open()))) return directories;
   const selector = new WorkingDirectorySelector(workDir);
-  const scanner = new JsonScanner(selector);
-  let scanning = true;
-  for await (const chunk of open()) {
-    const bytes = bytesOf(chunk);
-    for (let start = 0; scanning && start < bytes.length; start += PIECE_SIZE) {
+  await scan(open(), new JsonScanner(selector));
+  for (const [run, directory] of selector.found) if (directory !== null) directories.set(run, directory);
+  return directories;
+}
+
+/** Feeds the document to `scanner` in the reader's pieces, up to its end or its first error. */
+async function scan(
+  source: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
+  scanner: JsonScanner,
+): Promise<void> {
+  for await (const chunk of source) {
+    for (const piece of piecesOf(bytesOf(chunk))) {
       try {
-        scanner.write(bytes.subarray(start, start + PIECE_SIZE));
+        scanner.write(piece);
       } catch {
-        scanning = false;
+        return;
       }
       await yieldToEventLoop();
     }
-    if (!scanning) break;
   }
-  for (const [run, directory] of selector.found) if (directory !== null) directories.set(run, directory);
-  return directories;
 }
