@@ -1,5 +1,5 @@
 import path from "node:path";
-import { Kysely, type LogEvent, Migrator, PostgresDialect } from "kysely";
+import { DEFAULT_MIGRATION_TABLE, Kysely, type LogEvent, Migrator, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Config } from "../config.ts";
 import { type EmbeddedDatabase, findRunningEmbedded, startEmbeddedDatabase } from "./embedded.ts";
@@ -139,8 +139,18 @@ export async function openDatabase(
   };
 }
 
-/** Applies every pending migration; throws with the failing migration's error. */
+/**
+ * Applies every pending migration; throws with the failing migration's error. A database that has
+ * applied exactly this code's migrations, in order, is left alone after one read of the migration
+ * table: Kysely's migrator first lists every column of every table twice to learn whether its own
+ * two tables exist, which is most of what an embedded start spent here (docs/benchmarks.md
+ * "Migrations already applied"). Anything else (a migration pending, a table not there yet, names
+ * this code does not know) goes to the migrator, which migrates or refuses as it always has.
+ */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  const known = Object.keys(await migrationProvider.getMigrations()).sort();
+  if (applied && applied.length === known.length && applied.every((name, i) => name === known[i])) return [];
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
@@ -190,9 +200,29 @@ export async function prepareEmbeddedTemplate(): Promise<{ template: string; bui
   return { template, built };
 }
 
-/** Names of migrations not yet applied. */
+/** Names of migrations not yet applied, in the order they would run. */
 export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const all = await migrator.getMigrations();
-  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  const applied = new Set(await appliedMigrations(db));
+  return Object.keys(await migrationProvider.getMigrations())
+    .sort()
+    .filter((name) => !applied.has(name));
+}
+
+/**
+ * The migrations the database has applied, in the order Kysely's migrator reads them (by the time
+ * each was applied, then by name), or undefined when it has no migration table yet.
+ */
+async function appliedMigrations(db: Kysely<Database>): Promise<string[] | undefined> {
+  const table = await sql<{ present: boolean }>`
+    SELECT to_regclass(${DEFAULT_MIGRATION_TABLE}) IS NOT NULL AS present`.execute(db);
+  if (!table.rows[0]?.present) return undefined;
+  const { rows } = await sql<{ name: string; timestamp: string }>`
+    SELECT name, timestamp FROM ${sql.table(DEFAULT_MIGRATION_TABLE)}`.execute(db);
+  return rows
+    .sort((a, b) =>
+      a.timestamp === b.timestamp
+        ? a.name.localeCompare(b.name)
+        : new Date(a.timestamp).getTime() - new Date(b.timestamp).getTime(),
+    )
+    .map((row) => row.name);
 }
