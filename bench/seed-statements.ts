@@ -1,7 +1,8 @@
 /**
  * The statements the small demo seed sends: a fresh embedded database (from the migrated template)
- * is seeded as `npm start` seeds it, and every statement of the seed is counted, grouped by its
- * first words (the statement's kind and table). Prints the total, the time the statements took as
+ * is seeded as `npm start` seeds it (through a pool that names repeated statements, as the API's
+ * does), and every statement of the seed is counted, grouped by its first words (the statement's
+ * kind and table). Prints the total, the time the statements took as
  * the client saw them, the seed's wall time, and the largest groups. Counts do not depend on the
  * machine's load; times do.
  *
@@ -35,6 +36,8 @@ const handle = await openDatabase(
   { databaseUrl: undefined, dataDir, databasePoolSize: 4 },
   {
     fromTemplate: true,
+    // As the server's pool, which seeds the demo at a first start: repeated statements are named.
+    preparedStatements: true,
     onQuery: (sqlText, ms) => {
       if (!counting) return;
       const group = groupOf(sqlText);
