@@ -149,7 +149,7 @@ export async function openDatabase(
  */
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const applied = await appliedMigrations(db);
-  const known = Object.keys(await migrationProvider.getMigrations()).sort();
+  const known = await migrationNames();
   if (applied && applied.length === known.length && applied.every((name, i) => name === known[i])) return [];
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
@@ -175,7 +175,7 @@ async function startEmbedded(dataDir: string, fromTemplate: boolean): Promise<Em
 
 /** Where this code's embedded template is: named by the PGlite version and the migrations. */
 async function embeddedTemplate(): Promise<string> {
-  return templateDirectory(Object.keys(await migrationProvider.getMigrations()).sort());
+  return templateDirectory(await migrationNames());
 }
 
 /**
@@ -203,9 +203,12 @@ export async function prepareEmbeddedTemplate(): Promise<{ template: string; bui
 /** Names of migrations not yet applied, in the order they would run. */
 export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
   const applied = new Set(await appliedMigrations(db));
-  return Object.keys(await migrationProvider.getMigrations())
-    .sort()
-    .filter((name) => !applied.has(name));
+  return (await migrationNames()).filter((name) => !applied.has(name));
+}
+
+/** This code's migrations by name, in the order they run. */
+async function migrationNames(): Promise<string[]> {
+  return Object.keys(await migrationProvider.getMigrations()).sort();
 }
 
 /**

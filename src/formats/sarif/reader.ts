@@ -62,7 +62,7 @@ const INVOCATION = 6;
 const NOTIFICATIONS = 7;
 
 /** A watched container: which one, its run, the key of its current member, its next element's index. */
-interface Frame {
+export interface Frame {
   kind: number;
   run: number;
   key: string | null;

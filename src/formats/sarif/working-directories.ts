@@ -1,5 +1,5 @@
 import { workingDirectoryIn } from "./paths.ts";
-import { piecesOf, type SarifChunk, yieldToEventLoop } from "./reader.ts";
+import { type Frame, piecesOf, type SarifChunk, yieldToEventLoop } from "./reader.ts";
 import { Interest, isValueToken, JsonScanner, type ScanListener, Token } from "./scanner.ts";
 import { isObject } from "./values.ts";
 
@@ -24,13 +24,6 @@ const RUNS = 2;
 const RUN = 3;
 const INVOCATIONS = 4;
 const INVOCATION = 5;
-
-interface Frame {
-  kind: number;
-  run: number;
-  key: string | null;
-  next: number;
-}
 
 /**
  * Follows the scanner to `$.runs[*].invocations[*].workingDirectory` (an `invocations` object's
