@@ -12,6 +12,11 @@ export interface BenchOptions {
   connections: number;
   /** Measurements per row; the row shows the median one and the spread. */
   repeat: number;
+  /**
+   * Times every target is started and measured; each ratio is taken within a round, and the
+   * table shows the rounds' median and range.
+   */
+  rounds: number;
   tool: "auto" | "wrk" | "autocannon";
   /** Target groups to run (`bare`, `embedded`, `postgres`); undefined runs every available one. */
   only: string[] | undefined;
@@ -30,6 +35,9 @@ Options (environment variable in brackets):
   --duration SECONDS   length of each measurement, default 10 [BENCH_DURATION]
   --connections N      concurrent keep-alive connections, default 50 [BENCH_CONNECTIONS]
   --repeat N           measure each row N times, show the median and the spread, default 1 [BENCH_REPEAT]
+  --rounds N           start and measure every target N times, odd rounds in reverse order; each
+                       ratio is taken within a round, the table shows the median and the range
+                       of the rounds' ratios, default 1 [BENCH_ROUNDS]
   --tool NAME          wrk, autocannon or auto (wrk when installed), default auto [BENCH_TOOL]
   --only GROUPS        comma-separated subset of bare,embedded,postgres (each database's
                        group includes its Apollo row) [BENCH_ONLY]
@@ -68,6 +76,7 @@ export function parseBenchOptions(
       duration: { type: "string" },
       connections: { type: "string" },
       repeat: { type: "string" },
+      rounds: { type: "string" },
       tool: { type: "string" },
       only: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -89,6 +98,7 @@ export function parseBenchOptions(
     durationSeconds: positiveInteger("--duration", values.duration ?? env.BENCH_DURATION, quick ? 2 : 10),
     connections: positiveInteger("--connections", values.connections ?? env.BENCH_CONNECTIONS, 50),
     repeat: positiveInteger("--repeat", values.repeat ?? env.BENCH_REPEAT, 1),
+    rounds: positiveInteger("--rounds", values.rounds ?? env.BENCH_ROUNDS, 1),
     tool,
     only,
   };

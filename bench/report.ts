@@ -5,15 +5,17 @@ import type { LoadResult } from "./load.ts";
 
 /** What the run was on, and the table of results. */
 
-/** One measured row. */
+/** What a measured row is: the baseline servers, or Assay (whose rows are divided by theirs). */
+export type Role = "bare" | "apollo" | "assay";
+
+/** One row measured in one round: a target's figures for one query. */
 export interface Measurement {
   target: string;
+  role: Role;
+  /** The database the target reads (undefined for the bare server). */
+  backend: "embedded" | "postgres" | undefined;
   query: string;
   result: LoadResult;
-  /** The bare server's result for the same query, when it ran. */
-  bare: LoadResult | undefined;
-  /** Apollo Server's result for the same query on the same database (Assay rows only), when it ran. */
-  apollo: LoadResult | undefined;
   /** Cores' worth of CPU other programs used meanwhile (undefined where /proc is unreadable). */
   otherCores: number | undefined;
   /**
@@ -23,6 +25,104 @@ export interface Measurement {
   serverCpuMs: number | undefined;
   /** (highest − lowest req/s) ÷ median req/s over repeated runs; undefined for one run. */
   spread: number | undefined;
+}
+
+/** A ratio measured in each round: the median round's, and the lowest and highest of all rounds. */
+export interface Ratio {
+  median: number;
+  lowest: number;
+  highest: number;
+  rounds: number;
+}
+
+/** One row of the table: a target and query over every round. */
+export interface TableRow {
+  target: string;
+  query: string;
+  /** The figures of the round whose req/s is the median. */
+  result: LoadResult;
+  /** req/s ÷ the bare server's req/s in the same round, when the bare server ran. */
+  toBare: Ratio | undefined;
+  /** req/s ÷ Apollo's req/s on the same database in the same round (Assay rows only). */
+  toApollo: Ratio | undefined;
+  /** The most CPU other programs used in any round. */
+  otherCores: number | undefined;
+  /** The median round's server CPU per request. */
+  serverCpuMs: number | undefined;
+  /**
+   * (highest − lowest req/s) ÷ median req/s: over the rounds when there are several, otherwise
+   * over the one round's repeated runs.
+   */
+  spread: number | undefined;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+function ratioOver(values: number[]): Ratio | undefined {
+  if (values.length === 0) return undefined;
+  return {
+    median: median(values),
+    lowest: Math.min(...values),
+    highest: Math.max(...values),
+    rounds: values.length,
+  };
+}
+
+/**
+ * The table's rows from every round's measurements, in the first round's order. Each ratio is
+ * taken within a round (Assay against the Apollo and the bare server measured in that round), and
+ * the table shows the median of the rounds' ratios with their range. A machine whose speed drifts
+ * between minutes moves the servers of one round together, so a ratio within a round is steadier
+ * than a ratio of two medians measured minutes apart.
+ */
+export function combineRounds(rounds: Measurement[][]): TableRow[] {
+  const keyOf = (m: Pick<Measurement, "target" | "query">) => `${m.target}\u0000${m.query}`;
+  const byKey = new Map<string, Measurement[]>();
+  const ratiosToBare = new Map<string, number[]>();
+  const ratiosToApollo = new Map<string, number[]>();
+  for (const round of rounds) {
+    const bare = new Map<string, number>();
+    const apollo = new Map<string, number>();
+    for (const m of round) {
+      if (m.role === "bare") bare.set(m.query, m.result.requestsPerSecond);
+      if (m.role === "apollo") apollo.set(`${m.backend} ${m.query}`, m.result.requestsPerSecond);
+    }
+    for (const m of round) {
+      const key = keyOf(m);
+      byKey.set(key, [...(byKey.get(key) ?? []), m]);
+      const bareRps = bare.get(m.query);
+      if (bareRps)
+        ratiosToBare.set(key, [...(ratiosToBare.get(key) ?? []), m.result.requestsPerSecond / bareRps]);
+      const apolloRps = m.role === "assay" ? apollo.get(`${m.backend} ${m.query}`) : undefined;
+      if (apolloRps) {
+        ratiosToApollo.set(key, [...(ratiosToApollo.get(key) ?? []), m.result.requestsPerSecond / apolloRps]);
+      }
+    }
+  }
+  return [...byKey].map(([key, measured]) => {
+    const sorted = [...measured].sort((a, b) => a.result.requestsPerSecond - b.result.requestsPerSecond);
+    const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
+    const others = measured.map((m) => m.otherCores).filter((c): c is number => c !== undefined);
+    const lowest = sorted[0]!.result.requestsPerSecond;
+    const highest = sorted[sorted.length - 1]!.result.requestsPerSecond;
+    return {
+      target: middle.target,
+      query: middle.query,
+      result: {
+        ...middle.result,
+        non2xx: measured.reduce((sum, m) => sum + m.result.non2xx, 0),
+        socketErrors: measured.reduce((sum, m) => sum + m.result.socketErrors, 0),
+      },
+      toBare: ratioOver(ratiosToBare.get(key) ?? []),
+      toApollo: ratioOver(ratiosToApollo.get(key) ?? []),
+      otherCores: others.length === measured.length ? Math.max(...others) : undefined,
+      serverCpuMs: middle.serverCpuMs,
+      spread: measured.length > 1 ? (highest - lowest) / middle.result.requestsPerSecond : middle.spread,
+    };
+  });
 }
 
 function cpuModel(): string {
@@ -68,8 +168,16 @@ export function describeRun(facts: {
 
 const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
 
+/** A ratio with its range over the rounds when there were several; `none` when it was not measured. */
+function formatRatio(ratio: Ratio | undefined, digits: number, none: string): string {
+  if (!ratio) return none;
+  const median = ratio.median.toFixed(digits);
+  if (ratio.rounds < 2) return median;
+  return `${median} (${ratio.lowest.toFixed(digits)}–${ratio.highest.toFixed(digits)})`;
+}
+
 /** The results as a Markdown table (readable as it is in a terminal). */
-export function formatTable(rows: Measurement[]): string {
+export function formatTable(rows: TableRow[]): string {
   const withSpread = rows.some((row) => row.spread !== undefined);
   const header = [
     "target",
@@ -85,15 +193,15 @@ export function formatTable(rows: Measurement[]): string {
     "other CPU",
   ];
   if (withSpread) header.splice(3, 0, "spread");
-  const body = rows.map(({ target, query, result, bare, apollo, otherCores, serverCpuMs, spread }) => {
+  const body = rows.map(({ target, query, result, toBare, toApollo, otherCores, serverCpuMs, spread }) => {
     const cells = [
       target,
       query,
       number.format(result.requestsPerSecond),
       result.p50Ms.toFixed(2),
       result.p99Ms.toFixed(2),
-      bare ? (result.requestsPerSecond / bare.requestsPerSecond).toFixed(3) : "–",
-      apollo ? (result.requestsPerSecond / apollo.requestsPerSecond).toFixed(2) : "–",
+      formatRatio(toBare, 3, "–"),
+      formatRatio(toApollo, 2, "–"),
       serverCpuMs === undefined ? "?" : serverCpuMs.toFixed(3),
       String(result.non2xx),
       String(result.socketErrors),

@@ -24,7 +24,7 @@ import {
 import { autocannonTool, findWrk, type LoadResult, type LoadTool } from "./load.ts";
 import { type BenchOptions, parseBenchOptions, USAGE } from "./options.ts";
 import { Cleanup, canPin, describe, LOAD_CORE, SERVER_CORE, spawnOnCore, stopChild } from "./processes.ts";
-import { describeRun, formatTable, type Measurement } from "./report.ts";
+import { combineRounds, describeRun, formatTable, type Measurement } from "./report.ts";
 import {
   allTargets,
   type BenchQuery,
@@ -253,34 +253,23 @@ async function servicesInUse(targets: Target[], ctx: RunContext): Promise<string
   return services;
 }
 
-/** The figures the ratios divide by: the bare server's by query, Apollo's by database and query. */
-interface Baselines {
-  bare: Map<string, LoadResult>;
-  apollo: Map<string, LoadResult>;
-}
-
 /** Starts `target`, measures each query against it, and stops it. */
 async function measureTarget(
   ctx: RunContext,
   target: Target,
   db: BenchDatabase | undefined,
-  baselines: Baselines,
 ): Promise<Measurement[]> {
-  const { bare, apollo } = baselines;
   log(`\n${target.label}`);
   const server = await startTarget(ctx, target, db);
   const rows: Measurement[] = [];
   for (const query of QUERIES) {
     const { result, otherCores, serverCpuMs, spread } = await measureQuery(ctx, target, server, query, db);
-    const backend = backendOf(target);
-    if (!backend) bare.set(query.name, result);
-    if (target.apollo) apollo.set(`${target.apollo.backend} ${query.name}`, result);
     rows.push({
       target: target.label,
+      role: target.assay ? "assay" : target.apollo ? "apollo" : "bare",
+      backend: backendOf(target),
       query: query.name,
       result,
-      bare: bare.get(query.name),
-      apollo: target.assay ? apollo.get(`${target.assay.backend} ${query.name}`) : undefined,
       otherCores,
       serverCpuMs,
       spread,
@@ -349,7 +338,7 @@ async function runBench(
   const header = describeRun({
     tool: ctx.tool.name,
     pinning,
-    settings: `${options.warmupSeconds} s warm-up, then ${options.repeat > 1 ? `${options.repeat} × ` : ""}${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}`,
+    settings: `${options.rounds > 1 ? `${options.rounds} rounds (each server started afresh in each, ratios taken within a round: median and range); ` : ""}${options.warmupSeconds} s warm-up, then ${options.repeat > 1 ? `${options.repeat} × ` : ""}${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}`,
     services: await servicesInUse(targets, ctx),
     busyBefore,
   });
@@ -365,13 +354,20 @@ async function runBench(
     }
     return db;
   };
-  const baselines: Baselines = { bare: new Map(), apollo: new Map() };
-  const rows: Measurement[] = [];
-  for (const target of targets) {
-    const backend = backendOf(target);
-    const db = backend ? await databaseFor(backend) : undefined;
-    rows.push(...(await measureTarget(ctx, target, db, baselines)));
+  // Every round starts each target afresh; odd rounds go through them in reverse, so a machine
+  // that slows down or speeds up during the run weighs on the baselines as on Assay.
+  const rounds: Measurement[][] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    if (options.rounds > 1) log(`\nround ${round + 1} of ${options.rounds}`);
+    const measured: Measurement[] = [];
+    for (const target of round % 2 === 1 ? [...targets].reverse() : targets) {
+      const backend = backendOf(target);
+      const db = backend ? await databaseFor(backend) : undefined;
+      measured.push(...(await measureTarget(ctx, target, db)));
+    }
+    rounds.push(measured);
   }
+  const rows = combineRounds(rounds);
 
   process.stdout.write(`\n${header.join("\n")}\n\n${formatTable(rows)}\n`);
   const failing = rows.filter((r) => r.result.non2xx > 0 || r.result.socketErrors > 0);

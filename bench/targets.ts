@@ -56,9 +56,9 @@ export function backendOf(target: Target): "embedded" | "postgres" | undefined {
 }
 
 /**
- * Every target the environment allows: the bare server; Apollo Server before the Assay rows of
- * each database (their "× Apollo" ratio needs its figure); the embedded database with each
- * execution engine and with the limit on in memory; the same on PostgreSQL (with Redis connected
+ * Every target the environment allows: the bare server; Apollo Server beside the Assay rows of
+ * each database (their "× Apollo" ratio divides by its figure of the same round); the embedded
+ * database with each execution engine and with the limit on in memory; the same on PostgreSQL (with Redis connected
  * when REDIS_URL is set) plus the limit counted in Redis. Rate-limit rows use graphql-js, the
  * default, so they compare with the graphql-js row above them.
  */
