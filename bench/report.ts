@@ -27,7 +27,10 @@ export interface Measurement {
   spread: number | undefined;
 }
 
-/** A ratio measured in each round: the median round's, and the lowest and highest of all rounds. */
+/**
+ * A ratio taken in each round: the median of the rounds' ratios (the lower middle one for an even
+ * count, as for repeated runs), and the lowest and highest.
+ */
 export interface Ratio {
   median: number;
   lowest: number;
