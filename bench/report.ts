@@ -15,6 +15,7 @@ export interface Measurement {
   /** The database the target reads (undefined for the bare server). */
   backend: "embedded" | "postgres" | undefined;
   query: string;
+  /** The median of the round's repeated runs (see `summarizeRuns`). */
   result: LoadResult;
   /** Cores' worth of CPU other programs used meanwhile (undefined where /proc is unreadable). */
   otherCores: number | undefined;
@@ -59,15 +60,55 @@ export interface TableRow {
   spread: number | undefined;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+/** A measured run of a query: what the load tool saw, and the machine meanwhile. */
+export interface MeasuredRun {
+  result: LoadResult;
+  /** Cores' worth of CPU other programs used meanwhile (undefined where /proc is unreadable). */
+  otherCores: number | undefined;
+  /** The server's CPU per request answered (undefined where /proc is unreadable). */
+  serverCpuMs: number | undefined;
+}
+
+/** Runs of one query summed up: the median run by req/s, and how much they and the machine varied. */
+export interface RunSummary {
+  /** The median run's figures, with the refused answers and socket errors of every run. */
+  result: LoadResult;
+  /** The most CPU other programs used in any run (undefined if unknown for one). */
+  otherCores: number | undefined;
+  /** The median run's server CPU per request. */
+  serverCpuMs: number | undefined;
+  /** (highest − lowest req/s) ÷ median req/s over the runs; undefined for one run. */
+  spread: number | undefined;
+}
+
+/** The middle value of `values` (the lower middle one for an even count). */
+function middleOf<T>(values: readonly T[], by: (value: T) => number): T {
+  return [...values].sort((a, b) => by(a) - by(b))[Math.floor((values.length - 1) / 2)]!;
+}
+
+/** Sums up runs of one query (repeats of a measurement, or one row's rounds). */
+export function summarizeRuns(runs: readonly MeasuredRun[]): RunSummary {
+  const rps = (run: MeasuredRun) => run.result.requestsPerSecond;
+  const middle = middleOf(runs, rps);
+  const others = runs.map((r) => r.otherCores).filter((c): c is number => c !== undefined);
+  const lowest = Math.min(...runs.map(rps));
+  const highest = Math.max(...runs.map(rps));
+  return {
+    result: {
+      ...middle.result,
+      non2xx: runs.reduce((sum, r) => sum + r.result.non2xx, 0),
+      socketErrors: runs.reduce((sum, r) => sum + r.result.socketErrors, 0),
+    },
+    otherCores: others.length === runs.length ? Math.max(...others) : undefined,
+    serverCpuMs: middle.serverCpuMs,
+    spread: runs.length > 1 ? (highest - lowest) / rps(middle) : undefined,
+  };
 }
 
 function ratioOver(values: number[]): Ratio | undefined {
   if (values.length === 0) return undefined;
   return {
-    median: median(values),
+    median: middleOf(values, (v) => v),
     lowest: Math.min(...values),
     highest: Math.max(...values),
     rounds: values.length,
@@ -82,10 +123,7 @@ function ratioOver(values: number[]): Ratio | undefined {
  * than a ratio of two medians measured minutes apart.
  */
 export function combineRounds(rounds: Measurement[][]): TableRow[] {
-  const keyOf = (m: Pick<Measurement, "target" | "query">) => `${m.target}\u0000${m.query}`;
-  const byKey = new Map<string, Measurement[]>();
-  const ratiosToBare = new Map<string, number[]>();
-  const ratiosToApollo = new Map<string, number[]>();
+  const rows = new Map<string, { measured: Measurement[]; toBare: number[]; toApollo: number[] }>();
   for (const round of rounds) {
     const bare = new Map<string, number>();
     const apollo = new Map<string, number>();
@@ -94,36 +132,27 @@ export function combineRounds(rounds: Measurement[][]): TableRow[] {
       if (m.role === "apollo") apollo.set(`${m.backend} ${m.query}`, m.result.requestsPerSecond);
     }
     for (const m of round) {
-      const key = keyOf(m);
-      byKey.set(key, [...(byKey.get(key) ?? []), m]);
+      const key = `${m.target}\u0000${m.query}`;
+      const row = rows.get(key) ?? { measured: [], toBare: [], toApollo: [] };
+      rows.set(key, row);
+      row.measured.push(m);
       const bareRps = bare.get(m.query);
-      if (bareRps)
-        ratiosToBare.set(key, [...(ratiosToBare.get(key) ?? []), m.result.requestsPerSecond / bareRps]);
+      if (bareRps) row.toBare.push(m.result.requestsPerSecond / bareRps);
       const apolloRps = m.role === "assay" ? apollo.get(`${m.backend} ${m.query}`) : undefined;
-      if (apolloRps) {
-        ratiosToApollo.set(key, [...(ratiosToApollo.get(key) ?? []), m.result.requestsPerSecond / apolloRps]);
-      }
+      if (apolloRps) row.toApollo.push(m.result.requestsPerSecond / apolloRps);
     }
   }
-  return [...byKey].map(([key, measured]) => {
-    const sorted = [...measured].sort((a, b) => a.result.requestsPerSecond - b.result.requestsPerSecond);
-    const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    const others = measured.map((m) => m.otherCores).filter((c): c is number => c !== undefined);
-    const lowest = sorted[0]!.result.requestsPerSecond;
-    const highest = sorted[sorted.length - 1]!.result.requestsPerSecond;
+  return [...rows.values()].map(({ measured, toBare, toApollo }) => {
+    const summary = summarizeRuns(measured);
+    const first = measured[0]!;
     return {
-      target: middle.target,
-      query: middle.query,
-      result: {
-        ...middle.result,
-        non2xx: measured.reduce((sum, m) => sum + m.result.non2xx, 0),
-        socketErrors: measured.reduce((sum, m) => sum + m.result.socketErrors, 0),
-      },
-      toBare: ratioOver(ratiosToBare.get(key) ?? []),
-      toApollo: ratioOver(ratiosToApollo.get(key) ?? []),
-      otherCores: others.length === measured.length ? Math.max(...others) : undefined,
-      serverCpuMs: middle.serverCpuMs,
-      spread: measured.length > 1 ? (highest - lowest) / middle.result.requestsPerSecond : middle.spread,
+      target: first.target,
+      query: first.query,
+      ...summary,
+      // One round: the spread of its repeated runs.
+      spread: measured.length > 1 ? summary.spread : first.spread,
+      toBare: ratioOver(toBare),
+      toApollo: ratioOver(toApollo),
     };
   });
 }

@@ -21,10 +21,18 @@ import {
   postgresVersion,
   redisVersion,
 } from "./databases.ts";
-import { autocannonTool, findWrk, type LoadResult, type LoadTool } from "./load.ts";
+import { autocannonTool, findWrk, type LoadTool } from "./load.ts";
 import { type BenchOptions, parseBenchOptions, USAGE } from "./options.ts";
 import { Cleanup, canPin, describe, LOAD_CORE, SERVER_CORE, spawnOnCore, stopChild } from "./processes.ts";
-import { combineRounds, describeRun, formatTable, type Measurement } from "./report.ts";
+import {
+  combineRounds,
+  describeRun,
+  formatTable,
+  type MeasuredRun,
+  type Measurement,
+  type RunSummary,
+  summarizeRuns,
+} from "./report.ts";
 import {
   allTargets,
   type BenchQuery,
@@ -137,16 +145,6 @@ async function startTarget(
   }
 }
 
-/** One row's figures: the median run, and how much the runs and the machine varied. */
-interface QueryOutcome {
-  result: LoadResult;
-  otherCores: number | undefined;
-  /** The server's CPU per request in the median run (see Measurement). */
-  serverCpuMs: number | undefined;
-  /** (highest − lowest req/s) ÷ median req/s over the repeats; undefined for one run. */
-  spread: number | undefined;
-}
-
 /** The process names of the services `target` talks to, whose CPU is part of its work. */
 function servicesUsedBy(target: Target): Set<string> {
   const services = new Set<string>();
@@ -162,7 +160,7 @@ async function measureQuery(
   server: { url: string; child: ChildProcess },
   query: BenchQuery,
   db: BenchDatabase | undefined,
-): Promise<QueryOutcome> {
+): Promise<RunSummary> {
   await verifyAnswer(server.url, target, query, db);
   if (target.assay?.rateLimit === "redis" && ctx.redisUrl) {
     if ((await countRedisKeys(ctx.redisUrl, ctx.redisPrefix)) === 0) {
@@ -202,33 +200,6 @@ async function measureQuery(
     }
   }
   return summarizeRuns(runs);
-}
-
-/** One timed run of a query. */
-interface MeasuredRun {
-  result: LoadResult;
-  otherCores: number | undefined;
-  serverCpuMs: number | undefined;
-}
-
-/** The median run by req/s, the spread of req/s over the runs, and the most CPU others took in any. */
-function summarizeRuns(runs: MeasuredRun[]): QueryOutcome {
-  const sorted = [...runs].sort((a, b) => a.result.requestsPerSecond - b.result.requestsPerSecond);
-  const middle = sorted[Math.floor((sorted.length - 1) / 2)]!;
-  const median = middle.result;
-  const others = runs.map((r) => r.otherCores).filter((c): c is number => c !== undefined);
-  const lowest = sorted[0]!.result.requestsPerSecond;
-  const highest = sorted[sorted.length - 1]!.result.requestsPerSecond;
-  return {
-    result: {
-      ...median,
-      non2xx: runs.reduce((sum, r) => sum + r.result.non2xx, 0),
-      socketErrors: runs.reduce((sum, r) => sum + r.result.socketErrors, 0),
-    },
-    otherCores: others.length === runs.length ? Math.max(...others) : undefined,
-    serverCpuMs: middle.serverCpuMs,
-    spread: runs.length > 1 ? (highest - lowest) / median.requestsPerSecond : undefined,
-  };
 }
 
 /** Picks wrk when installed (unless autocannon is asked for), autocannon otherwise. */
