@@ -50,6 +50,18 @@ export interface ConnectionSource {
    * does. A total under a filter that tests any other column counts the rows of `from`.
    */
   counted?: { from: RawBuilder<unknown>; columns: readonly string[] };
+  /**
+   * True when a plan for one parent cannot depend on which parent it is: `from` starts at the
+   * parent's own row (its primary key, such as `repositories AS repo` with `repo.id` as the parent
+   * column) and reaches every other row through it. A page or a total of one parent is then sent
+   * with the parent as a plain parameter instead of an array, and PostgreSQL keeps one generic plan
+   * for it on each connection after a few runs rather than planning the statement again at every
+   * run, which was most of what the derived sources cost it (docs/benchmarks.md "One plan for a
+   * repository's issues"). Leave it unset for a source read by a range of an index over the parent
+   * (a check's findings, a repository's runs): its best plan depends on how many rows the parent
+   * has, which only a plan made for the value knows.
+   */
+  samePlanForEveryParent?: boolean;
 }
 
 /**
@@ -246,6 +258,16 @@ function parentArrays(source: ConnectionSource, parents: readonly string[]): Raw
   );
 }
 
+/**
+ * Whether the statement for `parents` names its one parent as plain parameters (see
+ * `ConnectionSource.samePlanForEveryParent`) rather than as arrays.
+ */
+function singleParent(source: ConnectionSource, parents: readonly string[]): string[] | undefined {
+  if (!source.samePlanForEveryParent || parents.length !== 1) return undefined;
+  const ids = parents[0]!.split(":");
+  return ids.length === parentColumns(source).length ? ids : undefined;
+}
+
 /** The text form of a parent id, from the columns `refs` (the inverse of splitting on `:`). */
 function parentText(refs: readonly string[]): RawBuilder<string> {
   return sql<string>`${sql.join(
@@ -364,10 +386,14 @@ class ConnectionBatch<T> {
     }
     const where = sql.join(conditions, sql` AND `);
     const offset = backward ? 0 : args.offset;
+    const single = singleParent(source, parents);
+    const parentRows = single
+      ? sql`(SELECT ${sql.join(single.map((id, i) => sql`cast(${id} as bigint) AS ${sql.ref(parentNames[i]!)}`))}, 1 AS ord) AS p`
+      : sql`unnest(${sql.join(parentArrays(source, parents))}) WITH ORDINALITY
+        AS p(${sql.join(parentNames.map((name) => sql.ref(name)))}, ord)`;
     const result = await sql<Row>`
       SELECT ${parentText(parentNames.map((name) => `p.${name}`))} AS __parent, x.*
-      FROM unnest(${sql.join(parentArrays(source, parents))}) WITH ORDINALITY
-        AS p(${sql.join(parentNames.map((name) => sql.ref(name)))}, ord)
+      FROM ${parentRows}
       CROSS JOIN LATERAL (
         SELECT s.*, ${cursorExpression(source)} AS __cursor
         FROM ${source.from} AS s
@@ -392,9 +418,15 @@ class ConnectionBatch<T> {
       counted !== undefined &&
       (rowFilter.columns?.every((column) => counted.columns.includes(column)) ?? false);
     const columnRefs = parentColumns(source).map((column) => `s.${column}`);
-    const inParents = source.secondParentColumn
-      ? sql`(${sql.join(columnRefs.map((ref) => sql.ref(ref)))}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`
-      : sql`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
+    const single = singleParent(source, parents);
+    const inParents = single
+      ? matchParent(
+          source,
+          single.map((id) => sql`cast(${id} as bigint)`),
+        )
+      : source.secondParentColumn
+        ? sql`(${sql.join(columnRefs.map((ref) => sql.ref(ref)))}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`
+        : sql`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
     const result = await sql<{ parent: string; count: string }>`
       SELECT ${parentText(columnRefs)} AS parent, ${summed ? sql`sum(s.n)` : sql`count(*)`} AS count
       FROM ${summed ? counted.from : source.from} AS s

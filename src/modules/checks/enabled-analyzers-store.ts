@@ -30,6 +30,7 @@ export const enabledAnalyzersOfRepository: ConnectionSource = {
     END
   )`,
   parentColumn: "repository_id",
+  samePlanForEveryParent: true,
   order: [
     { column: "name", kind: "text" },
     { column: "key", kind: "text" },

@@ -169,6 +169,7 @@ export const occurrencesOfRepository: ConnectionSource = {
     WHERE o.state <> 'RESOLVED' AND ${isPublished("o")}
   )`,
   parentColumn: "repository_id",
+  samePlanForEveryParent: true,
   order: READING_ORDER,
   direction: "asc",
   counted: {

@@ -58,6 +58,7 @@ export const repositoryIssuesOfRepository: ConnectionSource = {
   name: "repositoryIssuesOfRepository",
   from: ISSUES_OF_REPOSITORIES,
   parentColumn: "repository_id",
+  samePlanForEveryParent: true,
   order: [
     { column: "shortcode", kind: "text" },
     { column: "key", kind: "text" },

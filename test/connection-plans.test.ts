@@ -1,0 +1,130 @@
+// test-runner: execution-mode independent (the database connection; no GraphQL)
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { type Kysely, sql } from "kysely";
+import { type DatabaseHandle, openDatabase } from "../src/db/database.ts";
+import type { Database } from "../src/db/types.ts";
+import {
+  ConnectionLoaders,
+  type ConnectionResult,
+  type ConnectionSource,
+} from "../src/graphql/pagination.ts";
+import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
+import { enabledAnalyzersOfRepository } from "../src/modules/checks/enabled-analyzers-store.ts";
+import { occurrencesOfRepository } from "../src/modules/checks/occurrence-store.ts";
+import { repositoryIssuesOfRepository } from "../src/modules/checks/repository-issue-store.ts";
+import { seedDemo } from "../src/modules/demo/demo-seed.ts";
+import { vulnerabilityOccurrencesOfRepository } from "../src/modules/dependencies/dependencies-store.ts";
+import { runsOfRepository } from "../src/modules/runs/run-store.ts";
+import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+
+/**
+ * A page or a total of one repository from a source rooted at the repository's row
+ * (`samePlanForEveryParent`) is sent with the repository as a plain parameter, so that the API's
+ * named statements get one generic plan per connection instead of being planned at every run
+ * (docs/benchmarks.md "One plan for a repository's issues"). The answers must be the ones the
+ * array form gives when several repositories are read in one statement.
+ */
+
+let database: TestDatabase;
+let handle: DatabaseHandle;
+/** The demo's repositories with current findings, by internal id. */
+let repositoryIds: string[];
+
+before(async () => {
+  database = await createTestDatabase();
+  // One connection, as the API's pool names statements: pg_prepared_statements shows this session's.
+  handle = await openDatabase(
+    { databaseUrl: database.databaseUrl, dataDir: database.dataDir, databasePoolSize: 1 },
+    { preparedStatements: true },
+  );
+  await seedDemo(handle.db, { pepper: "connection-plans-pepper", uploadSbom: ingestRunSbom });
+  const { rows } = await sql<{ id: string }>`
+    SELECT DISTINCT c.repository_id::text AS id FROM checks AS c
+    JOIN check_issue_counts AS k ON k.check_id = c.id ORDER BY 1`.execute(handle.db);
+  repositoryIds = rows.map((row) => row.id);
+});
+after(async () => {
+  await handle?.close();
+  await database?.drop();
+});
+
+/** The page (its rows and cursors) and the total of each parent, read together in one batch. */
+async function read(
+  db: Kysely<Database>,
+  source: ConnectionSource,
+  parents: readonly string[],
+): Promise<Array<{ rows: unknown[]; cursors: string[]; total: number }>> {
+  const loaders = new ConnectionLoaders(db);
+  const results = await Promise.all(
+    parents.map(
+      (parent) => loaders.load<unknown>(source, parent, { first: 5 }) as Promise<ConnectionResult<unknown>>,
+    ),
+  );
+  return Promise.all(
+    results.map(async (result) => ({
+      rows: result.edges.map((edge) => edge.node),
+      cursors: result.edges.map((edge) => edge.cursor),
+      total: await result.totalCount(),
+    })),
+  );
+}
+
+/** Plans PostgreSQL made for this session's named statements whose text contains `marker`. */
+async function plansOf(db: Kysely<Database>, marker: string) {
+  const { rows } = await sql<{ statement: string; generic: number; custom: number }>`
+    SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom
+    FROM pg_prepared_statements WHERE NOT from_sql AND strpos(statement, ${marker}) > 0`.execute(db);
+  return rows;
+}
+
+describe("a connection of one repository", () => {
+  test("the demo has several repositories with findings", () => {
+    assert.ok(repositoryIds.length >= 2, `repositories with findings: ${repositoryIds.length}`);
+  });
+
+  for (const source of [
+    repositoryIssuesOfRepository,
+    occurrencesOfRepository,
+    enabledAnalyzersOfRepository,
+    vulnerabilityOccurrencesOfRepository,
+  ]) {
+    test(`${source.name}: one repository alone reads what a batch of several reads for it`, async () => {
+      const together = await read(handle.db, source, repositoryIds);
+      assert.ok(
+        together.some((connection) => connection.total > 0),
+        "some repository has rows, or the comparison proves nothing",
+      );
+      for (const [i, id] of repositoryIds.entries()) {
+        const [alone] = await read(handle.db, source, [id]);
+        assert.deepEqual(alone, together[i], `repository ${id}`);
+      }
+    });
+  }
+
+  test("its page and its total are planned once and then run on a generic plan", async () => {
+    const [id] = repositoryIds;
+    for (let run = 0; run < 8; run++) await read(handle.db, repositoryIssuesOfRepository, [id!]);
+    // The source's columns name the statements: its page selects `__parent`, its total counts.
+    // The source's columns name its statements; the page selects `__parent`, the total counts.
+    const plans = await plansOf(handle.db, "i.shortcode, i.analyzer_id, i.tags");
+    const page = plans.filter((plan) => /FROM \(SELECT cast\(\$1 as bigint\)/.test(plan.statement));
+    const total = plans.filter((plan) => plan.statement.includes('s."repository_id" = cast($1 as bigint)'));
+    assert.equal(page.length, 1, JSON.stringify(plans.map((plan) => plan.statement.slice(0, 80))));
+    assert.equal(total.length, 1);
+    assert.ok(page[0]!.generic > 0, `page: ${JSON.stringify({ ...page[0], statement: undefined })}`);
+    assert.ok(total[0]!.generic > 0, `total: ${JSON.stringify({ ...total[0], statement: undefined })}`);
+  });
+
+  test("a source read by a range of the parent's index keeps a plan made for each parent", async () => {
+    const [id] = repositoryIds;
+    for (let run = 0; run < 8; run++) await read(handle.db, runsOfRepository, [id!]);
+    // The runs' page: the table itself under the parent, whatever else mentions it.
+    const plans = (await plansOf(handle.db, "FROM analysis_runs AS s")).filter((plan) =>
+      /FROM analysis_runs AS s\s+WHERE s\."repository_id" = "p"\."parent_id"/.test(plan.statement),
+    );
+    assert.equal(plans.length, 1, JSON.stringify(plans.map((plan) => plan.statement.slice(0, 80))));
+    // Sent as an array of parents, which PostgreSQL plans for the values at every run.
+    assert.match(plans[0]!.statement, /unnest\(/);
+  });
+});
