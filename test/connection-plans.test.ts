@@ -12,7 +12,10 @@ import {
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { enabledAnalyzersOfRepository } from "../src/modules/checks/enabled-analyzers-store.ts";
 import { occurrencesOfRepository } from "../src/modules/checks/occurrence-store.ts";
-import { repositoryIssuesOfRepository } from "../src/modules/checks/repository-issue-store.ts";
+import {
+  findVisibleRepositoryIssuesByKeys,
+  repositoryIssuesOfRepository,
+} from "../src/modules/checks/repository-issue-store.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { vulnerabilityOccurrencesOfRepository } from "../src/modules/dependencies/dependencies-store.ts";
 import { runsOfRepository } from "../src/modules/runs/run-store.ts";
@@ -23,13 +26,16 @@ import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
  * (`samePlanForEveryParent`) is sent with the repository as a plain parameter, so that the API's
  * named statements get one generic plan per connection instead of being planned at every run
  * (docs/benchmarks.md "One plan for a repository's issues"). The answers must be the ones the
- * array form gives when several repositories are read in one statement.
+ * array form gives when several repositories are read in one statement. The same holds for a
+ * repository issue looked up by its key (`node(id:)` of a `RepositoryIssue`).
  */
 
 let database: TestDatabase;
 let handle: DatabaseHandle;
 /** The demo's repositories with current findings, by internal id. */
 let repositoryIds: string[];
+/** The demo user, who sees them. */
+let viewerId: string;
 
 before(async () => {
   database = await createTestDatabase();
@@ -38,7 +44,13 @@ before(async () => {
     { databaseUrl: database.databaseUrl, dataDir: database.dataDir, databasePoolSize: 1 },
     { preparedStatements: true },
   );
-  await seedDemo(handle.db, { pepper: "connection-plans-pepper", uploadSbom: ingestRunSbom });
+  const { email } = await seedDemo(handle.db, {
+    pepper: "connection-plans-pepper",
+    uploadSbom: ingestRunSbom,
+  });
+  viewerId = (
+    await handle.db.selectFrom("users").select("id").where("email", "=", email).executeTakeFirstOrThrow()
+  ).id;
   const { rows } = await sql<{ id: string }>`
     SELECT DISTINCT c.repository_id::text AS id FROM checks AS c
     JOIN check_issue_counts AS k ON k.check_id = c.id ORDER BY 1`.execute(handle.db);
@@ -126,5 +138,32 @@ describe("a connection of one repository", () => {
     assert.equal(plans.length, 1, JSON.stringify(plans.map((plan) => plan.statement.slice(0, 80))));
     // Sent as an array of parents, which PostgreSQL plans for the values at every run.
     assert.match(plans[0]!.statement, /unnest\(/);
+  });
+});
+
+describe("a repository issue by its key", () => {
+  test("one key alone reads what a batch of several reads for it, and runs on a generic plan", async () => {
+    const { rows } = await sql<{ key: string }>`
+      SELECT r.key || i.key AS key FROM repositories AS r, issues AS i
+      WHERE r.id = ${repositoryIds[0]} AND i.id IN (SELECT issue_id FROM check_issue_counts LIMIT 3)
+      UNION ALL SELECT 'absentabsentabsentabsent'`.execute(handle.db);
+    const keys = rows.map((row) => row.key);
+    const together = await findVisibleRepositoryIssuesByKeys(handle.db, viewerId, keys);
+    assert.ok(together.length > 0, "some key names a present issue, or the comparison proves nothing");
+    for (const key of keys) {
+      const alone = await findVisibleRepositoryIssuesByKeys(handle.db, viewerId, [key]);
+      assert.deepEqual(
+        alone,
+        together.filter((row) => row.key === key),
+        key,
+      );
+    }
+    for (let run = 0; run < 8; run++)
+      await findVisibleRepositoryIssuesByKeys(handle.db, viewerId, [keys[0]!]);
+    const plans = (await plansOf(handle.db, "AS w(repository_key, issue_key)")).filter(
+      (plan) => !plan.statement.includes("unnest("),
+    );
+    assert.equal(plans.length, 1, JSON.stringify(plans.map((plan) => plan.statement.slice(0, 80))));
+    assert.ok(plans[0]!.generic > 0, JSON.stringify({ ...plans[0], statement: undefined }));
   });
 });

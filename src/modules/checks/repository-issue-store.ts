@@ -118,11 +118,18 @@ export async function findVisibleRepositoryIssuesByKeys(
 ): Promise<RepositoryIssueRow[]> {
   const parts = keys.flatMap((key) => splitRepositoryIssueKey(key) ?? []);
   if (parts.length === 0) return [];
+  // One key, the usual lookup, as plain parameters: PostgreSQL then keeps a generic plan for the
+  // statement instead of planning it at every run, as for a connection of one repository
+  // (docs/decisions.md "One repository's page as a plain parameter"); several keys as arrays.
+  const [only] = parts;
+  const wanted =
+    parts.length === 1 && only
+      ? sql`(SELECT cast(${only.repositoryKey} as text), cast(${only.issueKey} as text))`
+      : sql`unnest(cast(${parts.map((p) => p.repositoryKey)} as text[]), cast(${parts.map((p) => p.issueKey)} as text[]))`;
   const result = await sql<RepositoryIssueRow>`
     SELECT cur.run_id, cur.check_id, i.id AS issue_id, repo.id AS repository_id,
       repo.key || i.key AS key, i.shortcode, i.analyzer_id, i.tags
-    FROM unnest(cast(${parts.map((p) => p.repositoryKey)} as text[]), cast(${parts.map((p) => p.issueKey)} as text[]))
-      AS w(repository_key, issue_key)
+    FROM ${wanted} AS w(repository_key, issue_key)
     JOIN repositories AS repo ON repo.key = w.repository_key
     JOIN memberships AS m ON m.account_id = repo.account_id AND m.user_id = ${viewerId}
     JOIN issues AS i ON i.key = w.issue_key
