@@ -112,8 +112,12 @@ interface Statement {
   values: unknown[];
 }
 
-/** Only the keyset page query of src/graphql/pagination.ts (`loadPages`) has this. */
-const isPageStatement = (text: string) => text.includes("WITH ORDINALITY");
+/**
+ * Only the keyset page query of src/graphql/pagination.ts (`loadPages`) selects this, whether it
+ * names its parents as arrays or, for one parent of a `samePlanForEveryParent` source, as plain
+ * parameters.
+ */
+const isPageStatement = (text: string) => text.includes("AS __parent, x.*");
 const captured: Statement[] = [];
 /** While a request is measured: which of its statements to record. */
 let capturing: ((text: string) => boolean) | undefined;

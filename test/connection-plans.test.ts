@@ -17,7 +17,6 @@ import {
   repositoryIssuesOfRepository,
 } from "../src/modules/checks/repository-issue-store.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
-import { vulnerabilityOccurrencesOfRepository } from "../src/modules/dependencies/dependencies-store.ts";
 import { runsOfRepository } from "../src/modules/runs/run-store.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 
@@ -99,7 +98,6 @@ describe("a connection of one repository", () => {
     repositoryIssuesOfRepository,
     occurrencesOfRepository,
     enabledAnalyzersOfRepository,
-    vulnerabilityOccurrencesOfRepository,
   ]) {
     test(`${source.name}: one repository alone reads what a batch of several reads for it`, async () => {
       const together = await read(handle.db, source, repositoryIds);

@@ -53,7 +53,9 @@ export interface ConnectionSource {
   /**
    * True when a plan for one parent cannot depend on which parent it is: `from` starts at the
    * parent's own row (its primary key, such as `repositories AS repo` with `repo.id` as the parent
-   * column) and reaches every other row through it. A page or a total of one parent is then sent
+   * column) and reaches every other row through laterals of it that PostgreSQL cannot flatten
+   * (a `LIMIT`, an aggregate), so the parent's value never reaches another table's index as a
+   * constant. A page or a total of one parent is then sent
    * with the parent as a plain parameter instead of an array, and PostgreSQL keeps one generic plan
    * for it on each connection after a few runs rather than planning the statement again at every
    * run, which was most of what the derived sources cost it (docs/benchmarks.md "One plan for a

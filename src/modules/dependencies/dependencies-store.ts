@@ -283,7 +283,6 @@ export const vulnerabilityOccurrencesOfRepository: ConnectionSource = {
     WHERE vo.state <> 'RESOLVED'
   )`,
   parentColumn: "repository_id",
-  samePlanForEveryParent: true,
   order: bySeverity,
   direction: "asc",
 };
