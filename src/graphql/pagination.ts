@@ -53,15 +53,15 @@ export interface ConnectionSource {
   /**
    * True when a plan for one parent cannot depend on which parent it is: `from` starts at the
    * parent's own row (its primary key, such as `repositories AS repo` with `repo.id` as the parent
-   * column) and reaches every other row through laterals of it that PostgreSQL cannot flatten
-   * (a `LIMIT`, an aggregate), so the parent's value never reaches another table's index as a
-   * constant. A page or a total of one parent is then sent
-   * with the parent as a plain parameter instead of an array, and PostgreSQL keeps one generic plan
-   * for it on each connection after a few runs rather than planning the statement again at every
-   * run, which was most of what the derived sources cost it (docs/benchmarks.md "One plan for a
-   * repository's issues"). Leave it unset for a source read by a range of an index over the parent
-   * (a check's findings, a repository's runs): its best plan depends on how many rows the parent
-   * has, which only a plan made for the value knows.
+   * column) and reaches every other row through laterals of it that PostgreSQL cannot flatten (a
+   * `LIMIT`, an aggregate), so the parent's value never reaches another table's index as a
+   * constant. A page or a total of one parent is then sent with the parent as a plain parameter
+   * instead of an array, and PostgreSQL keeps one generic plan for it on each connection after a
+   * few runs rather than planning the statement again at every run, which was most of what the
+   * derived sources cost it (docs/decisions.md "One repository's page as a plain parameter").
+   * Leave it unset for a source read by a range of an index over the parent (a check's findings, a
+   * repository's runs): its best plan depends on how many rows the parent has, which only a plan
+   * made for the value knows.
    */
   samePlanForEveryParent?: boolean;
 }
@@ -420,12 +420,9 @@ class ConnectionBatch<T> {
       counted !== undefined &&
       (rowFilter.columns?.every((column) => counted.columns.includes(column)) ?? false);
     const columnRefs = parentColumns(source).map((column) => `s.${column}`);
-    const single = singleParent(source, parents);
+    const single = singleParent(source, parents)?.map((id) => sql`cast(${id} as bigint)`);
     const inParents = single
-      ? matchParent(
-          source,
-          single.map((id) => sql`cast(${id} as bigint)`),
-        )
+      ? matchParent(source, single)
       : source.secondParentColumn
         ? sql`(${sql.join(columnRefs.map((ref) => sql.ref(ref)))}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`
         : sql`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
