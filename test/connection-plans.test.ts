@@ -115,7 +115,6 @@ describe("a connection of one repository", () => {
   test("its page and its total are planned once and then run on a generic plan", async () => {
     const [id] = repositoryIds;
     for (let run = 0; run < 8; run++) await read(handle.db, repositoryIssuesOfRepository, [id!]);
-    // The source's columns name the statements: its page selects `__parent`, its total counts.
     // The source's columns name its statements; the page selects `__parent`, the total counts.
     const plans = await plansOf(handle.db, "i.shortcode, i.analyzer_id, i.tags");
     const page = plans.filter((plan) => /FROM \(SELECT cast\(\$1 as bigint\)/.test(plan.statement));

@@ -261,13 +261,18 @@ function parentArrays(source: ConnectionSource, parents: readonly string[]): Raw
 }
 
 /**
- * Whether the statement for `parents` names its one parent as plain parameters (see
- * `ConnectionSource.samePlanForEveryParent`) rather than as arrays.
+ * The one parent's ids as plain bigint parameters, one per parent column, when the statement for
+ * `parents` names it that way (see `ConnectionSource.samePlanForEveryParent`); undefined when it
+ * names its parents as arrays.
  */
-function singleParent(source: ConnectionSource, parents: readonly string[]): string[] | undefined {
+function singleParent(
+  source: ConnectionSource,
+  parents: readonly string[],
+): RawBuilder<unknown>[] | undefined {
   if (!source.samePlanForEveryParent || parents.length !== 1) return undefined;
   const ids = parents[0]!.split(":");
-  return ids.length === parentColumns(source).length ? ids : undefined;
+  if (ids.length !== parentColumns(source).length) return undefined;
+  return ids.map((id) => sql`cast(${id} as bigint)`);
 }
 
 /** The text form of a parent id, from the columns `refs` (the inverse of splitting on `:`). */
@@ -390,7 +395,7 @@ class ConnectionBatch<T> {
     const offset = backward ? 0 : args.offset;
     const single = singleParent(source, parents);
     const parentRows = single
-      ? sql`(SELECT ${sql.join(single.map((id, i) => sql`cast(${id} as bigint) AS ${sql.ref(parentNames[i]!)}`))}, 1 AS ord) AS p`
+      ? sql`(SELECT ${sql.join(single.map((id, i) => sql`${id} AS ${sql.ref(parentNames[i]!)}`))}, 1 AS ord) AS p`
       : sql`unnest(${sql.join(parentArrays(source, parents))}) WITH ORDINALITY
         AS p(${sql.join(parentNames.map((name) => sql.ref(name)))}, ord)`;
     const result = await sql<Row>`
@@ -420,7 +425,7 @@ class ConnectionBatch<T> {
       counted !== undefined &&
       (rowFilter.columns?.every((column) => counted.columns.includes(column)) ?? false);
     const columnRefs = parentColumns(source).map((column) => `s.${column}`);
-    const single = singleParent(source, parents)?.map((id) => sql`cast(${id} as bigint)`);
+    const single = singleParent(source, parents);
     const inParents = single
       ? matchParent(source, single)
       : source.secondParentColumn

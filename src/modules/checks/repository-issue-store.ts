@@ -121,11 +121,10 @@ export async function findVisibleRepositoryIssuesByKeys(
   // One key, the usual lookup, as plain parameters: PostgreSQL then keeps a generic plan for the
   // statement instead of planning it at every run, as for a connection of one repository
   // (docs/decisions.md "One repository's page as a plain parameter"); several keys as arrays.
-  const [only] = parts;
-  const wanted =
-    parts.length === 1 && only
-      ? sql`(SELECT cast(${only.repositoryKey} as text), cast(${only.issueKey} as text))`
-      : sql`unnest(cast(${parts.map((p) => p.repositoryKey)} as text[]), cast(${parts.map((p) => p.issueKey)} as text[]))`;
+  const only = parts.length === 1 ? parts[0] : undefined;
+  const wanted = only
+    ? sql`(SELECT cast(${only.repositoryKey} as text), cast(${only.issueKey} as text))`
+    : sql`unnest(cast(${parts.map((p) => p.repositoryKey)} as text[]), cast(${parts.map((p) => p.issueKey)} as text[]))`;
   const result = await sql<RepositoryIssueRow>`
     SELECT cur.run_id, cur.check_id, i.id AS issue_id, repo.id AS repository_id,
       repo.key || i.key AS key, i.shortcode, i.analyzer_id, i.tags
