@@ -5,6 +5,7 @@ import { buildCliPackage } from "./cli/cli-package.ts";
 import type { Config } from "./config.ts";
 import { DatabaseAvailability, isDatabaseUnavailable } from "./db/availability.ts";
 import {
+  API_IDLE_CONNECTIONS,
   type DatabaseHandle,
   type DatabaseOptions,
   migrateToLatest,
@@ -120,6 +121,7 @@ export async function startApp(
   const statementSpans = tracing && { onStatement: tracing.recordStatement };
   const availability = new DatabaseAvailability(logger);
   const database = await openDatabase(config, {
+    idleConnections: API_IDLE_CONNECTIONS,
     ...options.database,
     fromTemplate: true,
     preparedStatements: true,

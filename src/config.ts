@@ -460,7 +460,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "ASSAY_DATABASE_POOL_SIZE",
     default: "10",
     meaning:
-      "Connections of an instance's API pool (the embedded database uses at most 4). Its worker (ASSAY_WORKER) has a pool of its own: up to 4 more on PostgreSQL, 2 on the embedded database.",
+      "Connections of an instance's API pool (the embedded database uses at most 4). Up to 4 stay open while idle, keeping their prepared statements; the others close after 30 s idle. Its worker (ASSAY_WORKER) has a pool of its own: up to 4 more on PostgreSQL, 2 on the embedded database.",
   },
   {
     name: "ASSAY_TRUST_PROXY",

@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { after, before, mock, test } from "node:test";
 import { DEFAULT_MIGRATION_TABLE, sql } from "kysely";
 import { createTestDatabase, type TestDatabase } from "../../test/helpers/database.ts";
-import { type DatabaseHandle, migrateToLatest, openDatabase, pendingMigrations } from "./database.ts";
+import { startTestServer } from "../../test/helpers/server.ts";
+import {
+  API_IDLE_CONNECTIONS,
+  type DatabaseHandle,
+  migrateToLatest,
+  openDatabase,
+  pendingMigrations,
+} from "./database.ts";
 import { migrationProvider } from "./migrations/index.ts";
 
 let database: TestDatabase;
@@ -81,4 +88,70 @@ test("migrations recorded out of order are refused, as before", async () => {
     await sql`UPDATE ${table} SET timestamp = ${rows[0]!.timestamp} WHERE name = ${first}`.execute(handle.db);
   }
   assert.deepEqual(await migrateToLatest(handle.db), []);
+});
+
+/**
+ * Has 4 statements hold a connection of `pool` each at once, then lets the pool stand idle past
+ * its idle timeout on mocked timers; answers how many connections it still has.
+ */
+async function connectionsLeftAfterIdle(pool: DatabaseHandle): Promise<number> {
+  let arrived = 0;
+  let allArrived!: () => void;
+  const everyoneIn = new Promise<void>((resolve) => {
+    allArrived = resolve;
+  });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const holders = Array.from({ length: 4 }, () =>
+    pool.db.connection().execute(async (connection) => {
+      await sql`SELECT 1`.execute(connection);
+      arrived += 1;
+      if (arrived === 4) allArrived();
+      await released;
+    }),
+  );
+  await everyoneIn;
+  assert.equal(pool.poolStats().total, 4);
+  // The idle timers are set as the connections go back to the pool.
+  mock.timers.enable({ apis: ["setTimeout"] });
+  try {
+    release();
+    await Promise.all(holders);
+    assert.equal(pool.poolStats().idle, 4);
+    mock.timers.tick(31_000);
+    return pool.poolStats().total;
+  } finally {
+    mock.timers.reset();
+  }
+}
+
+/** The same with a pool of its own, of 4 connections, opened with `idleConnections`. */
+async function connectionsLeftInPoolOfFour(idleConnections: number | undefined): Promise<number> {
+  const pool = await openDatabase(
+    { databaseUrl: database.databaseUrl, dataDir: database.dataDir, databasePoolSize: 4 },
+    idleConnections === undefined ? {} : { idleConnections },
+  );
+  try {
+    return await connectionsLeftAfterIdle(pool);
+  } finally {
+    await pool.close();
+  }
+}
+
+test("a pool keeps its idle connections up to idleConnections past the idle timeout, and closes the others", async () => {
+  assert.equal(await connectionsLeftInPoolOfFour(undefined), 0);
+  assert.equal(await connectionsLeftInPoolOfFour(2), 2);
+  // Never more than the pool's size.
+  assert.equal(await connectionsLeftInPoolOfFour(API_IDLE_CONNECTIONS * 4), 4);
+});
+
+test("the API's pool keeps its connections open while idle", async () => {
+  const server = await startTestServer();
+  try {
+    assert.equal(await connectionsLeftAfterIdle(server.app.database), API_IDLE_CONNECTIONS);
+  } finally {
+    await server.stop();
+  }
 });

@@ -15,6 +15,25 @@ import type { Database } from "./types.ts";
 /** The embedded database queues statements; more connections than this only wait longer. */
 const EMBEDDED_POOL_SIZE = 4;
 
+/**
+ * Connections the API's pool keeps open while no request comes, when its size allows (src/app.ts).
+ * A connection closed after its idle time takes its named statements and generic plans with it:
+ * the next request opens a new one and has PostgreSQL parse and plan every statement again, so
+ * a dashboard read once a minute paid that at every read (docs/benchmarks.md "Connections kept
+ * open while idle"). Sequential reads of a repository's issues use three connections at once.
+ */
+export const API_IDLE_CONNECTIONS = 4;
+
+/** How long a connection beyond those kept open may stay idle before the pool closes it. */
+const IDLE_TIMEOUT_MS = 30_000;
+
+/**
+ * TCP keepalive on connections to PostgreSQL, after this long without traffic: a connection kept
+ * open for hours must not be dropped silently by a firewall or NAT between the instance and the
+ * database, nor be found dead only when a request needs it.
+ */
+const KEEPALIVE_AFTER_MS = 60_000;
+
 /** An open database, PostgreSQL or embedded, behind the same Kysely instance. */
 export interface DatabaseHandle {
   db: Kysely<Database>;
@@ -56,6 +75,11 @@ export interface DatabaseOptions {
    * The API's pool does; the worker's and the CLI's do not.
    */
   preparedStatements?: boolean;
+  /**
+   * Connections kept open while idle, at most the pool's size (the API's pool:
+   * {@link API_IDLE_CONNECTIONS}); the others close after 30 s without use. Default none.
+   */
+  idleConnections?: number;
 }
 
 /**
@@ -83,7 +107,15 @@ export async function openDatabase(
       max: Math.min(EMBEDDED_POOL_SIZE, config.databasePoolSize),
     };
   }
-  const pool = new pg.Pool({ ...poolConfig, connectionTimeoutMillis: 10_000, idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    ...poolConfig,
+    min: Math.min(options.idleConnections ?? 0, poolConfig.max ?? 0),
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: IDLE_TIMEOUT_MS,
+    // A no-op on the embedded database's Unix socket.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_AFTER_MS,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   const { onQuery, onError, onStatement } = options;
   pool.on("error", () => onError?.());
