@@ -4,9 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { type AppOptions, type RunningApp, startApp } from "../src/app.ts";
+import { parseConfig } from "../src/config.ts";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
+import { createLogger } from "../src/logger.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import type { Cleanup } from "./processes.ts";
 
@@ -103,6 +106,30 @@ export async function createBenchDatabase(
   );
   const databaseUrl = databaseUrlFor(postgresUrl, name);
   return { backend, databaseUrl, dataDir, ...(await migrateAndSeed(databaseUrl, dataDir, pepper)) };
+}
+
+/**
+ * Assay's app in this process over `database` (made with `pepper`), on a free port: no job worker,
+ * no rate limit, no Redis, logging at warn. For the benchmarks that time single requests.
+ */
+export function startAppOver(
+  database: BenchDatabase,
+  pepper: string,
+  options: AppOptions = {},
+): Promise<RunningApp> {
+  const { REDIS_URL: _redis, ...environment } = process.env;
+  const config = parseConfig({
+    ...environment,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: database.databaseUrl,
+    ASSAY_DATA_DIR: database.dataDir,
+    ASSAY_TOKEN_PEPPER: pepper,
+    ASSAY_WORKER: "false",
+    RATE_LIMIT_PER_HOUR: "0",
+    LOG_LEVEL: "warn",
+  });
+  return startApp(config, createLogger(config.logLevel), options);
 }
 
 /** Deletes every Redis key under `prefix` (the rate-limit counters a benchmark server wrote). */

@@ -14,7 +14,7 @@ import path from "node:path";
 import pg from "pg";
 import { embeddedServerCommand } from "../src/db/embedded.ts";
 import { CACHE_DIRECTORY } from "../src/db/embedded-template.ts";
-import { describeRun } from "./report.ts";
+import { describeRun, median } from "./report.ts";
 
 /** V8's own default (`node --v8-options`), given on the command line so the process keeps it. */
 const V8_DEFAULT = ["--wasm-tiering-budget=1800000"];
@@ -120,11 +120,6 @@ async function measure(execArgv: string[]): Promise<Sample> {
     await new Promise((resolve) => child.once("exit", resolve));
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 const repeat = argument("--repeat", 3);

@@ -16,16 +16,13 @@
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { type Kysely, sql } from "kysely";
-import { startApp } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
 import type { Database } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
-import { createLogger } from "../src/logger.ts";
 import { refreshCheckIssueCounts } from "../src/modules/checks/issue-count-store.ts";
-import { createBenchDatabase } from "./databases.ts";
+import { createBenchDatabase, startAppOver } from "./databases.ts";
 import { integerOption } from "./options.ts";
 import { Cleanup } from "./processes.ts";
-import { describeRun } from "./report.ts";
+import { describeRun, median } from "./report.ts";
 
 const USAGE = `Usage: [DATABASE_URL=postgres://...] npm run bench:heavy-read [-- options]
 
@@ -162,11 +159,6 @@ async function addFindings(db: Kysely<Database>, subject: Subject, from: number,
   await sql`ANALYZE`.execute(db);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 /** Sends the query `runs` times after `warmup`; answers the median milliseconds and the statements of one request. */
 async function measure(
   endpoint: string,
@@ -214,19 +206,7 @@ async function main(): Promise<void> {
     process.stderr.write(`seeding ${backend === "postgres" ? "a PostgreSQL" : "an embedded"} database...\n`);
     const database = await createBenchDatabase(backend, process.env.DATABASE_URL, pepper, cleanup);
     const statements = { count: 0 };
-    const { REDIS_URL: _redis, ...environment } = process.env;
-    const config = parseConfig({
-      ...environment,
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATABASE_URL: database.databaseUrl,
-      ASSAY_DATA_DIR: database.dataDir,
-      ASSAY_TOKEN_PEPPER: pepper,
-      ASSAY_WORKER: "false",
-      RATE_LIMIT_PER_HOUR: "0",
-      LOG_LEVEL: "warn",
-    });
-    const app = await startApp(config, createLogger(config.logLevel), {
+    const app = await startAppOver(database, pepper, {
       database: { onQuery: () => (statements.count += 1) },
     });
     cleanup.add("stop the app", () => app.stop());

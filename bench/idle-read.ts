@@ -13,14 +13,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
-import { startApp } from "../src/app.ts";
-import { parseConfig } from "../src/config.ts";
 import { API_IDLE_CONNECTIONS } from "../src/db/database.ts";
-import { createLogger } from "../src/logger.ts";
-import { type BenchDatabase, createBenchDatabase } from "./databases.ts";
+import { type BenchDatabase, createBenchDatabase, startAppOver } from "./databases.ts";
 import { integerOption } from "./options.ts";
 import { Cleanup } from "./processes.ts";
-import { describeRun } from "./report.ts";
+import { describeRun, median } from "./report.ts";
 import { QUERIES } from "./targets.ts";
 
 const USAGE = `Usage: [DATABASE_URL=postgres://...] npm run bench:idle-read [-- options]
@@ -71,11 +68,6 @@ function parseOptions(argv: string[]): Options | undefined {
 const HEAVY = QUERIES.find((query) => query.name.startsWith("issues("));
 if (!HEAVY) throw new Error("bench/targets.ts has no heavy query");
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 interface Timings {
   warm: number;
   first: number[];
@@ -91,19 +83,7 @@ async function measure(
   idleConnections: number,
   options: Options,
 ): Promise<Timings> {
-  const { REDIS_URL: _redis, ...environment } = process.env;
-  const config = parseConfig({
-    ...environment,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATABASE_URL: database.databaseUrl,
-    ASSAY_DATA_DIR: database.dataDir,
-    ASSAY_TOKEN_PEPPER: pepper,
-    ASSAY_WORKER: "false",
-    RATE_LIMIT_PER_HOUR: "0",
-    LOG_LEVEL: "warn",
-  });
-  const app = await startApp(config, createLogger(config.logLevel), { database: { idleConnections } });
+  const app = await startAppOver(database, pepper, { database: { idleConnections } });
   try {
     const endpoint = `${app.url}/graphql/`;
     const body = HEAVY!.body(database);

@@ -178,6 +178,12 @@ function commit(): string {
   return `${head.stdout.trim()}${dirty ? " (with uncommitted changes)" : ""}`;
 }
 
+/** The middle value of `values` (the upper one of the two middles when there are as many above as below). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
 /** Lines describing the tool, the machine, Node and the commit. */
 export function describeRun(facts: {
   busyBefore: number | undefined;
