@@ -275,6 +275,20 @@ function singleParent(
   return ids.map((id) => sql`cast(${id} as bigint)`);
 }
 
+/**
+ * Rows `s` of any of `parents`: one parent of a `samePlanForEveryParent` source by plain
+ * parameters, otherwise by arrays of the parent ids.
+ */
+function inParents(source: ConnectionSource, parents: readonly string[]): RawBuilder<boolean> {
+  const single = singleParent(source, parents);
+  if (single) return matchParent(source, single);
+  if (!source.secondParentColumn) {
+    return sql<boolean>`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
+  }
+  const columnRefs = parentColumns(source).map((column) => sql.ref(`s.${column}`));
+  return sql<boolean>`(${sql.join(columnRefs)}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`;
+}
+
 /** The text form of a parent id, from the columns `refs` (the inverse of splitting on `:`). */
 function parentText(refs: readonly string[]): RawBuilder<string> {
   return sql<string>`${sql.join(
@@ -425,16 +439,10 @@ class ConnectionBatch<T> {
       counted !== undefined &&
       (rowFilter.columns?.every((column) => counted.columns.includes(column)) ?? false);
     const columnRefs = parentColumns(source).map((column) => `s.${column}`);
-    const single = singleParent(source, parents);
-    const inParents = single
-      ? matchParent(source, single)
-      : source.secondParentColumn
-        ? sql`(${sql.join(columnRefs.map((ref) => sql.ref(ref)))}) IN (SELECT * FROM unnest(${sql.join(parentArrays(source, parents))}))`
-        : sql`s.${sql.ref(source.parentColumn)} = ANY(cast(${parents} as bigint[]))`;
     const result = await sql<{ parent: string; count: string }>`
       SELECT ${parentText(columnRefs)} AS parent, ${summed ? sql`sum(s.n)` : sql`count(*)`} AS count
       FROM ${summed ? counted.from : source.from} AS s
-      WHERE ${inParents} AND ${this.rowFilter.condition}
+      WHERE ${inParents(source, parents)} AND ${this.rowFilter.condition}
       GROUP BY 1`.execute(this.db);
     const counts = new Map(result.rows.map((r) => [r.parent, Number(r.count)]));
     return parents.map((p) => counts.get(p) ?? 0);
