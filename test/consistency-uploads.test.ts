@@ -35,8 +35,8 @@ import { uploadProcessed } from "./helpers/uploads.ts";
  *    then main again: ESLint on the second version (two findings appear, one persists), Biome,
  *    oxlint for the first time, clang, GCC, coverage of JavaScript, Java and Go, the SBOM with
  *    lodash (the lodash advisory imported from its OSV record);
- * 3. an ignore rule of an oxlint issue in one file, then pull request #12 from `fix/unused` into
- *    main, two pushes: ESLint on the third version (the unused variable fixed), coverage with the
+ * 3. an ignore rule of an oxlint issue in one file, an enforced threshold of 100% on new code's line
+ *    coverage, then pull request #12 from `fix/unused` into main, two pushes: ESLint on the third version (the unused variable fixed), coverage with the
  *    changed lines of two real `git diff`s, the SBOM, oxlint;
  * 4. main after the merge: ESLint on the third version, Biome, oxlint, clang's first unit only
  *    (the suppressed finding of the second is fixed), coverage, the SBOM of two lockfiles.
@@ -204,6 +204,20 @@ before(async () => {
     type: "FOREVER",
     filePath: "src/orders.js",
   });
+  // New code must be fully covered, enforced: the pull request's run with changed lines fails its
+  // coverage check by the gate.
+  await mutate("setRepositoryMetricThreshold", {
+    repositoryId,
+    metricShortcode: "NLCV",
+    metricKey: "AGGREGATE",
+    thresholdValue: 100,
+  });
+  await mutate("updateRepositoryMetricSetting", {
+    repositoryId,
+    metricShortcode: "NLCV",
+    isReported: true,
+    isThresholdEnforced: true,
+  });
   const pullRequest = { branch: "fix/unused", pullRequestNumber: 12, baseBranch: "main" };
   const firstPush: Push = { commit: aCommit(), ...pullRequest };
   await upload(firstPush, eslint("push-2"));
@@ -309,6 +323,11 @@ describe("numbers that answer the same question agree, on real uploads", () => {
     assert.ok((await measureInvariants(query, repositories).coverageFilesAddUp()) >= 4);
   });
 
+  test("a coverage check fails exactly when one of its values misses an enforced threshold", async () => {
+    const { passed, failed } = await measureInvariants(query, repositories).coverageChecksFollowTheGate();
+    assert.ok(passed >= 3 && failed >= 1, `coverage checks passed ${passed}, failed ${failed}`);
+  });
+
   test("a repository's latest metric values and coverage files are its newest analysed default-branch run's", async () => {
     assert.ok((await measureInvariants(query, repositories).repositoryMetricsAreNewestRuns()) > 0);
   });
@@ -318,7 +337,11 @@ describe("numbers that answer the same question agree, on real uploads", () => {
       account.login,
       "GITHUB",
     );
-    assert.equal(compared, 2, "the repository and its pull request");
+    assert.deepEqual(
+      compared,
+      { repositories: 1, pullRequests: 1, withCoverage: 1 },
+      "the repository and its pull request, which has coverage values",
+    );
   });
 
   test("a run's DDP is what its dependency scans list", async () => {

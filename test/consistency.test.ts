@@ -4,7 +4,7 @@ import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { findingInvariants } from "./helpers/consistency-findings.ts";
 import { measureInvariants } from "./helpers/consistency-measures.ts";
-import { type Query, viewerRepositories } from "./helpers/consistency-reads.ts";
+import { type Query, type RepositoryRef, viewerRepositories } from "./helpers/consistency-reads.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -19,6 +19,7 @@ describe("numbers that answer the same question agree, on the demo data", () => 
   let token: string;
   let invariants: ReturnType<typeof findingInvariants>;
   let measures: ReturnType<typeof measureInvariants>;
+  let repositories: RepositoryRef[];
 
   const query: Query = async (text, variables) =>
     dataOf(await gql(server.endpoint, token, text, variables)) as never;
@@ -26,7 +27,7 @@ describe("numbers that answer the same question agree, on the demo data", () => 
   before(async () => {
     server = await startTestServer();
     ({ token } = await seedDemo(server.db, { pepper: server.config.tokenPepper, uploadSbom: ingestRunSbom }));
-    const repositories = await viewerRepositories(query);
+    repositories = await viewerRepositories(query);
     assert.ok(repositories.length > 1);
     invariants = findingInvariants(query, repositories);
     measures = measureInvariants(query, repositories);
@@ -67,10 +68,39 @@ describe("numbers that answer the same question agree, on the demo data", () => 
   });
 
   test("every coverage check's files add up to its run's changeset stats and to its metric values", async () => {
+    assert.ok((await measures.coverageFilesAddUp()) > 0, "the demo has coverage checks with files");
+  });
+
+  test("a coverage check fails exactly when one of its values misses an enforced threshold", async () => {
+    const { passed, failed } = await measures.coverageChecksFollowTheGate();
     assert.ok(
-      (await measures.coverageFilesAddUp({ combined: false, valuesOfEveryCheck: false })) > 0,
-      "the demo has coverage checks with files",
+      passed > 0 && failed > 0,
+      `the demo has coverage checks that passed (${passed}) and failed (${failed})`,
     );
+  });
+
+  test("the code coverage reports show each repository's latest values, and a pull request's metrics are its latest run's", async () => {
+    const accounts = new Map(repositories.map((r) => [`${r.vcsProvider} ${r.login}`, r]));
+    const compared = { repositories: 0, pullRequests: 0, withCoverage: 0 };
+    for (const { login, vcsProvider } of accounts.values()) {
+      const counts = await measures.coverageReportsAreLatestValues(login, vcsProvider);
+      compared.repositories += counts.repositories;
+      compared.pullRequests += counts.pullRequests;
+      compared.withCoverage += counts.withCoverage;
+    }
+    assert.equal(compared.repositories, repositories.length);
+    assert.ok(
+      compared.withCoverage > 0,
+      `${compared.withCoverage} of ${compared.pullRequests} pull requests have coverage values`,
+    );
+  });
+
+  test("a run's DDP is what its dependency scans list", async () => {
+    assert.ok((await measures.dependenciesAreScans()) > 0, "the demo has runs with DDP and scans");
+  });
+
+  test("a repository's metrics are its newest analysed default-branch run's", async () => {
+    assert.ok((await measures.repositoryMetricsAreNewestRuns()) > 0, "the demo has metric values");
   });
 
   test("an account's reports are the sums of its repositories'", async () => {

@@ -17,11 +17,11 @@ import {
 import { type CoverageFileOut, FILE_FIELDS, type FileCounts } from "./coverage-files.ts";
 
 /**
- * Measures that must agree on data made by real uploads, which the demo's generated data holds
- * only in part (consistency-findings.ts has the checks both hold, consistency-history.ts those of
- * findings across runs; the demo test runs `coverageFilesAddUp` with the demo's exceptions): coverage files and the metric values of their check, a repository's latest values
- * and its newest analysed run's, a run's DDP and its dependency scans. Each check answers how many
- * things it compared.
+ * Measures that must agree, on real uploads and on the demo's generated data alike (the checks of
+ * findings are consistency-findings.ts and, across runs, consistency-history.ts): coverage files
+ * and the metric values of their check, a coverage check's status and the gate, a repository's
+ * latest values and its newest analysed run's, the coverage reports and pull requests' metrics, a
+ * run's DDP and its dependency scans. Each check answers how many things it compared.
  */
 
 /** The coverage metrics `files` add up to, by `SHORTCODE`, as the API rounds them (left out: nothing to measure). */
@@ -68,14 +68,10 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
   /**
    * Each coverage check's files against its metric values, per language and (when no file is
    * listed under two languages) AGGREGATE, and against the run's `changesetStats`; answers the
-   * checks compared. For the demo's generated data (docs/known-gaps.md "Demo data"):
-   * `combined: false` leaves CPCV and NCPCV out, into which the demo plans conditions of its own
-   * where every real report's conditions are its branches; `valuesOfEveryCheck: false` passes
-   * over a check with files and no values, as the demo's pull-request checks are.
+   * checks compared.
    */
-  async function coverageFilesAddUp({ combined = true, valuesOfEveryCheck = true } = {}): Promise<number> {
-    const compares = (name: string) =>
-      /^N?(LCV|BCV|CCV|CPCV) /.test(name) && (combined || !/^N?CPCV /.test(name));
+  async function coverageFilesAddUp(): Promise<number> {
+    const compares = (name: string) => /^N?(LCV|BCV|CCV|CPCV) /.test(name);
     let compared = 0;
     for (const repository of repositories) {
       const runs: CoverageRunRow[] = [];
@@ -107,7 +103,6 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
             );
             continue;
           }
-          if (coverage.length === 0 && !valuesOfEveryCheck) continue;
           const label = `run ${run.runUid} coverage`;
           for (const file of files) {
             assert.equal(
@@ -252,9 +247,12 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
   /**
    * The account's code coverage report against each repository's latest AGGREGATE LCV and BCV,
    * and each pull request's metrics against what its latest run's checks recorded; answers the
-   * rows compared.
+   * repositories and pull requests compared, and how many of those pull requests had coverage values.
    */
-  async function coverageReportsAreLatestValues(login: string, vcsProvider: string): Promise<number> {
+  async function coverageReportsAreLatestValues(
+    login: string,
+    vcsProvider: string,
+  ): Promise<{ repositories: number; pullRequests: number; withCoverage: number }> {
     const { account } = await query<{
       account: {
         reports: {
@@ -272,7 +270,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
         repositories(first: 100) { edges { node { name lcvMetricValue bcvMetricValue } } } } } } }`,
       { login, vcs: vcsProvider },
     );
-    let compared = 0;
+    const compared = { repositories: 0, pullRequests: 0, withCoverage: 0 };
     for (const repository of repositories.filter((r) => r.login === login)) {
       const label = labelOf(repository);
       const { repository: answer } = await query<{
@@ -308,7 +306,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
         },
         `${label}: code coverage report`,
       );
-      compared++;
+      compared.repositories++;
       for (const { node: pullRequest } of answer.pullRequests.edges) {
         const recorded = (pullRequest.latestAnalysisRun?.checks.edges ?? []).flatMap(
           (edge) => edge.node.metrics,
@@ -318,14 +316,54 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
           valuesOf(recorded),
           `${label} #${pullRequest.number}: metrics`,
         );
-        compared++;
+        compared.pullRequests++;
+        if (recorded.some((m) => m.shortcode === "LCV" && m.items.length > 0)) compared.withCoverage++;
       }
     }
     return compared;
   }
 
+  /**
+   * Each coverage check that analysed its report against the gate (docs/ingestion-coverage.md
+   * "The gate"): it failed exactly when one of its values missed the threshold in force when it
+   * was recorded, of a metric the repository enforces. Answers how many checks passed and failed.
+   */
+  async function coverageChecksFollowTheGate(): Promise<{ passed: number; failed: number }> {
+    const counts = { passed: 0, failed: 0 };
+    for (const repository of repositories) {
+      const runs = await everyNode<GateRunRow>(
+        query,
+        repository,
+        "analysisRuns",
+        `runUid checks(first: 20) { edges { node { analyzer { shortcode } status
+          metrics { shortcode isThresholdEnforced items { key latestValue threshold thresholdStatus } } } } }`,
+      );
+      for (const run of runs) {
+        for (const { node: check } of run.checks.edges) {
+          if (check.analyzer.shortcode !== "test-coverage" || !ANALYSED.includes(check.status)) continue;
+          const misses = check.metrics.flatMap((metric) =>
+            metric.isThresholdEnforced
+              ? metric.items
+                  .filter((item) => item.thresholdStatus === "FAILING")
+                  .map((item) => `${metric.shortcode} ${item.key} ${item.latestValue} < ${item.threshold}`)
+              : [],
+          );
+          assert.equal(
+            check.status,
+            misses.length > 0 ? "FAILURE" : "SUCCESS",
+            `${labelOf(repository)} run ${run.runUid}: coverage check ${check.status}, enforced misses: ${misses.join(", ") || "none"}`,
+          );
+          if (misses.length > 0) counts.failed++;
+          else counts.passed++;
+        }
+      }
+    }
+    return counts;
+  }
+
   return {
     coverageFilesAddUp,
+    coverageChecksFollowTheGate,
     repositoryMetricsAreNewestRuns,
     dependenciesAreScans,
     coverageReportsAreLatestValues,
@@ -343,6 +381,28 @@ interface CoverageRunRow {
         analyzer: { shortcode: string };
         metrics: MetricRow[];
         coverageFiles: { totalCount: number; edges: Array<{ node: CoverageFileOut }> };
+      };
+    }>;
+  };
+}
+
+interface GateRunRow {
+  runUid: string;
+  checks: {
+    edges: Array<{
+      node: {
+        analyzer: { shortcode: string };
+        status: string;
+        metrics: Array<{
+          shortcode: string;
+          isThresholdEnforced: boolean;
+          items: Array<{
+            key: string;
+            latestValue: number | null;
+            threshold: number | null;
+            thresholdStatus: string | null;
+          }>;
+        }>;
       };
     }>;
   };

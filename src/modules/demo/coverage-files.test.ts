@@ -53,7 +53,7 @@ describe("a coverage check's files", () => {
     key: "JAVA",
     lines: [12_345, 8_001, 311, 200],
     branches: [2_901, 1_700, 77, 40],
-    conditions: [4_061, 2_100, 108, 51],
+    conditions: [2_901, 1_700, 77, 40],
   };
 
   test("add up exactly to the check's counts, each measure overall and on the changed lines", () => {
@@ -63,6 +63,10 @@ describe("a coverage check's files", () => {
       branches: counts.branches,
       conditions: counts.conditions,
     });
+    assert.ok(
+      files.every((f) => JSON.stringify(f.conditions) === JSON.stringify(f.branches)),
+      "each file's condition outcomes are its branch outcomes, as every real format counts them",
+    );
     assert.ok(files.every((f) => f.metricKey === "JAVA"));
     const changed = files.filter((f) => f.lines[2] > 0).length;
     assert.ok(changed > 0 && changed < files.length, `${changed} of ${files.length} files changed`);

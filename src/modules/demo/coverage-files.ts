@@ -29,6 +29,7 @@ export interface LanguageCounts {
   key: MetricKey;
   lines: CoverageCounts;
   branches: CoverageCounts;
+  /** The branch outcomes again, as every format that has conditions counts them; null without. */
   conditions: CoverageCounts | null;
 }
 
@@ -207,7 +208,6 @@ export function planCoverageFiles(
     ),
     miss,
   );
-  const conditions = counts.conditions && splitOverall(counts.conditions, branches.total, miss);
 
   // The run changed a few files; more of them when the change does not fit in those.
   const order = rand.sample(
@@ -222,11 +222,7 @@ export function planCoverageFiles(
     const freshLines = splitChanged(counts.lines, lines, changed, jitter);
     const touched = freshLines ? freshLines.fresh.map((n) => n > 0) : changed;
     const freshBranches = freshLines && splitChanged(counts.branches, branches, touched, jitter);
-    const freshConditions =
-      counts.conditions && conditions && freshBranches
-        ? splitChanged(counts.conditions, conditions, touched, jitter)
-        : null;
-    if (freshLines && freshBranches && (counts.conditions === null || freshConditions)) {
+    if (freshLines && freshBranches) {
       return files.map((file, i) => {
         const total = lines.total[i]!;
         const uncovered = lines.uncovered[i]!;
@@ -244,7 +240,8 @@ export function planCoverageFiles(
           path: file.path,
           lines: measure(lines, freshLines),
           branches: measure(branches, freshBranches),
-          conditions: conditions && freshConditions ? measure(conditions, freshConditions) : null,
+          // A format's condition outcomes are its branch outcomes (coverage-plan.ts).
+          conditions: counts.conditions && measure(branches, freshBranches),
           uncoveredLines: uncoveredLinesOf(rand, file.lines, total, uncovered),
         };
       });

@@ -15,9 +15,10 @@ import type { SourceFile } from "./vocabulary.ts";
  * Coverage reports and metric histories of one repository. Coverage drifts along a per-language
  * trend with noise; line, branch and condition percentages are computed from the report's counts,
  * so a metric value always agrees with its check's coverage report, and each report's counts are
- * split over the language's files (coverage-files.ts). Metric values are recorded
- * for runs on the default branch only (the repository's history); pull-request runs get a
- * coverage report (the change set's stats) but no metric values.
+ * split over the language's files (coverage-files.ts). Every coverage check records its metric
+ * values, as a real upload does; those of pull-request runs are marked off the default branch, so
+ * the repository's history leaves them out. A check fails when one of its values misses an
+ * enforced threshold, as the real gate decides.
  */
 
 /** The metric key of each language analyzer. */
@@ -164,7 +165,18 @@ export class CoveragePlanner {
     return time < t.changeAt ? t.early : t.late;
   }
 
-  private record(metric: MetricShortcode, key: MetricKey, value: number, at: Moment): void {
+  /**
+   * Records `value` of the check at `at`. Answers whether it misses the threshold in force then, of
+   * a metric the repository enforces: the gate that fails a coverage check
+   * (src/ingestion/coverage/metrics.ts; every metric recorded here is UPWARD).
+   */
+  private record(
+    metric: MetricShortcode,
+    key: MetricKey,
+    value: number,
+    at: Moment,
+    onDefaultBranch = true,
+  ): boolean {
     const id = `${metric}:${key}`;
     let itemKey = this.itemKeys.get(id);
     if (!itemKey) {
@@ -177,15 +189,18 @@ export class CoveragePlanner {
         threshold: this.thresholds.get(id)?.late ?? null,
       });
     }
+    const threshold = this.thresholdAt(id, at.time.getTime());
     this.values.push({
       key: this.keys.value(),
       itemKey,
       checkKey: at.checkKey,
       commitOid: at.commitOid,
       value,
-      threshold: this.thresholdAt(id, at.time.getTime()),
+      threshold,
+      onDefaultBranch,
       createdAt: at.time,
     });
+    return threshold !== null && this.thresholds.get(id)!.enforced && value < threshold;
   }
 
   /** Counts of one language at `progress` (0 = first run, 1 = now) for a change of `changed` lines. */
@@ -207,22 +222,15 @@ export class CoveragePlanner {
       ],
       conditions: null,
     };
-    if (HAS_CONDITIONS.has(language.key)) {
-      const conditions = Math.round(branches * 1.4);
-      const newConditions = Math.round(newBranches * 1.4);
-      result.conditions = [
-        conditions,
-        Math.round(conditions * clamp(branchRatio - 0.05, 0.01, 0.95)),
-        newConditions,
-        Math.round(newConditions * newRatio * 0.85),
-      ];
-    }
+    // Every format that reports conditions counts each line's condition outcomes as its branch
+    // outcomes (docs/ingestion-coverage.md "What is stored").
+    if (HAS_CONDITIONS.has(language.key)) result.conditions = [...result.branches];
     return result;
   }
 
   /**
-   * Coverage of one run: a report for `checkKey` and, on the default branch, metric values.
-   * Returns the coverage check's status (ARTIFACT_TIMEOUT when the report "never arrived").
+   * Coverage of one run: a report and metric values for `checkKey`. Returns the coverage check's
+   * status (ARTIFACT_TIMEOUT when the report "never arrived").
    */
   coverageRun(at: Moment, progress: number, onDefaultBranch: boolean): CheckStatus {
     if (this.languages.length === 0 || this.rand.chance(0.05)) return "ARTIFACT_TIMEOUT";
@@ -249,49 +257,40 @@ export class CoveragePlanner {
       conditions: total.conditions,
       files: perLanguage.flatMap((c) => planCoverageFiles(this.fileRand, this.files.get(c.key)!, c)),
     });
-    const lcv = percent(total.lines[1], total.lines[0]);
-    const nlcv = percent(total.lines[3], total.lines[2]);
-    if (onDefaultBranch) {
-      for (const c of [total, ...perLanguage]) {
-        this.recordCoverage(c, at);
-      }
-      const threshold = this.thresholdAt("LCV:AGGREGATE", at.time.getTime());
-      if (threshold !== null && this.thresholds.get("LCV:AGGREGATE")!.enforced && lcv < threshold)
-        return "FAILURE";
-    } else {
-      const threshold = this.thresholdAt("NLCV:AGGREGATE", at.time.getTime());
-      if (threshold !== null && this.thresholds.get("NLCV:AGGREGATE")!.enforced && nlcv < threshold)
-        return "FAILURE";
-    }
-    return "SUCCESS";
+    const misses = [total, ...perLanguage].flatMap((c) => this.recordCoverage(c, at, onDefaultBranch));
+    return misses.some(Boolean) ? "FAILURE" : "SUCCESS";
   }
 
+  /**
+   * The metric values of one coverage check, for one key (a language or AGGREGATE), as the real
+   * processing records them: CPCV and NCPCV count lines and branch outcomes, leaving out
+   * conditions, which are the branch outcomes again. Answers, for each value, whether it misses an
+   * enforced threshold.
+   */
   private recordCoverage(
     c: { key: MetricKey; lines: Counts; branches: Counts; conditions: Counts | null },
     at: Moment,
-  ): void {
-    const conditions = c.conditions ?? [0, 0, 0, 0];
-    this.record("LCV", c.key, percent(c.lines[1], c.lines[0]), at);
-    this.record("BCV", c.key, percent(c.branches[1], c.branches[0]), at);
-    if (c.conditions) this.record("CCV", c.key, percent(conditions[1], conditions[0]), at);
-    this.record(
-      "CPCV",
-      c.key,
-      percent(c.lines[1] + c.branches[1] + conditions[1], c.lines[0] + c.branches[0] + conditions[0]),
-      at,
-    );
+    onDefaultBranch: boolean,
+  ): boolean[] {
+    const record = (metric: MetricShortcode, value: number) =>
+      this.record(metric, c.key, value, at, onDefaultBranch);
+    const recorded = [
+      record("LCV", percent(c.lines[1], c.lines[0])),
+      record("BCV", percent(c.branches[1], c.branches[0])),
+    ];
+    if (c.conditions) recorded.push(record("CCV", percent(c.conditions[1], c.conditions[0])));
+    recorded.push(record("CPCV", percent(c.lines[1] + c.branches[1], c.lines[0] + c.branches[0])));
     if (c.lines[2] > 0) {
-      this.record("NLCV", c.key, percent(c.lines[3], c.lines[2]), at);
-      this.record(
-        "NCPCV",
-        c.key,
-        percent(c.lines[3] + c.branches[3] + conditions[3], c.lines[2] + c.branches[2] + conditions[2]),
-        at,
+      recorded.push(
+        record("NLCV", percent(c.lines[3], c.lines[2])),
+        record("NCPCV", percent(c.lines[3] + c.branches[3], c.lines[2] + c.branches[2])),
       );
     }
-    if (c.branches[2] > 0) this.record("NBCV", c.key, percent(c.branches[3], c.branches[2]), at);
-    if (c.conditions && conditions[2] > 0)
-      this.record("NCCV", c.key, percent(conditions[3], conditions[2]), at);
+    if (c.branches[2] > 0) recorded.push(record("NBCV", percent(c.branches[3], c.branches[2])));
+    if (c.conditions && c.conditions[2] > 0) {
+      recorded.push(record("NCCV", percent(c.conditions[3], c.conditions[2])));
+    }
+    return recorded;
   }
 
   /**

@@ -141,6 +141,8 @@ export interface PlannedMetricValue {
   commitOid: string;
   value: number;
   threshold: number | null;
+  /** False for a pull request's run: the repository's history leaves it out. */
+  onDefaultBranch: boolean;
   createdAt: Date;
 }
 

@@ -169,6 +169,7 @@ export async function writeRepositoryPlans(
       c("commit_oid", "text", (r) => r.commitOid),
       c("value", "double precision", (r) => r.value),
       c("threshold", "integer", (r) => r.threshold),
+      c("on_default_branch", "boolean", (r) => r.onDefaultBranch),
       c("created_at", "timestamptz", (r) => r.createdAt),
     ],
     all((p) => p.metricValues),
