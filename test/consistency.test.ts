@@ -3,15 +3,18 @@ import { after, before, describe, test } from "node:test";
 import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
 import { findingInvariants } from "./helpers/consistency-findings.ts";
+import { historyInvariants } from "./helpers/consistency-history.ts";
 import { measureInvariants } from "./helpers/consistency-measures.ts";
 import { type Query, type RepositoryRef, viewerRepositories } from "./helpers/consistency-reads.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
  * Fields that answer one question from different angles must agree (docs/read-model.md,
- * docs/reports.md), on the demo data: the checks are test/helpers/consistency-findings.ts, shared
- * with the real uploads' test (consistency-uploads.test.ts). Each test also requires something to
- * compare, so that an empty answer cannot pass.
+ * docs/reports.md), on the demo data: the checks are test/helpers/consistency-findings.ts,
+ * consistency-measures.ts and consistency-history.ts, shared with the real uploads' test
+ * (consistency-uploads.test.ts), which also runs the one the demo cannot hold (a run's suppressed
+ * count against its rules: the demo also suppresses a few findings inline). Each test also
+ * requires something to compare, so that an empty answer cannot pass.
  */
 
 describe("numbers that answer the same question agree, on the demo data", () => {
@@ -19,6 +22,7 @@ describe("numbers that answer the same question agree, on the demo data", () => 
   let token: string;
   let invariants: ReturnType<typeof findingInvariants>;
   let measures: ReturnType<typeof measureInvariants>;
+  let history: ReturnType<typeof historyInvariants>;
   let repositories: RepositoryRef[];
 
   const query: Query = async (text, variables) =>
@@ -31,6 +35,7 @@ describe("numbers that answer the same question agree, on the demo data", () => 
     assert.ok(repositories.length > 1);
     invariants = findingInvariants(query, repositories);
     measures = measureInvariants(query, repositories);
+    history = historyInvariants(query, repositories);
   });
   after(() => server?.stop());
 
@@ -97,6 +102,18 @@ describe("numbers that answer the same question agree, on the demo data", () => 
 
   test("a run's DDP is what its dependency scans list", async () => {
     assert.ok((await measures.dependenciesAreScans()) > 0, "the demo has runs with DDP and scans");
+  });
+
+  test("a repository's issues under each filter count what issueOccurrences holds under the same filter", async () => {
+    assert.ok((await history.issueFiltersMatchOccurrences()) > 0, "the demo's issues have occurrences");
+  });
+
+  test("a repository's findings of each analyzer are its newest conclusive default-branch check's", async () => {
+    assert.ok((await history.findingsAreNewestChecks()) > 0, "the demo's repositories have findings");
+  });
+
+  test("a check lists what its base check listed, plus what it introduced, minus what it resolved", async () => {
+    assert.ok((await history.findingsFollowTheirBase()) > 0, "the demo's checks have bases");
   });
 
   test("a repository's metrics are its newest analysed default-branch run's", async () => {

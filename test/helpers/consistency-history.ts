@@ -11,11 +11,11 @@ import {
 } from "./consistency-reads.ts";
 
 /**
- * Findings across a repository's runs that must agree on data made by real uploads, which the
- * demo's generated data cannot hold: a run's suppressed count and the findings the ignore rules
- * and team suppressions cover, `Repository.issues` and `issueOccurrences` filtered alike, the
- * repository's findings and each analyzer's newest check, and each check's findings against its
- * base check's. Each check answers how many things it compared.
+ * Findings across a repository's runs that must agree: a run's suppressed count and the findings
+ * the ignore rules and team suppressions cover (on real uploads without inline suppressions; the
+ * demo suppresses a few findings inline), `Repository.issues` and `issueOccurrences` filtered
+ * alike, the repository's findings and each analyzer's newest check, and each check's findings
+ * against its base check's. Each check answers how many things it compared.
  */
 
 interface FindingRow {
