@@ -271,7 +271,7 @@ export function measureInvariants(query: Query, repositories: readonly Repositor
       { login, vcs: vcsProvider },
     );
     const compared = { repositories: 0, pullRequests: 0, withCoverage: 0 };
-    for (const repository of repositories.filter((r) => r.login === login)) {
+    for (const repository of repositories.filter((r) => r.login === login && r.vcsProvider === vcsProvider)) {
       const label = labelOf(repository);
       const { repository: answer } = await query<{
         repository: {
