@@ -47,8 +47,9 @@ interface Layer {
  * fails: the table is the map of the code.
  */
 export const LAYERS: readonly Layer[] = [
-  // The environment, read once, the logger, the instance's metrics, and the compiled server's tree.
-  { name: "foundation", nodes: ["config.ts", "logger.ts", "observability", "compiled"] },
+  // The environment, read once, the logger, the instance's metrics, the compiled server's tree,
+  // and the C addon that gives freed memory back.
+  { name: "foundation", nodes: ["config.ts", "logger.ts", "observability", "compiled", "native"] },
   // Connections, migrations and row types; the pure report readers.
   { name: "storage and formats", nodes: ["db", "formats"] },
   // Schema machinery and errors, the wire, the job queue: no domain knowledge.

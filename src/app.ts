@@ -36,6 +36,7 @@ import { renderDevicePage } from "./modules/auth/device-page.ts";
 import { ensureCatalog } from "./modules/catalog/catalog-data.ts";
 import { ensureInstallation } from "./modules/installation/installation-store.ts";
 import { createVcsWebhookEndpoints } from "./modules/pull-requests/vcs-webhook-endpoint.ts";
+import { trimFreedMemoryEvery } from "./native/malloc-trim.ts";
 import { startTracing } from "./observability/tracing.ts";
 import { buildAssaySchema, printSchemaOf } from "./schema.ts";
 
@@ -282,6 +283,9 @@ export async function startApp(
         })
       : undefined;
     const scrapes = metricsServer;
+    // What requests, jobs and (on a first start) the demo's seed freed goes back to the operating
+    // system every few seconds, where the install built the addon (src/native/malloc-trim.ts).
+    const stopTrimming = trimFreedMemoryEvery();
     let stopping: Promise<void> | undefined;
     return {
       url: urlOf(config.host, port),
@@ -290,6 +294,7 @@ export async function startApp(
       database,
       stop() {
         stopping ??= (async () => {
+          stopTrimming?.();
           await Promise.all([
             listening.close(config.shutdownTimeoutSeconds * 1000),
             worker?.stop(config.shutdownTimeoutSeconds * 1000),

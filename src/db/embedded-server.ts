@@ -11,6 +11,7 @@
 import fs from "node:fs";
 import v8 from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
+import { trimFreedMemoryEvery } from "../native/malloc-trim.ts";
 import { EmbeddedSocketServer } from "./embedded-socket.ts";
 
 /**
@@ -54,11 +55,15 @@ async function main(): Promise<void> {
   const server = new EmbeddedSocketServer(db, socketPath, 16);
   await server.start();
   fs.chmodSync(socketPath, 0o600);
+  // What compiling PostgreSQL's WebAssembly and starting it freed, then what each burst of
+  // queries frees: glibc keeps about 30 MB of it otherwise (src/native/malloc-trim.ts).
+  const stopTrimming = trimFreedMemoryEvery();
 
   let stopping = false;
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    stopTrimming?.();
     try {
       await server.stop();
       await db.close();
