@@ -1,5 +1,6 @@
 import { openDatabase } from "../db/database.ts";
 import { createLogger, flushLogger } from "../logger.ts";
+import { trimFreedMemoryEvery } from "../native/malloc-trim.ts";
 import type { Command } from "./command.ts";
 
 /**
@@ -21,12 +22,15 @@ export const workerCommand: Command = {
     const pool = await openDatabase({ ...config, databasePoolSize: workerPoolSize(config) });
     const logger = createLogger(config.logLevel);
     const worker = startJobWorker(pool.db, config, logger);
+    // What finished jobs freed goes back to the operating system, as in the server.
+    const stopTrimming = trimFreedMemoryEvery();
     note(`The worker is running on the ${handle.kind} database; stop it with Ctrl-C or SIGTERM.`);
     await new Promise<void>((resolve) => {
       process.once("SIGTERM", resolve);
       process.once("SIGINT", resolve);
     });
     note("Stopping: running jobs get the shutdown timeout to finish.");
+    stopTrimming?.();
     await worker.stop(config.shutdownTimeoutSeconds * 1000);
     await pool.close();
     await flushLogger(logger);

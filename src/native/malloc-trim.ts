@@ -10,7 +10,7 @@
  * a C function by itself, so `malloc-trim.c` is a Node-API addon of that one function, compiled
  * by the install (scripts/embedded-template.ts) with the machine's C compiler.
  *
- * The server and the embedded database's process both call it every 10 s
+ * The server, the embedded database's process and `assay worker` call it every 10 s
  * ({@link trimFreedMemoryEvery}). It is an optimization only: where it could not be built (no C
  * compiler, no Node headers, a C library other than glibc, an install without scripts)
  * {@link loadMallocTrim} answers null and the processes run as before, holding that memory.
@@ -129,7 +129,7 @@ export function loadMallocTrim(directory?: string): (() => boolean) | null {
   }
 }
 
-/** How often the server and the embedded database's process give freed memory back. */
+/** How often the server, the embedded database's process and `assay worker` give freed memory back. */
 export const TRIM_INTERVAL_MS = 10_000;
 
 /**
