@@ -2,7 +2,8 @@
  * A Node-API addon with one function, trim(): glibc's malloc_trim(0). It gives back to the
  * operating system the free pages of every malloc arena, the pages between blocks still in use
  * included, which glibc otherwise keeps for good (it returns only the free top of a heap).
- * src/native/malloc-trim.ts builds it at install time and calls it when a process goes idle.
+ * src/native/malloc-trim.ts builds it at install time, and long-running processes call it every
+ * 10 s.
  *
  * Node-API 1 is enough, and its binary interface is stable: one build serves every Node version
  * of the install's platform.
