@@ -1108,15 +1108,25 @@ describe("coverage processing", () => {
 
   describe("validation for the intake", () => {
     test("a coverage report parses whole; an unknown language or a broken report is refused", () => {
-      assert.equal(validateCoverage(fixture("jacoco.xml"), "java", null).files.length, 2);
-      assert.equal(validateCoverage(CART_LCOV, "javascript", "/ci/repo").files[0]!.path, "src/cart.ts");
+      assert.equal(
+        validateCoverage(fixture("jacoco.xml"), "java", { root: null, directory: null }).files.length,
+        2,
+      );
+      assert.equal(
+        validateCoverage(CART_LCOV, "javascript", { root: "/ci/repo", directory: null }).files[0]!.path,
+        "src/cart.ts",
+      );
       assert.throws(
-        () => validateCoverage(CART_LCOV, "cobol", null),
+        () => validateCoverage(CART_LCOV, "cobol", { root: null, directory: null }),
         (error: unknown) =>
           error instanceof UploadError && error.problem === "UNKNOWN_LANGUAGE" && /cobol/.test(error.message),
       );
       assert.throws(
-        () => validateCoverage("SF:a.ts\nDA:1,-1\nend_of_record\n", "javascript", null),
+        () =>
+          validateCoverage("SF:a.ts\nDA:1,-1\nend_of_record\n", "javascript", {
+            root: null,
+            directory: null,
+          }),
         (error: unknown) => error instanceof CoverageFormatError && /negative/.test(error.message),
       );
     });

@@ -932,7 +932,7 @@ describe("validateSarif", () => {
       { rules: [{ id: "A" }, { id: "B" }], results: [aResult("A", "a.js", 1)] },
       { rules: [{ id: "C" }], results: [aResult("C", "a.js", 1), aResult("X", "b.js", 2)] },
     ]);
-    assert.deepEqual(countsOf(await validateSarif(chunks(sarif), null)), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(sarif), { root: null, directory: null })), {
       format: "sarif",
       runs: 2,
       results: 3,
@@ -956,17 +956,20 @@ describe("validateSarif", () => {
         ],
       },
     ]);
-    assert.deepEqual(countsOf(await validateSarif(chunks(sarif), "/ci/checkout")), {
-      format: "sarif",
-      runs: 1,
-      results: 5,
-      rules: 0,
-      placed: 1,
-      unplaced: { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 1, ABSENT: 1 },
-      firstOutside: "file:///usr/include/stdio.h",
-      toolErrors: 0,
-    });
-    const withoutWorkDir = await validateSarif(chunks(sarif), null);
+    assert.deepEqual(
+      countsOf(await validateSarif(chunks(sarif), { root: "/ci/checkout", directory: null })),
+      {
+        format: "sarif",
+        runs: 1,
+        results: 5,
+        rules: 0,
+        placed: 1,
+        unplaced: { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 1, ABSENT: 1 },
+        firstOutside: "file:///usr/include/stdio.h",
+        toolErrors: 0,
+      },
+    );
+    const withoutWorkDir = await validateSarif(chunks(sarif), { root: null, directory: null });
     assert.equal(withoutWorkDir.placed, 0, "an absolute path has no place without a workDir");
     assert.equal(withoutWorkDir.firstOutside, "file:///ci/checkout/src/a.js");
   });
@@ -977,7 +980,7 @@ describe("validateSarif", () => {
 <error id="nullPointer" severity="error" msg="Null pointer dereference: p" cwe="476"><location file="/ci/checkout/src/a.c" line="3" column="5"/></error>
 <error id="missingIncludeSystem" severity="information" msg="Cppcheck cannot find all the include files"/>
 </errors></results>`;
-    assert.deepEqual(countsOf(await validateSarif(chunks(xml), "/ci/checkout")), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(xml), { root: "/ci/checkout", directory: null })), {
       format: "cppcheck-xml",
       runs: 1,
       results: 2,
@@ -987,7 +990,7 @@ describe("validateSarif", () => {
       firstOutside: null,
       toolErrors: 0,
     });
-    await assert.rejects(validateSarif(chunks('<results version="1"/>'), null), {
+    await assert.rejects(validateSarif(chunks('<results version="1"/>'), { root: null, directory: null }), {
       name: "CppcheckFormatError",
       problem: "UNSUPPORTED_VERSION",
     });
@@ -1003,7 +1006,7 @@ describe("validateSarif", () => {
       }),
       "",
     ].join("\n");
-    assert.deepEqual(countsOf(await validateSarif(chunks(vet), "/ci/checkout")), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(vet), { root: "/ci/checkout", directory: null })), {
       format: "go-vet-json",
       runs: 1,
       results: 1,
@@ -1013,10 +1016,13 @@ describe("validateSarif", () => {
       firstOutside: null,
       toolErrors: 1,
     });
-    await assert.rejects(validateSarif(chunks('# example.com/a\n{"example.com/a": 1}\n'), null), {
-      name: "GoVetFormatError",
-      problem: "INVALID_STRUCTURE",
-    });
+    await assert.rejects(
+      validateSarif(chunks('# example.com/a\n{"example.com/a": 1}\n'), { root: null, directory: null }),
+      {
+        name: "GoVetFormatError",
+        problem: "INVALID_STRUCTURE",
+      },
+    );
   });
 
   it("reads GCC's JSON as findings, and a file that does not compile as the tool's error", async () => {
@@ -1039,7 +1045,7 @@ describe("validateSarif", () => {
       ]),
       "",
     ].join("\n");
-    assert.deepEqual(countsOf(await validateSarif(chunks(gcc), "/ci/checkout")), {
+    assert.deepEqual(countsOf(await validateSarif(chunks(gcc), { root: "/ci/checkout", directory: null })), {
       format: "gcc-json",
       runs: 1,
       results: 1,
@@ -1052,16 +1058,22 @@ describe("validateSarif", () => {
   });
 
   it("throws the reader's SarifFormatError unchanged", async () => {
-    await assert.rejects(validateSarif(chunks('{"version":"2.0.0","runs":[]}'), null), (error: unknown) => {
-      assert.ok(error instanceof SarifFormatError);
-      assert.equal(error.problem, "UNSUPPORTED_VERSION");
-      assert.match(error.message, /only "2\.1\.0"/);
-      return true;
-    });
-    await assert.rejects(validateSarif(chunks('{"version":"2.1.0","runs":[{"results":[]'), null), {
-      name: "SarifFormatError",
-      problem: "INVALID_JSON",
-    });
+    await assert.rejects(
+      validateSarif(chunks('{"version":"2.0.0","runs":[]}'), { root: null, directory: null }),
+      (error: unknown) => {
+        assert.ok(error instanceof SarifFormatError);
+        assert.equal(error.problem, "UNSUPPORTED_VERSION");
+        assert.match(error.message, /only "2\.1\.0"/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      validateSarif(chunks('{"version":"2.1.0","runs":[{"results":[]'), { root: null, directory: null }),
+      {
+        name: "SarifFormatError",
+        problem: "INVALID_JSON",
+      },
+    );
   });
 });
 

@@ -26,6 +26,11 @@ export interface UploadFields {
   analyzerType: string | null;
   key: string | null;
   workDir: string;
+  /**
+   * The checkout's root, when `workDir` is a subdirectory of it: the server reads the report's
+   * relative paths from that subdirectory. Left out otherwise (servers before it accept that).
+   */
+  repositoryRoot?: string;
   reporter: string;
   reporterVersion: string;
   /** The repository's `.deepsource.toml`, left out when none is sent (servers before it accept that). */

@@ -142,7 +142,7 @@ export const uploadCommand: Command = {
       type: "string",
       placeholder: "DIR",
       description:
-        "Root the report's paths are relative to (default: git top level; for a Go cover profile whose files lie under the module path of the go.mod there, that module path).",
+        "The directory the report was made in (default: git top level). Inside the git checkout, its relative paths are read from there and the checkout's root is sent too; outside it, it is taken as the repository's root. For a Go cover profile whose files lie under the module path of the go.mod there, that module path.",
     },
     config: {
       type: "string",
@@ -235,6 +235,7 @@ export const uploadCommand: Command = {
         analyzerType: options.analyzerType,
         key: options.key,
         workDir: options.workDir,
+        ...(options.repositoryRoot === null ? {} : { repositoryRoot: options.repositoryRoot }),
         ...(goModules === null ? {} : { goModules: goModules.modules }),
         reporter: "assay-cli",
         reporterVersion: CLI_VERSION,

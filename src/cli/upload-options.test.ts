@@ -38,6 +38,7 @@ describe("options", () => {
       pullRequestNumber: null,
       baseBranch: null,
       workDir: "/ci/checkout",
+      repositoryRoot: null,
       url: "http://localhost:4000",
       token: "assay_pat_fromenv",
       progress: false,
@@ -76,6 +77,26 @@ describe("options", () => {
       resolveUploadOptions(flagsOf(required), around({ git: NO_GIT })).workDir,
       "/ci/checkout/sub",
     );
+  });
+
+  test("--work-dir inside the checkout sends the checkout's root as repositoryRoot", () => {
+    const placed = (workDir: string | undefined, overrides: Partial<UploadSurroundings> = {}) => {
+      const flags = workDir === undefined ? required : { ...required, "work-dir": workDir };
+      const options = resolveUploadOptions(flagsOf(flags), around(overrides));
+      return { workDir: options.workDir, repositoryRoot: options.repositoryRoot };
+    };
+    // Run in the checkout's `sub` directory: `.` is that subdirectory of the root.
+    assert.deepEqual(placed("."), { workDir: "/ci/checkout/sub", repositoryRoot: "/ci/checkout" });
+    assert.deepEqual(placed("/ci/checkout/web/app"), {
+      workDir: "/ci/checkout/web/app",
+      repositoryRoot: "/ci/checkout",
+    });
+    // The root itself, the default, a directory outside the checkout, no git: workDir is the root.
+    assert.deepEqual(placed(".."), { workDir: "/ci/checkout", repositoryRoot: null });
+    assert.deepEqual(placed(undefined), { workDir: "/ci/checkout", repositoryRoot: null });
+    assert.deepEqual(placed("/ci/build"), { workDir: "/ci/build", repositoryRoot: null });
+    assert.deepEqual(placed("/ci/checkout-2/web"), { workDir: "/ci/checkout-2/web", repositoryRoot: null });
+    assert.deepEqual(placed(".", { git: NO_GIT }), { workDir: "/ci/checkout/sub", repositoryRoot: null });
   });
 
   test("the .deepsource.toml sent is the repository root's, --config's, or none with --no-config", () => {

@@ -52,6 +52,11 @@ export interface UploadOptions {
   /** `--base`, else the CI's target branch; null when unknown. */
   baseBranch: string | null;
   workDir: string;
+  /**
+   * The git checkout's root when `--work-dir` names a directory inside it other than the root;
+   * null otherwise (`workDir` is then the root, or a directory outside the checkout).
+   */
+  repositoryRoot: string | null;
   /** The server's base URL, without a trailing slash. */
   url: string;
   token: string;
@@ -188,6 +193,9 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
   const workDirFlag = flags.optional("work-dir");
   const topLevel = around.git(["rev-parse", "--show-toplevel"]);
   const workDir = workDirFlag ? path.resolve(around.cwd, workDirFlag) : (topLevel ?? around.cwd);
+  const inCheckout = topLevel === null ? null : path.relative(topLevel, workDir);
+  const repositoryRoot =
+    inCheckout && !inCheckout.startsWith("..") && !path.isAbsolute(inCheckout) ? topLevel : null;
   return {
     file: fileFlag === "-" ? "-" : path.resolve(around.cwd, fileFlag),
     repository,
@@ -198,6 +206,7 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
     branch: flags.optional("branch") ?? detectBranch(around.env, around.git, around.readText),
     ...pullRequestOf(flags, around),
     workDir,
+    repositoryRoot,
     url,
     token,
     progress: flags.isSet("progress") || (!flags.isSet("no-progress") && around.stderrIsTty),

@@ -38,6 +38,11 @@ export interface ArtifactsTable {
    * null when it named none. Written as JSON text.
    */
   go_modules: ColumnType<GoModuleRow[] | null, string | null | undefined, string | null>;
+  /**
+   * The checkout's root on the machine that made the report, when the upload said `work_dir` is a
+   * subdirectory of it (migration 0033); null when it did not, and `work_dir` is the root.
+   */
+  repository_root: ColumnType<string | null, string | null | undefined, string | null>;
   content_sha256: Buffer;
   status: WithDefault<ArtifactStatus>;
   /** Why processing failed, in words a user can act on. */

@@ -29,6 +29,11 @@ export interface FindingsReadOptions {
   workDir: string | null;
   /** SARIF only: the directory each run's tool ran in, in `workDir` (`readSarif`'s option). */
   workingDirectories?: ReadonlyMap<number, string>;
+  /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts): relative paths are read from it.
+   */
+  directory?: string | null;
   /** Told the report's format once it is known, before the first event. */
   onFormat?: (format: FindingsFormat) => void;
 }
@@ -77,7 +82,7 @@ export async function* readFindings(
   }
   const format = FORMAT_OF_FIRST_BYTE.get(first ?? -1) ?? "sarif";
   options.onFormat?.(format);
-  const readerOptions = { workDir: options.workDir };
+  const readerOptions = { workDir: options.workDir, directory: options.directory ?? null };
   if (format === "cppcheck-xml") yield* readCppcheckXml(replayed(), readerOptions);
   else if (format === "go-vet-json") yield* readGoVetJson(replayed(), readerOptions);
   else if (format === "gcc-json") yield* readGccJson(replayed(), readerOptions);

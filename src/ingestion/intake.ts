@@ -10,6 +10,7 @@ import {
   readRepositoryConfig,
 } from "../formats/deepsource-config/reader.ts";
 import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
+import { type ReportPlacement, reportPlacement } from "../formats/report-placement.ts";
 import { findWorkingDirectories } from "../formats/sarif/working-directories.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
@@ -94,6 +95,10 @@ interface CheckedUpload {
   lockfilePaths: string[] | null;
   /** A Go profile's modules, as kept (go-modules.ts); null when the upload names none. */
   goModules: GoModuleRow[] | null;
+  workDir: string | null;
+  repositoryRoot: string | null;
+  /** Where the report's paths lead (src/formats/report-placement.ts). */
+  placement: ReportPlacement;
 }
 
 /** Checks everything about an upload but its report; throws {@link UploadError}. */
@@ -161,6 +166,10 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
   const config = readUploadedConfig(upload.configToml);
   const lockfilePaths = readLockfilePaths(upload.lockfilePaths);
   const goModules = readGoModules(upload.goModules, { kind, languageKey });
+  const workDir = upload.workDir?.trim() || null;
+  const repositoryRoot = upload.repositoryRoot?.trim() || null;
+  const placement = reportPlacement(workDir, repositoryRoot);
+  if (typeof placement === "string") throw new UploadError("INVALID_INPUT", placement);
   return {
     commitOid: commitOid.toLowerCase(),
     branch,
@@ -174,6 +183,9 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     config,
     lockfilePaths,
     goModules,
+    workDir,
+    repositoryRoot,
+    placement,
   };
 }
 
@@ -225,26 +237,30 @@ async function validateReport(
   try {
     if (checked.kind === "SARIF") {
       // Read apart from `text()`, which counts and hashes what it reads.
+      const { placement } = checked;
       const workingDirectories = await findWorkingDirectories(
         () => textChunks(bytes, upload.compression, config.artifactMaxBytes),
-        upload.workDir,
+        placement.root,
       );
-      const summary = await validateSarif(text(), upload.workDir, workingDirectories);
-      warnings = sarifPlacementWarnings(summary, upload.workDir);
+      const summary = await validateSarif(text(), placement, workingDirectories);
+      warnings = sarifPlacementWarnings(summary, placement.root);
       format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {
       const decoded = await collectDecodedText(text());
       const report = validateCoverage(
         decoded.text,
         checked.languageKey as string,
-        upload.workDir,
+        checked.placement,
         checked.goModules,
       );
       format = COVERAGE_FORMAT_NAMES[report.format];
       const latin1 = latin1Warning(decoded.latin1Lines);
-      warnings = [...coveragePlacementWarnings(report, upload.workDir), ...(latin1 === null ? [] : [latin1])];
+      warnings = [
+        ...coveragePlacementWarnings(report, checked.placement.root),
+        ...(latin1 === null ? [] : [latin1]),
+      ];
     } else if (checked.kind === "SBOM") {
-      ({ format, warnings } = await validateSbom(text(), checked.sbomStandard, upload.workDir));
+      ({ format, warnings } = await validateSbom(text(), checked.sbomStandard, checked.placement));
     } else {
       const changes = await collectText(text());
       validateChanges(changes, upload.workDir);
@@ -357,7 +373,8 @@ export async function acceptUpload(
       language_key: checked.languageKey,
       reporter: upload.reporter.trim().slice(0, 100) || "unknown",
       reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
-      work_dir: upload.workDir?.trim() || null,
+      work_dir: checked.workDir,
+      repository_root: checked.repositoryRoot,
       go_modules: checked.goModules === null ? null : JSON.stringify(checked.goModules),
       compression: stored.compression,
       stored_bytes: stored.bytes.length,

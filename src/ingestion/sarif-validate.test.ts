@@ -22,7 +22,7 @@ async function* bytes(text: string): AsyncGenerator<Uint8Array> {
 }
 
 function validate(log: unknown) {
-  return validateSarif(bytes(JSON.stringify(log)), fixture.workDir);
+  return validateSarif(bytes(JSON.stringify(log)), { root: fixture.workDir, directory: null });
 }
 
 async function refusal(log: unknown): Promise<SarifFormatError> {

@@ -1,4 +1,5 @@
 import { type FindingsFormat, readFindings } from "../formats/findings.ts";
+import type { ReportPlacement } from "../formats/report-placement.ts";
 import type { SarifLocation, SarifResult, SarifToolError } from "../formats/sarif/types.ts";
 import { isUnstorableText, replaceUnstorableText } from "../graphql/variables.ts";
 import type { SkipReason } from "./types.ts";
@@ -115,13 +116,13 @@ export interface SarifSummary {
 /**
  * Reads a whole findings report (SARIF, or cppcheck's XML) with the streaming reader (bounded
  * memory) so the upload intake can refuse a bad one before storing it, and counts where its
- * results would go with the upload's `workDir` and the runs' `workingDirectories`
+ * results would go with the upload's placement (src/formats/report-placement.ts) and the runs' `workingDirectories`
  * (`findWorkingDirectories`). Throws the reader's `SarifFormatError` or
  * `CppcheckFormatError` unchanged; its message names the problem and where it is.
  */
 export async function validateSarif(
   text: AsyncIterable<Uint8Array>,
-  workDir: string | null,
+  placement: ReportPlacement,
   workingDirectories?: ReadonlyMap<number, string>,
 ): Promise<SarifSummary> {
   const summary: SarifSummary = {
@@ -137,7 +138,8 @@ export async function validateSarif(
   const onFormat = (format: FindingsFormat) => {
     summary.format = format;
   };
-  for await (const event of readFindings(text, { workDir, workingDirectories, onFormat })) {
+  const options = { workDir: placement.root, directory: placement.directory, workingDirectories, onFormat };
+  for await (const event of readFindings(text, options)) {
     if (event.type === "run") {
       summary.runs += 1;
       summary.rules += event.run.tool.rules.length;

@@ -24,6 +24,11 @@ export interface ArtifactUpload {
   data: string;
   compression: ArtifactCompression;
   workDir: string | null;
+  /**
+   * The checkout's root on the uploader's machine, when `workDir` is a subdirectory of it
+   * (src/formats/report-placement.ts); null or absent: `workDir` is the root.
+   */
+  repositoryRoot?: string | null;
   reporter: string;
   reporterVersion: string | null;
   /** The user behind a token upload; null for DSN uploads. */

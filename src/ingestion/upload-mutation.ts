@@ -37,6 +37,7 @@ export interface UploadArtifactInputValue {
   data: string;
   compression?: ArtifactCompression | null;
   workDir?: string | null;
+  repositoryRoot?: string | null;
   reporter?: string | null;
   reporterVersion?: string | null;
   configToml?: string | null;
@@ -71,6 +72,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     data: input.data,
     compression: input.compression ?? "NONE",
     workDir: presentOrNull(input.workDir),
+    repositoryRoot: presentOrNull(input.repositoryRoot),
     reporter: presentOrNull(input.reporter) ?? DEFAULT_API_REPORTER,
     reporterVersion: presentOrNull(input.reporterVersion),
     uploadedBy: userId,
@@ -202,7 +204,12 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
     workDir: t.string({
       required: false,
       description:
-        "The directory the report was made in; kept with the artifact for resolving relative paths.",
+        "The directory the report was made in (absolute, as on the machine that made it); kept with the artifact for resolving its paths. Absolute paths under it are made relative to it; without `repositoryRoot` it is taken as the repository's root, and relative paths as relative to the root.",
+    }),
+    repositoryRoot: t.string({
+      required: false,
+      description:
+        "The checkout's root on the machine that made the report, when `workDir` is a subdirectory of it (an Assay extension; `assay upload --work-dir` sends the git top level). Then absolute paths are made relative to this root, and relative paths are read from `workDir`'s place in the repository: `src/a.js` of a report made in `/ci/repo/web` with this root `/ci/repo` is `web/src/a.js`. A `workDir` outside it refuses the upload. The artifact keeps it (`Artifact.repositoryRoot`).",
     }),
     reporter: t.string({ required: false, description: 'The uploading program; "api" when omitted.' }),
     reporterVersion: t.string({ required: false, description: "The uploading program's version." }),

@@ -30,6 +30,7 @@ import * as testPatternRules from "./0029-test-pattern-rules.ts";
 import * as runLockfilePaths from "./0030-run-lockfile-paths.ts";
 import * as artifactGoModules from "./0031-artifact-go-modules.ts";
 import * as metricValuesOfAnalysedRuns from "./0032-metric-values-of-analysed-runs.ts";
+import * as artifactRepositoryRoot from "./0033-artifact-repository-root.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   "0030-run-lockfile-paths": runLockfilePaths,
   "0031-artifact-go-modules": artifactGoModules,
   "0032-metric-values-of-analysed-runs": metricValuesOfAnalysedRuns,
+  "0033-artifact-repository-root": artifactRepositoryRoot,
 };
 
 /** Kysely migration provider over {@link migrations}. */

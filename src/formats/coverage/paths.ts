@@ -26,8 +26,8 @@ export function normaliseCoveragePath(raw: string, options: CoveragePathOptions 
 /**
  * {@link normaliseCoveragePath}, saying whether the path lies outside the repository: an absolute
  * path under no root (also when no `workDir` was given: nothing says where the repository is), or
- * a relative path that climbs above the root (`../lib/a.js`). A relative path is taken as
- * repository-relative.
+ * a relative path that climbs above the root (`../lib/a.js`). A relative path is read from
+ * `directory` (the repository root when there is none).
  */
 export function resolveCoveragePath(raw: string, options: CoveragePathOptions = {}): ResolvedCoveragePath {
   const cleaned = cleanPath(raw);
@@ -36,7 +36,9 @@ export function resolveCoveragePath(raw: string, options: CoveragePathOptions = 
     if (relative !== undefined) return { path: relative, outside: false, underRoot: true };
   }
   if (isAbsolute(cleaned)) return { path: cleaned, outside: true, underRoot: false };
-  const relative = cleaned.replace(/^(\.\/)+/, "");
+  const written = cleaned.replace(/^(\.\/)+/, "");
+  const directory = options.directory?.trim() ? cleanPath(options.directory) : "";
+  const relative = directory === "" ? written : path.posix.normalize(`${directory}/${written}`);
   return { path: relative, outside: relative === ".." || relative.startsWith("../"), underRoot: false };
 }
 

@@ -120,6 +120,12 @@ export interface CoveragePathOptions {
    */
   stripPrefixes?: string[];
   /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts; `workDir` is then the checkout's root): a relative path under
+   * no strip prefix is read from it, so `src/a.js` made in `web` is `web/src/a.js`.
+   */
+  directory?: string;
+  /**
    * Go profiles only: the repository's Go modules, each module path with its directory. A file
    * under a module's path (the longest that fits) lies in that module's directory:
    * `example.com/shop/internal/cart/cart.go` of a module `example.com/shop` in `backend` is

@@ -71,6 +71,11 @@ const LEVEL_OF_SEVERITY: Readonly<Record<string, SarifLevel>> = {
 export interface CppcheckReadOptions {
   /** The directory cppcheck ran in: relative and absolute paths are resolved against it. */
   workDir: string | null;
+  /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts): relative paths are read from it.
+   */
+  directory?: string | null;
 }
 
 function propertiesOf(severity: string, inconclusive: boolean, cwe: string | null): SarifProperties {
@@ -105,7 +110,11 @@ export async function* readCppcheckXml(
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
   const pending: SarifEvent[] = [];
   const open: string[] = [];
-  const pathContext = { workDir: options.workDir, originalUriBaseIds: {} };
+  const pathContext = {
+    workDir: options.workDir,
+    originalUriBaseIds: {},
+    workingDirectory: options.directory ?? null,
+  };
   let sawRoot = false;
   let closedRoot = false;
   let atEnd = false;

@@ -49,6 +49,11 @@ export class GccFormatError extends Error {
 export interface GccReadOptions {
   /** The directory GCC ran in: relative and absolute paths are resolved against it. */
   workDir: string | null;
+  /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts): relative paths are read from it.
+   */
+  directory?: string | null;
 }
 
 const TOOL: SarifTool = {
@@ -80,7 +85,7 @@ export function readGccJson(
 ): AsyncGenerator<SarifEvent> {
   return readTextReport(
     chunks,
-    new GccReader(options.workDir),
+    new GccReader(options.workDir, options.directory ?? null),
     () => new GccFormatError("INVALID_TEXT", "the report is not valid UTF-8 text."),
   );
 }
@@ -100,8 +105,8 @@ class GccReader implements TextReportReader {
   /** The line of text being read between two lists, or null inside or before a list. */
   private textLine: string | null = null;
 
-  constructor(workDir: string | null) {
-    this.pathContext = { workDir, originalUriBaseIds: {} };
+  constructor(workDir: string | null, directory: string | null) {
+    this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
     this.parser = new JSONParser({ paths: ["$.*"], keepStack: false, separator: "" });
     this.parser.onValue = (info) => this.onDiagnostic(info);
   }

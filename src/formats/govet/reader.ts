@@ -50,6 +50,11 @@ export class GoVetFormatError extends Error {
 export interface GoVetReadOptions {
   /** The directory vet ran in: relative and absolute paths are resolved against it. */
   workDir: string | null;
+  /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts): relative paths are read from it.
+   */
+  directory?: string | null;
 }
 
 /** The go command's line before each package's output: `# <import path>`, with a test variant's `[… .test]`. */
@@ -97,7 +102,7 @@ export function readGoVetJson(
 ): AsyncGenerator<SarifEvent> {
   return readTextReport(
     chunks,
-    new GoVetReader(options.workDir),
+    new GoVetReader(options.workDir, options.directory ?? null),
     () => new GoVetFormatError("INVALID_TEXT", "the report is not valid UTF-8 text."),
   );
 }
@@ -126,8 +131,8 @@ class GoVetReader implements TextReportReader {
   /** The depth whose member's value comes next (after a `:`), or null. */
   private valueAtDepth: number | null = null;
 
-  constructor(workDir: string | null) {
-    this.pathContext = { workDir, originalUriBaseIds: {} };
+  constructor(workDir: string | null, directory: string | null) {
+    this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
   }
 
   feed(chunk: string): void {

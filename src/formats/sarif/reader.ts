@@ -36,6 +36,12 @@ export interface ReadSarifOptions {
    * against it.
    */
   workingDirectories?: ReadonlyMap<number, string>;
+  /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts): read like a run's working directory, for the runs whose
+   * invocations name none.
+   */
+  directory?: string | null;
 }
 
 /** A chunk of the document: bytes (UTF-8) or text. */
@@ -104,6 +110,7 @@ class SarifSelector implements ScanListener {
   constructor(
     private readonly workDir: string | null,
     private readonly workingDirectories: ReadonlyMap<number, string>,
+    private readonly directory: string | null,
   ) {}
 
   begin(token: Token): Interest {
@@ -234,7 +241,7 @@ class SarifSelector implements ScanListener {
   private runState(index: number): RunState {
     let run = this.runs.get(index);
     if (run === undefined) {
-      const workingDirectory = this.workingDirectories.get(index) ?? null;
+      const workingDirectory = this.workingDirectories.get(index) ?? this.directory;
       const context = { workDir: this.workDir, originalUriBaseIds: {}, workingDirectory };
       run = { index, tool: null, context, pending: [] };
       this.runs.set(index, run);
@@ -329,7 +336,11 @@ export async function* readSarif(
   source: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
   options: ReadSarifOptions = {},
 ): AsyncGenerator<SarifEvent> {
-  const selector = new SarifSelector(options.workDir ?? null, options.workingDirectories ?? new Map());
+  const selector = new SarifSelector(
+    options.workDir ?? null,
+    options.workingDirectories ?? new Map(),
+    options.directory ?? null,
+  );
   const scanner = new JsonScanner(selector);
   const text = new TextPieces();
   let bytesRead = 0;

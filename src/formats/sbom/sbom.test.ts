@@ -335,7 +335,7 @@ describe("package URLs, licences and targets", () => {
       lockfilePath: "web/yarn.lock",
     });
     assert.deepEqual(
-      targetOfLocation("/ci/app/poetry.lock", "PYPI", "/ci/app")?.manifestPath,
+      targetOfLocation("/ci/app/poetry.lock", "PYPI", { root: "/ci/app", directory: null })?.manifestPath,
       "pyproject.toml",
     );
     assert.equal(targetOfLocation("/web/yarn.lock", "PYPI"), null);

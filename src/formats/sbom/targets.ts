@@ -62,24 +62,31 @@ const DEFAULT_LOCKFILE: Record<SbomEcosystem, string> = {
   CRATES_IO: "Cargo.lock",
 };
 
-/** The ecosystem's usual target at the repository root. */
-export function defaultTarget(ecosystem: SbomEcosystem): SbomTarget {
-  return targetOfPath(DEFAULT_LOCKFILE[ecosystem], ecosystem) as SbomTarget;
+/**
+ * The ecosystem's usual target in the directory the SBOM was made in: at the repository root, or
+ * in `directory` (repository-relative, src/formats/report-placement.ts).
+ */
+export function defaultTarget(ecosystem: SbomEcosystem, directory: string | null = null): SbomTarget {
+  const lockfile = DEFAULT_LOCKFILE[ecosystem];
+  return targetOfPath(directory ? `${directory}/${lockfile}` : lockfile, ecosystem) as SbomTarget;
 }
 
 /**
- * The target of a file a component was found in, as a repository-relative path (`workDir`, when
- * given, is taken off an absolute path under it; a leading "/" of a path relative to the scanned
- * directory is dropped); null when the file is not a known manifest or lockfile of `ecosystem`.
+ * The target of a file a component was found in, as a repository-relative path: the placement's
+ * root (the upload's workDir, or the checkout's root it named) is taken off an absolute path under
+ * it; any other path is relative to the directory the SBOM was made in (`directory`, else the
+ * root), a leading "/" dropped. Null when the file is not a known manifest or lockfile of
+ * `ecosystem`, or lies above the root.
  */
 export function targetOfLocation(
   location: string,
   ecosystem: SbomEcosystem,
-  workDir: string | null = null,
+  placement: { root: string | null; directory: string | null } = { root: null, directory: null },
 ): SbomTarget | null {
   let path = location.trim().replace(/\\/g, "/");
-  const base = workDir?.trim().replace(/\\/g, "/").replace(/\/+$/, "");
+  const base = placement.root?.trim().replace(/\\/g, "/").replace(/\/+$/, "");
   if (base && path.startsWith(`${base}/`)) path = path.slice(base.length + 1);
+  else if (placement.directory) path = `${placement.directory}/${path.replace(/^\/+/, "")}`;
   path = path.replace(/^\/+/, "").replace(/^(\.\/)+/, "");
   if (path === "" || path.split("/").includes("..")) return null;
   return targetOfPath(path, ecosystem);

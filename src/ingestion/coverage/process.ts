@@ -6,6 +6,7 @@ import {
   latin1Warning,
   parseCoverage,
 } from "../../formats/coverage/index.ts";
+import { storedPlacement } from "../../formats/report-placement.ts";
 import { findAccountsByIds } from "../../modules/accounts/account-store.ts";
 import { accountVcsUrl } from "../../modules/accounts/vcs.ts";
 import {
@@ -23,7 +24,7 @@ import {
 } from "../coverage-warnings.ts";
 import { type ProcessInput, type ProcessResult, ProcessTally } from "../types.ts";
 import { recomputeRunCoverage } from "./recompute.ts";
-import { collectDecodedText, collectText, metricKeyOfLanguage } from "./validate.ts";
+import { collectDecodedText, collectText, metricKeyOfLanguage, placementOptions } from "./validate.ts";
 
 /**
  * Coverage processing (docs/ingestion-coverage.md "Coverage metrics and new-code coverage"): a
@@ -70,7 +71,9 @@ export async function processCoverage(
   tally.store(report.files.length);
   if (report.excluded.length > 0) {
     tally.skip("OUTSIDE_REPOSITORY", report.excluded.length);
-    tally.warn(outsideWarning(report.excluded, artifact.work_dir));
+    tally.warn(
+      outsideWarning(report.excluded, storedPlacement(artifact.work_dir, artifact.repository_root).root),
+    );
   }
   const latin1 = latin1Warning(latin1Lines);
   if (latin1 !== null) tally.warn(latin1);
@@ -105,14 +108,15 @@ export async function processChanges(
 }
 
 /**
- * How the report's paths become repository-relative: the upload's workDir, and for a Go profile
+ * How the report's paths become repository-relative: where the upload placed it (its workDir,
+ * and the checkout's root when workDir is a subdirectory), and for a Go profile
  * (which names files by import path) the modules the upload named with their directories, then
  * the repository's conventional module path, the host and path of its page (`github.com/acme/shop`).
  */
 async function pathOptionsOf(tx: Kysely<Database>, input: ProcessInput): Promise<CoveragePathOptions> {
-  const { work_dir: workDir, go_modules: goModules } = input.artifact;
+  const { work_dir: workDir, repository_root: repositoryRoot, go_modules: goModules } = input.artifact;
   const options: CoveragePathOptions = {
-    ...(workDir ? { workDir } : {}),
+    ...placementOptions(storedPlacement(workDir, repositoryRoot)),
     ...(goModules ? { goModules } : {}),
   };
   const modulePath = modulePathOf(await repositoryPageOf(tx, input.repository));

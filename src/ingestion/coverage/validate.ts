@@ -1,11 +1,13 @@
 import type { MetricKey } from "../../db/types.ts";
 import type { GoModuleRow } from "../../db/types-ingestion.ts";
 import {
+  type CoveragePathOptions,
   type CoverageReport,
   type DecodedReportText,
   decodeReportText,
   parseCoverage,
 } from "../../formats/coverage/index.ts";
+import type { ReportPlacement } from "../../formats/report-placement.ts";
 import { type ChangedLines, parseChangedLines } from "../changes.ts";
 import { UploadError } from "../errors.ts";
 import { COVERAGE_LANGUAGE_KEYS } from "../types.ts";
@@ -25,18 +27,28 @@ export function metricKeyOfLanguage(languageKey: string): MetricKey {
 }
 
 /**
- * Parses a whole coverage report for the intake, its paths placed by the upload's `workDir` and
- * Go modules: throws CoverageFormatError for an unreadable report and UploadError
+ * Parses a whole coverage report for the intake, its paths placed where the upload says
+ * (src/formats/report-placement.ts) and by its Go modules: throws CoverageFormatError for an unreadable report and UploadError
  * (UNKNOWN_LANGUAGE) for an unknown language key.
  */
 export function validateCoverage(
   text: string,
   languageKey: string,
-  workDir: string | null,
+  placement: ReportPlacement,
   goModules: readonly GoModuleRow[] | null = null,
 ): CoverageReport {
   metricKeyOfLanguage(languageKey);
-  return parseCoverage(text, { ...(workDir ? { workDir } : {}), ...(goModules ? { goModules } : {}) });
+  return parseCoverage(text, { ...placementOptions(placement), ...(goModules ? { goModules } : {}) });
+}
+
+/** A report's placement as the coverage readers take it. */
+export function placementOptions(
+  placement: ReportPlacement,
+): Pick<CoveragePathOptions, "workDir" | "directory"> {
+  return {
+    ...(placement.root ? { workDir: placement.root } : {}),
+    ...(placement.directory ? { directory: placement.directory } : {}),
+  };
 }
 
 /** Parses a CHANGES artifact for the intake; throws ChangedLinesFormatError. */

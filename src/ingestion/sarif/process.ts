@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { readFindings } from "../../formats/findings.ts";
+import { storedPlacement } from "../../formats/report-placement.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
@@ -229,11 +230,12 @@ export async function stageSarif(
   let firstExcluded: { path: string; pattern: string } | null = null;
   let suppressed = 0;
   let firstOutside: string | null = null;
+  const placement = storedPlacement(artifact.work_dir, artifact.repository_root);
   const toolErrors = new ToolErrors();
   try {
     // The stored report is read again: a run's working directory may come after its results.
-    const workingDirectories = await findWorkingDirectories(input.text, artifact.work_dir);
-    const readOptions = { workDir: artifact.work_dir, workingDirectories };
+    const workingDirectories = await findWorkingDirectories(input.text, placement.root);
+    const readOptions = { workDir: placement.root, directory: placement.directory, workingDirectories };
     for await (const event of readFindings(input.text(), readOptions)) {
       if (event.type === "run") {
         tools.set(event.run.index, event.run.tool);
@@ -288,7 +290,7 @@ export async function stageSarif(
     { pageSize: batchSize, remembered: options.rememberedMissing },
   );
   if (firstOutside !== null)
-    tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, artifact.work_dir));
+    tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, placement.root));
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
   if (firstExcluded !== null) {
     tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, config.whose));

@@ -1,3 +1,4 @@
+import type { ReportPlacement } from "../../formats/report-placement.ts";
 import { readSbom, type SbomStandard, sbomFormatName, standardOfKey } from "../../formats/sbom/index.ts";
 import { UploadError } from "../errors.ts";
 import { planSbom, sbomSkipWarnings } from "./sbom-plan.ts";
@@ -27,8 +28,8 @@ export function checkSbomKey(key: string | null): SbomStandard | null {
 export async function validateSbom(
   text: AsyncIterable<Uint8Array>,
   expect: SbomStandard | null,
-  workDir: string | null,
+  placement: ReportPlacement,
 ): Promise<{ format: string; warnings: string[] }> {
   const document = await readSbom(text, { expect });
-  return { format: sbomFormatName(document), warnings: sbomSkipWarnings(planSbom(document, workDir)) };
+  return { format: sbomFormatName(document), warnings: sbomSkipWarnings(planSbom(document, placement)) };
 }

@@ -1,3 +1,4 @@
+import type { ReportPlacement } from "../../formats/report-placement.ts";
 import {
   defaultTarget,
   packageOfComponent,
@@ -44,8 +45,11 @@ function describe(name: string, version: string | null, purl: string | null): st
   return purl ?? (version ? `${name || "(unnamed)"} ${version}` : name || "(unnamed)");
 }
 
-/** The plan of `document`; `workDir` makes absolute component locations repository-relative. */
-export function planSbom(document: SbomDocument, workDir: string | null): SbomPlan {
+/**
+ * The plan of `document`; its placement (src/formats/report-placement.ts) makes component
+ * locations repository-relative.
+ */
+export function planSbom(document: SbomDocument, placement: ReportPlacement): SbomPlan {
   const skipped: Partial<Record<SbomSkip, number>> = {};
   const firstSkipped: Partial<Record<SbomSkip, string>> = {};
   const targets = new Map<string, SbomTarget>();
@@ -60,8 +64,8 @@ export function planSbom(document: SbomDocument, workDir: string | null): SbomPl
     }
     stored += 1;
     const target =
-      (pkg.location === null ? null : targetOfLocation(pkg.location, pkg.ecosystem, workDir)) ??
-      defaultTarget(pkg.ecosystem);
+      (pkg.location === null ? null : targetOfLocation(pkg.location, pkg.ecosystem, placement)) ??
+      defaultTarget(pkg.ecosystem, placement.directory);
     targets.set(target.lockfilePath, target);
     const id = `${target.lockfilePath}\n${pkg.ecosystem}:${pkg.name}@${pkg.version}`;
     const known = dependencies.get(id);

@@ -1,3 +1,4 @@
+import { storedPlacement } from "../../formats/report-placement.ts";
 import { readSbom, sbomFormatName } from "../../formats/sbom/index.ts";
 import { matchScaCheck } from "../../modules/dependencies/advisory-matching.ts";
 import {
@@ -24,7 +25,7 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
   const { tx, artifact, repository, run, check } = input;
   if (check === null) throw new Error(`SBOM artifact ${artifact.key} has no check`);
   const document = await readSbom(input.text());
-  const plan = planSbom(document, artifact.work_dir);
+  const plan = planSbom(document, storedPlacement(artifact.work_dir, artifact.repository_root));
 
   const tally = new ProcessTally();
   tally.store(plan.stored);

@@ -35,7 +35,7 @@ async function* bytesOf(bytes: Buffer): AsyncGenerator<Uint8Array> {
 /** Stores and processes `sbom`; throws SbomFormatError when it cannot be read. */
 export async function ingestRunSbom(tx: Kysely<Database>, sbom: RunSbom): Promise<ProcessResult> {
   const bytes = Buffer.from(sbom.document, "utf8");
-  const { format } = await validateSbom(bytesOf(bytes), null, null);
+  const { format } = await validateSbom(bytesOf(bytes), null, { root: null, directory: null });
   const artifact = await insertArtifact(tx, {
     key: newRowKey(),
     repository_id: sbom.repository.id,

@@ -52,7 +52,7 @@ export function outcomeOf(result: unknown): ArtifactOutcome | null {
 // looked up per row (primary-key probes), so a page reads only its own rows.
 const VIEW = sql`(
   SELECT a.id, a.key, a.repository_id, a.run_id, a.check_id, a.kind, a.analyzer, a.analyzer_type,
-    a.language_key, a.reporter, a.reporter_version, a.work_dir, a.go_modules, a.compression, a.stored_bytes,
+    a.language_key, a.reporter, a.reporter_version, a.work_dir, a.repository_root, a.go_modules, a.compression, a.stored_bytes,
     a.report_bytes, a.format, a.status, a.error, a.result, a.uploaded_by, a.created_at, a.processed_at,
     (SELECT r.key FROM analysis_runs AS r WHERE r.id = a.run_id) AS run_key,
     (SELECT c.key FROM checks AS c WHERE c.id = a.check_id) AS check_key

@@ -142,8 +142,14 @@ export const ArtifactRef = builder.objectRef<ArtifactView>("Artifact").implement
     workDir: t.string({
       nullable: true,
       description:
-        "The directory the upload said the report was made in, against which absolute paths are made relative; null when it gave none.",
+        "The directory the upload said the report was made in; null when it gave none. Absolute paths are made relative to it, or to `repositoryRoot` when the upload named one.",
       resolve: (a) => a.work_dir,
+    }),
+    repositoryRoot: t.string({
+      nullable: true,
+      description:
+        "The checkout's root the upload named, when it said the report was made in a subdirectory of it (`workDir`; an Assay extension, sent by `assay upload --work-dir`): the report's relative paths were read from that subdirectory, its absolute paths against this root. Null when it named none, and `workDir` was taken as the root.",
+      resolve: (a) => a.repository_root,
     }),
     goModules: t.field({
       type: [GoModuleRef],
