@@ -67,6 +67,23 @@ describe("resolveArtifactPath", () => {
     );
   });
 
+  it("reads a first segment with a colon as a path, and only file: and scheme:// as URI schemes", () => {
+    // secretlint and oxlint write `prod:env.txt` for a file of that name at the root.
+    assert.deepEqual(resolveArtifactPath("prod:env.txt", undefined, posix), {
+      path: "prod:env.txt",
+      outsideRepository: false,
+    });
+    assert.deepEqual(resolveArtifactPath("build:prod.js", "SRCROOT", posix), {
+      path: "build:prod.js",
+      outsideRepository: false,
+    });
+    assert.deepEqual(resolveArtifactPath("https://cdn.example.com/lib.js", undefined, posix), {
+      path: "https:/cdn.example.com/lib.js",
+      outsideRepository: true,
+    });
+    assert.equal(resolveArtifactPath("git://host/repo/a.c", undefined, posix).outsideRepository, true);
+  });
+
   it("normalises Windows separators and drive letters", () => {
     const windows: PathContext = { workDir: "C:\\agent\\_work\\repo", originalUriBaseIds: {} };
     assert.deepEqual(resolveArtifactPath("file:///c:/agent/_work/repo/src/Main.cs", undefined, windows), {

@@ -54,11 +54,22 @@ function percentDecode(text: string): string {
   }
 }
 
+/**
+ * The URI scheme `text` starts with, lower-cased: `file:`, or another scheme followed by `//`
+ * (`https://host/x`). Undefined for anything else, which is read as a path: a Windows drive
+ * (`C:\src`, a one-letter "scheme"), and a relative path whose first segment holds a colon
+ * (`build:prod.js`, which tools write as it is, where RFC 3986 would want `./build:prod.js`).
+ */
+function uriScheme(text: string): string | undefined {
+  const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
+  if (scheme === undefined || scheme.length === 1) return undefined;
+  return scheme === "file" || text.startsWith("//", scheme.length + 1) ? scheme : undefined;
+}
+
 /** `file:///C:/x` → `C:/x`, `file:///x` → `/x`, `file://host/x` → `//host/x`; other schemes unchanged. */
 function pathOfUri(uri: string): string {
-  const scheme = SCHEME.exec(uri)?.[1]?.toLowerCase();
-  // A single letter "scheme" is a Windows drive (C:\src), not a URI scheme.
-  if (scheme === undefined || scheme.length === 1) return uri.replaceAll("\\", "/");
+  const scheme = uriScheme(uri);
+  if (scheme === undefined) return uri.replaceAll("\\", "/");
   if (scheme !== "file") return uri;
   let rest = uri.slice("file:".length).replace(/[?#].*$/, "");
   if (rest.startsWith("//")) {
@@ -91,7 +102,7 @@ function basePath(id: string | undefined, context: PathContext, seen: Set<string
   const base = context.originalUriBaseIds[id];
   if (base?.uri === undefined) return null;
   const own = percentDecode(pathOfUri(base.uri));
-  if (isAbsolute(own) || SCHEME.exec(own)?.[1]?.length !== undefined) return own;
+  if (isAbsolute(own) || uriScheme(own) !== undefined) return own;
   const parent = basePath(base.uriBaseId, context, seen);
   return parent === null ? own : `${parent.replace(/\/?$/, "/")}${own}`;
 }
@@ -101,7 +112,7 @@ function basePath(id: string | undefined, context: PathContext, seen: Set<string
  * scheme's, or the tool ran at the root; so the bases the report defines keep precedence.
  */
 function inWorkingDirectory(written: string, workingDirectory: string | null | undefined): string {
-  if (!workingDirectory || isAbsolute(written) || SCHEME.exec(written)?.[1] !== undefined) return written;
+  if (!workingDirectory || isAbsolute(written) || uriScheme(written) !== undefined) return written;
   return `${workingDirectory}/${written}`;
 }
 
@@ -133,7 +144,8 @@ export function resolveArtifactPath(
   const base = isAbsolute(own) ? null : basePath(uriBaseId, context, new Set());
   const written = base === null ? own : `${base.replace(/\/?$/, "/")}${own}`;
   const joined = normalise(inWorkingDirectory(written, context.workingDirectory));
-  if (SCHEME.exec(joined)?.[1] && !WINDOWS_ABSOLUTE.test(joined)) {
+  // Before normalising, which would fold the `//` after the scheme.
+  if (uriScheme(written) !== undefined) {
     return { path: joined, outsideRepository: true };
   }
   if (!isAbsolute(joined)) {
