@@ -244,6 +244,14 @@ ExternalRef: PACKAGE-MANAGER purl pkg:npm/ms@2.1.3
 Relationship: SPDXRef-DOCUMENT DESCRIBES SPDXRef-Package-status-page-2.3.0
 Relationship: SPDXRef-Package-status-page-2.3.0 DEPENDS_ON SPDXRef-Package-debug-4.3.7
 Relationship: SPDXRef-Package-ms-2.1.3 DEPENDENCY_OF SPDXRef-Package-debug-4.3.7
+Relationship: SPDXRef-Package-minimist-1.2.5 PREREQUISITE_FOR SPDXRef-Package-status-page-2.3.0
+
+PackageName: minimist
+SPDXID: SPDXRef-Package-minimist-1.2.5
+PackageVersion: 1.2.5
+PackageDownloadLocation: NOASSERTION
+PackageLicenseDeclared: MIT
+ExternalRef: PACKAGE-MANAGER purl pkg:npm/minimist@1.2.5
 `;
 
   test("packages, licences (concluded before declared) and the graph, in any chunking", async () => {
@@ -251,8 +259,10 @@ Relationship: SPDXRef-Package-ms-2.1.3 DEPENDENCY_OF SPDXRef-Package-debug-4.3.7
       const document = await read(TAG_VALUE, size);
       assert.equal(sbomFormatName(document), "SPDX 2.3 (tag-value)");
       assert.equal(document.root?.purl, "pkg:npm/status-page@2.3.0");
+      // minimist is a peer dependency, which npm writes as PREREQUISITE_FOR its dependent.
       assert.deepEqual(summary(document), {
         "debug@4.3.7": [true, "MIT"],
+        "minimist@1.2.5": [true, "MIT"],
         "ms@2.1.3": [false, "MIT OR Apache-2.0"],
       });
     }

@@ -30,13 +30,16 @@ interface SpdxPackage extends RawComponent {
   ref: string;
 }
 
-/** Adds a relationship to the graph: dependencies as edges, DESCRIBES as roots. */
+/**
+ * Adds a relationship to the graph: dependencies as edges, DESCRIBES as roots. A prerequisite is a
+ * dependency too: npm writes a peer dependency as `<peer> PREREQUISITE_FOR <package>`.
+ */
 function relate(graph: SbomGraph, element: string, type: string, related: string): void {
   const kind = type.trim().toUpperCase();
   if (kind === "DESCRIBES") graph.addRoot(related);
   else if (kind === "DESCRIBED_BY") graph.addRoot(element);
-  else if (kind === "DEPENDS_ON") graph.addEdge(element, related);
-  else if (kind.endsWith("DEPENDENCY_OF")) graph.addEdge(related, element);
+  else if (kind === "DEPENDS_ON" || kind === "HAS_PREREQUISITE") graph.addEdge(element, related);
+  else if (kind.endsWith("DEPENDENCY_OF") || kind === "PREREQUISITE_FOR") graph.addEdge(related, element);
 }
 
 /** The graph with the packages added and the first root's package as the document's root. */
