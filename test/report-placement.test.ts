@@ -189,6 +189,48 @@ describe("a report made in a subdirectory of the checkout (workDir inside reposi
     );
   });
 
+  it("takes the same bytes made in two folders as two reports, and the same folder's again as a repeat", async () => {
+    // Two services of one checkout with the same files and tests write the same LCOV.
+    const repository = await aRepository(server.db, account);
+    const commitOid = aCommitOid();
+    const fixture = toolFixture("coverage", "c8", "lcov.info");
+    const send = async (folder: string) => {
+      const data = await query<{ uploadArtifact: { error: string; artifact: { id: string } } }>(UPLOAD, {
+        input: {
+          repositoryId: encodeGlobalId("Repository", repository.key),
+          commitOid,
+          branch: repository.default_branch,
+          analyzer: "test-coverage",
+          key: "javascript",
+          workDir: `/ci/checkout/${folder}`,
+          repositoryRoot: "/ci/checkout",
+          data: fs.readFileSync(path.join(fixtureDir(fixture.kind), fixture.file), "utf8"),
+        },
+      });
+      assert.equal(data.uploadArtifact.error, "");
+      return data.uploadArtifact.artifact.id;
+    };
+    const web = await send("web");
+    const api = await send("api");
+    assert.notEqual(api, web);
+    assert.equal(await send("web"), web);
+    let files: string[] = [];
+    await waitFor(
+      "both reports to be processed",
+      async () => {
+        const read = await query<{ node: ArtifactNode }>(READ, { id: api });
+        files = (read.node.check?.coverageFiles.edges ?? []).map((edge) => edge.node.path);
+        return read.node.status !== "QUEUED" && files.some((file) => file.startsWith("web/"));
+      },
+      30_000,
+    );
+    const inApi = files.filter((file) => file.startsWith("api/")).map((file) => file.slice(4));
+    const inWeb = files.filter((file) => file.startsWith("web/")).map((file) => file.slice(4));
+    assert.ok(inApi.length > 0);
+    assert.deepEqual(inApi.sort(), inWeb.sort());
+    assert.equal(inApi.length + inWeb.length, files.length);
+  });
+
   it("refuses a workDir outside repositoryRoot, and a repositoryRoot that is not absolute", async () => {
     const repository = await aRepository(server.db, account);
     const fixture = toolFixture("coverage", "c8", "lcov.info");

@@ -356,6 +356,9 @@ export async function acceptUpload(
       analyzer: checked.analyzer,
       languageKey: checked.languageKey,
       sha256: report.sha256,
+      ...(checked.repositoryRoot === null
+        ? {}
+        : { placed: { workDir: checked.workDir, repositoryRoot: checked.repositoryRoot } }),
     });
     if (duplicate) {
       return { run, login: account.login, artifactKey: duplicate.key, duplicate: true, configWarnings };

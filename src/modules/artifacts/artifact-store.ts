@@ -131,16 +131,34 @@ export type NewArtifact = Insertable<ArtifactsTable>;
 /** The artifact of a run with this analyzer, language key and content hash, if one was uploaded. */
 export function findDuplicateArtifact(
   tx: Kysely<Database>,
-  match: { runId: string; analyzer: string; languageKey: string | null; sha256: Buffer },
+  match: {
+    runId: string;
+    analyzer: string;
+    languageKey: string | null;
+    sha256: Buffer;
+    /**
+     * A report placed in a subdirectory of the checkout (`repositoryRoot` given) repeats only one
+     * placed in the same directory: the same bytes made in `web/` and in `api/` are two reports.
+     */
+    placed?: { workDir: string | null; repositoryRoot: string };
+  },
 ): Promise<{ key: string } | undefined> {
-  return tx
+  let query = tx
     .selectFrom("artifacts")
     .select("key")
     .where("run_id", "=", match.runId)
     .where("analyzer", "=", match.analyzer)
     .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", match.languageKey ?? "")
-    .where("content_sha256", "=", match.sha256)
-    .executeTakeFirst();
+    .where("content_sha256", "=", match.sha256);
+  if (match.placed) {
+    const { workDir, repositoryRoot } = match.placed;
+    query = query
+      .where("repository_root", "=", repositoryRoot)
+      .where((eb) => eb.fn.coalesce("work_dir", eb.val("")), "=", workDir ?? "");
+  } else {
+    query = query.where("repository_root", "is", null);
+  }
+  return query.executeTakeFirst();
 }
 
 /** Inserts an artifact; answers the row as stored. */
