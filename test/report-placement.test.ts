@@ -231,6 +231,33 @@ describe("a report made in a subdirectory of the checkout (workDir inside reposi
     assert.equal(inApi.length + inWeb.length, files.length);
   });
 
+  it("names repositoryRoot, not workDir, when a file lies outside the checkout", async () => {
+    // coverage.py measured tabulate.py where Debian installs it, outside the project.
+    const fixture = toolFixture("coverage", "coverage-py", "coverage.xml");
+    const repository = await aRepository(server.db, account);
+    const checkout = path.posix.dirname(fixture.workDir);
+    const data = await query<{ uploadArtifact: { error: string; warnings: string[] } }>(
+      `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { error warnings } }`,
+      {
+        input: {
+          repositoryId: encodeGlobalId("Repository", repository.key),
+          commitOid: aCommitOid(),
+          analyzer: "test-coverage",
+          key: "python",
+          workDir: fixture.workDir,
+          repositoryRoot: checkout,
+          data: fs.readFileSync(path.join(fixtureDir(fixture.kind), fixture.file), "utf8"),
+        },
+      },
+    );
+    assert.equal(data.uploadArtifact.error, "");
+    const outside = data.uploadArtifact.warnings.find((warning) =>
+      warning.includes("outside the repository"),
+    );
+    assert.ok(outside, JSON.stringify(data.uploadArtifact.warnings));
+    assert.match(outside, new RegExp(`not under the upload's repositoryRoot "${checkout}"`));
+  });
+
   it("refuses a workDir outside repositoryRoot, and a repositoryRoot that is not absolute", async () => {
     const repository = await aRepository(server.db, account);
     const fixture = toolFixture("coverage", "c8", "lcov.info");

@@ -54,6 +54,14 @@ export function reportPlacement(
 }
 
 /**
+ * The upload field a placement's root came from, for sentences about paths outside it:
+ * `repositoryRoot` when the report was made in a subdirectory, else `workDir`.
+ */
+export function rootField(placement: ReportPlacement): "workDir" | "repositoryRoot" {
+  return placement.directory === null ? "workDir" : "repositoryRoot";
+}
+
+/**
  * {@link reportPlacement} of what an artifact was stored with, which the intake checked: a pair it
  * would refuse is read as `workDir` alone.
  */

@@ -19,6 +19,11 @@ test("the outside warning counts the files, names the first three and says how p
     outsideWarning(excluded("/a.js", "/b.js", "/c.js", "/d.js"), null),
     "4 file(s) lie outside the repository and were not counted (/a.js, /b.js, /c.js, …); absolute paths are made relative to the upload's workDir, and this upload gave none.",
   );
+  // A report made in a subdirectory: its paths are made relative to the checkout's root.
+  assert.match(
+    outsideWarning(excluded("/usr/lib/x.py"), "/ci/repo", "repositoryRoot"),
+    /paths are made relative to the upload's repositoryRoot "\/ci\/repo"\.$/,
+  );
 });
 
 test("declared totals that disagree are described one by one, then counted", () => {

@@ -22,7 +22,11 @@ const MISMATCHES_DESCRIBED = 5;
 const CANDIDATES_NAMED = 3;
 
 /** The warning for files outside the repository: how many, the first few, and how paths are resolved. */
-export function outsideWarning(excluded: readonly ExcludedFile[], workDir: string | null): string {
+export function outsideWarning(
+  excluded: readonly ExcludedFile[],
+  workDir: string | null,
+  field: "workDir" | "repositoryRoot" = "workDir",
+): string {
   const named = excluded
     .slice(0, PATHS_NAMED)
     .map((file) => file.path)
@@ -31,7 +35,7 @@ export function outsideWarning(excluded: readonly ExcludedFile[], workDir: strin
   const what = `${excluded.length} file(s) lie outside the repository and were not counted (${named}${more})`;
   return workDir === null
     ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
-    : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
+    : `${what}; paths are made relative to the upload's ${field} "${workDir}".`;
 }
 
 /**

@@ -31,13 +31,13 @@ function verb(count: number, singular: string, plural: string): string {
   return `${count} ${count === 1 ? singular : plural}`;
 }
 
-/** What to do about paths outside the repository, for the upload's `workDir`. */
-function outsideFix(workDir: string | null): string {
+/** What to do about paths outside the repository, for the upload's root (`workDir`, or `repositoryRoot`). */
+function outsideFix(workDir: string | null, field: "workDir" | "repositoryRoot" = "workDir"): string {
   const send =
     "send the directory the analyzer ran in as workDir (`metadata.workDir`; `--work-dir` for assay upload), or write paths relative to the repository root";
   return workDir === null
     ? `absolute paths are made relative to the upload's workDir and this upload gave none: ${send}`
-    : `they are not under the upload's workDir "${workDir}": ${send}`;
+    : `they are not under the upload's ${field} "${workDir}": ${send}`;
 }
 
 /**
@@ -46,7 +46,11 @@ function outsideFix(workDir: string | null): string {
  * OUTSIDE_REPOSITORY when some result lies outside the repository and none has a place: storing
  * such a report would make a check that only looks empty.
  */
-export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | null): string[] {
+export function sarifPlacementWarnings(
+  summary: SarifSummary,
+  workDir: string | null,
+  field: "workDir" | "repositoryRoot" = "workDir",
+): string[] {
   const outside = summary.unplaced.OUTSIDE_REPOSITORY ?? 0;
   const noLocation = summary.unplaced.NO_LOCATION ?? 0;
   const first = summary.firstOutside ?? "";
@@ -59,12 +63,15 @@ export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | 
       summary.results === 1
         ? "the report's only result cannot be stored"
         : `none of the report's ${summary.results} results can be stored`;
-    throw new UploadError("OUTSIDE_REPOSITORY", `${none}: ${parts.join(", ")}; ${outsideFix(workDir)}`);
+    throw new UploadError(
+      "OUTSIDE_REPOSITORY",
+      `${none}: ${parts.join(", ")}; ${outsideFix(workDir, field)}`,
+    );
   }
   const warnings: string[] = [];
   if (outside > 0) {
     warnings.push(
-      `${outside} of ${summary.results} results ${outside === 1 ? "lies" : "lie"} outside the repository and will not be stored (first: ${first}); ${outsideFix(workDir)}.`,
+      `${outside} of ${summary.results} results ${outside === 1 ? "lies" : "lie"} outside the repository and will not be stored (first: ${first}); ${outsideFix(workDir, field)}.`,
     );
   }
   if (noLocation > 0) {
@@ -89,7 +96,11 @@ export function sarifPlacementWarnings(summary: SarifSummary, workDir: string | 
  * empty when every file is inside and has one place. Throws OUTSIDE_REPOSITORY when the report names
  * files and every one lies outside: its metrics would be an empty report's, which says nothing.
  */
-export function coveragePlacementWarnings(report: CoverageReport, workDir: string | null): string[] {
+export function coveragePlacementWarnings(
+  report: CoverageReport,
+  workDir: string | null,
+  field: "workDir" | "repositoryRoot" = "workDir",
+): string[] {
   const outside = report.excluded.length;
   const alternatives = alternativesWarning(report);
   if (outside === 0) return alternatives === null ? [] : [alternatives];
@@ -101,12 +112,12 @@ export function coveragePlacementWarnings(report: CoverageReport, workDir: strin
         : `none of the report's ${outside} files can be counted`;
     throw new UploadError(
       "OUTSIDE_REPOSITORY",
-      `${none}: ${verb(outside, "lies", "lie")} outside the repository (first: ${first}); ${outsideFix(workDir)}`,
+      `${none}: ${verb(outside, "lies", "lie")} outside the repository (first: ${first}); ${outsideFix(workDir, field)}`,
     );
   }
   const read = outside + report.files.length;
   return [
-    `${outside} of ${read} files ${outside === 1 ? "lies" : "lie"} outside the repository and will not be counted (first: ${first}); ${outsideFix(workDir)}.`,
+    `${outside} of ${read} files ${outside === 1 ? "lies" : "lie"} outside the repository and will not be counted (first: ${first}); ${outsideFix(workDir, field)}.`,
     ...(alternatives === null ? [] : [alternatives]),
   ];
 }

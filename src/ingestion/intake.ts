@@ -10,7 +10,7 @@ import {
   readRepositoryConfig,
 } from "../formats/deepsource-config/reader.ts";
 import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
-import { type ReportPlacement, reportPlacement } from "../formats/report-placement.ts";
+import { type ReportPlacement, reportPlacement, rootField } from "../formats/report-placement.ts";
 import { findWorkingDirectories } from "../formats/sarif/working-directories.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
@@ -243,7 +243,7 @@ async function validateReport(
         placement.root,
       );
       const summary = await validateSarif(text(), placement, workingDirectories);
-      warnings = sarifPlacementWarnings(summary, placement.root);
+      warnings = sarifPlacementWarnings(summary, placement.root, rootField(placement));
       format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {
       const decoded = await collectDecodedText(text());
@@ -256,7 +256,7 @@ async function validateReport(
       format = COVERAGE_FORMAT_NAMES[report.format];
       const latin1 = latin1Warning(decoded.latin1Lines);
       warnings = [
-        ...coveragePlacementWarnings(report, checked.placement.root),
+        ...coveragePlacementWarnings(report, checked.placement.root, rootField(checked.placement)),
         ...(latin1 === null ? [] : [latin1]),
       ];
     } else if (checked.kind === "SBOM") {

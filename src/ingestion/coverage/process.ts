@@ -6,7 +6,7 @@ import {
   latin1Warning,
   parseCoverage,
 } from "../../formats/coverage/index.ts";
-import { storedPlacement } from "../../formats/report-placement.ts";
+import { rootField, storedPlacement } from "../../formats/report-placement.ts";
 import { findAccountsByIds } from "../../modules/accounts/account-store.ts";
 import { accountVcsUrl } from "../../modules/accounts/vcs.ts";
 import {
@@ -70,10 +70,9 @@ export async function processCoverage(
   const tally = new ProcessTally();
   tally.store(report.files.length);
   if (report.excluded.length > 0) {
+    const placement = storedPlacement(artifact.work_dir, artifact.repository_root);
     tally.skip("OUTSIDE_REPOSITORY", report.excluded.length);
-    tally.warn(
-      outsideWarning(report.excluded, storedPlacement(artifact.work_dir, artifact.repository_root).root),
-    );
+    tally.warn(outsideWarning(report.excluded, placement.root, rootField(placement)));
   }
   const latin1 = latin1Warning(latin1Lines);
   if (latin1 !== null) tally.warn(latin1);

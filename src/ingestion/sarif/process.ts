@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { readFindings } from "../../formats/findings.ts";
-import { storedPlacement } from "../../formats/report-placement.ts";
+import { rootField, storedPlacement } from "../../formats/report-placement.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
@@ -290,7 +290,14 @@ export async function stageSarif(
     { pageSize: batchSize, remembered: options.rememberedMissing },
   );
   if (firstOutside !== null)
-    tally.warn(outsideWarning(tally.skipped.OUTSIDE_REPOSITORY ?? 0, firstOutside, placement.root));
+    tally.warn(
+      outsideWarning(
+        tally.skipped.OUTSIDE_REPOSITORY ?? 0,
+        firstOutside,
+        placement.root,
+        rootField(placement),
+      ),
+    );
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
   if (firstExcluded !== null) {
     tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, config.whose));
@@ -339,11 +346,16 @@ export async function stageSarif(
 }
 
 /** The sentence telling the uploader that results were left out for their paths, and what to do. */
-function outsideWarning(count: number, example: string, workDir: string | null): string {
+function outsideWarning(
+  count: number,
+  example: string,
+  workDir: string | null,
+  field: "workDir" | "repositoryRoot",
+): string {
   const what = `${count} result(s) lie outside the repository and were not stored (first: ${example})`;
   return workDir === null
     ? `${what}; absolute paths are made relative to the upload's workDir, and this upload gave none.`
-    : `${what}; paths are made relative to the upload's workDir "${workDir}".`;
+    : `${what}; paths are made relative to the upload's ${field} "${workDir}".`;
 }
 
 /** The sentence telling the uploader that results in excluded files were left out, and why. */
