@@ -9,9 +9,10 @@ import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import type { Kysely } from "kysely";
 import type { Database } from "../src/db/types.ts";
+import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
-import { fingerprintOf } from "../src/ingestion/fingerprint.ts";
+import { fingerprintOf, messageContext } from "../src/ingestion/fingerprint.ts";
 import { recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
 import { type SarifSummary, validateSarif } from "../src/ingestion/sarif-validate.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
@@ -202,6 +203,37 @@ describe("SARIF written by real analyzers", () => {
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("messages as the tool's own output reads them", () => {
+  it("renders Staticcheck's embedded links as their text in the title, and keeps the fingerprint of the text as written", async () => {
+    const fixture = toolFixture("sarif", "staticcheck", "staticcheck.sarif");
+    const sarif = readToolFixture("sarif", "staticcheck", "staticcheck.sarif");
+    const written =
+      "possible nil pointer dereference\n\t[this check suggests that the pointer can be nil](1)";
+    assert.ok(sarif.includes(JSON.stringify(written).slice(1, -1)), "the report links a related location");
+    const scene = await aScene();
+    await ingest(scene, sarif, { workDir: fixture.workDir });
+    const row = (await occurrencesOf(scene.check.id)).find((o) => o.rule === "SA5011");
+    assert.ok(row);
+    // Staticcheck's text output prints the related location's text on the next line, as here.
+    assert.equal(
+      row.title,
+      "possible nil pointer dereference\n\tthis check suggests that the pointer can be nil",
+    );
+    assert.equal(
+      row.fingerprint,
+      fingerprintOf(
+        {
+          analyzer: scene.analyzer.shortcode,
+          ruleId: "SA5011",
+          path: row.path,
+          context: messageContext(written),
+        },
+        0,
+      ),
+    );
   });
 });
 

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { it } from "node:test";
 import { resolveArtifactPath, type UriBase } from "./paths.ts";
 import { readSarif } from "./reader.ts";
+import { plainMessage } from "./values.ts";
 
 it("resolves every location as resolveArtifactPath does, though resolved paths are cached per run", async () => {
   const bases: Record<string, UriBase> = {
@@ -49,4 +50,18 @@ it("resolves every location as resolveArtifactPath does, though resolved paths a
     resolved.push({ path: location.path, outsideRepository: location.outsideRepository });
   }
   assert.deepEqual(resolved, expected);
+});
+
+it("renders a plain-text message's embedded links as their text, and leaves other brackets", () => {
+  assert.equal(
+    plainMessage("possible nil pointer dereference\n\t[this check suggests that the pointer can be nil](1)"),
+    "possible nil pointer dereference\n\tthis check suggests that the pointer can be nil",
+  );
+  assert.equal(plainMessage("see [the docs](https://example.com/a) and [x](0)"), "see the docs and x");
+  assert.equal(plainMessage("a literal \\[1\\] and a \\[link\\](2)"), "a literal [1] and a [link](2)");
+  assert.equal(plainMessage("[nested \\] label](3)"), "nested ] label");
+  // Not links: no target, a target that is neither an id nor an absolute URI, an index expression.
+  for (const text of ["xs[i] is nil", "call f[0](x)", "[a] (1)", "[a](./rel)", "[a](https://x/a_(b))"]) {
+    assert.equal(plainMessage(text), text);
+  }
 });

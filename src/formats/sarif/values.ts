@@ -276,6 +276,22 @@ function suppressionsOf(raw: unknown): SarifSuppression[] {
   }));
 }
 
+/**
+ * A plain-text message as a reader sees it (SARIF §3.11.6): an embedded link
+ * `[text](target)`, whose target is a related location's id or an absolute URI, becomes its text,
+ * and `\[` / `\]` become brackets. Staticcheck writes
+ * `possible nil pointer dereference\n\t[this check suggests that the pointer can be nil](1)`.
+ * Brackets that are no such link are left as written.
+ */
+export function plainMessage(text: string): string {
+  if (!text.includes("[")) return text;
+  return text.replace(
+    /\\([[\]])|\[((?:[^[\]\\]|\\.)*)\]\((\d+|[a-z][a-z0-9+.-]*:[^()\s]*)\)/gi,
+    (_whole, escaped: string | undefined, label: string | undefined) =>
+      escaped ?? (label ?? "").replace(/\\([[\]])/g, "$1"),
+  );
+}
+
 /** `message.text`, or the rule's `messageStrings[message.id]` with `{0}`-style arguments filled in (§3.11.5). */
 function messageOf(raw: unknown, rule: SarifRule | null): string {
   const text = textOf(raw);

@@ -3,6 +3,7 @@ import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
 import { readFindings } from "../../formats/findings.ts";
 import { rootField, storedPlacement } from "../../formats/report-placement.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
+import { plainMessage } from "../../formats/sarif/values.ts";
 import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/types.ts";
 import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
 import { replaceUnstorableText } from "../../graphql/variables.ts";
@@ -123,7 +124,8 @@ function occurrenceOf(
   const region = location.region;
   const beginLine = clampInteger(region?.startLine ?? 1);
   const beginColumn = clampInteger(region?.startColumn ?? 1);
-  const title = result.message || result.rule?.shortDescription || result.ruleId;
+  // Links rendered as their text for the reader; the fingerprint keeps the message as written.
+  const title = plainMessage(result.message) || result.rule?.shortDescription || result.ruleId;
   return {
     issueId: issue.id,
     path,
