@@ -82,7 +82,7 @@ interface ArtifactNode {
 /** Uploads `fixture` to a repository of its own with these placement fields; answers what was stored. */
 async function upload(
   fixture: ToolFixture,
-  analyzer: { analyzer: string; analyzerType?: string; key?: string },
+  analyzer: { analyzer: string; analyzerType?: string; key?: string; goModules?: unknown },
   placement: { workDir: string; repositoryRoot?: string },
 ): Promise<Stored> {
   const repository = await aRepository(server.db, account);
@@ -158,10 +158,36 @@ async function assertPlacedInFolder(
 }
 
 describe("a report made in a subdirectory of the checkout (workDir inside repositoryRoot)", () => {
-  it("places c8's LCOV (relative paths) and Clover (absolute paths) under the folder", async () => {
+  it("places c8's LCOV (relative paths), Cobertura (relative to its source) and Clover (absolute) under the folder", async () => {
     const key = { analyzer: "test-coverage", key: "javascript" };
     await assertPlacedInFolder(toolFixture("coverage", "c8", "lcov.info"), key, "coverage");
+    await assertPlacedInFolder(toolFixture("coverage", "c8", "cobertura-coverage.xml"), key, "coverage");
     await assertPlacedInFolder(toolFixture("coverage", "c8", "clover.xml"), key, "coverage");
+    // coverage.py's Cobertura: `<source>` "" and the work directory, filenames relative to them.
+    await assertPlacedInFolder(
+      toolFixture("coverage", "coverage-py", "coverage.xml"),
+      { analyzer: "test-coverage", key: "python" },
+      "coverage",
+    );
+  });
+
+  it("leaves a Go profile's files where the repository's Go modules place them", async () => {
+    // The modules' directories are relative to the checkout's root (assay upload lists them
+    // there), so a profile made in a module's directory is placed by them, not by its folder.
+    const fixture = toolFixture("coverage", "go-modules", "backend.out");
+    assert.ok(fixture.goModules);
+    const key = { analyzer: "test-coverage", key: "go", goModules: fixture.goModules };
+    const atRoot = await upload(fixture, key, { workDir: fixture.workDir });
+    const inFolder = await upload(fixture, key, {
+      workDir: `${fixture.workDir}/backend`,
+      repositoryRoot: fixture.workDir,
+    });
+    assert.ok(atRoot.coverage.length > 0);
+    assert.ok(
+      atRoot.coverage.every((file) => file.startsWith("backend/")),
+      atRoot.coverage.join(", "),
+    );
+    assert.deepEqual(inFolder.coverage, atRoot.coverage);
   });
 
   it("places oxlint's relative SARIF paths and clang's file:// URIs under the folder", async () => {

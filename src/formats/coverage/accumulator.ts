@@ -64,14 +64,22 @@ export class CoverageAccumulator {
    */
   file(rawPath: string, where: CoverageErrorLocation, outside?: boolean): FileHandle {
     const resolved = resolveCoveragePath(rawPath, this.pathOptions);
-    if (resolved.path === "" || resolved.path === ".") {
+    return this.placedFile(resolved.path, where, outside ?? resolved.outside);
+  }
+
+  /**
+   * The file for a path the parser has already placed with the report's path options (a
+   * Cobertura filename joined with its source, a Go profile's file in its module), which must not
+   * be placed a second time: a relative path would go into the report's directory again.
+   */
+  placedFile(path: string, where: CoverageErrorLocation, outside: boolean): FileHandle {
+    if (path === "" || path === ".") {
       throw new CoverageFormatError(this.format, "a file has an empty path", where);
     }
-    const isOutside = outside ?? resolved.outside;
-    const id = `${isOutside ? "outside" : "inside"}\u0000${resolved.path}`;
+    const id = `${outside ? "outside" : "inside"}\u0000${path}`;
     let state = this.files.get(id);
     if (state === undefined) {
-      state = { path: resolved.path, outside: isOutside, lines: new Map(), summary: {} };
+      state = { path, outside, lines: new Map(), summary: {} };
       this.files.set(id, state);
     }
     return state;

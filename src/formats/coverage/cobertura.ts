@@ -43,7 +43,8 @@ export function parseCobertura(text: string, options: CoveragePathOptions = {}):
         if (filename === undefined || filename.trim() === "") {
           throw new CoverageFormatError("cobertura", "a class has no filename attribute", where);
         }
-        file = report.file(resolveFilename(filename, sources, options), where);
+        const placed = placeFilename(filename, sources, options);
+        file = placed === null ? report.file(filename, where) : report.placedFile(placed, where, false);
         return;
       }
       if (element.name !== "line" || ancestors.at(-1) !== "lines" || ancestors.at(-2) !== "class") return;
@@ -95,16 +96,21 @@ export function parseCobertura(text: string, options: CoveragePathOptions = {}):
  * alternatives the report does not choose between (coverage.py writes each file relative to the
  * source it lies in, and names the sources, but not which one holds which file): the file is
  * `{invoices,tests}/totals.py` (see {@link alternativesPath}). When none lies in the repository
- * (the report was made in another directory, or names no source) the filename is kept as written,
- * relative to the repository root; an absolute filename is kept as written too. Either is then
+ * (the report was made in another directory, or names no source) the filename is null, and the
+ * caller places it as any report's path (relative to the directory the report was made in); an
+ * absolute filename is kept as written too. Either is then
  * outside the repository when it is absolute and not under workDir, or climbs above the root.
  */
-function resolveFilename(filename: string, sources: readonly string[], options: CoveragePathOptions): string {
+function placeFilename(
+  filename: string,
+  sources: readonly string[],
+  options: CoveragePathOptions,
+): string | null {
   const places: string[] = [];
   for (const source of sources) {
     const resolved = resolveCoveragePath(joinCoveragePath(source, filename), options);
     if (!resolved.outside && !places.includes(resolved.path)) places.push(resolved.path);
   }
-  if (places.length === 0) return filename;
+  if (places.length === 0) return null;
   return places.length === 1 ? places[0]! : alternativesPath(places);
 }

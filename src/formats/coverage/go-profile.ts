@@ -44,7 +44,7 @@ export function parseGoProfile(text: string, options: CoveragePathOptions = {}):
   const rootKnown = [...resolved.values()].some((r) => r.underRoot);
   const fileOf = (path: string, where: CoverageErrorLocation) => {
     const r = resolved.get(path)!;
-    return report.file(r.path, where, r.outside || (rootKnown && !r.underRoot));
+    return report.placedFile(r.path, where, r.outside || (rootKnown && !r.underRoot));
   };
   for (const [path, where] of files) fileOf(path, where);
   addLineHits(report, blocks.values(), fileOf);
