@@ -236,20 +236,25 @@ describe("a report made in a subdirectory of the checkout (workDir inside reposi
       assert.equal(data.uploadArtifact.error, "");
       return data.uploadArtifact.artifact.id;
     };
+    let files: string[] = [];
+    const processed = (id: string) =>
+      waitFor(
+        "the report to be processed",
+        async () => {
+          const read = await query<{ node: ArtifactNode }>(READ, { id });
+          files = (read.node.check?.coverageFiles.edges ?? []).map((edge) => edge.node.path);
+          return read.node.status !== "QUEUED";
+        },
+        30_000,
+      );
+    // Each upload waits for the one before to be processed: an upload into a run whose earlier
+    // artifact the worker is processing can deadlock with it on PostgreSQL (docs/known-gaps.md).
     const web = await send("web");
+    await processed(web);
     const api = await send("api");
     assert.notEqual(api, web);
+    await processed(api);
     assert.equal(await send("web"), web);
-    let files: string[] = [];
-    await waitFor(
-      "both reports to be processed",
-      async () => {
-        const read = await query<{ node: ArtifactNode }>(READ, { id: api });
-        files = (read.node.check?.coverageFiles.edges ?? []).map((edge) => edge.node.path);
-        return read.node.status !== "QUEUED" && files.some((file) => file.startsWith("web/"));
-      },
-      30_000,
-    );
     const inApi = files.filter((file) => file.startsWith("api/")).map((file) => file.slice(4));
     const inWeb = files.filter((file) => file.startsWith("web/")).map((file) => file.slice(4));
     assert.ok(inApi.length > 0);
