@@ -159,6 +159,64 @@ describe("an upload while its run is being processed", () => {
   });
 });
 
+describe("an upload while processing holds its run and has yet to settle the check", () => {
+  test("the upload waits for the run before it reopens the check: no deadlock, both commit", async () => {
+    const repository: RepositoryRow = await aRepository(server.db, account);
+    const first = await acceptUpload(server.db, server.config, logger, repository, sarifUpload());
+    const run: AnalysisRunRow = await server.db
+      .selectFrom("analysis_runs")
+      .selectAll()
+      .where("key", "=", first.runKey)
+      .executeTakeFirstOrThrow();
+    const check: CheckRow = await server.db
+      .selectFrom("checks")
+      .selectAll()
+      .where("run_id", "=", run.id)
+      .executeTakeFirstOrThrow();
+
+    const processingMaySettle = signal();
+    const processingLocked = signal();
+
+    // Processing as the worker orders it: the run's lock first, the check's settlement later.
+    const processing = server.db.transaction().execute(async (tx) => {
+      await tx.selectFrom("analysis_runs").select("id").where("id", "=", run.id).forUpdate().execute();
+      processingLocked.fire();
+      await processingMaySettle.fired;
+      await tx
+        .updateTable("checks")
+        .set({ status: "SUCCESS", updated_at: sql<Date>`now()` })
+        .where("id", "=", check.id)
+        .execute();
+    });
+    await processingLocked.fired;
+
+    // The second upload must wait for processing before it touches the check: had it reopened the
+    // check first, processing's write of it would close a cycle and PostgreSQL would abort one.
+    const second = acceptUpload(server.db, server.config, logger, repository, {
+      ...sarifUpload(),
+      data: sarifUpload().data.replace("a finding", "a third finding"),
+    });
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the upload to wait for the processing transaction",
+        async () => (await sessionsWaitingForALock(server.db)) > 0,
+      );
+    }
+    processingMaySettle.fire();
+
+    await processing;
+    const accepted = await second;
+    assert.equal(accepted.runKey, run.key);
+    assert.equal(accepted.duplicate, false);
+    const reopened = await server.db
+      .selectFrom("checks")
+      .select("status")
+      .where("id", "=", check.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(reopened.status, "PENDING", "the upload reopened the check processing had settled");
+  });
+});
+
 describe("an upload attaching a run to its pull request while the run's rebase is settled", () => {
   test("both take the job's row before the run's: both commit, and the run is rebased again", async () => {
     const repository: RepositoryRow = await aRepository(server.db, account, { defaultBranch: "main" });

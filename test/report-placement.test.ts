@@ -247,8 +247,8 @@ describe("a report made in a subdirectory of the checkout (workDir inside reposi
         },
         30_000,
       );
-    // Each upload waits for the one before to be processed: an upload into a run whose earlier
-    // artifact the worker is processing can deadlock with it on PostgreSQL (docs/known-gaps.md).
+    // Each upload waits for the one before to be processed, so the folders' files are read from
+    // one settled check (an upload racing processing is test/ingest-locks.test.ts's).
     const web = await send("web");
     await processed(web);
     const api = await send("api");

@@ -23,6 +23,7 @@ import { catalogKey } from "../modules/catalog/catalog-data.ts";
 import { findAnalyzerByShortcode, insertAnalyzerIfAbsent } from "../modules/catalog/catalog-store.ts";
 import { branchNameProblem } from "../modules/repositories/branch-name.ts";
 import { lockRepositoryNoKeyUpdate } from "../modules/repositories/repository-store.ts";
+import { lockRunNoKeyUpdate } from "../modules/runs/run-store.ts";
 import {
   decodeUploadData,
   reportHead,
@@ -340,6 +341,10 @@ export async function acceptUpload(
       config: checked.config?.json ?? null,
     });
     const { run } = opened;
+    // The run before its check (docs/ingestion.md "Lock order"): processing holds the run's lock
+    // and then writes its check, so reopening the check first and then waiting for the run (the
+    // artifact's foreign key) deadlocked with it.
+    await lockRunNoKeyUpdate(tx, run.id);
     const configWarnings = checked.config
       ? await adoptUploadedConfig(
           tx,

@@ -142,6 +142,20 @@ export async function findRepositoryIdOfRun(
   return row === undefined ? undefined : String(row.repository_id);
 }
 
+/**
+ * Locks the run FOR NO KEY UPDATE until the transaction ends, as writing it would (rows referencing
+ * it can still be inserted meanwhile); false when it is gone.
+ */
+export async function lockRunNoKeyUpdate(tx: Kysely<Database>, runId: string): Promise<boolean> {
+  const run = await tx
+    .selectFrom("analysis_runs")
+    .select("id")
+    .where("id", "=", runId)
+    .forNoKeyUpdate()
+    .executeTakeFirst();
+  return run !== undefined;
+}
+
 /** Locks the run FOR UPDATE until the transaction ends; false when it is gone. */
 export async function lockRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   const run = await tx
