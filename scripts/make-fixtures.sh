@@ -5,9 +5,9 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|file-names]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
-#        subdirectory, which `sarif` makes too)
+#        subdirectory, file-names only the reports on files with unusual names; `sarif` makes both)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -286,6 +286,53 @@ make_staticcheck_module() {
   mv "$WORK/_manifest.json" "$manifest"
 }
 
+# Reports on files whose names a URI would escape (a space, `%20` and `%` written literally,
+# letters outside ASCII), in JavaScript, C and Go, by every tool here that reads them: each tool
+# writes names its own way (encoded `file:` URIs, encoded `%SRCROOT%` references, or the names as
+# they are). Every file has a finding of each tool, so each must come back under its own name.
+# `files.json` lists the project's files; `manifest.json` lists the reports, with the directory
+# each was made in, in the folder's own manifest (the tests of the sarif manifest do not read it).
+record_file_names() { # out-dir
+  local out=$1 source
+  mkdir -p "$out"
+  enter_project file-names
+  find . -type f \( -name '*.js' -o -name '*.c' -o -name '*.go' \) ! -name eslint.config.js \
+    | sed 's|^\./||' | sort | jq -R . | jq -s . >"$out/files.json"
+  : >"$WORK/_file-names.jsonl"
+  entry() { # tool file format language
+    jq -nc --arg tool "$1" --arg file "$2" --arg format "$3" --arg language "$4" --arg workDir "$PWD" \
+      '{tool: $tool, file: $file, format: $format, language: $language, workDir: $workDir}' >>"$WORK/_file-names.jsonl"
+  }
+  NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint.sarif"
+  entry eslint eslint.sarif sarif js
+  expect_status "1" "$BIN/biome" lint --colors=off --reporter=sarif src >"$out/biome.sarif" 2>/dev/null
+  entry biome biome.sarif sarif js
+  expect_status "0 1" "$BIN/oxlint" --threads=1 --format sarif src >"$out/oxlint.sarif"
+  entry oxlint oxlint.sarif sarif js
+  local n=0
+  : >"$out/gcc.json"
+  for source in c/*.c; do
+    n=$((n + 1))
+    clang --analyze --analyzer-output sarif -std=c99 -o "$out/clang-$n.sarif" "$source" 2>/dev/null
+    entry clang "clang-$n.sarif" sarif c
+    expect_status "0" gcc -std=c11 -Wall -Wextra -fanalyzer -fdiagnostics-format=json -c "$source" -o /dev/null 2>>"$out/gcc.json"
+  done
+  entry gcc gcc.json gcc-json c
+  cppcheck --enable=warning,style --xml c 2>"$out/cppcheck.xml" >/dev/null
+  entry cppcheck cppcheck.xml cppcheck-xml c
+  expect_status "0" go-staticcheck -checks all -f sarif ./... >"$out/staticcheck.sarif"
+  entry staticcheck staticcheck.sarif sarif go
+  expect_status "0" go vet -json ./... 2>"$out/vet.json"
+  entry govet vet.json go-vet-json go
+  jq -s . "$WORK/_file-names.jsonl" >"$out/manifest.json"
+  rm -f "$WORK/_file-names.jsonl"
+}
+
+# `scripts/make-fixtures.sh file-names`: only the reports above.
+make_file_names() {
+  record_file_names "$ROOT/src/formats/sarif/fixtures/file-names"
+}
+
 # ---------------------------------------------------------------------------------------------
 make_sarif() {
   begin_kind sarif
@@ -469,6 +516,9 @@ make_sarif() {
              | from_entries)}'
     )"
   add_fixture sarif secretlint secretlint/secretlint.sarif sarif relative secretlint/secretlint.summary.json secretlint/secretlint.tool-output.txt
+
+  log "file names a URI would escape"
+  record_file_names "$out/file-names"
 
   write_manifest sarif
 }
@@ -934,12 +984,13 @@ make_pull_request() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request or staticcheck-module)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | file-names) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module or file-names)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
+if [ "$WHAT" = file-names ]; then make_file_names; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi

@@ -27,6 +27,33 @@ describe("resolveArtifactPath", () => {
     });
   });
 
+  it("reads a plain path, with no base and no file: scheme, as the file name the tool wrote", () => {
+    // Biome writes absolute paths and oxlint relative ones without encoding them: `a%20b.js` is a
+    // file of that name, where ESLint's formatter would write file:///…/a%2520b.js.
+    assert.deepEqual(resolveArtifactPath("pct/a%20b.js", undefined, posix), {
+      path: "pct/a%20b.js",
+      outsideRepository: false,
+    });
+    assert.deepEqual(resolveArtifactPath("/home/ci/work/repo/pct/100%25 sure.js", undefined, posix), {
+      path: "pct/100%25 sure.js",
+      outsideRepository: false,
+    });
+    assert.deepEqual(resolveArtifactPath("file:///home/ci/work/repo/pct/a%2520b.js", undefined, posix), {
+      path: "pct/a%20b.js",
+      outsideRepository: false,
+    });
+    // The checkout directory CI sends is a path too.
+    const literal: PathContext = { workDir: "/builds/my%20repo", originalUriBaseIds: {} };
+    assert.deepEqual(resolveArtifactPath("/builds/my%20repo/a.js", undefined, literal), {
+      path: "a.js",
+      outsideRepository: false,
+    });
+    assert.deepEqual(resolveArtifactPath("file:///builds/my%2520repo/a.js", undefined, literal), {
+      path: "a.js",
+      outsideRepository: false,
+    });
+  });
+
   it("resolves chained originalUriBaseIds", () => {
     assert.deepEqual(resolveArtifactPath("x/y.ts", "LIB", posix), {
       path: "lib/x/y.ts",

@@ -6,7 +6,8 @@ import type { SarifLocation } from "./types.ts";
  * paths. A relative URI is resolved through the run's `originalUriBaseIds` (§3.14.14), which may
  * chain; an unknown base id (typically `%SRCROOT%` left undefined) means the repository root. An
  * absolute `file://` URI or path is made relative to the checkout directory the CI reported
- * (`workDir`). Percent-escapes are decoded and `\` separators become `/`. A path that is still
+ * (`workDir`). A URI's percent-escapes are decoded (a plain path is a file name as written, see
+ * `filePathOf`) and `\` separators become `/`. A path that is still
  * relative once its bases are followed is read against the run's working directory when it lies
  * in a subdirectory of `workDir` (`invocations[].workingDirectory`, working-directories.ts).
  */
@@ -83,6 +84,20 @@ function pathOfUri(uri: string): string {
   return rest;
 }
 
+/**
+ * The path a location's `uri` names. A `file:` URI, and a reference against a named base
+ * (`uriBaseId`), are URIs as SARIF §3.4.3 has them, so their percent-escapes are decoded: ESLint's
+ * formatter and clang write `file:` URIs, Staticcheck `%SRCROOT%`-relative references, all
+ * percent-encoded (`a%2520b.js` for a file named `a%20b.js`). A plain path with neither is a file
+ * name as the tool wrote it: Biome, oxlint and secretlint write `a%20b.js` for that file and
+ * `a b.js` for one with a space, and cppcheck, GCC and go vet only ever write file names.
+ */
+function filePathOf(uri: string, againstBase: boolean): string {
+  const scheme = uriScheme(uri);
+  const written = pathOfUri(uri);
+  return scheme === "file" || (scheme === undefined && againstBase) ? percentDecode(written) : written;
+}
+
 function isAbsolute(p: string): boolean {
   return p.startsWith("/") || WINDOWS_ABSOLUTE.test(p);
 }
@@ -101,7 +116,7 @@ function basePath(id: string | undefined, context: PathContext, seen: Set<string
   seen.add(id);
   const base = context.originalUriBaseIds[id];
   if (base?.uri === undefined) return null;
-  const own = percentDecode(pathOfUri(base.uri));
+  const own = filePathOf(base.uri, base.uriBaseId !== undefined);
   if (isAbsolute(own) || uriScheme(own) !== undefined) return own;
   const parent = basePath(base.uriBaseId, context, seen);
   return parent === null ? own : `${parent.replace(/\/?$/, "/")}${own}`;
@@ -124,7 +139,7 @@ function inWorkingDirectory(written: string, workingDirectory: string | null | u
  */
 export function workingDirectoryIn(uri: string, workDir: string | null): string | null {
   if (workDir === null) return null;
-  if (!isAbsolute(percentDecode(pathOfUri(uri)))) return null;
+  if (!isAbsolute(filePathOf(uri, false))) return null;
   const resolved = resolveArtifactPath(uri, undefined, { workDir, originalUriBaseIds: {} });
   const directory = resolved.path.replace(/\/+$/, "");
   return resolved.outsideRepository || directory === "" ? null : directory;
@@ -140,7 +155,7 @@ export function resolveArtifactPath(
   uriBaseId: string | undefined,
   context: PathContext,
 ): ResolvedPath {
-  const own = percentDecode(pathOfUri(uri));
+  const own = filePathOf(uri, uriBaseId !== undefined);
   const base = isAbsolute(own) ? null : basePath(uriBaseId, context, new Set());
   const written = base === null ? own : `${base.replace(/\/?$/, "/")}${own}`;
   const joined = normalise(inWorkingDirectory(written, context.workingDirectory));
@@ -153,7 +168,7 @@ export function resolveArtifactPath(
     return { path: relative, outsideRepository: relative === ".." || relative.startsWith("../") };
   }
   if (context.workDir === null) return { path: joined, outsideRepository: true };
-  const root = normalise(percentDecode(pathOfUri(context.workDir))).replace(/\/$/, "");
+  const root = normalise(filePathOf(context.workDir, false)).replace(/\/$/, "");
   if (joined.startsWith(`${root}/`)) return { path: joined.slice(root.length + 1), outsideRepository: false };
   return { path: joined, outsideRepository: true };
 }
