@@ -52,8 +52,8 @@ function aCommit(): string {
   return `${commitCounter.toString(16).padStart(8, "0")}${"cd34".repeat(8)}`;
 }
 
-/** A SARIF 2.1.0 log with one result per finding, written `rule@path:line`. */
-function sarif(findings: readonly string[]): string {
+/** A SARIF 2.1.0 log of `tool` with one result per finding, written `rule@path:line`. */
+function sarif(findings: readonly string[], tool = "fixture-lint"): string {
   const results = findings.map((finding) => {
     const [rule, place] = finding.split("@") as [string, string];
     const [path, line] = place.split(":") as [string, string];
@@ -63,15 +63,19 @@ function sarif(findings: readonly string[]): string {
     id,
     properties: { tags: ["style"] },
   }));
-  return sarifLog([{ tool: "fixture-lint", rules, results }]);
+  return sarifLog([{ tool, rules, results }]);
 }
 
-/** Uploads a report of the default branch for a new commit; answers the commit and the artifact's id. */
+/**
+ * Uploads a report of the default branch, for a new commit unless one is given, of `analyzer`
+ * (fixture-lint unless given); answers the commit and the artifact's id.
+ */
 async function upload(
   repository: RepositoryRow,
   findings: readonly string[],
+  options: { commit?: string; analyzer?: string } = {},
 ): Promise<{ commit: string; artifactId: string }> {
-  const commit = aCommit();
+  const commit = options.commit ?? aCommit();
   const response = await gql<{ uploadArtifact: { ok: boolean; error: string | null } }>(
     server.endpoint,
     token,
@@ -81,9 +85,9 @@ async function upload(
         repositoryId: encodeGlobalId("Repository", repository.key),
         commitOid: commit,
         branch: "main",
-        analyzer: "fixture-lint",
+        analyzer: options.analyzer ?? "fixture-lint",
         analyzerType: "community",
-        data: sarif(findings),
+        data: sarif(findings, options.analyzer),
       },
     },
   );
@@ -201,6 +205,56 @@ describe("codeHealthTrend's resolved on ingested histories", () => {
       dataOf(accountResponse).account as { reports: { codeHealthTrend: { values: Day[] } } }
     ).reports.codeHealthTrend;
     assert.deepEqual(accountTrend.values, trend.values, "the account's trend reads the same facts");
+  });
+
+  test("a fix is counted once when an analyzer's report for the run before comes after the next run's", async () => {
+    const repository = await aRepository(server.db, account);
+    const late = { analyzer: "late-lint" };
+    const first = await upload(repository, ["keep@src/a.js:1"]);
+    await processArtifact(first.artifactId);
+    const firstLate = await upload(repository, ["x@src/b.js:1", "y@src/b.js:2", "z@src/b.js:3"], {
+      ...late,
+      commit: first.commit,
+    });
+    await processArtifact(firstLate.artifactId);
+    // The second commit's late-lint job is slow: the third commit's run is compared without it.
+    const second = await upload(repository, ["keep@src/a.js:1"]);
+    await processArtifact(second.artifactId);
+    const third = await upload(repository, ["keep@src/a.js:1"]);
+    await processArtifact(third.artifactId);
+    const thirdLate = await upload(repository, ["z@src/b.js:3"], { ...late, commit: third.commit });
+    await processArtifact(thirdLate.artifactId);
+    // It ends: the second commit had fixed x.
+    const secondLate = await upload(repository, ["y@src/b.js:2", "z@src/b.js:3"], {
+      ...late,
+      commit: second.commit,
+    });
+    await processArtifact(secondLate.artifactId);
+    assert.deepEqual(
+      (await statesOf(third.commit)).filter((state) => !state.endsWith("keep")),
+      ["EXISTING z", "RESOLVED x", "RESOLVED y"],
+      "the third run's late-lint check was compared with the first run's",
+    );
+    assert.deepEqual(
+      (await statesOf(second.commit)).filter((state) => !state.endsWith("keep")),
+      ["EXISTING y", "EXISTING z", "RESOLVED x"],
+    );
+
+    await placeRuns([
+      { commit: first.commit, days: 3 },
+      { commit: second.commit, days: 2 },
+      { commit: third.commit, days: 1 },
+    ]);
+    const response = await gql(server.endpoint, token, TREND, {
+      id: encodeGlobalId("Repository", repository.key),
+      start: daysAgo(3),
+      end: daysAgo(0),
+    });
+    const trend = (dataOf(response).node as { reports: { codeHealthTrend: { values: Day[] } } }).reports
+      .codeHealthTrend;
+    assert.deepEqual(series(trend.values, "active"), [4, 3, 2, 2]);
+    // x on the second commit's day (its late report), y on the third's: x is not counted again.
+    assert.deepEqual(series(trend.values, "resolved"), [0, 1, 1, 0]);
   });
 
   test("runs that do not overlap count each run's RESOLVED findings, and a finding fixed, back and fixed again at each fix", async () => {

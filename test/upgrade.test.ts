@@ -2,13 +2,14 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, describe, test } from "node:test";
-import { Migrator } from "kysely";
+import { Migrator, sql } from "kysely";
 import type { RunningApp } from "../src/app.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { migrationProvider } from "../src/db/migrations/index.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { generatePat, hashPat } from "../src/modules/auth/pat.ts";
+import { findBaseCheckId } from "../src/modules/checks/check-store.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { createEmptyDatabase, type TestDatabase } from "./helpers/database.ts";
@@ -653,6 +654,31 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         .where("config_json", "is not", null)
         .execute();
       assert.equal(configured.length, 0);
+      // Each check is given the check the rule names its base (0034): for the head run's lint
+      // check, the base run's.
+      const compared = await sql<{
+        id: string;
+        analyzer_id: string;
+        base_run_id: string | null;
+        base_check_id: string | null;
+        lint: boolean;
+      }>`
+        SELECT c.id::text AS id, c.analyzer_id::text AS analyzer_id, r.base_run_id::text AS base_run_id,
+          c.base_check_id::text AS base_check_id, a.shortcode LIKE 'legacy-lint-%' AND r.base_run_id IS NOT NULL AS lint
+        FROM checks AS c JOIN analysis_runs AS r ON r.id = c.run_id JOIN analyzers AS a ON a.id = c.analyzer_id`.execute(
+        app.database.db,
+      );
+      for (const check of compared.rows) {
+        const rule: string | null =
+          check.base_run_id === null
+            ? null
+            : await findBaseCheckId(app.database.db, check.base_run_id, check.analyzer_id);
+        assert.equal(check.base_check_id, rule, `check ${check.id}`);
+      }
+      assert.equal(
+        compared.rows.filter((check) => check.lint && check.base_check_id !== null).length,
+        has(version, "0008-ingestion") ? 1 : 0,
+      );
       // Nor a list of lockfiles (0030), so no target counts as gone: its vulnerabilities are below.
       const listed = await app.database.db
         .selectFrom("analysis_runs")

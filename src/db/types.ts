@@ -329,6 +329,11 @@ export interface ChecksTable {
    */
   reopened_from: ColumnType<CheckStatus | null, CheckStatus | null | undefined, CheckStatus | null>;
   /**
+   * The check a findings check was compared with when its findings' states and RESOLVED copies
+   * were last written; null when compared with none (migration 0034).
+   */
+  base_check_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
    * The repository, branch, creation time and key of the check's run, copied from the run when the
    * check is inserted (a trigger; migration 0023), for the index the current findings are read by.
    * The branch is set again when the run moves to another branch (`updateRunBranch`).

@@ -12,6 +12,7 @@ import type {
   OccurrenceRow,
 } from "../../src/db/types.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
+import { findBaseCheckId } from "../../src/modules/checks/check-store.ts";
 import { refreshCheckIssueCounts } from "../../src/modules/checks/issue-count-store.ts";
 
 /**
@@ -21,20 +22,26 @@ import { refreshCheckIssueCounts } from "../../src/modules/checks/issue-count-st
 
 let sequence = 0;
 
-/** Inserts the check of `analyzer` in `run`. */
-export function aCheck(
+/**
+ * Inserts the check of `analyzer` in `run`, compared (as ingestion would have compared it) with
+ * the base check of the run's base run, when it has one.
+ */
+export async function aCheck(
   db: Kysely<Database>,
   run: AnalysisRunRow,
   analyzer: AnalyzerRow,
   fields: Partial<{ sequence: number; status: CheckStatus; createdAt: Date; finishedAt: Date | null }> = {},
 ): Promise<CheckRow> {
   const createdAt = fields.createdAt ?? new Date();
+  const baseCheckId =
+    run.base_run_id === null ? null : await findBaseCheckId(db, run.base_run_id, analyzer.id);
   return db
     .insertInto("checks")
     .values({
       key: newRowKey(),
       run_id: run.id,
       analyzer_id: analyzer.id,
+      base_check_id: baseCheckId,
       sequence: fields.sequence ?? ++sequence,
       status: fields.status ?? "SUCCESS",
       created_at: createdAt,

@@ -31,6 +31,7 @@ import * as runLockfilePaths from "./0030-run-lockfile-paths.ts";
 import * as artifactGoModules from "./0031-artifact-go-modules.ts";
 import * as metricValuesOfAnalysedRuns from "./0032-metric-values-of-analysed-runs.ts";
 import * as artifactRepositoryRoot from "./0033-artifact-repository-root.ts";
+import * as checkBaseCheck from "./0034-check-base-check.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -69,6 +70,7 @@ const migrations: Record<string, Migration> = {
   "0031-artifact-go-modules": artifactGoModules,
   "0032-metric-values-of-analysed-runs": metricValuesOfAnalysedRuns,
   "0033-artifact-repository-root": artifactRepositoryRoot,
+  "0034-check-base-check": checkBaseCheck,
 };
 
 /** Kysely migration provider over {@link migrations}. */

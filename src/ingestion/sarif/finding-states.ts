@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { findProcessedArtifactIdsOfCheck } from "../../modules/artifacts/artifact-store.ts";
+import { setCheckBaseCheck } from "../../modules/checks/check-store.ts";
 import {
   countCheckFindingsByState,
   type FindingStateCounts,
@@ -115,6 +116,7 @@ export async function settleFindingStates(
     if (baseCheckId !== null)
       await insertResolvedCopiesOfBase(tx, checkId, baseCheckId, OCCURRENCE_BATCH_SIZE);
   }
+  await setCheckBaseCheck(tx, checkId, baseCheckId);
   await refreshCheckIssueCounts(tx, [checkId]);
   return countCheckFindingsByState(tx, checkId);
 }

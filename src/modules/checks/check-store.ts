@@ -144,6 +144,23 @@ export async function findBaseCheckId(
 }
 
 /**
+ * Records the check `checkId`'s findings were compared with (`checks.base_check_id`, migration
+ * 0034), whose RESOLVED copies it holds; null for none. The row is written only when that changed.
+ */
+export async function setCheckBaseCheck(
+  tx: Kysely<Database>,
+  checkId: string,
+  baseCheckId: string | null,
+): Promise<void> {
+  await tx
+    .updateTable("checks")
+    .set({ base_check_id: baseCheckId })
+    .where("id", "=", checkId)
+    .where("base_check_id", "is distinct from", baseCheckId)
+    .execute();
+}
+
+/**
  * {@link findBaseCheckId} as a scalar subquery over SQL expressions (a column of the outer query,
  * or a parameter), for a statement that needs the base check of many checks at once; null when
  * the base run is null or has no comparable check of the analyzer.

@@ -1,6 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
-import { baseCheckOf } from "../checks/check-store.ts";
 import { currentCheckCandidates, isConclusiveCheck } from "../checks/current-check-store.ts";
 import { isPublished } from "../checks/occurrence-store.ts";
 import { isValueOfAnalysedRun } from "../metrics/metric-store.ts";
@@ -58,13 +57,14 @@ export type ScopeColumn = "account_id" | "id";
  *
  * `resolved` counts the findings a check is the first to be without: those its analyzer's
  * previous candidate (the check it replaces in the snapshot) had open and it no longer has, by
- * fingerprint, as a check's RESOLVED rows are written against its base check. When the base
- * check is that previous candidate, which is the usual case, they are the check's RESOLVED rows
- * and are read from its issue counts. When it is not (a run created while the one before it was
- * still pending is compared with the run before both, so both would have the same RESOLVED rows;
- * or the base is a check of a run that never became analysed), the previous candidate's findings
- * are compared with the check's own instead, in rows with `open` 0: only for those checks are
- * occurrences read.
+ * fingerprint, as a check's RESOLVED rows are written against its base check. When the check was
+ * compared with that previous candidate (`checks.base_check_id`), which is the usual case, they
+ * are the check's RESOLVED rows and are read from its issue counts. When it was not (a run
+ * created while the one before it was still pending is compared with the run before both, so both
+ * would have the same RESOLVED rows; the previous candidate came in late, after the check was
+ * compared with an older one; or the base is a check of a run that never became analysed), the
+ * previous candidate's findings are compared with the check's own instead, in rows with `open` 0:
+ * only for those checks are occurrences read.
  */
 export async function findScopeCheckIssueCounts(
   db: Kysely<Database>,
@@ -76,20 +76,14 @@ export async function findScopeCheckIssueCounts(
       SELECT repo.${sql.ref(column)}::text AS scope_id, repo.id AS repository_id, c.check_id, c.run_id,
         c.analyzer_id, c.run_key, c.run_created_at,
         lag(c.check_id) OVER (PARTITION BY repo.id, c.analyzer_id ORDER BY c.run_created_at, c.run_key)
-          AS previous_check_id,
-        lag(c.run_id) OVER (PARTITION BY repo.id, c.analyzer_id ORDER BY c.run_created_at, c.run_key)
-          AS previous_run_id
+          AS previous_check_id
       FROM repositories AS repo
       CROSS JOIN LATERAL ${currentCheckCandidates("repo")} AS c
       WHERE repo.${sql.ref(column)} = ANY(cast(${scopeIds} as bigint[]))
     ), judged AS (
-      -- The previous check is in the base run: it is the base check (one check per analyzer and
-      -- run), which spares looking the base check up for almost every check.
-      SELECT cand.*, CASE WHEN cand.previous_run_id = r.base_run_id THEN true
-          ELSE ${baseCheckOf(sql`r.base_run_id`, sql`cand.analyzer_id`)} IS NOT DISTINCT FROM cand.previous_check_id
-        END AS resolved_against_previous
+      SELECT cand.*, ck.base_check_id IS NOT DISTINCT FROM cand.previous_check_id AS resolved_against_previous
       FROM cand
-      JOIN analysis_runs AS r ON r.id = cand.run_id
+      JOIN checks AS ck ON ck.id = cand.check_id
     )
     SELECT j.scope_id, j.repository_id::text AS repository_id,
       j.analyzer_id::text AS analyzer_id, j.run_key, j.run_created_at AS created_at,
