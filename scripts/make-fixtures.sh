@@ -945,7 +945,84 @@ make_sbom() {
     )"
   add_fixture sbom cdxgen cdxgen/bom.json cyclonedx relative cdxgen/cdxgen.summary.json cdxgen/cdxgen.tool-output.txt
 
+  make_sbom_workspaces "$out" "$npm_version" "$cdxgen_version"
+
   write_manifest sbom
+}
+
+# An npm workspace (packages/web, packages/core), a vendored package linked with `file:`
+# (vendor/lodash, named and versioned as the lodash it copies) and, outside the workspace, a second
+# project with its own lockfile (tools/changelog). Every tool of the other npm fixtures describes
+# it; npm's own account of the tree (`npm query`, `npm ls`) is the summary: which packages are
+# links or workspaces (npm audit leaves them out), which are third-party, and which the root, the
+# workspaces and the links depend on. cdxgen runs twice: on the root project only (--no-recurse),
+# and recursing, when it finds tools/changelog's lockfile and nests that project under the root.
+make_sbom_workspaces() { # out npm-version cdxgen-version
+  local out=$1 npm_version=$2 cdxgen_version=$3 dir="$1/workspaces"
+  log "npm workspaces"
+  enter_project npm-workspaces
+  mkdir -p "$dir"
+  local npm=(env NPM_CONFIG_USERCONFIG=/dev/null "$BIN/npm") output="$dir/workspaces.tool-output.txt" format
+  : >"$output"
+  for format in cyclonedx spdx; do
+    echo "\$ npm sbom --sbom-format $format --package-lock-only > npm-$format.json" >>"$output"
+    "${npm[@]}" sbom --sbom-format "$format" --package-lock-only >"$dir/npm-$format.json" 2>>"$output"
+  done
+  for format in JSON XML; do
+    local args=(--package-lock-only --spec-version 1.6 --output-format "$format" --output-reproducible)
+    echo "\$ cyclonedx-npm ${args[*]} --output-file cyclonedx-npm.${format,,}" >>"$output"
+    PATH="$BIN:$PATH" NPM_CONFIG_USERCONFIG=/dev/null "$BIN/cyclonedx-npm" "${args[@]}" \
+      --output-file "$dir/cyclonedx-npm.${format,,}" 2>>"$output"
+  done
+  local cdxgen_args=(-t js --no-install-deps --no-babel --required-only --spec-version 1.6 --json-pretty)
+  echo "\$ cdxgen --no-recurse ${cdxgen_args[*]} -o cdxgen.json ." >>"$output"
+  TMPDIR="$TOOLS/cdxgen-tmp" FETCH_LICENSE=false NPM_CONFIG_USERCONFIG=/dev/null \
+    "$CDXGEN_DIR/node_modules/.bin/cdxgen" --no-recurse "${cdxgen_args[@]}" -o "$dir/cdxgen.json" . >>"$output" 2>&1
+  echo "\$ cdxgen ${cdxgen_args[*]} -o cdxgen-recurse.json ." >>"$output"
+  TMPDIR="$TOOLS/cdxgen-tmp" FETCH_LICENSE=false NPM_CONFIG_USERCONFIG=/dev/null \
+    "$CDXGEN_DIR/node_modules/.bin/cdxgen" "${cdxgen_args[@]}" -o "$dir/cdxgen-recurse.json" . >>"$output" 2>&1
+
+  # npm's own account: every package of the tree (`*`, the root among them, at location ""), the
+  # links (`:link`, workspaces included) and workspaces, and what the root, the workspaces and the
+  # links depend on that is not itself a link (their direct third-party dependencies).
+  local query
+  for query in '*' ':link' '.workspace' ':is(:root, .workspace, :link) > :not(:link)'; do
+    echo "\$ npm query --package-lock-only '$query'" >>"$output"
+    "${npm[@]}" query --package-lock-only "$query" | jq -c '[.[] | "\(.name)@\(.version)"] | sort' | tee -a "$output" \
+      >"$WORK/_query-$(printf '%s' "$query" | md5sum | cut -c1-8).json"
+  done
+  echo "\$ npm ls --all --package-lock-only" >>"$output"
+  "${npm[@]}" ls --all --package-lock-only >>"$output"
+  # The changelog project's own lockfile, as npm reads it there.
+  echo "\$ cd tools/changelog && npm query --package-lock-only ':root > *'" >>"$output"
+  (cd tools/changelog && "${npm[@]}" query --package-lock-only ':root > *') | jq -c '[.[] | "\(.name)@\(.version)"] | sort' |
+    tee -a "$output" >"$WORK/_query-changelog.json"
+  q() { cat "$WORK/_query-$(printf '%s' "$1" | md5sum | cut -c1-8).json"; }
+  write_summary "$dir/workspaces.summary.json" "npm, cyclonedx-npm and cdxgen" \
+    "npm $npm_version, cyclonedx-npm $("$BIN/cyclonedx-npm" --version), cdxgen $cdxgen_version, node $(node --version)" \
+    "npm query --package-lock-only; npm sbom; cyclonedx-npm; cdxgen [--no-recurse]" "$PWD" "$(
+      jq -n --argjson all "$(q '*')" --argjson links "$(q ':link')" --argjson workspaces "$(q '.workspace')" \
+        --argjson direct "$(q ':is(:root, .workspace, :link) > :not(:link)')" \
+        --argjson changelog "$(cat "$WORK/_query-changelog.json")" \
+        --slurpfile recurse "$dir/cdxgen-recurse.json" --slurpfile flat "$dir/cdxgen.json" '
+        ($all - ["storefront@1.0.0"] - $links) as $third |
+        {npm: {links: $links, workspaces: $workspaces, thirdParty: $third, direct: $direct,
+               transitive: ($third - $direct), changelogDirect: $changelog},
+         cdxgen: ($recurse[0] | {
+           nestedProjects: [.metadata.component.components[]?.purl],
+           linked: [.components[] | select(any(.properties[]?; .name == "cdx:npm:isLink" and .value == "true")) | .purl] | sort,
+           srcFiles: [.components[].properties[]? | select(.name == "SrcFile") | .value] | unique}),
+         cdxgenNoRecurse: ($flat[0] | {
+           nestedProjects: [.metadata.component.components[]?.purl],
+           srcFiles: [.components[].properties[]? | select(.name == "SrcFile") | .value] | unique})}'
+    )"
+  local summary=workspaces/workspaces.summary.json tool_output=workspaces/workspaces.tool-output.txt
+  add_fixture sbom workspaces workspaces/npm-cyclonedx.json cyclonedx none "$summary" "$tool_output"
+  add_fixture sbom workspaces workspaces/npm-spdx.json spdx none "$summary" "$tool_output"
+  add_fixture sbom workspaces workspaces/cyclonedx-npm.json cyclonedx none "$summary" "$tool_output"
+  add_fixture sbom workspaces workspaces/cyclonedx-npm.xml cyclonedx none "$summary" "$tool_output"
+  add_fixture sbom workspaces workspaces/cdxgen.json cyclonedx relative "$summary" "$tool_output"
+  add_fixture sbom workspaces workspaces/cdxgen-recurse.json cyclonedx relative "$summary" "$tool_output"
 }
 
 # ---------------------------------------------------------------------------------------------
