@@ -72,6 +72,10 @@ function sbom(withLodash: boolean): string {
       name: "lodash",
       version: "4.17.11",
       purl: "pkg:npm/lodash@4.17.11",
+      // Where npm says a registry package came from; without it, npm's document means a link.
+      externalReferences: [
+        { type: "distribution", url: "https://registry.npmjs.org/lodash/-/lodash-4.17.11.tgz" },
+      ],
     });
     bom.dependencies
       .find((d) => d.ref === bom.metadata.component["bom-ref"])

@@ -104,6 +104,8 @@ export type SkipReason =
   | "UNSUPPORTED_ECOSYSTEM"
   /** An SBOM component that states no version. */
   | "NO_VERSION"
+  /** An SBOM component that is the project's own code (an npm workspace, a `file:` link), not a third-party package. */
+  | "PROJECT_PACKAGE"
   /** A SARIF result whose rule id, message, paths or fingerprints hold text PostgreSQL cannot store (NUL, lone surrogate). */
   | "UNSTORABLE_TEXT"
   /** A SARIF result another published report of the same check already gave (the same fingerprint). */
@@ -121,6 +123,7 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "NO_PURL",
   "UNSUPPORTED_ECOSYSTEM",
   "NO_VERSION",
+  "PROJECT_PACKAGE",
   "UNSTORABLE_TEXT",
   "ALREADY_REPORTED",
   "EXCLUDED",
@@ -128,7 +131,8 @@ export const SKIP_REASONS: readonly SkipReason[] = [
 
 /**
  * Skips that are someone's decision — the repository's settings or configuration, the tool saying
- * a finding is gone or that a check held — or that lose nothing (a finding the check already holds), rather
+ * a finding is gone or that a check held — or that lose nothing (a finding the check already holds,
+ * the project's own package in an SBOM: not a dependency), rather
  * than a loss: an artifact that skipped only these still says what is there.
  */
 export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
@@ -137,6 +141,7 @@ export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
   "NOT_A_FAILURE",
   "ALREADY_REPORTED",
   "EXCLUDED",
+  "PROJECT_PACKAGE",
 ]);
 
 /**

@@ -47,6 +47,10 @@ function withLodash(bom: Bom, ref: string, lockfile?: string): Bom {
     name: "lodash",
     version: "4.17.11",
     purl: LODASH,
+    // Where npm says a registry package came from; without it, npm's document means a link.
+    externalReferences: [
+      { type: "distribution", url: "https://registry.npmjs.org/lodash/-/lodash-4.17.11.tgz" },
+    ],
     ...(lockfile && { properties: [{ name: "SrcFile", value: lockfile }] }),
   });
   bom.dependencies.find((d) => d.ref === bom.metadata.component["bom-ref"])!.dependsOn.push(ref);

@@ -7,15 +7,49 @@ import { type RawComponent, type SbomDocument, SbomFormatError } from "./types.t
 
 /**
  * CycloneDX 1.4 to 1.6 (https://cyclonedx.org/specification/overview/), JSON and XML. Read:
- * `metadata.component` (the root), `components` (nested ones too; `file` components are not
- * packages and are passed over), each one's `bom-ref`, name, version, `purl`, `licenses` and the
- * location properties syft and cdxgen write, and `dependencies` (the graph).
+ * `metadata.component` (the root) and the components nested in it (the further projects cdxgen
+ * finds when it recurses: roots too), `metadata.tools` (whether npm or cyclonedx-npm wrote it),
+ * `components` (nested ones too; `file` components are not packages and are passed over), each
+ * one's `bom-ref`, name, version, `purl`, `licenses`, the location properties syft and cdxgen
+ * write, cdxgen's link marks, whether a `distribution` reference or a hash says where it was
+ * fetched from, and `dependencies` (the graph).
  */
 
 export const CYCLONEDX_VERSIONS = ["1.4", "1.5", "1.6"];
 
 /** Component properties naming the manifest or lockfile a component was found in. */
 const LOCATION_PROPERTIES = ["syft:location:0:path", "SrcFile"];
+
+/** cdxgen's marks of a package that is the project's own code (a `file:` link, a workspace). */
+const LINK_PROPERTIES = ["cdx:npm:isLink", "cdx:npm:isWorkspace"];
+
+/** npm's and cyclonedx-npm's mark of a package bundled inside another one (fetched with it). */
+const BUNDLED_PROPERTY = "cdx:npm:package:bundled";
+
+/** What a component's properties say, as the reader collects them. */
+interface PropertyMarks {
+  locations: string[];
+  linked: boolean;
+  bundled: boolean;
+}
+
+function noteProperty(marks: PropertyMarks, name: string, value: string): void {
+  if (LOCATION_PROPERTIES.includes(name) && value.trim() !== "") {
+    if (!marks.locations.includes(value)) marks.locations.push(value);
+  } else if (LINK_PROPERTIES.includes(name) && value.trim() === "true") marks.linked = true;
+  else if (name === BUNDLED_PROPERTY && value.trim() === "true") marks.bundled = true;
+}
+
+/**
+ * True for the tools whose documents state where every fetched package came from: npm's own
+ * `npm sbom` (1.5's tool `{vendor: "npm", name: "cli"}`) and cyclonedx-npm (`@cyclonedx/cyclonedx-npm`).
+ */
+function isNpmTool(vendor: string | null, group: string | null, name: string | null): boolean {
+  return (
+    (vendor === "npm" && name === "cli") ||
+    (name === "cyclonedx-npm" && (group ?? "@cyclonedx") === "@cyclonedx")
+  );
+}
 
 function checkVersion(version: string | null): string {
   if (version === null) throw new SbomFormatError("the CycloneDX SBOM states no specVersion");
@@ -48,27 +82,60 @@ function licensesOfJson(value: unknown): string | null {
   return joinLicenses(parts);
 }
 
-function locationOfJson(properties: unknown): string | null {
-  if (!Array.isArray(properties)) return null;
+function marksOfJson(properties: unknown): PropertyMarks {
+  const marks: PropertyMarks = { locations: [], linked: false, bundled: false };
+  if (!Array.isArray(properties)) return marks;
   for (const entry of properties) {
     const property = objectOf(entry);
     const name = stringOf(property?.name);
-    if (name !== null && LOCATION_PROPERTIES.includes(name)) return stringOf(property?.value);
+    const value = stringOf(property?.value);
+    if (name !== null && value !== null) noteProperty(marks, name, value);
   }
-  return null;
+  return marks;
 }
 
 function componentOfJson(value: unknown): RawComponent | null {
   const component = objectOf(value);
   if (!component) return null;
+  const marks = marksOfJson(component.properties);
+  const hashes = Array.isArray(component.hashes) && component.hashes.length > 0;
+  const distribution =
+    Array.isArray(component.externalReferences) &&
+    component.externalReferences.some((reference) => objectOf(reference)?.type === "distribution");
   return {
     ref: stringOf(component["bom-ref"]),
     name: stringOf(component.name) ?? "",
     version: stringOf(component.version),
     purl: stringOf(component.purl),
     license: licensesOfJson(component.licenses),
-    location: locationOfJson(component.properties),
+    locations: marks.locations,
+    linked: marks.linked,
+    downloaded: marks.bundled ? null : hashes || distribution,
   };
+}
+
+/** The root and the projects nested in it (cdxgen's further projects), each a root of the graph. */
+function addJsonRoots(graph: SbomGraph, value: unknown, top: boolean): void {
+  const component = objectOf(value);
+  const root = componentOfJson(component);
+  if (!component || !root) return;
+  if (top) graph.root = { name: root.name || null, version: root.version, purl: root.purl };
+  if (root.ref !== null) graph.addRoot(root.ref);
+  if (Array.isArray(component.components))
+    for (const nested of component.components) addJsonRoots(graph, nested, false);
+}
+
+/** Whether `metadata.tools` (1.4's list of tools, or 1.5's `components` and `services`) names npm's. */
+function toolsAreNpm(value: unknown): boolean {
+  const tools = Array.isArray(value)
+    ? value
+    : [objectOf(value)?.components, objectOf(value)?.services].flatMap((list) =>
+        Array.isArray(list) ? list : [],
+      );
+  return tools.some((entry) => {
+    const tool = objectOf(entry);
+    return isNpmTool(stringOf(tool?.vendor), stringOf(tool?.group), stringOf(tool?.name));
+  });
 }
 
 function addJsonComponents(graph: SbomGraph, value: unknown): void {
@@ -96,11 +163,9 @@ export async function readCycloneDxJson(source: AsyncIterable<Uint8Array | strin
         if (key === "bomFormat") bomFormat = value;
         else if (key === "specVersion") specVersion = checkVersion(stringOf(value));
         else if (key === "metadata") {
-          const root = componentOfJson(objectOf(value)?.component);
-          if (root) {
-            graph.root = { name: root.name || null, version: root.version, purl: root.purl };
-            if (root.ref !== null) graph.addRoot(root.ref);
-          }
+          const metadata = objectOf(value);
+          addJsonRoots(graph, metadata?.component, true);
+          graph.writtenByNpm = toolsAreNpm(metadata?.tools);
         }
         return;
       }
@@ -132,7 +197,12 @@ const NAMESPACE = /^http:\/\/cyclonedx\.org\/schema\/bom\/(\d+\.\d+)$/;
 interface OpenComponent {
   raw: RawComponent;
   isFile: boolean;
+  /** The root (`metadata`'s component) or a project nested in it. */
   isRoot: boolean;
+  isTopRoot: boolean;
+  marks: PropertyMarks;
+  hashes: boolean;
+  distribution: boolean;
   licenses: string[];
   licenseName: string | null;
   propertyName: string | null;
@@ -148,6 +218,8 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
   let text = "";
   let version: string | null = null;
   let sawRoot = false;
+  /** A tool of `metadata.tools` being read: 1.4's `<tool>`, 1.5's `<component>` or `<service>`. */
+  let tool: { vendor: string | null; group: string | null; name: string | null; depth: number } | null = null;
 
   parser.on("opentag", (tag: SaxesTagPlain) => {
     const name = localName(tag.name);
@@ -167,7 +239,16 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
     }
     const grandparent = names.at(-3);
     const listed = parent === "components" && (grandparent === "bom" || grandparent === "component");
+    const inTools =
+      names.at(-4) === "metadata" &&
+      names.at(-3) === "tools" &&
+      (parent === "components" || parent === "services");
+    if ((name === "tool" && parent === "tools" && grandparent === "metadata") || inTools) {
+      tool = { vendor: null, group: null, name: null, depth: names.length };
+      return;
+    }
     if (name === "component" && (listed || parent === "metadata")) {
+      const enclosing = components.at(-1);
       components.push({
         raw: {
           ref: attribute(tag, "bom-ref"),
@@ -175,10 +256,16 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
           version: null,
           purl: null,
           license: null,
-          location: null,
+          locations: [],
+          linked: false,
+          downloaded: null,
         },
         isFile: attribute(tag, "type") === "file",
-        isRoot: parent === "metadata",
+        isRoot: parent === "metadata" || (listed && enclosing?.isRoot === true),
+        isTopRoot: parent === "metadata",
+        marks: { locations: [], linked: false, bundled: false },
+        hashes: false,
+        distribution: false,
         licenses: [],
         licenseName: null,
         propertyName: null,
@@ -186,6 +273,9 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
     } else if (name === "property") {
       const open = components.at(-1);
       if (open) open.propertyName = attribute(tag, "name");
+    } else if (name === "reference" && parent === "externalReferences" && grandparent === "component") {
+      const open = components.at(-1);
+      if (open && attribute(tag, "type") === "distribution") open.distribution = true;
     } else if (name === "dependency") {
       const ref = attribute(tag, "ref");
       if (ref === null)
@@ -210,12 +300,27 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
       return;
     }
     const grandparent = names.at(-2);
+    if (tool !== null) {
+      if (names.length === tool.depth - 1) {
+        if (isNpmTool(tool.vendor, tool.group, tool.name)) graph.writtenByNpm = true;
+        tool = null;
+      } else if (names.length === tool.depth) {
+        if (name === "vendor") tool.vendor = value;
+        else if (name === "group") tool.group = value;
+        else if (name === "name") tool.name = value;
+      }
+      return;
+    }
     const listed = parent === "components" && (grandparent === "bom" || grandparent === "component");
     if (name === "component" && open && (listed || parent === "metadata")) {
       components.pop();
       open.raw.license = joinLicenses(open.licenses);
+      open.raw.locations = open.marks.locations;
+      open.raw.linked = open.marks.linked;
+      open.raw.downloaded = open.marks.bundled ? null : open.hashes || open.distribution;
       if (open.isRoot) {
-        graph.root = { name: open.raw.name || null, version: open.raw.version, purl: open.raw.purl };
+        if (open.isTopRoot)
+          graph.root = { name: open.raw.name || null, version: open.raw.version, purl: open.raw.purl };
         if (open.raw.ref !== null) graph.addRoot(open.raw.ref);
       } else if (!open.isFile) graph.components.push(open.raw);
       return;
@@ -234,9 +339,9 @@ export async function readCycloneDxXml(source: AsyncIterable<Uint8Array | string
         open.licenses.push(licenseRefOf(open.licenseName));
       open.licenseName = null;
     } else if (name === "property" && open.propertyName !== null) {
-      if (LOCATION_PROPERTIES.includes(open.propertyName) && value !== "") open.raw.location ??= value;
+      noteProperty(open.marks, open.propertyName, value);
       open.propertyName = null;
-    }
+    } else if (name === "hash" && parent === "hashes" && grandparent === "component") open.hashes = true;
   });
 
   const decoder = new TextDecoder("utf-8", { fatal: false });

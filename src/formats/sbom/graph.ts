@@ -34,19 +34,48 @@ export class SbomGraph {
     targets.add(to);
   }
 
-  /** The document, components placed. The root itself is left out of the components. */
+  /**
+   * True when npm (`npm sbom`) or cyclonedx-npm wrote the document: both state where each package
+   * npm fetched came from (a `distribution` reference, a `downloadLocation`) or its checksum, and
+   * state neither for a workspace package or a `file:` link, which npm never fetched.
+   */
+  writtenByNpm = false;
+
+  /**
+   * The document, components placed. The root itself is left out of the components. The project's
+   * own packages (see {@link SbomComponent.own}) stay among them, marked, and stand for the project
+   * as roots do: what they depend on is direct.
+   */
   build(standard: SbomStandard, specVersion: string, encoding: SbomEncoding): SbomDocument {
-    const direct = new Set<string>();
-    for (const root of this.rootRefs) for (const ref of this.edges.get(root) ?? []) direct.add(ref);
-    const hasGraph = direct.size > 0;
     const rootPurl = this.root?.purl ?? null;
+    const isRoot = (component: RawComponent) =>
+      (component.ref !== null && this.rootRefs.has(component.ref)) ||
+      (rootPurl !== null && component.purl === rootPurl);
+    // What npm leaves out tells only when the document states it for some package: a lockfile
+    // written without registry URLs or hashes leaves every package without them.
+    const judgeDownloads = this.writtenByNpm && this.components.some((c) => c.downloaded === true);
+    const isOwn = (component: RawComponent) =>
+      component.linked ||
+      (judgeDownloads && component.downloaded === false && (component.purl ?? "").startsWith("pkg:npm/"));
+    const sources = new Set(this.rootRefs);
+    for (const component of this.components)
+      if (component.ref !== null && !isRoot(component) && isOwn(component)) sources.add(component.ref);
+    const direct = new Set<string>();
+    let rootDependsOn = 0;
+    for (const source of sources) {
+      for (const ref of this.edges.get(source) ?? []) {
+        direct.add(ref);
+        if (this.rootRefs.has(source)) rootDependsOn += 1;
+      }
+    }
+    const hasGraph = rootDependsOn > 0;
     const components: SbomComponent[] = [];
     for (const component of this.components) {
-      if (component.ref !== null && this.rootRefs.has(component.ref)) continue;
-      if (rootPurl !== null && component.purl === rootPurl) continue;
+      if (isRoot(component)) continue;
       components.push({
         ...component,
         direct: !hasGraph || (component.ref !== null && direct.has(component.ref)),
+        own: isOwn(component),
       });
     }
     return { standard, specVersion, encoding, root: this.root, components, hasGraph };

@@ -96,7 +96,7 @@ export async function readSbom(
 }
 
 /** Why a component of an SBOM is not stored as a package version. */
-export type SbomSkip = "NO_PURL" | "UNSUPPORTED_ECOSYSTEM" | "NO_VERSION";
+export type SbomSkip = "NO_PURL" | "UNSUPPORTED_ECOSYSTEM" | "NO_VERSION" | "PROJECT_PACKAGE";
 
 /** A component as a package version of a supported ecosystem. */
 export interface SbomPackage {
@@ -110,7 +110,8 @@ export interface SbomPackage {
   purl: string;
   direct: boolean;
   license: string | null;
-  location: string | null;
+  /** The manifests or lockfiles the SBOM says it was found in. */
+  locations: string[];
 }
 
 /** The package version `component` names, or why it names none. */
@@ -129,7 +130,7 @@ export function packageOfComponent(component: SbomComponent): SbomPackage | { sk
     purl: component.purl,
     direct: component.direct,
     license: component.license,
-    location: component.location,
+    locations: component.locations,
   };
 }
 

@@ -91,7 +91,7 @@ describe("SBOM readers on real tools' documents", () => {
     assert.equal(document.components.filter((c) => c.direct).length, expected.direct);
     assert.deepEqual(document.components.map((c) => c.purl).sort(), expected.purls);
     assert.equal(document.root?.purl, expected.root);
-    assert.deepEqual([...new Set(document.components.map((c) => c.location))], expected.srcFiles);
+    assert.deepEqual([...new Set(document.components.flatMap((c) => c.locations))].sort(), expected.srcFiles);
     // cdxgen keeps ms among the root's dependencies: the root lists it, as a devDependency.
     assert.deepEqual(summary(document), {
       "debug@4.3.7": [true, "MIT"],
@@ -141,6 +141,93 @@ describe("SBOM readers on real tools' documents", () => {
     assert.deepEqual(await read(text, 1), await read(text, text.length));
     const json = readToolFixture("sbom", "npm", "spdx.json");
     assert.deepEqual(await read(json, 1), await read(json, json.length));
+  });
+});
+
+describe("the project's own packages and several projects (an npm workspace with a file: link)", () => {
+  const figures = readToolSummary("sbom", "workspaces", "npm-cyclonedx.json").figures as {
+    npm: { links: string[]; thirdParty: string[]; direct: string[]; changelogDirect: string[] };
+  };
+  const nameOf = (c: SbomDocument["components"][number]) =>
+    `${decodeURIComponent(c.purl!.slice("pkg:npm/".length).split("@").slice(0, -1).join("@"))}@${c.version}`;
+  const own = (document: SbomDocument) =>
+    document.components
+      .filter((c) => c.own)
+      .map(nameOf)
+      .sort();
+  const direct = (document: SbomDocument) =>
+    document.components
+      .filter((c) => !c.own && c.direct)
+      .map(nameOf)
+      .sort();
+
+  for (const file of [
+    "npm-cyclonedx.json",
+    "npm-spdx.json",
+    "cyclonedx-npm.json",
+    "cyclonedx-npm.xml",
+    "cdxgen.json",
+  ]) {
+    test(`${file}: npm's links are the project's own packages, what they and the root depend on is direct`, async () => {
+      const document = await read(readToolFixture("sbom", "workspaces", file), 13);
+      assert.deepEqual(own(document), figures.npm.links);
+      assert.deepEqual(direct(document), figures.npm.direct);
+      assert.deepEqual(
+        document.components
+          .filter((c) => !c.own)
+          .map(nameOf)
+          .sort(),
+        figures.npm.thirdParty,
+      );
+    });
+  }
+
+  test("cdxgen recursing: the project nested in the root is a root too, and a package keeps every lockfile it names", async () => {
+    const document = await read(readToolFixture("sbom", "workspaces", "cdxgen-recurse.json"), 17);
+    assert.equal(document.root?.purl, "pkg:npm/storefront@1.0.0");
+    assert.ok(!document.components.some((c) => c.purl === "pkg:npm/changelog@0.4.0"));
+    assert.deepEqual(
+      direct(document),
+      [...new Set([...figures.npm.direct, ...figures.npm.changelogDirect])].sort(),
+    );
+    const ms = document.components.find((c) => c.purl === "pkg:npm/ms@2.1.3")!;
+    assert.deepEqual(ms.locations, ["package-lock.json", "tools/changelog/package-lock.json"]);
+  });
+
+  test("a project nested in the root of an XML document is a root too", async () => {
+    const xml = readToolFixture("sbom", "workspaces", "cyclonedx-npm.xml")
+      .replace(
+        "      </properties>\n    </component>\n    <properties>",
+        '      </properties>\n      <components>\n        <component type="application" bom-ref="changelog@0.4.0">\n          <name>changelog</name>\n          <version>0.4.0</version>\n          <purl>pkg:npm/changelog@0.4.0</purl>\n        </component>\n      </components>\n    </component>\n    <properties>',
+      )
+      .replace(
+        "  </dependencies>",
+        '    <dependency ref="changelog@0.4.0">\n      <dependency ref="storefront@1.0.0|ms@2.1.3"/>\n    </dependency>\n  </dependencies>',
+      );
+    assert.ok(
+      xml.includes('bom-ref="changelog@0.4.0"') && xml.includes('<dependency ref="changelog@0.4.0">'),
+    );
+    const document = await read(xml, 29);
+    assert.equal(document.root?.purl, "pkg:npm/storefront@1.0.0");
+    assert.ok(!document.components.some((c) => c.name === "changelog"));
+    assert.deepEqual(direct(document), [...figures.npm.direct, "ms@2.1.3"].sort());
+  });
+
+  test("what npm leaves out says nothing when no package has it, or when another tool wrote the document", async () => {
+    // cyclonedx-npm on a lockfile written with omit-lockfile-registry-resolved: no package has a
+    // distribution reference, the links no more than the others.
+    const bom = JSON.parse(readToolFixture("sbom", "workspaces", "cyclonedx-npm.json")) as {
+      metadata: { tools: unknown };
+      components: Array<{ externalReferences?: unknown[] }>;
+    };
+    const stripped = structuredClone(bom);
+    for (const component of stripped.components) component.externalReferences = [];
+    assert.deepEqual(own(await read(JSON.stringify(stripped))), []);
+    // The same document, said to be written by another tool.
+    const other = structuredClone(bom);
+    other.metadata.tools = { components: [{ type: "application", name: "syft", version: "1.0.0" }] };
+    assert.deepEqual(own(await read(JSON.stringify(other))), []);
+    assert.deepEqual(own(await read(JSON.stringify(bom))), figures.npm.links);
   });
 });
 
@@ -318,7 +405,17 @@ describe("package URLs, licences and targets", () => {
   });
 
   test("a component without purl, of another type or without version is not a package version", () => {
-    const base = { ref: null, name: "x", version: null, license: null, location: null, direct: true };
+    const base = {
+      ref: null,
+      name: "x",
+      version: null,
+      license: null,
+      locations: [],
+      linked: false,
+      downloaded: null,
+      direct: true,
+      own: false,
+    };
     assert.deepEqual(packageOfComponent({ ...base, purl: null }), { skip: "NO_PURL" });
     assert.deepEqual(packageOfComponent({ ...base, purl: "not a purl" }), { skip: "NO_PURL" });
     assert.deepEqual(packageOfComponent({ ...base, purl: "pkg:generic/x@1" }), {

@@ -9,7 +9,9 @@ import { type RawComponent, type SbomDocument, SbomFormatError } from "./types.t
  * packages (name, version, the `purl` external reference, the concluded licence, else the
  * declared one), the described packages (`documentDescribes` and DESCRIBES relationships: the
  * root), and the dependency relationships: `A DEPENDS_ON B`, and `B DEPENDENCY_OF A` with every
- * kind of it (DEV_, OPTIONAL_, BUILD_, RUNTIME_, TEST_, PROVIDED_DEPENDENCY_OF).
+ * kind of it (DEV_, OPTIONAL_, BUILD_, RUNTIME_, TEST_, PROVIDED_DEPENDENCY_OF). For npm's own
+ * documents (creator `Tool: npm/cli-…`), whether a package states a `downloadLocation` or a
+ * checksum: npm states neither for a workspace package or a `file:` link (docs/ingestion-sbom.md).
  */
 
 export const SPDX_VERSIONS = ["2.2", "2.3"];
@@ -23,6 +25,25 @@ function checkVersion(value: string | null): string {
     );
   }
   return found[1]!;
+}
+
+/** True when a creator of the document (`Tool: npm/cli-11.0.0`) is npm's own `npm sbom`. */
+function isNpmCreator(creator: string): boolean {
+  return /^Tool:\s*npm\/cli-/i.test(creator.trim());
+}
+
+/**
+ * Whether the package states where it was downloaded from or a checksum; null for a package
+ * inside another package's node_modules with neither (a bundled dependency, fetched with it).
+ */
+function downloadedOf(
+  downloadLocation: string | null,
+  checksums: boolean,
+  fileName: string | null,
+): boolean | null {
+  const location = downloadLocation?.trim() ?? "";
+  if (checksums || (location !== "" && location !== "NOASSERTION" && location !== "NONE")) return true;
+  return fileName !== null && /node_modules\/.*\/node_modules\//.test(fileName) ? null : false;
 }
 
 /** One package as the document states it, before the root is known. */
@@ -74,7 +95,13 @@ function packageOfJson(value: unknown): SpdxPackage {
     version: stringOf(pkg.versionInfo),
     purl,
     license: spdxLicense(pkg.licenseConcluded) ?? spdxLicense(pkg.licenseDeclared),
-    location: null,
+    locations: [],
+    linked: false,
+    downloaded: downloadedOf(
+      stringOf(pkg.downloadLocation),
+      Array.isArray(pkg.checksums) && pkg.checksums.length > 0,
+      stringOf(pkg.packageFileName),
+    ),
   };
 }
 
@@ -87,11 +114,23 @@ export async function readSpdxJson(source: AsyncIterable<Uint8Array | string>): 
   await streamJson(
     "the SPDX SBOM",
     source,
-    ["$.spdxVersion", "$.SPDXID", "$.documentDescribes.*", "$.packages.*", "$.relationships.*"],
+    [
+      "$.spdxVersion",
+      "$.SPDXID",
+      "$.creationInfo",
+      "$.documentDescribes.*",
+      "$.packages.*",
+      "$.relationships.*",
+    ],
     ({ value, key, stack }: ParsedElementInfo) => {
       if (stack.length === 1) {
         if (key === "spdxVersion") seen.version = checkVersion(stringOf(value));
         else if (key === "SPDXID") seen.documentId = stringOf(value);
+        else if (key === "creationInfo") {
+          const creators = objectOf(value)?.creators;
+          if (Array.isArray(creators))
+            graph.writtenByNpm = creators.some((c) => typeof c === "string" && isNpmCreator(c));
+        }
         return;
       }
       const list = stack[1]?.key;
@@ -137,12 +176,18 @@ export async function readSpdxTagValue(source: AsyncIterable<Uint8Array | string
   let inText = false;
   let concluded: string | null = null;
   let declared: string | null = null;
+  let download: { location: string | null; checksums: boolean; fileName: string | null } = {
+    location: null,
+    checksums: false,
+    fileName: null,
+  };
 
   const closePackage = () => {
     if (current === null) return;
     if (current.ref === "")
       throw new SbomFormatError(`the SPDX SBOM's package "${current.name}" has no SPDXID`);
     current.license = concluded ?? declared;
+    current.downloaded = downloadedOf(download.location, download.checksums, download.fileName);
     packages.push(current);
     current = null;
   };
@@ -166,9 +211,31 @@ export async function readSpdxTagValue(source: AsyncIterable<Uint8Array | string
         break;
       case "PackageName":
         closePackage();
-        current = { ref: "", name: value, version: null, purl: null, license: null, location: null };
+        current = {
+          ref: "",
+          name: value,
+          version: null,
+          purl: null,
+          license: null,
+          locations: [],
+          linked: false,
+          downloaded: null,
+        };
         concluded = null;
         declared = null;
+        download = { location: null, checksums: false, fileName: null };
+        break;
+      case "Creator":
+        if (isNpmCreator(value)) graph.writtenByNpm = true;
+        break;
+      case "PackageDownloadLocation":
+        download.location = value;
+        break;
+      case "PackageChecksum":
+        download.checksums = true;
+        break;
+      case "PackageFileName":
+        download.fileName = value;
         break;
       case "FileName":
       case "SnippetSPDXID":

@@ -36,14 +36,34 @@ export interface RawComponent {
   purl: string | null;
   /** The licence as an SPDX expression; null when the document states none. */
   license: string | null;
-  /** The manifest or lockfile the tool found it in, when the document says (syft, cdxgen). */
-  location: string | null;
+  /**
+   * The manifests or lockfiles the tool found it in, when the document says (syft's first
+   * location, every `SrcFile` cdxgen names), in document order; empty when it names none.
+   */
+  locations: string[];
+  /** The document marks it as a link to the project's own code (cdxgen's `cdx:npm:isLink`, `cdx:npm:isWorkspace`). */
+  linked: boolean;
+  /**
+   * Whether the document says where the package was downloaded from or gives its checksum (a
+   * `distribution` reference or a hash in CycloneDX, a `downloadLocation` or a checksum in SPDX);
+   * null when its absence would say nothing (a package bundled inside another one).
+   */
+  downloaded: boolean | null;
 }
 
 /** One dependency of the SBOM, placed in the graph. */
 export interface SbomComponent extends RawComponent {
-  /** True when the root depends on it directly (or when the document has no graph at all). */
+  /**
+   * True when the root, a nested project or one of the project's own packages depends on it
+   * directly (or when the document has no graph at all).
+   */
   direct: boolean;
+  /**
+   * The project's own code rather than a third-party package: an npm workspace package or a
+   * package linked from the repository (`file:`), as the document marks it or, for npm's and
+   * cyclonedx-npm's documents, as what npm leaves out of it tells (docs/ingestion-sbom.md).
+   */
+  own: boolean;
 }
 
 /** An SBOM as read. */

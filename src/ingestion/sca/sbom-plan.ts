@@ -13,8 +13,9 @@ import {
 /**
  * What an SBOM will store (docs/ingestion-sbom.md "How fields map"), worked out without the
  * database so the intake can say what will be skipped and processing can write it: each
- * component's package version placed in its target, duplicates merged (direct when any copy is),
- * and the components skipped, by reason.
+ * component's package version placed in its targets (every manifest or lockfile the SBOM says it
+ * was found in), duplicates merged (direct when any copy is), and the components skipped, by
+ * reason: the project's own packages (workspaces, `file:` links) among them.
  */
 
 /** One dependency of one target. */
@@ -56,23 +57,34 @@ export function planSbom(document: SbomDocument, placement: ReportPlacement): Sb
   const dependencies = new Map<string, PlannedDependency>();
   let stored = 0;
   for (const component of document.components) {
-    const pkg = packageOfComponent(component);
+    const pkg: SbomPackage | { skip: SbomSkip } = component.own
+      ? { skip: "PROJECT_PACKAGE" }
+      : packageOfComponent(component);
     if ("skip" in pkg) {
       skipped[pkg.skip] = (skipped[pkg.skip] ?? 0) + 1;
       firstSkipped[pkg.skip] ??= describe(component.name, component.version, component.purl);
       continue;
     }
     stored += 1;
-    const target =
-      (pkg.location === null ? null : targetOfLocation(pkg.location, pkg.ecosystem, placement)) ??
-      defaultTarget(pkg.ecosystem, placement.directory);
-    targets.set(target.lockfilePath, target);
-    const id = `${target.lockfilePath}\n${pkg.ecosystem}:${pkg.name}@${pkg.version}`;
-    const known = dependencies.get(id);
-    if (known) {
-      known.direct ||= pkg.direct;
-      known.license ??= pkg.license;
-    } else dependencies.set(id, { ...pkg, lockfilePath: target.lockfilePath });
+    // A package several of the SBOM's lockfiles hold (cdxgen names each) is a dependency of each.
+    const placed = new Map<string, SbomTarget>();
+    for (const location of pkg.locations) {
+      const target = targetOfLocation(location, pkg.ecosystem, placement);
+      if (target) placed.set(target.lockfilePath, target);
+    }
+    if (placed.size === 0) {
+      const target = defaultTarget(pkg.ecosystem, placement.directory);
+      placed.set(target.lockfilePath, target);
+    }
+    for (const target of placed.values()) {
+      targets.set(target.lockfilePath, target);
+      const id = `${target.lockfilePath}\n${pkg.ecosystem}:${pkg.name}@${pkg.version}`;
+      const known = dependencies.get(id);
+      if (known) {
+        known.direct ||= pkg.direct;
+        known.license ??= pkg.license;
+      } else dependencies.set(id, { ...pkg, lockfilePath: target.lockfilePath });
+    }
   }
   if (targets.size === 0) {
     // Nothing to place: the root's ecosystem still says which target was scanned.
@@ -112,12 +124,19 @@ export function planSbom(document: SbomDocument, placement: ReportPlacement): Sb
 }
 
 const SKIP_SENTENCES: Record<SbomSkip, [string, string]> = {
-  NO_PURL: ["has no valid package URL (purl)", "have no valid package URL (purl)"],
-  UNSUPPORTED_ECOSYSTEM: [
-    "is of a package type no supported registry uses",
-    "are of package types no supported registry uses",
+  NO_PURL: [
+    "has no valid package URL (purl) and will not be stored",
+    "have no valid package URL (purl) and will not be stored",
   ],
-  NO_VERSION: ["states no version", "state no version"],
+  UNSUPPORTED_ECOSYSTEM: [
+    "is of a package type no supported registry uses and will not be stored",
+    "are of package types no supported registry uses and will not be stored",
+  ],
+  NO_VERSION: ["states no version and will not be stored", "state no version and will not be stored"],
+  PROJECT_PACKAGE: [
+    "is one of the project's own packages (an npm workspace or a file: link), not a third-party dependency: it is not stored, counted or matched against advisories, and what it depends on counts as direct",
+    "are the project's own packages (npm workspaces or file: links), not third-party dependencies: they are not stored, counted or matched against advisories, and what they depend on counts as direct",
+  ],
 };
 
 /** The sentences saying which components will not be stored; empty when every one will. */
@@ -128,7 +147,7 @@ export function sbomSkipWarnings(plan: SbomPlan): string[] {
     if (count === 0) continue;
     const [one, many] = SKIP_SENTENCES[reason];
     warnings.push(
-      `${count} of ${plan.components} components ${count === 1 ? one : many} and will not be stored (first: ${plan.firstSkipped[reason]}).`,
+      `${count} of ${plan.components} components ${count === 1 ? one : many} (first: ${plan.firstSkipped[reason]}).`,
     );
   }
   return warnings;

@@ -71,6 +71,8 @@ const SKIP_REASON_DESCRIPTIONS: Record<ArtifactSkipReason, string> = {
   UNSUPPORTED_ECOSYSTEM:
     "An SBOM component whose package URL is of a type no supported registry uses (such as `deb` or `generic`).",
   NO_VERSION: "An SBOM component that states no version.",
+  PROJECT_PACKAGE:
+    "An SBOM component that is the project's own code, not a third-party package: an npm workspace package or a package linked from the repository (`file:`), which `npm audit` leaves out too. It counts in no dependency figure and is matched against no advisory; the packages it depends on count, as direct dependencies.",
   UNSTORABLE_TEXT:
     "A SARIF result whose rule id, message, file paths or fingerprints contain a NUL character or an unpaired UTF-16 surrogate: text that cannot be stored as sent, and is not stored altered.",
   ALREADY_REPORTED:
