@@ -331,5 +331,73 @@ test("`assay upload` streams a report to uploadArtifact with a token, and the ru
   }
 });
 
+test("`assay upload --work-dir` of a folder reached through a symbolic link places its files in that folder", async () => {
+  // The job reaches the checkout through a link ($PWD), which git does not name; ESLint, run in
+  // src/ there, writes the paths under the link.
+  const link = path.join(os.tmpdir(), `assay-e2e-link-${process.pid}`);
+  await fs.symlink(workDir, link);
+  const sarifFile = path.join(os.tmpdir(), `assay-e2e-link-${process.pid}.sarif`);
+  try {
+    const eslint = new ESLint({
+      cwd: path.join(link, "src"),
+      useEslintrc: false,
+      overrideConfig: {
+        parserOptions: { ecmaVersion: 2022, sourceType: "module" },
+        rules: { "no-unused-vars": "error", eqeqeq: "warn", "no-eval": "error" },
+      },
+    });
+    const results = await eslint.lintFiles(["."]);
+    const sarif = formatSarif(results, {
+      cwd: path.join(link, "src"),
+      rulesMeta: eslint.getRulesMetaForResults(results),
+    });
+    assert.ok(sarif.includes(`file://${link}/src/`), "ESLint wrote the paths under the link");
+    await fs.writeFile(sarifFile, sarif);
+    await fs.writeFile(path.join(workDir, "NOTES.md"), "Linted through a link.\n");
+    const commit = commitAll("fourth");
+    const { stdout: output } = await execFileAsync(
+      process.execPath,
+      assayArgs(
+        "upload",
+        "--file",
+        sarifFile,
+        "--repository",
+        "gh/acme/shop",
+        "--analyzer",
+        "eslint",
+        "--analyzer-type",
+        "community",
+        "--commit",
+        commit,
+        "--branch",
+        "main",
+        "--work-dir",
+        path.join(link, "src"),
+        "--no-progress",
+        "--wait",
+      ),
+      {
+        cwd: path.resolve(import.meta.dirname, ".."),
+        // The directory the command is run in, through the link (npm passes it on as INIT_CWD).
+        env: { ...childEnv(), ASSAY_URL: server.url, ASSAY_TOKEN: token, INIT_CWD: path.join(link, "src") },
+        encoding: "utf8",
+      },
+    );
+    assert.match(output, /Artifact successfully uploaded/);
+    const paths = await server.db
+      .selectFrom("occurrences")
+      .innerJoin("checks", "checks.id", "occurrences.check_id")
+      .innerJoin("analysis_runs", "analysis_runs.id", "checks.run_id")
+      .select("occurrences.path")
+      .distinct()
+      .where("analysis_runs.commit_oid", "=", commit)
+      .execute();
+    assert.deepEqual(paths.map((row) => row.path).sort(), ["src/pricing.js"]);
+  } finally {
+    await fs.rm(sarifFile, { force: true });
+    await fs.rm(link, { force: true });
+  }
+});
+
 test("every check's issue counts equal its published findings after the tests above", () =>
   assertIssueCountsMatchFindings(server.db, "the tests above"));

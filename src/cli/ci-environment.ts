@@ -146,6 +146,15 @@ export function readTextFile(path: string): string | null {
   }
 }
 
+/** A directory's path with its symbolic links resolved; null when it cannot be read. */
+export function realDirectory(directory: string): string | null {
+  try {
+    return fs.realpathSync(directory);
+  } catch {
+    return null;
+  }
+}
+
 /** The pull request a CI job runs for: its number and the branch it merges into (when said). */
 export interface DetectedPullRequest {
   number: number;

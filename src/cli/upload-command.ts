@@ -4,7 +4,7 @@ import { CONFIG_MAX_BYTES } from "../formats/deepsource-config/limits.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { wrongFormatMessage } from "../ingestion/errors.ts";
 import { artifactKindOf } from "../ingestion/types.ts";
-import { gitIn, readTextFile } from "./ci-environment.ts";
+import { gitIn, readTextFile, realDirectory } from "./ci-environment.ts";
 import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
@@ -181,6 +181,7 @@ export const uploadCommand: Command = {
       cwd,
       git,
       readText: readTextFile,
+      realpath: realDirectory,
       stderrIsTty: process.stderr.isTTY === true,
     });
     const changes = planChanges(options, { git, env: process.env, readText: readTextFile });

@@ -20,6 +20,7 @@ describe("options", () => {
     cwd: "/ci/checkout/sub",
     git: fakeGit({ "rev-parse --show-toplevel": "/ci/checkout" }),
     readText: () => null,
+    realpath: (directory) => directory,
     stderrIsTty: false,
     ...overrides,
   });
@@ -97,6 +98,37 @@ describe("options", () => {
     assert.deepEqual(placed("/ci/build"), { workDir: "/ci/build", repositoryRoot: null });
     assert.deepEqual(placed("/ci/checkout-2/web"), { workDir: "/ci/checkout-2/web", repositoryRoot: null });
     assert.deepEqual(placed(".", { git: NO_GIT }), { workDir: "/ci/checkout/sub", repositoryRoot: null });
+  });
+
+  test("a work directory reached through a symbolic link is placed by its real path, its root sent through the link", () => {
+    // git names the checkout /ci/checkout; the job reaches it as /builds/acme, and clang wrote
+    // the report's paths under $PWD, /builds/acme/sub.
+    const links: Record<string, string> = {
+      "/builds/acme": "/ci/checkout",
+      "/builds/acme/sub": "/ci/checkout/sub",
+      "/ci/checkout/linked": "/ci/checkout/sub",
+      "/mnt/elsewhere": "/opt/elsewhere",
+    };
+    const realpath = (directory: string) => links[directory] ?? directory;
+    const placed = (workDir: string) => {
+      const options = resolveUploadOptions(
+        flagsOf({ ...required, "work-dir": workDir }),
+        around({ realpath }),
+      );
+      return { workDir: options.workDir, repositoryRoot: options.repositoryRoot };
+    };
+    assert.deepEqual(placed("/builds/acme/sub"), {
+      workDir: "/builds/acme/sub",
+      repositoryRoot: "/builds/acme",
+    });
+    // A link inside the checkout is a directory of it like any other.
+    assert.deepEqual(placed("/ci/checkout/linked"), {
+      workDir: "/ci/checkout/linked",
+      repositoryRoot: "/ci/checkout",
+    });
+    // The root through the link, and a link to somewhere else: workDir is the root, as before.
+    assert.deepEqual(placed("/builds/acme"), { workDir: "/builds/acme", repositoryRoot: null });
+    assert.deepEqual(placed("/mnt/elsewhere"), { workDir: "/mnt/elsewhere", repositoryRoot: null });
   });
 
   test("the .deepsource.toml sent is the repository root's, --config's, or none with --no-config", () => {

@@ -79,6 +79,8 @@ export interface UploadSurroundings {
   git: Git;
   /** Reads the CI's own files (GitHub's event payload). */
   readText: ReadText;
+  /** A directory's path with its symbolic links resolved; null when it does not exist. */
+  realpath: (directory: string) => string | null;
   stderrIsTty: boolean;
 }
 
@@ -168,6 +170,34 @@ function pullRequestOf(
   };
 }
 
+/** `directory`'s path below `root`, when it lies strictly inside it; null otherwise. */
+function below(root: string, directory: string): string | null {
+  const relative = path.relative(root, directory);
+  const outside = relative === "" || relative === ".." || relative.startsWith(`..${path.sep}`);
+  return outside || path.isAbsolute(relative) ? null : relative;
+}
+
+/**
+ * The checkout's root to send beside `workDir` when `workDir` lies inside the checkout, below its
+ * root (docs/ingestion.md "Where the report's paths lead"); null otherwise. git names the top
+ * level by its real path, while a tool writes paths under the directory it was given: a work
+ * directory reached through a symbolic link (a runner's `/builds`, macOS's `/var`, a checkout
+ * linked into a workspace) is placed by its real path, and the root is sent as reached through
+ * the same link, so that the report's absolute paths still fall under it. When the link lies
+ * inside the checkout, no such root exists, and none is sent.
+ */
+function repositoryRootOf(
+  workDir: string,
+  topLevel: string,
+  realpath: UploadSurroundings["realpath"],
+): string | null {
+  if (below(topLevel, workDir) !== null) return topLevel;
+  const real = realpath(workDir);
+  if (real === null || real === workDir || below(topLevel, real) === null) return null;
+  const root = path.resolve(workDir, path.relative(real, topLevel));
+  return realpath(root) === topLevel ? root : null;
+}
+
 /** The options of one invocation: flags first, then the CI's variables and git. */
 export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): UploadOptions {
   const fileFlag = flags.required("file");
@@ -193,9 +223,7 @@ export function resolveUploadOptions(flags: Flags, around: UploadSurroundings): 
   const workDirFlag = flags.optional("work-dir");
   const topLevel = around.git(["rev-parse", "--show-toplevel"]);
   const workDir = workDirFlag ? path.resolve(around.cwd, workDirFlag) : (topLevel ?? around.cwd);
-  const inCheckout = topLevel === null ? null : path.relative(topLevel, workDir);
-  const repositoryRoot =
-    inCheckout && !inCheckout.startsWith("..") && !path.isAbsolute(inCheckout) ? topLevel : null;
+  const repositoryRoot = topLevel === null ? null : repositoryRootOf(workDir, topLevel, around.realpath);
   return {
     file: fileFlag === "-" ? "-" : path.resolve(around.cwd, fileFlag),
     repository,
