@@ -297,7 +297,7 @@ describe("what an upload stored", () => {
     await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
     const sarif = await lint(["shop/src", "vendor"]);
     const outside = `file://${path.join(root, "vendor", "legacy.js")}`;
-    const warning = `2 of 4 results lie outside the repository and will not be stored (first: ${outside}); they are not under the upload's workDir "${checkout}": send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root.`;
+    const warning = `2 of 4 results lie outside the repository and will not be stored (first: ${outside}); they are not under the upload's workDir "${checkout}", as a dependency's or the system's files are not; if they are the repository's, send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root.`;
 
     const commit = aCommit();
     const cli = await createArtifact(repository, { commitOid: commit, text: sarif, workDir: checkout });
@@ -618,7 +618,7 @@ describe("errors that name the real problem", () => {
     });
     assert.equal(answer.ok, true);
     assert.deepEqual(answer.warnings, [
-      `1 of 6 files lies outside the repository and will not be counted (first: /usr/lib/python3/dist-packages/tabulate.py); they are not under the upload's workDir "${pythonWorkDir}": send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root.`,
+      `1 of 6 files lies outside the repository and will not be counted (first: /usr/lib/python3/dist-packages/tabulate.py); they are not under the upload's workDir "${pythonWorkDir}", as a dependency's or the system's files are not; if they are the repository's, send the directory the analyzer ran in as workDir (\`metadata.workDir\`; \`--work-dir\` for assay upload), or write paths relative to the repository root.`,
     ]);
     await processQueued();
     const artifact = (await runOf(commit)).artifacts.edges[0]!.node;

@@ -31,13 +31,25 @@ function verb(count: number, singular: string, plural: string): string {
   return `${count} ${count === 1 ? singular : plural}`;
 }
 
-/** What to do about paths outside the repository, for the upload's root (`workDir`, or `repositoryRoot`). */
-function outsideFix(workDir: string | null, field: "workDir" | "repositoryRoot" = "workDir"): string {
+/**
+ * What to do about paths outside the repository, for the upload's root (`workDir`, or
+ * `repositoryRoot`). When some of the report's paths were placed (`partly`), the root is likely
+ * right and the rest a dependency's or the system's (a vendored crate, a header under /usr), which
+ * are left out as they should be: the advice is then only for paths that are the repository's.
+ */
+function outsideFix(
+  workDir: string | null,
+  field: "workDir" | "repositoryRoot" = "workDir",
+  partly = false,
+): string {
   const send =
     "send the directory the analyzer ran in as workDir (`metadata.workDir`; `--work-dir` for assay upload), or write paths relative to the repository root";
-  return workDir === null
-    ? `absolute paths are made relative to the upload's workDir and this upload gave none: ${send}`
-    : `they are not under the upload's ${field} "${workDir}": ${send}`;
+  if (workDir === null)
+    return `absolute paths are made relative to the upload's workDir and this upload gave none: ${send}`;
+  const where = `they are not under the upload's ${field} "${workDir}"`;
+  return partly
+    ? `${where}, as a dependency's or the system's files are not; if they are the repository's, ${send}`
+    : `${where}: ${send}`;
 }
 
 /**
@@ -71,7 +83,7 @@ export function sarifPlacementWarnings(
   const warnings: string[] = [];
   if (outside > 0) {
     warnings.push(
-      `${outside} of ${summary.results} results ${outside === 1 ? "lies" : "lie"} outside the repository and will not be stored (first: ${first}); ${outsideFix(workDir, field)}.`,
+      `${outside} of ${summary.results} results ${outside === 1 ? "lies" : "lie"} outside the repository and will not be stored (first: ${first}); ${outsideFix(workDir, field, true)}.`,
     );
   }
   if (noLocation > 0) {
@@ -117,7 +129,7 @@ export function coveragePlacementWarnings(
   }
   const read = outside + report.files.length;
   return [
-    `${outside} of ${read} files ${outside === 1 ? "lies" : "lie"} outside the repository and will not be counted (first: ${first}); ${outsideFix(workDir, field)}.`,
+    `${outside} of ${read} files ${outside === 1 ? "lies" : "lie"} outside the repository and will not be counted (first: ${first}); ${outsideFix(workDir, field, true)}.`,
     ...(alternatives === null ? [] : [alternatives]),
   ];
 }
