@@ -5,9 +5,10 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|file-names]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|file-names]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
-#        subdirectory, file-names only the reports on files with unusual names; `sarif` makes both)
+#        subdirectory, gcc only GCC's reports, file-names only the reports on files with unusual
+#        names; `sarif` makes them all)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -38,6 +39,7 @@ readonly DEBIAN_PACKAGES=(
 readonly DEBIAN_PACKAGES_SBOM=(jq)
 readonly DEBIAN_PACKAGES_PULL_REQUEST=(jq git)
 readonly DEBIAN_PACKAGES_STATICCHECK_MODULE=(jq golang-go go-staticcheck)
+readonly DEBIAN_PACKAGES_GCC=(jq gcc)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -65,6 +67,7 @@ install_debian_packages() {
   [ "$WHAT" = sbom ] && wanted=("${DEBIAN_PACKAGES_SBOM[@]}")
   [ "$WHAT" = pull-request ] && wanted=("${DEBIAN_PACKAGES_PULL_REQUEST[@]}")
   [ "$WHAT" = staticcheck-module ] && wanted=("${DEBIAN_PACKAGES_STATICCHECK_MODULE[@]}")
+  [ "$WHAT" = gcc ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -333,6 +336,61 @@ make_file_names() {
   record_file_names "$ROOT/src/formats/sarif/fixtures/file-names"
 }
 
+# GCC's warnings and -fanalyzer as JSON, on the c-gcc project. GCC 12 (Debian 12) writes no SARIF
+# (that came in 13): -fdiagnostics-format=json writes one JSON list per file compiled, to stderr,
+# so a build's stderr (`make 2> gcc.json`) is the lists one after another: gcc.json is each
+# invocation's stderr appended in turn, and by-file/<name>.json each one alone (what a CI job that
+# uploads per file sends). legacy.c does not compile, and -Werror= makes one warning an error;
+# both make gcc exit 1. pricing.h is included by invoice.c and receipt.c, so GCC prints its
+# warnings twice. The text output of the same commands is the summary: each
+# `file:line:col: warning|error:` line by its [-W…] option, once as printed (`printed`) and once
+# for each distinct line (`sort -u`: the other figures).
+record_gcc() { # out-dir
+  local out=$1 source name gcc_flags=(-std=c11 -Wall -Wextra -Werror=unused-variable -fanalyzer)
+  log "GCC (warnings and -fanalyzer, as JSON)"
+  enter_project c-gcc
+  mkdir -p "$out/by-file"
+  : >"$out/gcc.json"
+  : >"$out/gcc.tool-output.txt"
+  for source in src/*.c; do
+    name=$(basename "$source" .c)
+    expect_status "0 1" gcc "${gcc_flags[@]}" -fdiagnostics-format=json -c "$source" -o /dev/null 2>"$out/by-file/$name.json"
+    cat "$out/by-file/$name.json" >>"$out/gcc.json"
+    expect_status "0 1" gcc "${gcc_flags[@]}" -c "$source" -o /dev/null 2>>"$out/gcc.tool-output.txt"
+  done
+  write_summary "$out/gcc.summary.json" gcc "$(gcc --version | head -n 1)" \
+    "for each src/*.c: gcc ${gcc_flags[*]} -fdiagnostics-format=json -c <file> -o /dev/null" "$PWD" "$(
+      jq -Rn 'def figures: (map(select(.option != null))) as $findings
+          | {warnings: ($findings | map(select(.kind == "warning")) | length),
+             errors: ($findings | map(select(.kind == "error")) | length),
+             notCompiled: (map(select(.option == null and .kind != "warning")) | length),
+             byRule: ($findings | group_by(.option) | map({key: .[0].option, value: {
+               errors: map(select(.kind == "error")) | length, warnings: map(select(.kind == "warning")) | length}})
+               | from_entries)};
+        [inputs | select(test("^[^ :]+:[0-9]+:[0-9]+: (warning|error|fatal error): "))] as $lines
+        | [$lines[] | capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<kind>warning|error|fatal error): (?<message>.*)$")
+            | . + {option: (.message | capture("\\[(?<o>-W[^]]+)\\]$").o // null)}] as $printed
+        | [$lines | unique[] | capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<kind>warning|error|fatal error): (?<message>.*)$")
+            | . + {option: (.message | capture("\\[(?<o>-W[^]]+)\\]$").o // null)}] as $distinct
+        | ($distinct | figures) + {printed: ($printed | figures | del(.byRule))}' "$out/gcc.tool-output.txt"
+    )"
+  add_fixture sarif gcc gcc/gcc.json gcc-json relative gcc/gcc.summary.json gcc/gcc.tool-output.txt "$(
+    cd "$out" && printf '%s\n' by-file/*.json | jq -Rn '{byFile: [inputs | "gcc/\(.)"]}'
+  )"
+}
+
+# `scripts/make-fixtures.sh gcc`: only GCC's fixture, its manifest entry kept where it was.
+make_gcc() {
+  local out="$ROOT/src/formats/sarif/fixtures" manifest="$ROOT/src/formats/sarif/fixtures/manifest.json"
+  rm -rf "$out/gcc"
+  mkdir -p "$out/gcc" "$WORK/_manifest"
+  : >"$WORK/_manifest/sarif.jsonl"
+  record_gcc "$out/gcc"
+  jq --slurpfile new "$WORK/_manifest/sarif.jsonl" 'map(if .file == $new[0].file then $new[0] else . end)' \
+    "$manifest" >"$WORK/_manifest.json"
+  mv "$WORK/_manifest.json" "$manifest"
+}
+
 # ---------------------------------------------------------------------------------------------
 make_sarif() {
   begin_kind sarif
@@ -377,32 +435,7 @@ make_sarif() {
   )"
   add_fixture sarif cppcheck cppcheck/cppcheck.xml cppcheck-xml relative cppcheck/cppcheck.summary.json cppcheck/cppcheck.tool-output.txt
 
-  log "GCC (warnings and -fanalyzer, as JSON)"
-  enter_project c-gcc
-  # GCC 12 (Debian 12) writes no SARIF (that came in 13): -fdiagnostics-format=json writes one
-  # JSON list per file compiled, to stderr, as a build does. legacy.c does not compile, and
-  # -Werror= makes one warning an error; both make gcc exit 1. The text output of the same
-  # commands is the summary: each `file:line:col: warning|error:` line, by its [-W…] option.
-  local source gcc_flags=(-std=c11 -Wall -Wextra -Werror=unused-variable -fanalyzer)
-  : >"$out/gcc/gcc.json"
-  : >"$out/gcc/gcc.tool-output.txt"
-  for source in src/*.c; do
-    expect_status "0 1" gcc "${gcc_flags[@]}" -fdiagnostics-format=json -c "$source" -o /dev/null 2>>"$out/gcc/gcc.json"
-    expect_status "0 1" gcc "${gcc_flags[@]}" -c "$source" -o /dev/null 2>>"$out/gcc/gcc.tool-output.txt"
-  done
-  write_summary "$out/gcc/gcc.summary.json" gcc "$(gcc --version | head -n 1)" \
-    "for each src/*.c: gcc ${gcc_flags[*]} -fdiagnostics-format=json -c <file> -o /dev/null" "$PWD" "$(
-      jq -Rn '[inputs | capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<kind>warning|error|fatal error): (?<message>.*)$")
-          | . + {option: (.message | capture("\\[(?<o>-W[^]]+)\\]$").o // null)}] as $diagnostics
-        | ($diagnostics | map(select(.option != null))) as $findings
-        | {warnings: ($findings | map(select(.kind == "warning")) | length),
-           errors: ($findings | map(select(.kind == "error")) | length),
-           notCompiled: ($diagnostics | map(select(.option == null and .kind != "warning")) | length),
-           byRule: ($findings | group_by(.option) | map({key: .[0].option, value: {
-             errors: map(select(.kind == "error")) | length, warnings: map(select(.kind == "warning")) | length}})
-             | from_entries)}' "$out/gcc/gcc.tool-output.txt"
-    )"
-  add_fixture sarif gcc gcc/gcc.json gcc-json relative gcc/gcc.summary.json gcc/gcc.tool-output.txt
+  record_gcc "$out/gcc"
 
   log "Staticcheck"
   enter_project go-lint
@@ -1061,13 +1094,14 @@ make_pull_request() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | file-names) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module or file-names)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | file-names) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc or file-names)" ;;
 esac
 install_debian_packages
-[ "$WHAT" = staticcheck-module ] || install_npm_tools
+[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = file-names ]; then make_file_names; fi
+if [ "$WHAT" = gcc ]; then make_gcc; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi

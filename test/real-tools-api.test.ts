@@ -616,12 +616,17 @@ describe("go vet's JSON through the API, compared with vet's own output", () => 
 
 // --- GCC JSON ------------------------------------------------------------------------------------
 
-/** GCC's summary: warnings per option and level as its text output printed them, and the errors with no option. */
+/**
+ * GCC's summary: the distinct warnings (`sort -u` of its text output's `file:line:col:` lines) per
+ * option and level, the errors with no option, and the lines as printed, where a header's warning
+ * comes once for each file that includes it.
+ */
 interface GccFigures {
   warnings: number;
   errors: number;
   notCompiled: number;
   byRule: Record<string, { errors: number; warnings: number }>;
+  printed: { warnings: number; errors: number; notCompiled: number };
 }
 
 /**
@@ -637,39 +642,100 @@ function gccMapping(option: string, level: Level): { category: string; severity:
   return { category: cleanup ? "ANTI_PATTERN" : "BUG_RISK", severity: lintScale(level) };
 }
 
+/** The findings GCC's distinct warnings must give, per issue, by category and severity. */
+function gccExpected(figures: GccFigures): Record<string, Record<string, number>> {
+  const expected: Record<string, Record<string, number>> = {};
+  for (const [printed, levels] of Object.entries(figures.byRule)) {
+    // GCC prints a warning made an error as [-Werror=<name>]; its issue is the warning's.
+    const option = printed.replace(/^-Werror=/, "-W");
+    for (const level of ["error", "warning"] as const) {
+      const count = level === "error" ? levels.errors : levels.warnings;
+      if (count === 0) continue;
+      const mapped = gccMapping(option, level);
+      const row = expected[option] ?? {};
+      expected[option] = row;
+      const key = `${mapped.category} ${mapped.severity}`;
+      row[key] = (row[key] ?? 0) + count;
+    }
+  }
+  return expected;
+}
+
 describe("GCC's JSON through the API, compared with GCC's own text output", () => {
   const fixtures = listToolFixtures("sarif").filter((fixture) => fixture.format === "gcc-json");
   it("the manifest lists a GCC fixture", () => assert.ok(fixtures.length > 0));
 
   for (const fixture of fixtures) {
-    it(`${fixture.file}: every warning GCC printed, by its option and level; the file that does not compile said`, async () => {
+    it(`${fixture.file}: every distinct warning GCC printed, by its option and level; a header's repeats counted once; the file that does not compile said`, async () => {
       const figures = summaryOf(fixture).figures as unknown as GccFigures;
-      const total = figures.warnings + figures.errors;
+      const distinct = figures.warnings + figures.errors;
+      const printed = figures.printed.warnings + figures.printed.errors;
+      assert.ok(printed > distinct, "the fixture has a header whose warnings GCC printed for two files");
       const { id } = await uploadFixture(fixture, { analyzer: "gcc", analyzerType: "community" });
       const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
-      assertProcessed(node, { format: "GCC JSON", read: total, stored: total });
+      assertProcessed(node, {
+        format: "GCC JSON",
+        read: printed,
+        stored: distinct,
+        skipped: [{ reason: "REPEATED", count: printed - distinct }],
+      });
       assert.equal(figures.notCompiled, 1, "the fixture has one file GCC could not compile");
-      assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
+      assert.equal(node.warnings.length, 2, JSON.stringify(node.warnings));
+      assert.equal(
+        node.warnings[0],
+        `${printed - distinct} diagnostic(s) repeat one given earlier in the report (the same rule, message, file, line and column, as GCC prints a header's warning for each file that includes it) and were counted once.`,
+      );
       assert.match(
-        node.warnings[0]!,
+        node.warnings[1]!,
         /^The tool reported 1 error of its own, which is not a finding \(".*" at src\/legacy\.c:3\)/,
       );
+      assert.equal(node.check.occurrences.totalCount, distinct);
+      assertFindingsAsDocumented(node.check, gccExpected(figures));
+    });
 
-      const expected: Record<string, Record<string, number>> = {};
-      for (const [printed, levels] of Object.entries(figures.byRule)) {
-        // GCC prints a warning made an error as [-Werror=<name>]; its issue is the warning's.
-        const option = printed.replace(/^-Werror=/, "-W");
-        for (const level of ["error", "warning"] as const) {
-          const count = level === "error" ? levels.errors : levels.warnings;
-          if (count === 0) continue;
-          const mapped = gccMapping(option, level);
-          const row = expected[option] ?? {};
-          expected[option] = row;
-          const key = `${mapped.category} ${mapped.severity}`;
-          row[key] = (row[key] ?? 0) + count;
-        }
+    it(`${fixture.file}: each file's output uploaded as a report of its own gives the same findings as the whole build's`, async () => {
+      const figures = summaryOf(fixture).figures as unknown as GccFigures;
+      const parts = fixture.byFile ?? [];
+      assert.ok(parts.length > 1, "the manifest lists each GCC invocation's output (byFile)");
+      const repository = await aRepository(server.db, account);
+      const commitOid = aCommitOid();
+      const nodes: Array<ArtifactOut & { check: SarifCheckOut }> = [];
+      for (const part of parts) {
+        // One upload processed before the next into the same run (see the placement test).
+        const { id } = await uploadFixture(
+          { ...fixture, file: part },
+          { analyzer: "gcc", analyzerType: "community" },
+          { repository, commitOid },
+        );
+        nodes.push((await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id })).node);
+        console.log(
+          "DEBUG",
+          part,
+          JSON.stringify(nodes.at(-1)!.skipped),
+          nodes.at(-1)!.storedCount,
+          nodes.at(-1)!.check.occurrences.totalCount,
+          JSON.stringify(nodes.at(-1)!.warnings),
+        );
       }
-      assertFindingsAsDocumented(node.check, expected);
+      const sum = (pick: (node: ArtifactOut) => number | null) =>
+        nodes.reduce((n, node) => n + (pick(node) ?? 0), 0);
+      const alreadyReported = sum(
+        (node) => node.skipped.find((skip) => skip.reason === "ALREADY_REPORTED")?.count ?? 0,
+      );
+      assert.deepEqual(
+        { read: sum((node) => node.readCount), stored: sum((node) => node.storedCount), alreadyReported },
+        {
+          read: figures.printed.warnings + figures.printed.errors,
+          stored: figures.warnings + figures.errors,
+          alreadyReported:
+            figures.printed.warnings + figures.printed.errors - figures.warnings - figures.errors,
+        },
+      );
+      assert.ok(nodes.every((node) => !node.skipped.some((skip) => skip.reason === "REPEATED")));
+      // The check holds every part: the last one's answer is the whole check's.
+      const last = nodes.at(-1)!;
+      assert.equal(last.check.occurrences.totalCount, figures.warnings + figures.errors);
+      assertFindingsAsDocumented(last.check, gccExpected(figures));
     });
   }
 });

@@ -53,6 +53,11 @@ export interface ToolFixture {
   stripPrefixes?: string[];
   /** The Go modules an upload sends with a profile of modules in subdirectories (`go list -m`). */
   goModules?: GoModule[];
+  /**
+   * A build's report made of one output per compiler invocation (GCC's JSON): each invocation's
+   * output alone, in order, relative to the kind's fixtures folder; `file` is them one after another.
+   */
+  byFile?: string[];
 }
 
 /**
@@ -118,6 +123,11 @@ export function toolFixture(kind: FixtureKind, tool: string, name: string): Tool
 /** The text of a real tool's report, e.g. `readToolFixture("sarif", "clang", "inventory.sarif")`. */
 export function readToolFixture(kind: FixtureKind, tool: string, name: string): string {
   return fs.readFileSync(path.join(fixtureDir(kind), toolFixture(kind, tool, name).file), "utf8");
+}
+
+/** The text of a file of a kind's fixtures folder a manifest entry names (`byFile`'s reports). */
+export function readFixtureFile(kind: FixtureKind, file: string): string {
+  return fs.readFileSync(path.join(fixtureDir(kind), file), "utf8");
 }
 
 /** The summary of the run that made `<tool>/<name>`. */

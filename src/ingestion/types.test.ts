@@ -19,6 +19,8 @@ describe("artifact results", () => {
     assert.equal(isEverythingLost([result(0, { ALREADY_REPORTED: 3 })]), false);
     // Files the configuration excludes are its decision too.
     assert.equal(isEverythingLost([result(0, { EXCLUDED: 2 })]), false);
+    // A diagnostic the report repeats (GCC's header warnings) is in the check once, as the first.
+    assert.equal(isEverythingLost([result(0, { NOT_REPORTED: 1, REPEATED: 2 })]), false);
     assert.equal(isEverythingLost([result(0, {})]), false, "an empty report is a clean one");
     assert.equal(isEverythingLost([]), false);
   });

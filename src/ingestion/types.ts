@@ -110,6 +110,8 @@ export type SkipReason =
   | "UNSTORABLE_TEXT"
   /** A SARIF result another published report of the same check already gave (the same fingerprint). */
   | "ALREADY_REPORTED"
+  /** A diagnostic the same report gave before (GCC's warning in a header, printed for each file including it). */
+  | "REPEATED"
   /** A SARIF result in a file the configuration's `exclude_patterns` match. */
   | "EXCLUDED";
 
@@ -126,6 +128,7 @@ export const SKIP_REASONS: readonly SkipReason[] = [
   "PROJECT_PACKAGE",
   "UNSTORABLE_TEXT",
   "ALREADY_REPORTED",
+  "REPEATED",
   "EXCLUDED",
 ];
 
@@ -140,6 +143,7 @@ export const DELIBERATE_SKIP_REASONS: ReadonlySet<SkipReason> = new Set([
   "ABSENT",
   "NOT_A_FAILURE",
   "ALREADY_REPORTED",
+  "REPEATED",
   "EXCLUDED",
   "PROJECT_PACKAGE",
 ]);

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { readFindings } from "../findings.ts";
-import { readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
+import { readFixtureFile, readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
 import type { SarifEvent, SarifResult, SarifToolError } from "../sarif/types.ts";
 import { GccFormatError, readGccJson } from "./reader.ts";
 
@@ -14,12 +14,16 @@ import { GccFormatError, readGccJson } from "./reader.ts";
 const FIXTURE = readToolFixture("sarif", "gcc", "gcc.json");
 const WORK_DIR = toolFixture("sarif", "gcc", "gcc.json").workDir;
 
+/** GCC's text output: the distinct `file:line:col:` lines (`sort -u`), and all lines as printed. */
 interface GccFigures {
   warnings: number;
   errors: number;
   notCompiled: number;
   byRule: Record<string, { errors: number; warnings: number }>;
+  printed: { warnings: number; errors: number; notCompiled: number };
 }
+
+const FIGURES = readToolSummary("sarif", "gcc", "gcc.json").figures as unknown as GccFigures;
 
 async function eventsOf(chunks: Iterable<string | Uint8Array>, workDir: string | null = WORK_DIR) {
   const events: SarifEvent[] = [];
@@ -57,14 +61,15 @@ function diagnostic(fields: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe("GCC JSON reader", () => {
-  it("reads every warning GCC printed, per option and level, one run first", async () => {
+  it("reads every warning GCC printed, the distinct ones per option and level, one run first", async () => {
     const events = await eventsOf([FIXTURE]);
     assert.equal(events[0]?.type, "run");
     assert.equal(events.filter((event) => event.type === "run").length, 1);
     const run = events[0]?.type === "run" ? events[0].run : undefined;
     assert.deepEqual({ name: run?.tool.name, rules: run?.tool.rules }, { name: "gcc", rules: [] });
-    const summary = readToolSummary("sarif", "gcc", "gcc.json").figures as unknown as GccFigures;
-    const results = resultsOf(events);
+    const summary = FIGURES;
+    assert.equal(resultsOf(events).length, summary.printed.warnings + summary.printed.errors);
+    const results = resultsOf(events).filter((result) => result.repeatOf === undefined);
     assert.equal(results.length, summary.warnings + summary.errors);
     // GCC prints a warning made an error as [-Werror=<name>]: its rule is the warning, -W<name>.
     const expected = Object.fromEntries(
@@ -118,6 +123,53 @@ describe("GCC JSON reader", () => {
         place.message,
       ]),
       [["src/orders.c", 25, 29, "unsigned int"]],
+    );
+  });
+
+  it("marks a header's warning printed again for another file as a repeat of the first", async () => {
+    const results = resultsOf(await eventsOf([FIXTURE]));
+    const inHeader = results.filter((result) => result.locations[0]?.path === "src/pricing.h");
+    // invoice.c and receipt.c both include pricing.h: GCC printed its two warnings for each.
+    assert.equal(FIGURES.printed.warnings - FIGURES.warnings, 2);
+    assert.deepEqual(
+      inHeader.map((result) => [result.ruleId, result.locations[0]?.region?.startLine, result.repeatOf]),
+      [
+        ["-Wtype-limits", 8, undefined],
+        ["-Wanalyzer-possible-null-dereference", 13, undefined],
+        ["-Wtype-limits", 8, inHeader[0]?.index],
+        ["-Wanalyzer-possible-null-dereference", 13, inHeader[1]?.index],
+      ],
+    );
+    // Each file's report alone repeats nothing.
+    for (const name of ["invoice", "receipt"]) {
+      const alone = resultsOf(await eventsOf([readFixtureFile("sarif", `gcc/by-file/${name}.json`)]));
+      assert.ok(alone.length >= 2 && alone.every((result) => result.repeatOf === undefined), name);
+    }
+  });
+
+  it("marks a repeat by rule, message, file, line and column; another column or message is another finding", async () => {
+    const place = (column: number) => [{ caret: { file: "src/a.h", line: 3, column } }];
+    const list = (items: Record<string, unknown>[]) => JSON.stringify(items.map(diagnostic));
+    const text = [
+      list([{ locations: place(5) }, { locations: place(6) }]),
+      list([
+        { locations: place(5) },
+        { locations: place(5), message: "other" },
+        { locations: place(5), option: "-Wall" },
+      ]),
+      // The same header reached through another include path is the same place.
+      list([
+        {
+          locations: [{ caret: { file: "src/../src/a.h", line: 3, column: 5 } }],
+          kind: "error",
+          option: "-Werror=format=",
+        },
+      ]),
+    ].join("\n");
+    const results = resultsOf(await eventsOf([text]));
+    assert.deepEqual(
+      results.map((result) => result.repeatOf),
+      [undefined, undefined, 0, undefined, undefined, 0],
     );
   });
 

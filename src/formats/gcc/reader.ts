@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
@@ -30,6 +31,13 @@ import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "..
  * or an internal error is the tool's own error: that file was not analyzed; so is a line of text
  * between the lists (`make: *** [Makefile:3: a.o] Error 1`, when make's stderr is captured with
  * GCC's). The analyzer's `path` (the events that lead to a finding) and fix-it hints are not kept.
+ *
+ * GCC prints a header's warnings once for each file that includes it, so a build's lists repeat
+ * them: a warning with the same rule, message and place (file, line, column) as an earlier one is
+ * yielded with `repeatOf`, the earlier one's index, and is not a finding of its own (processing
+ * skips it as `REPEATED`), so one whole-build report holds what the files' reports uploaded one by
+ * one hold. The notes and the analyzer's path may differ from one file to another (the callers
+ * differ); the first one's are kept.
  */
 
 /** Which rule of the format a document broke. */
@@ -104,6 +112,8 @@ class GccReader implements TextReportReader {
   private readonly nesting = new JsonNesting();
   /** The line of text being read between two lists, or null inside or before a list. */
   private textLine: string | null = null;
+  /** Each distinct warning's identity (a hash of its rule, message and place), with its index. */
+  private readonly distinct = new Map<string, number>();
 
   constructor(workDir: string | null, directory: string | null) {
     this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
@@ -245,8 +255,32 @@ class GccReader implements TextReportReader {
       partialFingerprints: {},
       fingerprints: {},
     };
+    const repeatOf = this.firstOf(result);
+    if (repeatOf !== null) result.repeatOf = repeatOf;
     this.results += 1;
     this.events.push({ type: "result", result });
+  }
+
+  /**
+   * The index of an earlier result with the same rule, message and place as `result`, or null
+   * (then `result` is remembered as the first). The place is the resolved path, so a header reached
+   * through two include paths (`src/../include/a.h`, `include/a.h`) is one place; the level is not
+   * part of it, as in the fingerprint (a warning made an error in one file only stays one finding).
+   */
+  private firstOf(result: SarifResult): number | null {
+    const first = result.locations[0];
+    const place =
+      first === undefined
+        ? null
+        : [first.path ?? first.uri, first.region?.startLine, first.region?.startColumn];
+    // A hash, not the text: the memory for each distinct warning stays small whatever its message.
+    const identity = createHash("sha256")
+      .update(JSON.stringify([result.ruleId, result.message, place]))
+      .digest("base64");
+    const earlier = this.distinct.get(identity);
+    if (earlier !== undefined) return earlier;
+    this.distinct.set(identity, result.index);
+    return null;
   }
 
   /** A diagnostic's `locations`: each caret (where GCC points, as its text output does) to its finish. */

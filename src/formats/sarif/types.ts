@@ -151,6 +151,12 @@ export interface SarifResult {
   baselineState: "new" | "unchanged" | "updated" | "absent" | null;
   partialFingerprints: Record<string, string>;
   fingerprints: Record<string, string>;
+  /**
+   * Set when the report gave this very diagnostic before (its `index` here): GCC prints a header's
+   * warning again for every file that includes it (docs/ingestion-sarif.md "GCC"). Such a result
+   * is not a finding of its own.
+   */
+  repeatOf?: number;
 }
 
 /**

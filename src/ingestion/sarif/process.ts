@@ -249,6 +249,10 @@ export async function stageSarif(
         continue;
       }
       const result = event.result;
+      if (result.repeatOf !== undefined) {
+        tally.skip("REPEATED");
+        continue;
+      }
       const location = placementOf(result);
       if (typeof location === "string") {
         tally.skip(location);
@@ -301,6 +305,7 @@ export async function stageSarif(
       ),
     );
   if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
+  if (tally.skipped.REPEATED) tally.warn(repeatedWarning(tally.skipped.REPEATED));
   if (firstExcluded !== null) {
     tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, config.whose));
   }
@@ -392,6 +397,11 @@ function testPatternsWarning(rules: number, tests: PathPatterns, whose: "run" | 
     return `${rules} TEST_PATTERN ignore rule(s) ignore their issue in test files, but the ${whose}'s .deepsource.toml names none (no test_patterns), so they ignored nothing.`;
   }
   return refusedPatternsWarning(tests, "test", whose);
+}
+
+/** The sentence telling the uploader that diagnostics the report repeats were counted once. */
+function repeatedWarning(count: number): string {
+  return `${count} diagnostic(s) repeat one given earlier in the report (the same rule, message, file, line and column, as GCC prints a header's warning for each file that includes it) and were counted once.`;
 }
 
 /** The sentence telling the uploader that results without a file were left out. */

@@ -21,6 +21,7 @@ export const ARTIFACT_SKIP_REASONS = [
   "PROJECT_PACKAGE",
   "UNSTORABLE_TEXT",
   "ALREADY_REPORTED",
+  "REPEATED",
   "EXCLUDED",
 ] as const;
 export type ArtifactSkipReason = (typeof ARTIFACT_SKIP_REASONS)[number];

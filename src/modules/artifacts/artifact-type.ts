@@ -77,6 +77,8 @@ const SKIP_REASON_DESCRIPTIONS: Record<ArtifactSkipReason, string> = {
     "A SARIF result whose rule id, message, file paths or fingerprints contain a NUL character or an unpaired UTF-16 surrogate: text that cannot be stored as sent, and is not stored altered.",
   ALREADY_REPORTED:
     "A SARIF result that another processed artifact of the same check already reported (the same finding, by fingerprint), such as a CI job run again: it is counted once, as that artifact's. The artifact's warnings name the artifacts holding them.",
+  REPEATED:
+    "A diagnostic the same report already gave, with the same rule, message and place: GCC's JSON output repeats a header's warning for every file that includes it. It is counted once, as the first.",
   EXCLUDED:
     "A SARIF result in a file the `.deepsource.toml`'s `exclude_patterns` match (the run's configuration, else the repository's): DeepSource reports no finding there. The artifact's warnings name the first such file and its pattern.",
 };
