@@ -5,10 +5,10 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|file-names]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
-#        subdirectory, gcc only GCC's reports, file-names only the reports on files with unusual
-#        names; `sarif` makes them all)
+#        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
+#        files with unusual names; `sarif` makes them all)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -40,6 +40,7 @@ readonly DEBIAN_PACKAGES_SBOM=(jq)
 readonly DEBIAN_PACKAGES_PULL_REQUEST=(jq git)
 readonly DEBIAN_PACKAGES_STATICCHECK_MODULE=(jq golang-go go-staticcheck)
 readonly DEBIAN_PACKAGES_GCC=(jq gcc)
+readonly DEBIAN_PACKAGES_ESLINT=(jq)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -68,6 +69,7 @@ install_debian_packages() {
   [ "$WHAT" = pull-request ] && wanted=("${DEBIAN_PACKAGES_PULL_REQUEST[@]}")
   [ "$WHAT" = staticcheck-module ] && wanted=("${DEBIAN_PACKAGES_STATICCHECK_MODULE[@]}")
   [ "$WHAT" = gcc ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
+  [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -379,13 +381,41 @@ record_gcc() { # out-dir
   )"
 }
 
-# `scripts/make-fixtures.sh gcc`: only GCC's fixture, its manifest entry kept where it was.
-make_gcc() {
+# ESLint with the SARIF formatter, on the js-lint project. The summary: the stylish formatter's
+# totals, and from the JSON formatter the problems per rule and, apart (`withoutRule`), those of
+# no rule, such as an unused eslint-disable directive, which ESLint counts among its problems and
+# the SARIF formatter files under the invocation's toolConfigurationNotifications.
+record_eslint() { # out-dir
+  local out=$1
+  log "ESLint"
+  enter_project js-lint
+  # The formatter is resolved through NODE_PATH, from the tools directory.
+  NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint.sarif"
+  expect_status "1" "$BIN/eslint" src >"$out/eslint.tool-output.txt"
+  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint.json"
+  write_summary "$out/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
+    "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
+      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile results "$WORK/_eslint.json" --arg root "$PWD/" '
+        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
+        | [$results[0][] | (.filePath | ltrimstr($root)) as $file | .messages[] | . + {file: $file}] as $messages
+        | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+           formatterSarif: "'"$ESLINT_SARIF_VERSION"'",
+           byRule: ($messages | map(select(.ruleId != null)) | group_by(.ruleId) | map({key: .[0].ruleId, value: {
+             errors: map(select(.severity == 2)) | length, warnings: map(select(.severity == 1)) | length}})
+             | from_entries),
+           withoutRule: ($messages | map(select(.ruleId == null)
+             | {file, line, column, level: (if .severity == 2 then "error" else "warning" end), message}))}'
+    )"
+  add_fixture sarif eslint eslint/eslint.sarif sarif absolute-file-uri eslint/eslint.summary.json eslint/eslint.tool-output.txt
+}
+
+# `scripts/make-fixtures.sh gcc|eslint`: only that tool's fixture, its manifest entry kept where it was.
+make_one_sarif_fixture() { # tool record-function
   local out="$ROOT/src/formats/sarif/fixtures" manifest="$ROOT/src/formats/sarif/fixtures/manifest.json"
-  rm -rf "$out/gcc"
-  mkdir -p "$out/gcc" "$WORK/_manifest"
+  rm -rf "${out:?}/$1"
+  mkdir -p "$out/$1" "$WORK/_manifest"
   : >"$WORK/_manifest/sarif.jsonl"
-  record_gcc "$out/gcc"
+  "$2" "$out/$1"
   jq --slurpfile new "$WORK/_manifest/sarif.jsonl" 'map(if .file == $new[0].file then $new[0] else . end)' \
     "$manifest" >"$WORK/_manifest.json"
   mv "$WORK/_manifest.json" "$manifest"
@@ -482,23 +512,7 @@ make_sarif() {
   )"
   add_fixture sarif govet govet/vet.json go-vet-json absolute govet/vet.summary.json govet/vet.tool-output.txt
 
-  log "ESLint"
-  enter_project js-lint
-  # The formatter is resolved through NODE_PATH, from the tools directory.
-  NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint/eslint.sarif"
-  expect_status "1" "$BIN/eslint" src >"$out/eslint/eslint.tool-output.txt"
-  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint.json"
-  write_summary "$out/eslint/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
-    "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
-      jq -n --rawfile stylish "$out/eslint/eslint.tool-output.txt" --slurpfile results "$WORK/_eslint.json" '
-        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
-        | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
-           formatterSarif: "'"$ESLINT_SARIF_VERSION"'",
-           byRule: ([$results[0][].messages[]] | group_by(.ruleId) | map({key: .[0].ruleId, value: {
-             errors: map(select(.severity == 2)) | length, warnings: map(select(.severity == 1)) | length}})
-             | from_entries)}'
-    )"
-  add_fixture sarif eslint eslint/eslint.sarif sarif absolute-file-uri eslint/eslint.summary.json eslint/eslint.tool-output.txt
+  record_eslint "$out/eslint"
 
   log "Biome"
   expect_status "1" "$BIN/biome" lint --colors=off --reporter=sarif src >"$out/biome/biome.sarif" 2>/dev/null
@@ -1094,14 +1108,15 @@ make_pull_request() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | file-names) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc or file-names)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint or file-names)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = file-names ]; then make_file_names; fi
-if [ "$WHAT" = gcc ]; then make_gcc; fi
+if [ "$WHAT" = gcc ]; then make_one_sarif_fixture gcc record_gcc; fi
+if [ "$WHAT" = eslint ]; then make_one_sarif_fixture eslint record_eslint; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi

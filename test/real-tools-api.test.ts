@@ -192,10 +192,37 @@ type Level = "error" | "warning";
 type Severity = "CRITICAL" | "MAJOR" | "MINOR";
 const SEVERITY_ORDER: readonly Severity[] = ["CRITICAL", "MAJOR", "MINOR"];
 
-/** What the tool's summary says: results per rule and level. */
+/** What the tool's summary says: results per rule and level, and the warnings the upload must carry. */
 interface SarifFigures {
   total: number;
   byRule: Map<string, Record<Level, number>>;
+  warnings: string[];
+}
+
+/**
+ * The warning ESLint's problems of no rule must give (`withoutRule`, from its JSON output), which
+ * its SARIF formatter files under toolConfigurationNotifications: its unused directives, at
+ * `error`, are errors about its configuration (docs/ingestion-sarif.md "The tool's own errors");
+ * anything else there fails until this test says what it must give.
+ */
+function eslintNoticeWarnings(source: string, notices: unknown): string[] {
+  if (notices === undefined) return [];
+  if (!Array.isArray(notices)) throw new Error(`${source}: withoutRule is not a list`);
+  const errors = notices.filter((notice) => isRecord(notice) && notice.level === "error");
+  const first = errors[0] as { message: string; file: string; line: number } | undefined;
+  if (first === undefined) return [];
+  for (const { message } of errors as Array<{ message: string }>) {
+    if (!message.startsWith("Unused eslint-disable directive"))
+      throw new Error(`${source}: ESLint printed "${message}" with no rule: say what it must give`);
+  }
+  const what =
+    errors.length === 1
+      ? "1 error about its configuration, which is not a finding ("
+      : `${errors.length} errors about its configuration, which are not findings (first: `;
+  const notifications = errors.length === 1 ? "a notification" : "notifications";
+  return [
+    `The tool reported ${what}"${first.message}" at ${first.file}:${first.line}): ${notifications} about how it was set up or directed, not about code it could not analyze.`,
+  ];
 }
 
 /**
@@ -209,9 +236,16 @@ function sarifFigures(fixture: ToolFixture): SarifFigures {
   const perRule = figures.byRule ?? figures.byChecker;
   if (!isRecord(perRule))
     throw new Error(`${source}: the summary has no results per rule (byRule or byChecker)`);
-  const errors = figures.errors === undefined ? 0 : numberAt(source, figures, "errors");
-  const warnings = numberAt(source, figures, "warnings");
-  const total = figures.problems === undefined ? errors + warnings : numberAt(source, figures, "problems");
+  // ESLint counts its problems of no rule (an unused directive) among its errors: not results.
+  const notices = Array.isArray(figures.withoutRule) ? figures.withoutRule.filter(isRecord) : [];
+  const noticesAt = (level: Level) => notices.filter((notice) => notice.level === level).length;
+  const errors =
+    (figures.errors === undefined ? 0 : numberAt(source, figures, "errors")) - noticesAt("error");
+  const warnings = numberAt(source, figures, "warnings") - noticesAt("warning");
+  const total =
+    figures.problems === undefined
+      ? errors + warnings
+      : numberAt(source, figures, "problems") - notices.length;
   assert.equal(errors + warnings, total, `${source}: the tool's problems are its errors and warnings`);
   const byRule = new Map<string, Record<Level, number>>();
   for (const [rule, counts] of Object.entries(perRule)) {
@@ -230,7 +264,7 @@ function sarifFigures(fixture: ToolFixture): SarifFigures {
   }
   const sum = [...byRule.values()].reduce((n, c) => n + c.error + c.warning, 0);
   assert.equal(sum, total, `${source}: the per-rule figures add up to the tool's total`);
-  return { total, byRule };
+  return { total, byRule, warnings: eslintNoticeWarnings(source, figures.withoutRule) };
 }
 
 /** The parts of a SARIF log the documented mapping reads besides the rule id: the driver and its rules' properties. */
@@ -465,12 +499,16 @@ describe("every real tool's SARIF through the API, compared with the tool's own 
           `${fixture.file} carries security-severity: extend this test with the documented bands`,
         );
       }
-      const { id } = await uploadFixture(fixture, { analyzer: fixture.tool, analyzerType: "community" });
-      const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id });
+      const upload = await uploadFixture(fixture, { analyzer: fixture.tool, analyzerType: "community" });
+      // The upload's answer says what processing says, before it.
+      assert.deepEqual(upload.warnings, figures.warnings);
+      const { node } = await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, {
+        id: upload.id,
+      });
 
       // The artifact read every result the tool counted and stored each (all lie in the work directory).
       assertProcessed(node, { format: "SARIF 2.1.0", read: figures.total, stored: figures.total });
-      assert.deepEqual(node.warnings, []);
+      assert.deepEqual(node.warnings, figures.warnings);
 
       // Each finding: per rule, as many of each severity as the tool counted at the level the
       // documented scale maps to it, and the rule's documented category.

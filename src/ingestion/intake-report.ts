@@ -91,8 +91,7 @@ export function sarifPlacementWarnings(
       `${noLocation} of ${summary.results} results ${noLocation === 1 ? "names" : "name"} no file (no location, or only logical ones) and will not be stored.`,
     );
   }
-  const toolWarning = summary.toolErrors.warning();
-  if (toolWarning !== null) warnings.push(toolWarning);
+  warnings.push(...summary.toolErrors.warnings());
   const unstorable = summary.unplaced.UNSTORABLE_TEXT ?? 0;
   if (unstorable > 0) {
     warnings.push(

@@ -102,27 +102,44 @@ describe("validateSarif counts results with unstorable text as skips", () => {
 describe("ToolErrors says how many errors the tool reported of its own, quoting the first", () => {
   test("none, one, several; a long message cut", () => {
     const errors = new ToolErrors();
-    assert.equal(errors.warning(), null);
+    assert.deepEqual(errors.warnings(), []);
     errors.add({ runIndex: 0, message: "undefined: x (package example.com/a)", path: "a/a.go", line: 3 });
-    assert.equal(
-      errors.warning(),
+    assert.deepEqual(errors.warnings(), [
       'The tool reported 1 error of its own, which is not a finding ("undefined: x (package example.com/a)" at a/a.go:3): what it could not analyze is not in this report.',
-    );
+    ]);
     errors.add({ runIndex: 0, message: "second", path: null, line: null });
     errors.add({ runIndex: 0, message: "third", path: null, line: null });
     assert.match(
-      errors.warning() ?? "",
+      errors.warnings()[0] ?? "",
       /^The tool reported 3 errors of its own, which are not findings \(first: "undefined: x/,
     );
     const unstorable = new ToolErrors();
     unstorable.add({ runIndex: 0, message: "bad \u0000 verb \ud800", path: "src/\u0000a.go", line: 2 });
-    assert.equal(
-      unstorable.warning(),
-      'The tool reported 1 error of its own, which is not a finding ("bad \ufffd verb \ufffd" at src/\ufffda.go:2): what it could not analyze is not in this report.',
+    assert.deepEqual(
+      unstorable.warnings(),
+      [
+        'The tool reported 1 error of its own, which is not a finding ("bad \ufffd verb \ufffd" at src/\ufffda.go:2): what it could not analyze is not in this report.',
+      ],
       "a NUL or a lone surrogate in the tool's words becomes U+FFFD",
     );
     const long = new ToolErrors();
     long.add({ runIndex: 0, message: "x".repeat(500), path: null, line: null });
-    assert.match(long.warning() ?? "", /\("x{199}…"\): what it could not analyze/);
+    assert.match(long.warnings()[0] ?? "", /\("x{199}…"\): what it could not analyze/);
+  });
+
+  test("an error about the tool's configuration is said apart, without saying that something went unanalyzed", () => {
+    const errors = new ToolErrors();
+    const directive = "Unused eslint-disable directive (no problems were reported from 'no-console').";
+    errors.add({ runIndex: 0, message: directive, path: "src/a.js", line: 2, configuration: true });
+    assert.deepEqual(errors.warnings(), [
+      `The tool reported 1 error about its configuration, which is not a finding ("${directive}" at src/a.js:2): a notification about how it was set up or directed, not about code it could not analyze.`,
+    ]);
+    errors.add({ runIndex: 0, message: "Parsing error: Unexpected token (", path: "src/b.js", line: 1 });
+    errors.add({ runIndex: 0, message: "second", path: null, line: null, configuration: true });
+    assert.deepEqual(errors.warnings(), [
+      'The tool reported 1 error of its own, which is not a finding ("Parsing error: Unexpected token (" at src/b.js:1): what it could not analyze is not in this report.',
+      `The tool reported 2 errors about its configuration, which are not findings (first: "${directive}" at src/a.js:2): notifications about how it was set up or directed, not about code it could not analyze.`,
+    ]);
+    assert.equal(errors.count, 3);
   });
 });

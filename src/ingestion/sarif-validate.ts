@@ -62,37 +62,72 @@ export function outsidePathOf(result: SarifResult): string {
 /** Longest part of a tool's own error message repeated in a warning. */
 const TOOL_ERROR_MESSAGE_LENGTH = 200;
 
+/** The first of some notifications, and how many there were. */
+interface Counted {
+  count: number;
+  first: SarifToolError;
+}
+
 /**
- * The errors a tool reported about its own run (a file it could not parse, a rule that crashed),
- * which are not findings: counted, the first kept for the warning that says what was not analyzed.
+ * The errors a tool reported about its own run, which are not findings, counted in two kinds with
+ * the first of each kept for its warning: errors of its execution (a file it could not parse, a
+ * rule that crashed), which say what was not analyzed, and errors about its configuration (an
+ * unused `eslint-disable` directive), which do not.
  */
 export class ToolErrors {
-  count = 0;
-  first: SarifToolError | null = null;
+  private execution: Counted | null = null;
+  private configuration: Counted | null = null;
 
   add(error: SarifToolError): void {
-    this.count += 1;
-    this.first ??= error;
+    const kind = error.configuration === true ? "configuration" : "execution";
+    const known = this[kind];
+    if (known === null) this[kind] = { count: 1, first: error };
+    else known.count += 1;
   }
 
-  /** The sentence for the upload's answer and the artifact's warnings; null when there were none. */
-  warning(): string | null {
-    if (this.first === null) return null;
-    // The tool's words are quoted in text Assay stores: what PostgreSQL cannot store is replaced.
-    const message = replaceUnstorableText(this.first.message);
-    const path = this.first.path === null ? null : replaceUnstorableText(this.first.path);
-    const { line } = this.first;
-    const text =
-      message.length > TOOL_ERROR_MESSAGE_LENGTH
-        ? `${message.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…`
-        : message;
-    const where = path === null ? "" : ` at ${path}${line === null ? "" : `:${line}`}`;
-    const errors =
-      this.count === 1
-        ? "1 error of its own, which is not a finding ("
-        : `${this.count} errors of its own, which are not findings (first: `;
-    return `The tool reported ${errors}"${text}"${where}): what it could not analyze is not in this report.`;
+  /** How many there were, of both kinds. */
+  get count(): number {
+    return (this.execution?.count ?? 0) + (this.configuration?.count ?? 0);
   }
+
+  /** The sentences for the upload's answer and the artifact's warnings: one per kind met. */
+  warnings(): string[] {
+    const sentences: string[] = [];
+    if (this.execution !== null) {
+      const { count, first } = this.execution;
+      const errors =
+        count === 1
+          ? "1 error of its own, which is not a finding ("
+          : `${count} errors of its own, which are not findings (first: `;
+      sentences.push(
+        `The tool reported ${errors}${quoted(first)}): what it could not analyze is not in this report.`,
+      );
+    }
+    if (this.configuration !== null) {
+      const { count, first } = this.configuration;
+      const errors =
+        count === 1
+          ? "1 error about its configuration, which is not a finding ("
+          : `${count} errors about its configuration, which are not findings (first: `;
+      sentences.push(
+        `The tool reported ${errors}${quoted(first)}): ${count === 1 ? "a notification" : "notifications"} about how it was set up or directed, not about code it could not analyze.`,
+      );
+    }
+    return sentences;
+  }
+}
+
+/** A tool error's message in quotes, cut to a bounded length, and where it is. */
+function quoted(error: SarifToolError): string {
+  // The tool's words are quoted in text Assay stores: what PostgreSQL cannot store is replaced.
+  const message = replaceUnstorableText(error.message);
+  const path = error.path === null ? null : replaceUnstorableText(error.path);
+  const text =
+    message.length > TOOL_ERROR_MESSAGE_LENGTH
+      ? `${message.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…`
+      : message;
+  const where = path === null ? "" : ` at ${path}${error.line === null ? "" : `:${error.line}`}`;
+  return `"${text}"${where}`;
 }
 
 /** What a valid SARIF report holds, counted while it was checked. */

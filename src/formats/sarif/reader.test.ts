@@ -243,7 +243,7 @@ describe("readSarif", () => {
     );
   });
 
-  it("reads the tool's own errors from its invocations, leaving notes and warnings", async () => {
+  it("reads the tool's own errors from its invocations, leaving notes and warnings; those of its configuration marked", async () => {
     const events = await readAll({
       version: "2.1.0",
       runs: [
@@ -255,7 +255,7 @@ describe("readSarif", () => {
               toolConfigurationNotifications: [
                 {
                   level: "error",
-                  message: { text: "Parsing error: Unexpected token" },
+                  message: { text: "the configuration names a rule 'x' the tool does not have" },
                   locations: [
                     {
                       physicalLocation: {
@@ -280,7 +280,13 @@ describe("readSarif", () => {
     assert.deepEqual(
       events.flatMap((event) => (event.type === "toolError" ? [event.error] : [])),
       [
-        { runIndex: 0, message: "Parsing error: Unexpected token", path: "src/a.js", line: 4 },
+        {
+          runIndex: 0,
+          message: "the configuration names a rule 'x' the tool does not have",
+          path: "src/a.js",
+          line: 4,
+          configuration: true,
+        },
         { runIndex: 0, message: "rule crashed", path: null, line: null },
       ],
     );

@@ -9,7 +9,15 @@ import {
   type TokenDescription,
 } from "./scanner.ts";
 import { type SarifEvent, SarifFormatError } from "./types.ts";
-import { checkVersion, isObject, type RunState, resultOf, toolErrorOf, toolOf } from "./values.ts";
+import {
+  checkVersion,
+  isObject,
+  type NotificationArray,
+  type RunState,
+  resultOf,
+  toolErrorOf,
+  toolOf,
+} from "./values.ts";
 
 /**
  * A streaming SARIF 2.1.0 reader. The document's bytes go through a JSON scanner (scanner.ts) that
@@ -106,6 +114,8 @@ class SarifSelector implements ScanListener {
   private captureKind = 0;
   private captureRun = -1;
   private captureIndex = -1;
+  /** The array the notification being captured is in. */
+  private captureArray: NotificationArray = "toolExecutionNotifications";
 
   constructor(
     private readonly workDir: string | null,
@@ -138,8 +148,17 @@ class SarifSelector implements ScanListener {
       default:
         // RESULTS, NOTIFICATIONS: each element is read.
         if (!isValueToken(token)) return Interest.SKIP;
+        if (frame.kind === NOTIFICATIONS) this.captureArray = this.notificationArray();
         return this.select(frame.kind === RESULTS ? RESULT : NOTIFICATION, frame.run, frame.next++);
     }
+  }
+
+  /** The invocation's member the notifications being read are in. */
+  private notificationArray(): NotificationArray {
+    const invocation = this.frames[this.frames.length - 2];
+    return invocation?.key === "toolConfigurationNotifications"
+      ? "toolConfigurationNotifications"
+      : "toolExecutionNotifications";
   }
 
   key(name: string): void {
@@ -161,7 +180,7 @@ class SarifSelector implements ScanListener {
     }
     const run = this.runState(runIndex);
     if (kind === NOTIFICATION) {
-      const error = toolErrorOf(value, run);
+      const error = toolErrorOf(value, run, this.captureArray);
       if (error !== null) this.events.push({ type: "toolError", error });
     } else if (kind === RESULT) {
       if (run.tool === null) run.pending.push({ raw: value, index });

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { readFindings } from "../findings.ts";
 import { readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
 import { classifySarifRule, severityOfResult } from "./mapping.ts";
-import type { SarifResult, SarifTool } from "./types.ts";
+import type { SarifResult, SarifTool, SarifToolError } from "./types.ts";
 
 /**
  * Classification of the reports real tools wrote (src/formats/sarif/fixtures/, made by
@@ -77,6 +77,11 @@ function categoriesByRule(rows: readonly Classified[]): Record<string, string> {
   return Object.fromEntries(Object.entries(byRule).map(([rule, set]) => [rule, [...set].sort().join(",")]));
 }
 
+/** ESLint's problems of no rule (from its JSON output), which its SARIF formatter files as notifications. */
+interface EslintNotices {
+  withoutRule: Array<{ file: string; line: number; column: number; level: string; message: string }>;
+}
+
 type LintSummary = {
   errors: number;
   warnings: number;
@@ -99,10 +104,15 @@ function assertLevelsBecomeSeverities(rows: readonly Classified[], summary: Lint
 describe("real tools' SARIF", () => {
   it("ESLint: core rules by their type, errors MAJOR and warnings MINOR as ESLint counted them", async () => {
     const rows = await classify("eslint", "eslint.sarif");
-    assertLevelsBecomeSeverities(
-      rows,
-      readToolSummary("sarif", "eslint", "eslint.sarif").figures as LintSummary,
-    );
+    const summary = readToolSummary("sarif", "eslint", "eslint.sarif").figures as unknown as LintSummary &
+      EslintNotices;
+    // ESLint counts its problems of no rule (an unused directive) among its errors: not results.
+    const without = (level: string) => summary.withoutRule.filter((notice) => notice.level === level).length;
+    assertLevelsBecomeSeverities(rows, {
+      ...summary,
+      errors: summary.errors - without("error"),
+      warnings: summary.warnings - without("warning"),
+    });
     assert.deepEqual(categoriesByRule(rows), {
       complexity: "ANTI_PATTERN",
       eqeqeq: "ANTI_PATTERN",
@@ -117,6 +127,29 @@ describe("real tools' SARIF", () => {
       "no-var": "ANTI_PATTERN",
       "use-isnan": "BUG_RISK",
     });
+  });
+
+  it("ESLint: an unused eslint-disable directive, which ESLint printed as an error of no rule, is an error about its configuration", async () => {
+    const summary = readToolSummary("sarif", "eslint", "eslint.sarif").figures as unknown as EslintNotices;
+    assert.ok(summary.withoutRule.length > 0, "the js-lint project has an unused directive");
+    const errors: SarifToolError[] = [];
+    for await (const event of readFindings([readToolFixture("sarif", "eslint", "eslint.sarif")], {
+      workDir: toolFixture("sarif", "eslint", "eslint.sarif").workDir,
+    })) {
+      if (event.type === "toolError") errors.push(event.error);
+    }
+    assert.deepEqual(
+      errors,
+      summary.withoutRule
+        .filter((notice) => notice.level === "error")
+        .map((notice) => ({
+          runIndex: 0,
+          message: notice.message,
+          path: notice.file,
+          line: notice.line,
+          configuration: true,
+        })),
+    );
   });
 
   it("Biome: rules by their group, errors MAJOR and warnings MINOR as Biome counted them", async () => {

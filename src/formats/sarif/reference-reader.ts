@@ -195,7 +195,11 @@ export async function* readSarifWithStreamparser(
     if (typeof runIndex !== "number") return;
     const run = runState(runIndex);
     if (stack.length === 6 && NOTIFICATION_KEYS.has(String(stack[5]?.key)) && typeof key === "number") {
-      const error = toolErrorOf(value, run);
+      const array =
+        stack[5]?.key === "toolConfigurationNotifications"
+          ? "toolConfigurationNotifications"
+          : "toolExecutionNotifications";
+      const error = toolErrorOf(value, run, array);
       if (error !== null) queue.push({ type: "toolError", error });
     } else if (stack.length === 4 && stack[3]?.key === "results" && typeof key === "number") {
       if (run.tool === null) run.pending.push({ raw: value, index: key });

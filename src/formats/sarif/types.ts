@@ -171,6 +171,12 @@ export interface SarifToolError {
   /** The first location's path as resolved for results (null when it names none). */
   path: string | null;
   line: number | null;
+  /**
+   * True for a notification about the tool's configuration rather than its execution (an
+   * invocation's `toolConfigurationNotifications`, SARIF §3.20, such as ESLint's unused
+   * `eslint-disable` directive): it does not say that something went unanalyzed. Absent otherwise.
+   */
+  configuration?: true;
 }
 
 /**

@@ -306,16 +306,40 @@ function messageOf(raw: unknown, rule: SarifRule | null): string {
 }
 
 /** An invocation's notification (SARIF §3.58) as the tool's own error, or null below level `error`. */
-export function toolErrorOf(raw: unknown, run: RunState): SarifToolError | null {
+export function toolErrorOf(raw: unknown, run: RunState, array: NotificationArray): SarifToolError | null {
   if (!isObject(raw) || levelOf(raw.level) !== "error") return null;
   const located = Array.isArray(raw.locations) ? raw.locations.find(isObject) : undefined;
   const location = located === undefined ? null : locationOf(located, run.context);
-  return {
+  const message = textOf(raw.message) ?? "(no message)";
+  const error: SarifToolError = {
     runIndex: run.index,
-    message: textOf(raw.message) ?? "(no message)",
+    message,
     path: location?.outsideRepository === false ? location.path : (location?.uri ?? null),
     line: location?.region?.startLine ?? null,
   };
+  if (isConfigurationNotice(array, message, run.tool)) error.configuration = true;
+  return error;
+}
+
+/** The invocation's array a notification (SARIF §3.58) was in (§3.20). */
+export type NotificationArray = "toolExecutionNotifications" | "toolConfigurationNotifications";
+
+/** ESLint's problems with its directives, which its SARIF formatter files with its parsing errors. */
+const ESLINT_DIRECTIVE_NOTICE = /^Unused (eslint-disable directive|eslint-enable directive|inline config)\b/;
+
+/**
+ * True when a notification is about the tool's configuration, not its execution: SARIF puts
+ * those in `toolConfigurationNotifications` ("conditions relevant to the tool's configuration"),
+ * and what the run met, a file it could not read, in `toolExecutionNotifications` ("runtime
+ * conditions detected by the tool during the analysis"; SARIF 2.1.0 §3.20). ESLint's formatter
+ * (@microsoft/eslint-formatter-sarif) files every message without a rule there, its parsing
+ * errors too, so of ESLint's only the directive problems ("Unused eslint-disable directive …")
+ * are about configuration; the rest are what it could not analyze.
+ */
+function isConfigurationNotice(array: NotificationArray, message: string, tool: SarifTool | null): boolean {
+  if (array !== "toolConfigurationNotifications") return false;
+  if (tool?.name.toLowerCase() !== "eslint") return true;
+  return ESLINT_DIRECTIVE_NOTICE.test(message);
 }
 
 /** Result `index` of `run` (§3.27) with its rule among `tool`'s, or the error naming what it lacks. */

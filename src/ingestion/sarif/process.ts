@@ -313,8 +313,7 @@ export async function stageSarif(
   if (refusedWarning !== null) tally.warn(refusedWarning);
   const testsWarning = testPatternsWarning(context.suppression.rulesOnTestPatterns, tests, config.whose);
   if (testsWarning !== null) tally.warn(testsWarning);
-  const toolWarning = toolErrors.warning();
-  if (toolWarning !== null) tally.warn(toolWarning);
+  for (const warning of toolErrors.warnings()) tally.warn(warning);
   return async (publishTx) => {
     const leftOut = reported.with(await leaveOutAtPublication(publishTx, check.id, artifact.id, staged));
     await publishArtifact(publishTx, artifact.id);
