@@ -1,5 +1,6 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
+import path from "node:path";
 import { describe, it } from "node:test";
 import { readFindings } from "../findings.ts";
 import { readToolFixture, readToolSummary, toolFixture } from "../fixtures.ts";
@@ -101,6 +102,23 @@ describe("go vet JSON reader", () => {
       path: "broken/broken.go",
       line: 6,
     });
+  });
+
+  it("places a vet: line of a module in a subdirectory where its findings are: vet wrote it relative to where it ran", async () => {
+    // The go-vet project as the go-vet/ directory of a repository whose root is one level up:
+    // vet ran in go-vet/ (the upload's workDir), so `broken/broken.go` is go-vet/broken/broken.go,
+    // as vet's absolute paths put its findings under go-vet/.
+    const root = path.dirname(WORK_DIR);
+    const directory = path.basename(WORK_DIR);
+    const events: SarifEvent[] = [];
+    for await (const event of readGoVetJson([FIXTURE], { workDir: root, directory })) events.push(event);
+    assert.deepEqual(
+      toolErrorsOf(events).map((error) => [error.path, error.line]),
+      [[`${directory}/broken/broken.go`, 6]],
+    );
+    assert.ok(
+      resultsOf(events).every((result) => result.locations[0]?.path?.startsWith(`${directory}/shipping/`)),
+    );
   });
 
   it("yields the same events whatever the chunks, one byte at a time included", async () => {
