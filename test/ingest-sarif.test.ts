@@ -317,7 +317,7 @@ describe("hand-made SARIF", () => {
     assert.deepEqual(result.skipped, { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 2, ABSENT: 1 });
     assert.deepEqual(result.warnings, [
       '2 result(s) lie outside the repository and were not stored (first: /usr/lib/node/x.js); paths are made relative to the upload\'s workDir "/ci/checkout".',
-      "2 result(s) name no file (no location, or only logical ones) and were not stored.",
+      '2 result(s) name no file (no location, or only logical ones) and were not stored (first: "whole repository" of rule R).',
     ]);
     // The tool's baselineState does not decide the state: Assay compares with its own base.
     assert.deepEqual(await summaryOf(scene.check.id), [
@@ -972,6 +972,7 @@ describe("validateSarif", () => {
       placed: 3,
       unplaced: {},
       firstOutside: null,
+      firstNoLocation: null,
       toolErrors: 0,
     });
   });
@@ -998,6 +999,7 @@ describe("validateSarif", () => {
         placed: 1,
         unplaced: { OUTSIDE_REPOSITORY: 2, NO_LOCATION: 1, ABSENT: 1 },
         firstOutside: "file:///usr/include/stdio.h",
+        firstNoLocation: '"whole repository" of rule R',
         toolErrors: 0,
       },
     );
@@ -1020,6 +1022,7 @@ describe("validateSarif", () => {
       placed: 1,
       unplaced: { NO_LOCATION: 1 },
       firstOutside: null,
+      firstNoLocation: '"Cppcheck cannot find all the include files" of rule missingIncludeSystem',
       toolErrors: 0,
     });
     await assert.rejects(validateSarif(chunks('<results version="1"/>'), { root: null, directory: null }), {
@@ -1046,6 +1049,7 @@ describe("validateSarif", () => {
       placed: 1,
       unplaced: {},
       firstOutside: null,
+      firstNoLocation: null,
       toolErrors: 1,
     });
     await assert.rejects(
@@ -1085,6 +1089,7 @@ describe("validateSarif", () => {
       placed: 1,
       unplaced: {},
       firstOutside: null,
+      firstNoLocation: null,
       toolErrors: 1,
     });
   });

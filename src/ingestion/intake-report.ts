@@ -88,7 +88,7 @@ export function sarifPlacementWarnings(
   }
   if (noLocation > 0) {
     warnings.push(
-      `${noLocation} of ${summary.results} results ${noLocation === 1 ? "names" : "name"} no file (no location, or only logical ones) and will not be stored.`,
+      `${noLocation} of ${summary.results} results ${noLocation === 1 ? "names" : "name"} no file (no location, or only logical ones) and will not be stored (first: ${summary.firstNoLocation ?? "?"}).`,
     );
   }
   warnings.push(...summary.toolErrors.warnings());

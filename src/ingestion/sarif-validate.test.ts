@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { readToolFixture, toolFixture } from "../formats/fixtures.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
-import { ToolErrors, validateSarif } from "./sarif-validate.ts";
+import { quotedResult, ToolErrors, validateSarif } from "./sarif-validate.ts";
 
 /**
  * The real ESLint report (src/formats/sarif/fixtures/eslint/), altered in one place per test: a
@@ -141,5 +141,19 @@ describe("ToolErrors says how many errors the tool reported of its own, quoting 
       `The tool reported 2 errors about its configuration, which are not findings (first: "${directive}" at src/a.js:2): notifications about how it was set up or directed, not about code it could not analyze.`,
     ]);
     assert.equal(errors.count, 3);
+  });
+});
+
+describe("quotedResult quotes a result not stored as a tool error is quoted", () => {
+  test("its message and rule, each cut to a bounded length, unstorable text replaced", () => {
+    assert.equal(quotedResult({ message: "whole repository", ruleId: "R" }), '"whole repository" of rule R');
+    assert.equal(
+      quotedResult({ message: "x".repeat(500), ruleId: "r".repeat(300) }),
+      `"${"x".repeat(199)}…" of rule ${"r".repeat(199)}…`,
+    );
+    assert.equal(
+      quotedResult({ message: "bad \u0000 text", ruleId: "R\ud800" }),
+      '"bad \ufffd text" of rule R\ufffd',
+    );
   });
 });

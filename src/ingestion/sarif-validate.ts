@@ -119,15 +119,27 @@ export class ToolErrors {
 
 /** A tool error's message in quotes, cut to a bounded length, and where it is. */
 function quoted(error: SarifToolError): string {
-  // The tool's words are quoted in text Assay stores: what PostgreSQL cannot store is replaced.
-  const message = replaceUnstorableText(error.message);
   const path = error.path === null ? null : replaceUnstorableText(error.path);
-  const text =
-    message.length > TOOL_ERROR_MESSAGE_LENGTH
-      ? `${message.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…`
-      : message;
   const where = path === null ? "" : ` at ${path}${error.line === null ? "" : `:${error.line}`}`;
-  return `"${text}"${where}`;
+  return `${quote(error.message)}${where}`;
+}
+
+/** The tool's words in quotes, cut to a bounded length. */
+function quote(words: string): string {
+  // They are quoted in text Assay stores: what PostgreSQL cannot store is replaced.
+  const text = replaceUnstorableText(words);
+  const cut =
+    text.length > TOOL_ERROR_MESSAGE_LENGTH ? `${text.slice(0, TOOL_ERROR_MESSAGE_LENGTH - 1)}…` : text;
+  return `"${cut}"`;
+}
+
+/**
+ * A result quoted for a warning about results not stored, as a tool error is: its message, cut to
+ * a bounded length, and its rule (`"Cppcheck cannot find all the include files …" of rule
+ * missingIncludeSystem`).
+ */
+export function quotedResult(result: Pick<SarifResult, "message" | "ruleId">): string {
+  return `${quote(result.message)} of rule ${quote(result.ruleId).slice(1, -1)}`;
 }
 
 /** What a valid SARIF report holds, counted while it was checked. */
@@ -144,6 +156,8 @@ export interface SarifSummary {
   unplaced: Partial<Record<UnplacedReason, number>>;
   /** The first path outside the repository, as written, when a result had one. */
   firstOutside: string | null;
+  /** The first result that names no file, quoted ({@link quotedResult}), when there was one. */
+  firstNoLocation: string | null;
   /** The tool's errors about its own run. */
   toolErrors: ToolErrors;
 }
@@ -168,6 +182,7 @@ export async function validateSarif(
     placed: 0,
     unplaced: {},
     firstOutside: null,
+    firstNoLocation: null,
     toolErrors: new ToolErrors(),
   };
   const onFormat = (format: FindingsFormat) => {
@@ -193,6 +208,7 @@ export async function validateSarif(
     }
     summary.unplaced[placement] = (summary.unplaced[placement] ?? 0) + 1;
     if (placement === "OUTSIDE_REPOSITORY") summary.firstOutside ??= outsidePathOf(event.result);
+    if (placement === "NO_LOCATION") summary.firstNoLocation ??= quotedResult(event.result);
   }
   return summary;
 }

@@ -26,7 +26,7 @@ import {
 } from "../../modules/settings/suppression-rules.ts";
 import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
 import { applyingConfigOf, PathPatterns } from "../path-patterns.ts";
-import { outsidePathOf, placementOf, ToolErrors } from "../sarif-validate.ts";
+import { outsidePathOf, placementOf, quotedResult, ToolErrors } from "../sarif-validate.ts";
 import {
   type ProcessInput,
   type ProcessResult,
@@ -232,6 +232,7 @@ export async function stageSarif(
   let firstExcluded: { path: string; pattern: string } | null = null;
   let suppressed = 0;
   let firstOutside: string | null = null;
+  let firstNoLocation: string | null = null;
   const placement = storedPlacement(artifact.work_dir, artifact.repository_root);
   const toolErrors = new ToolErrors();
   try {
@@ -257,6 +258,7 @@ export async function stageSarif(
       if (typeof location === "string") {
         tally.skip(location);
         if (location === "OUTSIDE_REPOSITORY") firstOutside ??= outsidePathOf(result);
+        if (location === "NO_LOCATION") firstNoLocation ??= quotedResult(result);
         continue;
       }
       const pattern = exclude.isEmpty ? null : exclude.matching(location.path);
@@ -304,7 +306,8 @@ export async function stageSarif(
         rootField(placement),
       ),
     );
-  if (tally.skipped.NO_LOCATION) tally.warn(noLocationWarning(tally.skipped.NO_LOCATION));
+  if (tally.skipped.NO_LOCATION)
+    tally.warn(noLocationWarning(tally.skipped.NO_LOCATION, firstNoLocation ?? "?"));
   if (tally.skipped.REPEATED) tally.warn(repeatedWarning(tally.skipped.REPEATED));
   if (firstExcluded !== null) {
     tally.warn(excludedWarning(tally.skipped.EXCLUDED ?? 0, firstExcluded, config.whose));
@@ -403,7 +406,7 @@ function repeatedWarning(count: number): string {
   return `${count} diagnostic(s) repeat one given earlier in the report (the same rule, message, file, line and column, as GCC prints a header's warning for each file that includes it) and were counted once.`;
 }
 
-/** The sentence telling the uploader that results without a file were left out. */
-function noLocationWarning(count: number): string {
-  return `${count} result(s) name no file (no location, or only logical ones) and were not stored.`;
+/** The sentence telling the uploader that results without a file were left out, quoting the first. */
+function noLocationWarning(count: number, first: string): string {
+  return `${count} result(s) name no file (no location, or only logical ones) and were not stored (first: ${first}).`;
 }
