@@ -958,6 +958,34 @@ function countsOf(summary: SarifSummary): Omit<SarifSummary, "toolErrors"> & { t
   return { ...summary, toolErrors: summary.toolErrors.count };
 }
 
+describe("GCC's header warnings repeated by a whole build", () => {
+  it("after an upgrade, the copies an earlier version stored as findings of their own are resolved once; the finding stays", async () => {
+    const fixture = toolFixture("sarif", "gcc", "gcc.json");
+    const message = "comparison of unsigned expression in ‘< 0’ is always false";
+    // What a version without REPEATED stored from the build: the header's warning twice, the
+    // second copy told apart by its ordinal (the same rule, file and message).
+    const copy = aResult("-Wtype-limits", "src/pricing.h", 8, { message });
+    const base = await aScene();
+    await ingest(base, sarifLog([{ results: [copy, copy] }]), { workDir: fixture.workDir });
+    assert.deepEqual(await summaryOf(base.check.id), [
+      "-Wtype-limits src/pricing.h:8:3 INTRODUCED",
+      "-Wtype-limits src/pricing.h:8:3 INTRODUCED",
+    ]);
+    const head = await aNextScene(base);
+    const { result } = await ingest(head, readToolFixture("sarif", "gcc", "gcc.json"), {
+      baseCheckId: base.check.id,
+      workDir: fixture.workDir,
+    });
+    assert.deepEqual(result.skipped, { REPEATED: 2 });
+    const header = (await summaryOf(head.check.id)).filter((line) => line.includes("-Wtype-limits"));
+    assert.deepEqual(header, [
+      "-Wtype-limits src/pricing.h:8:3 RESOLVED",
+      "-Wtype-limits src/pricing.h:8:31 EXISTING",
+    ]);
+    assert.equal(result.counts.resolved, 1);
+  });
+});
+
 describe("validateSarif", () => {
   it("counts runs, results and rules of a valid report", async () => {
     const sarif = sarifLog([
