@@ -281,6 +281,14 @@ describe("a pull request's history uploaded by assay upload", () => {
     assert.equal(eslint.status, 1, "two new findings fail the eslint check");
     firstPushRun = await runOf(coverage.stdout);
     assert.equal(firstPushRun.commitOid, firstPush);
+    // The command sent where the branch meets main, which the run is compared with.
+    const stored = await server.db
+      .selectFrom("pull_requests")
+      .select("merge_base_oid")
+      .where("repository_id", "=", repo.id)
+      .where("number", "=", 12)
+      .executeTakeFirstOrThrow();
+    assert.equal(stored.merge_base_oid, mainCommit);
     const changes = await server.db
       .selectFrom("artifacts as a")
       .innerJoin("analysis_runs as r", "r.id", "a.run_id")

@@ -69,6 +69,7 @@ async function upload(fields: {
   branch?: string;
   pullRequestNumber?: number;
   baseBranch?: string;
+  mergeBaseOid?: string;
   findings: Finding[];
 }): Promise<string> {
   const answer = await gql<{ uploadArtifact: { ok: boolean; error: string; run: { id: string } | null } }>(
@@ -82,6 +83,7 @@ async function upload(fields: {
         branch: fields.branch,
         pullRequestNumber: fields.pullRequestNumber,
         baseBranch: fields.baseBranch,
+        mergeBaseOid: fields.mergeBaseOid,
         analyzer: "pr-lint",
         analyzerType: "community",
         data: sarif(fields.findings),
@@ -371,6 +373,109 @@ describe("uploads that name their pull request", () => {
             analyzer: "pr-lint",
             analyzerType: "community",
             data: sarif([]),
+            ...input,
+          },
+        },
+      );
+      const result = dataOf(answer).uploadArtifact as { ok: boolean; error: string };
+      assert.equal(result.ok, false);
+      assert.match(result.error, message);
+    }
+  });
+});
+
+describe("uploads that say where the pull request meets its base branch (mergeBaseOid)", () => {
+  const X = { rule: "no-var", path: "src/m.ts", line: 1 };
+  const Y = { rule: "eqeqeq", path: "src/m.ts", line: 2 };
+  const Z = { rule: "semi", path: "src/n.ts", line: 3 };
+  // The base branch `stable`: its commit 501 had X and Y; since, 502 fixed Y and added Z.
+  const before = async () => {
+    await upload({ commit: SHA(501), branch: "stable", findings: [X, Y] });
+    await upload({ commit: SHA(502), branch: "stable", findings: [X, Z] });
+  };
+
+  test("a pull request branched before the base branch moved on is compared with the merge base's run, not the branch's newest", async () => {
+    await before();
+    // Two pull requests off 501 that change none of the findings: one says where it meets
+    // `stable`, the other does not.
+    await upload({
+      commit: SHA(511),
+      branch: "feature/told",
+      pullRequestNumber: 511,
+      baseBranch: "stable",
+      mergeBaseOid: SHA(501),
+      findings: [X, Y],
+    });
+    await upload({
+      commit: SHA(512),
+      branch: "feature/untold",
+      pullRequestNumber: 512,
+      baseBranch: "stable",
+      findings: [X, Y],
+    });
+    const told = await pullRequest(511);
+    assert.equal(told?.latestAnalysisRun?.baseOid, SHA(501));
+    assert.deepEqual(told?.summary && [told.summary.issuesRaised, told.summary.issuesResolved], [0, 0]);
+    // Without it, what `stable` changed since counts as the pull request's: Y back, Z gone.
+    const untold = await pullRequest(512);
+    assert.equal(untold?.latestAnalysisRun?.baseOid, SHA(502));
+    assert.deepEqual(untold?.summary && [untold.summary.issuesRaised, untold.summary.issuesResolved], [1, 1]);
+  });
+
+  test("into a branch with no run of its own, the merge base's run elsewhere is the base", async () => {
+    // `release` was cut at 501 and never analysed; the merge base's run is on `stable`.
+    await upload({
+      commit: SHA(521),
+      branch: "fix/release",
+      pullRequestNumber: 521,
+      baseBranch: "release",
+      mergeBaseOid: SHA(501),
+      findings: [X, Y],
+    });
+    const answer = await pullRequest(521);
+    assert.equal(answer?.latestAnalysisRun?.baseOid, SHA(501));
+    assert.deepEqual(answer?.summary && [answer.summary.issuesRaised, answer.summary.issuesResolved], [0, 0]);
+  });
+
+  test("a push's run that an upload then names a pull request of is rebased on the merge base it names", async () => {
+    await upload({ commit: SHA(531), branch: "feature/later", findings: [X, Y] });
+    await upload({
+      commit: SHA(531),
+      branch: "feature/later",
+      pullRequestNumber: 531,
+      baseBranch: "stable",
+      mergeBaseOid: SHA(501),
+      findings: [X, Y],
+    });
+    await waitFor(
+      "the run to be rebased on the merge base",
+      async () => (await pullRequest(531))?.latestAnalysisRun?.baseOid === SHA(501),
+      20_000,
+    );
+    await settled(SHA(531));
+    const answer = await pullRequest(531);
+    assert.deepEqual(answer?.summary && [answer.summary.issuesRaised, answer.summary.issuesResolved], [0, 0]);
+  });
+
+  test("a merge base that is no commit id, or without a pull request or base branch, is refused by name", async () => {
+    for (const [input, message] of [
+      [
+        { pullRequestNumber: 541, baseBranch: "stable", mergeBaseOid: "HEAD~1" },
+        /mergeBaseOid must be a git commit id/,
+      ],
+      [{ mergeBaseOid: SHA(501) }, /send it with pullRequestNumber or baseBranch/],
+    ] as const) {
+      const answer = await gql<{ uploadArtifact: { ok: boolean; error: string } }>(
+        server.endpoint,
+        token,
+        UPLOAD,
+        {
+          input: {
+            repositoryId: encodeGlobalId("Repository", repo.key),
+            commitOid: SHA(541),
+            analyzer: "pr-lint",
+            analyzerType: "community",
+            data: sarif([X]),
             ...input,
           },
         },

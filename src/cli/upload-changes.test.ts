@@ -6,6 +6,7 @@ import { CliError, UsageError } from "./command.ts";
 import {
   type ChangesRequest,
   changedLinesSummary,
+  findMergeBase,
   parseChangesMode,
   planChanges,
   sendChanges,
@@ -68,6 +69,23 @@ const pullRequest = (overrides: Partial<ChangesRequest> = {}): ChangesRequest =>
 
 const around = (git: Git, env: Env = {}) => ({ git, env, readText: () => null });
 
+describe("the merge base sent with the upload", () => {
+  test("is git's merge base with origin/<base>, else <base>; none when the clone cannot tell", () => {
+    const withOrigin = clone({
+      "rev-parse --verify --quiet origin/main^{commit}": BASE_TIP,
+      [`merge-base origin/main ${HEAD}`]: MERGE_BASE,
+    });
+    assert.equal(findMergeBase(withOrigin, HEAD, "main"), MERGE_BASE);
+    const local = clone({
+      "rev-parse --verify --quiet main^{commit}": BASE_TIP,
+      [`merge-base main ${HEAD}`]: MERGE_BASE,
+    });
+    assert.equal(findMergeBase(local, HEAD, "main"), MERGE_BASE);
+    assert.equal(findMergeBase(clone({}), HEAD, "main"), null);
+    assert.equal(findMergeBase(fakeGit({}), HEAD, "main"), null);
+  });
+});
+
 describe("changed lines from git", () => {
   test("a pull request's diff runs from the merge base with origin/<base> to the commit, with git's own prefixes", () => {
     const git = clone({
@@ -83,6 +101,7 @@ describe("changed lines from git", () => {
       files: 2,
       lines: 6,
       origin: "against main@3333333",
+      mergeBase: MERGE_BASE,
     });
     assert.equal(changedLinesSummary(plan.send), "Changed lines: 2 files, 6 lines against main@3333333");
     assert.ok(git.asked.includes(`${DIFF_ARGS} ${MERGE_BASE} ${HEAD}`));
@@ -178,6 +197,7 @@ describe("changed lines from git", () => {
       branch: "feature",
       pullRequestNumber: 7,
       baseBranch: "main",
+      mergeBaseOid: MERGE_BASE,
     };
     // Port 9 answers nothing: a request would come back as a warning, not this line.
     assert.deepEqual(await sendChanges(target, plan.send), {
@@ -220,7 +240,14 @@ describe("--changes FILE", () => {
 
   test("is read and counted before anything is sent, whether a diff or JSON ranges, with or without a pull request", () => {
     assert.deepEqual(withFile("changes.diff"), {
-      send: { text: DIFF, workDir: "/ci/shop", files: 2, lines: 6, origin: "from changes.diff" },
+      send: {
+        text: DIFF,
+        workDir: "/ci/shop",
+        files: 2,
+        lines: 6,
+        origin: "from changes.diff",
+        mergeBase: null,
+      },
     });
     const ranges = withFile("ranges.json");
     assert.ok("send" in ranges);

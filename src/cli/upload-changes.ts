@@ -25,6 +25,8 @@ export interface PreparedChanges {
   lines: number;
   /** Where they come from, for the printed line: `against main@1a2b3c4` or `from changes.diff`. */
   origin: string;
+  /** The merge base they were diffed from; null for a file's. */
+  mergeBase: string | null;
 }
 
 /** What to do about changed lines: send them, or not (with the warning to print, if any). */
@@ -92,7 +94,7 @@ function changesFromFile(file: string, workDir: string, readText: ReadText): Pre
   if (text === null) throw new CliError(`--changes: cannot read ${file}`);
   const counted = countLines(text, workDir);
   if (typeof counted === "string") throw new CliError(`--changes: ${file}: ${counted}`);
-  return { text, workDir, ...counted, origin: `from ${path.basename(file)}` };
+  return { text, workDir, ...counted, origin: `from ${path.basename(file)}`, mergeBase: null };
 }
 
 /** Files and lines of a change set, or what is wrong with it. */
@@ -156,13 +158,29 @@ function changesFromGit(around: ChangesSurroundings, commit: string, base: strin
   if (diff === null) {
     // git prints nothing for no difference, and the runner gives null for that too.
     if (git(["rev-parse", `${mergeBase}^{tree}`]) === git(["rev-parse", `${head}^{tree}`])) {
-      return { send: { text: "", workDir: topLevel, files: 0, lines: 0, origin } };
+      return { send: { text: "", workDir: topLevel, files: 0, lines: 0, origin, mergeBase } };
     }
     return { skip: `${NOT_SENT}: git diff ${mergeBase.slice(0, 12)} ${head.slice(0, 12)} failed` };
   }
   const counted = countLines(diff, topLevel);
   if (typeof counted === "string") return { skip: `${NOT_SENT}: git's diff could not be read: ${counted}` };
-  return { send: { text: `${diff}\n`, workDir: topLevel, ...counted, origin } };
+  return { send: { text: `${diff}\n`, workDir: topLevel, ...counted, origin, mergeBase } };
+}
+
+/**
+ * Where `commit`'s history meets the base branch's (`git merge-base` with `origin/<base>`, else
+ * `<base>`), sent with the upload so the run is compared with that commit's run; null when this
+ * clone cannot tell (the planned changes say why, when they are computed).
+ */
+export function findMergeBase(git: Git, commit: string, base: string): string | null {
+  const head = git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
+  if (head === null) return null;
+  for (const ref of [`origin/${base}`, base]) {
+    if (git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]) === null) continue;
+    const mergeBase = git(["merge-base", ref, head]);
+    if (mergeBase !== null) return mergeBase;
+  }
+  return null;
 }
 
 /** How to get the history the merge base needs, in the words of the CI the command runs in. */
@@ -196,6 +214,8 @@ export interface ChangesTarget {
   branch: string | null;
   pullRequestNumber: number | null;
   baseBranch: string | null;
+  /** Where the commit meets the base branch, when git could tell. */
+  mergeBaseOid: string | null;
   /** The configuration the report carries: the changed lines may open the run, which keeps it. */
   configToml?: string | null;
 }
@@ -218,6 +238,7 @@ export async function sendChanges(
     branch: target.branch,
     ...(target.pullRequestNumber === null ? {} : { pullRequestNumber: target.pullRequestNumber }),
     ...(target.baseBranch === null ? {} : { baseBranch: target.baseBranch }),
+    ...(target.mergeBaseOid === null ? {} : { mergeBaseOid: target.mergeBaseOid }),
     analyzer: CHANGES_ANALYZER,
     analyzerType: null,
     key: null,

@@ -8,7 +8,7 @@ import { gitIn, readTextFile, realDirectory } from "./ci-environment.ts";
 import { CliError, type Command, EXIT_OK } from "./command.ts";
 import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
-import { planChanges, sendChanges } from "./upload-changes.ts";
+import { findMergeBase, planChanges, sendChanges } from "./upload-changes.ts";
 import { goModulesNote, goModulesOf } from "./upload-go-module.ts";
 import { planLockfiles } from "./upload-lockfiles.ts";
 import { DEFAULT_WAIT_SECONDS, resolveUploadOptions, type UploadOptions } from "./upload-options.ts";
@@ -185,6 +185,13 @@ export const uploadCommand: Command = {
       stderrIsTty: process.stderr.isTTY === true,
     });
     const changes = planChanges(options, { git, env: process.env, readText: readTextFile });
+    // Where the pull request meets its base branch: its run is compared with that commit's.
+    const mergeBaseOid =
+      "send" in changes && changes.send.mergeBase !== null
+        ? changes.send.mergeBase
+        : options.baseBranch === null
+          ? null
+          : findMergeBase(git, options.commit, options.baseBranch);
     const opened = await openReport(options.file);
     const { head, chunks } = await peekHead(opened.chunks, SNIFF_HEAD_BYTES);
     // The server's own words, before anything is sent: an LCOV file given as SARIF and the like.
@@ -211,7 +218,7 @@ export const uploadCommand: Command = {
       if (changes.skip !== null) note(`warning: ${changes.skip}`);
     } else {
       // Sent first, so the report's processing (and --wait's answer) already counts them.
-      const sent = await sendChanges({ ...options, repositoryId, configToml }, changes.send);
+      const sent = await sendChanges({ ...options, repositoryId, configToml, mergeBaseOid }, changes.send);
       if ("warning" in sent) note(`warning: ${sent.warning}`);
       else print(sent.printed);
     }
@@ -232,6 +239,7 @@ export const uploadCommand: Command = {
         branch: options.branch,
         ...(options.pullRequestNumber === null ? {} : { pullRequestNumber: options.pullRequestNumber }),
         ...(options.baseBranch === null ? {} : { baseBranch: options.baseBranch }),
+        ...(mergeBaseOid === null ? {} : { mergeBaseOid }),
         analyzer: options.analyzer,
         analyzerType: options.analyzerType,
         key: options.key,

@@ -84,6 +84,7 @@ interface CheckedUpload {
   branch: string | null;
   pullRequestNumber: number | null;
   baseBranch: string | null;
+  mergeBaseOid: string | null;
   kind: ArtifactKind;
   analyzer: string;
   languageKey: CoverageLanguageKey | null;
@@ -136,6 +137,19 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
       `baseBranch "${baseBranch}" is not a valid branch name: ${baseProblem}`,
     );
   }
+  const mergeBaseOid = upload.mergeBaseOid?.trim() || null;
+  if (mergeBaseOid !== null && !COMMIT_PATTERN.test(mergeBaseOid)) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `mergeBaseOid must be a git commit id of 7 to 64 hexadecimal characters, got "${mergeBaseOid.slice(0, 80)}"`,
+    );
+  }
+  if (mergeBaseOid !== null && pullRequestNumber === null && baseBranch === null) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      "mergeBaseOid is where the commit meets the branch it is compared with: send it with pullRequestNumber or baseBranch",
+    );
+  }
   const analyzer = upload.analyzer.trim();
   if (analyzer === "") throw new UploadError("INVALID_INPUT", "analyzer is empty");
   const kind = artifactKindOf(analyzer);
@@ -176,6 +190,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     branch,
     pullRequestNumber,
     baseBranch,
+    mergeBaseOid: mergeBaseOid?.toLowerCase() ?? null,
     kind,
     analyzer,
     languageKey,
@@ -337,6 +352,7 @@ export async function acceptUpload(
       branch: checked.branch,
       pullRequestNumber: checked.pullRequestNumber,
       baseBranch: checked.baseBranch,
+      mergeBaseOid: checked.mergeBaseOid,
       timeoutSeconds: config.artifactTimeoutSeconds,
       config: checked.config?.json ?? null,
     });

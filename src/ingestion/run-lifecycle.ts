@@ -86,6 +86,8 @@ export interface NewRunSpec {
   /** The pull request the upload names, and the branch to compare with (docs/vcs-events.md). */
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
+  /** Where the commit meets the base branch, when the upload says (`git merge-base`). */
+  mergeBaseOid?: string | null;
   /**
    * The configuration (`.deepsource.toml` as JSON) the upload carries: a new run keeps it and
    * expects its analyzers instead of the repository's (docs/ingestion.md "The repository's

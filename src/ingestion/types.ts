@@ -16,6 +16,11 @@ export interface ArtifactUpload {
   pullRequestNumber?: number | null;
   /** The branch to compare with (the pull request's target), when the uploader says. */
   baseBranch?: string | null;
+  /**
+   * The commit where the uploaded commit's history meets the base branch's (`git merge-base`),
+   * when the uploader says: the run is compared with that commit's run (docs/vcs-events.md).
+   */
+  mergeBaseOid?: string | null;
   analyzer: string;
   analyzerType: string | null;
   /** Coverage: the language key (`javascript`, `go`...); ignored otherwise. */

@@ -31,6 +31,7 @@ export interface UploadArtifactInputValue {
   branch?: string | null;
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
+  mergeBaseOid?: string | null;
   analyzer: string;
   analyzerType?: string | null;
   key?: string | null;
@@ -66,6 +67,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     branch: presentOrNull(input.branch),
     pullRequestNumber: input.pullRequestNumber ?? null,
     baseBranch: presentOrNull(input.baseBranch),
+    mergeBaseOid: presentOrNull(input.mergeBaseOid),
     analyzer: input.analyzer,
     analyzerType: presentOrNull(input.analyzerType),
     key: presentOrNull(input.key),
@@ -177,6 +179,11 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
       required: false,
       description:
         "The branch the run is compared with: the pull request's target (an Assay extension). Without it, the pull request's base branch as last reported, else the repository's default branch.",
+    }),
+    mergeBaseOid: t.string({
+      required: false,
+      description:
+        "Where the commit's history meets the base branch's (`git merge-base`; an Assay extension), sent with pullRequestNumber or baseBranch: the run is compared with that commit's analysed run, so what the base branch changed since is not counted as the pull request's. Without it, the merge base the provider reported, else the base branch's latest analysed run. `assay upload` sends it.",
     }),
     analyzer: t.string({
       required: true,

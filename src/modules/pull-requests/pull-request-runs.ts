@@ -20,6 +20,8 @@ export interface UploadPullRequestSpec {
   branch: string | null;
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
+  /** Where the commit meets the base branch (`git merge-base`), when the upload says. */
+  mergeBaseOid?: string | null;
 }
 
 /** The run's pull request (if any), its branch when the upload named none, and its base. */
@@ -45,9 +47,10 @@ export async function pullRequestOfUpload(
   spec: UploadPullRequestSpec,
 ): Promise<RunPullRequest> {
   const baseBranch = spec.baseBranch ?? null;
+  const mergeBaseOid = spec.mergeBaseOid ?? null;
   let pullRequest: PullRequestRow | null = null;
   if (spec.pullRequestNumber) {
-    const upload = { branch: spec.branch, baseBranch, commitOid: spec.commitOid };
+    const upload = { branch: spec.branch, baseBranch, commitOid: spec.commitOid, mergeBaseOid };
     const stored = await findPullRequestByNumber(tx, repository.id, spec.pullRequestNumber);
     if (!stored) {
       pullRequest = await insertPullRequestOfUpload(tx, repository.id, {
@@ -66,7 +69,8 @@ export async function pullRequestOfUpload(
     pullRequest,
     branch: runBranchOfPullRequest(pullRequest, spec.branch ?? pullRequest?.branch ?? null),
     baseBranch: baseBranch ?? pullRequest?.base_branch ?? null,
-    mergeBaseOid: pullRequest?.merge_base_oid ?? null,
+    // The upload's own, computed by git for this very commit, before the provider's.
+    mergeBaseOid: mergeBaseOid ?? pullRequest?.merge_base_oid ?? null,
   };
 }
 

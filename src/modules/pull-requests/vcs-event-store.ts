@@ -383,12 +383,18 @@ export function findPullRequestById(
 
 /**
  * Creates pull request `number` from an upload that names it before any provider event did: no
- * title, OPEN, with the upload's branch, base branch and commit.
+ * title, OPEN, with the upload's branch, base branch, commit and merge base.
  */
 export function insertPullRequestOfUpload(
   tx: Kysely<Database>,
   repositoryId: string,
-  upload: { number: number; branch: string | null; baseBranch: string | null; commitOid: string },
+  upload: {
+    number: number;
+    branch: string | null;
+    baseBranch: string | null;
+    commitOid: string;
+    mergeBaseOid: string | null;
+  },
 ): Promise<PullRequestRow> {
   return tx
     .insertInto("pull_requests")
@@ -399,6 +405,7 @@ export function insertPullRequestOfUpload(
       branch: upload.branch,
       base_branch: upload.baseBranch,
       head_commit_oid: upload.commitOid,
+      merge_base_oid: upload.mergeBaseOid,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -406,12 +413,18 @@ export function insertPullRequestOfUpload(
 
 /**
  * Moves a pull request that no provider event manages (`vcs_updated_at` null) to the head an
- * upload names; a provider-managed one is left as its provider reported it.
+ * upload names, with the merge base it names (for the same head, the one an earlier upload named
+ * when it names none); a provider-managed one is left as its provider reported it.
  */
 export async function updatePullRequestOfUpload(
   tx: Kysely<Database>,
   pullRequestId: string,
-  upload: { branch: string | null; baseBranch: string | null; commitOid: string },
+  upload: {
+    branch: string | null;
+    baseBranch: string | null;
+    commitOid: string;
+    mergeBaseOid: string | null;
+  },
 ): Promise<PullRequestRow> {
   return tx
     .updateTable("pull_requests")
@@ -419,6 +432,10 @@ export async function updatePullRequestOfUpload(
       head_commit_oid: upload.commitOid,
       branch: upload.branch ?? sql<string | null>`branch`,
       base_branch: upload.baseBranch ?? sql<string | null>`base_branch`,
+      // Kept for another upload of the same head that names none; an earlier head's is not this one's.
+      merge_base_oid:
+        upload.mergeBaseOid ??
+        sql<string | null>`CASE WHEN head_commit_oid = ${upload.commitOid} THEN merge_base_oid END`,
       updated_at: sql<Date>`now()`,
     })
     .where("id", "=", pullRequestId)
