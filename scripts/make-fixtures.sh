@@ -5,10 +5,11 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
-#        files with unusual names; `sarif` makes them all)
+#        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
+#        src/formats/coverage/fixtures/other/, which `coverage` makes too)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -31,7 +32,7 @@ readonly CYCLONEDX_NPM_VERSION=6.0.1
 readonly CDXGEN_VERSION=12.8.4
 
 readonly DEBIAN_PACKAGES=(
-  clang cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
+  clang llvm cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
   php-cli php-xml phpunit php-pcov php-xdebug diff-cover
 )
@@ -419,6 +420,58 @@ make_one_sarif_fixture() { # tool record-function
   jq --slurpfile new "$WORK/_manifest/sarif.jsonl" 'map(if .file == $new[0].file then $new[0] else . end)' \
     "$manifest" >"$WORK/_manifest.json"
   mv "$WORK/_manifest.json" "$manifest"
+}
+
+# Coverage that tools write in forms outside the coverage manifest (whose tests expect a report's
+# own totals to agree with its detail, which LLVM's LCOV does not): clang's source-based coverage
+# exported as LCOV (`llvm-cov export -format=lcov`), with lcov's and llvm-cov's own summaries; and
+# three JSON reports Assay does not read, which an upload refuses naming the export to use instead:
+# llvm-cov's JSON export, c8's (Istanbul's) coverage-final.json and coverage.py's JSON report. The
+# folder's own `manifest.json` lists them.
+record_coverage_other() { # out-dir
+  local out=$1
+  rm -rf "$out"
+  mkdir -p "$out"
+  : >"$WORK/_coverage-other.jsonl"
+  other() { # file format tool
+    jq -nc --arg file "$1" --arg format "$2" --arg tool "$3" --arg workDir "$PWD" \
+      '{file: $file, format: $format, tool: $tool, workDir: $workDir}' >>"$WORK/_coverage-other.jsonl"
+  }
+  log "clang's source-based coverage (llvm-cov)"
+  enter_project c-coverage
+  clang -std=c11 -O0 -fprofile-instr-generate -fcoverage-mapping -o test_ring tests/test_ring.c src/ring.c
+  LLVM_PROFILE_FILE=ring.profraw ./test_ring >/dev/null
+  llvm-profdata merge -sparse ring.profraw -o ring.profdata
+  llvm-cov export -format=lcov -instr-profile=ring.profdata test_ring >llvm.lcov
+  cp llvm.lcov "$out/llvm.lcov"
+  llvm-cov export -summary-only -instr-profile=ring.profdata test_ring >"$out/llvm-export.json"
+  {
+    echo "\$ llvm-cov report -instr-profile=ring.profdata test_ring"
+    llvm-cov report -instr-profile=ring.profdata test_ring
+  } >"$out/llvm.tool-output.txt"
+  lcov_summary llvm.lcov "$WORK/_llvm-summary.txt"
+  cat "$WORK/_llvm-summary.txt" >>"$out/llvm.tool-output.txt"
+  write_summary "$out/llvm.summary.json" lcov "$(lcov --version | sed 's/^lcov: //'), $(llvm-cov --version | sed -n 's/^.*LLVM version /LLVM /p')" \
+    "clang -fprofile-instr-generate -fcoverage-mapping; ./test_ring; llvm-profdata merge; llvm-cov export -format=lcov" "$PWD" \
+    "$(jq -n --argjson lcov "$(lcov_summary_figures "$WORK/_llvm-summary.txt")" '{lcovSummary: $lcov}')"
+  other llvm.lcov lcov llvm
+  other llvm-export.json llvm-cov-json llvm
+  log "c8's JSON coverage"
+  enter_project js-coverage
+  "$BIN/c8" --reporter=json node --test test/ >/dev/null 2>&1
+  cp coverage/coverage-final.json "$out/coverage-final.json"
+  other coverage-final.json istanbul-json c8
+  log "coverage.py's JSON report"
+  enter_project python-coverage
+  "$PYTHON" -m coverage run --branch "--omit=*/_distutils_hack/*" -m unittest discover -s tests -t . >/dev/null 2>&1
+  "$PYTHON" -m coverage json -q "--include=$PWD/*" -o "$out/coverage.json"
+  other coverage.json coverage-py-json coverage-py
+  jq -s . "$WORK/_coverage-other.jsonl" >"$out/manifest.json"
+  rm -f "$WORK/_coverage-other.jsonl"
+}
+
+make_coverage_other() {
+  record_coverage_other "$ROOT/src/formats/coverage/fixtures/other"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -906,6 +959,8 @@ make_coverage() {
   add_run coverage go-modules-each-profile go-modules/workspace.summary.json go-modules/go-modules.tool-output.txt \
     go-modules/backend.out go-modules/pricing.out
 
+  record_coverage_other "$out/other"
+
   write_manifest coverage
 }
 
@@ -1108,13 +1163,14 @@ make_pull_request() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint or file-names)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names or coverage-other)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = file-names ]; then make_file_names; fi
+if [ "$WHAT" = coverage-other ]; then make_coverage_other; fi
 if [ "$WHAT" = gcc ]; then make_one_sarif_fixture gcc record_gcc; fi
 if [ "$WHAT" = eslint ]; then make_one_sarif_fixture eslint record_eslint; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi

@@ -122,7 +122,8 @@ function jsonFormatOf(text: string): SniffedFormat {
   const spdx = members.get("spdxVersion");
   if (typeof spdx === "string" && spdx.startsWith("SPDX-")) return "spdx-json";
   if (schemaText.includes("sarif") || isContainer(members.get("runs"), "array")) return "sarif";
-  if (isContainer(members.get("files"), "object")) return "line-ranges";
+  // coverage.py's JSON report has `files` too, after its `meta`: no line ranges.
+  if (isContainer(members.get("files"), "object") && !members.has("meta")) return "line-ranges";
   return "json";
 }
 

@@ -152,12 +152,14 @@ export class CoverageAccumulator {
     const excluded = states
       .filter((state) => state.outside)
       .map((state) => ({ path: state.path, totals: finishFile(state).totals }));
+    // A file outside the repository is not counted: its own totals say nothing about the figures.
+    const outside = new Set(excluded.map((file) => file.path));
     return {
       format: this.format,
       files,
       totals: sumTotals(files.map((f) => f.totals)),
       excluded,
-      mismatches: [...this.mismatches],
+      mismatches: this.mismatches.filter((mismatch) => mismatch.path === null || !outside.has(mismatch.path)),
     };
   }
 

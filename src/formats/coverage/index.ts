@@ -45,14 +45,46 @@ export function parseCoverage(text: string, options: ParseCoverageOptions = {}):
   }
   const format = options.format ?? detectCoverageFormat(text);
   if (format === null) {
+    const known = "LCOV, Cobertura, Clover, JaCoCo or Go cover profile";
+    const other = OTHER_FORMATS.find((candidate) => candidate.pattern.test(text.slice(0, 4096)));
     throw new CoverageFormatError(
       null,
-      "not a coverage report in a known format (LCOV, Cobertura, Clover, JaCoCo or Go cover profile)",
+      other === undefined
+        ? `not a coverage report in a known format (${known})`
+        : `this is ${other.name}, which Assay does not read (it reads ${known}): ${other.instead}`,
     );
   }
   const { format: _ignored, ...pathOptions } = options;
   return PARSERS[format](text, pathOptions);
 }
+
+/**
+ * Coverage formats a tool writes beside one Assay reads, recognised from the start of the text, so
+ * the refusal can say which export to upload instead.
+ */
+const OTHER_FORMATS: ReadonlyArray<{ name: string; pattern: RegExp; instead: string }> = [
+  {
+    name: "llvm-cov's JSON export",
+    // It names itself last (`"type": "llvm.coverage.json.export"`), after the data.
+    pattern: /^\s*\{\s*"data"\s*:\s*\[\s*\{\s*"files"\s*:|"type"\s*:\s*"llvm\.coverage\.json\.export"/,
+    instead: "export LCOV instead (llvm-cov export -format=lcov)",
+  },
+  {
+    name: "coverage.py's JSON report",
+    pattern: /^\s*\{\s*"meta"\s*:\s*\{[^{}]*"(?:version|format)"[^{}]*\}\s*,\s*"files"\s*:/,
+    instead: "upload coverage xml (Cobertura) or coverage lcov instead",
+  },
+  {
+    name: "Istanbul's JSON coverage (coverage-final.json)",
+    pattern: /"statementMap"\s*:\s*\{/,
+    instead: "add the lcov, cobertura or clover reporter and upload that report",
+  },
+  {
+    name: "gcov's JSON format",
+    pattern: /"format_version"\s*:\s*"[^"]*"[\s\S]*"gcc_version"|"gcc_version"[\s\S]*"format_version"/,
+    instead: "capture LCOV with lcov or gcovr --lcov, or Cobertura with gcovr --cobertura",
+  },
+];
 
 function emptyTotals(): CoverageReport["totals"] {
   return { lines: { covered: 0, total: 0 }, branches: { covered: 0, total: 0 }, conditions: null };

@@ -128,3 +128,19 @@ test("bad input throws CoverageFormatError naming the problem and the line", () 
     );
   }
 });
+
+test("a file outside the repository is not counted, nor are its own totals compared with its lines", () => {
+  // LLVM's LCOV declares per-function totals that differ from its lines (a vendored header here).
+  const record = (file: string) => [`SF:${file}`, "DA:1,1", "DA:2,0", "LF:3", "LH:2", "end_of_record"];
+  const report = parseLcov([...record("/ci/repo/src/a.c"), ...record("/opt/vendor/b.h")].join("\n"), {
+    workDir: "/ci/repo",
+  });
+  assert.deepEqual(
+    report.excluded.map((file) => file.path),
+    ["/opt/vendor/b.h"],
+  );
+  assert.deepEqual(
+    report.mismatches.map((mismatch) => mismatch.path),
+    ["src/a.c"],
+  );
+});
