@@ -268,13 +268,24 @@ describe("hand-made SARIF", () => {
     assert.deepEqual([row?.begin_line, row?.begin_column, row?.end_line, row?.end_column], [1, 1, 1, 1]);
   });
 
-  it("decodes percent-encoded URIs and resolves base ids", async () => {
+  it("decodes percent-encoded URIs and resolves base ids; a plain path is a file name as written", async () => {
     const scene = await aScene();
     const sarif = sarifLog([
       {
         originalUriBaseIds: { SRC: { uri: "src/" } },
         results: [
-          aResult("R", "lib/my%20file%2B1.ts", 2),
+          {
+            ...aResult("R", "lib/my%20file%2B1.ts", 2),
+            locations: [
+              {
+                physicalLocation: {
+                  artifactLocation: { uri: "lib/my%20file%2B1.ts", uriBaseId: "%SRCROOT%" },
+                  region: { startLine: 2 },
+                },
+              },
+            ],
+          },
+          aResult("R", "plain/100%25.ts", 5),
           {
             ...aResult("R", "caf%C3%A9.ts", 3),
             locations: [
@@ -289,6 +300,7 @@ describe("hand-made SARIF", () => {
     assert.deepEqual((await occurrencesOf(scene.check.id)).map((o) => o.path).sort(), [
       "lib/my file+1.ts",
       "pkg/x#y.go",
+      "plain/100%25.ts",
       "src/café.ts",
     ]);
   });
