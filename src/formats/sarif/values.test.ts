@@ -58,7 +58,10 @@ it("renders a plain-text message's embedded links as their text, and leaves othe
     "possible nil pointer dereference\n\tthis check suggests that the pointer can be nil",
   );
   assert.equal(plainMessage("see [the docs](https://example.com/a) and [x](0)"), "see the docs and x");
-  assert.equal(plainMessage("a literal \\[1\\] and a \\[link\\](2)"), "a literal [1] and a [link](2)");
+  assert.equal(plainMessage("a literal \\[1\\] and [a link](2)"), "a literal [1] and a link");
+  assert.equal(plainMessage("a \\[link\\](2) escaped, and [one](2)"), "a [link](2) escaped, and one");
+  // Without a link the text is left whole: ESLint's formatter writes its messages as ESLint prints them.
+  assert.equal(plainMessage("Unnecessary escape character: \\[."), "Unnecessary escape character: \\[.");
   assert.equal(plainMessage("[nested \\] label](3)"), "nested ] label");
   // Not links: no target, a target that is neither an id nor an absolute URI, an index expression.
   for (const text of ["xs[i] is nil", "call f[0](x)", "[a] (1)", "[a](./rel)", "[a](https://x/a_(b))"]) {

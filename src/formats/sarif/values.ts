@@ -276,19 +276,24 @@ function suppressionsOf(raw: unknown): SarifSuppression[] {
   }));
 }
 
+/** An embedded link `[text](target)` (SARIF §3.11.6), or an escaped bracket. */
+const LINK_OR_ESCAPE = /\\([[\]])|\[((?:[^[\]\\]|\\.)*)\]\((\d+|[a-z][a-z0-9+.-]*:[^()\s]*)\)/gi;
+const LINK = /\[(?:[^[\]\\]|\\.)*\]\((?:\d+|[a-z][a-z0-9+.-]*:[^()\s]*)\)/i;
+
 /**
  * A plain-text message as a reader sees it (SARIF §3.11.6): an embedded link
  * `[text](target)`, whose target is a related location's id or an absolute URI, becomes its text,
  * and `\[` / `\]` become brackets. Staticcheck writes
  * `possible nil pointer dereference\n\t[this check suggests that the pointer can be nil](1)`.
- * Brackets that are no such link are left as written.
+ * Brackets that are no such link are left as written. A message with no link is left whole, its
+ * backslashes too: a tool that writes links escapes its brackets, but ESLint's formatter writes
+ * messages as ESLint prints them (`Unnecessary escape character: \[.`), where the backslash is
+ * the point.
  */
 export function plainMessage(text: string): string {
-  if (!text.includes("[")) return text;
-  return text.replace(
-    /\\([[\]])|\[((?:[^[\]\\]|\\.)*)\]\((\d+|[a-z][a-z0-9+.-]*:[^()\s]*)\)/gi,
-    (_whole, escaped: string | undefined, label: string | undefined) =>
-      escaped ?? (label ?? "").replace(/\\([[\]])/g, "$1"),
+  if (!text.includes("[") || !LINK.test(text)) return text;
+  return text.replace(LINK_OR_ESCAPE, (_whole, escaped: string | undefined, label: string | undefined) =>
+    escaped ?? (label ?? "").replace(/\\([[\]])/g, "$1"),
   );
 }
 
