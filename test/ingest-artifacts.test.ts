@@ -434,6 +434,44 @@ describe("what an upload stored", () => {
     }
   });
 
+  test("a report whose tool could not parse a file is NEUTRAL: what it did not see is neither clean nor fixed, and never the base", async () => {
+    const repository = await aRepository(server.db, account);
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
+    const base = aCommit();
+    await uploadArtifact(repository, { commitOid: base, text: await lint(["shop/src"]), workDir: checkout });
+    await processQueued();
+    assert.equal(await repositoryIssueCount(repository), 2);
+
+    // The file stops parsing: ESLint reports the parsing error and none of the file's findings.
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\nfunction (\n");
+    const broken = aCommit();
+    await uploadArtifact(repository, {
+      commitOid: broken,
+      text: await lint(["shop/src"]),
+      workDir: checkout,
+    });
+    await processQueued();
+    const brokenRun = await runOf(broken);
+    const brokenCheck = brokenRun.checks.edges[0]!.node;
+    assert.equal(brokenCheck.status, "NEUTRAL");
+    assert.deepEqual(brokenCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 0 });
+    assert.equal(brokenRun.status, "SKIPPED");
+    assert.equal(
+      await repositoryIssueCount(repository),
+      2,
+      "the repository's issues are still the base run's",
+    );
+
+    // Parsing again: compared with the base run, not with the check that saw nothing.
+    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
+    const fixed = aCommit();
+    await uploadArtifact(repository, { commitOid: fixed, text: await lint(["shop/src"]), workDir: checkout });
+    await processQueued();
+    const fixedCheck = (await runOf(fixed)).checks.edges[0]!.node;
+    assert.deepEqual(fixedCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 0 });
+    assert.equal(await repositoryIssueCount(repository), 2);
+  });
+
   test("a tool's own error holding text PostgreSQL cannot store is still said, with that text replaced", async () => {
     const repository = await aRepository(server.db, account);
     const commit = aCommit();

@@ -85,6 +85,11 @@ export class ToolErrors {
     else known.count += 1;
   }
 
+  /** Errors about code the tool could not analyze (not those about its configuration). */
+  get unanalyzed(): number {
+    return this.execution?.count ?? 0;
+  }
+
   /** How many there were, of both kinds. */
   get count(): number {
     return (this.execution?.count ?? 0) + (this.configuration?.count ?? 0);

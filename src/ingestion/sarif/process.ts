@@ -349,6 +349,7 @@ export async function stageSarif(
     return final.result({
       suppressed: suppressed - leftOut.suppressed - unreported.suppressed,
       rules: catalog.size,
+      ...(toolErrors.unanalyzed > 0 ? { unanalyzed: toolErrors.unanalyzed } : {}),
       ...states,
     });
   };

@@ -16,6 +16,11 @@ export interface ArtifactOutcome {
   /** Entries skipped, by reason (the pipeline's `SkipReason` names). */
   skipped: Record<string, number>;
   warnings: string[];
+  /**
+   * The tool's own errors about code it could not analyze (a file it could not parse, a package
+   * that does not type-check): what they cover is not in the report (SARIF `counts.unanalyzed`).
+   */
+  unanalyzed: number;
 }
 
 /** An artifact as the API reads it: the row without its content hash, with its run's and check's keys. */
@@ -35,7 +40,7 @@ function count(value: unknown): number {
 export function outcomeOf(result: unknown): ArtifactOutcome | null {
   const value = typeof result === "string" ? (JSON.parse(result) as unknown) : result;
   if (typeof value !== "object" || value === null) return null;
-  const { read, stored, skipped, warnings } = value as Record<string, unknown>;
+  const { read, stored, skipped, warnings, counts } = value as Record<string, unknown>;
   const skips: Record<string, number> = {};
   if (typeof skipped === "object" && skipped !== null) {
     for (const [reason, n] of Object.entries(skipped)) if (count(n) > 0) skips[reason] = count(n);
@@ -45,6 +50,7 @@ export function outcomeOf(result: unknown): ArtifactOutcome | null {
     stored: count(stored),
     skipped: skips,
     warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === "string") : [],
+    unanalyzed: typeof counts === "object" && counts !== null ? count((counts as Record<string, unknown>).unanalyzed) : 0,
   };
 }
 
