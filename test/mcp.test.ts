@@ -737,6 +737,43 @@ describe("MCP endpoint", () => {
     );
   });
 
+  test("a JSON-RPC batch is refused whole (-32600), runs nothing and costs one request", async () => {
+    const used = async () =>
+      Number((await gql(server.endpoint, token, "{ viewer { email } }")).headers.get("x-ratelimit-used"));
+    const call = (id: number, threshold: number) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "set_metric_threshold", arguments: { ...REPO, metric: "DCV", threshold } },
+    });
+    for (const batch of [[call(1, 41), call(2, 42)], []]) {
+      const before = await used();
+      const answer = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(batch),
+      });
+      assert.equal(answer.status, 400);
+      assert.equal(Number(answer.headers.get("x-ratelimit-used")), before + 1);
+      const body = (await answer.json()) as { id: unknown; error: { code: number; message: string } };
+      assert.equal(body.id, null);
+      assert.equal(body.error.code, -32600);
+      assert.match(body.error.message, /batch/i);
+    }
+    const read = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        `{ repository(${REPO_VARS}) { metrics(shortcodeIn: [DCV]) { items { key threshold } } } }`,
+      ),
+    ).repository as { metrics: Array<{ items: Array<{ threshold: number | null }> }> };
+    assert.ok(read.metrics[0]?.items.every((item) => item.threshold !== 41 && item.threshold !== 42));
+  });
+
   test("GET and DELETE /mcp answer 405 naming POST", async () => {
     for (const method of ["GET", "DELETE"]) {
       const answer = await fetch(`${server.url}/mcp`, {

@@ -67,6 +67,11 @@ function parseErrorBody(message: string): unknown {
   return { jsonrpc: "2.0", error: { code: -32700, message: `Parse error: ${message}` }, id: null };
 }
 
+/** JSON-RPC's answer to a body that is JSON but no request it can take (-32600 Invalid Request). */
+function invalidRequestBody(message: string): unknown {
+  return { jsonrpc: "2.0", error: { code: -32600, message: `Invalid Request: ${message}` }, id: null };
+}
+
 /** The tools' backend for one request: the caller's operations, run in-process. */
 function inProcessBackend(deps: McpEndpointDeps, viewer: Viewer, requestId: string): ToolBackend {
   return {
@@ -145,6 +150,18 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
       throw error;
     }
     record.operationName = describeMessage(body);
+    // MCP 2025-06-18 removed JSON-RPC batching. Refused whole, before anything in it runs: a batch
+    // would otherwise run up to its every call for the one request admission counted above.
+    if (Array.isArray(body)) {
+      return sendJson(
+        res,
+        400,
+        invalidRequestBody(
+          "batches are not accepted; send one JSON-RPC message per request (MCP 2025-06-18).",
+        ),
+        headers,
+      );
+    }
     if (body === null || typeof body !== "object") {
       return sendJson(res, 400, errorDocument(badRequest("The body must be a JSON-RPC message.")), headers);
     }
