@@ -343,6 +343,65 @@ describe("MCP endpoint", () => {
     assert.equal(elsewhere.code, "NOT_FOUND");
   });
 
+  test("get_changes tells the findings a pull request introduced from those already there, new ones first", async () => {
+    type Finding = { path: string; beginLine: number; shortcode: string; isIntroduced: boolean };
+    const data = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        `{ repository(${REPO_VARS}) { pullRequests(first: 50) { edges { node { number
+            issues(first: 500) { totalCount edges { node { path beginLine shortcode isIntroduced } } }
+            introduced: issues(first: 1, isIntroduced: true) { totalCount }
+            existing: issues(first: 1, isIntroduced: false) { totalCount } } } } } }`,
+      ),
+    ).repository as {
+      pullRequests: {
+        edges: Array<{
+          node: {
+            number: number;
+            issues: { totalCount: number; edges: Array<{ node: Finding }> };
+            introduced: { totalCount: number };
+            existing: { totalCount: number };
+          };
+        }>;
+      };
+    };
+    const prs = data.pullRequests.edges.map(({ node }) => node);
+    for (const pr of prs) {
+      const all = pr.issues.edges.map(({ node }) => node);
+      assert.equal(pr.introduced.totalCount, all.filter((f) => f.isIntroduced).length);
+      assert.equal(pr.existing.totalCount, all.filter((f) => !f.isIntroduced).length);
+    }
+    // A pull request with new findings and findings its base already had.
+    const pr = prs.find((p) => p.introduced.totalCount > 0 && p.existing.totalCount > 0);
+    assert.ok(pr, "the demo has a pull request with new and old findings");
+    const all = pr.issues.edges.map(({ node }) => node);
+    const expected = [...all.filter((f) => f.isIntroduced), ...all.filter((f) => !f.isIntroduced)];
+    const answer = await call<{
+      findings: Array<Finding>;
+      findingsTotal: number;
+      findingsIntroduced: number;
+      findingsExisting: number;
+    }>(client, "get_changes", { ...REPO, pullRequest: pr.number, first: 100 });
+    assert.equal(answer.findingsIntroduced, pr.introduced.totalCount);
+    assert.equal(answer.findingsExisting, pr.existing.totalCount);
+    assert.equal(answer.findingsTotal, pr.issues.totalCount);
+    assert.deepEqual(
+      answer.findings.map((f) => [f.path, f.beginLine, f.shortcode, f.isIntroduced]),
+      expected.slice(0, 100).map((f) => [f.path, f.beginLine, f.shortcode, f.isIntroduced]),
+    );
+    // With fewer than the new ones, only new ones are listed.
+    const few = await call<{ findings: Array<Finding> }>(client, "get_changes", {
+      ...REPO,
+      pullRequest: pr.number,
+      first: 1,
+    });
+    assert.deepEqual(
+      few.findings.map((f) => f.isIntroduced),
+      [true],
+    );
+  });
+
   test("get_run_checks answers each check's counts and findings as GraphQL has them", async () => {
     const runs = dataOf(
       await gql(

@@ -29,7 +29,7 @@ export function registerPrompts(server: McpServer): void {
           role: "user",
           content: {
             type: "text",
-            text: `Use the Assay tool get_changes with login "${login}", name "${name}" and pullRequest ${number}. Summarise what the pull request introduced and resolved, list the new findings by severity (CRITICAL first) with file and line, and mention any dependency vulnerabilities it introduced.`,
+            text: `Use the Assay tool get_changes with login "${login}", name "${name}" and pullRequest ${number}. Summarise what the pull request introduced and resolved. List only the findings it introduced (those with isIntroduced true) by severity (CRITICAL first) with file and line; the findings with isIntroduced false were already there before the pull request, so do not present them as its own (mention at most how many there are). Mention any dependency vulnerabilities it introduced.`,
           },
         },
       ],

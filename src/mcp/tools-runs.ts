@@ -39,9 +39,10 @@ interface FindingNode {
   path: string;
   beginLine: number;
   endLine: number;
+  isIntroduced: boolean;
 }
 
-const FINDING_FIELDS = "shortcode title category severity path beginLine endLine";
+const FINDING_FIELDS = "shortcode title category severity path beginLine endLine isIntroduced";
 
 const findingOutput = z.strictObject({
   shortcode: z.string().describe("The issue's code."),
@@ -51,6 +52,11 @@ const findingOutput = z.strictObject({
   path: z.string().describe("Repository-relative file path."),
   beginLine: z.number().int(),
   endLine: z.number().int(),
+  isIntroduced: z
+    .boolean()
+    .describe(
+      "True when this change (the run) brought the finding; false when it was already there before (its base had it).",
+    ),
 });
 
 /** A finding as the tools answer it: exactly the output schema's fields. */
@@ -63,11 +69,12 @@ function findingOf(node: FindingNode): z.infer<typeof findingOutput> {
     path: node.path,
     beginLine: node.beginLine,
     endLine: node.endLine,
+    isIntroduced: node.isIntroduced,
   };
 }
 
 function findingLine(f: z.infer<typeof findingOutput>): string {
-  return `${f.path}:${f.beginLine} ${f.shortcode} [${f.severity}] ${f.title}`;
+  return `${f.path}:${f.beginLine} ${f.shortcode} [${f.severity}] ${f.title}${f.isIntroduced ? " (new)" : " (already there)"}`;
 }
 
 const findingsLimit = z
@@ -101,8 +108,22 @@ const changesOutput = z.strictObject({
   resolved: z.number().int().describe("Findings the change resolved."),
   suppressed: z.number().int().describe("Findings suppressed (ignore rules, team suppressions)."),
   vulnerabilitiesIntroduced: z.number().int().describe("Dependency vulnerabilities the change introduced."),
-  findings: z.array(findingOutput).describe("The findings of the change's run, by path then line."),
-  findingsTotal: z.number().int().describe("How many findings there are in all; `findings` may list fewer."),
+  findings: z
+    .array(findingOutput)
+    .describe(
+      "The findings of the change's run: first those it introduced (`isIntroduced: true`), then those already there before it, each group by path then line.",
+    ),
+  findingsTotal: z
+    .number()
+    .int()
+    .describe("How many findings the run has in all, new and old; `findings` may list fewer."),
+  findingsIntroduced: z
+    .number()
+    .int()
+    .describe(
+      "How many of them the change introduced (suppressed ones included, which `introduced` leaves out).",
+    ),
+  findingsExisting: z.number().int().describe("How many of them were already there before the change."),
 });
 
 type ChangesOutput = z.infer<typeof changesOutput>;
@@ -114,7 +135,8 @@ const PULL_REQUEST_QUERY = `query McpPullRequestChanges($login: String!, $name: 
       number title state branch baseBranch
       summary { issuesRaised issuesResolved issuesSuppressed vulnerabilitiesRaised }
       latestAnalysisRun { runUid status branchName commitOid }
-      issues(first: $first) { ${connectionSelection(FINDING_FIELDS)} }
+      introducedIssues: issues(first: $first, isIntroduced: true) { ${connectionSelection(FINDING_FIELDS)} }
+      existingIssues: issues(first: $first, isIntroduced: false) { ${connectionSelection(FINDING_FIELDS)} }
     }
   }
 }`;
@@ -126,7 +148,10 @@ const COMMIT_QUERY = `query McpCommitChanges($login: String!, $name: String!, $v
     runUid status branchName commitOid
     repository { id }
     summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed vulnerabilitiesIntroduced }
-    checks(first: 50) { edges { node { issues(first: $first) { ${connectionSelection(FINDING_FIELDS)} } } } }
+    checks(first: 50) { edges { node {
+      introducedIssues: issues(first: $first, isIntroduced: true) { ${connectionSelection(FINDING_FIELDS)} }
+      existingIssues: issues(first: $first, isIntroduced: false) { ${connectionSelection(FINDING_FIELDS)} }
+    } } }
   }
 }`;
 
@@ -139,6 +164,43 @@ interface RunHead {
 
 function runOf(run: RunHead): z.infer<typeof runOutput> {
   return { runUid: run.runUid, status: run.status, branchName: run.branchName, commitOid: run.commitOid };
+}
+
+/** A change's findings in two pages: those it introduced and those already there. */
+interface FindingPages {
+  introducedIssues: Connection<FindingNode>;
+  existingIssues: Connection<FindingNode>;
+}
+
+/** The API's order of findings: by path (bytewise, as the database's C collation), then line. */
+function byPathThenLine(a: FindingNode, b: FindingNode): number {
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  return a.beginLine - b.beginLine;
+}
+
+/**
+ * The findings to list, at most `first`: the introduced ones first, then those already there,
+ * each group in the API's order (one page per check for a commit, merged), and their totals.
+ */
+function listedFindings(
+  introduced: ReadonlyArray<Connection<FindingNode>>,
+  existing: ReadonlyArray<Connection<FindingNode>>,
+  first: number,
+): Pick<ChangesOutput, "findings" | "findingsTotal" | "findingsIntroduced" | "findingsExisting"> {
+  const merged = (pages: ReadonlyArray<Connection<FindingNode>>) =>
+    pages.length === 1
+      ? (pages[0]?.edges.map(({ node }) => node) ?? [])
+      : pages.flatMap((page) => page.edges.map(({ node }) => node)).sort(byPathThenLine);
+  const total = (pages: ReadonlyArray<Connection<FindingNode>>) =>
+    pages.reduce((sum, page) => sum + page.totalCount, 0);
+  const findingsIntroduced = total(introduced);
+  const findingsExisting = total(existing);
+  return {
+    findings: [...merged(introduced), ...merged(existing)].slice(0, first).map(findingOf),
+    findingsTotal: findingsIntroduced + findingsExisting,
+    findingsIntroduced,
+    findingsExisting,
+  };
 }
 
 async function pullRequestChanges(
@@ -161,7 +223,8 @@ async function pullRequestChanges(
           vulnerabilitiesRaised: number;
         } | null;
         latestAnalysisRun: RunHead | null;
-        issues: Connection<FindingNode>;
+        introducedIssues: Connection<FindingNode>;
+        existingIssues: Connection<FindingNode>;
       } | null;
     } | null;
   }>(backend, PULL_REQUEST_QUERY, { ...repositoryVariables(args), number, first: args.first });
@@ -180,8 +243,7 @@ async function pullRequestChanges(
     resolved: pr.summary?.issuesResolved ?? 0,
     suppressed: pr.summary?.issuesSuppressed ?? 0,
     vulnerabilitiesIntroduced: pr.summary?.vulnerabilitiesRaised ?? 0,
-    findings: pr.issues.edges.map(({ node }) => findingOf(node)),
-    findingsTotal: pr.issues.totalCount,
+    ...listedFindings([pr.introducedIssues], [pr.existingIssues], args.first),
   };
 }
 
@@ -200,7 +262,7 @@ async function commitChanges(
         occurrencesSuppressed: number;
         vulnerabilitiesIntroduced: number;
       };
-      checks: { edges: Array<{ node: { issues: Connection<FindingNode> } }> } | null;
+      checks: { edges: Array<{ node: FindingPages }> } | null;
     };
   }>(backend, COMMIT_QUERY, { ...repositoryVariables(args), commitOid, first: args.first });
   const repository = found(data.repository, `Repository ${args.login}/${args.name}`);
@@ -211,11 +273,7 @@ async function commitChanges(
       `No analysis run of commit ${commitOid} in ${args.login}/${args.name}.`,
     );
   }
-  const pages = data.run.checks?.edges.map(({ node }) => node.issues) ?? [];
-  const findings = pages
-    .flatMap((page) => page.edges.map(({ node }) => findingOf(node)))
-    .sort((a, b) => a.path.localeCompare(b.path) || a.beginLine - b.beginLine)
-    .slice(0, args.first);
+  const checks = data.run.checks?.edges.map(({ node }) => node) ?? [];
   return {
     pullRequest: null,
     run: runOf(data.run),
@@ -223,8 +281,11 @@ async function commitChanges(
     resolved: data.run.summary.occurrencesResolved,
     suppressed: data.run.summary.occurrencesSuppressed,
     vulnerabilitiesIntroduced: data.run.summary.vulnerabilitiesIntroduced,
-    findings,
-    findingsTotal: pages.reduce((sum, page) => sum + page.totalCount, 0),
+    ...listedFindings(
+      checks.map((check) => check.introducedIssues),
+      checks.map((check) => check.existingIssues),
+      args.first,
+    ),
   };
 }
 
@@ -233,7 +294,7 @@ export const getChanges = defineTool({
   name: "get_changes",
   title: "What a pull request or commit changed",
   description:
-    "Answers what a pull request (by number) or a commit (by SHA) introduced and resolved: counts of findings introduced, resolved and suppressed and of dependency vulnerabilities introduced, from the newest analysis run, with the findings themselves. Give exactly one of `pullRequest` and `commitOid`.",
+    "Answers what a pull request (by number) or a commit (by SHA) introduced and resolved: counts of findings introduced, resolved and suppressed and of dependency vulnerabilities introduced, from the newest analysis run, and the run's findings. The findings include those that were already there before the change: each says `isIntroduced` (true: new in this change; false: already there), and the new ones are listed first. Only report the `isIntroduced: true` ones as what the change brought. Give exactly one of `pullRequest` and `commitOid`.",
   inputSchema: {
     ...repositoryInput,
     pullRequest: z.number().int().min(1).optional().describe("The pull request's number."),
@@ -261,6 +322,7 @@ export const getChanges = defineTool({
       structured: changes,
       text: [
         `${subject}: ${changes.introduced} findings introduced, ${changes.resolved} resolved, ${changes.suppressed} suppressed, ${changes.vulnerabilitiesIntroduced} vulnerabilities introduced${changes.run ? ` (run ${changes.run.runUid}, ${changes.run.status})` : " (no analysis run yet)"}.`,
+        `Findings of the run: ${changes.findingsIntroduced} new in this change, ${changes.findingsExisting} already there before it; ${countText(changes.findings.length, changes.findingsTotal, "listed")}, new ones first.`,
         ...changes.findings.map(findingLine),
       ].join("\n"),
     };

@@ -112,7 +112,7 @@ const WITH_ISSUE = sql`(
 // The totals of the sources below, from the checks' issue counts (issue-count-store.ts): a row
 // per check, issue, own severity, state and suppression, RESOLVED ones left out as the sources
 // leave them out. A total then costs the parent's distinct issues, not its findings.
-const COUNTED_COLUMNS = sql`k.check_id, k.issue_id, c.run_id, c.analyzer_id, k.occurrences AS n`;
+const COUNTED_COLUMNS = sql`k.check_id, k.issue_id, c.run_id, c.analyzer_id, k.state, k.occurrences AS n`;
 
 const LOCATED_COUNTS = {
   from: sql`(
@@ -121,7 +121,7 @@ const LOCATED_COUNTS = {
     JOIN checks AS c ON c.id = k.check_id
     WHERE k.state <> 'RESOLVED'
   )`,
-  columns: ["check_id", "issue_id", "run_id", "analyzer_id"],
+  columns: ["check_id", "issue_id", "run_id", "analyzer_id", "state"],
 };
 
 const WITH_ISSUE_COUNTS = {
@@ -221,11 +221,22 @@ export interface AnalysisIssueFilterArgs {
   category?: IssueCategory | null;
   severity?: IssueSeverity | null;
   q?: string | null;
+  isIntroduced?: boolean | null;
+}
+
+/**
+ * Findings new in their run (INTRODUCED: not in the run's base) for true, already in the base
+ * (EXISTING) for false; the connections leave RESOLVED rows out, so these two are all of them.
+ */
+function isIntroducedFilter(value: boolean | null | undefined): ConnectionFilter | undefined {
+  if (value === null || value === undefined) return undefined;
+  return equalsFilter("state", value ? "INTRODUCED" : "EXISTING");
 }
 
 /**
  * The filter of an {@link AnalysisIssueRow} connection: exact `source`, `category` and `severity`,
- * and `q` as a case-insensitive substring of the title, the path or the issue's shortcode. A `q`
+ * `isIntroduced` (new in the run, or already in its base), and `q` as a case-insensitive substring of
+ * the title, the path or the issue's shortcode. A `q`
  * of only whitespace does not filter.
  */
 export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFilter | undefined {
@@ -235,6 +246,7 @@ export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFi
     equalsFilter("source", args.source),
     equalsFilter("category", args.category),
     equalsFilter("severity", args.severity),
+    isIntroducedFilter(args.isIntroduced),
     q === ""
       ? undefined
       : {

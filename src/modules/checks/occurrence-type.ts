@@ -85,6 +85,11 @@ export const AnalysisIssueRef = builder.objectRef<AnalysisIssueRow>("AnalysisIss
         "The finding's severity: as its report graded it (a rule can be an error in one repository and a warning in another), else its issue's.",
       resolve: (o) => o.severity,
     }),
+    isIntroduced: t.boolean({
+      description:
+        "Whether the run introduced the finding: true when its base (the commit or branch it was compared against) did not have it, false when the base already had it. An Assay extension, so a review can tell what a change brought from what was there.",
+      resolve: (o) => o.state === "INTRODUCED",
+    }),
     explanation: t.string({
       nullable: true,
       description: "Why this place was flagged, when the analyzer or AI review said more than the title.",
@@ -114,6 +119,11 @@ export function analysisIssueArgs(t: ArgBuilder<BuilderTypes>) {
       type: IssueSeverityEnum,
       required: false,
       description: "Only findings of this severity (each finding's own, else its issue's).",
+    }),
+    isIntroduced: t.boolean({
+      required: false,
+      description:
+        "Only findings the run introduced (true) or only those its base already had (false); both when left out.",
     }),
     q: t.string({
       required: false,
