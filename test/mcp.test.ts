@@ -9,7 +9,9 @@ import { ingestRunSbom } from "../src/ingestion/sca/sbom-upload.ts";
 import { ASSAY_TOOLS } from "../src/mcp/mcp-server.ts";
 import { SCHEMA_URI } from "../src/mcp/resources.ts";
 import { seedDemo } from "../src/modules/demo/demo-seed.ts";
-import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { anAccount, aRepository, aRun, aToken, aUser } from "./helpers/builders.ts";
+import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
+import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -841,6 +843,80 @@ describe("MCP endpoint", () => {
       });
       assert.equal(answer.status, 405);
       assert.equal(answer.headers.get("allow"), "POST");
+    }
+  });
+});
+
+describe("get_changes by commit", () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("answers the repository's own run of the SHA in the API's order, new findings first", async () => {
+    const user = await aUser(server.db);
+    const account = await anAccount(server.db, {}, [{ user, role: "ADMIN", isOwner: true }]);
+    const [asked, other] = [await aRepository(server.db, account), await aRepository(server.db, account)];
+    const sha = "c0ffee".padEnd(40, "0");
+    const run = await aRun(server.db, asked, { commitOid: sha, createdAt: new Date(Date.now() - 60_000) });
+    // A newer run of the same SHA in another repository the caller sees (a fork, a mirror).
+    await aRun(server.db, other, { commitOid: sha });
+    const [python, go] = [await anAnalyzer(server.db), await anAnalyzer(server.db)];
+    const [pyIssue, goIssue] = [await anIssue(server.db, python), await anIssue(server.db, go)];
+    // Upper-case paths sort before lower-case ones bytewise, not in a locale's order.
+    await occurrencesIn(server.db, await aCheck(server.db, run, python), [
+      { issue: pyIssue, path: "b.py", state: "EXISTING" },
+      { issue: pyIssue, path: "Setup.py", state: "INTRODUCED" },
+      { issue: pyIssue, path: "a.py", state: "INTRODUCED" },
+    ]);
+    await occurrencesIn(server.db, await aCheck(server.db, run, go), [
+      { issue: goIssue, path: "Makefile.go", state: "EXISTING" },
+      { issue: goIssue, path: "main.go", state: "INTRODUCED" },
+    ]);
+    const { client } = await connect(server, await aToken(server.db, server.config.tokenPepper, user));
+    try {
+      const answer = await call<{
+        run: { runUid: string };
+        findings: Array<{ path: string; isIntroduced: boolean }>;
+        findingsIntroduced: number;
+        findingsExisting: number;
+      }>(client, "get_changes", { login: account.login, name: asked.name, commitOid: sha });
+      assert.equal(answer.run.runUid, run.run_uid);
+      assert.deepEqual(
+        answer.findings.map((f) => [f.path, f.isIntroduced]),
+        [
+          ["Setup.py", true],
+          ["a.py", true],
+          ["main.go", true],
+          ["Makefile.go", false],
+          ["b.py", false],
+        ],
+      );
+      assert.deepEqual([answer.findingsIntroduced, answer.findingsExisting], [3, 2]);
+      const firstTwo = await call<{ findings: Array<{ path: string }> }>(client, "get_changes", {
+        login: account.login,
+        name: asked.name,
+        commitOid: sha,
+        first: 2,
+      });
+      assert.deepEqual(
+        firstTwo.findings.map((f) => f.path),
+        ["Setup.py", "a.py"],
+      );
+      const none = await callFailing(client, "get_changes", {
+        login: account.login,
+        name: asked.name,
+        commitOid: "d".repeat(40),
+      });
+      assert.equal(none.code, "NOT_FOUND");
+      assert.match(none.text, /has no analysis run of commit d{40}/);
+    } finally {
+      await client.close();
     }
   });
 });

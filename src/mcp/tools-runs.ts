@@ -143,14 +143,14 @@ const PULL_REQUEST_QUERY = `query McpPullRequestChanges($login: String!, $name: 
 
 const COMMIT_QUERY = `query McpCommitChanges($login: String!, $name: String!, $vcsProvider: VCSProvider!,
   $commitOid: String!, $first: Int!) {
-  repository(login: $login, name: $name, vcsProvider: $vcsProvider) { id }
-  run(commitOid: $commitOid) {
-    runUid status branchName commitOid
-    repository { id }
-    summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed vulnerabilitiesIntroduced }
-    checks(first: 50) { edges { node {
-      introducedIssues: issues(first: $first, isIntroduced: true) { ${connectionSelection(FINDING_FIELDS)} }
-      existingIssues: issues(first: $first, isIntroduced: false) { ${connectionSelection(FINDING_FIELDS)} }
+  repository(login: $login, name: $name, vcsProvider: $vcsProvider) {
+    analysisRuns(first: 1, commitOid: $commitOid) { edges { node {
+      runUid status branchName commitOid
+      summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed vulnerabilitiesIntroduced }
+      checks(first: 50) { edges { node {
+        introducedIssues: issues(first: $first, isIntroduced: true) { ${connectionSelection(FINDING_FIELDS)} }
+        existingIssues: issues(first: $first, isIntroduced: false) { ${connectionSelection(FINDING_FIELDS)} }
+      } } }
     } } }
   }
 }`;
@@ -253,34 +253,40 @@ async function commitChanges(
   commitOid: string,
 ): Promise<ChangesOutput> {
   const data = await runOperation<{
-    repository: { id: string } | null;
-    run: RunHead & {
-      repository: { id: string };
-      summary: {
-        occurrencesIntroduced: number;
-        occurrencesResolved: number;
-        occurrencesSuppressed: number;
-        vulnerabilitiesIntroduced: number;
-      };
-      checks: { edges: Array<{ node: FindingPages }> } | null;
-    };
+    repository: {
+      analysisRuns: {
+        edges: Array<{
+          node: RunHead & {
+            summary: {
+              occurrencesIntroduced: number;
+              occurrencesResolved: number;
+              occurrencesSuppressed: number;
+              vulnerabilitiesIntroduced: number;
+            };
+            checks: { edges: Array<{ node: FindingPages }> } | null;
+          };
+        }>;
+      } | null;
+    } | null;
   }>(backend, COMMIT_QUERY, { ...repositoryVariables(args), commitOid, first: args.first });
   const repository = found(data.repository, `Repository ${args.login}/${args.name}`);
-  // `run(commitOid:)` is not scoped by repository: a run of another repository is not this one's.
-  if (data.run.repository.id !== repository.id) {
+  // The repository's own newest run of the commit: the root `run(commitOid:)` would answer the
+  // newest in any repository the caller can see.
+  const run = repository.analysisRuns?.edges[0]?.node;
+  if (!run) {
     throw new ToolFailure(
       "NOT_FOUND",
-      `No analysis run of commit ${commitOid} in ${args.login}/${args.name}.`,
+      `${args.login}/${args.name} has no analysis run of commit ${commitOid} (give the full SHA).`,
     );
   }
-  const checks = data.run.checks?.edges.map(({ node }) => node) ?? [];
+  const checks = run.checks?.edges.map(({ node }) => node) ?? [];
   return {
     pullRequest: null,
-    run: runOf(data.run),
-    introduced: data.run.summary.occurrencesIntroduced,
-    resolved: data.run.summary.occurrencesResolved,
-    suppressed: data.run.summary.occurrencesSuppressed,
-    vulnerabilitiesIntroduced: data.run.summary.vulnerabilitiesIntroduced,
+    run: runOf(run),
+    introduced: run.summary.occurrencesIntroduced,
+    resolved: run.summary.occurrencesResolved,
+    suppressed: run.summary.occurrencesSuppressed,
+    vulnerabilitiesIntroduced: run.summary.vulnerabilitiesIntroduced,
     ...listedFindings(
       checks.map((check) => check.introducedIssues),
       checks.map((check) => check.existingIssues),
@@ -302,7 +308,7 @@ export const getChanges = defineTool({
       .string()
       .regex(/^[0-9a-fA-F]{7,64}$/)
       .optional()
-      .describe("The commit's full SHA."),
+      .describe("The commit's full SHA, as the run recorded it."),
     first: findingsLimit,
   },
   outputSchema: changesOutput,

@@ -2,7 +2,7 @@ import type { AnalysisRunRow } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
 import { connectionArgs, connectionType, pageArgs } from "../../graphql/relay.ts";
 import { latestCommitOidByRepositoryId } from "../runs/run-loaders.ts";
-import { branchFilter, runsOfRepository } from "../runs/run-store.ts";
+import { runFilter, runsOfRepository } from "../runs/run-store.ts";
 import { AnalysisRunRef } from "../runs/run-type.ts";
 import { repositoryById } from "./repository-loaders.ts";
 import { RepositoryRef } from "./repository-type.ts";
@@ -24,13 +24,18 @@ builder.objectField(RepositoryRef, "analysisRuns", (t) =>
     args: {
       ...connectionArgs(t.arg),
       branch: t.arg.string({ required: false, description: "Only runs on this branch." }),
+      commitOid: t.arg.string({
+        required: false,
+        description:
+          "Only runs of this commit (its full SHA). An Assay extension: the root `run(commitOid:)` answers the newest run of a SHA in any repository you can see, this one stays in the repository.",
+      }),
     },
     resolve: (repository, args, ctx) =>
       ctx.loaders.connections.load<AnalysisRunRow>(
         runsOfRepository,
         repository.id,
         pageArgs(args),
-        branchFilter(args.branch),
+        runFilter(args.branch, args.commitOid),
       ),
   }),
 );

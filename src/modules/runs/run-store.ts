@@ -63,10 +63,27 @@ export const runsOfRepository: ConnectionSource = {
   direction: "desc",
 };
 
-/** The filter `analysisRuns(branch:)` applies. */
-export function branchFilter(branch: string | null | undefined) {
-  if (branch === null || branch === undefined) return undefined;
-  return { key: `branch:${branch}`, condition: sql<boolean>`s.branch_name = ${branch}` };
+/**
+ * The filter `analysisRuns(branch:, commitOid:)` applies: both when both are given
+ * (analysis_runs_repository_commit_idx serves the commit).
+ */
+export function runFilter(branch: string | null | undefined, commitOid: string | null | undefined) {
+  const parts = [
+    branch === null || branch === undefined
+      ? undefined
+      : { key: `branch:${branch}`, condition: sql`s.branch_name = ${branch}` },
+    commitOid === null || commitOid === undefined
+      ? undefined
+      : { key: `commitOid:${commitOid}`, condition: sql`s.commit_oid = ${commitOid}` },
+  ].filter((part) => part !== undefined);
+  if (parts.length === 0) return undefined;
+  return {
+    key: parts.map((part) => part.key).join(","),
+    condition: sql<boolean>`(${sql.join(
+      parts.map((part) => part.condition),
+      sql` AND `,
+    )})`,
+  };
 }
 
 /**
