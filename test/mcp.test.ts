@@ -921,6 +921,54 @@ describe("get_changes by commit", () => {
   });
 });
 
+describe("list_repositories with a login", () => {
+  let server: TestServer;
+
+  before(async () => {
+    server = await startTestServer();
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  test("asks for that account, past the first 50 and in any case, and is not truncated", async () => {
+    const user = await aUser(server.db);
+    const prefix = `many${Date.now().toString(36)}`;
+    const accounts = [];
+    for (let i = 0; i < 52; i++) {
+      accounts.push(
+        await anAccount(server.db, { login: `${prefix}-${String(i).padStart(2, "0")}` }, [{ user }]),
+      );
+    }
+    const last = accounts[51]!;
+    const repository = await aRepository(server.db, last);
+    const { client } = await connect(server, await aToken(server.db, server.config.tokenPepper, user));
+    try {
+      const all = await call<{ repositories: unknown[]; truncated: boolean }>(
+        client,
+        "list_repositories",
+        {},
+      );
+      assert.equal(all.truncated, true, "52 accounts are more than one call lists");
+      const one = await call<{ repositories: Array<{ login: string; name: string }>; truncated: boolean }>(
+        client,
+        "list_repositories",
+        { login: last.login.toUpperCase() },
+      );
+      assert.deepEqual(
+        one.repositories.map((r) => [r.login, r.name]),
+        [[last.login, repository.name]],
+      );
+      assert.equal(one.truncated, false);
+      const unknown = await callFailing(client, "list_repositories", { login: `${prefix}-absent` });
+      assert.equal(unknown.code, "NOT_FOUND");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe("MCP rate limit", () => {
   let server: TestServer;
 

@@ -38,25 +38,37 @@ const RUN_STATUSES = ["CANCEL", "FAILURE", "PENDING", "READY", "SKIPPED", "SUCCE
 const ACCOUNTS_PER_CALL = 50;
 const REPOSITORIES_PER_ACCOUNT = 100;
 
+const ACCOUNT_SELECTION = `login vcsProvider
+  repositories(first: ${REPOSITORIES_PER_ACCOUNT}) {
+    totalCount
+    edges { node {
+      name defaultBranch isActivated
+      issues(first: 1) { totalCount }
+      dependencyVulnerabilityOccurrences(first: 1) { totalCount }
+      metrics { items { thresholdStatus } }
+      analysisRuns(first: 1) { edges { node { runUid status branchName commitOid createdAt } } }
+    } }
+  }`;
+
 const REPOSITORIES_QUERY = `query McpRepositories {
   viewer {
     accounts(first: ${ACCOUNTS_PER_CALL}) {
       totalCount
-      edges { node { login vcsProvider
-        repositories(first: ${REPOSITORIES_PER_ACCOUNT}) {
-          totalCount
-          edges { node {
-            name defaultBranch isActivated
-            issues(first: 1) { totalCount }
-            dependencyVulnerabilityOccurrences(first: 1) { totalCount }
-            metrics { items { thresholdStatus } }
-            analysisRuns(first: 1) { edges { node { runUid status branchName commitOid createdAt } } }
-          } }
-        }
-      } }
+      edges { node { ${ACCOUNT_SELECTION} } }
     }
   }
 }`;
+
+/** One account's repositories, asked for by login (which, as in the API, ignores case). */
+const ACCOUNT_REPOSITORIES_QUERY = `query McpAccountRepositories($login: String!, $vcsProvider: VCSProvider!) {
+  account(login: $login, vcsProvider: $vcsProvider) { ${ACCOUNT_SELECTION} }
+}`;
+
+interface AccountNode {
+  login: string;
+  vcsProvider: (typeof VCS_PROVIDERS)[number];
+  repositories: Connection<RepositoryNode>;
+}
 
 interface RepositoryNode {
   name: string;
@@ -116,7 +128,7 @@ const listRepositoriesOutput = z.strictObject({
   truncated: z
     .boolean()
     .describe(
-      `True when you belong to more than ${ACCOUNTS_PER_CALL} accounts or an account has more than ${REPOSITORIES_PER_ACCOUNT} repositories, and some are not listed.`,
+      `True when some repositories are not listed: an account listed has more than ${REPOSITORIES_PER_ACCOUNT}, or (without \`login\`) you belong to more than ${ACCOUNTS_PER_CALL} accounts; give \`login\` to list one account's.`,
     ),
 });
 
@@ -131,25 +143,38 @@ export const listRepositories = defineTool({
       .string()
       .min(1)
       .optional()
-      .describe("Only the repositories of this account (login); all accounts when left out."),
+      .describe(
+        "Only the repositories of this account (login, any case); all accounts you belong to when left out.",
+      ),
+    vcsProvider: z
+      .enum(VCS_PROVIDERS)
+      .default("GITHUB")
+      .describe("Where the account given as `login` is hosted. Defaults to GITHUB; ignored without `login`."),
   },
   outputSchema: listRepositoriesOutput,
   annotations: { readOnlyHint: true, openWorldHint: false },
   async answer(backend, args) {
-    const data = await runOperation<{
-      viewer: {
-        accounts: Connection<{
-          login: string;
-          vcsProvider: (typeof VCS_PROVIDERS)[number];
-          repositories: Connection<RepositoryNode>;
-        }>;
-      } | null;
-    }>(backend, REPOSITORIES_QUERY, {});
-    const accounts = found(data.viewer, "The viewer").accounts;
-    let truncated = accounts.totalCount > accounts.edges.length;
+    let accounts: AccountNode[];
+    let truncated: boolean;
+    if (args.login !== undefined) {
+      const data = await runOperation<{ account: AccountNode | null }>(backend, ACCOUNT_REPOSITORIES_QUERY, {
+        login: args.login,
+        vcsProvider: args.vcsProvider,
+      });
+      accounts = [found(data.account, `Account ${args.login}`)];
+      truncated = false;
+    } else {
+      const data = await runOperation<{ viewer: { accounts: Connection<AccountNode> } | null }>(
+        backend,
+        REPOSITORIES_QUERY,
+        {},
+      );
+      const connection = found(data.viewer, "The viewer").accounts;
+      accounts = connection.edges.map(({ node }) => node);
+      truncated = connection.totalCount > connection.edges.length;
+    }
     const repositories: z.infer<typeof listRepositoriesOutput>["repositories"] = [];
-    for (const { node: account } of accounts.edges) {
-      if (args.login !== undefined && account.login !== args.login) continue;
+    for (const account of accounts) {
       if (account.repositories.totalCount > account.repositories.edges.length) truncated = true;
       for (const { node } of account.repositories.edges) {
         const run = node.analysisRuns?.edges[0]?.node;
