@@ -29,7 +29,7 @@ import { CLI_GRAPHQL_PATHS, createCliEndpoint } from "./ingestion/cli-endpoint.t
 import { startJobWorker, workerPoolSize } from "./job-handlers.ts";
 import { jobQueueStats } from "./jobs/job-store.ts";
 import type { Logger } from "./logger.ts";
-import { createMcpEndpoint, MCP_PATH } from "./mcp/mcp-endpoint.ts";
+import { createMcpEndpoint, MCP_PATHS } from "./mcp/mcp-endpoint.ts";
 import { readExampleOperations } from "./mcp/resources.ts";
 import { CredentialAuthenticator, looksLikeCredential } from "./modules/auth/credential-service.ts";
 import { renderDevicePage } from "./modules/auth/device-page.ts";
@@ -76,7 +76,7 @@ function apiEndpoints(
 ): { endpoints: Map<string, EndpointHandler>; routes: Map<string, string> } {
   const named = [
     ...[...GRAPHQL_PATHS].map((path) => [path, graphql, "graphql"] as const),
-    [MCP_PATH, mcp, "mcp"] as const,
+    ...[...MCP_PATHS].map((path) => [path, mcp, "mcp"] as const),
     ...[...CLI_GRAPHQL_PATHS].map((path) => [path, artifacts, "cli_artifacts"] as const),
     ...[...vcsWebhooks].map(([path, handler]) => [path, handler, "vcs_webhook"] as const),
   ];

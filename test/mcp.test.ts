@@ -798,6 +798,23 @@ describe("MCP endpoint", () => {
     );
   });
 
+  test("arguments outside the input schema and unknown tools are tool errors the model can read", async () => {
+    const bad = (await client.callTool({
+      name: "set_metric_threshold",
+      arguments: { ...REPO, metric: "NOPE", threshold: "high" },
+    })) as CallToolResult;
+    assert.equal(bad.isError, true);
+    const badText = bad.content[0]?.type === "text" ? bad.content[0].text : "";
+    assert.match(
+      badText,
+      /^MCP error -32602: Input validation error: Invalid arguments for tool set_metric_threshold/,
+    );
+    const unknown = (await client.callTool({ name: "no_such_tool", arguments: {} })) as CallToolResult;
+    assert.equal(unknown.isError, true);
+    const unknownText = unknown.content[0]?.type === "text" ? unknown.content[0].text : "";
+    assert.match(unknownText, /^MCP error -32602: Tool no_such_tool not found/);
+  });
+
   test("a JSON-RPC batch is refused whole (-32600), runs nothing and costs one request", async () => {
     const used = async () =>
       Number((await gql(server.endpoint, token, "{ viewer { email } }")).headers.get("x-ratelimit-used"));
@@ -833,6 +850,75 @@ describe("MCP endpoint", () => {
       ),
     ).repository as { metrics: Array<{ items: Array<{ threshold: number | null }> }> };
     assert.ok(read.metrics[0]?.items.every((item) => item.threshold !== 41 && item.threshold !== 42));
+  });
+
+  test("the server does not advertise list changes it never notifies", () => {
+    const capabilities = client.getServerCapabilities();
+    assert.ok(capabilities?.tools && capabilities.resources && capabilities.prompts);
+    assert.notEqual(capabilities.tools.listChanged, true);
+    assert.notEqual(capabilities.resources.listChanged, true);
+    assert.notEqual(capabilities.prompts.listChanged, true);
+  });
+
+  test("update_metric_setting says what the API does: enforcement without reporting is accepted", async () => {
+    const description = tools.find((t) => t.name === "update_metric_setting")?.description ?? "";
+    assert.doesNotMatch(description, /needs reporting/i);
+    const setting = await call<{ isReported: boolean; isThresholdEnforced: boolean }>(
+      client,
+      "update_metric_setting",
+      { ...REPO, metric: "DDP", isReported: false, isThresholdEnforced: true },
+    );
+    assert.deepEqual(setting, { ...setting, isReported: false, isThresholdEnforced: true });
+  });
+
+  test("/mcp/ answers as /mcp; a message that is not JSON-RPC 2.0 is -32600 Invalid Request", async () => {
+    const post = (path: string, message: unknown, extra: Record<string, string> = {}) =>
+      fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...extra,
+        },
+        body: JSON.stringify(message),
+      });
+    const slash = await post("/mcp/", { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
+    assert.equal(slash.status, 200);
+    assert.equal(
+      ((await slash.json()) as { result: { tools: unknown[] } }).result.tools.length,
+      ASSAY_TOOLS.length,
+    );
+    for (const message of [
+      { id: 2, method: "tools/list" },
+      { jsonrpc: "1.0", id: 3, method: "tools/list" },
+    ]) {
+      const answer = await post("/mcp", message);
+      assert.equal(answer.status, 400);
+      const body = (await answer.json()) as { error: { code: number } };
+      assert.equal(body.error.code, -32600, JSON.stringify(message));
+    }
+  });
+
+  test("a request from another Origin is refused (403); its own origin and none are served", async () => {
+    const post = (origin?: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...(origin ? { origin } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+      });
+    const evil = await post("http://evil.example");
+    assert.equal(evil.status, 403);
+    const body = (await evil.json()) as { errors: Array<{ message: string; extensions: { code: string } }> };
+    assert.equal(body.errors[0]?.extensions.code, "FORBIDDEN");
+    assert.match(body.errors[0]?.message ?? "", /Origin http:\/\/evil\.example/);
+    assert.equal((await post(new URL(server.url).origin)).status, 200);
+    assert.equal((await post()).status, 200);
   });
 
   test("GET and DELETE /mcp answer 405 naming POST", async () => {

@@ -5,6 +5,7 @@ import {
   badRequest,
   ErrorCode,
   errorDocument,
+  forbidden,
   internalError,
   payloadTooLarge,
   unsupportedMediaType,
@@ -22,6 +23,9 @@ import type { ToolBackend } from "./tool-kit.ts";
 
 /** The path of the MCP endpoint (Streamable HTTP transport). */
 export const MCP_PATH = "/mcp";
+
+/** The paths the MCP endpoint answers: with and without the trailing slash, as `/graphql` does. */
+export const MCP_PATHS: ReadonlySet<string> = new Set([MCP_PATH, `${MCP_PATH}/`]);
 
 /** What the MCP endpoint needs: the GraphQL endpoint's authenticator, limiter and runner. */
 export interface McpEndpointDeps {
@@ -83,6 +87,26 @@ function inProcessBackend(deps: McpEndpointDeps, viewer: Viewer, requestId: stri
   };
 }
 
+/**
+ * True when the request may go on as far as its `Origin` goes: none sent (what non-browser
+ * clients do), or the origin of the host it was sent to. The Streamable HTTP transport's spec
+ * requires servers to check it: a page on another origin that rebinds a DNS name to this server
+ * would otherwise reach it from the user's browser.
+ */
+function isOwnOrigin(req: IncomingMessage, trustProxy: boolean): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return false;
+  }
+  const forwarded = trustProxy ? req.headers["x-forwarded-host"] : undefined;
+  const own = [req.headers.host, ...(typeof forwarded === "string" ? forwarded.split(",") : [])];
+  return own.some((candidate) => candidate !== undefined && candidate.trim().toLowerCase() === host);
+}
+
 /** `method` (and the tool's name) of a JSON-RPC request body, for the request's log line. */
 function describeMessage(body: unknown): string | undefined {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return undefined;
@@ -119,6 +143,12 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
         ErrorCode.METHOD_NOT_ALLOWED,
       );
       return sendJson(res, 405, errorDocument(error), { allow: "POST" });
+    }
+    if (!isOwnOrigin(req, deps.trustProxy)) {
+      const error = forbidden(
+        `Origin ${String(req.headers.origin).slice(0, 200)} is not this server's: /mcp answers requests from its own origin or without an Origin header.`,
+      );
+      return sendJson(res, 403, errorDocument(error));
     }
     const identity = await deps.authenticator.authenticate(parseBearer(req.headers.authorization));
     if (typeof identity === "string") {
@@ -164,6 +194,14 @@ export function createMcpEndpoint(deps: McpEndpointDeps) {
     }
     if (body === null || typeof body !== "object") {
       return sendJson(res, 400, errorDocument(badRequest("The body must be a JSON-RPC message.")), headers);
+    }
+    if ((body as { jsonrpc?: unknown }).jsonrpc !== "2.0") {
+      return sendJson(
+        res,
+        400,
+        invalidRequestBody('not a JSON-RPC 2.0 message (`"jsonrpc": "2.0"`).'),
+        headers,
+      );
     }
 
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);

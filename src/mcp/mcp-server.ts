@@ -47,5 +47,13 @@ export function createAssayMcpServer(backend: ToolBackend, documents: McpDocumen
   for (const tool of ASSAY_TOOLS) tool.register(server, backend);
   registerResources(server, documents);
   registerPrompts(server);
+  // The SDK advertises `listChanged: true` once a tool, resource or prompt is registered; this
+  // server's lists never change while a client talks to it (and it is stateless: it could not
+  // send the notification), so it says so.
+  server.server.registerCapabilities({
+    tools: { listChanged: false },
+    resources: { listChanged: false },
+    prompts: { listChanged: false },
+  });
   return server;
 }

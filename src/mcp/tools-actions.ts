@@ -115,7 +115,7 @@ const metricSettingOutput = z.strictObject({
 export const updateMetricSetting = defineTool({
   name: "update_metric_setting",
   title: "Turn a metric's reporting or enforcement on or off",
-  description: `Switches whether a repository reports a metric and whether missing its threshold fails the check. Leave out a setting to keep it as it is. Enforcement needs reporting. Needs the ADMIN or MEMBER role in the repository's account. ${METRIC_SHORTCODE_HELP}`,
+  description: `Switches whether a repository reports a metric and whether missing its threshold fails the check. Leave out a setting to keep it as it is. The two are independent: enforcement can be switched on for a metric that is not reported, and only fails a check once the metric has a value and a threshold. Needs the ADMIN or MEMBER role in the repository's account. ${METRIC_SHORTCODE_HELP}`,
   inputSchema: {
     ...repositoryInput,
     metric: z.enum(METRIC_SHORTCODES).describe("The metric."),
