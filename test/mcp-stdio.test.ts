@@ -50,7 +50,7 @@ async function pipeInto(
 
 /** JSON-RPC request lines, one per message. */
 function lines(...messages: unknown[]): string {
-  return messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n") + "\n";
+  return `${messages.map((m) => (typeof m === "string" ? m : JSON.stringify(m))).join("\n")}\n`;
 }
 
 const INITIALIZE = {
