@@ -86,7 +86,7 @@ describe("schema artifact and contract", () => {
     }
   });
 
-  test("Repository.analysisRuns takes the 2026 branch filter and the contract's page arguments", () => {
+  test("Repository.analysisRuns takes the 2026 branch filter, our commitOid filter and the contract's page arguments", () => {
     const repository = schema.getType("Repository");
     assert.ok(isObjectType(repository));
     const analysisRuns = repository.getFields().analysisRuns;
@@ -95,6 +95,7 @@ describe("schema artifact and contract", () => {
       "after: String",
       "before: String",
       "branch: String",
+      "commitOid: String",
       "first: Int",
       "last: Int",
       "offset: Int",
