@@ -454,6 +454,43 @@ describe("checks, occurrences and summaries", () => {
     });
   });
 
+  test("Check.issues tells new findings from those the base had, and filters and counts by it", async () => {
+    const { run, check, issue } = await aCheckWithIssue();
+    await occurrencesIn(server.db, check, [
+      { issue, path: "a.py", state: "INTRODUCED" },
+      { issue, path: "b.py", state: "EXISTING" },
+      { issue, path: "c.py", state: "INTRODUCED", isSuppressed: true },
+      { issue, path: "d.py", state: "RESOLVED" },
+      { issue, path: "e.py", state: "EXISTING", isSuppressed: true },
+    ]);
+    type Page = { totalCount: number; edges: Array<{ node: { path: string; isIntroduced: boolean } }> };
+    const data = await runField<{ checks: Connection<{ all: Page; introduced: Page; existing: Page }> }>(
+      run,
+      `checks { edges { node {
+        all: issues { totalCount edges { node { path isIntroduced } } }
+        introduced: issues(isIntroduced: true) { totalCount edges { node { path isIntroduced } } }
+        existing: issues(isIntroduced: false) { totalCount edges { node { path isIntroduced } } } } } }`,
+    );
+    const node = data.checks.edges[0]?.node;
+    assert.ok(node);
+    const listed = (page: Page) => page.edges.map((e) => [e.node.path, e.node.isIntroduced]);
+    assert.deepEqual(listed(node.all), [
+      ["a.py", true],
+      ["b.py", false],
+      ["c.py", true],
+      ["e.py", false],
+    ]);
+    assert.deepEqual(listed(node.introduced), [
+      ["a.py", true],
+      ["c.py", true],
+    ]);
+    assert.deepEqual(listed(node.existing), [
+      ["b.py", false],
+      ["e.py", false],
+    ]);
+    assert.deepEqual([node.all.totalCount, node.introduced.totalCount, node.existing.totalCount], [4, 2, 2]);
+  });
+
   test("Check.issues pages both ways in reading order", async () => {
     const { check, issue } = await aCheckWithIssue();
     const made = await occurrencesIn(
