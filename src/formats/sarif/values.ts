@@ -292,8 +292,10 @@ const LINK = /\[(?:[^[\]\\]|\\.)*\]\((?:\d+|[a-z][a-z0-9+.-]*:[^()\s]*)\)/i;
  */
 export function plainMessage(text: string): string {
   if (!text.includes("[") || !LINK.test(text)) return text;
-  return text.replace(LINK_OR_ESCAPE, (_whole, escaped: string | undefined, label: string | undefined) =>
-    escaped ?? (label ?? "").replace(/\\([[\]])/g, "$1"),
+  return text.replace(
+    LINK_OR_ESCAPE,
+    (_whole, escaped: string | undefined, label: string | undefined) =>
+      escaped ?? (label ?? "").replace(/\\([[\]])/g, "$1"),
   );
 }
 

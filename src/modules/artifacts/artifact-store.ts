@@ -50,7 +50,10 @@ export function outcomeOf(result: unknown): ArtifactOutcome | null {
     stored: count(stored),
     skipped: skips,
     warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === "string") : [],
-    unanalyzed: typeof counts === "object" && counts !== null ? count((counts as Record<string, unknown>).unanalyzed) : 0,
+    unanalyzed:
+      typeof counts === "object" && counts !== null
+        ? count((counts as Record<string, unknown>).unanalyzed)
+        : 0,
   };
 }
 
