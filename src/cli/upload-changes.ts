@@ -117,31 +117,24 @@ function changesFromGit(around: ChangesSurroundings, commit: string, base: strin
   const { git } = around;
   const topLevel = git(["rev-parse", "--show-toplevel"]);
   if (topLevel === null) return { skip: `${NOT_SENT}: this directory is not in a git work tree` };
-  const head = git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
-  if (head === null) {
+  const located = locateMergeBase(git, commit, base);
+  if (located.kind === "no-commit") {
     return {
       skip: `${NOT_SENT}: the commit ${commit.slice(0, 12)} is not in this clone; ${fetchHint(around, base)}`,
     };
   }
-  const refs = [`origin/${base}`, base].filter((ref) =>
-    git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]),
-  );
-  if (refs.length === 0) {
+  if (located.kind === "no-base") {
     return {
       skip: `${NOT_SENT}: the base branch ${base} is not in this clone (neither origin/${base} nor ${base}); ${fetchHint(around, base)}`,
     };
   }
-  let mergeBase: string | null = null;
-  for (const ref of refs) {
-    mergeBase = git(["merge-base", ref, head]);
-    if (mergeBase !== null) break;
-  }
-  if (mergeBase === null) {
+  if (located.kind === "no-ancestor") {
     const shallow = git(["rev-parse", "--is-shallow-repository"]) === "true" ? " (the clone is shallow)" : "";
     return {
-      skip: `${NOT_SENT}: ${commit.slice(0, 12)} and ${refs[0]} have no common ancestor in this clone${shallow}; ${fetchHint(around, base)}`,
+      skip: `${NOT_SENT}: ${commit.slice(0, 12)} and ${located.ref} have no common ancestor in this clone${shallow}; ${fetchHint(around, base)}`,
     };
   }
+  const { head, mergeBase } = located;
   const origin = `against ${base}@${mergeBase.slice(0, 7)}`;
   const diff = git([
     "diff",
@@ -168,19 +161,39 @@ function changesFromGit(around: ChangesSurroundings, commit: string, base: strin
 }
 
 /**
- * Where `commit`'s history meets the base branch's (`git merge-base` with `origin/<base>`, else
- * `<base>`), sent with the upload so the run is compared with that commit's run; null when this
- * clone cannot tell (the planned changes say why, when they are computed).
+ * Where `commit`'s history meets the base branch's: `git merge-base` with `origin/<base>`, else
+ * `<base>`; or why this clone cannot tell (the commit or the base branch is not in it, or they
+ * share no ancestor here: `ref` is the first base ref tried).
+ */
+function locateMergeBase(
+  git: Git,
+  commit: string,
+  base: string,
+):
+  | { kind: "found"; head: string; mergeBase: string }
+  | { kind: "no-commit" }
+  | { kind: "no-base" }
+  | { kind: "no-ancestor"; ref: string } {
+  const head = git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
+  if (head === null) return { kind: "no-commit" };
+  const refs = [`origin/${base}`, base].filter((ref) =>
+    git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]),
+  );
+  if (refs.length === 0) return { kind: "no-base" };
+  for (const ref of refs) {
+    const mergeBase = git(["merge-base", ref, head]);
+    if (mergeBase !== null) return { kind: "found", head, mergeBase };
+  }
+  return { kind: "no-ancestor", ref: refs[0]! };
+}
+
+/**
+ * The merge base sent with the upload, so the run is compared with that commit's run; null when
+ * this clone cannot tell (the planned changes say why, when they are computed).
  */
 export function findMergeBase(git: Git, commit: string, base: string): string | null {
-  const head = git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
-  if (head === null) return null;
-  for (const ref of [`origin/${base}`, base]) {
-    if (git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]) === null) continue;
-    const mergeBase = git(["merge-base", ref, head]);
-    if (mergeBase !== null) return mergeBase;
-  }
-  return null;
+  const located = locateMergeBase(git, commit, base);
+  return located.kind === "found" ? located.mergeBase : null;
 }
 
 /** How to get the history the merge base needs, in the words of the CI the command runs in. */
