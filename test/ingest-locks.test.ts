@@ -86,21 +86,27 @@ function sarifUpload(): ArtifactUpload {
   };
 }
 
+/** The first upload of a repository, accepted: the run and the check it made, as processing finds them. */
+async function aFirstUpload(repository: RepositoryRow): Promise<{ run: AnalysisRunRow; check: CheckRow }> {
+  const first = await acceptUpload(server.db, server.config, logger, repository, sarifUpload());
+  const run = await server.db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("key", "=", first.runKey)
+    .executeTakeFirstOrThrow();
+  const check = await server.db
+    .selectFrom("checks")
+    .selectAll()
+    .where("run_id", "=", run.id)
+    .executeTakeFirstOrThrow();
+  return { run, check };
+}
+
 describe("an upload while its run is being processed", () => {
   test("neither waits on the other in a cycle: both commit, in order", async () => {
     const repository: RepositoryRow = await aRepository(server.db, account);
     // The first upload makes the run and its check, as processing would find them.
-    const first = await acceptUpload(server.db, server.config, logger, repository, sarifUpload());
-    const run: AnalysisRunRow = await server.db
-      .selectFrom("analysis_runs")
-      .selectAll()
-      .where("key", "=", first.runKey)
-      .executeTakeFirstOrThrow();
-    const check: CheckRow = await server.db
-      .selectFrom("checks")
-      .selectAll()
-      .where("run_id", "=", run.id)
-      .executeTakeFirstOrThrow();
+    const { run, check } = await aFirstUpload(repository);
 
     const processingMayFinish = signal();
     const processingLocked = signal();
@@ -162,17 +168,7 @@ describe("an upload while its run is being processed", () => {
 describe("an upload while processing holds its run and has yet to settle the check", () => {
   test("the upload waits for the run before it reopens the check: no deadlock, both commit", async () => {
     const repository: RepositoryRow = await aRepository(server.db, account);
-    const first = await acceptUpload(server.db, server.config, logger, repository, sarifUpload());
-    const run: AnalysisRunRow = await server.db
-      .selectFrom("analysis_runs")
-      .selectAll()
-      .where("key", "=", first.runKey)
-      .executeTakeFirstOrThrow();
-    const check: CheckRow = await server.db
-      .selectFrom("checks")
-      .selectAll()
-      .where("run_id", "=", run.id)
-      .executeTakeFirstOrThrow();
+    const { run, check } = await aFirstUpload(repository);
 
     const processingMaySettle = signal();
     const processingLocked = signal();
