@@ -88,6 +88,38 @@ async function lint(): Promise<string> {
   return formatSarif(results, { cwd: workDir, rulesMeta: eslint.getRulesMetaForResults(results) });
 }
 
+/**
+ * `assay upload` of ESLint's SARIF as a community analyzer, as a CI job runs it (run in `runIn`, as
+ * npm passes it on in INIT_CWD; else where the command was started); answers what it printed.
+ * Asynchronously: the server answering the upload runs in this process.
+ */
+async function uploadEslint(upload: {
+  file: string;
+  commit: string;
+  branch: string;
+  workDir: string;
+  wait?: boolean;
+  runIn?: string;
+}): Promise<string> {
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    assayArgs(
+      "upload",
+      ...["--file", upload.file, "--repository", "gh/acme/shop"],
+      ...["--analyzer", "eslint", "--analyzer-type", "community"],
+      ...["--commit", upload.commit, "--branch", upload.branch, "--work-dir", upload.workDir],
+      "--no-progress",
+      ...(upload.wait ? ["--wait"] : []),
+    ),
+    {
+      cwd: path.resolve(import.meta.dirname, ".."),
+      env: { ...childEnv(), ASSAY_URL: server.url, ASSAY_TOKEN: token, INIT_CWD: upload.runIn ?? "" },
+      encoding: "utf8",
+    },
+  );
+  return stdout;
+}
+
 /** Node's test runner with coverage over `test/`, as LCOV. */
 async function coverage(): Promise<string> {
   const destination = path.join(workDir, "lcov.info");
@@ -290,33 +322,7 @@ test("`assay upload` streams a report to uploadArtifact with a token, and the ru
   await fs.writeFile(path.join(workDir, "NOTES.md"), "A change on a feature branch.\n");
   const commit = commitAll("third");
   try {
-    // Asynchronously: the server answering the upload runs in this process.
-    const { stdout: output } = await execFileAsync(
-      process.execPath,
-      assayArgs(
-        "upload",
-        "--file",
-        sarifFile,
-        "--repository",
-        "gh/acme/shop",
-        "--analyzer",
-        "eslint",
-        "--analyzer-type",
-        "community",
-        "--commit",
-        commit,
-        "--branch",
-        "feature/cleanup",
-        "--work-dir",
-        workDir,
-        "--no-progress",
-      ),
-      {
-        cwd: path.resolve(import.meta.dirname, ".."),
-        env: { ...childEnv(), ASSAY_URL: server.url, ASSAY_TOKEN: token, INIT_CWD: "" },
-        encoding: "utf8",
-      },
-    );
+    const output = await uploadEslint({ file: sarifFile, commit, branch: "feature/cleanup", workDir });
     assert.match(
       output,
       new RegExp(`Artifact successfully uploaded for repository acme/shop on commit ${commit}\\.`),
@@ -355,34 +361,15 @@ test("`assay upload --work-dir` of a folder reached through a symbolic link plac
     await fs.writeFile(sarifFile, sarif);
     await fs.writeFile(path.join(workDir, "NOTES.md"), "Linted through a link.\n");
     const commit = commitAll("fourth");
-    const { stdout: output } = await execFileAsync(
-      process.execPath,
-      assayArgs(
-        "upload",
-        "--file",
-        sarifFile,
-        "--repository",
-        "gh/acme/shop",
-        "--analyzer",
-        "eslint",
-        "--analyzer-type",
-        "community",
-        "--commit",
-        commit,
-        "--branch",
-        "main",
-        "--work-dir",
-        path.join(link, "src"),
-        "--no-progress",
-        "--wait",
-      ),
-      {
-        cwd: path.resolve(import.meta.dirname, ".."),
-        // The directory the command is run in, through the link (npm passes it on as INIT_CWD).
-        env: { ...childEnv(), ASSAY_URL: server.url, ASSAY_TOKEN: token, INIT_CWD: path.join(link, "src") },
-        encoding: "utf8",
-      },
-    );
+    const output = await uploadEslint({
+      file: sarifFile,
+      commit,
+      branch: "main",
+      workDir: path.join(link, "src"),
+      wait: true,
+      // The directory the command is run in, through the link (npm passes it on as INIT_CWD).
+      runIn: path.join(link, "src"),
+    });
     assert.match(output, /Artifact successfully uploaded/);
     const paths = await server.db
       .selectFrom("occurrences")
