@@ -2,13 +2,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { AccountRow } from "../src/db/types.ts";
 import { fixtureDir } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
-import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { aRepository } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
-import { waitFor } from "./helpers/instance.ts";
-import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { dataOf, gql } from "./helpers/server.ts";
+import { startUploaderScene, type UploaderScene, uploadProcessed } from "./helpers/uploads.ts";
 
 /**
  * Coverage written by real tools outside the coverage manifest (src/formats/coverage/fixtures/other/,
@@ -33,42 +32,24 @@ const fixture = (file: string) => {
   return found;
 };
 
-let server: TestServer;
-let account: AccountRow;
-let token: string;
-
+let scene: UploaderScene;
 before(async () => {
-  server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
-  const user = await aUser(server.db);
-  account = await anAccount(server.db, {}, [{ user, role: "MEMBER" }]);
-  token = await aToken(server.db, server.config.tokenPepper, user);
+  scene = await startUploaderScene();
 });
-after(() => server?.stop());
+after(() => scene?.server.stop());
 
-const UPLOAD = `mutation($input: UploadArtifactInput!) {
-  uploadArtifact(input: $input) { ok error warnings artifact { id } }
-}`;
-
-async function upload(
-  entry: OtherFixture,
-  key: string,
-): Promise<{ ok: boolean; error: string; warnings: string[]; artifact: { id: string } | null }> {
-  const repository = await aRepository(server.db, account);
-  const answer = await gql<{
-    uploadArtifact: { ok: boolean; error: string; warnings: string[]; artifact: { id: string } | null };
-  }>(server.endpoint, token, UPLOAD, {
-    input: {
-      repositoryId: encodeGlobalId("Repository", repository.key),
-      commitOid: aCommitOid(),
-      branch: repository.default_branch,
-      analyzer: "test-coverage",
-      key,
-      workDir: entry.workDir,
-      data: fs.readFileSync(path.join(FOLDER, entry.file), "utf8"),
-    },
-  });
-  assert.deepEqual(answer.body.errors, undefined, JSON.stringify(answer.body.errors));
-  return answer.body.data!.uploadArtifact;
+/** The input of an upload of `entry` as `key`'s coverage, to a repository of its own. */
+async function uploadInput(entry: OtherFixture, key: string): Promise<Record<string, unknown>> {
+  const repository = await aRepository(scene.server.db, scene.account);
+  return {
+    repositoryId: encodeGlobalId("Repository", repository.key),
+    commitOid: aCommitOid(),
+    branch: repository.default_branch,
+    analyzer: "test-coverage",
+    key,
+    workDir: entry.workDir,
+    data: fs.readFileSync(path.join(FOLDER, entry.file), "utf8"),
+  };
 }
 
 describe("coverage from tools outside the coverage manifest", () => {
@@ -77,33 +58,26 @@ describe("coverage from tools outside the coverage manifest", () => {
     const summary = JSON.parse(fs.readFileSync(path.join(FOLDER, "llvm.summary.json"), "utf8")) as {
       figures: { lcovSummary: Record<"lines" | "branches", { covered: number; total: number }> };
     };
-    const uploaded = await upload(entry, "cxx");
-    assert.equal(uploaded.error, "");
-    const id = uploaded.artifact!.id;
-    let files: Array<{
-      lines: { covered: number; total: number };
-      branches: { covered: number; total: number };
-    }> = [];
-    await waitFor(
-      "the report to be processed",
-      async () => {
-        const read = await gql<{
-          node: {
-            status: string;
-            check: { coverageFiles: { edges: Array<{ node: (typeof files)[number] }> } };
-          };
-        }>(
-          server.endpoint,
-          token,
-          `query($id: ID!) { node(id: $id) { ... on Artifact { status check { coverageFiles(first: 50) { edges { node {
-            lines { covered total } branches { covered total } } } } } } } }`,
-          { id },
-        );
-        files = read.body.data!.node.check.coverageFiles.edges.map((edge) => edge.node);
-        return read.body.data!.node.status === "PROCESSED";
-      },
-      30_000,
-    );
+    const { server, token } = scene;
+    const { artifactId } = await uploadProcessed(server, token, await uploadInput(entry, "cxx"));
+    const read = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        `query($id: ID!) { node(id: $id) { ... on Artifact { status check { coverageFiles(first: 50) { edges { node {
+          lines { covered total } branches { covered total } } } } } } } }`,
+        { id: artifactId },
+      ),
+    ).node as {
+      status: string;
+      check: {
+        coverageFiles: {
+          edges: Array<{ node: Record<"lines" | "branches", { covered: number; total: number }> }>;
+        };
+      };
+    };
+    assert.equal(read.status, "PROCESSED");
+    const files = read.check.coverageFiles.edges.map((edge) => edge.node);
     const sum = (measure: "lines" | "branches") =>
       files.reduce(
         (total, file) => ({
@@ -122,7 +96,13 @@ describe("coverage from tools outside the coverage manifest", () => {
     ["coverage.json", "python", "coverage.py's JSON report", "coverage xml"],
   ] as const) {
     test(`${fixture(file).tool}'s ${file} is refused, naming what it is and what to upload instead`, async () => {
-      const refused = await upload(fixture(file), key);
+      const answer = await gql<{ uploadArtifact: { ok: boolean; error: string } }>(
+        scene.server.endpoint,
+        scene.token,
+        `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }`,
+        { input: await uploadInput(fixture(file), key) },
+      );
+      const refused = dataOf(answer).uploadArtifact as { ok: boolean; error: string };
       assert.equal(refused.ok, false);
       assert.ok(refused.error.includes(`this is ${named}`), refused.error);
       assert.ok(refused.error.includes(instead), refused.error);

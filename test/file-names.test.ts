@@ -3,13 +3,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { AccountRow } from "../src/db/types.ts";
 import { fixtureDir } from "../src/formats/fixtures.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
-import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { aRepository } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
-import { waitFor } from "./helpers/instance.ts";
-import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
+import { dataOf, gql } from "./helpers/server.ts";
+import { startUploaderScene, type UploaderScene, uploadProcessed } from "./helpers/uploads.ts";
 
 /**
  * Files whose names a URI would escape (`sp ace/a b.js`, `a%20b.js`, `100%.js`, `é-ü.js`), reported
@@ -34,73 +33,41 @@ const fixtures = JSON.parse(fs.readFileSync(path.join(FOLDER, "manifest.json"), 
 const projectFiles = JSON.parse(fs.readFileSync(path.join(FOLDER, "files.json"), "utf8")) as string[];
 const EXTENSION = { js: ".js", c: ".c", go: ".go" } as const;
 
-let server: TestServer;
-let account: AccountRow;
-let token: string;
-
+let scene: UploaderScene;
 before(async () => {
-  server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
-  const user = await aUser(server.db);
-  account = await anAccount(server.db, {}, [{ user, role: "MEMBER" }]);
-  token = await aToken(server.db, server.config.tokenPepper, user);
+  scene = await startUploaderScene();
 });
-after(() => server?.stop());
-
-async function query<T>(text: string, variables: Record<string, unknown>): Promise<T> {
-  const res = await gql<T>(server.endpoint, token, text, variables);
-  assert.deepEqual(res.body.errors, undefined, JSON.stringify(res.body.errors));
-  return res.body.data!;
-}
-
-const UPLOAD = `mutation Upload($input: UploadArtifactInput!) {
-  uploadArtifact(input: $input) { ok error warnings artifact { id } }
-}`;
+after(() => scene?.server.stop());
 
 const READ = `query($id: ID!) { node(id: $id) { ... on Artifact {
-  status error storedCount skipped { reason count }
+  status error skipped { reason count }
   check { occurrences(first: 100) { edges { node { path } } } }
 } } }`;
 
 interface ArtifactOut {
   status: string;
   error: string | null;
-  storedCount: number | null;
   skipped: Array<{ reason: string; count: number }>;
   check: { occurrences: { edges: Array<{ node: { path: string } }> } };
 }
 
-/** Uploads the reports of one tool into one run of a repository of their own; answers their artifacts. */
+/** Uploads the reports of one tool into one run of a repository of their own; answers their artifacts, processed. */
 async function uploadTool(tool: string): Promise<ArtifactOut[]> {
+  const { server, token, account } = scene;
   const repository = await aRepository(server.db, account);
   const commitOid = aCommitOid();
-  const ids: string[] = [];
-  for (const fixture of fixtures.filter((entry) => entry.tool === tool)) {
-    const data = await query<{ uploadArtifact: { error: string; artifact: { id: string } | null } }>(UPLOAD, {
-      input: {
-        repositoryId: encodeGlobalId("Repository", repository.key),
-        commitOid,
-        branch: repository.default_branch,
-        analyzer: fixture.tool,
-        analyzerType: "community",
-        workDir: fixture.workDir,
-        data: fs.readFileSync(path.join(FOLDER, fixture.file), "utf8"),
-      },
-    });
-    assert.equal(data.uploadArtifact.error, "", `${fixture.file} is accepted`);
-    ids.push(data.uploadArtifact.artifact!.id);
-  }
   const artifacts: ArtifactOut[] = [];
-  for (const id of ids) {
-    let read: ArtifactOut | undefined;
-    await waitFor(
-      `${tool}'s report to be processed`,
-      async () => {
-        read = (await query<{ node: ArtifactOut }>(READ, { id })).node;
-        return read.status !== "QUEUED";
-      },
-      30_000,
-    );
-    artifacts.push(read!);
+  for (const fixture of fixtures.filter((entry) => entry.tool === tool)) {
+    const { artifactId } = await uploadProcessed(server, token, {
+      repositoryId: encodeGlobalId("Repository", repository.key),
+      commitOid,
+      branch: repository.default_branch,
+      analyzer: fixture.tool,
+      analyzerType: "community",
+      workDir: fixture.workDir,
+      data: fs.readFileSync(path.join(FOLDER, fixture.file), "utf8"),
+    });
+    artifacts.push(dataOf(await gql(server.endpoint, token, READ, { id: artifactId })).node as ArtifactOut);
   }
   return artifacts;
 }
