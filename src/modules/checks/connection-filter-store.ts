@@ -15,21 +15,6 @@ import { normaliseNames } from "./filters.ts";
  */
 export type ConnectionFilter = RowFilter;
 
-/** Joins filters with AND; undefined when there is none. Reads the columns they all read. */
-export function allOf(...filters: Array<ConnectionFilter | undefined>): ConnectionFilter | undefined {
-  const present = filters.filter((f): f is ConnectionFilter => f !== undefined);
-  if (present.length === 0) return undefined;
-  const known = present.every((f) => f.columns !== undefined);
-  return {
-    key: JSON.stringify(present.map((f) => f.key)),
-    condition: sql<boolean>`(${sql.join(
-      present.map((f) => f.condition),
-      sql` AND `,
-    )})`,
-    columns: known ? [...new Set(present.flatMap((f) => f.columns ?? []))] : undefined,
-  };
-}
-
 /** Rows whose `column` (an analyzer id) belongs to one of these analyzer shortcodes. */
 export function analyzerInFilter(
   shortcodes: ReadonlyArray<string | null | undefined> | null | undefined,
@@ -40,16 +25,6 @@ export function analyzerInFilter(
   return {
     key: `analyzerIn:${column}:${JSON.stringify(names)}`,
     condition: sql<boolean>`s.${sql.ref(column)} IN (SELECT id FROM analyzers WHERE shortcode = ANY(cast(${names} as text[])))`,
-    columns: [column],
-  };
-}
-
-/** Rows whose `column` equals `value`; no filter when `value` is null or undefined. */
-export function equalsFilter(column: string, value: string | null | undefined): ConnectionFilter | undefined {
-  if (value === null || value === undefined) return undefined;
-  return {
-    key: `${column}=${JSON.stringify(value)}`,
-    condition: sql<boolean>`s.${sql.ref(column)} = ${value}`,
     columns: [column],
   };
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { allOf, analyzerInFilter, equalsFilter } from "./connection-filter-store.ts";
+import { allOf, equalsFilter } from "../../graphql/row-filter-store.ts";
+import { analyzerInFilter } from "./connection-filter-store.ts";
 import { containsPattern, normaliseNames, normalisePath } from "./filters.ts";
 import { splitRepositoryIssueKey } from "./repository-issue-store.ts";
 

@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity, OccurrenceRow } from "../../db/types.ts";
 import type { ConnectionSource, OrderKey } from "../../graphql/pagination.ts";
-import { allOf, type ConnectionFilter, equalsFilter } from "./connection-filter-store.ts";
+import { allOf, equalsFilter } from "../../graphql/row-filter-store.ts";
+import type { ConnectionFilter } from "./connection-filter-store.ts";
 import { currentChecksOf } from "./current-check-store.ts";
 import { containsPattern } from "./filters.ts";
 

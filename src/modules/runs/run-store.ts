@@ -1,6 +1,7 @@
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { AnalysisRunRow, AnalysisRunStatus, Database, NewAnalysisRun } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
+import { allOf, equalsFilter } from "../../graphql/row-filter-store.ts";
 
 function visibleRuns(db: Kysely<Database>, viewerId: string) {
   return db
@@ -68,22 +69,7 @@ export const runsOfRepository: ConnectionSource = {
  * (analysis_runs_repository_commit_idx serves the commit).
  */
 export function runFilter(branch: string | null | undefined, commitOid: string | null | undefined) {
-  const parts = [
-    branch === null || branch === undefined
-      ? undefined
-      : { key: `branch:${branch}`, condition: sql`s.branch_name = ${branch}` },
-    commitOid === null || commitOid === undefined
-      ? undefined
-      : { key: `commitOid:${commitOid}`, condition: sql`s.commit_oid = ${commitOid}` },
-  ].filter((part) => part !== undefined);
-  if (parts.length === 0) return undefined;
-  return {
-    key: parts.map((part) => part.key).join(","),
-    condition: sql<boolean>`(${sql.join(
-      parts.map((part) => part.condition),
-      sql` AND `,
-    )})`,
-  };
+  return allOf(equalsFilter("branch_name", branch), equalsFilter("commit_oid", commitOid));
 }
 
 /**
