@@ -229,6 +229,8 @@ export interface ChangesTarget {
   baseBranch: string | null;
   /** Where the commit meets the base branch, when git could tell. */
   mergeBaseOid: string | null;
+  /** The commit's first-parent ancestors, when it is no pull request's and git could list them. */
+  ancestorOids?: string[] | null;
   /** The configuration the report carries: the changed lines may open the run, which keeps it. */
   configToml?: string | null;
 }
@@ -252,6 +254,7 @@ export async function sendChanges(
     ...(target.pullRequestNumber === null ? {} : { pullRequestNumber: target.pullRequestNumber }),
     ...(target.baseBranch === null ? {} : { baseBranch: target.baseBranch }),
     ...(target.mergeBaseOid === null ? {} : { mergeBaseOid: target.mergeBaseOid }),
+    ...(target.ancestorOids ? { ancestorOids: target.ancestorOids } : {}),
     analyzer: CHANGES_ANALYZER,
     analyzerType: null,
     key: null,

@@ -10,6 +10,7 @@ import { SERVER_FLAGS } from "./server-flags.ts";
 import { peekHead, uploadBody } from "./upload-body.ts";
 import { findMergeBase, planChanges, sendChanges } from "./upload-changes.ts";
 import { goModulesNote, goModulesOf } from "./upload-go-module.ts";
+import { findFirstParentAncestors } from "./upload-history.ts";
 import { planLockfiles } from "./upload-lockfiles.ts";
 import { DEFAULT_WAIT_SECONDS, resolveUploadOptions, type UploadOptions } from "./upload-options.ts";
 import { createProgress } from "./upload-progress.ts";
@@ -192,6 +193,12 @@ export const uploadCommand: Command = {
         : options.baseBranch === null
           ? null
           : findMergeBase(git, options.commit, options.baseBranch);
+    // A build of a branch, not of a pull request: the commit's history places its run among the
+    // branch's (a late run of an older commit is compared with its own ancestor, not a newer run).
+    const ancestorOids =
+      options.pullRequestNumber === null && options.baseBranch === null
+        ? findFirstParentAncestors(git, options.commit)
+        : null;
     const opened = await openReport(options.file);
     const { head, chunks } = await peekHead(opened.chunks, SNIFF_HEAD_BYTES);
     // The server's own words, before anything is sent: an LCOV file given as SARIF and the like.
@@ -218,7 +225,10 @@ export const uploadCommand: Command = {
       if (changes.skip !== null) note(`warning: ${changes.skip}`);
     } else {
       // Sent first, so the report's processing (and --wait's answer) already counts them.
-      const sent = await sendChanges({ ...options, repositoryId, configToml, mergeBaseOid }, changes.send);
+      const sent = await sendChanges(
+        { ...options, repositoryId, configToml, mergeBaseOid, ancestorOids },
+        changes.send,
+      );
       if ("warning" in sent) note(`warning: ${sent.warning}`);
       else print(sent.printed);
     }
@@ -240,6 +250,7 @@ export const uploadCommand: Command = {
         ...(options.pullRequestNumber === null ? {} : { pullRequestNumber: options.pullRequestNumber }),
         ...(options.baseBranch === null ? {} : { baseBranch: options.baseBranch }),
         ...(mergeBaseOid === null ? {} : { mergeBaseOid }),
+        ...(ancestorOids === null ? {} : { ancestorOids }),
         analyzer: options.analyzer,
         analyzerType: options.analyzerType,
         key: options.key,

@@ -159,6 +159,17 @@ export interface AnalysisRunsTable {
    * run listed them (repository-relative paths, sorted); null when none did (migration 0030).
    */
   lockfile_paths: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /**
+   * The commit's first-parent ancestors, nearest first, as the upload that made the run sent them;
+   * null when it sent none (migration 0035).
+   */
+  ancestor_oids: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
+  /**
+   * Where the run stands among its branch's runs, which every read of the newest run orders by:
+   * its `created_at`, unless it was placed before a run whose commit descends from its own
+   * (migration 0035; docs/ingestion.md "Where a run stands in the history").
+   */
+  placed_at: ColumnType<Date, Date | undefined, Date>;
 }
 
 export type { IssueCategory, IssueSeverity };

@@ -85,6 +85,8 @@ interface CheckedUpload {
   pullRequestNumber: number | null;
   baseBranch: string | null;
   mergeBaseOid: string | null;
+  /** The commit's first-parent ancestors, nearest first, lower-cased; null when the upload sends none. */
+  ancestorOids: string[] | null;
   kind: ArtifactKind;
   analyzer: string;
   languageKey: CoverageLanguageKey | null;
@@ -150,6 +152,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
       "mergeBaseOid is where the commit meets the branch it is compared with: send it with pullRequestNumber or baseBranch",
     );
   }
+  const ancestorOids = readAncestorOids(upload.ancestorOids, commitOid);
   const analyzer = upload.analyzer.trim();
   if (analyzer === "") throw new UploadError("INVALID_INPUT", "analyzer is empty");
   const kind = artifactKindOf(analyzer);
@@ -191,6 +194,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     pullRequestNumber,
     baseBranch,
     mergeBaseOid: mergeBaseOid?.toLowerCase() ?? null,
+    ancestorOids,
     kind,
     analyzer,
     languageKey,
@@ -203,6 +207,49 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     repositoryRoot,
     placement,
   };
+}
+
+/** The most ancestors an upload may list: `assay upload` sends 100. */
+export const MAX_ANCESTOR_OIDS = 1000;
+
+/**
+ * The upload's `ancestorOids` checked (docs/ingestion.md "Where a run stands in the history"):
+ * commit ids, nearest first, neither the commit itself nor one twice, at most
+ * {@link MAX_ANCESTOR_OIDS}; lower-cased. Null when the upload sends none; an empty list is the
+ * root commit's (it has no ancestor). Throws INVALID_INPUT naming the entry.
+ */
+function readAncestorOids(list: readonly string[] | null | undefined, commitOid: string): string[] | null {
+  if (list === null || list === undefined) return null;
+  if (list.length > MAX_ANCESTOR_OIDS) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `ancestorOids lists ${list.length} commits; at most ${MAX_ANCESTOR_OIDS} (the nearest first) are read`,
+    );
+  }
+  const seen = new Set<string>();
+  for (const [index, entry] of list.entries()) {
+    const oid = entry.trim().toLowerCase();
+    if (!COMMIT_PATTERN.test(oid)) {
+      throw new UploadError(
+        "INVALID_INPUT",
+        `ancestorOids[${index}] must be a git commit id of 7 to 64 hexadecimal characters, got "${entry.slice(0, 80)}"`,
+      );
+    }
+    if (oid === commitOid.toLowerCase()) {
+      throw new UploadError(
+        "INVALID_INPUT",
+        `ancestorOids[${index}] is the commit itself (${oid}): list its ancestors only, the parent first`,
+      );
+    }
+    if (seen.has(oid)) {
+      throw new UploadError(
+        "INVALID_INPUT",
+        `ancestorOids lists ${oid} twice: a first-parent history names each commit once`,
+      );
+    }
+    seen.add(oid);
+  }
+  return [...seen];
 }
 
 /** The upload's configuration read (null when it sends none, or only blanks); INVALID_CONFIG when it cannot be. */
@@ -353,6 +400,7 @@ export async function acceptUpload(
       pullRequestNumber: checked.pullRequestNumber,
       baseBranch: checked.baseBranch,
       mergeBaseOid: checked.mergeBaseOid,
+      ancestorOids: checked.ancestorOids,
       timeoutSeconds: config.artifactTimeoutSeconds,
       config: checked.config?.json ?? null,
     });

@@ -38,11 +38,13 @@ import { findRepositoryById } from "../modules/repositories/repository-store.ts"
 import { enqueueRunRebases } from "../modules/runs/rebase-job.ts";
 import {
   findLatestDefaultBranchRuns,
+  findNearestAnalysedAncestorRun,
   findRunById,
   findRunOfCommit,
   insertRunWithDeadline,
   isAnalysed,
   markRunBranchNamed,
+  placementInHistory,
   updateRunStatus,
 } from "../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
@@ -88,6 +90,13 @@ export interface NewRunSpec {
   baseBranch?: string | null;
   /** Where the commit meets the base branch, when the upload says (`git merge-base`). */
   mergeBaseOid?: string | null;
+  /**
+   * The commit's first-parent ancestors, nearest first, when the upload says (`git rev-list
+   * --first-parent`): a default-branch run is compared with its nearest analysed ancestor and
+   * placed before the runs of its descendants (docs/ingestion.md "Where a run stands in the
+   * history").
+   */
+  ancestorOids?: readonly string[] | null;
   /**
    * The configuration (`.deepsource.toml` as JSON) the upload carries: a new run keeps it and
    * expects its analyzers instead of the repository's (docs/ingestion.md "The repository's
@@ -142,9 +151,14 @@ export async function openRun(
     return { run: attached, created: false };
   }
 
+  // A pull request's run whose branch nobody named is on no branch: never the default branch's.
+  const branch = target.branch ?? (target.pullRequest ? null : repository.default_branch);
+  const history = target.baseBranch ? null : historyOf(repository, branch, spec);
   const [base] = target.baseBranch
     ? [await baseRunOfPullRequest(tx, repository, target)]
-    : await findLatestDefaultBranchRuns(tx, [repository.id]);
+    : history
+      ? await baseRunInHistory(tx, repository, history, spec.commitOid)
+      : await findLatestDefaultBranchRuns(tx, [repository.id]);
   const config = spec.config ?? null;
   const expected = enabledAnalyzerNames(config ?? repository.config_json);
   const expectedAnalyzers = expected.length === 0 ? [] : await findAnalyzersByShortcodes(tx, expected);
@@ -154,8 +168,7 @@ export async function openRun(
       key: newRowKey(),
       run_uid: randomUUID(),
       repository_id: repository.id,
-      // A pull request's run whose branch nobody named is on no branch: never the default branch's.
-      branch_name: target.branch ?? (target.pullRequest ? null : repository.default_branch),
+      branch_name: branch,
       // Else on the default branch for want of a branch: a pull request may claim it later.
       is_branch_defaulted:
         target.branch === null && !target.pullRequest && repository.default_branch !== null,
@@ -165,8 +178,10 @@ export async function openRun(
       base_run_id: base?.id ?? null,
       status: "PENDING",
       config_json: config === null ? null : JSON.stringify(config),
+      ancestor_oids: spec.ancestorOids ? [...spec.ancestorOids] : null,
     },
     expectedAnalyzers.length > 0 ? spec.timeoutSeconds : null,
+    history ? placementInHistory(repository.id, history.branch, spec.commitOid, history.ancestorOids) : null,
   );
 
   const ordered = expected.flatMap((shortcode) => expectedAnalyzers.filter((a) => a.shortcode === shortcode));
@@ -196,14 +211,49 @@ export async function openRun(
       repository,
       account,
       // A new run is pending: the newest analysed default-branch run is the default branch's base.
-      latestCommitOid: target.baseBranch
-        ? ((await findLatestDefaultBranchRuns(tx, [repository.id]))[0]?.commit_oid ?? null)
-        : (base?.commit_oid ?? null),
+      latestCommitOid:
+        target.baseBranch || history
+          ? ((await findLatestDefaultBranchRuns(tx, [repository.id]))[0]?.commit_oid ?? null)
+          : (base?.commit_oid ?? null),
       summary: EMPTY_SUMMARY,
       checks,
     }),
   );
   return { run, created: true };
+}
+
+/** A default-branch run's place in the history the upload gave: its branch and its ancestors. */
+interface RunHistory {
+  branch: string;
+  ancestorOids: readonly string[];
+}
+
+/** The history a new run of the default branch follows; null when the upload sent no ancestry (today's upload order). */
+function historyOf(repository: RepositoryRow, branch: string | null, spec: NewRunSpec): RunHistory | null {
+  if (!spec.ancestorOids || branch === null || branch !== repository.default_branch) return null;
+  return { branch, ancestorOids: spec.ancestorOids };
+}
+
+/**
+ * The base of a new default-branch run whose upload sent its ancestry: its nearest analysed
+ * ancestor; else the branch's newest analysed run unless that run descends from the commit (an
+ * older commit's run is not compared with a newer one's), when it has none.
+ */
+async function baseRunInHistory(
+  tx: Kysely<Database>,
+  repository: RepositoryRow,
+  history: RunHistory,
+  commitOid: string,
+): Promise<AnalysisRunRow[]> {
+  const nearest = await findNearestAnalysedAncestorRun(
+    tx,
+    repository.id,
+    history.branch,
+    history.ancestorOids,
+  );
+  if (nearest) return [nearest];
+  const [latest] = await findLatestDefaultBranchRuns(tx, [repository.id]);
+  return latest && !latest.ancestor_oids?.includes(commitOid) ? [latest] : [];
 }
 
 /** An upload that names the default branch and no pull request: a build of the default branch. */

@@ -21,6 +21,8 @@ export interface ArtifactUpload {
    * when the uploader says: the run is compared with that commit's run (docs/vcs-events.md).
    */
   mergeBaseOid?: string | null;
+  /** The commit's first-parent ancestors, nearest first (`uploadArtifact` only; docs/ingestion.md "Where a run stands in the history"). */
+  ancestorOids?: readonly string[] | null;
   analyzer: string;
   analyzerType: string | null;
   /** Coverage: the language key (`javascript`, `go`...); ignored otherwise. */

@@ -32,6 +32,7 @@ export interface UploadArtifactInputValue {
   pullRequestNumber?: number | null;
   baseBranch?: string | null;
   mergeBaseOid?: string | null;
+  ancestorOids?: readonly string[] | null;
   analyzer: string;
   analyzerType?: string | null;
   key?: string | null;
@@ -68,6 +69,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     pullRequestNumber: input.pullRequestNumber ?? null,
     baseBranch: presentOrNull(input.baseBranch),
     mergeBaseOid: presentOrNull(input.mergeBaseOid),
+    ancestorOids: input.ancestorOids ?? null,
     analyzer: input.analyzer,
     analyzerType: presentOrNull(input.analyzerType),
     key: presentOrNull(input.key),
@@ -184,6 +186,11 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
       required: false,
       description:
         "Where the commit's history meets the base branch's (`git merge-base`; an Assay extension), sent with pullRequestNumber or baseBranch: the run is compared with that commit's analysed run, so what the base branch changed since is not counted as the pull request's. Without it, the merge base the provider reported, else the base branch's latest analysed run. `assay upload` sends it.",
+    }),
+    ancestorOids: t.stringList({
+      required: false,
+      description:
+        "The commit's first-parent ancestors, nearest first (`git rev-list --first-parent`, without the commit itself; at most 1000; an Assay extension). On the default branch the run is then compared with the newest of them that was analysed rather than with the latest upload, and a run of an older commit that arrives after a newer commit's is placed before it in the branch's history: it gets its own checks but does not become the repository's current state. Ignored for a pull request's run, which mergeBaseOid places. Without it, runs follow the upload order. `assay upload` sends up to 100.",
     }),
     analyzer: t.string({
       required: true,

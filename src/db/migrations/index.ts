@@ -32,6 +32,7 @@ import * as artifactGoModules from "./0031-artifact-go-modules.ts";
 import * as metricValuesOfAnalysedRuns from "./0032-metric-values-of-analysed-runs.ts";
 import * as artifactRepositoryRoot from "./0033-artifact-repository-root.ts";
 import * as checkBaseCheck from "./0034-check-base-check.ts";
+import * as runHistory from "./0035-run-history.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   "0032-metric-values-of-analysed-runs": metricValuesOfAnalysedRuns,
   "0033-artifact-repository-root": artifactRepositoryRoot,
   "0034-check-base-check": checkBaseCheck,
+  "0035-run-history": runHistory,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -173,7 +173,7 @@ export function baseCheckOf(
     SELECT bc.id
     FROM analysis_runs AS base
     JOIN checks AS bc ON bc.repository_id = base.repository_id AND bc.branch_name = base.branch_name
-      AND bc.analyzer_id = ${analyzerId} AND (bc.run_created_at, bc.run_key) <= (base.created_at, base.key)
+      AND bc.analyzer_id = ${analyzerId} AND (bc.run_created_at, bc.run_key) <= (base.placed_at, base.key)
     WHERE base.id = ${baseRunId} AND ${isConclusiveCheck("bc")}
     ORDER BY bc.run_created_at DESC, bc.run_key DESC
     LIMIT 1)`;
@@ -196,7 +196,7 @@ export async function findRunsReadingBaseChecksOf(
     SELECT DISTINCT r.id::text AS id
     FROM analysis_runs AS x
     JOIN analysis_runs AS b ON b.repository_id = x.repository_id AND b.branch_name = ${branch}
-      AND (b.created_at, b.key) > (x.created_at, x.key)
+      AND (b.placed_at, b.key) > (x.placed_at, x.key)
     JOIN analysis_runs AS r ON r.base_run_id = b.id
     JOIN checks AS c ON c.run_id = r.id
     JOIN checks AS xc ON xc.run_id = x.id AND xc.analyzer_id = c.analyzer_id AND ${isConclusiveCheck("xc")}
@@ -204,8 +204,8 @@ export async function findRunsReadingBaseChecksOf(
       AND NOT EXISTS (
         SELECT 1 FROM checks AS n
         WHERE n.repository_id = x.repository_id AND n.branch_name = ${branch} AND n.analyzer_id = c.analyzer_id
-          AND (n.run_created_at, n.run_key) > (x.created_at, x.key)
-          AND (n.run_created_at, n.run_key) <= (b.created_at, b.key)
+          AND (n.run_created_at, n.run_key) > (x.placed_at, x.key)
+          AND (n.run_created_at, n.run_key) <= (b.placed_at, b.key)
           AND ${isConclusiveCheck("n")})`.execute(db);
   return result.rows.map((row) => row.id);
 }

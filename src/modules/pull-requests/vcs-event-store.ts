@@ -313,8 +313,8 @@ export function findLatestSettledRunOfBranch(
 }
 
 /**
- * The repository's latest analysed run on `branch` created before `run` (in the order
- * `analysisRuns` lists runs), if any: the base a run of that branch would have had without the
+ * The repository's latest analysed run on `branch` placed before `run` in its history
+ * (`placed_at`, docs/ingestion.md "Where a run stands in the history"), if any: the base a run of that branch would have had without the
  * runs that left the branch since.
  */
 export function findLatestSettledRunOfBranchBefore(
@@ -331,9 +331,9 @@ export function findLatestSettledRunOfBranchBefore(
     .where("branch_name", "=", branch)
     .where(isAnalysedRun("analysis_runs"))
     .where(
-      sql<boolean>`(created_at, key) < (SELECT r.created_at, r.key FROM analysis_runs AS r WHERE r.id = ${run.id})`,
+      sql<boolean>`(placed_at, key) < (SELECT r.placed_at, r.key FROM analysis_runs AS r WHERE r.id = ${run.id})`,
     )
-    .orderBy("created_at", "desc")
+    .orderBy("placed_at", "desc")
     .orderBy("key", "desc")
     .limit(1)
     .executeTakeFirst();
@@ -354,7 +354,10 @@ export async function findBranchHead(
   return head?.commit_oid;
 }
 
-/** The repository's latest analysed run (`isAnalysedRun`) whose `column` is `value`. */
+/**
+ * The repository's latest analysed run (`isAnalysedRun`) whose `column` is `value`, in history
+ * order (`placed_at`).
+ */
 function latestSettledRun(
   db: Kysely<Database>,
   repositoryId: string,
@@ -367,7 +370,7 @@ function latestSettledRun(
     .where("repository_id", "=", repositoryId)
     .where(column, "=", value)
     .where(isAnalysedRun("analysis_runs"))
-    .orderBy("created_at", "desc")
+    .orderBy("placed_at", "desc")
     .orderBy("key", "desc")
     .limit(1)
     .executeTakeFirst();

@@ -92,8 +92,9 @@ export function isAnalysed(run: Pick<AnalysisRunRow, "status" | "reopened_from">
 }
 
 /**
- * A repository's newest analysed run ({@link isAnalysedRun}) on its default branch, in the order
- * `analysisRuns` lists runs. A lateral subquery over the repository row aliased `repository`,
+ * A repository's newest analysed run ({@link isAnalysedRun}) on its default branch, in history
+ * order (`placed_at`: the upload order, unless the uploads said the commits' ancestry,
+ * docs/ingestion.md "Where a run stands in the history"). A lateral subquery over the repository row aliased `repository`,
  * for what is said of the newest run itself (the run the issue announcements came from, the
  * repository's latest run). The repository's current findings (and `enabledAnalyzers` without a
  * configuration) are read per analyzer instead (checks/current-check-store.ts), and its
@@ -105,7 +106,7 @@ export function latestDefaultBranchRun(repository: string) {
     WHERE lr.repository_id = ${sql.ref(`${repository}.id`)}
       AND lr.branch_name = ${sql.ref(`${repository}.default_branch`)}
       AND ${isAnalysedRun("lr")}
-    ORDER BY lr.created_at DESC, lr.key DESC
+    ORDER BY lr.placed_at DESC, lr.key DESC
     LIMIT 1
   )`;
 }
@@ -194,18 +195,22 @@ export function findRunOfCommit(
 }
 
 /**
- * Inserts a run whose deadline is `deadlineSeconds` from now (none when null) and returns the
- * stored row.
+ * Inserts a run whose deadline is `deadlineSeconds` from now (none when null), placed in its
+ * branch's history by `placedAt` ({@link placementInHistory}; at its `created_at` when null), and
+ * returns the stored row.
  */
 export function insertRunWithDeadline(
   db: Kysely<Database>,
-  run: Omit<NewAnalysisRun, "deadline_at">,
+  run: Omit<NewAnalysisRun, "deadline_at" | "placed_at">,
   deadlineSeconds: number | null,
+  placedAt: RawBuilder<Date | null> | null = null,
 ): Promise<AnalysisRunRow> {
   return db
     .insertInto("analysis_runs")
     .values({
       ...run,
+      // A null placement is filled in from created_at by the table's trigger (migration 0035).
+      ...(placedAt === null ? {} : { placed_at: placedAt as RawBuilder<Date> }),
       deadline_at:
         deadlineSeconds === null ? null : sql<Date>`now() + make_interval(secs => ${deadlineSeconds})`,
     })
@@ -315,4 +320,58 @@ export function markRunBranchNamed(tx: Kysely<Database>, runId: string): Promise
     .where("id", "=", runId)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * The analysed run ({@link isAnalysedRun}) on `branch` of the nearest of `ancestorOids` (a commit's
+ * first-parent ancestors, nearest first) that has one, if any: the run a new run of the commit is
+ * compared with (docs/ingestion.md "Where a run stands in the history").
+ */
+export function findNearestAnalysedAncestorRun(
+  db: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+  ancestorOids: readonly string[],
+): Promise<AnalysisRunRow | undefined> {
+  const ancestors = sql`cast(${[...ancestorOids]} as text[])`;
+  return db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repositoryId)
+    .where("branch_name", "=", branch)
+    .where(sql<boolean>`commit_oid = ANY(${ancestors})`)
+    .where(isAnalysedRun("analysis_runs"))
+    .orderBy(sql`array_position(${ancestors}, commit_oid)`)
+    .orderBy("placed_at", "desc")
+    .orderBy("key", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/**
+ * Where a new run of `commitOid` on `branch` stands in the branch's history, as an expression for
+ * its `placed_at`: when runs of the branch already name the commit among their ancestors (its
+ * descendants, uploaded first), halfway between the newest run of one of its own `ancestorOids`
+ * placed before the earliest of them (else a second before it) and that earliest descendant; null
+ * otherwise, which places the run at its `created_at` (migration 0035). Computed by the database,
+ * which keeps the microseconds a JavaScript date would drop.
+ */
+export function placementInHistory(
+  repositoryId: string,
+  branch: string,
+  commitOid: string,
+  ancestorOids: readonly string[],
+): RawBuilder<Date | null> {
+  return sql<Date | null>`(
+    WITH descendant AS (
+      SELECT min(d.placed_at) AS at FROM analysis_runs AS d
+      WHERE d.repository_id = ${repositoryId} AND d.branch_name = ${branch}
+        AND d.ancestor_oids @> cast(${[commitOid]} as text[])
+    ), ancestor AS (
+      SELECT max(a.placed_at) AS at FROM analysis_runs AS a, descendant
+      WHERE a.repository_id = ${repositoryId} AND a.branch_name = ${branch}
+        AND a.commit_oid = ANY(cast(${[...ancestorOids]} as text[])) AND a.placed_at < descendant.at
+    )
+    SELECT descendant.at - (descendant.at - coalesce(ancestor.at, descendant.at - interval '1 second')) / 2
+    FROM descendant, ancestor)`;
 }
