@@ -5,11 +5,12 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
-#        src/formats/coverage/fixtures/other/, which `coverage` makes too)
+#        src/formats/coverage/fixtures/other/, which `coverage` makes too; checkstyle the
+#        checkstyle XML and ShellCheck JSON reports of src/formats/checkstyle/fixtures/)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -21,6 +22,7 @@ readonly WORK=/tmp/assay-fixtures
 # Pinned npm tools. secretlint stays on 11.x: 12 and later need Node 22.
 readonly ESLINT_VERSION=10.15.0
 readonly ESLINT_SARIF_VERSION=3.1.0
+readonly ESLINT_CHECKSTYLE_VERSION=9.0.1
 readonly BIOME_VERSION=2.6.8
 readonly OXLINT_VERSION=1.94.0
 readonly SECRETLINT_VERSION=11.7.1
@@ -34,7 +36,7 @@ readonly CDXGEN_VERSION=12.8.4
 readonly DEBIAN_PACKAGES=(
   clang llvm cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
-  php-cli php-xml phpunit php-pcov php-xdebug diff-cover
+  php-cli php-xml phpunit php-pcov php-xdebug diff-cover shellcheck checkstyle php-codesniffer
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
@@ -42,6 +44,7 @@ readonly DEBIAN_PACKAGES_PULL_REQUEST=(jq git)
 readonly DEBIAN_PACKAGES_STATICCHECK_MODULE=(jq golang-go go-staticcheck)
 readonly DEBIAN_PACKAGES_GCC=(jq gcc)
 readonly DEBIAN_PACKAGES_ESLINT=(jq)
+readonly DEBIAN_PACKAGES_CHECKSTYLE=(jq shellcheck checkstyle php-cli php-xml php-codesniffer)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -71,6 +74,7 @@ install_debian_packages() {
   [ "$WHAT" = staticcheck-module ] && wanted=("${DEBIAN_PACKAGES_STATICCHECK_MODULE[@]}")
   [ "$WHAT" = gcc ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = checkstyle ] && wanted=("${DEBIAN_PACKAGES_CHECKSTYLE[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -84,6 +88,7 @@ install_debian_packages() {
 install_npm_tools() {
   local wanted=(
     "eslint@$ESLINT_VERSION" "@microsoft/eslint-formatter-sarif@$ESLINT_SARIF_VERSION"
+    "eslint-formatter-checkstyle@$ESLINT_CHECKSTYLE_VERSION"
     "@biomejs/biome@$BIOME_VERSION" "oxlint@$OXLINT_VERSION" "secretlint@$SECRETLINT_VERSION"
     "@secretlint/secretlint-rule-preset-recommend@$SECRETLINT_VERSION"
     "@secretlint/secretlint-formatter-sarif@$SECRETLINT_VERSION" "c8@$C8_VERSION" "npm@$NPM_VERSION"
@@ -1162,9 +1167,99 @@ make_pull_request() {
   rm -rf "${WORK:?}/js-pull-request"
 }
 
+# ---------------------------------------------------------------------------------------------
+# Checkstyle XML, which several linters write, and ShellCheck's own JSON: ShellCheck over
+# shell-lint/ (json1, json and checkstyle; its gcc output, one line per finding, is the summary),
+# Checkstyle over java-lint/ (its plain output, one line per finding, and its closing count),
+# ESLint with eslint-formatter-checkstyle over js-lint/ (its JSON formatter) and PHP_CodeSniffer
+# over php-lint/ (its JSON report). Each summary's `findings` list every finding the tool printed:
+# file (relative to the work directory), line, column (null where the tool printed none),
+# severity as the tool printed it, and rule as the tool names it.
+make_checkstyle() {
+  begin_kind checkstyle
+  local out="$ROOT/src/formats/checkstyle/fixtures"
+  local scripts=(bin/backup.sh bin/deploy.sh lib/common.sh)
+
+  log "ShellCheck"
+  mkdir -p "$out/shellcheck"
+  enter_project shell-lint
+  expect_status "1" shellcheck -f json1 "${scripts[@]}" >"$out/shellcheck/shellcheck.json1"
+  expect_status "1" shellcheck -f json "${scripts[@]}" >"$out/shellcheck/shellcheck.json"
+  expect_status "1" shellcheck -f checkstyle "${scripts[@]}" >"$out/shellcheck/shellcheck.xml"
+  expect_status "1" shellcheck -f gcc "${scripts[@]}" >"$out/shellcheck/shellcheck.tool-output.txt"
+  write_summary "$out/shellcheck/shellcheck.summary.json" shellcheck "$(shellcheck --version | sed -n 's/^version: //p')" \
+    "shellcheck -f json1|json|checkstyle ${scripts[*]}" "$PWD" "$(
+      jq -Rn '[inputs | capture("^(?<file>[^:]+):(?<line>[0-9]+):(?<column>[0-9]+): (?<severity>[a-z]+): .* \\[(?<rule>SC[0-9]+)\\]$")
+          | .line |= tonumber | .column |= tonumber] as $findings
+        | {findings: $findings,
+           bySeverity: ($findings | group_by(.severity) | map({key: .[0].severity, value: length}) | from_entries)}' \
+        "$out/shellcheck/shellcheck.tool-output.txt"
+    )"
+  local format
+  for format in json1 json xml; do
+    add_fixture checkstyle shellcheck "shellcheck/shellcheck.$format" \
+      "$([ $format = xml ] && echo checkstyle-xml || echo "shellcheck-$format")" relative \
+      shellcheck/shellcheck.summary.json shellcheck/shellcheck.tool-output.txt
+  done
+
+  log "Checkstyle"
+  mkdir -p "$out/checkstyle"
+  enter_project java-lint
+  # Checkstyle exits with the number of findings at severity error.
+  expect_status "2" checkstyle -c checkstyle.xml -f xml -o "$out/checkstyle/checkstyle.xml" src
+  expect_status "2" checkstyle -c checkstyle.xml src >"$out/checkstyle/checkstyle.tool-output.txt" 2>&1
+  write_summary "$out/checkstyle/checkstyle.summary.json" checkstyle "$(checkstyle --version | sed 's/^Checkstyle version: //')" \
+    "checkstyle -c checkstyle.xml -f xml src" "$PWD" "$(
+      jq -Rn --arg root "$PWD/" '[inputs] as $lines
+        | [$lines[] | capture("^\\[(?<severity>[A-Z]+)\\] (?<file>[^:]+):(?<line>[0-9]+)(:(?<column>[0-9]+))?: .* \\[(?<rule>[A-Za-z]+)\\]$")
+            | .file |= ltrimstr($root) | .line |= tonumber | .column |= (if . == null then null else tonumber end)] as $findings
+        | {findings: $findings,
+           bySeverity: ($findings | group_by(.severity) | map({key: .[0].severity, value: length}) | from_entries),
+           errors: ($lines | map(capture("^Checkstyle ends with (?<n>[0-9]+) errors?\\.").n | tonumber) | first)}' \
+        "$out/checkstyle/checkstyle.tool-output.txt"
+    )"
+  add_fixture checkstyle checkstyle checkstyle/checkstyle.xml checkstyle-xml absolute-path \
+    checkstyle/checkstyle.summary.json checkstyle/checkstyle.tool-output.txt
+
+  log "ESLint (checkstyle formatter)"
+  mkdir -p "$out/eslint"
+  enter_project js-lint
+  NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format checkstyle src >"$out/eslint/eslint.xml"
+  expect_status "1" "$BIN/eslint" src >"$out/eslint/eslint.tool-output.txt"
+  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint-checkstyle.json"
+  write_summary "$out/eslint/eslint.summary.json" eslint "$("$BIN/eslint" --version), eslint-formatter-checkstyle $ESLINT_CHECKSTYLE_VERSION" \
+    "eslint --format checkstyle src" "$PWD" "$(
+      jq --arg root "$PWD/" '[.[] | (.filePath | ltrimstr($root)) as $file | .messages[]
+          | {file: $file, line, column, severity: (if .severity == 2 then "error" else "warning" end), rule: .ruleId}] as $findings
+        | {findings: $findings,
+           bySeverity: ($findings | group_by(.severity) | map({key: .[0].severity, value: length}) | from_entries)}' \
+        "$WORK/_eslint-checkstyle.json"
+    )"
+  add_fixture checkstyle eslint eslint/eslint.xml checkstyle-xml absolute-path \
+    eslint/eslint.summary.json eslint/eslint.tool-output.txt
+
+  log "PHP_CodeSniffer"
+  mkdir -p "$out/phpcs"
+  enter_project php-lint
+  expect_status "2" phpcs -q --standard=PSR12 --report=checkstyle src >"$out/phpcs/phpcs.xml"
+  expect_status "2" phpcs -q --standard=PSR12 --report=full src >"$out/phpcs/phpcs.tool-output.txt"
+  expect_status "2" phpcs -q --standard=PSR12 --report=json src >"$WORK/_phpcs.json"
+  write_summary "$out/phpcs/phpcs.summary.json" phpcs "$(phpcs --version | sed -n 's/^PHP_CodeSniffer version \([^ ]*\).*/\1/p')" \
+    "phpcs --standard=PSR12 --report=checkstyle src" "$PWD" "$(
+      jq --arg root "$PWD/" '[.files | to_entries[] | (.key | ltrimstr($root)) as $file | .value.messages[]
+          | {file: $file, line, column, severity: (.type | ascii_downcase), rule: .source}] as $findings
+        | {findings: $findings, errors: .totals.errors, warnings: .totals.warnings,
+           bySeverity: ($findings | group_by(.severity) | map({key: .[0].severity, value: length}) | from_entries)}' \
+        "$WORK/_phpcs.json"
+    )"
+  add_fixture checkstyle phpcs phpcs/phpcs.xml checkstyle-xml absolute-path \
+    phpcs/phpcs.summary.json phpcs/phpcs.tool-output.txt
+  write_manifest checkstyle
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names or coverage-other)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other or checkstyle)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || install_npm_tools
@@ -1177,5 +1272,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = pull-request ]; then make_pull_request; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = checkstyle ]; then make_checkstyle; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"

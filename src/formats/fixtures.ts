@@ -14,10 +14,10 @@ import type { CoverageReport, FileCoverage, GoModule } from "./coverage/types.ts
 export const FIXTURE_WORK_ROOT = "/tmp/assay-fixtures";
 
 /** The folders of src/formats/ that hold real-tool fixtures. */
-export type FixtureKind = "sarif" | "coverage" | "sbom";
+export type FixtureKind = "sarif" | "coverage" | "sbom" | "checkstyle";
 
 /** The kinds, in the order the script makes them. */
-export const FIXTURE_KINDS: readonly FixtureKind[] = ["sarif", "coverage", "sbom"];
+export const FIXTURE_KINDS: readonly FixtureKind[] = ["sarif", "coverage", "sbom", "checkstyle"];
 
 /**
  * How a report names files: `file://` URIs or plain absolute paths (under the run's `workDir`),

@@ -17,6 +17,9 @@ const EXPECTED: Record<string, SniffedFormat[]> = {
   "unified-diff": ["unified-diff"],
   cyclonedx: ["cyclonedx-json", "cyclonedx-xml"],
   spdx: ["spdx-json", "spdx-tag-value"],
+  "checkstyle-xml": ["checkstyle-xml"],
+  "shellcheck-json1": ["shellcheck-json1"],
+  "shellcheck-json": ["shellcheck-json"],
 };
 
 describe("sniffFormat", () => {
@@ -53,6 +56,16 @@ describe("sniffFormat", () => {
     const gcc = sniffFormat(readToolFixture("sarif", "gcc", "gcc.json"));
     assert.deepEqual(gcc, { format: "gcc-json", family: "findings", description: "GCC's JSON diagnostics" });
     assert.equal(sniffFormat("[1, 2]").format, "json", "another list is not GCC's");
+    const checkstyle = sniffFormat(readToolFixture("checkstyle", "phpcs", "phpcs.xml"));
+    assert.deepEqual(checkstyle, {
+      format: "checkstyle-xml",
+      family: "findings",
+      description: "a checkstyle XML report",
+    });
+    assert.equal(
+      sniffFormat(readToolFixture("checkstyle", "shellcheck", "shellcheck.json1")).family,
+      "findings",
+    );
     const diff = sniffFormat(readToolFixture("coverage", "git-diff", "changes.diff"));
     assert.equal(diff.family, "changes");
   });

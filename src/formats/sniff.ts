@@ -18,6 +18,9 @@ export type SniffedFormat =
   | "cppcheck-xml"
   | "go-vet-json"
   | "gcc-json"
+  | "checkstyle-xml"
+  | "shellcheck-json1"
+  | "shellcheck-json"
   | "lcov"
   | "cobertura"
   | "clover"
@@ -50,6 +53,9 @@ const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   "cppcheck-xml": ["findings", "a cppcheck XML report"],
   "go-vet-json": ["findings", "go vet's JSON output"],
   "gcc-json": ["findings", "GCC's JSON diagnostics"],
+  "checkstyle-xml": ["findings", "a checkstyle XML report"],
+  "shellcheck-json1": ["findings", "ShellCheck's json1 output"],
+  "shellcheck-json": ["findings", "ShellCheck's JSON output"],
   lcov: ["coverage", "an LCOV coverage report"],
   cobertura: ["coverage", "a Cobertura coverage report"],
   clover: ["coverage", "a Clover coverage report"],
@@ -92,8 +98,9 @@ function sniffedFormatOf(text: string): SniffedFormat {
   const coverage = detectCoverageFormat(start);
   if (coverage !== null) return COVERAGE[coverage];
   if (start.startsWith("<")) {
-    const root = rootElementOf(start);
+    const root = xmlRootElement(start);
     if (root === "bom") return "cyclonedx-xml";
+    if (root === "checkstyle") return "checkstyle-xml";
     return root === "results" ? "cppcheck-xml" : "xml";
   }
   if (/^SPDXVersion:\s*SPDX-/m.test(start.slice(0, 4096))) return "spdx-tag-value";
@@ -114,6 +121,8 @@ function looksLikeGoVet(text: string): boolean {
 function jsonFormatOf(text: string): SniffedFormat {
   // GCC's -fdiagnostics-format=json: a list of diagnostics, each an object whose first member is its kind.
   if (/^\[\s*(?:\]|\{\s*"kind"\s*:\s*")/.test(text)) return "gcc-json";
+  // ShellCheck's -f json: a list of comments, each beginning with its file.
+  if (/^\[\s*\{\s*"file"\s*:/.test(text)) return "shellcheck-json";
   const members = topLevelMembers(text);
   if (members === null) return "json";
   const schema = members.get("$schema");
@@ -122,6 +131,7 @@ function jsonFormatOf(text: string): SniffedFormat {
   const spdx = members.get("spdxVersion");
   if (typeof spdx === "string" && spdx.startsWith("SPDX-")) return "spdx-json";
   if (schemaText.includes("sarif") || isContainer(members.get("runs"), "array")) return "sarif";
+  if (isContainer(members.get("comments"), "array")) return "shellcheck-json1";
   // coverage.py's JSON report has `files` too, after its `meta`: no line ranges.
   if (isContainer(members.get("files"), "object") && !members.has("meta")) return "line-ranges";
   return "json";
@@ -170,10 +180,17 @@ function topLevelMembers(text: string): Map<string, TopLevelValue> | null {
   return isObject === true ? members : null;
 }
 
-/** The name of the first element, after the XML declaration, comments and a DOCTYPE. */
-function rootElementOf(text: string): string | null {
-  const rest = text.replace(/^(?:\s*(?:<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<![^>]*>))*\s*/, "");
-  return /^<([A-Za-z_][\w.:-]*)/.exec(rest)?.[1] ?? null;
+/**
+ * The name of the first element, after the XML declaration, processing instructions, comments and
+ * a DOCTYPE (with its internal subset); null when `text` ends before it.
+ */
+export function xmlRootElement(text: string): string | null {
+  const rest = text.replace(
+    /^(?:\s*(?:<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^[>]*\[[\s\S]*?\]\s*>|<![^>]*>))*\s*/,
+    "",
+  );
+  // The name must be seen to end: a head cut inside it does not tell it.
+  return /^<([A-Za-z_][\w.:-]*)(?=[\s/>])/.exec(rest)?.[1] ?? null;
 }
 
 /** A unified diff: `git diff` output, or `---`/`+++` file headers followed by a hunk. */

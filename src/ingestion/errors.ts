@@ -1,10 +1,12 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
+import { CheckstyleFormatError } from "../formats/checkstyle/reader.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { CppcheckFormatError } from "../formats/cppcheck/reader.ts";
 import { GccFormatError } from "../formats/gcc/reader.ts";
 import { GoVetFormatError } from "../formats/govet/reader.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
 import { SbomFormatError } from "../formats/sbom/types.ts";
+import { ShellcheckFormatError } from "../formats/shellcheck/reader.ts";
 import type { Sniffed } from "../formats/sniff.ts";
 import { ChangedLinesFormatError } from "./changes.ts";
 
@@ -73,6 +75,13 @@ export function invalidReportMessage(error: unknown): string | undefined {
       ? `the report is invalid: ${error.message}`
       : `the GCC JSON report is invalid: ${error.message}`;
   }
+  if (error instanceof CheckstyleFormatError) {
+    return error.problem === "NOT_CHECKSTYLE"
+      ? `the report is invalid: ${error.message}`
+      : `the checkstyle XML report is invalid: ${error.message}`;
+  }
+  if (error instanceof ShellcheckFormatError)
+    return `the ShellCheck JSON report is invalid: ${error.message}`;
   if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
   if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;
   if (error instanceof SbomFormatError) return `the SBOM is invalid: ${error.message}`;

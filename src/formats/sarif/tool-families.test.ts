@@ -305,7 +305,62 @@ const EXAMPLES: Record<string, Example> = {
   "hadolint-parse": { tool: "Hadolint", ruleId: "DL1000", category: "BUG_RISK", severities: LINT },
   "hadolint-shellcheck": { tool: "Hadolint", ruleId: "SC2086", category: "BUG_RISK", severities: LINT },
   "hadolint-dockerfile": { tool: "Hadolint", ruleId: "DL3008", category: "ANTI_PATTERN", severities: LINT },
-  shellcheck: { tool: "shellcheck", ruleId: "2086", category: "BUG_RISK", severities: LINT },
+  "shellcheck-style": {
+    tool: "shellcheck",
+    ruleId: "SC2006",
+    strings: { severity: "style" },
+    category: "STYLE",
+    severities: { note: "MINOR" },
+  },
+  shellcheck: {
+    tool: "shellcheck",
+    ruleId: "SC2068",
+    strings: { severity: "error" },
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "checkstyle-javadoc": {
+    tool: "checkstyle",
+    ruleId: "MissingJavadocMethod",
+    strings: { checkPackage: "javadoc" },
+    category: "DOCUMENTATION",
+    severities: LINT,
+  },
+  "checkstyle-coding": {
+    tool: "checkstyle",
+    ruleId: "EqualsHashCode",
+    strings: { checkPackage: "coding" },
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "checkstyle-style": {
+    tool: "checkstyle",
+    ruleId: "ConstantName",
+    strings: { checkPackage: "naming" },
+    category: "STYLE",
+    severities: LINT,
+  },
+  "phpcs-commenting": {
+    tool: "phpcs",
+    ruleId: "Squiz.Commenting.FunctionComment.Missing",
+    strings: { sniffCategory: "Commenting" },
+    category: "DOCUMENTATION",
+    severities: LINT,
+  },
+  "phpcs-analysis": {
+    tool: "phpcs",
+    ruleId: "Generic.CodeAnalysis.UnusedFunctionParameter.Found",
+    strings: { sniffCategory: "CodeAnalysis" },
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "phpcs-style": {
+    tool: "phpcs",
+    ruleId: "PSR1.Methods.CamelCapsMethodName.NotCamelCaps",
+    strings: { sniffCategory: "Methods" },
+    category: "STYLE",
+    severities: LINT,
+  },
 };
 
 function ruleOf(id: string, strings: Record<string, string> = {}): SarifRule {

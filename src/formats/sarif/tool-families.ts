@@ -83,6 +83,14 @@ function property(name: string, value: string): RuleMatch {
   };
 }
 
+/** Rules whose `properties[name]` is one of `values`. */
+function propertyIn(name: string, values: readonly string[]): RuleMatch {
+  return {
+    text: `\`properties.${name}\` in ${values.map((value) => `\`${value}\``).join(", ")}`,
+    test: (rule) => values.includes(rule.properties.strings[name] ?? ""),
+  };
+}
+
 const ANY_RULE: RuleMatch = { text: "every rule", test: () => true };
 
 /** clang's checker packages, with the `alpha.` (experimental) variant of each, and `others` as they are. */
@@ -443,10 +451,55 @@ const FAMILIES: readonly FamilySpec[] = [
     ],
   },
   {
-    family: "ShellCheck (through shellcheck-sarif and similar converters)",
+    // ShellCheck's levels (`--severity`): error is a script that will not run as meant (a syntax
+    // error, an array expansion re-split), warning a likely bug (cd without a check, an unused
+    // variable), info a weaker one (unquoted expansions), style a cleaner way to write the same.
+    // Its json1 and json outputs (shellcheck/reader.ts) and its checkstyle XML carry the level as
+    // `properties.severity`; checkstyle XML writes style as info. Converters to SARIF
+    // (shellcheck-sarif) carry only the level: the last row covers them.
+    family: "ShellCheck",
     tools: ["shellcheck"],
-    source: "ShellCheck finds bugs in shell scripts (quoting, word splitting, portability)",
-    rows: [{ key: "shellcheck", rule: ANY_RULE, category: "BUG_RISK" }],
+    source:
+      "ShellCheck's wiki and `--severity` (error, warning, info, style); its formatters json1, json and checkstyle",
+    rows: [
+      { key: "shellcheck-style", rule: property("severity", "style"), category: "STYLE" },
+      { key: "shellcheck", rule: ANY_RULE, category: "BUG_RISK" },
+    ],
+  },
+  {
+    // Checkstyle's checks, by the package of their class (checkstyle.org/checks.html): the
+    // reader keeps it as `properties.checkPackage`. The level is the user's (each module's
+    // `severity`), read on the lint scale.
+    family: "Checkstyle",
+    tools: ["checkstyle"],
+    source:
+      "Checkstyle's check packages (checkstyle.org/checks.html): javadoc; coding, design, metrics, annotation, modifier; blocks, imports, naming, sizes, whitespace, indentation, header, regexp and the top-level checks",
+    rows: [
+      { key: "checkstyle-javadoc", rule: property("checkPackage", "javadoc"), category: "DOCUMENTATION" },
+      {
+        key: "checkstyle-coding",
+        rule: propertyIn("checkPackage", ["coding", "design", "metrics", "annotation", "modifier"]),
+        category: "ANTI_PATTERN",
+      },
+      { key: "checkstyle-style", rule: ANY_RULE, category: "STYLE" },
+    ],
+  },
+  {
+    // PHP_CodeSniffer's sniff codes are Standard.Category.Sniff.Code; the category says what the
+    // sniff looks at. The level is the standard's (its errors and warnings), read on the lint scale.
+    family: "PHP_CodeSniffer",
+    tools: ["phpcs"],
+    source:
+      "PHP_CodeSniffer's sniff codes (Standard.Category.Sniff.Code) and its standards' categories: Commenting; CodeAnalysis, Metrics; the rest (Files, WhiteSpace, NamingConventions, Classes, Methods…) formatting and naming",
+    rows: [
+      { key: "phpcs-commenting", rule: property("sniffCategory", "Commenting"), category: "DOCUMENTATION" },
+      {
+        key: "phpcs-analysis",
+        rule: propertyIn("sniffCategory", ["CodeAnalysis", "Metrics"]),
+        category: "ANTI_PATTERN",
+      },
+      { key: "phpcs-style", rule: ANY_RULE, category: "STYLE" },
+    ],
   },
 ];
 

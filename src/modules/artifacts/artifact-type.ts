@@ -29,7 +29,7 @@ const ArtifactKindEnum = builder.enumType("ArtifactKind", {
   values: {
     SARIF: {
       description:
-        "An analyzer's findings, as a SARIF 2.1.0 log, a cppcheck XML report (version 2), go vet's JSON output (go vet -json) or GCC's JSON diagnostics (-fdiagnostics-format=json).",
+        "An analyzer's findings, as a SARIF 2.1.0 log, a cppcheck XML report (version 2), go vet's JSON output (go vet -json), GCC's JSON diagnostics (-fdiagnostics-format=json), a checkstyle XML report (Checkstyle, ShellCheck, ESLint, PHP_CodeSniffer and other linters) or ShellCheck's JSON (-f json1 or -f json).",
     },
     COVERAGE: {
       description:
@@ -130,7 +130,7 @@ export const ArtifactRef = builder.objectRef<ArtifactView>("Artifact").implement
     format: t.string({
       nullable: true,
       description:
-        'The format the upload was recognised as: "SARIF 2.1.0", "cppcheck XML 2", "go vet JSON", "GCC JSON", "LCOV", "Cobertura", "Clover", "JaCoCo", "Go cover profile", "unified diff", "line ranges" or "empty". Null for artifacts uploaded before the format was recorded.',
+        'The format the upload was recognised as: "SARIF 2.1.0", "cppcheck XML 2", "go vet JSON", "GCC JSON", "checkstyle XML", "ShellCheck json1", "ShellCheck JSON", "LCOV", "Cobertura", "Clover", "JaCoCo", "Go cover profile", "unified diff", "line ranges" or "empty". Null for artifacts uploaded before the format was recorded.',
       resolve: (a) => a.format,
     }),
     analyzerShortcode: t.string({

@@ -1,0 +1,258 @@
+// test-runner: execution-mode independent
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  listToolFixtures,
+  readToolFixture,
+  readToolSummary,
+  type ToolFixture,
+} from "../src/formats/fixtures.ts";
+import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { aRepository } from "./helpers/builders.ts";
+import { aCommitOid } from "./helpers/builders-metrics.ts";
+import { dataOf, gql } from "./helpers/server.ts";
+import { startUploaderScene, type UploaderScene, uploadProcessed } from "./helpers/uploads.ts";
+
+/**
+ * Checkstyle XML from four real producers (ShellCheck, Checkstyle, ESLint's checkstyle formatter,
+ * PHP_CodeSniffer) and ShellCheck's json1 and json, uploaded through `uploadArtifact` and compared
+ * with what each tool printed itself (src/formats/checkstyle/fixtures/, made by
+ * `scripts/make-fixtures.sh checkstyle`): every finding at the file, line and column the tool
+ * printed, under the rule the tool names, with the severity and category
+ * docs/ingestion-checkstyle.md gives it, written down here rather than taken from the code.
+ */
+
+interface Finding {
+  file: string;
+  line: number;
+  column: number | null;
+  severity: string;
+  rule: string | null;
+}
+
+interface IssueOut {
+  path: string;
+  beginLine: number;
+  beginColumn: number;
+  shortcode: string;
+  severity: string;
+  category: string;
+}
+
+interface ArtifactOut {
+  status: string;
+  error: string | null;
+  format: string | null;
+  readCount: number | null;
+  storedCount: number | null;
+  skipped: Array<{ reason: string; count: number }>;
+  warnings: string[];
+  check: { issues: { totalCount: number; edges: Array<{ node: IssueOut }> } };
+}
+
+const READ = `query($id: ID!) { node(id: $id) { ... on Artifact {
+  status error format readCount storedCount skipped { reason count } warnings
+  check { issues(first: 500) { totalCount edges { node {
+    path beginLine beginColumn shortcode severity category
+  } } } }
+} } }`;
+
+/** The severity of a finding by the word each tool printed for it (lint scale: only errors are MAJOR). */
+const SEVERITY: Record<string, Record<string, string>> = {
+  shellcheck: { error: "MAJOR", warning: "MINOR", note: "MINOR" },
+  checkstyle: { ERROR: "MAJOR", WARN: "MINOR", INFO: "MINOR" },
+  eslint: { error: "MAJOR", warning: "MINOR" },
+  phpcs: { error: "MAJOR", warning: "MINOR" },
+};
+
+/** ShellCheck's style-level rules in the fixture (json1 says so; checkstyle XML writes them as info). */
+const SHELLCHECK_STYLE = new Set(["SC2004", "SC2006", "SC2007"]);
+/** ESLint's rules in the fixture by their `meta.type` (problem, suggestion), no-eval apart. */
+const ESLINT_CATEGORY: Record<string, string> = {
+  "no-eval": "SECURITY",
+  complexity: "ANTI_PATTERN",
+  eqeqeq: "ANTI_PATTERN",
+  "no-empty": "ANTI_PATTERN",
+  "no-var": "ANTI_PATTERN",
+  "no-debugger": "BUG_RISK",
+  "no-dupe-keys": "BUG_RISK",
+  "no-self-assign": "BUG_RISK",
+  "no-undef": "BUG_RISK",
+  "no-unreachable": "BUG_RISK",
+  "no-unused-vars": "BUG_RISK",
+  "use-isnan": "BUG_RISK",
+};
+/** Checkstyle's checks in the fixture, by the package of their class. */
+const CHECKSTYLE_CATEGORY: Record<string, string> = {
+  MissingJavadocMethod: "DOCUMENTATION",
+  JavadocMethod: "DOCUMENTATION",
+  EqualsHashCode: "ANTI_PATTERN",
+  MagicNumber: "ANTI_PATTERN",
+};
+
+function categoryOf(fixture: ToolFixture, rule: string): string {
+  if (fixture.tool === "shellcheck")
+    return fixture.format !== "checkstyle-xml" && SHELLCHECK_STYLE.has(rule) ? "STYLE" : "BUG_RISK";
+  if (fixture.tool === "eslint") {
+    const category = ESLINT_CATEGORY[rule];
+    if (category === undefined) throw new Error(`ESLint rule ${rule} is not written down here`);
+    return category;
+  }
+  if (fixture.tool === "checkstyle") return CHECKSTYLE_CATEGORY[rule] ?? "STYLE";
+  // phpcs: no Commenting, CodeAnalysis or Metrics sniff in the fixture.
+  return "STYLE";
+}
+
+const FORMAT_NAMES: Record<string, string> = {
+  "checkstyle-xml": "checkstyle XML",
+  "shellcheck-json1": "ShellCheck json1",
+  "shellcheck-json": "ShellCheck JSON",
+};
+
+const fixtures = listToolFixtures("checkstyle");
+
+let scene: UploaderScene;
+before(async () => {
+  scene = await startUploaderScene();
+});
+after(() => scene?.server.stop());
+
+async function upload(fixture: ToolFixture): Promise<ArtifactOut> {
+  const { server, token, account } = scene;
+  const repository = await aRepository(server.db, account);
+  const name = fixture.file.slice(fixture.tool.length + 1);
+  const { artifactId } = await uploadProcessed(server, token, {
+    repositoryId: encodeGlobalId("Repository", repository.key),
+    commitOid: aCommitOid(),
+    branch: repository.default_branch,
+    analyzer: fixture.tool,
+    analyzerType: "community",
+    workDir: fixture.workDir,
+    data: readToolFixture("checkstyle", fixture.tool, name),
+  });
+  return dataOf(await gql(server.endpoint, token, READ, { id: artifactId })).node as ArtifactOut;
+}
+
+function key(finding: { path: string; line: number; column: number | null; rule: string; severity: string }) {
+  return `${finding.path}:${finding.line}:${finding.column ?? "-"} ${finding.rule} ${finding.severity}`;
+}
+
+describe("checkstyle XML and ShellCheck JSON of real tools, through the API", () => {
+  it("the fixtures hold four producers of checkstyle XML and ShellCheck's two JSON outputs", () => {
+    assert.deepEqual(fixtures.map((fixture) => `${fixture.tool} ${fixture.format}`).sort(), [
+      "checkstyle checkstyle-xml",
+      "eslint checkstyle-xml",
+      "phpcs checkstyle-xml",
+      "shellcheck checkstyle-xml",
+      "shellcheck shellcheck-json",
+      "shellcheck shellcheck-json1",
+    ]);
+  });
+
+  for (const fixture of fixtures) {
+    it(`${fixture.file}: every finding the tool printed, at its place, rule, severity and category`, async () => {
+      const name = fixture.file.slice(fixture.tool.length + 1);
+      const figures = readToolSummary("checkstyle", fixture.tool, name).figures as {
+        findings: Finding[];
+      };
+      const ruled = figures.findings.filter((finding) => finding.rule !== null);
+      const withoutRule = figures.findings.length - ruled.length;
+      // Plain json counts a tab as up to eight columns: its columns are not kept.
+      const columns = fixture.format !== "shellcheck-json";
+      const artifact = await upload(fixture);
+      assert.equal(artifact.status, "PROCESSED", artifact.error ?? "");
+      assert.equal(artifact.format, FORMAT_NAMES[fixture.format]);
+      assert.equal(artifact.readCount, ruled.length);
+      assert.equal(artifact.storedCount, ruled.length);
+      assert.deepEqual(artifact.skipped, []);
+      const issues = artifact.check.issues.edges.map((edge) => edge.node);
+      assert.equal(artifact.check.issues.totalCount, ruled.length);
+      const expected = ruled.map((finding) =>
+        key({
+          path: finding.file,
+          line: finding.line,
+          // Where the tool printed no column (Checkstyle's LineLength), the finding starts at the line's start.
+          column: columns ? (finding.column ?? 1) : null,
+          rule: finding.rule!,
+          severity: SEVERITY[fixture.tool]![finding.severity]!,
+        }),
+      );
+      const actual = issues.map((issue) =>
+        key({
+          path: issue.path,
+          line: issue.beginLine,
+          column: columns ? issue.beginColumn : null,
+          rule: issue.shortcode,
+          severity: issue.severity,
+        }),
+      );
+      assert.deepEqual(actual.sort(), expected.sort());
+      for (const issue of issues) {
+        assert.equal(issue.category, categoryOf(fixture, issue.shortcode), `${issue.shortcode}'s category`);
+      }
+      // A problem of no rule (ESLint's unused eslint-disable directive) is said, not stored.
+      assert.equal(
+        artifact.warnings.some((warning) => warning.includes("about its configuration")),
+        withoutRule > 0,
+        artifact.warnings.join("\n"),
+      );
+    });
+  }
+
+  it("refuses a malformed report, entities (billion laughs) and ShellCheck JSON that is not, naming the problem", async () => {
+    const { server, token, account } = scene;
+    const repository = await aRepository(server.db, account);
+    const refusal = async (data: string): Promise<string> => {
+      const answer = dataOf(
+        await gql(
+          server.endpoint,
+          token,
+          `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }`,
+          {
+            input: {
+              repositoryId: encodeGlobalId("Repository", repository.key),
+              commitOid: aCommitOid(),
+              branch: repository.default_branch,
+              analyzer: "shellcheck",
+              analyzerType: "community",
+              data,
+            },
+          },
+        ),
+      ).uploadArtifact as { ok: boolean; error: string };
+      assert.equal(answer.ok, false);
+      return answer.error;
+    };
+    const laughs = `<?xml version="1.0"?>\n<!DOCTYPE checkstyle [\n<!ENTITY a "aaaaaaaaaa">\n<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">\n]>\n<checkstyle><file name="a.sh"><error line="1" severity="error" message="&b;" source="ShellCheck.SC1000"/></file></checkstyle>`;
+    assert.match(
+      await refusal(laughs),
+      /^the checkstyle XML report is invalid: line \d+: the document declares a DOCTYPE/,
+    );
+    assert.match(
+      await refusal('<checkstyle version="4.3"><file name="a.sh"><error line="1"'),
+      /^the checkstyle XML report is invalid: /,
+    );
+    assert.match(
+      await refusal('{"comments": [{"file": "a.sh", "line": 1, "level": "error"}]}'),
+      /^the ShellCheck JSON report is invalid: comment 1: it has no numeric "code"\.$/,
+    );
+  });
+
+  it("agrees with each tool's own totals: Checkstyle's errors, phpcs' errors and warnings", () => {
+    const checkstyle = readToolSummary("checkstyle", "checkstyle", "checkstyle.xml").figures as {
+      errors: number;
+      findings: Finding[];
+    };
+    assert.equal(
+      checkstyle.findings.filter((finding) => finding.severity === "ERROR").length,
+      checkstyle.errors,
+    );
+    const phpcs = readToolSummary("checkstyle", "phpcs", "phpcs.xml").figures as {
+      errors: number;
+      warnings: number;
+      findings: Finding[];
+    };
+    assert.equal(phpcs.findings.filter((finding) => finding.severity === "error").length, phpcs.errors);
+    assert.equal(phpcs.findings.filter((finding) => finding.severity === "warning").length, phpcs.warnings);
+  });
+});
