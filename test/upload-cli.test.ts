@@ -541,6 +541,31 @@ describe("a report of the wrong kind", () => {
   });
 });
 
+describe("ShellCheck's reports", () => {
+  test("json1 and checkstyle XML are sent as they are, and --wait prints the format and the findings read", async () => {
+    await fs.cp(path.join(ROOT, "test", "fixtures", "tools", "shell-lint"), workDir, { recursive: true });
+    const folder = path.join(ROOT, "src", "formats", "checkstyle", "fixtures", "shellcheck");
+    for (const [file, format] of [
+      ["shellcheck.json1", "ShellCheck json1"],
+      ["shellcheck.xml", "checkstyle XML"],
+    ] as const) {
+      await fs.writeFile(path.join(workDir, "lint-report.txt"), `${file}\n`);
+      const commit = commitAll(`scripts checked into ${file}`);
+      const ran = await shell(
+        `npx --yes "$ASSAY_URL/cli/assay-cli.tgz" upload --wait --repository gh/acme/shop --analyzer shellcheck --analyzer-type community --file "${path.join(folder, file)}" --commit ${commit} --branch main`,
+        {},
+      );
+      // New findings fail the check (exit 1); the report itself was read whole.
+      assert.ok([0, 1].includes(ran.status ?? -1), ran.stderr);
+      assert.match(
+        ran.stdout,
+        new RegExp(`Report: ${format}, 20 results read, 20 stored, 0 skipped`),
+        ran.stdout,
+      );
+    }
+  });
+});
+
 describe("an SBOM upload", () => {
   test("lists the manifests and lockfiles git tracks at the commit, which the run keeps", async () => {
     const sbom = path.join(ROOT, "src", "formats", "sbom", "fixtures", "npm", "cyclonedx.json");
