@@ -120,6 +120,11 @@ describe("checkstyle XML of real tools", () => {
     assert.ok(error?.type === "toolError");
     assert.match(error.error.message, /^com\.puppycrawl\.tools\.checkstyle\.api\.CheckstyleException/);
     assert.equal(error.error.path, "src/Broken.java");
+    const alone = await readXml(WRAP("<exception>java.lang.OutOfMemoryError</exception>"));
+    assert.deepEqual(
+      alone.flatMap((event) => (event.type === "toolError" ? [event.error] : [])),
+      [{ runIndex: 0, message: "java.lang.OutOfMemoryError", path: null, line: null }],
+    );
   });
 
   it("is one run of the tool checkstyle-xml when no error names its producer", async () => {

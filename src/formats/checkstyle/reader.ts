@@ -240,7 +240,8 @@ export async function* readCheckstyleXml(
       onError(attributes);
     } else if (tag.name === "error") {
       fail("INVALID_STRUCTURE", "an <error> is outside a <file>.");
-    } else if (tag.name === "exception" && open.at(-1) === "file") {
+    } else if (tag.name === "exception" && (open.at(-1) === "file" || open.length === 1)) {
+      // Inside the <file> it could not read, or on its own under the root.
       exception = "";
     }
     open.push(tag.name);
