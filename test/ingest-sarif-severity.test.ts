@@ -35,6 +35,16 @@ async function issueSeverity(analyzerId: string, shortcode: string): Promise<str
   return issue.severity;
 }
 
+async function issueCategory(analyzerId: string, shortcode: string): Promise<string> {
+  const issue = await db
+    .selectFrom("issues")
+    .select("category")
+    .where("analyzer_id", "=", analyzerId)
+    .where("shortcode", "=", shortcode)
+    .executeTakeFirstOrThrow();
+  return issue.category;
+}
+
 describe("severity of findings", () => {
   it("grades each finding by its own level, and its rule's issue by the highest level observed", async () => {
     const scene = await aScene();
@@ -186,15 +196,6 @@ describe("severity of findings", () => {
   });
 
   it("gives a rule graded by its findings the category their highest level gives, and reports them by it", async () => {
-    const issueCategory = async (analyzerId: string, shortcode: string) =>
-      (
-        await db
-          .selectFrom("issues")
-          .select("category")
-          .where("analyzer_id", "=", analyzerId)
-          .where("shortcode", "=", shortcode)
-          .executeTakeFirstOrThrow()
-      ).category;
     // A rule without a level, tags or a family: an error makes it a bug risk, a warning an anti-pattern.
     const report = sarifLog([
       {
@@ -226,6 +227,73 @@ describe("severity of findings", () => {
     assert.deepEqual(shown.result.skipped, {}, "kept, though the first finding read as an anti-pattern");
     assert.equal(shown.result.stored, 2);
     assert.equal((await occurrencesOf(antiPatternsHidden.check.id)).length, 2);
+  });
+
+  it("keeps the category a rule's issue was filed under when another account's upload has it at another level", async () => {
+    // Rules without a level, tags or a family: only their findings' levels guess a category.
+    const report = (level: "error" | "warning", path: string) =>
+      sarifLog([
+        {
+          rules: [{ id: "PLAIN" }, { id: "QUIET" }],
+          results: [aResult("PLAIN", path, 1, { level }), aResult("QUIET", path, 2, { level: "warning" })],
+        },
+      ]);
+    const first = await aScene();
+    await ingest(first, report("error", "a.js"));
+    assert.equal(await issueCategory(first.analyzer.id, "PLAIN"), "BUG_RISK");
+    assert.equal(await issueCategory(first.analyzer.id, "QUIET"), "ANTI_PATTERN");
+
+    // Another account's repository hides bug risks; its upload has PLAIN at warning and QUIET at error.
+    const other = await aScene({ analyzer: first.analyzer });
+    await anIssueCategorySetting(db, other.repository, "BUG_RISK", {
+      isReported: false,
+      canFailCheck: false,
+    });
+    assert.notEqual(other.account.id, first.account.id);
+    const { result } = await ingest(
+      other,
+      sarifLog([
+        {
+          rules: [{ id: "PLAIN" }, { id: "QUIET" }],
+          results: [
+            aResult("PLAIN", "b.js", 1, { level: "warning" }),
+            aResult("QUIET", "b.js", 2, { level: "error" }),
+          ],
+        },
+      ]),
+    );
+    assert.equal(await issueCategory(first.analyzer.id, "PLAIN"), "BUG_RISK", "not guessed again");
+    assert.equal(await issueCategory(first.analyzer.id, "QUIET"), "ANTI_PATTERN", "not guessed again");
+    assert.deepEqual(result.skipped, { NOT_REPORTED: 1 }, "PLAIN is a bug risk there too");
+    assert.deepEqual(
+      (await occurrencesOf(other.check.id)).map((o) => `${o.rule} ${o.severity}`),
+      ["QUIET MAJOR"],
+      "each finding keeps its own severity",
+    );
+  });
+
+  it("files a rule's issue again under the category its rule states, replacing a guess from a level", async () => {
+    const first = await aScene();
+    await ingest(
+      first,
+      sarifLog([{ rules: [{ id: "NAMED" }], results: [aResult("NAMED", "a.js", 1, { level: "error" })] }]),
+    );
+    assert.equal(await issueCategory(first.analyzer.id, "NAMED"), "BUG_RISK");
+    const next = await aScene({ analyzer: first.analyzer });
+    await ingest(
+      next,
+      sarifLog([
+        {
+          rules: [{ id: "NAMED", properties: { tags: ["performance"] } }],
+          results: [aResult("NAMED", "b.js", 1, { level: "error" })],
+        },
+      ]),
+    );
+    assert.equal(
+      await issueCategory(first.analyzer.id, "NAMED"),
+      "PERFORMANCE",
+      "the rule says what it finds",
+    );
   });
 
   it("keeps a finding's severity in the RESOLVED copy of a later run", async () => {

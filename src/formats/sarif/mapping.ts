@@ -155,12 +155,12 @@ export function declaredLevelOf(rule: SarifRule): SarifLevel | null {
   return rule.defaultLevel ?? levelOfProblemSeverity(rule.properties.problemSeverity);
 }
 
-function categoryOf(
+/** The category steps 1-5 give (what the rule says of itself), or null when only its level is left. */
+function statedCategoryOf(
   tags: readonly string[],
   properties: SarifProperties,
   row: FamilyRow | null,
-  level: SarifLevel,
-): IssueCategory {
+): IssueCategory | null {
   const fromTags = categoryOfWords(tagWords(tags));
   if (fromTags === "SECRETS" || row?.category === "SECRETS") return "SECRETS";
   const namesCwe = row?.cweMeansSecurity !== false && tags.some((tag) => tag.startsWith("cwe-"));
@@ -170,8 +170,17 @@ function categoryOf(
   if (fromTags !== null) return fromTags;
   const declared = properties.strings.category;
   const fromProperty = declared === undefined ? null : categoryOfWords([declared.trim().toLowerCase()]);
-  if (fromProperty !== null) return fromProperty;
+  return fromProperty;
+}
+
+/** Step 6 of "Category": a guess from the level alone. */
+function categoryOfLevel(level: SarifLevel): IssueCategory {
   return level === "error" ? "BUG_RISK" : "ANTI_PATTERN";
+}
+
+/** The tags a rule's issue carries: its own and its CWE taxa's, normalised. */
+function tagsOfRule(rule: SarifRule): string[] {
+  return normaliseTags([...rule.properties.tags, ...cweTagsOfTaxa(rule.taxa)]);
 }
 
 function severityOf(
@@ -195,14 +204,23 @@ export function classifySarifRule(
   rule: SarifRule,
   observedLevel: SarifLevel | null = null,
 ): IssueClassification {
-  const tags = normaliseTags([...rule.properties.tags, ...cweTagsOfTaxa(rule.taxa)]);
+  const tags = tagsOfRule(rule);
   const row = familyRowOf(tool.name, rule);
   const level = declaredLevelOf(rule) ?? observedLevel ?? "warning";
   return {
-    category: categoryOf(tags, rule.properties, row, level),
+    category: statedCategoryOf(tags, rule.properties, row) ?? categoryOfLevel(level),
     severity: severityOf(row, rule.properties.securitySeverity, level, rule.properties.precision),
     tags,
   };
+}
+
+/**
+ * Whether `rule`'s category is only a guess from a level (step 6 of "Category"): its tags, family
+ * row and properties say nothing of what it finds. Such a category is not the rule's to change
+ * once its issue is stored (docs/ingestion-sarif.md "Classification", "A stored category stays").
+ */
+export function isCategoryGuessedFromLevel(tool: SarifToolName, rule: SarifRule): boolean {
+  return statedCategoryOf(tagsOfRule(rule), rule.properties, familyRowOf(tool.name, rule)) === null;
 }
 
 /**

@@ -5,6 +5,7 @@ import {
   declaredLevelOf,
   higherLevel,
   type IssueClassification,
+  isCategoryGuessedFromLevel,
   possibleCategoriesOf,
   type SarifToolName,
 } from "../../formats/sarif/mapping.ts";
@@ -48,6 +49,12 @@ interface IssueFields {
   tags: string[];
 }
 
+/** Issue fields to file, and whether their category is only a guess from a level. */
+interface IssueDraft {
+  fields: IssueFields;
+  guessedCategory: boolean;
+}
+
 /** The issue description: the rule's help or description, and its documentation link. */
 function descriptionOf(rule: SarifRule): string {
   const text = rule.help || rule.fullDescription || rule.shortDescription || "";
@@ -65,14 +72,15 @@ function classified(tool: SarifToolName, rule: SarifRule, level?: SarifLevel): I
 }
 
 /** The issue a described rule becomes; `shortcode` is the id results use (usually the rule's). */
-function describedIssue(tool: SarifToolName, rule: SarifRule, shortcode: string): IssueFields {
-  return {
+function describedIssue(tool: SarifToolName, rule: SarifRule, shortcode: string): IssueDraft {
+  const fields = {
     shortcode,
     title: rule.shortDescription || rule.name || shortcode,
     description: descriptionOf(rule),
     short_description: rule.shortDescription ?? "",
     ...classified(tool, rule),
   };
+  return { fields, guessedCategory: isCategoryGuessedFromLevel(tool, rule) };
 }
 
 /**
@@ -96,14 +104,15 @@ function undescribedRule(result: SarifResult): SarifRule {
 }
 
 /** The issue of a rule the driver does not describe: its id as title, classified by the result. */
-function undescribedIssue(tool: SarifToolName, rule: SarifRule, level: SarifLevel): IssueFields {
-  return {
+function undescribedIssue(tool: SarifToolName, rule: SarifRule, level: SarifLevel): IssueDraft {
+  const fields = {
     shortcode: rule.id,
     title: rule.id,
     description: "",
     short_description: "",
     ...classified(tool, rule, level),
   };
+  return { fields, guessedCategory: isCategoryGuessedFromLevel(tool, rule) };
 }
 
 /**
@@ -137,6 +146,8 @@ export class IssueCatalog {
   private readonly ungraded = new Map<string, UngradedRule>();
   /** Issues this artifact inserted or rewrote, by shortcode. */
   private readonly written = new Set<string>();
+  /** Issues this artifact inserted, by shortcode: the only ones whose category a level may decide. */
+  private readonly inserted = new Set<string>();
 
   constructor(
     private readonly tx: Kysely<Database>,
@@ -153,17 +164,17 @@ export class IssueCatalog {
    * artifact, the first description of an id wins).
    */
   async describe(tool: SarifTool): Promise<void> {
-    const fresh = new Map<string, { rule: SarifRule; fields: IssueFields }>();
+    const fresh = new Map<string, { rule: SarifRule; draft: IssueDraft }>();
     for (const rule of [...tool.rules, ...tool.extensions.flatMap((extension) => extension.rules)]) {
       const known = this.byRule.has(rule.id) && !this.undescribed.has(rule.id);
       if (!known && !fresh.has(rule.id))
-        fresh.set(rule.id, { rule, fields: describedIssue(tool, rule, rule.id) });
+        fresh.set(rule.id, { rule, draft: describedIssue(tool, rule, rule.id) });
     }
     const all = [...fresh.values()];
     for (let start = 0; start < all.length; start += 500) {
       const slice = all.slice(start, start + 500);
       await this.upsert(
-        slice.map((entry) => entry.fields),
+        slice.map((entry) => entry.draft),
         this.analyzer.type === "COMMUNITY",
       );
       for (const { rule } of slice) {
@@ -188,14 +199,14 @@ export class IssueCatalog {
     if (known) return known;
     if (result.rule) {
       // A rule found by index under another id (`CA2000/1`): described, so filed like the others.
-      const fields = describedIssue(tool, result.rule, result.ruleId);
-      await this.upsert([fields], this.analyzer.type === "COMMUNITY");
+      const draft = describedIssue(tool, result.rule, result.ruleId);
+      await this.upsert([draft], this.analyzer.type === "COMMUNITY");
       this.noteUngraded(tool, { ...result.rule, id: result.ruleId }, null);
     } else {
       // Never overwrites an issue described before (by an earlier upload).
       const rule = undescribedRule(result);
-      const fields = undescribedIssue(tool, rule, result.level);
-      await this.upsert([fields], false);
+      const draft = undescribedIssue(tool, rule, result.level);
+      await this.upsert([draft], false);
       this.undescribed.add(result.ruleId);
       this.noteUngraded(tool, rule, result.level);
     }
@@ -209,7 +220,7 @@ export class IssueCatalog {
    */
   possibleCategories(ruleId: string, category: IssueCategory): IssueCategory[] {
     const ungraded = this.ungraded.get(ruleId);
-    if (!ungraded) return [category];
+    if (!ungraded || !this.mayGradeCategory(ungraded)) return [category];
     return [...new Set([category, ...possibleCategoriesOf(ungraded.tool, ungraded.rule)])];
   }
 
@@ -222,18 +233,29 @@ export class IssueCatalog {
   /**
    * Grades the issues of rules without a declared level by the highest level their findings had
    * in this artifact (docs/ingestion-sarif.md "Classification"): their severity, and their
-   * category where it follows the level. The store rewrites only the issues this changes.
-   * Answers each graded issue's category, by issue id.
+   * category where it follows the level and this artifact filed the issue (a stored category
+   * stays). The store rewrites only the issues this changes. Answers each graded issue's
+   * category, by issue id.
    */
   async gradeByObservedLevels(tx: Kysely<Database>): Promise<Map<string, IssueCategory>> {
     const grades = [...this.ungraded.entries()].flatMap(([ruleId, entry]) => {
       const issue = this.byRule.get(ruleId);
       if (entry.observed === null || issue === undefined) return [];
-      const { severity, category } = classifySarifRule(entry.tool, entry.rule, entry.observed);
-      return [{ id: issue.id, severity, category }];
+      const graded = classifySarifRule(entry.tool, entry.rule, entry.observed);
+      const category = this.mayGradeCategory(entry) ? graded.category : issue.category;
+      return [{ id: issue.id, severity: graded.severity, category }];
     });
     await updateIssueGrades(tx, grades);
     return new Map(grades.map((grade) => [grade.id, grade.category]));
+  }
+
+  /**
+   * Whether this artifact's levels may decide the category of `entry`'s issue: only a guess from
+   * the level is graded, and only on an issue this artifact inserted, so no later upload (of this
+   * repository or another's) changes the category its findings are read under.
+   */
+  private mayGradeCategory(entry: UngradedRule): boolean {
+    return this.inserted.has(entry.rule.id) && isCategoryGuessedFromLevel(entry.tool, entry.rule);
   }
 
   /**
@@ -251,20 +273,29 @@ export class IssueCatalog {
    * Inserts `rows` (updating changed ones when `update`), then notes each one's id, and which ones
    * this statement inserted or rewrote.
    */
-  private async upsert(rows: IssueFields[], update: boolean): Promise<void> {
-    if (rows.length === 0) return;
-    const values = rows.map((row) => ({
-      ...row,
-      key: catalogKey(`issue:${this.analyzer.shortcode}:${row.shortcode}`),
+  private async upsert(drafts: IssueDraft[], update: boolean): Promise<void> {
+    if (drafts.length === 0) return;
+    const toRow = ({ fields }: IssueDraft) => ({
+      ...fields,
+      key: catalogKey(`issue:${this.analyzer.shortcode}:${fields.shortcode}`),
       analyzer_id: this.analyzer.id,
-    }));
-    const written = await upsertIssues(this.tx, values, update);
+    });
+    // A category guessed from a level is written only with a new issue, never over a stored one.
+    const stated = drafts.filter((draft) => !draft.guessedCategory).map(toRow);
+    const guessed = drafts.filter((draft) => draft.guessedCategory).map(toRow);
+    const written = [
+      ...(stated.length > 0 ? await upsertIssues(this.tx, stated, update) : []),
+      ...(guessed.length > 0 ? await upsertIssues(this.tx, guessed, update, true) : []),
+    ];
     const stored = await findIssueCategoriesByShortcodes(
       this.tx,
       this.analyzer.id,
-      rows.map((row) => row.shortcode),
+      drafts.map((draft) => draft.fields.shortcode),
     );
     for (const issue of stored) this.byRule.set(issue.shortcode, { id: issue.id, category: issue.category });
-    for (const shortcode of written) this.written.add(shortcode);
+    for (const { shortcode, inserted } of written) {
+      this.written.add(shortcode);
+      if (inserted) this.inserted.add(shortcode);
+    }
   }
 }

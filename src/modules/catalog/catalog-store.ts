@@ -239,22 +239,26 @@ const UPDATABLE_ISSUE_COLUMNS = [
 ] as const;
 
 /** Only issues whose fields differ are rewritten, so an unchanged rule leaves its row alone. */
-function issueChanged() {
-  const stored = UPDATABLE_ISSUE_COLUMNS.map((column) => sql.ref(`issues.${column}`));
-  const incoming = UPDATABLE_ISSUE_COLUMNS.map((column) => sql.ref(`excluded.${column}`));
+function issueChanged(columns: ReadonlyArray<(typeof UPDATABLE_ISSUE_COLUMNS)[number]>) {
+  const stored = columns.map((column) => sql.ref(`issues.${column}`));
+  const incoming = columns.map((column) => sql.ref(`excluded.${column}`));
   return sql<boolean>`(${sql.join(stored)}) IS DISTINCT FROM (${sql.join(incoming)})`;
 }
 
 /**
  * Inserts issues in one statement; an issue whose (analyzer, shortcode) exists is left alone, or
- * with `update` has its describing columns rewritten when they differ. Answers the shortcodes
- * this statement inserted or rewrote.
+ * with `update` has its describing columns rewritten when they differ — all but its category
+ * with `keepCategory` (a category guessed from a level never replaces a stored one,
+ * docs/ingestion-sarif.md "A stored category stays"). Answers the shortcodes this statement
+ * inserted or rewrote, each with whether it inserted it.
  */
 export async function upsertIssues(
   db: Kysely<Database>,
   rows: readonly NewIssue[],
   update: boolean,
-): Promise<string[]> {
+  keepCategory = false,
+): Promise<Array<{ shortcode: string; inserted: boolean }>> {
+  const columns = UPDATABLE_ISSUE_COLUMNS.filter((column) => !keepCategory || column !== "category");
   const written = await db
     .insertInto("issues")
     .values([...rows])
@@ -262,19 +266,15 @@ export async function upsertIssues(
       const target = oc.columns(["analyzer_id", "shortcode"]);
       if (!update) return target.doNothing();
       return target
-        .doUpdateSet((eb) => ({
-          title: eb.ref("excluded.title"),
-          description: eb.ref("excluded.description"),
-          short_description: eb.ref("excluded.short_description"),
-          category: eb.ref("excluded.category"),
-          severity: eb.ref("excluded.severity"),
-          tags: eb.ref("excluded.tags"),
-        }))
-        .where(issueChanged());
+        .doUpdateSet((eb) =>
+          Object.fromEntries(columns.map((column) => [column, eb.ref(`excluded.${column}`)])),
+        )
+        .where(issueChanged(columns));
     })
-    .returning("shortcode")
+    // A row the statement inserted has no deleting transaction yet (PostgreSQL's `xmax` is 0).
+    .returning(["shortcode", sql<boolean>`(xmax = 0)`.as("inserted")])
     .execute();
-  return written.map((row) => row.shortcode);
+  return written;
 }
 
 /** The id and category of the analyzer's issues with these shortcodes. */
