@@ -5,12 +5,13 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle|style-lint]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
 #        src/formats/coverage/fixtures/other/, which `coverage` makes too; checkstyle the
-#        checkstyle XML and ShellCheck JSON reports of src/formats/checkstyle/fixtures/)
+#        checkstyle XML and ShellCheck JSON reports of src/formats/checkstyle/fixtures/; style-lint
+#        only the style linters' reports, which `sarif` makes too)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -75,6 +76,7 @@ install_debian_packages() {
   [ "$WHAT" = gcc ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = checkstyle ] && wanted=("${DEBIAN_PACKAGES_CHECKSTYLE[@]}")
+  [ "$WHAT" = style-lint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -1259,18 +1261,138 @@ make_checkstyle() {
   write_manifest checkstyle
 }
 
+
+# Style linters on the style-lint project (`scripts/make-fixtures.sh style-lint` makes them alone):
+# markdownlint-cli2 with its SARIF formatter, stylelint with stylelint-sarif-formatter, and ESLint
+# with typescript-eslint's recommended and stylistic configs through ESLint's SARIF formatter. They
+# install apart from the other npm tools, at versions that run on Node 20, and the project links
+# their node_modules so that its configurations find them. Each summary holds the tool's own counts
+# per rule and level, and the facts the tool gives about its rules, which tool-families.ts reads
+# from: stylelint's rules and those its recommended config turns on (the rules that "avoid
+# errors"), typescript-eslint's rules with their `meta.type` and the stylistic configs' rules.
+readonly MARKDOWNLINT_CLI2_VERSION=0.22.1
+readonly MARKDOWNLINT_SARIF_VERSION=0.0.4
+readonly STYLELINT_VERSION=16.25.0
+readonly STYLELINT_CONFIG_STANDARD_VERSION=39.0.1
+readonly STYLELINT_SARIF_VERSION=1.0.7
+readonly TYPESCRIPT_ESLINT_VERSION=8.73.0
+readonly TYPESCRIPT_VERSION=6.0.3
+readonly STYLE_DIR="$TOOLS/style-lint"
+
+install_style_tools() {
+  local wanted=(
+    "markdownlint-cli2@$MARKDOWNLINT_CLI2_VERSION" "markdownlint-cli2-formatter-sarif@$MARKDOWNLINT_SARIF_VERSION"
+    "stylelint@$STYLELINT_VERSION" "stylelint-config-standard@$STYLELINT_CONFIG_STANDARD_VERSION"
+    "stylelint-sarif-formatter@$STYLELINT_SARIF_VERSION" "eslint@$ESLINT_VERSION"
+    "@microsoft/eslint-formatter-sarif@$ESLINT_SARIF_VERSION" "typescript-eslint@$TYPESCRIPT_ESLINT_VERSION"
+    "typescript@$TYPESCRIPT_VERSION"
+  )
+  local stamp="$STYLE_DIR/installed.txt"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${wanted[*]}" ]; then return; fi
+  log "npm install ${wanted[*]}"
+  rm -rf "$STYLE_DIR"
+  mkdir -p "$STYLE_DIR"
+  echo '{"private":true}' >"$STYLE_DIR/package.json"
+  (cd "$STYLE_DIR" && npm install --no-audit --no-fund --save-exact --loglevel=error "${wanted[@]}" >/dev/null)
+  echo "${wanted[*]}" >"$stamp"
+}
+
+# The figures of a linter's per-finding JSON lines ({rule, level}): errors, warnings, and per rule.
+style_figures() { # jsonl-file
+  jq -s '{problems: length, errors: map(select(.level == "error")) | length,
+          warnings: map(select(.level == "warning")) | length,
+          byRule: (group_by(.rule) | map({key: .[0].rule, value: {
+            errors: map(select(.level == "error")) | length, warnings: map(select(.level == "warning")) | length}})
+            | from_entries)}' "$1"
+}
+
+make_style_lint() {
+  local fixtures="$ROOT/src/formats/sarif/fixtures" bin="$STYLE_DIR/node_modules/.bin" out tool
+  install_style_tools
+  for tool in markdownlint stylelint typescript-eslint; do
+    rm -rf "${fixtures:?}/$tool"
+    mkdir -p "$fixtures/$tool"
+  done
+  mkdir -p "$WORK/_manifest"
+  : >"$WORK/_manifest/sarif.jsonl"
+  enter_project style-lint
+  ln -s "$STYLE_DIR/node_modules" node_modules
+
+  log "markdownlint-cli2"
+  out="$fixtures/markdownlint"
+  # Its configuration names two formatters: the default one (stderr, one line per finding) and SARIF.
+  expect_status "1" "$bin/markdownlint-cli2" "docs/**/*.md" >/dev/null 2>"$out/markdownlint.tool-output.txt"
+  mv markdownlint.sarif "$out/markdownlint.sarif"
+  sed -nE 's/^[^ ]+:[0-9]+(:[0-9]+)? (error|warning) (MD[0-9]+)\/.*$/{"rule":"\3","level":"\2"}/p' \
+    "$out/markdownlint.tool-output.txt" >"$WORK/_markdownlint.jsonl"
+  write_summary "$out/markdownlint.summary.json" markdownlint-cli2 "$("$bin/markdownlint-cli2" --help | head -1)" \
+    'markdownlint-cli2 "docs/**/*.md" (outputFormatters: default, markdownlint-cli2-formatter-sarif)' "$PWD" \
+    "$(style_figures "$WORK/_markdownlint.jsonl")"
+  add_fixture sarif markdownlint markdownlint/markdownlint.sarif sarif relative \
+    markdownlint/markdownlint.summary.json markdownlint/markdownlint.tool-output.txt
+
+  log "stylelint"
+  out="$fixtures/stylelint"
+  expect_status "2" "$bin/stylelint" "styles/**/*.css" --custom-formatter "$STYLE_DIR/node_modules/stylelint-sarif-formatter/index.js" \
+    --output-file "$out/stylelint.sarif" >/dev/null 2>&1
+  expect_status "2" "$bin/stylelint" "styles/**/*.css" >"$out/stylelint.tool-output.txt" 2>&1
+  expect_status "2" "$bin/stylelint" "styles/**/*.css" --formatter json >"$WORK/_stylelint.json" 2>&1
+  jq -c '.[].warnings[] | {rule, level: .severity}' "$WORK/_stylelint.json" >"$WORK/_stylelint.jsonl"
+  write_summary "$out/stylelint.summary.json" stylelint "$("$bin/stylelint" --version)" \
+    'stylelint "styles/**/*.css" --custom-formatter stylelint-sarif-formatter' "$PWD" "$(
+      node -e '
+        const { rules } = require("stylelint");
+        const recommended = require("stylelint-config-recommended").rules;
+        console.log(JSON.stringify({ coreRules: Object.keys(rules).sort(), recommendedRules: Object.keys(recommended).sort() }));
+      ' | jq --argjson figures "$(style_figures "$WORK/_stylelint.jsonl")" '$figures + {ruleFacts: .}'
+    )"
+  add_fixture sarif stylelint stylelint/stylelint.sarif sarif absolute \
+    stylelint/stylelint.summary.json stylelint/stylelint.tool-output.txt
+
+  log "ESLint with typescript-eslint"
+  out="$fixtures/typescript-eslint"
+  expect_status "1" "$bin/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/typescript-eslint.sarif"
+  expect_status "1" "$bin/eslint" src >"$out/typescript-eslint.tool-output.txt"
+  expect_status "1" "$bin/eslint" --format json src >"$WORK/_tseslint.json"
+  jq -c '.[].messages[] | {rule: .ruleId, level: (if .severity == 2 then "error" else "warning" end)}' \
+    "$WORK/_tseslint.json" >"$WORK/_tseslint.jsonl"
+  write_summary "$out/typescript-eslint.summary.json" "eslint with typescript-eslint" \
+    "eslint $("$bin/eslint" --version), typescript-eslint $(jq -r .version "$STYLE_DIR/node_modules/typescript-eslint/package.json")" \
+    "eslint --format @microsoft/eslint-formatter-sarif src (typescript-eslint recommended and stylistic)" "$PWD" "$(
+      node --input-type=module -e '
+        import tseslint from "typescript-eslint";
+        const prefix = "@typescript-eslint/";
+        const stylistic = [tseslint.configs.stylistic, tseslint.configs.stylisticTypeChecked]
+          .flat().flatMap((config) => Object.keys(config.rules ?? {}))
+          .filter((name) => name.startsWith(prefix)).map((name) => name.slice(prefix.length));
+        const types = Object.fromEntries(Object.entries(tseslint.plugin.rules).map(([name, rule]) => [name, rule.meta.type]).sort());
+        console.log(JSON.stringify({ types, stylistic: [...new Set(stylistic)].sort() }));
+      ' | jq --argjson figures "$(style_figures "$WORK/_tseslint.jsonl")" '$figures + {ruleFacts: .}'
+    )"
+  add_fixture sarif typescript-eslint typescript-eslint/typescript-eslint.sarif sarif absolute-file-uri \
+    typescript-eslint/typescript-eslint.summary.json typescript-eslint/typescript-eslint.tool-output.txt
+
+  # The manifest's entries of these fixtures, replaced or added.
+  jq --slurpfile new "$WORK/_manifest/sarif.jsonl" \
+    '[.[] | select(.file as $file | $new | map(.file) | index($file) | not)] + $new' \
+    "$ROOT/src/formats/sarif/fixtures/manifest.json" >"$WORK/_manifest.json"
+  mv "$WORK/_manifest.json" "$ROOT/src/formats/sarif/fixtures/manifest.json"
+  rm -f "$WORK"/_*.jsonl
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other or checkstyle)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle | style-lint) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other, checkstyle or style-lint)" ;;
 esac
 install_debian_packages
-[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || install_npm_tools
+[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = style-lint ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = file-names ]; then make_file_names; fi
 if [ "$WHAT" = coverage-other ]; then make_coverage_other; fi
+if [ "$WHAT" = style-lint ]; then make_style_lint; fi
 if [ "$WHAT" = gcc ]; then make_one_sarif_fixture gcc record_gcc; fi
 if [ "$WHAT" = eslint ]; then make_one_sarif_fixture eslint record_eslint; fi
-if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif && make_style_lint; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = pull-request ]; then make_pull_request; fi

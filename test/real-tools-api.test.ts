@@ -307,6 +307,19 @@ function eslintRuleType(rule: string): string | undefined {
   return builtinRules.get(rule)?.meta?.type;
 }
 
+/**
+ * What typescript-eslint and stylelint said of their rules when they made the style-lint fixtures
+ * (their summaries' `ruleFacts`): typescript-eslint's `meta.type` and stylistic configs,
+ * stylelint's recommended config (the rules that avoid errors).
+ */
+function styleRuleFacts(name: string): Record<string, unknown> {
+  const file = path.join(fixtureDir("sarif"), name.replace(/\.summary\.json$/, ""), name);
+  const summary = JSON.parse(fs.readFileSync(file, "utf8")) as {
+    figures: { ruleFacts: Record<string, unknown> };
+  };
+  return summary.figures.ruleFacts;
+}
+
 /** The lint scale (docs/ingestion-sarif.md "Severity" step 3): error → MAJOR; warning, note → MINOR. */
 function lintScale(level: Level): Severity {
   return level === "error" ? "MAJOR" : "MINOR";
@@ -354,6 +367,28 @@ function documentedMapping(
     }[group];
     if (category === undefined)
       throw new Error(`Biome rule ${rule}: group ${group} is in no family row this test knows`);
+    return { category, severity: lintScale(level) };
+  }
+  if (tool === "markdownlint-cli2" || tool === "markdownlint") {
+    // markdownlint: every rule is about how Markdown is written.
+    return { category: "STYLE", severity: lintScale(level) };
+  }
+  if (tool === "stylelint") {
+    // stylelint: the rules its recommended config turns on avoid errors; the others enforce conventions.
+    const { recommendedRules } = styleRuleFacts("stylelint.summary.json") as { recommendedRules: string[] };
+    const category = recommendedRules.includes(rule) ? "BUG_RISK" : "STYLE";
+    return { category, severity: lintScale(level) };
+  }
+  if (tool === "eslint" && rule.startsWith("@typescript-eslint/")) {
+    // typescript-eslint: its stylistic configs' rules are style, the others by their meta.type.
+    const facts = styleRuleFacts("typescript-eslint.summary.json") as {
+      types: Record<string, string>;
+      stylistic: string[];
+    };
+    const name = rule.slice("@typescript-eslint/".length);
+    const type = facts.stylistic.includes(name) ? "stylistic" : facts.types[name];
+    const category = { stylistic: "STYLE", problem: "BUG_RISK", suggestion: "ANTI_PATTERN" }[type ?? ""];
+    if (category === undefined) throw new Error(`typescript-eslint rule ${rule}: no type (${type})`);
     return { category, severity: lintScale(level) };
   }
   if (tool === "eslint") {

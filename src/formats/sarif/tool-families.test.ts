@@ -91,6 +91,42 @@ const EXAMPLES: Record<string, Example> = {
   "eslint-problem": { tool: "ESLint", ruleId: "no-undef", category: "BUG_RISK", severities: LINT },
   "eslint-suggestion": { tool: "ESLint", ruleId: "eqeqeq", category: "ANTI_PATTERN", severities: LINT },
   "eslint-layout": { tool: "ESLint", ruleId: "semi", category: "STYLE", severities: LINT },
+  "eslint-typescript-stylistic": {
+    tool: "ESLint",
+    ruleId: "@typescript-eslint/consistent-type-definitions",
+    category: "STYLE",
+    severities: LINT,
+  },
+  "eslint-typescript-problem": {
+    tool: "ESLint",
+    ruleId: "@typescript-eslint/no-unused-vars",
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "eslint-typescript-suggestion": {
+    tool: "ESLint",
+    ruleId: "@typescript-eslint/no-explicit-any",
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  markdownlint: {
+    tool: "markdownlint-cli2",
+    ruleId: "MD022",
+    category: "STYLE",
+    severities: LINT,
+  },
+  "stylelint-errors": {
+    tool: "stylelint",
+    ruleId: "property-no-unknown",
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "stylelint-conventions": {
+    tool: "stylelint",
+    ruleId: "rule-empty-line-before",
+    category: "STYLE",
+    severities: LINT,
+  },
   "eslint-jsdoc": {
     tool: "ESLint",
     ruleId: "jsdoc/require-param",
@@ -435,11 +471,22 @@ describe("tool families", () => {
 
   it("leaves rules the family does not know, and unknown tools, to the standard properties", () => {
     assert.equal(familyRowOf("Biome", ruleOf("lint/nursery/noFloatingPromises")), null);
-    assert.equal(familyRowOf("ESLint", ruleOf("@typescript-eslint/no-explicit-any")), null);
+    assert.equal(familyRowOf("ESLint", ruleOf("react/jsx-key")), null);
     assert.equal(familyRowOf("oxlint", ruleOf("eslint(x)", { category: "nursery" })), null);
     assert.equal(familyRowOf("clang", ruleOf("-Wunused-variable")), null);
     const unknown = classifySarifRule({ name: "some-linter" }, ruleOf("core.NullDereference"));
     assert.deepEqual(unknown, { category: "ANTI_PATTERN", severity: "MINOR", tags: [] });
+  });
+
+  it("reads stylelint's plugin rules by their plugin: @stylistic's as style, another's by the standard properties", () => {
+    assert.equal(familyRowOf("stylelint", ruleOf("@stylistic/indentation"))?.key, "stylelint-conventions");
+    assert.equal(familyRowOf("stylelint", ruleOf("scss/at-rule-no-unknown")), null);
+    assert.equal(familyRowOf("markdownlint", ruleOf("MD013"))?.key, "markdownlint");
+  });
+
+  it("leaves a typescript-eslint rule it does not list, and a core ESLint rule's name under another plugin, to the standard properties", () => {
+    assert.equal(familyRowOf("ESLint", ruleOf("@typescript-eslint/a-rule-from-a-later-version")), null);
+    assert.equal(familyRowOf("ESLint", ruleOf("other-plugin/no-explicit-any")), null);
   });
 
   it("reads the clang analyzer's experimental (alpha) checkers like the stable ones", () => {

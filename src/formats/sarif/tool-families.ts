@@ -1,5 +1,11 @@
 import type { IssueCategory, IssueSeverity } from "../issue-vocabulary.ts";
 import { ESLINT_LAYOUT_RULES, ESLINT_PROBLEM_RULES, ESLINT_SUGGESTION_RULES } from "./eslint-rule-types.ts";
+import { isStylelintBuiltInRule, STYLELINT_ERROR_RULES } from "./stylelint-rule-kinds.ts";
+import {
+  TYPESCRIPT_ESLINT_PROBLEM_RULES,
+  TYPESCRIPT_ESLINT_STYLISTIC_RULES,
+  TYPESCRIPT_ESLINT_SUGGESTION_RULES,
+} from "./typescript-eslint-rule-types.ts";
 
 /**
  * What Assay knows of particular tools' rules: the tool families whose rule ids or properties
@@ -68,6 +74,12 @@ function idPrefix(...prefixes: string[]): RuleMatch {
 /** Rules whose id is one of `ids` (`text` names the list). */
 function idIn(text: string, ids: ReadonlySet<string>): RuleMatch {
   return { text, test: (rule) => ids.has(rule.id) };
+}
+
+/** Rules `<plugin>/<rule>` of an ESLint plugin whose `<rule>` is one of `names` (`text` names the list). */
+function pluginRuleIn(plugin: string, text: string, names: ReadonlySet<string>): RuleMatch {
+  const prefix = `${plugin}/`;
+  return { text, test: (rule) => rule.id.startsWith(prefix) && names.has(rule.id.slice(prefix.length)) };
 }
 
 /** Rules whose dot-separated id has `segment` as one of its parts (Semgrep's registry ids). */
@@ -369,7 +381,7 @@ const FAMILIES: readonly FamilySpec[] = [
     family: "ESLint",
     tools: ["eslint"],
     source:
-      "ESLint's rule sources (`meta.type`, eslint-rule-types.ts) and docs (`no-eval`: evaluating strings opens the program to injection); eslint-plugin-jsdoc, eslint-plugin-security, eslint-plugin-jsx-a11y",
+      "ESLint's rule sources (`meta.type`, eslint-rule-types.ts) and docs (`no-eval`: evaluating strings opens the program to injection); typescript-eslint's rules (`meta.type`) and stylistic configs (typescript-eslint-rule-types.ts); eslint-plugin-jsdoc, eslint-plugin-security, eslint-plugin-jsx-a11y",
     rows: [
       { key: "eslint-eval", rule: idIn("`no-eval`, `no-implied-eval`", EVAL_RULES), category: "SECURITY" },
       {
@@ -387,9 +399,67 @@ const FAMILIES: readonly FamilySpec[] = [
         rule: idIn("core rules of type `layout`", ESLINT_LAYOUT_RULES),
         category: "STYLE",
       },
+      {
+        key: "eslint-typescript-stylistic",
+        rule: pluginRuleIn(
+          "@typescript-eslint",
+          "`@typescript-eslint/*` of its stylistic configs",
+          TYPESCRIPT_ESLINT_STYLISTIC_RULES,
+        ),
+        category: "STYLE",
+      },
+      {
+        key: "eslint-typescript-problem",
+        rule: pluginRuleIn(
+          "@typescript-eslint",
+          "other `@typescript-eslint/*` of type `problem`",
+          TYPESCRIPT_ESLINT_PROBLEM_RULES,
+        ),
+        category: "BUG_RISK",
+      },
+      {
+        key: "eslint-typescript-suggestion",
+        rule: pluginRuleIn(
+          "@typescript-eslint",
+          "other `@typescript-eslint/*` of type `suggestion`",
+          TYPESCRIPT_ESLINT_SUGGESTION_RULES,
+        ),
+        category: "ANTI_PATTERN",
+      },
       { key: "eslint-jsdoc", rule: idPrefix("jsdoc/"), category: "DOCUMENTATION" },
       { key: "eslint-security-plugin", rule: idPrefix("security/"), category: "SECURITY" },
       { key: "eslint-jsx-a11y", rule: idPrefix("jsx-a11y/"), category: "BUG_RISK" },
+    ],
+  },
+  {
+    // markdownlint checks how Markdown is written ("a style checker and lint tool for Markdown"):
+    // headings, lists, whitespace, line length, link and image syntax. Its rules declare no level;
+    // the level is the user's setting (`"MD013": "warning"`), read on the lint scale.
+    family: "markdownlint",
+    tools: ["markdownlint", "markdownlint-cli2"],
+    source:
+      "markdownlint's README and rules (github.com/DavidAnson/markdownlint: a style checker for Markdown); markdownlint-cli2-formatter-sarif names the driver `markdownlint-cli2`",
+    rows: [{ key: "markdownlint", rule: ANY_RULE, category: "STYLE" }],
+  },
+  {
+    family: "stylelint",
+    tools: ["stylelint"],
+    source:
+      "stylelint's rule list (stylelint.io/user-guide/rules: rules that avoid errors, rules that enforce conventions) and stylelint-config-recommended (the rules that avoid errors; stylelint-rule-kinds.ts); @stylistic/stylelint-plugin (stylistic and formatting rules)",
+    rows: [
+      {
+        key: "stylelint-errors",
+        rule: idIn("built-in rules that avoid errors (stylelint-config-recommended)", STYLELINT_ERROR_RULES),
+        category: "BUG_RISK",
+      },
+      {
+        key: "stylelint-conventions",
+        rule: {
+          text: "the other built-in rules (conventions), `@stylistic/*`",
+          test: (rule) => isStylelintBuiltInRule(rule.id) || rule.id.startsWith("@stylistic/"),
+        },
+        category: "STYLE",
+      },
     ],
   },
   {
