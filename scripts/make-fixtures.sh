@@ -5,13 +5,14 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle|style-lint]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
 #        src/formats/coverage/fixtures/other/, which `coverage` makes too; checkstyle the
 #        checkstyle XML and ShellCheck JSON reports of src/formats/checkstyle/fixtures/; style-lint
-#        only the style linters' reports, which `sarif` makes too)
+#        only the style linters' reports, which `sarif` makes too; python-lint only pylint's and
+#        Bandit's JSON, which `sarif` makes too)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
 #                                   (default: /tmp/assay-fixtures-tools)
 set -euo pipefail
@@ -37,7 +38,7 @@ readonly CDXGEN_VERSION=12.8.4
 readonly DEBIAN_PACKAGES=(
   clang llvm cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
-  php-cli php-xml phpunit php-pcov php-xdebug diff-cover shellcheck checkstyle php-codesniffer
+  php-cli php-xml phpunit php-pcov php-xdebug diff-cover shellcheck checkstyle php-codesniffer pylint bandit
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
@@ -46,6 +47,7 @@ readonly DEBIAN_PACKAGES_STATICCHECK_MODULE=(jq golang-go go-staticcheck)
 readonly DEBIAN_PACKAGES_GCC=(jq gcc)
 readonly DEBIAN_PACKAGES_ESLINT=(jq)
 readonly DEBIAN_PACKAGES_CHECKSTYLE=(jq shellcheck checkstyle php-cli php-xml php-codesniffer)
+readonly DEBIAN_PACKAGES_PYTHON_LINT=(jq pylint bandit)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -77,6 +79,7 @@ install_debian_packages() {
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = checkstyle ] && wanted=("${DEBIAN_PACKAGES_CHECKSTYLE[@]}")
   [ "$WHAT" = style-lint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = python-lint ] && wanted=("${DEBIAN_PACKAGES_PYTHON_LINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
   done
@@ -344,6 +347,66 @@ record_file_names() { # out-dir
 # `scripts/make-fixtures.sh file-names`: only the reports above.
 make_file_names() {
   record_file_names "$ROOT/src/formats/sarif/fixtures/file-names"
+}
+
+# pylint's and Bandit's JSON, on the python-lint project (Debian 12's pylint 2.16, which has no
+# `json2`, and Bandit 1.6.2, which writes no SARIF). legacy.py does not parse: pylint reports it as
+# syntax-error (E0001), Bandit lists it under `errors`. The summaries are the tools' own: pylint's
+# text output (each `path:line:col: ID: message (symbol)` line) and its reports' "Messages by
+# category" table; Bandit's screen output (each `>> Issue: [ID:name]` with the severity and
+# confidence after it, its "Run metrics" totals and its "Files skipped"). Both run without a
+# cache or previous results (pylint --persistent=n), so their output is the same on each run but
+# for Bandit's `generated_at`. The folder's own manifest.json lists the two reports.
+record_python_lint() { # out-dir
+  local out=$1
+  log "pylint and Bandit"
+  rm -rf "$out"
+  mkdir -p "$out"
+  enter_project python-lint
+  export PYLINTHOME="$WORK/_pylint-home"
+  local pylint_command="pylint --persistent=n --output-format=json shop"
+  # pylint's exit status is a bit mask of the message types it printed (here 1|2|4|8|16 = 30 at most).
+  expect_status "0 1 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" pylint --persistent=n --output-format=json shop >"$out/pylint.json"
+  expect_status "0 1 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" pylint --persistent=n --reports=y --score=n shop \
+    >"$out/pylint.tool-output.txt"
+  write_summary "$out/pylint.summary.json" pylint "$(pylint --version | head -n 1)" "$pylint_command" "$PWD" "$(
+    jq -Rn '[inputs] as $lines
+      | [$lines[] | capture("^(?<path>[^ :]+):(?<line>[0-9]+):(?<column>[0-9]+): (?<id>[A-Z][0-9]{4}): (?<message>.*) \\((?<symbol>[a-z0-9-]+)\\)$")
+          | .line |= tonumber | .column |= tonumber] as $messages
+      | {messages: ($messages | length),
+         byCategory: ([$lines[] | capture("^\\|(?<type>convention|refactor|warning|error|fatal|info) *\\|(?<n>[0-9]+) *\\|")]
+           | map({key: .type, value: (.n | tonumber)}) | from_entries),
+         byRule: ($messages | group_by(.id) | map({key: .[0].id, value: {symbol: .[0].symbol, count: length,
+           places: map("\(.path):\(.line)") | sort}}) | from_entries)}' "$out/pylint.tool-output.txt"
+  )"
+  local bandit_command="bandit -r shop -f json -o bandit.json"
+  expect_status "0 1" bandit -q -r shop -f json -o "$out/bandit.json"
+  expect_status "0 1" bandit -r shop >"$out/bandit.tool-output.txt" 2>/dev/null
+  write_summary "$out/bandit.summary.json" bandit "$(bandit --version | head -n 1)" "$bandit_command" "$PWD" "$(
+    jq -Rn '[inputs] as $lines
+      | [range(0; $lines | length) as $i | $lines[$i]
+          | capture("^>> Issue: \\[(?<id>B[0-9]+):(?<name>[a-z_0-9]+)\\]")
+          | . + ($lines[$i + 1] | capture("Severity: (?<severity>[A-Za-z]+) +Confidence: (?<confidence>[A-Za-z]+)"))
+          | . + ($lines[$i + 2] | capture("Location: (?<path>[^:]+):(?<line>[0-9]+)") | .line |= tonumber)] as $issues
+      | ($lines | index("\tTotal issues (by severity):")) as $s
+      | {issues: ($issues | length),
+         bySeverity: ([$lines[$s + 1:$s + 5][] | capture("^\\t\\t(?<k>[A-Za-z]+): (?<n>[0-9.]+)$")]
+           | map({key: .k, value: (.n | tonumber)}) | from_entries),
+         byRule: ($issues | group_by(.id) | map({key: .[0].id, value: {name: .[0].name, count: length,
+           severities: (map(.severity) | unique), places: map("\(.path):\(.line)") | sort}}) | from_entries),
+         skipped: [$lines[] | capture("^\\t(?<path>[^ ]+) \\((?<reason>.*)\\)$")]}' "$out/bandit.tool-output.txt"
+  )"
+  unset PYLINTHOME
+  jq -n --arg workDir "$PWD" '[
+    {tool: "pylint", file: "pylint.json", format: "pylint-json", workDir: $workDir,
+     summary: "pylint.summary.json", toolOutput: "pylint.tool-output.txt"},
+    {tool: "bandit", file: "bandit.json", format: "bandit-json", workDir: $workDir,
+     summary: "bandit.summary.json", toolOutput: "bandit.tool-output.txt"}]' >"$out/manifest.json"
+}
+
+# `scripts/make-fixtures.sh python-lint`: only the reports above.
+make_python_lint() {
+  record_python_lint "$ROOT/src/formats/sarif/fixtures/python-lint"
 }
 
 # GCC's warnings and -fanalyzer as JSON, on the c-gcc project. GCC 12 (Debian 12) writes no SARIF
@@ -626,6 +689,8 @@ make_sarif() {
 
   log "file names a URI would escape"
   record_file_names "$out/file-names"
+
+  record_python_lint "$out/python-lint"
 
   write_manifest sarif
 }
@@ -1381,15 +1446,16 @@ make_style_lint() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle | style-lint) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other, checkstyle or style-lint)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other, checkstyle, style-lint or python-lint)" ;;
 esac
 install_debian_packages
-[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = style-lint ] || install_npm_tools
+[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = file-names ]; then make_file_names; fi
 if [ "$WHAT" = coverage-other ]; then make_coverage_other; fi
 if [ "$WHAT" = style-lint ]; then make_style_lint; fi
+if [ "$WHAT" = python-lint ]; then make_python_lint; fi
 if [ "$WHAT" = gcc ]; then make_one_sarif_fixture gcc record_gcc; fi
 if [ "$WHAT" = eslint ]; then make_one_sarif_fixture eslint record_eslint; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif && make_style_lint; fi

@@ -238,6 +238,50 @@ describe("assay upload against a scripted server", () => {
     assert.equal(server.captured.length, 2);
   });
 
+  test("pylint's and Bandit's JSON are findings reports: sent with their analyzer, refused as coverage", async () => {
+    const folder = path.join(ROOT, "src", "formats", "sarif", "fixtures", "python-lint");
+    const run = (file: string, flags: Record<string, string>, printed: string[]) =>
+      uploadCommand.run({
+        config: parseConfig({}),
+        flags: flagsOf({
+          file: path.join(folder, file),
+          repository: "UmVwb3NpdG9yeTpnaXZlbg==",
+          commit: SHA,
+          url: server.url,
+          token: "assay_pat_t",
+          "no-progress": true,
+          ...flags,
+        }),
+        database: () => assert.fail("upload opens no database"),
+        print: (line) => printed.push(line),
+        note: () => {},
+      });
+    server.captured.length = 0;
+    for (const [file, description] of [
+      ["pylint.json", "pylint's JSON output"],
+      ["bandit.json", "a Bandit JSON report"],
+    ] as const) {
+      await assert.rejects(run(file, { analyzer: "test-coverage", key: "python" }, []), (e: unknown) => {
+        assert.ok(e instanceof CliError);
+        assert.match(e.message, new RegExp(`^this looks like ${description}, not a coverage report: `));
+        return true;
+      });
+    }
+    assert.equal(server.captured.length, 0, "no request was made");
+    server.respond = answerJson({
+      data: { uploadArtifact: { ok: true, message: "Artifact uploaded.", error: null } },
+    });
+    for (const [file, analyzer] of [
+      ["pylint.json", "pylint"],
+      ["bandit.json", "bandit"],
+    ] as const) {
+      const printed: string[] = [];
+      await run(file, { analyzer, "analyzer-type": "community" }, printed);
+      assert.deepEqual(printed, ["Artifact uploaded."], file);
+    }
+    assert.equal(server.captured.length, 2);
+  });
+
   test("a settled check whose result cannot be read at first is read again, not reported as unknown", async () => {
     server.captured.length = 0;
     let resultReads = 0;

@@ -1,7 +1,10 @@
 import { readCheckstyleXml } from "./checkstyle/reader.ts";
+import { readBanditJson } from "./bandit/reader.ts";
 import { readCppcheckXml } from "./cppcheck/reader.ts";
 import { readGccJson } from "./gcc/reader.ts";
 import { readGoVetJson } from "./govet/reader.ts";
+import { type PythonToolJson, pythonToolJsonOf } from "./json-tools.ts";
+import { readPylintJson } from "./pylint/reader.ts";
 import { readSarif, type SarifChunk } from "./sarif/reader.ts";
 import type { SarifEvent } from "./sarif/types.ts";
 import { readShellcheckJson } from "./shellcheck/reader.ts";
@@ -11,12 +14,14 @@ import { SNIFF_HEAD_BYTES, xmlRootElement } from "./sniff.ts";
  * The reports an analyzer's findings arrive in: SARIF 2.1.0, cppcheck's XML (cppcheck before
  * 2.16 writes no SARIF), `go vet -json`'s output (vet writes no SARIF) and GCC's JSON diagnostics
  * (GCC before 13 writes no SARIF), checkstyle XML (ShellCheck, Checkstyle, ESLint's formatter,
- * phpcs and other linters) and ShellCheck's JSON. All are read into the SARIF reader's events, so
+ * phpcs and other linters), ShellCheck's JSON, and Python's linters' JSON: pylint's list of
+ * messages and Bandit's report. All are read into the SARIF reader's events, so
  * everything after the reader is one path. Which one a report is follows from its head: `<` is
  * XML, checkstyle's when its root element is `<checkstyle>`, else cppcheck's (whose reader names
  * the root it did not expect); `#` the go command's package line that starts vet's output; `[` a
- * list, ShellCheck's json when its first item begins with `"file"`, else GCC's; `{` whose first
- * member is `"comments"` ShellCheck's json1; anything else is read as SARIF (whose reader names
+ * list, ShellCheck's json when its first item begins with `"file"`, pylint's with `"type"`, else
+ * GCC's; `{` whose first member is `"comments"` ShellCheck's json1, one of the keys Bandit sorts first
+ * (src/formats/json-tools.ts) Bandit's; anything else is read as SARIF (whose reader names
  * the problem when it is not JSON either).
  */
 
@@ -27,7 +32,8 @@ export type FindingsFormat =
   | "gcc-json"
   | "checkstyle-xml"
   | "shellcheck-json1"
-  | "shellcheck-json";
+  | "shellcheck-json"
+  | PythonToolJson;
 
 /** The name recorded on the artifact (`Artifact.format`) for each format. */
 export const FINDINGS_FORMAT_NAMES: Readonly<Record<FindingsFormat, string>> = {
@@ -38,6 +44,8 @@ export const FINDINGS_FORMAT_NAMES: Readonly<Record<FindingsFormat, string>> = {
   "checkstyle-xml": "checkstyle XML",
   "shellcheck-json1": "ShellCheck json1",
   "shellcheck-json": "ShellCheck JSON",
+  "pylint-json": "pylint JSON",
+  "bandit-json": "Bandit JSON",
 };
 
 export interface FindingsReadOptions {
@@ -69,15 +77,17 @@ export function findingsFormatOf(head: string, complete: boolean): FindingsForma
     return root === "checkstyle" ? "checkstyle-xml" : "cppcheck-xml";
   }
   if (first === "[") {
-    // GCC's diagnostics begin with "kind", ShellCheck's comments with "file".
+    // GCC's diagnostics begin with "kind", ShellCheck's comments with "file", pylint's messages with "type".
     const item = /^\[\s*(?:\]|\{\s*"([^"]*)"|[^{\s])/.exec(text);
     if (item === null) return complete ? "gcc-json" : null;
-    return item[1] === "file" ? "shellcheck-json" : "gcc-json";
+    if (item[1] === "file") return "shellcheck-json";
+    return item[1] === "type" ? "pylint-json" : "gcc-json";
   }
   if (first === "{") {
     const member = /^\{\s*(?:\}|"([^"\\]*)"|[^"\s])/.exec(text);
     if (member === null) return complete ? "sarif" : null;
-    return member[1] === "comments" ? "shellcheck-json1" : "sarif";
+    if (member[1] === "comments") return "shellcheck-json1";
+    return pythonToolJsonOf(text) ?? "sarif";
   }
   return "sarif";
 }
@@ -130,5 +140,7 @@ export async function* readFindings(
     yield* readShellcheckJson(replayed(), { ...readerOptions, form: "json1" });
   else if (format === "shellcheck-json")
     yield* readShellcheckJson(replayed(), { ...readerOptions, form: "json" });
+  else if (format === "pylint-json") yield* readPylintJson(replayed(), readerOptions);
+  else if (format === "bandit-json") yield* readBanditJson(replayed(), readerOptions);
   else yield* readSarif(replayed(), { ...readerOptions, workingDirectories: options.workingDirectories });
 }

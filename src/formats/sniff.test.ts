@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { FIXTURE_KINDS, listToolFixtures, readToolFixture } from "./fixtures.ts";
+import { FIXTURE_KINDS, listToolFixtures, readFixtureFile, readToolFixture } from "./fixtures.ts";
 import { type SniffedFormat, sniffFormat } from "./sniff.ts";
 
 /** What the sniffer must call each manifest format (an SBOM's JSON or XML is told by its text). */
@@ -82,5 +82,20 @@ describe("sniffFormat", () => {
     assert.equal(sniffFormat(" \n").format, "empty");
     assert.equal(sniffFormat('<?xml version="1.0"?>\n<!-- x -->\n<project/>').format, "xml");
     assert.equal(sniffFormat("hello, world\n").format, "unknown");
+  });
+
+  it("names pylint's and Bandit's JSON, which are findings (python-lint fixtures)", () => {
+    const pylint = sniffFormat(readFixtureFile("sarif", "python-lint/pylint.json"));
+    assert.deepEqual(pylint, {
+      format: "pylint-json",
+      family: "findings",
+      description: "pylint's JSON output",
+    });
+    const bandit = sniffFormat(readFixtureFile("sarif", "python-lint/bandit.json"));
+    assert.deepEqual(bandit, {
+      format: "bandit-json",
+      family: "findings",
+      description: "a Bandit JSON report",
+    });
   });
 });

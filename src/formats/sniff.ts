@@ -1,6 +1,7 @@
 import { type ParsedTokenInfo, Tokenizer, TokenType } from "@streamparser/json";
 import { detectCoverageFormat } from "./coverage/detect.ts";
 import type { CoverageFormat } from "./coverage/types.ts";
+import { pythonToolJsonOf } from "./json-tools.ts";
 
 /**
  * Tells which kind of report a text is from its first bytes, so that an upload sent with the wrong
@@ -21,6 +22,8 @@ export type SniffedFormat =
   | "checkstyle-xml"
   | "shellcheck-json1"
   | "shellcheck-json"
+  | "pylint-json"
+  | "bandit-json"
   | "lcov"
   | "cobertura"
   | "clover"
@@ -56,6 +59,8 @@ const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   "checkstyle-xml": ["findings", "a checkstyle XML report"],
   "shellcheck-json1": ["findings", "ShellCheck's json1 output"],
   "shellcheck-json": ["findings", "ShellCheck's JSON output"],
+  "pylint-json": ["findings", "pylint's JSON output"],
+  "bandit-json": ["findings", "a Bandit JSON report"],
   lcov: ["coverage", "an LCOV coverage report"],
   cobertura: ["coverage", "a Cobertura coverage report"],
   clover: ["coverage", "a Clover coverage report"],
@@ -123,6 +128,8 @@ function jsonFormatOf(text: string): SniffedFormat {
   if (/^\[\s*(?:\]|\{\s*"kind"\s*:\s*")/.test(text)) return "gcc-json";
   // ShellCheck's -f json: a list of comments, each beginning with its file.
   if (/^\[\s*\{\s*"file"\s*:/.test(text)) return "shellcheck-json";
+  const pythonTool = pythonToolJsonOf(text);
+  if (pythonTool !== null) return pythonTool;
   const members = topLevelMembers(text);
   if (members === null) return "json";
   const schema = members.get("$schema");

@@ -1,9 +1,11 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
 import { CheckstyleFormatError } from "../formats/checkstyle/reader.ts";
+import { BanditFormatError } from "../formats/bandit/reader.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { CppcheckFormatError } from "../formats/cppcheck/reader.ts";
 import { GccFormatError } from "../formats/gcc/reader.ts";
 import { GoVetFormatError } from "../formats/govet/reader.ts";
+import { PylintFormatError } from "../formats/pylint/reader.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
 import { SbomFormatError } from "../formats/sbom/types.ts";
 import { ShellcheckFormatError } from "../formats/shellcheck/reader.ts";
@@ -82,6 +84,16 @@ export function invalidReportMessage(error: unknown): string | undefined {
   }
   if (error instanceof ShellcheckFormatError)
     return `the ShellCheck JSON report is invalid: ${error.message}`;
+  if (error instanceof PylintFormatError) {
+    return error.problem === "NOT_PYLINT"
+      ? `the report is invalid: ${error.message}`
+      : `the pylint JSON report is invalid: ${error.message}`;
+  }
+  if (error instanceof BanditFormatError) {
+    return error.problem === "NOT_BANDIT"
+      ? `the report is invalid: ${error.message}`
+      : `the Bandit JSON report is invalid: ${error.message}`;
+  }
   if (error instanceof CoverageFormatError) return `the coverage report is invalid: ${error.message}`;
   if (error instanceof ChangedLinesFormatError) return `the changed lines are invalid: ${error.message}`;
   if (error instanceof SbomFormatError) return `the SBOM is invalid: ${error.message}`;

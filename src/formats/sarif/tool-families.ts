@@ -110,6 +110,27 @@ function clangPackages(packages: readonly string[], others: readonly string[] = 
   return idPrefix(...packages.flatMap((name) => [`${name}.`, `alpha.${name}.`]), ...others);
 }
 
+/** pylint's messages that run code from a string (`exec-used`, `eval-used`). */
+const PYLINT_SECURITY = new Set(["W0122", "W0123"]);
+/** pylint's missing and empty docstrings (module, class, function). */
+const PYLINT_DOCUMENTATION = new Set(["C0112", "C0114", "C0115", "C0116"]);
+/**
+ * pylint's warnings about code that does nothing or is not used: unnecessary-pass,
+ * pointless-string-statement, unnecessary-lambda, wildcard-import, reimported, unused-import,
+ * unused-variable, unused-argument, unused-wildcard-import.
+ */
+const PYLINT_CLEANUPS = new Set([
+  "W0107",
+  "W0105",
+  "W0108",
+  "W0401",
+  "W0404",
+  "W0611",
+  "W0612",
+  "W0613",
+  "W0614",
+]);
+
 /** One family: its tools and where its facts come from, and its rows. */
 interface FamilySpec {
   family: string;
@@ -500,6 +521,33 @@ const FAMILIES: readonly FamilySpec[] = [
         },
         category: "ANTI_PATTERN",
       },
+    ],
+  },
+  {
+    // pylint's message ids start with their type's letter (C convention, R refactor, W warning,
+    // E error, I informational; F fatal and E0001 syntax-error are the reader's tool errors); the
+    // reader gives each type its level, so the rows decide the category only.
+    family: "pylint",
+    tools: ["pylint"],
+    source:
+      "pylint's message types and messages (pylint.readthedocs.io, user_guide/messages): eval-used and exec-used, the docstring checks, and the unused-code warnings",
+    rows: [
+      { key: "pylint-security", rule: idIn("`W0122`, `W0123`", PYLINT_SECURITY), category: "SECURITY" },
+      {
+        key: "pylint-documentation",
+        rule: idIn("`C0112`, `C0114`, `C0115`, `C0116`", PYLINT_DOCUMENTATION),
+        category: "DOCUMENTATION",
+      },
+      {
+        key: "pylint-cleanups",
+        rule: idIn("unused code and imports (`W0107`, `W0401`, `W0404`, `W0611`–`W0614`…)", PYLINT_CLEANUPS),
+        category: "ANTI_PATTERN",
+      },
+      { key: "pylint-error", rule: idPrefix("E"), category: "BUG_RISK" },
+      { key: "pylint-warning", rule: idPrefix("W"), category: "BUG_RISK" },
+      { key: "pylint-refactor", rule: idPrefix("R"), category: "ANTI_PATTERN" },
+      { key: "pylint-convention", rule: idPrefix("C"), category: "STYLE" },
+      { key: "pylint-informational", rule: idPrefix("I"), category: "ANTI_PATTERN" },
     ],
   },
   {

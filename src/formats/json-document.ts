@@ -1,0 +1,103 @@
+import { JSONParser, type ParsedElementInfo, type ParsedTokenInfo, TokenType } from "@streamparser/json";
+import type { SarifEvent } from "./sarif/types.ts";
+import type { TextReportReader } from "./text-report.ts";
+
+/**
+ * What the readers of a tool's single JSON document (pylint's list of messages, Bandit's report
+ * object) share: the document streamed line by line into a parser that hands over only the items
+ * of the given paths (bounded memory, whatever the document's size), with the line being read
+ * kept for error messages, and the document's top level followed token by token: whether it is
+ * an array or an object, and which members it has with the kind of their values.
+ */
+
+/** The kind of a top-level member's value. */
+export type MemberKind = "array" | "object" | "scalar";
+
+export interface JsonDocumentOptions {
+  /** The parser's paths (`$.*`, `$.results.*`): each matching value is handed to `onItem`. */
+  paths: string[];
+  /** One value of the paths, with the line its end was read on. */
+  onItem(info: ParsedElementInfo, line: number): void;
+  /** The error for text that is not valid JSON, or a document that does not end. */
+  invalid(line: number, truncated: boolean): Error;
+  /** Whether `error` is the reader's own (thrown from `onItem`), which passes through unchanged. */
+  owns(error: unknown): boolean;
+}
+
+/** A single JSON document, streamed; `events` are the reader's, emptied by the caller. */
+export class JsonDocumentReader implements TextReportReader {
+  readonly events: SarifEvent[] = [];
+  /** The line being read (1-based). */
+  line = 1;
+  /** `[` or `{`: the document's top level, once its first token is read. */
+  topLevel: "array" | "object" | "scalar" | null = null;
+  /** The top-level object's members, with the kind of their values. */
+  readonly members = new Map<string, MemberKind>();
+  private readonly parser: JSONParser;
+  private depth = 0;
+  private key: string | null = null;
+  private expectingValue = false;
+
+  constructor(private readonly options: JsonDocumentOptions) {
+    this.parser = new JSONParser({ paths: options.paths, keepStack: false });
+    this.parser.onValue = (info) => options.onItem(info, this.line);
+    this.parser.onToken = (token) => this.onToken(token);
+  }
+
+  feed(chunk: string): void {
+    let from = 0;
+    for (let at = chunk.indexOf("\n"); at !== -1; at = chunk.indexOf("\n", from)) {
+      // Written line by line, so that a complaint is about the line being read.
+      this.write(chunk.slice(from, at + 1));
+      from = at + 1;
+      this.line += 1;
+    }
+    this.write(chunk.slice(from));
+  }
+
+  end(): void {
+    if (this.topLevel === null) throw this.options.invalid(this.line, false);
+    try {
+      if (!this.parser.isEnded) this.parser.end();
+    } catch (error) {
+      if (this.options.owns(error)) throw error;
+      throw this.options.invalid(this.line, true);
+    }
+    if (this.depth !== 0) throw this.options.invalid(this.line, true);
+  }
+
+  private write(text: string): void {
+    if (text === "") return;
+    if (this.parser.isEnded) {
+      // After the document, only whitespace.
+      if (text.trim() === "") return;
+      throw this.options.invalid(this.line, false);
+    }
+    try {
+      this.parser.write(text);
+    } catch (error) {
+      if (this.options.owns(error)) throw error;
+      throw this.options.invalid(this.line, false);
+    }
+  }
+
+  private onToken({ token, value }: ParsedTokenInfo): void {
+    const opens = token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET;
+    if (this.topLevel === null) {
+      this.topLevel =
+        token === TokenType.LEFT_BRACKET ? "array" : token === TokenType.LEFT_BRACE ? "object" : "scalar";
+    }
+    if (this.depth === 1 && this.topLevel === "object") {
+      if (this.expectingValue && this.key !== null) {
+        this.members.set(this.key, opens ? (token === TokenType.LEFT_BRACE ? "object" : "array") : "scalar");
+        this.expectingValue = false;
+      } else if (token === TokenType.STRING) {
+        this.key = String(value);
+      } else if (token === TokenType.COLON) {
+        this.expectingValue = true;
+      }
+    }
+    if (opens) this.depth += 1;
+    else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.depth -= 1;
+  }
+}

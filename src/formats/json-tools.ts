@@ -1,0 +1,19 @@
+/**
+ * Which tool's own JSON a report is, from its first members (pure; shared by the findings reader's
+ * dispatch and the format sniffer): pylint's list of messages, whose first member is `type`
+ * (`pylint --output-format=json`), or Bandit's report, whose keys Bandit sorts (`errors`,
+ * `generated_at`, `metrics`, `results`; `bandit -f json`), none of which a SARIF log starts with.
+ */
+
+export type PythonToolJson = "pylint-json" | "bandit-json";
+
+/** How much of a report's head {@link pythonToolJsonOf} needs at most. */
+export const PYTHON_TOOL_HEAD_BYTES = 1024;
+
+/** The tool whose JSON `head` (the report's start) is, or null. */
+export function pythonToolJsonOf(head: string): PythonToolJson | null {
+  const text = head.replace(/^\uFEFF/, "");
+  if (/^\s*\[\s*\{\s*"type"\s*:\s*"/.test(text)) return "pylint-json";
+  if (/^\s*\{\s*"(?:errors|generated_at|metrics|results)"\s*:/.test(text)) return "bandit-json";
+  return null;
+}

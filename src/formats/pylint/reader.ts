@@ -1,0 +1,239 @@
+import type { ParsedElementInfo } from "@streamparser/json";
+import { JsonDocumentReader } from "../json-document.ts";
+import { locationOfPlace } from "../sarif/paths.ts";
+import type { SarifChunk } from "../sarif/reader.ts";
+import type { SarifEvent, SarifLevel, SarifResult, SarifRule, SarifTool } from "../sarif/types.ts";
+import { isRecord, readTextReport } from "../text-report.ts";
+
+/**
+ * pylint's JSON output (`pylint --output-format=json`, every pylint 2.x and 3.x), read as a stream
+ * into the events the SARIF reader yields (docs/ingestion-python.md), so that processing,
+ * classification and the upload's checks are the same as for SARIF. pylint writes no SARIF; its
+ * JSON is one list of messages:
+ *
+ *   [{"type": "warning", "module": "shop.orders", "obj": "describe", "line": 48, "column": 4,
+ *     "endLine": 48, "endColumn": 10, "path": "shop/orders.py", "symbol": "unused-variable",
+ *     "message": "Unused variable 'unused'", "message-id": "W0612"}]
+ *
+ * One run (the tool `pylint`); one result per message, its message id as the rule (`W0612`), the
+ * rule named by its symbol (`unused-variable`). The message's type is its level: `error` →
+ * error, `warning` → warning, `convention`, `refactor` and `informational` → note; the
+ * tool-family table gives the category. A `fatal` message (F0001 a file it cannot find, F0002 an
+ * internal error, F0010 a parse error) and `syntax-error` (E0001, a file that does not parse) say
+ * that pylint analyzed nothing of that file: they are the tool's own errors, not findings. pylint
+ * counts columns from 0 (Python's `col_offset`), SARIF from 1; `endColumn` is exclusive in both.
+ * `path` is relative to the directory pylint ran in (the upload's `workDir`).
+ */
+
+/** Which rule of the format a document broke. */
+export type PylintFormatProblem = "NOT_PYLINT" | "INVALID_JSON" | "INVALID_STRUCTURE" | "INVALID_TEXT";
+
+/** pylint JSON the reader cannot accept; the message says what is wrong and on which line. */
+export class PylintFormatError extends Error {
+  override name = "PylintFormatError";
+  constructor(
+    readonly problem: PylintFormatProblem,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PylintReadOptions {
+  /** The directory pylint ran in: relative and absolute paths are resolved against it. */
+  workDir: string | null;
+  /**
+   * The repository-relative directory the report was made in, when not the root
+   * (src/formats/report-placement.ts): relative paths are read from it.
+   */
+  directory?: string | null;
+}
+
+const TOOL: SarifTool = {
+  name: "pylint",
+  version: null,
+  informationUri: "https://pylint.readthedocs.io/",
+  rules: [],
+  extensions: [],
+};
+
+/** The message types that are findings, with their level. */
+const LEVEL_OF_TYPE: Readonly<Record<string, SarifLevel>> = {
+  error: "error",
+  warning: "warning",
+  convention: "note",
+  refactor: "note",
+  informational: "note",
+  info: "note",
+};
+
+/** Messages saying pylint could not analyze a file: it does not parse. */
+const NOT_ANALYZED_IDS = new Set(["E0001"]);
+
+/** A tool error's message is kept up to this many characters. */
+const MAX_TOOL_ERROR = 2000;
+
+function nonNegativeInteger(value: unknown): number | null {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+/**
+ * Reads pylint's JSON output chunk by chunk. Yields the run first; throws
+ * {@link PylintFormatError} naming the line of the first problem. Like the SARIF reader, an
+ * iteration is all or nothing: a problem found late fails it after earlier results were yielded.
+ */
+export function readPylintJson(
+  chunks: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
+  options: PylintReadOptions,
+): AsyncGenerator<SarifEvent> {
+  return readTextReport(
+    chunks,
+    new PylintReader(options.workDir, options.directory ?? null),
+    () => new PylintFormatError("INVALID_TEXT", "the report is not valid UTF-8 text."),
+  );
+}
+
+class PylintReader extends JsonDocumentReader {
+  private readonly pathContext;
+  private results = 0;
+  private messages = 0;
+  /** Each rule met, described once from its first message. */
+  private readonly rules = new Map<string, SarifRule>();
+
+  constructor(workDir: string | null, directory: string | null) {
+    super({
+      paths: ["$.*"],
+      onItem: (info, line) => this.onMessage(info, line),
+      invalid: (line, truncated) =>
+        new PylintFormatError(
+          "INVALID_JSON",
+          truncated
+            ? `line ${line}: the list of messages is not closed: the report looks truncated.`
+            : `line ${line}: not valid JSON.`,
+        ),
+      owns: (error) => error instanceof PylintFormatError,
+    });
+    this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
+    this.events.push({ type: "run", run: { index: 0, tool: TOOL } });
+  }
+
+  override end(): void {
+    super.end();
+    if (this.topLevel !== "array") {
+      throw new PylintFormatError(
+        "NOT_PYLINT",
+        "it is not a JSON list: pylint --output-format=json writes a list of messages (pylint --output-format=json src > pylint.json).",
+      );
+    }
+  }
+
+  private structure(line: number, message: string): never {
+    throw new PylintFormatError("INVALID_STRUCTURE", `line ${line}: ${message}`);
+  }
+
+  /** One message of the list: a finding, or pylint's own error about a file. */
+  private onMessage(info: ParsedElementInfo, line: number): void {
+    if (this.topLevel !== "array") return;
+    const message = info.value;
+    const id = isRecord(message) ? message["message-id"] : undefined;
+    if (typeof id !== "string" || id === "") {
+      if (this.messages === 0) {
+        throw new PylintFormatError(
+          "NOT_PYLINT",
+          `line ${line}: it is a JSON list whose items are not pylint's messages (objects with a "message-id"); pylint's JSON output is read (pylint --output-format=json).`,
+        );
+      }
+      this.structure(
+        line,
+        isRecord(message) ? 'a message has no "message-id".' : "a message is not an object.",
+      );
+    }
+    this.messages += 1;
+    const record = message as Record<string, unknown>;
+    const { type, path, symbol, message: text } = record;
+    const where = `message ${id.slice(0, 20)}`;
+    if (typeof type !== "string") this.structure(line, `${where} has no "type".`);
+    if (typeof text !== "string") this.structure(line, `${where} has no "message".`);
+    if (typeof path !== "string") this.structure(line, `${where} has no "path".`);
+    const level = LEVEL_OF_TYPE[type];
+    const start = nonNegativeInteger(record.line);
+    if (level === undefined || type === "fatal" || NOT_ANALYZED_IDS.has(id)) {
+      const resolved = locationOfPlace({ file: path, line: null, column: null }, null, this.pathContext);
+      this.events.push({
+        type: "toolError",
+        error: {
+          runIndex: 0,
+          message: `${text} (${id}${typeof symbol === "string" ? ` ${symbol}` : ""})`.slice(
+            0,
+            MAX_TOOL_ERROR,
+          ),
+          path: path === "" ? null : resolved.outsideRepository ? path : resolved.path,
+          line: start !== null && start > 0 ? start : null,
+        },
+      });
+      return;
+    }
+    const column = nonNegativeInteger(record.column);
+    const endLine = nonNegativeInteger(record.endLine);
+    const endColumn = nonNegativeInteger(record.endColumn);
+    const location = locationOfPlace(
+      {
+        file: path,
+        line: start !== null && start > 0 ? start : null,
+        column: column === null ? null : column + 1,
+        end: endLine === null ? null : { line: endLine, column: endColumn === null ? null : endColumn + 1 },
+      },
+      null,
+      this.pathContext,
+    );
+    const strings: Record<string, string> = { type };
+    if (typeof record.obj === "string" && record.obj !== "") strings.obj = record.obj;
+    const result: SarifResult = {
+      runIndex: 0,
+      index: this.results,
+      ruleId: id,
+      rule: this.ruleOf(id, typeof symbol === "string" ? symbol : null, type, level),
+      level,
+      ownLevel: level,
+      kind: "fail",
+      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
+      taxa: [],
+      message: text,
+      locations: path === "" ? [] : [location],
+      relatedLocations: [],
+      suppressions: [],
+      isSuppressed: false,
+      baselineState: null,
+      partialFingerprints: {},
+      fingerprints: {},
+    };
+    this.results += 1;
+    this.events.push({ type: "result", result });
+  }
+
+  /** The rule of a message id: named by its symbol, its level fixed by its type. */
+  private ruleOf(id: string, symbol: string | null, type: string, level: SarifLevel): SarifRule {
+    const known = this.rules.get(id);
+    if (known !== undefined) return known;
+    const strings: Record<string, string> = { type };
+    if (symbol !== null) strings.symbol = symbol;
+    const rule: SarifRule = {
+      id,
+      index: -1,
+      name: symbol,
+      shortDescription: symbol === null ? null : `${symbol} (${id})`,
+      fullDescription: null,
+      help: null,
+      helpUri:
+        symbol === null || !/^[a-z][a-z0-9-]*$/.test(symbol)
+          ? null
+          : `https://pylint.readthedocs.io/en/latest/user_guide/messages/${type}/${symbol}.html`,
+      defaultLevel: level,
+      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
+      taxa: [],
+      messageStrings: {},
+    };
+    this.rules.set(id, rule);
+    return rule;
+  }
+}
