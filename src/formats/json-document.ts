@@ -20,6 +20,11 @@ export interface JsonDocumentOptions {
   onItem(info: ParsedElementInfo, line: number): void;
   /** The error for text that is not valid JSON, or a document that does not end. */
   invalid(line: number, truncated: boolean): Error;
+  /**
+   * Told the document's top level from its first token, before any item: a reader throws here
+   * for the wrong kind, so that a value of a path it does not expect is never gathered.
+   */
+  onTopLevel?(kind: "array" | "object" | "scalar", line: number): void;
   /** Whether `error` is the reader's own (thrown from `onItem`), which passes through unchanged. */
   owns(error: unknown): boolean;
 }
@@ -86,6 +91,7 @@ export class JsonDocumentReader implements TextReportReader {
     if (this.topLevel === null) {
       this.topLevel =
         token === TokenType.LEFT_BRACKET ? "array" : token === TokenType.LEFT_BRACE ? "object" : "scalar";
+      this.options.onTopLevel?.(this.topLevel, this.line);
     }
     if (this.depth === 1 && this.topLevel === "object") {
       if (this.expectingValue && this.key !== null) {

@@ -88,6 +88,13 @@ function cweOf(issue: Record<string, unknown>): SarifTaxonRef[] {
   return id === null || id === 0 ? [] : [{ id: String(id), taxonomy: "CWE" }];
 }
 
+function noResults(): BanditFormatError {
+  return new BanditFormatError(
+    "NOT_BANDIT",
+    'it has no "results" list: Bandit\'s JSON report is an object with "results" and "errors" lists (bandit -r src -f json -o bandit.json).',
+  );
+}
+
 /**
  * Reads Bandit's JSON report chunk by chunk. Yields the run first; throws
  * {@link BanditFormatError} naming the line of the first problem. Like the SARIF reader, an
@@ -121,6 +128,9 @@ class BanditReader extends JsonDocumentReader {
             ? `line ${line}: the report's object is not closed: the report looks truncated.`
             : `line ${line}: not valid JSON.`,
         ),
+      onTopLevel: (kind) => {
+        if (kind !== "object") throw noResults();
+      },
       owns: (error) => error instanceof BanditFormatError,
     });
     this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
@@ -129,12 +139,7 @@ class BanditReader extends JsonDocumentReader {
 
   override end(): void {
     super.end();
-    if (this.topLevel !== "object" || this.members.get("results") !== "array") {
-      throw new BanditFormatError(
-        "NOT_BANDIT",
-        'it has no "results" list: Bandit\'s JSON report is an object with "results" and "errors" lists (bandit -r src -f json -o bandit.json).',
-      );
-    }
+    if (this.members.get("results") !== "array") throw noResults();
     const errors = this.members.get("errors");
     if (errors !== undefined && errors !== "array") this.structure(this.line, '"errors" is not a list.');
   }
@@ -144,7 +149,7 @@ class BanditReader extends JsonDocumentReader {
   }
 
   private onItem(info: ParsedElementInfo, line: number): void {
-    if (this.topLevel !== "object" || !Array.isArray(info.parent)) return;
+    if (!Array.isArray(info.parent)) return;
     const list = info.stack[1]?.key;
     if (!isRecord(info.value)) this.structure(line, `an item of "${String(list)}" is not an object.`);
     if (list === "errors") this.onError(info.value, line);

@@ -77,6 +77,14 @@ function nonNegativeInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
+/** A document that is not pylint's list; pylint 3's `json2` (an object of messages) named apart. */
+function notAList(line: number): PylintFormatError {
+  return new PylintFormatError(
+    "NOT_PYLINT",
+    `line ${line}: it is not a JSON list: pylint --output-format=json writes a list of messages (pylint --output-format=json src > pylint.json); pylint 3's json2 output, an object, is not read.`,
+  );
+}
+
 /**
  * Reads pylint's JSON output chunk by chunk. Yields the run first; throws
  * {@link PylintFormatError} naming the line of the first problem. Like the SARIF reader, an
@@ -111,20 +119,13 @@ class PylintReader extends JsonDocumentReader {
             ? `line ${line}: the list of messages is not closed: the report looks truncated.`
             : `line ${line}: not valid JSON.`,
         ),
+      onTopLevel: (kind, line) => {
+        if (kind !== "array") throw notAList(line);
+      },
       owns: (error) => error instanceof PylintFormatError,
     });
     this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
     this.events.push({ type: "run", run: { index: 0, tool: TOOL } });
-  }
-
-  override end(): void {
-    super.end();
-    if (this.topLevel !== "array") {
-      throw new PylintFormatError(
-        "NOT_PYLINT",
-        "it is not a JSON list: pylint --output-format=json writes a list of messages (pylint --output-format=json src > pylint.json).",
-      );
-    }
   }
 
   private structure(line: number, message: string): never {
@@ -133,7 +134,6 @@ class PylintReader extends JsonDocumentReader {
 
   /** One message of the list: a finding, or pylint's own error about a file. */
   private onMessage(info: ParsedElementInfo, line: number): void {
-    if (this.topLevel !== "array") return;
     const message = info.value;
     const id = isRecord(message) ? message["message-id"] : undefined;
     if (typeof id !== "string" || id === "") {
