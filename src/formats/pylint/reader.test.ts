@@ -95,6 +95,17 @@ describe("pylint JSON reader", () => {
     assert.equal(resultsOf(events).length, resultsOf(await eventsOf([FIXTURE])).length);
   });
 
+  it("takes a fatal message (a file pylint could not read) as its own error, not a finding", async () => {
+    // What pylint 2.16 writes for `pylint --output-format=json nope.py` when there is no nope.py.
+    const fatal =
+      '[{"type": "fatal", "module": "nope.py", "obj": "", "line": 1, "column": 0, "endLine": null, "endColumn": null, "path": "nope.py", "symbol": "fatal", "message": "No module named nope.py", "message-id": "F0001"}]';
+    const events = await eventsOf([fatal]);
+    assert.deepEqual(resultsOf(events), []);
+    assert.deepEqual(toolErrorsOf(events), [
+      { runIndex: 0, message: "No module named nope.py (F0001 fatal)", path: "nope.py", line: 1 },
+    ]);
+  });
+
   it("refuses what is not pylint's JSON, naming the problem and its line", async () => {
     assert.deepEqual(
       [(await failure('[\n  {"type": 1,')).problem, (await failure('[\n  {"type": 1,')).message],
@@ -107,6 +118,13 @@ describe("pylint JSON reader", () => {
       ["NOT_PYLINT", true],
     );
     assert.equal((await failure("[]\n]")).problem, "INVALID_JSON");
+    const badType = await failure(
+      '[{"type": "notice", "message": "m", "path": "a.py", "message-id": "W0611"}]',
+    );
+    assert.deepEqual(
+      [badType.problem, badType.message],
+      ["INVALID_STRUCTURE", 'line 1: message W0611 has the type "notice", which pylint does not write.'],
+    );
     const noPath = await failure('[{"type": "warning", "message": "m", "message-id": "W0611"}]');
     assert.deepEqual(
       [noPath.problem, noPath.message],

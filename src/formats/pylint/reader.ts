@@ -156,8 +156,11 @@ class PylintReader extends JsonDocumentReader {
     if (typeof text !== "string") this.structure(line, `${where} has no "message".`);
     if (typeof path !== "string") this.structure(line, `${where} has no "path".`);
     const level = LEVEL_OF_TYPE[type];
+    if (level === undefined && type !== "fatal") {
+      this.structure(line, `${where} has the type "${type.slice(0, 40)}", which pylint does not write.`);
+    }
     const start = nonNegativeInteger(record.line);
-    if (level === undefined || type === "fatal" || NOT_ANALYZED_IDS.has(id)) {
+    if (level === undefined || NOT_ANALYZED_IDS.has(id)) {
       const resolved = locationOfPlace({ file: path, line: null, column: null }, null, this.pathContext);
       this.events.push({
         type: "toolError",
