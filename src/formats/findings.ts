@@ -1,5 +1,5 @@
-import { readCheckstyleXml } from "./checkstyle/reader.ts";
 import { readBanditJson } from "./bandit/reader.ts";
+import { readCheckstyleXml } from "./checkstyle/reader.ts";
 import { readCppcheckXml } from "./cppcheck/reader.ts";
 import { readGccJson } from "./gcc/reader.ts";
 import { readGoVetJson } from "./govet/reader.ts";

@@ -9,9 +9,6 @@
 
 export type PythonToolJson = "pylint-json" | "bandit-json";
 
-/** How much of a report's head {@link pythonToolJsonOf} needs at most. */
-export const PYTHON_TOOL_HEAD_BYTES = 1024;
-
 /** The tool whose JSON `head` (the report's start) is, or null. */
 export function pythonToolJsonOf(head: string): PythonToolJson | null {
   const text = head.replace(/^\uFEFF/, "");

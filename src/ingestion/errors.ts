@@ -1,6 +1,6 @@
 import type { ArtifactKind } from "../db/types-ingestion.ts";
-import { CheckstyleFormatError } from "../formats/checkstyle/reader.ts";
 import { BanditFormatError } from "../formats/bandit/reader.ts";
+import { CheckstyleFormatError } from "../formats/checkstyle/reader.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { CppcheckFormatError } from "../formats/cppcheck/reader.ts";
 import { GccFormatError } from "../formats/gcc/reader.ts";
