@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import { fakeGit } from "../../test/helpers/fake-git.ts";
 import type { Env, Git } from "./ci-environment.ts";
@@ -100,6 +104,7 @@ describe("changed lines from git", () => {
       workDir: "/ci/shop",
       files: 2,
       lines: 6,
+      renamed: 0,
       origin: "against main@3333333",
       mergeBase: MERGE_BASE,
     });
@@ -205,6 +210,49 @@ describe("changed lines from git", () => {
     });
   });
 
+  test("a diff that only renames a file adds no line but is sent, and says so", async (t) => {
+    // The diff git prints for `git mv` of an unchanged file, made here by git.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-rename-diff-"));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const realGit = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=Assay Test", "-c", "user.email=test@example.com", ...args], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      }).trim();
+    realGit("init", "--quiet", "--initial-branch=main");
+    fs.writeFileSync(path.join(dir, "outside.js"), "export const outside = 1;\n");
+    realGit("add", "--all");
+    realGit("commit", "--quiet", "-m", "before");
+    realGit("mv", "outside.js", "range.js");
+    realGit("commit", "--quiet", "-m", "after");
+    const renameOnly = realGit(...DIFF_ARGS.split(" "), "HEAD~1", "HEAD");
+    const git = clone({
+      "rev-parse --verify --quiet origin/main^{commit}": BASE_TIP,
+      [`merge-base origin/main ${HEAD}`]: MERGE_BASE,
+      [`${DIFF_ARGS} ${MERGE_BASE} ${HEAD}`]: renameOnly,
+    });
+    const plan = planChanges(pullRequest(), around(git));
+    assert.ok("send" in plan);
+    assert.deepEqual([plan.send.files, plan.send.lines, plan.send.renamed], [0, 0, 1]);
+    assert.equal(
+      changedLinesSummary(plan.send),
+      "Changed lines: 0 files, 0 lines, 1 renamed file against main@3333333",
+    );
+    const target = {
+      url: "http://127.0.0.1:9",
+      token: "t",
+      repositoryId: "r",
+      commit: HEAD,
+      branch: "feature",
+      pullRequestNumber: 7,
+      baseBranch: "main",
+      mergeBaseOid: MERGE_BASE,
+    };
+    // Port 9 answers nothing: the request was made, so it comes back as a warning.
+    assert.ok("warning" in (await sendChanges(target, plan.send)));
+  });
+
   test("a failing git diff between different trees is a warning, not an empty change set", () => {
     const git = clone({
       "rev-parse --verify --quiet origin/main^{commit}": BASE_TIP,
@@ -245,6 +293,7 @@ describe("--changes FILE", () => {
         workDir: "/ci/shop",
         files: 2,
         lines: 6,
+        renamed: 0,
         origin: "from changes.diff",
         mergeBase: null,
       },

@@ -1,5 +1,10 @@
 import path from "node:path";
-import { ChangedLinesFormatError, countChangedLines, parseChangedLines } from "../ingestion/changes.ts";
+import {
+  ChangedLinesFormatError,
+  countChangedLines,
+  parseChangedLines,
+  parseRenamedFiles,
+} from "../ingestion/changes.ts";
 import { CHANGES_ANALYZER } from "../ingestion/types.ts";
 import type { Env, Git, ReadText } from "./ci-environment.ts";
 import { CliError, type Command, UsageError } from "./command.ts";
@@ -23,6 +28,12 @@ export interface PreparedChanges {
   workDir: string;
   files: number;
   lines: number;
+  /**
+   * Files the diff says were renamed (`rename from`/`rename to`): sent even when no line was
+   * added, since a renamed file's findings are matched with its old path's (docs/ingestion.md
+   * "Renamed files").
+   */
+  renamed: number;
   /** Where they come from, for the printed line: `against main@1a2b3c4` or `from changes.diff`. */
   origin: string;
   /** The merge base they were diffed from; null for a file's. */
@@ -97,11 +108,18 @@ function changesFromFile(file: string, workDir: string, readText: ReadText): Pre
   return { text, workDir, ...counted, origin: `from ${path.basename(file)}`, mergeBase: null };
 }
 
-/** Files and lines of a change set, or what is wrong with it. */
-function countLines(text: string, workDir: string): { files: number; lines: number } | string {
+/** Files and lines of a change set, and the files it renames, or what is wrong with it. */
+function countLines(
+  text: string,
+  workDir: string,
+): { files: number; lines: number; renamed: number } | string {
   try {
     const changed = parseChangedLines(text, workDir);
-    return { files: changed.size, lines: countChangedLines(changed) };
+    return {
+      files: changed.size,
+      lines: countChangedLines(changed),
+      renamed: parseRenamedFiles(text, workDir).size,
+    };
   } catch (error) {
     if (error instanceof ChangedLinesFormatError) return error.message;
     throw error;
@@ -151,7 +169,7 @@ function changesFromGit(around: ChangesSurroundings, commit: string, base: strin
   if (diff === null) {
     // git prints nothing for no difference, and the runner gives null for that too.
     if (git(["rev-parse", `${mergeBase}^{tree}`]) === git(["rev-parse", `${head}^{tree}`])) {
-      return { send: { text: "", workDir: topLevel, files: 0, lines: 0, origin, mergeBase } };
+      return { send: { text: "", workDir: topLevel, files: 0, lines: 0, renamed: 0, origin, mergeBase } };
     }
     return { skip: `${NOT_SENT}: git diff ${mergeBase.slice(0, 12)} ${head.slice(0, 12)} failed` };
   }
@@ -207,11 +225,16 @@ function fetchHint(around: ChangesSurroundings, base: string): string {
   return `fetch the base branch and its history first: "git fetch origin ${base}" ("git fetch --unshallow origin ${base}" in a shallow clone)`;
 }
 
-/** The line printed for changed lines that were sent: `Changed lines: 3 files, 41 lines against main@1a2b3c4`. */
+/**
+ * The line printed for changed lines that were sent: `Changed lines: 3 files, 41 lines against
+ * main@1a2b3c4`, with `, 1 renamed file` before the origin when the diff renames files.
+ */
 export function changedLinesSummary(prepared: PreparedChanges): string {
   const files = `${prepared.files} file${prepared.files === 1 ? "" : "s"}`;
   const lines = `${prepared.lines} line${prepared.lines === 1 ? "" : "s"}`;
-  return `Changed lines: ${files}, ${lines} ${prepared.origin}`;
+  const renamed =
+    prepared.renamed > 0 ? `, ${prepared.renamed} renamed file${prepared.renamed === 1 ? "" : "s"}` : "";
+  return `Changed lines: ${files}, ${lines}${renamed} ${prepared.origin}`;
 }
 
 async function* chunksOf(text: string): AsyncGenerator<Uint8Array> {
@@ -236,15 +259,15 @@ export interface ChangesTarget {
 }
 
 /**
- * Uploads the changed lines as a CHANGES artifact of the report's run. An empty change set is
- * not sent (there is nothing to measure). Returns the warning to print when the server could not
+ * Uploads the changed lines as a CHANGES artifact of the report's run. A change set that adds no
+ * line and renames no file is not sent (there is nothing to measure or match). Returns the warning to print when the server could not
  * take them: the report's own upload goes ahead either way.
  */
 export async function sendChanges(
   target: ChangesTarget,
   prepared: PreparedChanges,
 ): Promise<{ printed: string } | { warning: string }> {
-  if (prepared.lines === 0) {
+  if (prepared.lines === 0 && prepared.renamed === 0) {
     return { printed: `Changed lines: none ${prepared.origin} (nothing sent)` };
   }
   const body = uploadBody(chunksOf(prepared.text), {

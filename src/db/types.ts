@@ -376,6 +376,11 @@ export interface OccurrencesTable {
   artifact_id: ColumnType<string | null, string | number | null | undefined, string | number | null>;
   /** The finding's own severity (migration 0009); null means the issue's (older and seeded rows). */
   severity: ColumnType<IssueSeverity | null, IssueSeverity | null | undefined, IssueSeverity | null>;
+  /**
+   * The fingerprint the finding had at its file's old path, when the run's changes say the file was
+   * renamed (migration 0038); null otherwise.
+   */
+  former_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**

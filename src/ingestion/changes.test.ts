@@ -1,5 +1,9 @@
 // test-runner: execution-mode independent (pure parser, no GraphQL)
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, test } from "node:test";
 import {
   type ChangedLines,
@@ -8,6 +12,7 @@ import {
   isChanged,
   mergeChangedLines,
   parseChangedLines,
+  parseRenamedFiles,
 } from "./changes.ts";
 
 function asObject(changed: ChangedLines): Record<string, Array<readonly [number, number]>> {
@@ -247,5 +252,72 @@ describe("isChanged, mergeChangedLines, countChangedLines", () => {
       "b.ts": [[2, 2]],
     });
     assert.equal(countChangedLines(merged), 17);
+  });
+});
+
+describe("parseRenamedFiles", () => {
+  /** A git repository of its own, and git run in it with none of the machine's configuration. */
+  function gitRepository(): { dir: string; git: (...args: string[]) => string } {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-renames-"));
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.name=Assay Test", "-c", "user.email=test@example.com", ...args], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      });
+    git("init", "--quiet", "--initial-branch=main");
+    return { dir, git };
+  }
+
+  /** What `assay upload` runs (docs/ingestion.md "Changed lines of a pull request"). */
+  const DIFF = ["diff", "--no-color", "--find-renames", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/"];
+
+  test("reads git's renames, with and without edits and under names git quotes, and nothing else", (t) => {
+    const { dir, git } = gitRepository();
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const lines = Array.from({ length: 20 }, (_, i) => `export const v${i} = ${i};`);
+    fs.mkdirSync(path.join(dir, "src"));
+    fs.writeFileSync(path.join(dir, "src/moved.js"), `${lines.join("\n")}\n`);
+    fs.writeFileSync(path.join(dir, "src/edited.js"), `${lines.map((l) => `${l} // e`).join("\n")}\n`);
+    fs.writeFileSync(path.join(dir, "src/kept.js"), "export const kept = 1;\n");
+    fs.writeFileSync(path.join(dir, "src/caf\u00e9.js"), "export const coffee = 1;\n");
+    git("add", "--all");
+    git("commit", "--quiet", "-m", "before");
+    fs.mkdirSync(path.join(dir, "lib"));
+    git("mv", "src/moved.js", "lib/moved.js");
+    git("mv", "src/edited.js", "lib/edited.js");
+    git("mv", "src/caf\u00e9.js", "src/th\u00e9 vert.js");
+    fs.appendFileSync(path.join(dir, "lib/edited.js"), "export const added = 1;\n");
+    fs.appendFileSync(path.join(dir, "src/kept.js"), "export const more = 2;\n");
+    git("add", "--all");
+    git("commit", "--quiet", "-m", "after");
+    const diff = git(...DIFF, "HEAD~1", "HEAD");
+    assert.match(diff, /rename from "src\/caf\\303\\251\.js"/, "git quotes the name");
+    assert.deepEqual(Object.fromEntries(parseRenamedFiles(diff)), {
+      "lib/edited.js": "src/edited.js",
+      "lib/moved.js": "src/moved.js",
+      "src/th\u00e9 vert.js": "src/caf\u00e9.js",
+    });
+    // The changed lines of the same diff: only the edited rename's and the kept file's added lines.
+    assert.deepEqual(asObject(parseChangedLines(diff)), {
+      "lib/edited.js": [[21, 21]],
+      "src/kept.js": [[2, 2]],
+    });
+  });
+
+  test("reads a rename without edits, which has no file header; JSON ranges and no changes name none", (t) => {
+    const { dir, git } = gitRepository();
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.writeFileSync(path.join(dir, "a.js"), "export const a = 1;\nexport const b = 2;\n");
+    git("add", "--all");
+    git("commit", "--quiet", "-m", "before");
+    git("mv", "a.js", "b.js");
+    git("commit", "--quiet", "-m", "after");
+    const diff = git(...DIFF, "HEAD~1", "HEAD");
+    assert.doesNotMatch(diff, /^\+\+\+ /m);
+    assert.deepEqual(Object.fromEntries(parseRenamedFiles(diff, "/work/checkout")), { "b.js": "a.js" });
+    assert.equal(parseChangedLines(diff).size, 0);
+    assert.equal(parseRenamedFiles('{"files": {"b.js": [[1, 2]]}}').size, 0);
+    assert.equal(parseRenamedFiles("").size, 0);
   });
 });

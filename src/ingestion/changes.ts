@@ -32,6 +32,52 @@ export function parseChangedLines(text: string, workDir?: string | null): Change
   return body.trimStart().startsWith("{") ? parseJsonRanges(body, toPath) : parseUnifiedDiff(body, toPath);
 }
 
+/** Renamed files by their new repository-relative path, each with its old one. */
+export type RenamedFiles = Map<string, string>;
+
+const RENAME_FROM = "rename from ";
+const RENAME_TO = "rename to ";
+
+/**
+ * The renames a CHANGES artifact names (docs/ingestion.md "Renamed files"): git's `rename from` and
+ * `rename to` lines, which `git diff --find-renames` prints in a file's extended header, with or
+ * without edits (a rename without edits has no `---`/`+++` lines at all). Paths are made
+ * repository-relative as {@link parseChangedLines} makes them. JSON ranges name no renames, and
+ * neither does text that does not parse: its processing reports that.
+ */
+export function parseRenamedFiles(text: string, workDir?: string | null): RenamedFiles {
+  const renames: RenamedFiles = new Map();
+  const body = text.replace(/^\uFEFF/, "");
+  if (body.trimStart().startsWith("{")) return renames;
+  const pathOptions = workDir ? { workDir } : {};
+  let from: string | null = null;
+  const lines = body.split("\n");
+  for (let index = 0; index < lines.length; index += 1) {
+    const line = lines[index]!.endsWith("\r") ? lines[index]!.slice(0, -1) : lines[index]!;
+    if (line.startsWith("diff ")) from = null;
+    else if (line.startsWith(RENAME_FROM)) from = renamePath(line.slice(RENAME_FROM.length), index + 1);
+    else if (line.startsWith(RENAME_TO) && from !== null) {
+      const oldPath = normaliseCoveragePath(from, pathOptions);
+      const newPath = normaliseCoveragePath(renamePath(line.slice(RENAME_TO.length), index + 1), pathOptions);
+      if (oldPath !== "" && newPath !== "" && oldPath !== newPath) renames.set(newPath, oldPath);
+      from = null;
+    }
+  }
+  return renames;
+}
+
+/** The path of a `rename from`/`rename to` line: git quotes it as in a file header when needed. */
+function renamePath(rest: string, lineNumber: number): string {
+  return rest.startsWith('"') ? unquoteGitPath(rest, lineNumber) : rest;
+}
+
+/** The union of several runs' renames; a path renamed differently by two artifacts keeps the first. */
+export function mergeRenamedFiles(sets: readonly RenamedFiles[]): RenamedFiles {
+  const merged: RenamedFiles = new Map();
+  for (const set of sets) for (const [to, from] of set) if (!merged.has(to)) merged.set(to, from);
+  return merged;
+}
+
 /** Whether `line` of `path` is among the changed lines. */
 export function isChanged(changed: ChangedLines, path: string, line: number): boolean {
   const ranges = changed.get(path);

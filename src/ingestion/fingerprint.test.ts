@@ -82,6 +82,30 @@ describe("FingerprintSequence", () => {
     assert.equal(sequence.has(fingerprintOf({ ...identity, path: "src/b.js" }, 0)), false);
   });
 
+  it("gives a finding of a renamed file its fingerprint at the old path too, with the same ordinal", () => {
+    const before = new FingerprintSequence();
+    const old = [
+      before.next({ ...identity, path: "src/old.js" }),
+      before.next({ ...identity, path: "src/old.js" }),
+    ];
+    const after = new FingerprintSequence();
+    const moved = { ...identity, path: "src/new.js" };
+    const renamed = [after.nextWithFormer(moved, "src/old.js"), after.nextWithFormer(moved, "src/old.js")];
+    assert.deepEqual(
+      renamed.map((r) => r.former),
+      old,
+    );
+    assert.deepEqual(
+      renamed.map((r) => r.fingerprint),
+      [fingerprintOf(moved, 0), fingerprintOf(moved, 1)],
+    );
+    for (const fingerprint of old) assert.equal(after.has(fingerprint), true);
+    assert.deepEqual(after.nextWithFormer(identity, undefined), {
+      fingerprint: fingerprintOf(identity, 0),
+      former: null,
+    });
+  });
+
   it("gives a finding the same fingerprint when other findings move around it", () => {
     const before = new FingerprintSequence();
     before.next({ ...identity, ruleId: "eqeqeq", context: "x == 1" });

@@ -103,21 +103,42 @@ const oneShotSha256 = (crypto as { hash?: (algorithm: string, data: string, enco
 export class FingerprintSequence {
   private readonly seen = new Map<string, number>();
   private readonly repeats = new Set<string>();
+  private readonly formers = new Set<string>();
 
   /** The fingerprint of the next finding with `identity`. */
   next(identity: FindingIdentity): string {
+    return this.nextOrdinal(identity).fingerprint;
+  }
+
+  /**
+   * The fingerprint of the next finding with `identity`, and, when its file was renamed from
+   * `formerPath`, the fingerprint the finding had there: the same identity and ordinal at the old
+   * path (docs/ingestion.md "Renamed files"); null without a former path.
+   */
+  nextWithFormer(
+    identity: FindingIdentity,
+    formerPath: string | undefined,
+  ): { fingerprint: string; former: string | null } {
+    const { fingerprint, ordinal } = this.nextOrdinal(identity);
+    if (formerPath === undefined) return { fingerprint, former: null };
+    const former = fingerprintOf({ ...identity, path: formerPath }, ordinal);
+    this.formers.add(former);
+    return { fingerprint, former };
+  }
+
+  private nextOrdinal(identity: FindingIdentity): { fingerprint: string; ordinal: number } {
     const first = fingerprintOf(identity, 0);
     const ordinal = this.seen.get(first) ?? 0;
     this.seen.set(first, ordinal + 1);
-    if (ordinal === 0) return first;
+    if (ordinal === 0) return { fingerprint: first, ordinal };
     const repeat = fingerprintOf(identity, ordinal);
     this.repeats.add(repeat);
-    return repeat;
+    return { fingerprint: repeat, ordinal };
   }
 
-  /** True when this sequence gave `fingerprint` to a finding. */
+  /** True when this sequence gave `fingerprint` to a finding, as its own or as its former one. */
   has(fingerprint: string): boolean {
-    return this.seen.has(fingerprint) || this.repeats.has(fingerprint);
+    return this.seen.has(fingerprint) || this.repeats.has(fingerprint) || this.formers.has(fingerprint);
   }
 
   /** How many distinct identities were met. */

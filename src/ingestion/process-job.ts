@@ -22,6 +22,7 @@ import { processChanges, processCoverage } from "./coverage/process.ts";
 import { invalidReportMessage, UploadError } from "./errors.ts";
 import { PROCESS_JOB_KIND } from "./intake.ts";
 import { type CheckRow, DEADLINE_JOB_KIND, gateOf, settleCheck, settleRun } from "./run-lifecycle.ts";
+import { renamedFilesOfRun } from "./run-renames.ts";
 import { OCCURRENCE_BATCH_SIZE } from "./sarif/occurrence-writer.ts";
 import { deleteStagedRows, stageSarif } from "./sarif/process.ts";
 import { processSbom } from "./sca/sbom-process.ts";
@@ -86,6 +87,7 @@ export async function processInputOf(
     check,
     baseCheckId,
     text: () => artifactText(tx, artifact, maxBytes),
+    renamedFiles: () => renamedFilesOfRun(tx, run.id, maxBytes),
   };
 }
 

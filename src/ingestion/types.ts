@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { AnalysisRunRow, Database, RepositoryRow } from "../db/types.ts";
 import type { ArtifactCompression, ArtifactKind, ArtifactRow, GoModuleRow } from "../db/types-ingestion.ts";
+import type { RenamedFiles } from "./changes.ts";
 
 /**
  * The shapes shared by the ingestion pipeline (docs/ingestion.md): what an upload carries, and
@@ -88,6 +89,11 @@ export interface ProcessInput {
   baseCheckId: string | null;
   /** The artifact's text, decompressed, as a stream of bytes (bounded memory). */
   text: () => AsyncIterable<Uint8Array>;
+  /**
+   * The files the run's changes say were renamed, new path to old (docs/ingestion.md "Renamed
+   * files"). Absent: none (an input built without the run's changes, such as an SBOM's).
+   */
+  renamedFiles?: () => Promise<RenamedFiles>;
 }
 
 /**

@@ -33,6 +33,7 @@ import * as metricValuesOfAnalysedRuns from "./0032-metric-values-of-analysed-ru
 import * as artifactRepositoryRoot from "./0033-artifact-repository-root.ts";
 import * as checkBaseCheck from "./0034-check-base-check.ts";
 import * as runHistory from "./0035-run-history.ts";
+import * as occurrenceFormerFingerprint from "./0036-occurrence-former-fingerprint.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   "0033-artifact-repository-root": artifactRepositoryRoot,
   "0034-check-base-check": checkBaseCheck,
   "0035-run-history": runHistory,
+  "0036-occurrence-former-fingerprint": occurrenceFormerFingerprint,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -29,6 +29,8 @@ export interface OccurrenceRow {
   endColumn: number;
   title: string;
   fingerprint: string;
+  /** The fingerprint at the file's old path, for a file the run's changes renamed; else absent or null. */
+  formerFingerprint?: string | null;
   isSuppressed: boolean;
   /** The finding's own severity (docs/ingestion-sarif.md "Severity"). */
   severity: IssueSeverity;
@@ -45,6 +47,7 @@ export class OccurrenceBatch implements OccurrenceColumns {
   readonly endColumns: number[] = [];
   readonly titles: string[] = [];
   readonly fingerprints: string[] = [];
+  readonly formerFingerprints: Array<string | null> = [];
   readonly suppressed: boolean[] = [];
   readonly severities: IssueSeverity[] = [];
 
@@ -62,6 +65,7 @@ export class OccurrenceBatch implements OccurrenceColumns {
     this.endColumns.push(row.endColumn);
     this.titles.push(row.title);
     this.fingerprints.push(row.fingerprint);
+    this.formerFingerprints.push(row.formerFingerprint ?? null);
     this.suppressed.push(row.isSuppressed);
     this.severities.push(row.severity);
   }

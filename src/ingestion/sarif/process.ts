@@ -24,6 +24,7 @@ import {
   type SuppressionRules,
   suppressionOf,
 } from "../../modules/settings/suppression-rules.ts";
+import type { RenamedFiles } from "../changes.ts";
 import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
 import { applyingConfigOf, PathPatterns } from "../path-patterns.ts";
 import { outsidePathOf, placementOf, quotedResult, ToolErrors } from "../sarif-validate.ts";
@@ -110,6 +111,8 @@ interface ResultContext {
   catalog: IssueCatalog;
   suppression: SuppressionRules;
   fingerprints: FingerprintSequence;
+  /** The files the run's changes renamed, new path to old (docs/ingestion.md "Renamed files"). */
+  renamedFiles: RenamedFiles;
 }
 
 /** The row `result` becomes at `location`, as a finding of `issue` with its own `severity`. */
@@ -126,6 +129,15 @@ function occurrenceOf(
   const beginColumn = clampInteger(region?.startColumn ?? 1);
   // Links rendered as their text for the reader; the fingerprint keeps the message as written.
   const title = plainMessage(result.message) || result.rule?.shortDescription || result.ruleId;
+  const { fingerprint, former } = context.fingerprints.nextWithFormer(
+    {
+      analyzer: context.analyzer,
+      ruleId: result.ruleId,
+      path,
+      context: fingerprintContext(result, region?.snippet),
+    },
+    context.renamedFiles.get(path),
+  );
   return {
     issueId: issue.id,
     path,
@@ -134,12 +146,8 @@ function occurrenceOf(
     endLine: clampInteger(region?.endLine ?? beginLine),
     endColumn: clampInteger(region?.endColumn ?? beginColumn),
     title: titleText(title),
-    fingerprint: context.fingerprints.next({
-      analyzer: context.analyzer,
-      ruleId: result.ruleId,
-      path,
-      context: fingerprintContext(result, region?.snippet),
-    }),
+    fingerprint,
+    formerFingerprint: former,
     isSuppressed:
       result.isSuppressed || suppressionOf(context.suppression, { issueId: issue.id, path }) !== null,
     severity,
@@ -218,6 +226,7 @@ export async function stageSarif(
       (path) => tests.matching(path) !== null,
     ),
     fingerprints: new FingerprintSequence(),
+    renamedFiles: input.renamedFiles ? await input.renamedFiles() : new Map(),
   };
   const staged = await step((stepTx) => readCheckAsStaged(stepTx, check.id, artifact.id));
   const target = {

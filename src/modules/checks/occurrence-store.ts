@@ -95,6 +95,7 @@ const OCCURRENCE_COLUMNS = Object.keys({
   explanation: true,
   source: true,
   fingerprint: true,
+  former_fingerprint: true,
   state: true,
   is_suppressed: true,
   created_at: true,

@@ -21,6 +21,8 @@ export interface OccurrenceColumns {
   readonly endColumns: readonly number[];
   readonly titles: readonly string[];
   readonly fingerprints: readonly string[];
+  /** The fingerprint at a renamed file's old path (docs/ingestion.md "Renamed files"), else null. */
+  readonly formerFingerprints: readonly (string | null)[];
   readonly suppressed: readonly boolean[];
   readonly severities: readonly IssueSeverity[];
 }
@@ -105,17 +107,18 @@ export async function insertOccurrenceBatch(
     target.baseCheckId === null
       ? sql`SELECT NULL::boolean AS found`
       : sql`SELECT true AS found FROM occurrences AS b WHERE b.check_id = ${target.baseCheckId}
-          AND b.fingerprint = u.fingerprint AND b.state <> 'RESOLVED' LIMIT 1`;
+          AND b.fingerprint IN (u.fingerprint, u.former_fingerprint) AND b.state <> 'RESOLVED' LIMIT 1`;
   const rows = sql`unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
       ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
       ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
-      ${batch.suppressed}::boolean[], ${batch.severities}::text[])
+      ${batch.formerFingerprints}::text[], ${batch.suppressed}::boolean[], ${batch.severities}::text[])
     AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
-      is_suppressed, severity)`;
+      former_fingerprint, is_suppressed, severity)`;
   const insert = sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line,
-      begin_column, end_line, end_column, title, fingerprint, state, is_suppressed, severity)
+      begin_column, end_line, end_column, title, fingerprint, former_fingerprint, state, is_suppressed,
+      severity)
     SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
-      u.end_line, u.end_column, u.title, u.fingerprint,
+      u.end_line, u.end_column, u.title, u.fingerprint, u.former_fingerprint,
       CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed, u.severity`;
   if (!target.checkHoldsFindings) {
     await sql`${insert} FROM ${rows} LEFT JOIN LATERAL (${inBase}) AS m ON true`.execute(tx);
@@ -182,8 +185,9 @@ export async function deleteOccurrencesOfIssuesOfArtifact(
 
 /**
  * Flips exactly the check's non-RESOLVED rows whose state disagrees with `baseCheckId`: EXISTING
- * without a base occurrence of the fingerprint, INTRODUCED with one (every row INTRODUCED without
- * a base). Rows already right are not rewritten; rows of `skipArtifactId` are not tested.
+ * without a base occurrence of the fingerprint (the row's own, or its former one in a renamed
+ * file), INTRODUCED with one (every row INTRODUCED without a base). Rows already right are not
+ * rewritten; rows of `skipArtifactId` are not tested.
  */
 export async function flipOccurrenceStatesAgainstBase(
   tx: Kysely<Database>,
@@ -198,7 +202,8 @@ export async function flipOccurrenceStatesAgainstBase(
     SET state = CASE WHEN o.state = 'EXISTING' THEN 'INTRODUCED' ELSE 'EXISTING' END
     WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' AND ${isPublished("o")} ${others}
       AND (o.state = 'EXISTING') <> EXISTS (SELECT 1 FROM occurrences AS b
-        WHERE b.check_id = ${baseCheckId}::bigint AND b.fingerprint = o.fingerprint AND b.state <> 'RESOLVED')
+        WHERE b.check_id = ${baseCheckId}::bigint AND b.fingerprint IN (o.fingerprint, o.former_fingerprint)
+          AND b.state <> 'RESOLVED')
   `.execute(tx);
 }
 
@@ -214,8 +219,8 @@ export async function analyzeOccurrences(tx: Kysely<Database>): Promise<void> {
 }
 
 /**
- * Copies the base's occurrences whose fingerprint `checkId` lacks as RESOLVED rows (new key, no
- * artifact), `batchSize` at a time. One cursor walks the base's rows once, each with whether the
+ * Copies the base's occurrences whose fingerprint `checkId` lacks (as a row's own, or as its former
+ * one in a renamed file) as RESOLVED rows (new key, no artifact), `batchSize` at a time. One cursor walks the base's rows once, each with whether the
  * check has its fingerprint; the absent ones are copied a page at a time. The test is a per-row
  * lookup in the SELECT list (never planned as a join), so a fresh check that the table's
  * statistics do not know yet cannot make it quadratic.
@@ -229,7 +234,9 @@ export async function insertResolvedCopiesOfBase(
   await sql`
     DECLARE assay_resolved_candidates NO SCROLL CURSOR FOR
     SELECT b.id, EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = ${checkId}
-      AND o.fingerprint = b.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")}) AS present
+        AND o.fingerprint = b.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")})
+      OR EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = ${checkId}
+        AND o.former_fingerprint = b.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")}) AS present
     FROM occurrences AS b WHERE b.check_id = ${baseCheckId} AND b.state <> 'RESOLVED'
   `.execute(tx);
   // On an error the transaction is rolled back, which closes the cursor too.

@@ -63,7 +63,8 @@ export type ScopeColumn = "account_id" | "id";
  * created while the one before it was still pending is compared with the run before both, so both
  * would have the same RESOLVED rows; the previous candidate came in late, after the check was
  * compared with an older one; or the base is a check of a run that never became analysed), the
- * previous candidate's findings are compared with the check's own instead, in rows with `open` 0:
+ * previous candidate's findings are compared with the check's own (by fingerprint, or by former
+ * fingerprint in a renamed file) instead, in rows with `open` 0:
  * only for those checks are occurrences read.
  */
 export async function findScopeCheckIssueCounts(
@@ -112,6 +113,8 @@ export async function findScopeCheckIssueCounts(
     WHERE NOT j.resolved_against_previous
       AND NOT EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = j.check_id
         AND o.fingerprint = p.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")})
+      AND NOT EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = j.check_id
+        AND o.former_fingerprint = p.fingerprint AND o.state <> 'RESOLVED' AND ${isPublished("o")})
     GROUP BY j.scope_id, j.repository_id, j.analyzer_id, j.run_key, j.run_created_at, i.id, i.category,
       coalesce(p.severity, i.severity), i.tags, a.shortcode`.execute(db);
   return result.rows;
