@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
@@ -74,6 +74,7 @@ install_debian_packages() {
   local missing=() package wanted=("${DEBIAN_PACKAGES[@]}")
   [ "$WHAT" = sbom ] && wanted=("${DEBIAN_PACKAGES_SBOM[@]}")
   [ "$WHAT" = pull-request ] && wanted=("${DEBIAN_PACKAGES_PULL_REQUEST[@]}")
+  [ "$WHAT" = renames ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = staticcheck-module ] && wanted=("${DEBIAN_PACKAGES_STATICCHECK_MODULE[@]}")
   [ "$WHAT" = gcc ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
@@ -1445,9 +1446,37 @@ make_style_lint() {
   rm -f "$WORK"/_*.jsonl
 }
 
+# A renamed file (test/renamed-files.test.ts): js-renames/ as the default branch had it (base),
+# after `git mv src/outside.js src/ranges/outside.js` (moved), and renamed again with one edit
+# (moved-edited), each linted by ESLint in the same directory, so the reports' absolute paths
+# agree. The test commits the versions to a git repository of its own and uploads these reports
+# with `assay upload`.
+make_renames() {
+  local out="$ROOT/test/fixtures/renames" version
+  rm -rf "$out"
+  mkdir -p "$out"
+  for version in base moved moved-edited; do
+    log "ESLint over js-renames/$version"
+    rm -rf "${WORK:?}/js-renames"
+    mkdir -p "$WORK/js-renames"
+    cp "$SOURCES/js-renames/package.json" "$SOURCES/js-renames/eslint.config.mjs" "$WORK/js-renames/"
+    cp -r "$SOURCES/js-renames/$version/." "$WORK/js-renames/"
+    cd "$WORK/js-renames"
+    NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/$version.sarif"
+    expect_status "1" "$BIN/eslint" src >"$out/$version.tool-output.txt"
+    expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint-renames.json"
+    write_summary "$out/$version.summary.json" eslint "$("$BIN/eslint" --version)" \
+      "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
+        jq --arg root "$PWD/" '{findings: [.[] | (.filePath | ltrimstr($root)) as $path
+          | .messages[] | {path: $path, rule: .ruleId, line: .line}]}' "$WORK/_eslint-renames.json"
+      )"
+  done
+  rm -rf "${WORK:?}/js-renames"
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other, checkstyle, style-lint or python-lint)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint or renames)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
@@ -1463,5 +1492,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = pull-request ]; then make_pull_request; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = checkstyle ]; then make_checkstyle; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = renames ]; then make_renames; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"

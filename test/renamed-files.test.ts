@@ -1,0 +1,266 @@
+// test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
+import assert from "node:assert/strict";
+import { execFile, execFileSync } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { promisify } from "node:util";
+import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * A renamed file keeps its findings (docs/ingestion.md "Renamed files"), end to end: a git
+ * repository made here from test/fixtures/tools/js-renames, whose versions ESLint linted
+ * (scripts/make-fixtures.sh renames): `base`, `moved` (`git mv src/outside.js
+ * src/ranges/outside.js`) and `moved-edited` (renamed again, one finding fixed). `assay upload`
+ * sends each report with the changes git names the rename in; the checks' counts, the findings'
+ * paths, the code health trend and the pull request's summary are read from the API and compared
+ * with ESLint's own list of each version's findings. The same uploads without the changes, to a
+ * second repository, show what a client that sends none still gets.
+ */
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const SOURCES = path.join(ROOT, "test", "fixtures", "tools", "js-renames");
+const REPORTS = path.join(ROOT, "test", "fixtures", "renames");
+/** Where make-fixtures.sh ran ESLint: the SARIF's absolute paths lie under it. */
+const ESLINT_WORK_DIR = "/tmp/assay-fixtures/js-renames";
+const CLI = path.join(ROOT, "src", "cli", "upload-main.ts");
+/** tsx by location: the command runs in the checkout, which has no node_modules. */
+const TSX = import.meta.resolve("tsx");
+const run = promisify(execFile);
+
+let server: TestServer;
+let token: string;
+let scratch: string;
+let checkout: string;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
+  const user = await aUser(server.db);
+  const team = await anAccount(server.db, { login: "acme" }, [{ user, role: "ADMIN" }]);
+  await aRepository(server.db, team, { name: "semver", defaultBranch: "main" });
+  await aRepository(server.db, team, { name: "semver-plain", defaultBranch: "main" });
+  token = await aToken(server.db, server.config.tokenPepper, user);
+  scratch = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-renames-")));
+  checkout = path.join(scratch, "semver");
+  await fs.mkdir(checkout);
+  git("init", "--quiet", "--initial-branch=main");
+});
+
+after(async () => {
+  await server?.stop();
+  if (scratch) await fs.rm(scratch, { recursive: true, force: true });
+});
+
+/** git in the checkout, with a fixed identity and none of the machine's configuration. */
+function git(...args: string[]): string {
+  return execFileSync("git", ["-c", "user.name=Assay Test", "-c", "user.email=test@example.com", ...args], {
+    cwd: checkout,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+  }).trim();
+}
+
+/** Commits the project at `version` (its sources replace the checkout's) on the current branch. */
+async function commitVersion(version: string): Promise<string> {
+  git("rm", "-r", "--quiet", "--ignore-unmatch", "src");
+  await fs.rm(path.join(checkout, "src"), { recursive: true, force: true });
+  for (const file of ["package.json", "eslint.config.mjs"]) {
+    await fs.copyFile(path.join(SOURCES, file), path.join(checkout, file));
+  }
+  await fs.cp(path.join(SOURCES, version), checkout, { recursive: true });
+  git("add", "--all");
+  git("commit", "--quiet", "-m", version);
+  return git("rev-parse", "HEAD");
+}
+
+interface Ran {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `assay upload` of ESLint's report of `version` to `repository`, waiting for it. */
+async function uploadEslint(repository: string, version: string, ...args: string[]): Promise<Ran> {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: scratch,
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ASSAY_URL: server.url,
+    ASSAY_TOKEN: token,
+  };
+  const command = [
+    ...["upload", "--repository", `gh/acme/${repository}`, "--wait"],
+    ...["--analyzer", "eslint", "--analyzer-type", "community"],
+    ...["--work-dir", ESLINT_WORK_DIR, "--file", path.join(REPORTS, `${version}.sarif`)],
+    ...args,
+  ];
+  try {
+    const { stdout, stderr } = await run(process.execPath, ["--import", TSX, CLI, ...command], {
+      cwd: checkout,
+      env,
+    });
+    return { status: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { status: failed.code ?? -1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+const RUN_QUERY = `query($runUid: UUID!) { run(runUid: $runUid) { commitOid checks { edges { node {
+  analyzer { shortcode } summary { occurrencesIntroduced occurrencesResolved }
+  issues(first: 50) { totalCount edges { node { shortcode path beginLine isIntroduced } } } } } } } }`;
+
+interface Finding {
+  shortcode: string;
+  path: string;
+  beginLine: number;
+  isIntroduced: boolean;
+}
+
+/** The eslint check of the run a command's output names: its counts and its open findings. */
+async function eslintCheckOf(
+  output: string,
+): Promise<{ commitOid: string; introduced: number; resolved: number; findings: Finding[] }> {
+  const runUid = /^Run ([0-9a-f-]{36}): /m.exec(output)?.[1];
+  assert.ok(runUid, `the output names the run:\n${output}`);
+  const data = dataOf(await gql(server.endpoint, token, RUN_QUERY, { runUid })) as {
+    run: {
+      commitOid: string;
+      checks: {
+        edges: Array<{
+          node: {
+            analyzer: { shortcode: string };
+            summary: { occurrencesIntroduced: number; occurrencesResolved: number };
+            issues: { edges: Array<{ node: Finding }> };
+          };
+        }>;
+      };
+    };
+  };
+  const check = data.run.checks.edges.find(({ node }) => node.analyzer.shortcode === "eslint")?.node;
+  assert.ok(check, "the run has an eslint check");
+  return {
+    commitOid: data.run.commitOid,
+    introduced: check.summary.occurrencesIntroduced,
+    resolved: check.summary.occurrencesResolved,
+    findings: check.issues.edges
+      .map(({ node }) => node)
+      .sort((a, b) => a.path.localeCompare(b.path) || a.beginLine - b.beginLine),
+  };
+}
+
+/** ESLint's own list of a version's findings (its JSON output, kept in the summary). */
+async function eslintFindings(version: string): Promise<Array<{ path: string; rule: string; line: number }>> {
+  const summary = JSON.parse(await fs.readFile(path.join(REPORTS, `${version}.summary.json`), "utf8")) as {
+    figures: { findings: Array<{ path: string; rule: string; line: number }> };
+  };
+  return summary.figures.findings.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
+}
+
+/** The API's findings as (path, rule, line), to compare with ESLint's. */
+function located(findings: Finding[]): Array<{ path: string; rule: string; line: number }> {
+  return findings.map((f) => ({ path: f.path, rule: f.shortcode, line: f.beginLine }));
+}
+
+const TREND = `query($login: String!, $name: String!, $day: Date!) {
+  repository(login: $login, name: $name, vcsProvider: GITHUB) { reports { codeHealthTrend {
+    currentValue values(startDate: $day, endDate: $day) { values { key value } } } } } }`;
+
+/** Today's code health trend of a repository: its active level and the findings resolved today. */
+async function trendToday(name: string): Promise<Record<string, number>> {
+  const day = new Date().toISOString().slice(0, 10);
+  const data = dataOf(await gql(server.endpoint, token, TREND, { login: "acme", name, day })) as {
+    repository: {
+      reports: { codeHealthTrend: { values: Array<{ values: Array<{ key: string; value: number }> }> } };
+    };
+  };
+  const [today] = data.repository.reports.codeHealthTrend.values;
+  assert.ok(today, "a value for today");
+  return Object.fromEntries(today.values.map(({ key, value }) => [key, value]));
+}
+
+describe("a renamed file keeps its findings", () => {
+  let baseCommit: string;
+  let movedCommit: string;
+
+  test("the first run of the default branch introduces ESLint's three findings", async () => {
+    baseCommit = await commitVersion("base");
+    const expected = await eslintFindings("base");
+    assert.equal(expected.length, 3);
+    for (const repository of ["semver", "semver-plain"]) {
+      const ran = await uploadEslint(repository, "base");
+      assert.equal(ran.status, 1, "three new findings fail the check");
+      const check = await eslintCheckOf(ran.stdout);
+      assert.equal(check.commitOid, baseCommit);
+      assert.deepEqual([check.introduced, check.resolved], [3, 0]);
+      assert.deepEqual(located(check.findings), expected);
+    }
+  });
+
+  test("after git mv, with the changes that name the rename, every finding is EXISTING at the new path", async () => {
+    movedCommit = await commitVersion("moved");
+    const diffFile = path.join(scratch, "rename.diff");
+    const diff = git("diff", "--no-color", "--find-renames", "--unified=0", baseCommit, movedCommit);
+    assert.match(diff, /^rename from src\/outside\.js$/m);
+    await fs.writeFile(diffFile, `${diff}\n`);
+    const ran = await uploadEslint("semver", "moved", "--changes", diffFile);
+    assert.equal(ran.status, 0, `${ran.stdout}\n${ran.stderr}`);
+    const check = await eslintCheckOf(ran.stdout);
+    assert.equal(check.commitOid, movedCommit);
+    assert.deepEqual([check.introduced, check.resolved], [0, 0]);
+    const expected = await eslintFindings("moved");
+    assert.ok(expected.every((finding) => finding.path === "src/ranges/outside.js"));
+    assert.deepEqual(located(check.findings), expected);
+    assert.ok(check.findings.every((finding) => !finding.isIntroduced));
+  });
+
+  test("without changes, as a client that sends none, the rename still resolves and introduces them", async () => {
+    const ran = await uploadEslint("semver-plain", "moved");
+    assert.equal(ran.status, 1);
+    const check = await eslintCheckOf(ran.stdout);
+    assert.equal(check.commitOid, movedCommit);
+    assert.deepEqual([check.introduced, check.resolved], [3, 3]);
+    assert.deepEqual(located(check.findings), await eslintFindings("moved"));
+  });
+
+  test("the code health trend resolved nothing today where the rename was known", async () => {
+    assert.deepEqual(await trendToday("semver"), { active: 3, resolved: 0 });
+    assert.deepEqual(await trendToday("semver-plain"), { active: 3, resolved: 3 });
+  });
+
+  test("a pull request that renames the file with an edit resolves only the finding the edit fixed", async () => {
+    git("checkout", "--quiet", "-b", "rename-range");
+    const pushed = await commitVersion("moved-edited");
+    const ran = await uploadEslint("semver", "moved-edited", "--pr", "7", "--base", "main");
+    assert.equal(ran.status, 0, `${ran.stdout}\n${ran.stderr}`);
+    // git's own view of the change: a rename with one line edited.
+    assert.match(
+      git("diff", "--find-renames", "--summary", movedCommit, pushed),
+      /rename src\/ranges\/\{outside\.js => outside-range\.js\} \(9\d%\)/,
+    );
+    assert.ok(
+      ran.stdout
+        .split("\n")
+        .includes(`Changed lines: 1 file, 1 line, 1 renamed file against main@${movedCommit.slice(0, 7)}`),
+      ran.stdout,
+    );
+    const check = await eslintCheckOf(ran.stdout);
+    assert.equal(check.commitOid, pushed);
+    assert.deepEqual([check.introduced, check.resolved], [0, 1]);
+    const expected = await eslintFindings("moved-edited");
+    assert.equal(expected.length, 2);
+    assert.deepEqual(located(check.findings), expected);
+    const data = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        `query { repository(login: "acme", name: "semver", vcsProvider: GITHUB) {
+          pullRequest(number: 7) { summary { issuesRaised issuesResolved } } } }`,
+      ),
+    ) as { repository: { pullRequest: { summary: { issuesRaised: number; issuesResolved: number } } } };
+    assert.deepEqual(data.repository.pullRequest.summary, { issuesRaised: 0, issuesResolved: 1 });
+  });
+});
