@@ -12,6 +12,7 @@ import type {
 } from "../../src/db/types.ts";
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
+import type { RenamedFiles } from "../../src/ingestion/changes.ts";
 import { processSarif, stageSarif } from "../../src/ingestion/sarif/process.ts";
 import type { ProcessInput, ProcessResult, PublishStep } from "../../src/ingestion/types.ts";
 import { anAccount, aRepository, aRun } from "./builders.ts";
@@ -107,6 +108,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
     artifact: ArtifactRow,
     text: string,
     baseCheckId: string | null | undefined,
+    renamedFiles?: RenamedFiles,
   ): ProcessInput {
     const { repository, run, check } = scene;
     return {
@@ -117,6 +119,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       check,
       baseCheckId: baseCheckId ?? null,
       text: () => chunks(text),
+      ...(renamedFiles === undefined ? {} : { renamedFiles: async () => renamedFiles }),
     };
   }
 
@@ -125,12 +128,17 @@ export function sarifScenes(db: () => Kysely<Database>) {
     scene: Scene,
     artifact: ArtifactRow,
     text: string,
-    fields: Partial<{ baseCheckId: string | null; batchSize: number; rememberedMissing: number }> = {},
+    fields: Partial<{
+      baseCheckId: string | null;
+      batchSize: number;
+      rememberedMissing: number;
+      renamedFiles: RenamedFiles;
+    }> = {},
   ): Promise<ProcessResult> {
     return db()
       .transaction()
       .execute((tx) =>
-        processSarif(inputOf(tx, scene, artifact, text, fields.baseCheckId), {
+        processSarif(inputOf(tx, scene, artifact, text, fields.baseCheckId, fields.renamedFiles), {
           batchSize: fields.batchSize,
           rememberedMissing: fields.rememberedMissing,
         }),
@@ -163,6 +171,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       batchSize: number;
       rememberedMissing: number;
       workDir: string;
+      renamedFiles: RenamedFiles;
     }> = {},
   ): Promise<{ artifact: ArtifactRow; result: ProcessResult }> {
     const artifact = await anArtifact(scene, fields.workDir ?? null);
