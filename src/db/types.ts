@@ -378,7 +378,7 @@ export interface OccurrencesTable {
   severity: ColumnType<IssueSeverity | null, IssueSeverity | null | undefined, IssueSeverity | null>;
   /**
    * The fingerprint the finding had at its file's old path, when the run's changes say the file was
-   * renamed (migration 0038); null otherwise.
+   * renamed (migration 0036); null otherwise.
    */
   former_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
 }
