@@ -5,9 +5,10 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
-#        subdirectory, gcc only GCC's reports, eslint only ESLint's, file-names only the reports on
+#        subdirectory, gcc only GCC's reports, gcc-history GCC's on two other versions of its
+#        project, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
 #        src/formats/coverage/fixtures/other/, which `coverage` makes too; checkstyle the
 #        checkstyle XML and ShellCheck JSON reports of src/formats/checkstyle/fixtures/; style-lint
@@ -77,6 +78,7 @@ install_debian_packages() {
   [ "$WHAT" = renames ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = staticcheck-module ] && wanted=("${DEBIAN_PACKAGES_STATICCHECK_MODULE[@]}")
   [ "$WHAT" = gcc ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
+  [ "$WHAT" = gcc-history ] && wanted=("${DEBIAN_PACKAGES_GCC[@]}")
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = checkstyle ] && wanted=("${DEBIAN_PACKAGES_CHECKSTYLE[@]}")
   [ "$WHAT" = style-lint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
@@ -453,6 +455,43 @@ record_gcc() { # out-dir
   )"
 }
 
+# GCC's whole-build JSON on two other versions of the c-gcc project, for a history with the
+# gcc fixture between them (test/ingest-unanalyzed.test.ts): `base.json`, where src/legacy.c still
+# compiles (with two warnings) and src/discount.c exists (one warning), and `fixed.json`, where
+# src/legacy.c compiles again with one of its two warnings fixed. c-gcc-history/<version>/ holds
+# only the files that differ from c-gcc/. The same flags and directory as the gcc fixture, so the
+# fingerprints agree. The summary: per version, the distinct `file:line:col: warning|error:` lines
+# of the text output, per file (findings, and errors without an option: a file not compiled).
+record_gcc_history() { # out-dir
+  local out=$1 version source gcc_flags=(-std=c11 -Wall -Wextra -Werror=unused-variable -fanalyzer)
+  rm -rf "$out"
+  mkdir -p "$out"
+  : >"$WORK/_gcc-history.jsonl"
+  for version in base fixed; do
+    log "GCC on the c-gcc project's $version version"
+    enter_project c-gcc
+    cp -r "$SOURCES/c-gcc-history/$version/." .
+    : >"$out/$version.json"
+    : >"$out/$version.tool-output.txt"
+    for source in src/*.c; do
+      expect_status "0 1" gcc "${gcc_flags[@]}" -fdiagnostics-format=json -c "$source" -o /dev/null 2>>"$out/$version.json"
+      expect_status "0 1" gcc "${gcc_flags[@]}" -c "$source" -o /dev/null 2>>"$out/$version.tool-output.txt"
+    done
+    jq -Rnc --arg version "$version" '
+      [inputs | select(test("^[^ :]+:[0-9]+:[0-9]+: (warning|error|fatal error): "))] | unique
+      | map(capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<kind>warning|error|fatal error): (?<message>.*)$")
+        | . + {finding: (.message | test("\\[-W[^]]+\\]$"))})
+      | {key: $version, value: (group_by(.file) | map({key: .[0].file, value: {
+          findings: map(select(.finding)) | length,
+          notCompiled: map(select(.finding | not)) | length}}) | from_entries)}' \
+      "$out/$version.tool-output.txt" >>"$WORK/_gcc-history.jsonl"
+  done
+  write_summary "$out/gcc-history.summary.json" gcc "$(gcc --version | head -n 1)" \
+    "for each src/*.c: gcc ${gcc_flags[*]} -fdiagnostics-format=json -c <file> -o /dev/null" "$PWD" \
+    "$(jq -s 'from_entries | {byFile: .}' "$WORK/_gcc-history.jsonl")"
+  rm -f "$WORK/_gcc-history.jsonl"
+}
+
 # ESLint with the SARIF formatter, on the js-lint project. The summary: the stylish formatter's
 # totals, and from the JSON formatter the problems per rule and, apart (`withoutRule`), those of
 # no rule, such as an unused eslint-disable directive, which ESLint counts among its problems and
@@ -590,6 +629,7 @@ make_sarif() {
   add_fixture sarif cppcheck cppcheck/cppcheck.xml cppcheck-xml relative cppcheck/cppcheck.summary.json cppcheck/cppcheck.tool-output.txt
 
   record_gcc "$out/gcc"
+  record_gcc_history "$out/gcc-history"
 
   log "Staticcheck"
   enter_project go-lint
@@ -1475,17 +1515,18 @@ make_renames() {
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint or renames)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint or renames)" ;;
 esac
 install_debian_packages
-[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
+[ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = gcc-history ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
 if [ "$WHAT" = staticcheck-module ]; then make_staticcheck_module; fi
 if [ "$WHAT" = file-names ]; then make_file_names; fi
 if [ "$WHAT" = coverage-other ]; then make_coverage_other; fi
 if [ "$WHAT" = style-lint ]; then make_style_lint; fi
 if [ "$WHAT" = python-lint ]; then make_python_lint; fi
 if [ "$WHAT" = gcc ]; then make_one_sarif_fixture gcc record_gcc; fi
+if [ "$WHAT" = gcc-history ]; then record_gcc_history "$ROOT/src/formats/sarif/fixtures/gcc-history"; fi
 if [ "$WHAT" = eslint ]; then make_one_sarif_fixture eslint record_eslint; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = sarif ]; then make_sarif && make_style_lint; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = coverage ]; then make_coverage; fi

@@ -419,57 +419,81 @@ describe("what an upload stored", () => {
         text: await lint(["shop/src"]),
         workDir: checkout,
       });
-      const sentence =
-        'The tool reported 1 error of its own, which is not a finding ("Parsing error: Unexpected token (" at src/broken.js:1): what it could not analyze is not in this report.';
+      const sentences = [
+        'The tool reported 1 error of its own, which is not a finding ("Parsing error: Unexpected token (" at src/broken.js:1): what it could not analyze is not in this report.',
+        "Not analyzed by the tool: src/broken.js. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.",
+      ];
       assert.equal(answer.ok, true, answer.error);
-      assert.deepEqual(answer.warnings, [sentence]);
+      assert.deepEqual(answer.warnings, sentences);
       await processQueued();
       const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
       assert.deepEqual(
         [artifact.status, artifact.readCount, artifact.storedCount, artifact.warnings],
-        ["PROCESSED", 1, 1, [sentence]],
+        ["PROCESSED", 1, 1, sentences],
       );
     } finally {
       await fs.rm(path.join(checkout, "src", "broken.js"));
     }
   });
 
-  test("a report whose tool could not parse a file is NEUTRAL: what it did not see is neither clean nor fixed, and never the base", async () => {
+  test("a report whose tool could not parse a file keeps the base's findings there EXISTING, counts the other files' fixes and is judged by its gate", async () => {
     const repository = await aRepository(server.db, account);
+    const other = path.join(checkout, "src", "other.js");
     await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
-    const base = aCommit();
-    await uploadArtifact(repository, { commitOid: base, text: await lint(["shop/src"]), workDir: checkout });
-    await processQueued();
-    assert.equal(await repositoryIssueCount(repository), 2);
+    await fs.writeFile(other, "export const same = (a) => a == 2;\n");
+    try {
+      const base = aCommit();
+      await uploadArtifact(repository, {
+        commitOid: base,
+        text: await lint(["shop/src"]),
+        workDir: checkout,
+      });
+      await processQueued();
+      assert.equal(await repositoryIssueCount(repository), 2);
 
-    // The file stops parsing: ESLint reports the parsing error and none of the file's findings.
-    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\nfunction (\n");
-    const broken = aCommit();
-    await uploadArtifact(repository, {
-      commitOid: broken,
-      text: await lint(["shop/src"]),
-      workDir: checkout,
-    });
-    await processQueued();
-    const brokenRun = await runOf(broken);
-    const brokenCheck = brokenRun.checks.edges[0]!.node;
-    assert.equal(brokenCheck.status, "NEUTRAL");
-    assert.deepEqual(brokenCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 0 });
-    assert.equal(brokenRun.status, "SKIPPED");
-    assert.equal(
-      await repositoryIssueCount(repository),
-      2,
-      "the repository's issues are still the base run's",
-    );
+      // pricing.js stops parsing (ESLint reports the parsing error and none of its findings),
+      // and other.js's finding is fixed.
+      await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\nfunction (\n");
+      await fs.writeFile(other, "export const same = (a) => a === 2;\n");
+      const broken = aCommit();
+      await uploadArtifact(repository, {
+        commitOid: broken,
+        text: await lint(["shop/src"]),
+        workDir: checkout,
+      });
+      await processQueued();
+      const brokenRun = await runOf(broken);
+      const brokenCheck = brokenRun.checks.edges[0]!.node;
+      assert.equal(brokenCheck.status, "SUCCESS");
+      assert.deepEqual(brokenCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 1 });
+      assert.equal(brokenRun.status, "SUCCESS");
+      const { rows } = await sql<{ path: string; state: string }>`
+        SELECT o.path, o.state FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id
+        WHERE c.key = ${decodeGlobalId(brokenCheck.id)!.key} ORDER BY o.path, o.begin_line`.execute(
+        server.db,
+      );
+      assert.deepEqual(rows, [
+        { path: "src/other.js", state: "RESOLVED" },
+        { path: "src/pricing.js", state: "EXISTING" },
+        { path: "src/pricing.js", state: "EXISTING" },
+      ]);
+      assert.equal(await repositoryIssueCount(repository), 2, "the two findings of the file not parsed stay");
 
-    // Parsing again: compared with the base run, not with the check that saw nothing.
-    await writeSource("const unused = 1;\nexport const total = (a) => a == 1;\n");
-    const fixed = aCommit();
-    await uploadArtifact(repository, { commitOid: fixed, text: await lint(["shop/src"]), workDir: checkout });
-    await processQueued();
-    const fixedCheck = (await runOf(fixed)).checks.edges[0]!.node;
-    assert.deepEqual(fixedCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 0 });
-    assert.equal(await repositoryIssueCount(repository), 2);
+      // Parsing again with the unused variable fixed: compared with the check that kept them.
+      await writeSource("export const total = (a) => a == 1;\n");
+      const fixed = aCommit();
+      await uploadArtifact(repository, {
+        commitOid: fixed,
+        text: await lint(["shop/src"]),
+        workDir: checkout,
+      });
+      await processQueued();
+      const fixedCheck = (await runOf(fixed)).checks.edges[0]!.node;
+      assert.deepEqual(fixedCheck.summary, { occurrencesIntroduced: 0, occurrencesResolved: 1 });
+      assert.equal(await repositoryIssueCount(repository), 1);
+    } finally {
+      await fs.rm(other, { force: true });
+    }
   });
 
   test("a tool's own error holding text PostgreSQL cannot store is still said, with that text replaced", async () => {
@@ -479,16 +503,21 @@ describe("what an upload stored", () => {
     // in the JSON, so the upload itself is storable text).
     const text = `# example.com/shop\n${JSON.stringify({ "example.com/shop": { printf: { error: "bad \u0000 verb" } } })}\n`;
     const answer = await uploadArtifact(repository, { commitOid: commit, text, workDir: checkout });
-    const sentence =
-      'The tool reported 1 error of its own, which is not a finding ("printf: bad \ufffd verb"): what it could not analyze is not in this report.';
+    const sentences = [
+      'The tool reported 1 error of its own, which is not a finding ("printf: bad \ufffd verb"): what it could not analyze is not in this report.',
+      "What the tool did not analyze is not known (an error of its own names no file of the repository): the check is NEUTRAL, neither passing nor failing, and resolves nothing.",
+    ];
     assert.equal(answer.ok, true, answer.error);
-    assert.deepEqual(answer.warnings, [sentence]);
+    assert.deepEqual(answer.warnings, sentences);
     await processQueued();
-    const artifact = (await runOf(commit)).artifacts.edges[0]!.node;
+    const run = await runOf(commit);
+    const artifact = run.artifacts.edges[0]!.node;
     assert.deepEqual(
       [artifact.status, artifact.format, artifact.readCount, artifact.warnings],
-      ["PROCESSED", "go vet JSON", 0, [sentence]],
+      ["PROCESSED", "go vet JSON", 0, sentences],
     );
+    // An error naming no file leaves what was not analyzed unknown: the check judges nothing.
+    assert.equal(run.checks.edges[0]!.node.status, "NEUTRAL");
   });
 
   test("the same report uploaded twice answers the artifact stored first", async () => {

@@ -313,18 +313,22 @@ export function gateOf(repositoryId: string, kind: ArtifactKind): CheckGate {
  * Settles a PENDING check whose artifacts are all processed (docs/ingestion.md "Status"):
  * FAILURE when one failed to process; NEUTRAL when they stored nothing although entries were
  * lost (skipped for a reason that is no one's decision, {@link isEverythingLost}), or when the
- * tool said it could not analyze some of the code (a file it could not parse): what it did not
- * see is neither clean nor fixed; else FAILURE or SUCCESS by the gate. A failed or NEUTRAL check
- * keeps no RESOLVED rows: it cannot say which findings of its base are gone, and it is never a
- * base nor the repository's current findings. A check with artifacts still queued stays PENDING.
- * Answers the check as it now stands.
+ * tool said it could not analyze some of the code without naming the files (an error of no file,
+ * or one outside the repository, or an artifact processed before the files were kept): what it did
+ * not see is neither clean nor fixed, and not known; else FAILURE or SUCCESS by the gate — a check
+ * whose tool named the files it could not analyze has its base's findings there carried as
+ * EXISTING (src/ingestion/sarif/finding-states.ts) and is judged on the rest. A failed or NEUTRAL
+ * check keeps no RESOLVED or carried rows: it cannot say which findings of its base are gone, and
+ * it is never a base nor the repository's current findings. A check with artifacts still queued
+ * stays PENDING. Answers the check as it now stands.
  */
 export async function settleCheck(tx: Kysely<Database>, check: CheckRow, gate: CheckGate): Promise<CheckRow> {
   const artifacts = await findArtifactOutcomesOfCheck(tx, check.id);
   if (artifacts.some((a) => a.status === "QUEUED")) return check;
   const failed = artifacts.some((a) => a.status === "FAILED");
   const outcomes = artifacts.flatMap((a) => (a.outcome ? [a.outcome] : []));
-  const lost = !failed && (isEverythingLost(outcomes) || outcomes.some((outcome) => outcome.unanalyzed > 0));
+  const unknownUnanalyzed = outcomes.some((outcome) => outcome.unanalyzedPaths === null);
+  const lost = !failed && (isEverythingLost(outcomes) || unknownUnanalyzed);
   if (failed || lost) {
     await deleteResolvedOccurrencesOfCheck(tx, check.id);
     await refreshCheckIssueCounts(tx, [check.id]);

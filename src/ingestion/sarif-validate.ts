@@ -77,17 +77,37 @@ interface Counted {
 export class ToolErrors {
   private execution: Counted | null = null;
   private configuration: Counted | null = null;
+  /** The repository paths the execution errors say went unanalyzed, in the order first named. */
+  private readonly paths = new Set<string>();
+  /** The first execution error that names no place in the repository, if one did. */
+  private unplaced: SarifToolError | null = null;
 
   add(error: SarifToolError): void {
     const kind = error.configuration === true ? "configuration" : "execution";
     const known = this[kind];
     if (known === null) this[kind] = { count: 1, first: error };
     else known.count += 1;
+    if (kind === "configuration") return;
+    // A path PostgreSQL cannot store cannot be kept either: as if the error named no file.
+    if (error.unanalyzedPath === undefined || isUnstorableText(error.unanalyzedPath)) this.unplaced ??= error;
+    else if (this.paths.size <= MAX_UNANALYZED_PATHS) this.paths.add(error.unanalyzedPath);
   }
 
   /** Errors about code the tool could not analyze (not those about its configuration). */
   get unanalyzed(): number {
     return this.execution?.count ?? 0;
+  }
+
+  /**
+   * The repository paths the tool could not analyze (files; a directory ends with `/`), when
+   * every execution error named one and there are at most {@link MAX_UNANALYZED_PATHS}: the check
+   * then keeps its base's findings there and is judged on the rest. Null when an error named no
+   * place in the repository, or too many: what the report left out is then not known. Empty when
+   * there was no execution error.
+   */
+  unanalyzedPaths(): string[] | null {
+    if (this.unplaced !== null || this.paths.size > MAX_UNANALYZED_PATHS) return null;
+    return [...this.paths];
   }
 
   /** How many there were, of both kinds. */
@@ -108,6 +128,7 @@ export class ToolErrors {
         `The tool reported ${errors}${quoted(first)}): what it could not analyze is not in this report.`,
       );
     }
+    if (this.execution !== null) sentences.push(this.unanalyzedSentence());
     if (this.configuration !== null) {
       const { count, first } = this.configuration;
       const errors =
@@ -120,7 +141,33 @@ export class ToolErrors {
     }
     return sentences;
   }
+
+  /** What the check does about the code the tool could not analyze, naming it. */
+  private unanalyzedSentence(): string {
+    const paths = this.unanalyzedPaths();
+    if (paths === null) {
+      const why =
+        this.unplaced === null
+          ? `more than ${MAX_UNANALYZED_PATHS} files or directories`
+          : this.unplaced === this.execution?.first
+            ? "an error of its own names no file of the repository"
+            : `an error of its own names no file of the repository: ${quoted(this.unplaced)}`;
+      return `What the tool did not analyze is not known (${why}): the check is NEUTRAL, neither passing nor failing, and resolves nothing.`;
+    }
+    const shown = paths.slice(0, NAMED_UNANALYZED_PATHS).map((p) => replaceUnstorableText(p));
+    const list =
+      paths.length <= NAMED_UNANALYZED_PATHS
+        ? shown.join(", ")
+        : `${paths.length} paths, first: ${shown.join(", ")}`;
+    return `Not analyzed by the tool: ${list}. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.`;
+  }
 }
+
+/** At most this many unanalyzed paths are kept on an artifact; more make its check NEUTRAL. */
+export const MAX_UNANALYZED_PATHS = 1000;
+
+/** How many unanalyzed paths a warning names. */
+const NAMED_UNANALYZED_PATHS = 5;
 
 /** A tool error's message in quotes, cut to a bounded length, and where it is. */
 function quoted(error: SarifToolError): string {

@@ -196,6 +196,14 @@ export interface ProcessResult {
   skipped: Partial<Record<SkipReason, number>>;
   warnings: string[];
   counts: Record<string, number>;
+  /**
+   * SARIF: the repository paths the tool said it could not analyze (files; a directory ends with
+   * `/`), when each of its errors named one (`counts.unanalyzed` counts the errors). The check
+   * keeps its base's findings there (docs/ingestion.md "Status"). Absent when there was no such
+   * error, or when one named no file: the check is then NEUTRAL, as it is for artifacts stored
+   * before the paths were kept.
+   */
+  unanalyzedPaths?: string[];
 }
 
 /** Collects the skip counts and warnings of one artifact while it is processed. */
@@ -248,12 +256,21 @@ export class ProcessTally {
   }
 
   /** The result with the kind's own `counts`. */
-  result(counts: Record<string, number>): ProcessResult {
+  result(counts: Record<string, number>, unanalyzedPaths?: readonly string[]): ProcessResult {
     const warnings =
       this.warningsLeftOut === 0
         ? [...this.warnings]
         : [...this.warnings, `${this.warningsLeftOut} more warning(s) left out.`];
-    return { read: this.read, stored: this.stored, skipped: { ...this.skipped }, warnings, counts };
+    const result: ProcessResult = {
+      read: this.read,
+      stored: this.stored,
+      skipped: { ...this.skipped },
+      warnings,
+      counts,
+    };
+    if (unanalyzedPaths !== undefined && unanalyzedPaths.length > 0)
+      result.unanalyzedPaths = [...unanalyzedPaths];
+    return result;
   }
 }
 

@@ -34,6 +34,7 @@ import * as artifactRepositoryRoot from "./0033-artifact-repository-root.ts";
 import * as checkBaseCheck from "./0034-check-base-check.ts";
 import * as runHistory from "./0035-run-history.ts";
 import * as occurrenceFormerFingerprint from "./0036-occurrence-former-fingerprint.ts";
+import * as occurrenceCarried from "./0037-occurrence-carried.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   "0034-check-base-check": checkBaseCheck,
   "0035-run-history": runHistory,
   "0036-occurrence-former-fingerprint": occurrenceFormerFingerprint,
+  "0037-occurrence-carried": occurrenceCarried,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -226,6 +226,7 @@ class GccReader implements TextReportReader {
         path: first === undefined ? null : first.outsideRepository ? first.uri : first.path,
         line: first?.region?.startLine ?? null,
       };
+      if (first !== undefined && !first.outsideRepository && first.path) error.unanalyzedPath = first.path;
       this.events.push({ type: "toolError", error });
       return;
     }

@@ -1,7 +1,8 @@
+import { posix } from "node:path";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
 import { locationOfPlace, resolveArtifactPath } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLocation, SarifResult, SarifTool } from "../sarif/types.ts";
+import type { SarifEvent, SarifLocation, SarifResult, SarifTool, SarifToolError } from "../sarif/types.ts";
 import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "../text-report.ts";
 
 /**
@@ -122,7 +123,7 @@ class GoVetReader implements TextReportReader {
   private sawPackageLine = false;
   private sawObject = false;
   /** A tool error whose continuation lines may still follow. */
-  private toolError: { message: string; path: string | null; line: number | null } | null = null;
+  private toolError: Omit<SarifToolError, "runIndex"> | null = null;
   private results = 0;
   // The JSON object being read: its parser, where it started, and a scan that finds its end.
   private parser: JSONParser | null = null;
@@ -361,14 +362,18 @@ class GoVetReader implements TextReportReader {
     const placed = PLACED_MESSAGE.exec(bare);
     let path: string | null = null;
     let line: number | null = null;
+    // A package that does not type-check goes unanalyzed whole: its directory, not the one file.
+    let unanalyzedPath: string | undefined;
     if (placed) {
       const resolved = resolveArtifactPath(placed[1]!, undefined, this.pathContext);
       path = resolved.outsideRepository ? placed[1]! : resolved.path;
+      if (!resolved.outsideRepository && resolved.path) unanalyzedPath = `${posix.dirname(resolved.path)}/`;
       line = Number(placed[2]);
     }
     const message = placed ? placed[4]! : bare;
     const inPackage = this.currentPackage === null ? "" : ` (package ${this.currentPackage})`;
     this.toolError = { message: `${message}${inPackage}`.slice(0, MAX_TOOL_ERROR), path, line };
+    if (unanalyzedPath !== undefined) this.toolError.unanalyzedPath = unanalyzedPath;
   }
 
   private flushToolError(): void {

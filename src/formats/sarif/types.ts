@@ -177,6 +177,14 @@ export interface SarifToolError {
    * `eslint-disable` directive): it does not say that something went unanalyzed. Absent otherwise.
    */
   configuration?: true;
+  /**
+   * What the error says went unanalyzed, as a repository path, when it names a place in the
+   * repository: the file (a file ESLint could not parse, a file GCC could not compile), or a
+   * directory written with a trailing `/` (`./` for the root) when the tool's unit is a directory
+   * (a Go package that does not type-check). Absent when the error names no place, or one outside
+   * the repository: the report cannot then say what it left out.
+   */
+  unanalyzedPath?: string;
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
-import { findProcessedArtifactIdsOfCheck } from "../../modules/artifacts/artifact-store.ts";
+import {
+  findArtifactOutcomesOfCheck,
+  findProcessedArtifactIdsOfCheck,
+} from "../../modules/artifacts/artifact-store.ts";
 import { setCheckBaseCheck } from "../../modules/checks/check-store.ts";
 import {
   countCheckFindingsByState,
@@ -10,6 +13,7 @@ import {
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
 import {
   type BatchTarget,
+  carryBaseFindingsInPaths,
   findOccurrenceFingerprintPage,
   flipOccurrenceStatesAgainstBase,
   insertResolvedCopies,
@@ -83,8 +87,37 @@ export function recomputeFindingStates(
   tx: Kysely<Database>,
   checkId: string,
   baseCheckId: string | null,
-): Promise<FindingStateCounts> {
+): Promise<SettledStates> {
   return settleFindingStates(tx, checkId, baseCheckId, undefined);
+}
+
+/** A check's findings by state once they are set, and how many of the EXISTING were carried. */
+export type SettledStates = FindingStateCounts & { carried: number };
+
+/** The artifact being published, and the paths its tool said it could not analyze (null: not known). */
+export interface Publishing {
+  artifactId: string;
+  unanalyzedPaths: readonly string[] | null;
+}
+
+/**
+ * The paths the tool of `checkId` could not analyze, over its processed artifacts and the one
+ * being published; null when one of them does not know its paths (its check is NEUTRAL).
+ */
+async function unanalyzedPathsOfCheck(
+  tx: Kysely<Database>,
+  checkId: string,
+  publishing: Publishing | undefined,
+): Promise<string[] | null> {
+  const paths = new Set(publishing?.unanalyzedPaths ?? []);
+  if (publishing !== undefined && publishing.unanalyzedPaths === null) return null;
+  for (const artifact of await findArtifactOutcomesOfCheck(tx, checkId)) {
+    if (artifact.status !== "PROCESSED" || artifact.id === publishing?.artifactId) continue;
+    if (artifact.outcome === null) continue;
+    if (artifact.outcome.unanalyzedPaths === null) return null;
+    for (const path of artifact.outcome.unanalyzedPaths) paths.add(path);
+  }
+  return [...paths];
 }
 
 /**
@@ -100,7 +133,8 @@ export async function settleFindingStates(
   checkId: string,
   baseCheckId: string | null,
   comparison: BaseComparison | undefined,
-): Promise<FindingStateCounts> {
+  publishing?: Publishing,
+): Promise<SettledStates> {
   const current = comparison !== undefined && (await baseIsAsRead(tx, baseCheckId, comparison));
   // The counts still describe the check as it was before this publication.
   const before = current ? await countCheckFindingsByState(tx, checkId) : undefined;
@@ -116,9 +150,12 @@ export async function settleFindingStates(
     if (baseCheckId !== null)
       await insertResolvedCopiesOfBase(tx, checkId, baseCheckId, OCCURRENCE_BATCH_SIZE);
   }
+  // The base's findings in what the tool could not analyze are not fixed: kept as EXISTING.
+  const unanalyzed = baseCheckId === null ? [] : await unanalyzedPathsOfCheck(tx, checkId, publishing);
+  const carried = unanalyzed === null ? 0 : await carryBaseFindingsInPaths(tx, checkId, unanalyzed);
   await setCheckBaseCheck(tx, checkId, baseCheckId);
   await refreshCheckIssueCounts(tx, [checkId]);
-  return countCheckFindingsByState(tx, checkId);
+  return { ...(await countCheckFindingsByState(tx, checkId)), carried };
 }
 
 /** True when the base check's published artifacts are still those `comparison` was made with. */

@@ -345,22 +345,28 @@ export async function stageSarif(
       : baseRunId === null
         ? null
         : await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
-    const states = await settleFindingStates(
+    const unanalyzedPaths = toolErrors.unanalyzedPaths();
+    const { carried, ...states } = await settleFindingStates(
       publishTx,
       check.id,
       baseCheckId,
       rebased ? undefined : comparison,
+      { artifactId: artifact.id, unanalyzedPaths },
     );
     const final = tally.copy();
     final.unstore("ALREADY_REPORTED", leftOut.findings);
     final.unstore("NOT_REPORTED", unreported.findings);
     for (const warning of leftOut.warnings()) final.warn(warning);
-    return final.result({
-      suppressed: suppressed - leftOut.suppressed - unreported.suppressed,
-      rules: catalog.size,
-      ...(toolErrors.unanalyzed > 0 ? { unanalyzed: toolErrors.unanalyzed } : {}),
-      ...states,
-    });
+    return final.result(
+      {
+        suppressed: suppressed - leftOut.suppressed - unreported.suppressed,
+        rules: catalog.size,
+        ...(toolErrors.unanalyzed > 0 ? { unanalyzed: toolErrors.unanalyzed } : {}),
+        ...states,
+        ...(carried > 0 ? { carried } : {}),
+      },
+      unanalyzedPaths ?? undefined,
+    );
   };
 }
 

@@ -21,6 +21,12 @@ export interface ArtifactOutcome {
    * that does not type-check): what they cover is not in the report (SARIF `counts.unanalyzed`).
    */
   unanalyzed: number;
+  /**
+   * The repository paths those errors named (files; a directory ends with `/`; ProcessResult
+   * `unanalyzedPaths`): empty without such errors, null when they are not all known (an error
+   * named no file, or the artifact was processed before the paths were kept).
+   */
+  unanalyzedPaths: string[] | null;
 }
 
 /** An artifact as the API reads it: the row without its content hash, with its run's and check's keys. */
@@ -40,21 +46,27 @@ function count(value: unknown): number {
 export function outcomeOf(result: unknown): ArtifactOutcome | null {
   const value = typeof result === "string" ? (JSON.parse(result) as unknown) : result;
   if (typeof value !== "object" || value === null) return null;
-  const { read, stored, skipped, warnings, counts } = value as Record<string, unknown>;
+  const { read, stored, skipped, warnings, counts, unanalyzedPaths } = value as Record<string, unknown>;
   const skips: Record<string, number> = {};
   if (typeof skipped === "object" && skipped !== null) {
     for (const [reason, n] of Object.entries(skipped)) if (count(n) > 0) skips[reason] = count(n);
   }
+  const unanalyzed =
+    typeof counts === "object" && counts !== null ? count((counts as Record<string, unknown>).unanalyzed) : 0;
   return {
     read: count(read),
     stored: count(stored),
     skipped: skips,
     warnings: Array.isArray(warnings) ? warnings.filter((w): w is string => typeof w === "string") : [],
-    unanalyzed:
-      typeof counts === "object" && counts !== null
-        ? count((counts as Record<string, unknown>).unanalyzed)
-        : 0,
+    unanalyzed,
+    unanalyzedPaths: unanalyzed === 0 ? [] : pathsOf(unanalyzedPaths),
   };
+}
+
+/** A stored list of unanalyzed paths, or null when it is absent or not a non-empty list of paths. */
+function pathsOf(value: unknown): string[] | null {
+  if (!Array.isArray(value) || value.length === 0) return null;
+  return value.every((p): p is string => typeof p === "string" && p !== "") ? value : null;
 }
 
 // Every column the API shows, with the keys its run and check are resolved by. The keys are
@@ -110,14 +122,21 @@ export const artifactsOfCheck: ConnectionSource = {
 export async function findArtifactOutcomesOfCheck(
   db: Kysely<Database>,
   checkId: string,
-): Promise<Array<{ kind: ArtifactKind; status: ArtifactStatus; outcome: ArtifactOutcome | null }>> {
+): Promise<
+  Array<{ id: string; kind: ArtifactKind; status: ArtifactStatus; outcome: ArtifactOutcome | null }>
+> {
   const rows = await db
     .selectFrom("artifacts")
-    .select(["kind", "status", "result"])
+    .select(["id", "kind", "status", "result"])
     .where("check_id", "=", checkId)
     .orderBy("id")
     .execute();
-  return rows.map((row) => ({ kind: row.kind, status: row.status, outcome: outcomeOf(row.result) }));
+  return rows.map((row) => ({
+    id: String(row.id),
+    kind: row.kind,
+    status: row.status,
+    outcome: outcomeOf(row.result),
+  }));
 }
 
 /** The ids of a check's PROCESSED artifacts, in order: what its published rows came from. */

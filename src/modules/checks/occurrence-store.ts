@@ -100,6 +100,7 @@ const OCCURRENCE_COLUMNS = Object.keys({
   is_suppressed: true,
   created_at: true,
   artifact_id: true,
+  is_carried: true,
 } satisfies Record<Exclude<keyof OccurrenceRow, "severity">, true>);
 
 const WITH_ISSUE = sql`(
@@ -259,14 +260,16 @@ export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFi
 }
 
 /**
- * Deletes a check's RESOLVED occurrences (the base's findings it no longer has): a check that
- * lost what it was sent cannot say which of them are gone (docs/ingestion.md "Status").
+ * Deletes a check's copies of its base's findings: the RESOLVED ones (the base's findings it no
+ * longer has) and the carried ones (kept EXISTING in files its tool could not analyze). They are
+ * written again whenever the check's states are set; a check that lost what it was sent cannot
+ * say which findings are gone, nor which files it did not see (docs/ingestion.md "Status").
  */
 export async function deleteResolvedOccurrencesOfCheck(db: Kysely<Database>, checkId: string): Promise<void> {
   await db
     .deleteFrom("occurrences")
     .where("check_id", "=", checkId)
-    .where("state", "=", "RESOLVED")
+    .where((eb) => eb.or([eb("state", "=", "RESOLVED"), eb("is_carried", "=", true)]))
     .execute();
 }
 

@@ -60,7 +60,7 @@ export interface ReportedElsewhere {
 function heldElsewhere(checkId: string, artifactId: string, alias: string) {
   return sql`SELECT true AS held, h.artifact_id FROM occurrences AS h
     WHERE h.check_id = ${checkId} AND h.fingerprint = ${sql.ref(`${alias}.fingerprint`)}
-      AND h.state <> 'RESOLVED' AND h.artifact_id IS DISTINCT FROM ${artifactId}::bigint
+      AND h.state <> 'RESOLVED' AND NOT h.is_carried AND h.artifact_id IS DISTINCT FROM ${artifactId}::bigint
       AND ${isPublished("h")}
     LIMIT 1`;
 }
@@ -321,4 +321,29 @@ async function copyAsResolved(tx: Kysely<Database>, checkId: string, ids: readon
     FROM unnest(${ids}::bigint[], ${keys}::text[]) AS n(id, key)
     JOIN occurrences AS b ON b.id = n.id
   `.execute(tx);
+}
+
+/**
+ * Turns the check's RESOLVED copies of base findings that lie in paths its tool could not analyze
+ * into carried EXISTING rows (docs/ingestion.md "Status"): what the tool did not see is as the
+ * base had it, not fixed. `paths` holds files, and directories written with a trailing `/` (`./`
+ * for the root), which hold the files directly in them (a Go package). Answers how many rows were
+ * carried.
+ */
+export async function carryBaseFindingsInPaths(
+  tx: Kysely<Database>,
+  checkId: string,
+  paths: readonly string[],
+): Promise<number> {
+  if (paths.length === 0) return 0;
+  const files = paths.filter((p) => !p.endsWith("/"));
+  const directories = paths.filter((p) => p.endsWith("/"));
+  const result = await sql`
+    UPDATE occurrences AS o SET state = 'EXISTING', is_carried = true
+    WHERE o.check_id = ${checkId} AND o.state = 'RESOLVED' AND o.artifact_id IS NULL
+      AND (o.path = ANY(${files}::text[])
+        OR (CASE WHEN strpos(o.path, '/') = 0 THEN './' ELSE regexp_replace(o.path, '[^/]*$', '') END)
+          = ANY(${directories}::text[]))
+  `.execute(tx);
+  return Number(result.numAffectedRows ?? 0);
 }
