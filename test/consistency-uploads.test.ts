@@ -29,7 +29,7 @@ import { uploadProcessed } from "./helpers/uploads.ts";
  * worker, over a small history of one repository:
  *
  * 1. main: ESLint (the shop's first version), Biome, clang's two translation units as two shards,
- *    GCC's warnings (whose CWE ids put findings in the SANS Top 25), coverage of JavaScript and Go,
+ *    GCC's whole build, one file of which does not compile (its CWE ids put findings in the SANS Top 25), coverage of JavaScript and Go,
  *    npm's SBOM;
  * 2. two ignore rules (one of them of clang's finding in the second unit) and a team suppression,
  *    then main again: ESLint on the second version (two findings appear, one persists), Biome,
@@ -117,15 +117,10 @@ const community = (tool: string, name: string) => ({
   ...fixture("sarif", tool, name),
 });
 /**
- * GCC's report of one file that compiles (the fixture's legacy.c does not: a report with it is
- * NEUTRAL, docs/ingestion.md "Status", and its findings would not be the repository's).
+ * GCC's whole build (the fixture's legacy.c does not compile: the check keeps the base's findings
+ * there and is judged on the rest, docs/ingestion.md "Status").
  */
-const gccFile = (name: "orders" | "invoice" | "receipt") => ({
-  analyzer: "gcc",
-  analyzerType: "community",
-  data: fs.readFileSync(path.join(fixtureDir("sarif"), "gcc", "by-file", `${name}.json`), "utf8"),
-  workDir: toolFixture("sarif", "gcc", "gcc.json").workDir,
-});
+const gcc = () => ({ analyzer: "gcc", analyzerType: "community", ...fixture("sarif", "gcc", "gcc.json") });
 const coverage = (key: string, report: { data: string; workDir: string }) => ({
   analyzer: "test-coverage",
   key,
@@ -165,7 +160,7 @@ before(async () => {
   await upload(first, community("biome", "biome.sarif"));
   await upload(first, community("clang", "inventory.sarif"));
   await upload(first, community("clang", "main.sarif"));
-  for (const name of ["orders", "invoice", "receipt"] as const) await upload(first, gccFile(name));
+  await upload(first, gcc());
   await upload(first, javascript("base"));
   await upload(first, go("set.out"));
   await upload(first, sbom(rootSbom(false)));
@@ -199,7 +194,7 @@ before(async () => {
   await upload(second, community("oxlint", "oxlint.sarif"));
   await upload(second, community("clang", "inventory.sarif"));
   await upload(second, community("clang", "main.sarif"));
-  for (const name of ["orders", "invoice", "receipt"] as const) await upload(second, gccFile(name));
+  await upload(second, gcc());
   await upload(second, javascript("push-1"));
   await upload(second, coverage("java", fixture("coverage", "jacoco", "jacoco.xml")));
   await upload(second, go("count.out"));

@@ -844,11 +844,11 @@ describe("states against the base check", () => {
     const counts = await db
       .transaction()
       .execute((tx) => recomputeFindingStates(tx, head.check.id, base.check.id));
-    assert.deepEqual(counts, { introduced: 1, existing: 2, resolved: 2 });
+    assert.deepEqual(counts, { introduced: 1, existing: 2, resolved: 2, carried: 0 });
     const withoutBase = await db
       .transaction()
       .execute((tx) => recomputeFindingStates(tx, head.check.id, null));
-    assert.deepEqual(withoutBase, { introduced: 3, existing: 0, resolved: 0 });
+    assert.deepEqual(withoutBase, { introduced: 3, existing: 0, resolved: 0, carried: 0 });
   });
 });
 

@@ -692,11 +692,13 @@ describe("go vet's JSON through the API, compared with vet's own output", () => 
       assertProcessed(node, { format: "go vet JSON", read: figures.findings, stored: figures.findings });
       // The package that does not type-check: one warning, quoting vet's error with its place.
       assert.equal(figures.toolErrors, 1, "the fixture has one package vet could not analyze");
-      assert.equal(node.warnings.length, 1, JSON.stringify(node.warnings));
+      assert.equal(node.warnings.length, 2, JSON.stringify(node.warnings));
       assert.match(
         node.warnings[0]!,
         /^The tool reported 1 error of its own, which is not a finding \("cannot use .*" at broken\/broken\.go:6\)/,
       );
+      // A package is its directory: the base's findings in broken/ would be kept.
+      assert.match(node.warnings[1]!, /^Not analyzed by the tool: broken\/\. /);
 
       const expected: Record<string, Record<string, number>> = {};
       for (const [analyzer, count] of Object.entries(figures.byRule)) {
@@ -774,7 +776,7 @@ describe("GCC's JSON through the API, compared with GCC's own text output", () =
         skipped: [{ reason: "REPEATED", count: printed - distinct }],
       });
       assert.equal(figures.notCompiled, 1, "the fixture has one file GCC could not compile");
-      assert.equal(node.warnings.length, 2, JSON.stringify(node.warnings));
+      assert.equal(node.warnings.length, 3, JSON.stringify(node.warnings));
       assert.equal(
         node.warnings[0],
         `${printed - distinct} diagnostic(s) repeat one given earlier in the report (the same rule, message, file, line and column, as GCC prints a header's warning for each file that includes it) and were counted once.`,
@@ -783,6 +785,7 @@ describe("GCC's JSON through the API, compared with GCC's own text output", () =
         node.warnings[1]!,
         /^The tool reported 1 error of its own, which is not a finding \(".*" at src\/legacy\.c:3\)/,
       );
+      assert.match(node.warnings[2]!, /^Not analyzed by the tool: src\/legacy\.c\. /);
       assert.equal(node.check.occurrences.totalCount, distinct);
       assertFindingsAsDocumented(node.check, gccExpected(figures));
     });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { readToolFixture, toolFixture } from "../formats/fixtures.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
-import { quotedResult, ToolErrors, validateSarif } from "./sarif-validate.ts";
+import { MAX_UNANALYZED_PATHS, quotedResult, ToolErrors, validateSarif } from "./sarif-validate.ts";
 
 /**
  * The real ESLint report (src/formats/sarif/fixtures/eslint/), altered in one place per test: a
@@ -103,22 +103,37 @@ describe("ToolErrors says how many errors the tool reported of its own, quoting 
   test("none, one, several; a long message cut", () => {
     const errors = new ToolErrors();
     assert.deepEqual(errors.warnings(), []);
-    errors.add({ runIndex: 0, message: "undefined: x (package example.com/a)", path: "a/a.go", line: 3 });
+    errors.add({
+      runIndex: 0,
+      message: "undefined: x (package example.com/a)",
+      path: "a/a.go",
+      line: 3,
+      unanalyzedPath: "a/",
+    });
     assert.deepEqual(errors.warnings(), [
       'The tool reported 1 error of its own, which is not a finding ("undefined: x (package example.com/a)" at a/a.go:3): what it could not analyze is not in this report.',
+      "Not analyzed by the tool: a/. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.",
     ]);
+    assert.deepEqual(errors.unanalyzedPaths(), ["a/"]);
     errors.add({ runIndex: 0, message: "second", path: null, line: null });
     errors.add({ runIndex: 0, message: "third", path: null, line: null });
     assert.match(
       errors.warnings()[0] ?? "",
       /^The tool reported 3 errors of its own, which are not findings \(first: "undefined: x/,
     );
+    // One error names no file: what went unanalyzed is no longer known, and the sentence quotes it.
+    assert.equal(
+      errors.warnings()[1],
+      'What the tool did not analyze is not known (an error of its own names no file of the repository: "second"): the check is NEUTRAL, neither passing nor failing, and resolves nothing.',
+    );
+    assert.equal(errors.unanalyzedPaths(), null);
     const unstorable = new ToolErrors();
     unstorable.add({ runIndex: 0, message: "bad \u0000 verb \ud800", path: "src/\u0000a.go", line: 2 });
     assert.deepEqual(
       unstorable.warnings(),
       [
         'The tool reported 1 error of its own, which is not a finding ("bad \ufffd verb \ufffd" at src/\ufffda.go:2): what it could not analyze is not in this report.',
+        "What the tool did not analyze is not known (an error of its own names no file of the repository): the check is NEUTRAL, neither passing nor failing, and resolves nothing.",
       ],
       "a NUL or a lone surrogate in the tool's words becomes U+FFFD",
     );
@@ -134,13 +149,46 @@ describe("ToolErrors says how many errors the tool reported of its own, quoting 
     assert.deepEqual(errors.warnings(), [
       `The tool reported 1 error about its configuration, which is not a finding ("${directive}" at src/a.js:2): a notification about how it was set up or directed, not about code it could not analyze.`,
     ]);
-    errors.add({ runIndex: 0, message: "Parsing error: Unexpected token (", path: "src/b.js", line: 1 });
+    assert.deepEqual(
+      errors.unanalyzedPaths(),
+      [],
+      "a notification about its configuration leaves nothing unanalyzed",
+    );
+    errors.add({
+      runIndex: 0,
+      message: "Parsing error: Unexpected token (",
+      path: "src/b.js",
+      line: 1,
+      unanalyzedPath: "src/b.js",
+    });
     errors.add({ runIndex: 0, message: "second", path: null, line: null, configuration: true });
     assert.deepEqual(errors.warnings(), [
       'The tool reported 1 error of its own, which is not a finding ("Parsing error: Unexpected token (" at src/b.js:1): what it could not analyze is not in this report.',
+      "Not analyzed by the tool: src/b.js. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.",
       `The tool reported 2 errors about its configuration, which are not findings (first: "${directive}" at src/a.js:2): notifications about how it was set up or directed, not about code it could not analyze.`,
     ]);
     assert.equal(errors.count, 3);
+  });
+
+  test("the places not analyzed: each once, the first five named; beyond the bound none is kept", () => {
+    const errors = new ToolErrors();
+    for (const name of ["a", "b", "a", "c", "d", "e", "f"]) {
+      errors.add({ runIndex: 0, message: "x", path: `${name}.c`, line: 1, unanalyzedPath: `${name}.c` });
+    }
+    assert.deepEqual(errors.unanalyzedPaths(), ["a.c", "b.c", "c.c", "d.c", "e.c", "f.c"]);
+    assert.equal(
+      errors.warnings()[1],
+      "Not analyzed by the tool: 6 paths, first: a.c, b.c, c.c, d.c, e.c. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.",
+    );
+    const many = new ToolErrors();
+    for (let i = 0; i <= MAX_UNANALYZED_PATHS; i += 1) {
+      many.add({ runIndex: 0, message: "x", path: `f${i}.c`, line: 1, unanalyzedPath: `f${i}.c` });
+    }
+    assert.equal(many.unanalyzedPaths(), null);
+    assert.match(
+      many.warnings()[1] ?? "",
+      /^What the tool did not analyze is not known \(more than 1000 files/,
+    );
   });
 });
 

@@ -182,6 +182,7 @@ describe("GCC JSON reader", () => {
       message: "‘rate_percent’ undeclared (first use in this function)",
       path: "src/legacy.c",
       line: 3,
+      unanalyzedPath: "src/legacy.c",
     });
   });
 
@@ -233,7 +234,13 @@ describe("GCC JSON reader", () => {
       "a child note is a related place with its message",
     );
     assert.deepEqual(toolErrorsOf(events), [
-      { runIndex: 0, message: "stdio.h: No such file or directory", path: "src/a.c", line: 3 },
+      {
+        runIndex: 0,
+        message: "stdio.h: No such file or directory",
+        path: "src/a.c",
+        line: 3,
+        unanalyzedPath: "src/a.c",
+      },
     ]);
   });
 

@@ -92,7 +92,7 @@ describe("go vet JSON reader", () => {
     assert.equal(test?.locations[0]?.path, "shipping/shipping_test.go", "test files are vet's too");
   });
 
-  it("says a package vet could not type-check as the tool's own error, with its file and line", async () => {
+  it("says a package vet could not type-check as the tool's own error, with its file and line, and the package's directory as what went unanalyzed", async () => {
     const [error, ...others] = toolErrorsOf(await eventsOf([FIXTURE]));
     assert.deepEqual(others, []);
     assert.deepEqual(error, {
@@ -101,6 +101,7 @@ describe("go vet JSON reader", () => {
         'cannot use "three" (untyped string constant) as int value in return statement (package example.com/parcels/broken)',
       path: "broken/broken.go",
       line: 6,
+      unanalyzedPath: "broken/",
     });
   });
 
@@ -113,8 +114,8 @@ describe("go vet JSON reader", () => {
     const events: SarifEvent[] = [];
     for await (const event of readGoVetJson([FIXTURE], { workDir: root, directory })) events.push(event);
     assert.deepEqual(
-      toolErrorsOf(events).map((error) => [error.path, error.line]),
-      [[`${directory}/broken/broken.go`, 6]],
+      toolErrorsOf(events).map((error) => [error.path, error.line, error.unanalyzedPath]),
+      [[`${directory}/broken/broken.go`, 6, `${directory}/broken/`]],
     );
     assert.ok(
       resultsOf(events).every((result) => result.locations[0]?.path?.startsWith(`${directory}/shipping/`)),

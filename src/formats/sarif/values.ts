@@ -325,7 +325,7 @@ export function toolErrorOf(raw: unknown, run: RunState, array: NotificationArra
     line: location?.region?.startLine ?? null,
   };
   if (isConfigurationNotice(array, message, run.tool)) error.configuration = true;
-  if (location?.outsideRepository === false && location.path) error.unanalyzedPath = location.path;
+  else if (location?.outsideRepository === false && location.path) error.unanalyzedPath = location.path;
   return error;
 }
 

@@ -80,8 +80,9 @@ export async function compareWithBase(
  * "States against the base"): deletes the check's RESOLVED rows; marks each other row EXISTING
  * when the base check has a non-RESOLVED occurrence with its fingerprint, else INTRODUCED (all
  * INTRODUCED without a base); then copies every base occurrence whose fingerprint the check lacks
- * as a RESOLVED row; then rewrites the check's issue counts, which every summary reads. Returns
- * the check's counts by state.
+ * as a RESOLVED row, except those in the places the check's tool said it could not analyze, which
+ * are carried as EXISTING (docs/ingestion.md "Status"); then rewrites the check's issue counts,
+ * which every summary reads. Returns the check's counts by state, and how many were carried.
  */
 export function recomputeFindingStates(
   tx: Kysely<Database>,
