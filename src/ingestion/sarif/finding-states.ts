@@ -127,7 +127,8 @@ async function unanalyzedPathsOfCheck(
  * artifact's rows, whose states were decided against it as they were written, are not tested
  * again. When the check showed no other finding before, the artifact's rows are all it has:
  * nothing is flipped, and the base findings it lacks are the ones staging found, so publishing
- * costs the rows it copies, not the base's or the check's size.
+ * costs the rows it copies, not the base's or the check's size. `publishing` says what the
+ * artifact's tool could not analyze, which its stored result does not hold yet.
  */
 export async function settleFindingStates(
   tx: Kysely<Database>,
