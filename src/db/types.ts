@@ -381,6 +381,7 @@ export interface OccurrencesTable {
    * renamed (migration 0036); null otherwise.
    */
   former_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
    * A base finding kept as EXISTING in a file the check's tool could not analyze (migration 0037),
    * written again whenever the check's states are set.
    */
