@@ -3,7 +3,7 @@ import { readCheckstyleXml } from "./checkstyle/reader.ts";
 import { readCppcheckXml } from "./cppcheck/reader.ts";
 import { readGccJson } from "./gcc/reader.ts";
 import { readGoVetJson } from "./govet/reader.ts";
-import { type PythonToolJson, pythonToolJsonOf } from "./json-tools.ts";
+import { type PythonToolJson, pythonToolOfFirstMember } from "./json-tools.ts";
 import { readPylintJson } from "./pylint/reader.ts";
 import { readSarif, type SarifChunk } from "./sarif/reader.ts";
 import type { SarifEvent } from "./sarif/types.ts";
@@ -87,7 +87,7 @@ export function findingsFormatOf(head: string, complete: boolean): FindingsForma
     const member = /^\{\s*(?:\}|"([^"\\]*)"|[^"\s])/.exec(text);
     if (member === null) return complete ? "sarif" : null;
     if (member[1] === "comments") return "shellcheck-json1";
-    return pythonToolJsonOf(text) ?? "sarif";
+    return pythonToolOfFirstMember(member[1] ?? "") ?? "sarif";
   }
   return "sarif";
 }

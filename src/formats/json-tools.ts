@@ -9,10 +9,22 @@
 
 export type PythonToolJson = "pylint-json" | "bandit-json";
 
+/** The keys Bandit writes first (it sorts them; which ones it writes depends on its version). */
+const BANDIT_FIRST_MEMBERS = new Set(["errors", "generated_at", "metrics", "results"]);
+
+/**
+ * The tool whose JSON object begins with the member `name`, or null: Bandit's report, or pylint
+ * 3's json2 (`messages`), which pylint's reader refuses by name.
+ */
+export function pythonToolOfFirstMember(name: string): PythonToolJson | null {
+  if (name === "messages") return "pylint-json";
+  return BANDIT_FIRST_MEMBERS.has(name) ? "bandit-json" : null;
+}
+
 /** The tool whose JSON `head` (the report's start) is, or null. */
 export function pythonToolJsonOf(head: string): PythonToolJson | null {
   const text = head.replace(/^\uFEFF/, "");
-  if (/^\s*(?:\[\s*\{\s*"type"\s*:\s*"|\{\s*"messages"\s*:)/.test(text)) return "pylint-json";
-  if (/^\s*\{\s*"(?:errors|generated_at|metrics|results)"\s*:/.test(text)) return "bandit-json";
-  return null;
+  if (/^\s*\[\s*\{\s*"type"\s*:\s*"/.test(text)) return "pylint-json";
+  const member = /^\s*\{\s*"([^"\\]*)"\s*:/.exec(text);
+  return member === null ? null : pythonToolOfFirstMember(member[1] ?? "");
 }

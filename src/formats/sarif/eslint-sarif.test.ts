@@ -130,7 +130,15 @@ it("reads a file ESLint could not parse as the tool's own error, apart from the 
   for await (const event of readSarif([text], { workDir })) events.push(event);
   assert.deepEqual(
     events.flatMap((event) => (event.type === "toolError" ? [event.error] : [])),
-    [{ runIndex: 0, message: "Parsing error: Unexpected token (", path: "broken/half.js", line: 1 }],
+    [
+      {
+        runIndex: 0,
+        message: "Parsing error: Unexpected token (",
+        path: "broken/half.js",
+        line: 1,
+        unanalyzedPath: "broken/half.js",
+      },
+    ],
   );
   assert.deepEqual(
     events.flatMap((event) => (event.type === "result" ? [event.result.ruleId] : [])),
