@@ -169,6 +169,10 @@ class BanditReader extends JsonDocumentReader {
         message: why.slice(0, MAX_TOOL_ERROR),
         path: filename === "" ? null : resolved.outsideRepository ? filename : resolved.path,
         line: null,
+        // The file Bandit skipped was not analyzed (docs/ingestion.md "Status").
+        ...(filename !== "" && !resolved.outsideRepository && resolved.path
+          ? { unanalyzedPath: resolved.path }
+          : {}),
       },
     });
   }

@@ -153,6 +153,8 @@ export async function* readCheckstyleXml(
       line,
     };
     if (configuration) error.configuration = true;
+    // The file the tool failed on was not analyzed (docs/ingestion.md "Status").
+    else if (where !== null && !where.outsideRepository && where.path) error.unanalyzedPath = where.path;
     events.pending.push({ type: "toolError", error });
   };
   const onError = (attributes: Record<string, string>) => {

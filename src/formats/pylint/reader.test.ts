@@ -102,7 +102,13 @@ describe("pylint JSON reader", () => {
     const events = await eventsOf([fatal]);
     assert.deepEqual(resultsOf(events), []);
     assert.deepEqual(toolErrorsOf(events), [
-      { runIndex: 0, message: "No module named nope.py (F0001 fatal)", path: "nope.py", line: 1 },
+      {
+        runIndex: 0,
+        message: "No module named nope.py (F0001 fatal)",
+        path: "nope.py",
+        line: 1,
+        unanalyzedPath: "nope.py",
+      },
     ]);
   });
 

@@ -172,6 +172,10 @@ class PylintReader extends JsonDocumentReader {
           ),
           path: path === "" ? null : resolved.outsideRepository ? path : resolved.path,
           line: start !== null && start > 0 ? start : null,
+          // The module pylint could not read was not analyzed (docs/ingestion.md "Status").
+          ...(path !== "" && !resolved.outsideRepository && resolved.path
+            ? { unanalyzedPath: resolved.path }
+            : {}),
         },
       });
       return;
