@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, gcc-history GCC's on two other versions of its
 #        project, eslint only ESLint's, file-names only the reports on
@@ -82,6 +82,8 @@ install_debian_packages() {
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = checkstyle ] && wanted=("${DEBIAN_PACKAGES_CHECKSTYLE[@]}")
   [ "$WHAT" = style-lint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = renames ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = message-numbers ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = python-lint ] && wanted=("${DEBIAN_PACKAGES_PYTHON_LINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -1486,37 +1488,53 @@ make_style_lint() {
   rm -f "$WORK"/_*.jsonl
 }
 
-# A renamed file (test/renamed-files.test.ts): js-renames/ as the default branch had it (base),
-# after `git mv src/outside.js src/ranges/outside.js` (moved), and renamed again with one edit
-# (moved-edited), each linted by ESLint in the same directory, so the reports' absolute paths
-# agree. The test commits the versions to a git repository of its own and uploads these reports
-# with `assay upload`.
-make_renames() {
-  local out="$ROOT/test/fixtures/renames" version
+# Versions of one small project, each linted by ESLint in the same directory (so the reports'
+# absolute paths agree): make_eslint_versions <project> <fixture directory> <version>...
+# test/fixtures/tools/<project>/<version>/ overlays the project's package.json and
+# eslint.config.mjs; each version's SARIF, ESLint's own output and a summary listing every finding
+# (path, rule, line, message) go to test/fixtures/<fixture directory>/.
+make_eslint_versions() {
+  local project=$1 out="$ROOT/test/fixtures/$2" version
+  shift 2
   rm -rf "$out"
   mkdir -p "$out"
-  for version in base moved moved-edited; do
-    log "ESLint over js-renames/$version"
-    rm -rf "${WORK:?}/js-renames"
-    mkdir -p "$WORK/js-renames"
-    cp "$SOURCES/js-renames/package.json" "$SOURCES/js-renames/eslint.config.mjs" "$WORK/js-renames/"
-    cp -r "$SOURCES/js-renames/$version/." "$WORK/js-renames/"
-    cd "$WORK/js-renames"
+  for version in "$@"; do
+    log "ESLint over $project/$version"
+    rm -rf "${WORK:?}/$project"
+    mkdir -p "$WORK/$project"
+    cp "$SOURCES/$project/package.json" "$SOURCES/$project/eslint.config.mjs" "$WORK/$project/"
+    cp -r "$SOURCES/$project/$version/." "$WORK/$project/"
+    cd "$WORK/$project"
     NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/$version.sarif"
     expect_status "1" "$BIN/eslint" src >"$out/$version.tool-output.txt"
-    expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint-renames.json"
+    expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint-versions.json"
     write_summary "$out/$version.summary.json" eslint "$("$BIN/eslint" --version)" \
       "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
         jq --arg root "$PWD/" '{findings: [.[] | (.filePath | ltrimstr($root)) as $path
-          | .messages[] | {path: $path, rule: .ruleId, line: .line}]}' "$WORK/_eslint-renames.json"
+          | .messages[] | {path: $path, rule: .ruleId, line: .line, message: .message}]}' "$WORK/_eslint-versions.json"
       )"
   done
-  rm -rf "${WORK:?}/js-renames"
+  rm -rf "${WORK:?}/$project"
+}
+
+# A renamed file (test/renamed-files.test.ts): js-renames/ as the default branch had it (base),
+# after `git mv src/outside.js src/ranges/outside.js` (moved), and renamed again with one edit
+# (moved-edited). The test commits the versions to a git repository of its own and uploads these
+# reports with `assay upload`.
+make_renames() {
+  make_eslint_versions js-renames renames base moved moved-edited
+}
+
+# Counts in messages (test/message-numbers.test.ts): js-message-numbers/ before and after an edit
+# that adds lines and a branch, so ESLint's max-lines and complexity findings say other numbers,
+# and adds a function with too many parameters (a new finding).
+make_message_numbers() {
+  make_eslint_versions js-message-numbers message-numbers base edited
 }
 
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint or renames)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames or message-numbers)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = gcc-history ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
@@ -1534,5 +1552,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = sbom ]; then make_sbom; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = pull-request ]; then make_pull_request; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = checkstyle ]; then make_checkstyle; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = renames ]; then make_renames; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = message-numbers ]; then make_message_numbers; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"

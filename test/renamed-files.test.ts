@@ -157,7 +157,9 @@ async function eslintFindings(version: string): Promise<Array<{ path: string; ru
   const summary = JSON.parse(await fs.readFile(path.join(REPORTS, `${version}.summary.json`), "utf8")) as {
     figures: { findings: Array<{ path: string; rule: string; line: number }> };
   };
-  return summary.figures.findings.sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
+  return summary.figures.findings
+    .map(({ path, rule, line }) => ({ path, rule, line }))
+    .sort((a, b) => a.path.localeCompare(b.path) || a.line - b.line);
 }
 
 /** The API's findings as (path, rule, line), to compare with ESLint's. */

@@ -679,6 +679,13 @@ describe("a database made by an earlier version", { concurrency: true }, () => {
         compared.rows.filter((check) => check.lint && check.base_check_id !== null).length,
         has(version, "0008-ingestion") ? 1 : 0,
       );
+      // Every check stored before keeps the fingerprint version its findings were hashed with
+      // (0038): version 1; a check inserted after the upgrade takes version 2.
+      const versions = await sql<{ version: number; checks: number }>`
+        SELECT fingerprint_version AS version, count(*)::int AS checks FROM checks GROUP BY 1`.execute(
+        app.database.db,
+      );
+      assert.deepEqual(versions.rows, [{ version: 1, checks: compared.rows.length }]);
       // Nor a list of lockfiles (0030), so no target counts as gone: its vulnerabilities are below.
       const listed = await app.database.db
         .selectFrom("analysis_runs")

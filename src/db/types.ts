@@ -345,6 +345,11 @@ export interface ChecksTable {
    */
   base_check_id: ColumnType<string | null, string | null | undefined, string | null>;
   /**
+   * How the fingerprints of the check's findings were made (migration 0038): 1 for checks stored
+   * before it, 2 (the default) since; see src/ingestion/fingerprint.ts `FingerprintVersion`.
+   */
+  fingerprint_version: ColumnType<number, number | undefined, never>;
+  /**
    * The repository, branch, creation time and key of the check's run, copied from the run when the
    * check is inserted (a trigger; migration 0023), for the index the current findings are read by.
    * The branch is set again when the run moves to another branch (`updateRunBranch`).

@@ -90,7 +90,8 @@ describe("FingerprintSequence", () => {
     ];
     const after = new FingerprintSequence();
     const moved = { ...identity, path: "src/new.js" };
-    const renamed = [after.nextWithFormer(moved, "src/old.js"), after.nextWithFormer(moved, "src/old.js")];
+    const atOldPath = { ...moved, path: "src/old.js" };
+    const renamed = [after.nextWithFormer(moved, atOldPath), after.nextWithFormer(moved, atOldPath)];
     assert.deepEqual(
       renamed.map((r) => r.former),
       old,
@@ -104,6 +105,31 @@ describe("FingerprintSequence", () => {
       fingerprint: fingerprintOf(identity, 0),
       former: null,
     });
+  });
+
+  it("counts former identities apart: a version 1 base tells apart what version 2 repeats", () => {
+    const counted = (message: string) => ({ ...identity, ruleId: "max-params", context: message });
+    const messages = [
+      "Function 'a' has too many parameters (3).",
+      "Function 'a' has too many parameters (4).",
+    ];
+    const before = new FingerprintSequence();
+    const old = messages.map((message) => before.next(counted(messageContext(message, 1))));
+    const after = new FingerprintSequence();
+    const now = messages.map((message) =>
+      after.nextWithFormer(counted(messageContext(message, 2)), counted(messageContext(message, 1))),
+    );
+    // Version 2: one identity, ordinals 0 and 1; version 1: two identities, each ordinal 0.
+    assert.deepEqual(
+      now.map((r) => r.fingerprint),
+      [0, 1].map((ordinal) => fingerprintOf(counted("Function 'a' has too many parameters (#)."), ordinal)),
+    );
+    assert.deepEqual(
+      now.map((r) => r.former),
+      old,
+    );
+    // A former that is the finding's own fingerprint is not repeated.
+    assert.equal(new FingerprintSequence().nextWithFormer(identity, { ...identity }).former, null);
   });
 
   it("gives a finding the same fingerprint when other findings move around it", () => {
@@ -179,17 +205,40 @@ describe("messageContext", () => {
       ["Also reported in src/a.ts:40:2 and b.py:7", "Also reported in src/a.ts and b.py"],
       ["Same block as #L40-L52 and L3C5", "Same block as and"],
     ];
-    for (const [message, expected] of cases) assert.equal(messageContext(message), expected, message);
+    for (const [message, expected] of cases) assert.equal(messageContext(message, 1), expected, message);
+    assert.equal(messageContext("Line 12 exceeds 100 characters.", 2), "Line exceeds # characters.");
   });
 
-  it("keeps numbers that are not positions", () => {
+  it("keeps numbers that are not positions in version 1", () => {
     for (const message of [
       "Function has a complexity of 12 (max 10).",
       "Expected 2 arguments, got 3.",
       "Use of MD5 (CWE-327).",
     ]) {
-      assert.equal(messageContext(message), message);
+      assert.equal(messageContext(message, 1), message);
     }
+  });
+
+  it("replaces the counts of version 2 by #, and keeps numbers that are part of a name", () => {
+    const cases: Array<[string, string]> = [
+      [
+        "File has too many lines (539). Maximum allowed is 500.",
+        "File has too many lines (#). Maximum allowed is #.",
+      ],
+      [
+        "Function 'price' has a complexity of 4. Maximum allowed is 2.",
+        "Function 'price' has a complexity of #. Maximum allowed is #.",
+      ],
+      ["Expected 2 arguments, got 3.5", "Expected # arguments, got #"],
+      [
+        "Use of SHA-1 (CWE-327) in v1.2.3 on x86_64, rule E501, a 3-way merge, 0x1F",
+        "Use of SHA-1 (CWE-327) in v1.2.3 on x86_64, rule E501, a 3-way merge, 0x1F",
+      ],
+      ["'item2' is defined but never used.", "'item2' is defined but never used."],
+    ];
+    for (const [message, expected] of cases) assert.equal(messageContext(message, 2), expected, message);
+    assert.equal(messageContext("Too many lines (540)."), messageContext("Too many lines (12)."));
+    assert.notEqual(messageContext("Too many lines (540).", 1), messageContext("Too many lines (12).", 1));
   });
 
   it("makes a moved finding's message match and a changed one differ", () => {

@@ -57,25 +57,54 @@ const LINE_LINK = /#?\bL\d+(?:C\d+)?(?:-L?\d+(?:C\d+)?)?\b/g;
 const COLON_POSITION = /(?:\b\d+)?:\d+(?::\d+)?\b/g;
 
 /**
+ * How a fingerprint's context is made (docs/ingestion.md "Fingerprints"), kept per check
+ * (`checks.fingerprint_version`, migration 0038): 1 keeps every number of a message that is not
+ * a position; 2 also replaces the numbers that stand alone (`(539)`, `of 4`, `2.5`) by `#`, so a
+ * count that moves with every edit (`max-lines`, `complexity`) keeps its finding.
+ */
+export type FingerprintVersion = 1 | 2;
+
+/** The version new checks' findings are hashed with (the column's default). */
+export const FINGERPRINT_VERSION: FingerprintVersion = 2;
+
+/** A check's stored version as a {@link FingerprintVersion}; throws on one this code does not know. */
+export function fingerprintVersionOf(stored: number): FingerprintVersion {
+  if (stored === 1 || stored === 2) return stored;
+  throw new Error(`unknown fingerprint version ${stored}`);
+}
+
+/**
+ * A number standing alone: `539`, `2.5`; not part of a word or a name (`v2`, `E501`, `x86_64`,
+ * `v1.2.3`, `SHA-256`, `CWE-327`, `3-way` stay).
+ */
+const STANDALONE_NUMBER = /(?<![\w.-])\d+(?:\.\d+)*\b(?![.-]\w)/g;
+
+/**
  * A message without the numbers that look like positions (see docs/ingestion.md
  * "Fingerprints"): `'x' is already declared on line 3 column 7.` becomes `'x' is already
- * declared on line column.`; other numbers (`exceeds 120 characters`) stay.
+ * declared on line column.`; in version 1 other numbers (`exceeds 120 characters`) stay, in
+ * version 2 each becomes `#` (`exceeds # characters`).
  */
-export function messageContext(message: string): string {
+export function messageContext(message: string, version: FingerprintVersion = FINGERPRINT_VERSION): string {
+  const withoutPositions = message
+    .replace(NAMED_POSITION, "$1")
+    .replace(LINE_LINK, "")
+    .replace(COLON_POSITION, "");
   return collapseWhitespace(
-    message.replace(NAMED_POSITION, "$1").replace(LINE_LINK, "").replace(COLON_POSITION, ""),
+    version === 1 ? withoutPositions : withoutPositions.replace(STANDALONE_NUMBER, "#"),
   );
 }
 
 /**
  * The context of a finding, first available: the tool's fingerprints, the primary region's
- * snippet, the message without positions, else empty.
+ * snippet, the message without positions (and, from version 2, without counts), else empty.
  */
 export function fingerprintContext(
   result: Pick<SarifResult, "partialFingerprints" | "fingerprints" | "message">,
   snippet: string | null | undefined,
+  version: FingerprintVersion = FINGERPRINT_VERSION,
 ): string {
-  return toolFingerprintContext(result) ?? snippetContext(snippet) ?? messageContext(result.message);
+  return toolFingerprintContext(result) ?? snippetContext(snippet) ?? messageContext(result.message, version);
 }
 
 /**
@@ -95,54 +124,73 @@ const oneShotSha256 = (crypto as { hash?: (algorithm: string, data: string, enco
   .hash;
 
 /**
- * Gives the findings of one artifact their fingerprints in stream order: the n-th finding with
- * the same identity gets ordinal n - 1, so two identical findings in a file stay distinct. It
- * remembers one fingerprint per distinct identity (the one of ordinal 0) and a count, and the
- * fingerprints of the repeats, so it knows every fingerprint it gave.
+ * Ordinals of identities in stream order: the n-th finding with the same identity gets ordinal
+ * n - 1. It remembers one fingerprint per distinct identity (the one of ordinal 0) and a count,
+ * and the fingerprints of the repeats, so it knows every fingerprint it gave.
  */
-export class FingerprintSequence {
+class OrdinalSequence {
   private readonly seen = new Map<string, number>();
   private readonly repeats = new Set<string>();
-  private readonly formers = new Set<string>();
 
-  /** The fingerprint of the next finding with `identity`. */
   next(identity: FindingIdentity): string {
-    return this.nextOrdinal(identity).fingerprint;
-  }
-
-  /**
-   * The fingerprint of the next finding with `identity`, and, when its file was renamed from
-   * `formerPath`, the fingerprint the finding had there: the same identity and ordinal at the old
-   * path (docs/ingestion.md "Renamed files"); null without a former path.
-   */
-  nextWithFormer(
-    identity: FindingIdentity,
-    formerPath: string | undefined,
-  ): { fingerprint: string; former: string | null } {
-    const { fingerprint, ordinal } = this.nextOrdinal(identity);
-    if (formerPath === undefined) return { fingerprint, former: null };
-    const former = fingerprintOf({ ...identity, path: formerPath }, ordinal);
-    this.formers.add(former);
-    return { fingerprint, former };
-  }
-
-  private nextOrdinal(identity: FindingIdentity): { fingerprint: string; ordinal: number } {
     const first = fingerprintOf(identity, 0);
     const ordinal = this.seen.get(first) ?? 0;
     this.seen.set(first, ordinal + 1);
-    if (ordinal === 0) return { fingerprint: first, ordinal };
+    if (ordinal === 0) return first;
     const repeat = fingerprintOf(identity, ordinal);
     this.repeats.add(repeat);
-    return { fingerprint: repeat, ordinal };
+    return repeat;
+  }
+
+  has(fingerprint: string): boolean {
+    return this.seen.has(fingerprint) || this.repeats.has(fingerprint);
+  }
+
+  get identities(): number {
+    return this.seen.size;
+  }
+}
+
+/**
+ * Gives the findings of one artifact their fingerprints in stream order, so two identical
+ * findings in a file stay distinct (their ordinals), and, where the base check would know a
+ * finding by another identity, the fingerprint it has there: its *former* fingerprint. Former
+ * identities are counted apart (a base of fingerprint version 1 tells apart findings that
+ * version 2 counts as repeats), so the caller gives a former identity for every finding of a
+ * renamed file, and for every finding when the base's version is not the check's.
+ */
+export class FingerprintSequence {
+  private readonly own = new OrdinalSequence();
+  private readonly formers = new OrdinalSequence();
+
+  /** The fingerprint of the next finding with `identity`. */
+  next(identity: FindingIdentity): string {
+    return this.own.next(identity);
+  }
+
+  /**
+   * The fingerprint of the next finding with `identity`, and the one the base check knows it by
+   * when `former` (its identity in the base's terms: the old path of a renamed file, the base's
+   * fingerprint version) makes another (docs/ingestion.md "Renamed files", "Fingerprints"); null
+   * otherwise.
+   */
+  nextWithFormer(
+    identity: FindingIdentity,
+    former: FindingIdentity | undefined,
+  ): { fingerprint: string; former: string | null } {
+    const fingerprint = this.own.next(identity);
+    if (former === undefined) return { fingerprint, former: null };
+    const formerFingerprint = this.formers.next(former);
+    return { fingerprint, former: formerFingerprint === fingerprint ? null : formerFingerprint };
   }
 
   /** True when this sequence gave `fingerprint` to a finding, as its own or as its former one. */
   has(fingerprint: string): boolean {
-    return this.seen.has(fingerprint) || this.repeats.has(fingerprint) || this.formers.has(fingerprint);
+    return this.own.has(fingerprint) || this.formers.has(fingerprint);
   }
 
   /** How many distinct identities were met. */
   get identities(): number {
-    return this.seen.size;
+    return this.own.identities;
   }
 }

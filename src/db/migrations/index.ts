@@ -35,6 +35,7 @@ import * as checkBaseCheck from "./0034-check-base-check.ts";
 import * as runHistory from "./0035-run-history.ts";
 import * as occurrenceFormerFingerprint from "./0036-occurrence-former-fingerprint.ts";
 import * as occurrenceCarried from "./0037-occurrence-carried.ts";
+import * as checkFingerprintVersion from "./0038-check-fingerprint-version.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   "0035-run-history": runHistory,
   "0036-occurrence-former-fingerprint": occurrenceFormerFingerprint,
   "0037-occurrence-carried": occurrenceCarried,
+  "0038-check-fingerprint-version": checkFingerprintVersion,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -8,7 +8,7 @@ import { plainMessage } from "../../formats/sarif/values.ts";
 import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
 import { replaceUnstorableText } from "../../graphql/variables.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
-import { findBaseCheckId } from "../../modules/checks/check-store.ts";
+import { findBaseCheckId, findFingerprintVersions } from "../../modules/checks/check-store.ts";
 import {
   deleteOccurrenceBatchOfArtifact,
   deleteOccurrencesOfIssuesOfArtifact,
@@ -25,7 +25,13 @@ import {
   suppressionOf,
 } from "../../modules/settings/suppression-rules.ts";
 import type { RenamedFiles } from "../changes.ts";
-import { FingerprintSequence, fingerprintContext } from "../fingerprint.ts";
+import {
+  FINGERPRINT_VERSION,
+  FingerprintSequence,
+  type FingerprintVersion,
+  fingerprintContext,
+  fingerprintVersionOf,
+} from "../fingerprint.ts";
 import { applyingConfigOf, PathPatterns } from "../path-patterns.ts";
 import { outsidePathOf, placementOf, quotedResult, ToolErrors } from "../sarif-validate.ts";
 import {
@@ -113,6 +119,10 @@ interface ResultContext {
   fingerprints: FingerprintSequence;
   /** The files the run's changes renamed, new path to old (docs/ingestion.md "Renamed files"). */
   renamedFiles: RenamedFiles;
+  /** How the check's findings are hashed (`checks.fingerprint_version`). */
+  version: FingerprintVersion;
+  /** How the base check's findings were hashed; the check's own version without a base. */
+  baseVersion: FingerprintVersion;
 }
 
 /** The row `result` becomes at `location`, as a finding of `issue` with its own `severity`. */
@@ -129,15 +139,26 @@ function occurrenceOf(
   const beginColumn = clampInteger(region?.startColumn ?? 1);
   // Links rendered as their text for the reader; the fingerprint keeps the message as written.
   const title = plainMessage(result.message) || result.rule?.shortDescription || result.ruleId;
-  const { fingerprint, former } = context.fingerprints.nextWithFormer(
-    {
-      analyzer: context.analyzer,
-      ruleId: result.ruleId,
-      path,
-      context: fingerprintContext(result, region?.snippet),
-    },
-    context.renamedFiles.get(path),
-  );
+  const identity = {
+    analyzer: context.analyzer,
+    ruleId: result.ruleId,
+    path,
+    context: fingerprintContext(result, region?.snippet, context.version),
+  };
+  // The finding as the base check knows it: at a renamed file's old path, hashed in the base's version.
+  const formerPath = context.renamedFiles.get(path);
+  const otherVersion = context.baseVersion !== context.version;
+  const former =
+    formerPath === undefined && !otherVersion
+      ? undefined
+      : {
+          ...identity,
+          path: formerPath ?? path,
+          context: otherVersion
+            ? fingerprintContext(result, region?.snippet, context.baseVersion)
+            : identity.context,
+        };
+  const fingerprints = context.fingerprints.nextWithFormer(identity, former);
   return {
     issueId: issue.id,
     path,
@@ -146,8 +167,8 @@ function occurrenceOf(
     endLine: clampInteger(region?.endLine ?? beginLine),
     endColumn: clampInteger(region?.endColumn ?? beginColumn),
     title: titleText(title),
-    fingerprint,
-    formerFingerprint: former,
+    fingerprint: fingerprints.fingerprint,
+    formerFingerprint: fingerprints.former,
     isSuppressed:
       result.isSuppressed || suppressionOf(context.suppression, { issueId: issue.id, path }) !== null,
     severity,
@@ -216,6 +237,12 @@ export async function stageSarif(
   const config = applyingConfigOf(run, repository);
   const exclude = PathPatterns.of(config.config, "exclude_patterns");
   const tests = PathPatterns.of(config.config, "test_patterns");
+  // The check's findings are hashed as its others were; the base's version names their former ones.
+  const versions = await findFingerprintVersions(
+    tx,
+    input.baseCheckId === null ? [check.id] : [check.id, input.baseCheckId],
+  );
+  const version = fingerprintVersionOf(versions.get(String(check.id)) ?? FINGERPRINT_VERSION);
   const context: ResultContext = {
     analyzer: artifact.analyzer,
     catalog,
@@ -227,6 +254,10 @@ export async function stageSarif(
     ),
     fingerprints: new FingerprintSequence(),
     renamedFiles: input.renamedFiles ? await input.renamedFiles() : new Map(),
+    version,
+    baseVersion: fingerprintVersionOf(
+      (input.baseCheckId === null ? undefined : versions.get(String(input.baseCheckId))) ?? version,
+    ),
   };
   const staged = await step((stepTx) => readCheckAsStaged(stepTx, check.id, artifact.id));
   const target = {

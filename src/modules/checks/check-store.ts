@@ -144,6 +144,22 @@ export async function findBaseCheckId(
 }
 
 /**
+ * How the findings of the checks among `checkIds` that exist were hashed
+ * (`checks.fingerprint_version`, migration 0038), by check id.
+ */
+export async function findFingerprintVersions(
+  db: Kysely<Database>,
+  checkIds: readonly string[],
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom("checks")
+    .select(["id", "fingerprint_version"])
+    .where("id", "in", checkIds)
+    .execute();
+  return new Map(rows.map((row) => [String(row.id), row.fingerprint_version]));
+}
+
+/**
  * Records the check `checkId`'s findings were compared with (`checks.base_check_id`, migration
  * 0034), whose RESOLVED copies it holds; null for none. The row is written only when that changed.
  */
