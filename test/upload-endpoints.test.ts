@@ -338,8 +338,8 @@ describe("artifact uploads", () => {
 
     test("XML that is not cppcheck's is refused as a findings report, naming its root and what is read", async () => {
       await assertRefusedWithoutTrace(
-        () => createArtifact(cliInput(dsn, { data: '<?xml version="1.0"?>\n<checkstyle version="10"/>' })),
-        "the report is invalid: line 2: it is XML with the root element <checkstyle>, and the only XML findings report read is cppcheck's (<results>, from cppcheck --xml); other tools' findings are read as SARIF 2.1.0.",
+        () => createArtifact(cliInput(dsn, { data: '<?xml version="1.0"?>\n<testsuites tests="1"/>' })),
+        "the report is invalid: line 2: it is XML with the root element <testsuites>, and the XML findings reports read are cppcheck's (<results>, from cppcheck --xml) and checkstyle's (<checkstyle>); other tools' findings are read as SARIF 2.1.0.",
       );
       await assertRefusedWithoutTrace(
         () => createArtifact(cliInput(dsn, { data: '<results version="2"><errors><error id="x"' })),

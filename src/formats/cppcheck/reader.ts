@@ -157,7 +157,7 @@ export async function* readCppcheckXml(
       if (tag.name !== "results")
         fail(
           "NOT_CPPCHECK",
-          `it is XML with the root element <${tag.name.slice(0, 80)}>, and the only XML findings report read is cppcheck's (<results>, from cppcheck --xml); other tools' findings are read as SARIF 2.1.0.`,
+          `it is XML with the root element <${tag.name.slice(0, 80)}>, and the XML findings reports read are cppcheck's (<results>, from cppcheck --xml) and checkstyle's (<checkstyle>); other tools' findings are read as SARIF 2.1.0.`,
         );
       if (attributes.version !== "2") {
         fail(
