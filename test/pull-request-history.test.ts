@@ -1,6 +1,6 @@
 // test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { gitIn } from "./helpers/git-checkout.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 import { githubHeaders, githubPullRequestPayload } from "./helpers/vcs-payloads.ts";
 
@@ -64,13 +65,7 @@ after(async () => {
 });
 
 /** git in the checkout, with a fixed identity and none of the machine's configuration. */
-function git(...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=Assay Test", "-c", "user.email=test@example.com", ...args], {
-    cwd: checkout,
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-  }).trim();
-}
+const git = gitIn(() => checkout);
 
 /** Commits the project at `version` (base, push-1, push-2) on the current branch; its sha. */
 async function commitVersion(version: string): Promise<string> {

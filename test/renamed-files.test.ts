@@ -1,12 +1,13 @@
 // test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
 import assert from "node:assert/strict";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { gitIn } from "./helpers/git-checkout.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -54,13 +55,7 @@ after(async () => {
 });
 
 /** git in the checkout, with a fixed identity and none of the machine's configuration. */
-function git(...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=Assay Test", "-c", "user.email=test@example.com", ...args], {
-    cwd: checkout,
-    encoding: "utf8",
-    env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-  }).trim();
-}
+const git = gitIn(() => checkout);
 
 /** Commits the project at `version` (its sources replace the checkout's) on the current branch. */
 async function commitVersion(version: string): Promise<string> {
