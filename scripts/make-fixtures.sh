@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, gcc-history GCC's on two other versions of its
 #        project, eslint only ESLint's, file-names only the reports on
@@ -82,8 +82,8 @@ install_debian_packages() {
   [ "$WHAT" = eslint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = checkstyle ] && wanted=("${DEBIAN_PACKAGES_CHECKSTYLE[@]}")
   [ "$WHAT" = style-lint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
-  [ "$WHAT" = renames ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = message-numbers ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = suppressions ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = python-lint ] && wanted=("${DEBIAN_PACKAGES_PYTHON_LINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -1532,9 +1532,36 @@ make_message_numbers() {
   make_eslint_versions js-message-numbers message-numbers base edited
 }
 
+# Findings silenced in the source (test/suppressed-findings.test.ts): ESLint with the SARIF
+# formatter over js-suppressed/, whose two `eslint-disable-next-line` comments each silence one
+# problem. ESLint leaves those out of its problems and the SARIF formatter writes them as results
+# with an inSource suppression. The summary: the stylish formatter's totals (the unsuppressed
+# problems) and, from the JSON formatter, every problem and every suppressed one with its rule
+# and line.
+make_suppressions() {
+  local out="$ROOT/test/fixtures/suppressions"
+  rm -rf "$out"
+  mkdir -p "$out"
+  log "ESLint over js-suppressed"
+  enter_project js-suppressed
+  NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint.sarif"
+  expect_status "1" "$BIN/eslint" src >"$out/eslint.tool-output.txt"
+  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint-suppressed.json"
+  write_summary "$out/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
+    "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
+      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile results "$WORK/_eslint-suppressed.json" --arg root "$PWD/" '
+        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
+        | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+           findings: [$results[0][] | (.filePath | ltrimstr($root)) as $path
+             | .messages[] | {path: $path, rule: .ruleId, line: .line}],
+           suppressed: [$results[0][] | (.filePath | ltrimstr($root)) as $path
+             | .suppressedMessages[] | {path: $path, rule: .ruleId, line: .line}]}'
+    )"
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames or message-numbers)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers or suppressions)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = gcc-history ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
@@ -1553,5 +1580,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = pull-request ]; then make_pull_request; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = checkstyle ]; then make_checkstyle; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = renames ]; then make_renames; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = message-numbers ]; then make_message_numbers; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = suppressions ]; then make_suppressions; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"

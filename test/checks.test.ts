@@ -463,32 +463,50 @@ describe("checks, occurrences and summaries", () => {
       { issue, path: "d.py", state: "RESOLVED" },
       { issue, path: "e.py", state: "EXISTING", isSuppressed: true },
     ]);
-    type Page = { totalCount: number; edges: Array<{ node: { path: string; isIntroduced: boolean } }> };
-    const data = await runField<{ checks: Connection<{ all: Page; introduced: Page; existing: Page }> }>(
+    type Page = {
+      totalCount: number;
+      edges: Array<{ node: { path: string; isIntroduced: boolean; isSuppressed: boolean } }>;
+    };
+    type Lists = Record<"all" | "introduced" | "existing" | "suppressed" | "suppressedNew", Page>;
+    const fields = "totalCount edges { node { path isIntroduced isSuppressed } }";
+    const data = await runField<{
+      checks: Connection<
+        Lists & { summary: { occurrencesIntroduced: number; occurrencesSuppressed: number } }
+      >;
+    }>(
       run,
       `checks { edges { node {
-        all: issues { totalCount edges { node { path isIntroduced } } }
-        introduced: issues(isIntroduced: true) { totalCount edges { node { path isIntroduced } } }
-        existing: issues(isIntroduced: false) { totalCount edges { node { path isIntroduced } } } } } }`,
+        summary { occurrencesIntroduced occurrencesSuppressed }
+        all: issues { ${fields} }
+        introduced: issues(isIntroduced: true) { ${fields} }
+        existing: issues(isIntroduced: false) { ${fields} }
+        suppressed: issues(isSuppressed: true) { ${fields} }
+        suppressedNew: issues(isSuppressed: true, isIntroduced: true) { ${fields} } } } }`,
     );
     const node = data.checks.edges[0]?.node;
     assert.ok(node);
-    const listed = (page: Page) => page.edges.map((e) => [e.node.path, e.node.isIntroduced]);
+    const listed = (page: Page) =>
+      page.edges.map((e) => [e.node.path, e.node.isIntroduced, e.node.isSuppressed]);
+    // Suppressed findings are left out unless asked for (docs/api.md "Checks, findings and summaries").
     assert.deepEqual(listed(node.all), [
-      ["a.py", true],
-      ["b.py", false],
-      ["c.py", true],
-      ["e.py", false],
+      ["a.py", true, false],
+      ["b.py", false, false],
     ]);
-    assert.deepEqual(listed(node.introduced), [
-      ["a.py", true],
-      ["c.py", true],
+    assert.deepEqual(listed(node.introduced), [["a.py", true, false]]);
+    assert.deepEqual(listed(node.existing), [["b.py", false, false]]);
+    assert.deepEqual(listed(node.suppressed), [
+      ["c.py", true, true],
+      ["e.py", false, true],
     ]);
-    assert.deepEqual(listed(node.existing), [
-      ["b.py", false],
-      ["e.py", false],
-    ]);
-    assert.deepEqual([node.all.totalCount, node.introduced.totalCount, node.existing.totalCount], [4, 2, 2]);
+    assert.deepEqual(listed(node.suppressedNew), [["c.py", true, true]]);
+    assert.deepEqual(
+      [node.all, node.introduced, node.existing, node.suppressed, node.suppressedNew].map(
+        (p) => p.totalCount,
+      ),
+      [2, 1, 1, 2, 1],
+    );
+    assert.equal(node.introduced.totalCount, node.summary.occurrencesIntroduced);
+    assert.equal(node.suppressed.totalCount, node.summary.occurrencesSuppressed);
   });
 
   test("Check.issues pages both ways in reading order", async () => {

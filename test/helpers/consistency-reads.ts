@@ -69,6 +69,10 @@ export async function viewerRepositories(query: Query): Promise<RepositoryRef[]>
   );
 }
 
+/** Every finding a check lists, silenced ones included: what `Repository.issueOccurrences` counts of it. */
+export const listedOf = (check: Pick<CheckRow, "issues" | "suppressed">): number =>
+  check.issues.totalCount + check.suppressed.totalCount;
+
 export const sum = (values: readonly number[]): number => values.reduce((total, value) => total + value, 0);
 
 /** Counts by key, keys with 0 left out. */
@@ -91,7 +95,10 @@ export interface CheckRow {
   analyzer: { shortcode: string };
   status: string;
   summary: { occurrencesIntroduced: number; occurrencesResolved: number; occurrencesSuppressed: number };
+  /** The findings that need attention: `issues` leaves silenced ones out. */
   issues: { totalCount: number };
+  /** The silenced findings, `issues(isSuppressed: true)`. */
+  suppressed: { totalCount: number };
   metrics: MetricRow[];
 }
 
@@ -108,7 +115,8 @@ export interface RunRow {
 /** The selection of a repository's metrics. */
 export const METRICS = "metrics { shortcode items { key latestValue } }";
 const CHECK = `analyzer { shortcode } status
-  summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed } issues(first: 1) { totalCount } ${METRICS}`;
+  summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed } issues(first: 1) { totalCount }
+  suppressed: issues(first: 1, isSuppressed: true) { totalCount } ${METRICS}`;
 /** The statuses of a run or check that analysed the code. */
 export const ANALYSED: readonly string[] = ["SUCCESS", "FAILURE"];
 

@@ -115,7 +115,7 @@ const WITH_ISSUE = sql`(
 // The totals of the sources below, from the checks' issue counts (issue-count-store.ts): a row
 // per check, issue, own severity, state and suppression, RESOLVED ones left out as the sources
 // leave them out. A total then costs the parent's distinct issues, not its findings.
-const COUNTED_COLUMNS = sql`k.check_id, k.issue_id, c.run_id, c.analyzer_id, k.state, k.occurrences AS n`;
+const COUNTED_COLUMNS = sql`k.check_id, k.issue_id, c.run_id, c.analyzer_id, k.state, k.is_suppressed, k.occurrences AS n`;
 
 const LOCATED_COUNTS = {
   from: sql`(
@@ -124,7 +124,7 @@ const LOCATED_COUNTS = {
     JOIN checks AS c ON c.id = k.check_id
     WHERE k.state <> 'RESOLVED'
   )`,
-  columns: ["check_id", "issue_id", "run_id", "analyzer_id", "state"],
+  columns: ["check_id", "issue_id", "run_id", "analyzer_id", "state", "is_suppressed"],
 };
 
 const WITH_ISSUE_COUNTS = {
@@ -177,7 +177,8 @@ export const occurrencesOfRepository: ConnectionSource = {
   direction: "asc",
   counted: {
     from: sql`(
-      SELECT repo.id AS repository_id, k.check_id, k.issue_id, cur.run_id, cur.analyzer_id, k.occurrences AS n
+      SELECT repo.id AS repository_id, k.check_id, k.issue_id, cur.run_id, cur.analyzer_id, k.state, k.is_suppressed,
+        k.occurrences AS n
       FROM repositories AS repo
       CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
       JOIN check_issue_counts AS k ON k.check_id = cur.check_id
@@ -225,6 +226,7 @@ export interface AnalysisIssueFilterArgs {
   severity?: IssueSeverity | null;
   q?: string | null;
   isIntroduced?: boolean | null;
+  isSuppressed?: boolean | null;
 }
 
 /**
@@ -237,10 +239,25 @@ function isIntroducedFilter(value: boolean | null | undefined): ConnectionFilter
 }
 
 /**
+ * Findings silenced (in the source, by an ignore rule or a team suppression) for true, the others
+ * for false. A connection's lists leave the silenced ones out unless asked for them, as DeepSource
+ * lists what needs attention: null and undefined mean false. The checks' issue counts keep
+ * `is_suppressed`, so a total still reads them rather than the findings.
+ */
+function isSuppressedFilter(value: boolean | null | undefined): ConnectionFilter {
+  const suppressed = value === true;
+  return {
+    key: `is_suppressed=${suppressed}`,
+    condition: suppressed ? sql<boolean>`s.is_suppressed` : sql<boolean>`NOT s.is_suppressed`,
+    columns: ["is_suppressed"],
+  };
+}
+
+/**
  * The filter of an {@link AnalysisIssueRow} connection: exact `source`, `category` and `severity`,
- * `isIntroduced` (new in the run, or already in its base), and `q` as a case-insensitive substring of
- * the title, the path or the issue's shortcode. A `q`
- * of only whitespace does not filter.
+ * `isIntroduced` (new in the run, or already in its base), `isSuppressed` (silenced findings for
+ * true; the unsilenced ones when false or left out) and `q` as a case-insensitive substring of the
+ * title, the path or the issue's shortcode. A `q` of only whitespace does not filter.
  */
 export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFilter | undefined {
   const q = args.q?.trim() ?? "";
@@ -250,6 +267,7 @@ export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFi
     equalsFilter("category", args.category),
     equalsFilter("severity", args.severity),
     isIntroducedFilter(args.isIntroduced),
+    isSuppressedFilter(args.isSuppressed),
     q === ""
       ? undefined
       : {

@@ -90,6 +90,11 @@ export const AnalysisIssueRef = builder.objectRef<AnalysisIssueRow>("AnalysisIss
         "Whether the run introduced the finding: true when its base (the commit or branch it was compared against) did not have it, false when the base already had it. An Assay extension, so a review can tell what a change brought from what was there.",
       resolve: (o) => o.state === "INTRODUCED",
     }),
+    isSuppressed: t.boolean({
+      description:
+        "Whether the finding is silenced: by a suppression comment in the source (a SARIF inSource or external suppression), a repository's ignore rule or a team's suppression of its issue. Silenced findings count in a summary's suppressed total, not its introduced one, and the issue lists leave them out unless `isSuppressed: true` asks for them. An Assay extension.",
+      resolve: (o) => o.is_suppressed,
+    }),
     explanation: t.string({
       nullable: true,
       description: "Why this place was flagged, when the analyzer or AI review said more than the title.",
@@ -124,6 +129,11 @@ export function analysisIssueArgs(t: ArgBuilder<BuilderTypes>) {
       required: false,
       description:
         "Only findings the run introduced (true) or only those its base already had (false); both when left out.",
+    }),
+    isSuppressed: t.boolean({
+      required: false,
+      description:
+        "Only silenced findings (true) or only the others (false). Left out or null means false: a list shows what needs attention, as DeepSource's do, and its total counts the same. An Assay extension.",
     }),
     q: t.string({
       required: false,
