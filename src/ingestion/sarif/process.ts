@@ -10,6 +10,7 @@ import { replaceUnstorableText } from "../../graphql/variables.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId, findFingerprintVersions } from "../../modules/checks/check-store.ts";
 import {
+  analyzeOccurrences,
   deleteOccurrenceBatchOfArtifact,
   deleteOccurrencesOfIssuesOfArtifact,
 } from "../../modules/checks/occurrence-write-store.ts";
@@ -68,7 +69,22 @@ export interface ProcessSarifOptions {
   rememberedMissing?: number;
   /** Batches written at once, each in a step of its own (steps must then be transactions of their own). */
   inFlight?: number;
+  /**
+   * Refresh the occurrences table's statistics once the report has written at least this many
+   * findings (default {@link ANALYZE_AFTER_FINDINGS}; 0 after every report).
+   */
+  analyzeAfter?: number;
 }
+
+/**
+ * A report of this many findings refreshes the table's statistics before the check is compared
+ * with its base and published. Until statistics know a check, PostgreSQL takes it for as few rows
+ * as the table's average check, and a lookup of one of its fingerprints (the next report's base
+ * probe, the RESOLVED copies' test) may then walk the whole check through another of its indexes
+ * for every finding: quadratic in a large report (docs/benchmarks.md "The base looked up by two
+ * fingerprints"). Autovacuum only analyses after a tenth of the table changed, and not at once.
+ */
+export const ANALYZE_AFTER_FINDINGS = 1000;
 
 /** Which issue categories and priorities the repository does not report (`isReported: false`). */
 class ReportingSettings {
@@ -331,6 +347,7 @@ export async function stageSarif(
     await writer.settle();
     throw error;
   }
+  if (tally.stored >= (options.analyzeAfter ?? ANALYZE_AFTER_FINDINGS)) await step(analyzeOccurrences);
   const comparison = await compareWithBase(
     step,
     target,

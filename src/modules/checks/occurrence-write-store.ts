@@ -65,6 +65,24 @@ function heldElsewhere(checkId: string, artifactId: string, alias: string) {
     LIMIT 1`;
 }
 
+/**
+ * A lateral probe, for the row `alias`, of the base check's non-RESOLVED findings with the row's
+ * fingerprint or its former one (a renamed file's old path, or the base's fingerprint version):
+ * one row (`found`) or none. Each fingerprint is its own equality probe of the (check,
+ * fingerprint) index that stops at the first match, and a null former fingerprint matches nothing.
+ * Written as `fingerprint IN (own, former)`, the probe let PostgreSQL walk the whole base check
+ * through another index of the check for every row whenever its statistics took the base check
+ * for a few rows, as they do until the table is analysed after a large report: 200,000 findings
+ * against a base of as many then took minutes instead of seconds (docs/benchmarks.md
+ * "The base looked up by two fingerprints"; test/occurrence-base-lookup.test.ts).
+ */
+export function foundInBase(baseCheckId: string, alias: "u" | "o") {
+  const probe = (column: "fingerprint" | "former_fingerprint") =>
+    sql`(SELECT true AS found FROM occurrences AS b WHERE b.check_id = ${baseCheckId}::bigint
+      AND b.fingerprint = ${sql.ref(`${alias}.${column}`)} AND b.state <> 'RESOLVED' LIMIT 1)`;
+  return sql`${probe("fingerprint")} UNION ALL ${probe("former_fingerprint")} LIMIT 1`;
+}
+
 /** Rows counted by the artifact holding them, from a relation `r` of `holder` and `is_suppressed`. */
 const BY_HOLDER = sql`SELECT r.holder::text AS "artifactId", a.key AS "artifactKey",
     count(*)::int AS findings, (count(*) FILTER (WHERE r.is_suppressed))::int AS suppressed
@@ -94,9 +112,9 @@ export async function deleteOccurrenceBatchOfArtifact(
  * (`checkHoldsFindings`), rows another of its published findings has the fingerprint of are not
  * written; answers those, by the artifact holding them.
  *
- * The base is looked up row by row (a lateral index probe that stops at the first match): an
- * EXISTS would let PostgreSQL hash the whole base check for every batch when its statistics
- * think that check small, which they do while it is fresh.
+ * The base is looked up row by row (a lateral index probe that stops at the first match,
+ * {@link foundInBase}): an EXISTS would let PostgreSQL hash the whole base check for every batch
+ * when its statistics think that check small, which they do while it is fresh.
  */
 export async function insertOccurrenceBatch(
   tx: Kysely<Database>,
@@ -104,10 +122,7 @@ export async function insertOccurrenceBatch(
   batch: OccurrenceColumns,
 ): Promise<ReportedElsewhere[]> {
   const inBase =
-    target.baseCheckId === null
-      ? sql`SELECT NULL::boolean AS found`
-      : sql`SELECT true AS found FROM occurrences AS b WHERE b.check_id = ${target.baseCheckId}
-          AND b.fingerprint IN (u.fingerprint, u.former_fingerprint) AND b.state <> 'RESOLVED' LIMIT 1`;
+    target.baseCheckId === null ? sql`SELECT NULL::boolean AS found` : foundInBase(target.baseCheckId, "u");
   const rows = sql`unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
       ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
       ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
@@ -201,9 +216,9 @@ export async function flipOccurrenceStatesAgainstBase(
     UPDATE occurrences AS o
     SET state = CASE WHEN o.state = 'EXISTING' THEN 'INTRODUCED' ELSE 'EXISTING' END
     WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' AND ${isPublished("o")} ${others}
-      AND (o.state = 'EXISTING') <> EXISTS (SELECT 1 FROM occurrences AS b
-        WHERE b.check_id = ${baseCheckId}::bigint AND b.fingerprint IN (o.fingerprint, o.former_fingerprint)
-          AND b.state <> 'RESOLVED')
+      AND (o.state = 'EXISTING') <> ${
+        baseCheckId === null ? sql`false` : sql`EXISTS (${foundInBase(baseCheckId, "o")})`
+      }
   `.execute(tx);
 }
 
@@ -215,7 +230,8 @@ export async function flipOccurrenceStatesAgainstBase(
  */
 export async function analyzeOccurrences(tx: Kysely<Database>): Promise<void> {
   await sql`SET LOCAL default_statistics_target = 10`.execute(tx);
-  await sql`ANALYZE occurrences`.execute(tx);
+  // Skipped rather than waited for while autovacuum holds the table, which may take minutes.
+  await sql`ANALYZE (SKIP_LOCKED) occurrences`.execute(tx);
 }
 
 /**
