@@ -36,6 +36,7 @@ import * as runHistory from "./0035-run-history.ts";
 import * as occurrenceFormerFingerprint from "./0036-occurrence-former-fingerprint.ts";
 import * as occurrenceCarried from "./0037-occurrence-carried.ts";
 import * as checkFingerprintVersion from "./0038-check-fingerprint-version.ts";
+import * as scaHistory from "./0041-sca-history.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   "0036-occurrence-former-fingerprint": occurrenceFormerFingerprint,
   "0037-occurrence-carried": occurrenceCarried,
   "0038-check-fingerprint-version": checkFingerprintVersion,
+  "0041-sca-history": scaHistory,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -71,7 +71,9 @@ export async function processSbom(input: ProcessInput): Promise<ProcessResult> {
       repositoryId: repository.id,
       commitOid: run.commit_oid,
       onDefaultBranch: run.branch_name !== null && run.branch_name === repository.default_branch,
-      measuredAt: run.created_at,
+      // Dated by the run's place in the history, so a late run of an older commit's DDP is not
+      // the latest value (docs/ingestion.md "Where a run stands in the history").
+      measuredAt: run.placed_at,
     },
     [{ shortcode: "DDP", key: "AGGREGATE", value: packages }],
     ["DDP"],

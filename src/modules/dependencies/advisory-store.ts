@@ -301,9 +301,11 @@ export async function writeCheckOccurrences(
 /**
  * The SCA checks an advisory import matches again, those whose dependencies include a package of
  * one of `ecosystems`: of each repository, the scans of its latest analysed run (`isAnalysedRun`,
- * on any branch) and the current scan of each of its targets (`currentScaChecksOf`), which may be
- * of an older run when the newest did not scan that target; deactivated targets' too, so one
- * activated again shows what today's advisories say of it.
+ * on any branch) in history order (`placed_at`: a late run of an older commit is not the latest,
+ * docs/ingestion.md "Where a run stands in the history"; read from
+ * `analysis_runs_repository_placed_idx`) and the current scan of each of its targets
+ * (`currentScaChecksOf`), which may be of an older run when the newest did not scan that target;
+ * deactivated targets' too, so one activated again shows what today's advisories say of it.
  */
 export async function findLatestScaChecks(
   db: Kysely<Database>,
@@ -317,7 +319,7 @@ export async function findLatestScaChecks(
       SELECT lc.id FROM (
         SELECT lr.id FROM analysis_runs AS lr
         WHERE lr.repository_id = repo.id AND ${isAnalysedRun("lr")}
-        ORDER BY lr.created_at DESC, lr.key DESC
+        ORDER BY lr.placed_at DESC, lr.key DESC
         LIMIT 1
       ) AS latest
       JOIN sca_checks AS lc ON lc.run_id = latest.id

@@ -176,7 +176,8 @@ export const vulnerabilityOccurrencesOfScaCheck: ConnectionSource = {
 /**
  * The current scan of each target of the repository row aliased `repository` (docs/read-model.md
  * "Current dependency scans"), as a lateral subquery of `sca_checks` rows: the target's newest
- * scan on the default branch, in the order `analysisRuns` lists runs, of an analysed run
+ * scan on the default branch in history order (`placed_at`: the order `analysisRuns` lists runs,
+ * except that a late run of an older commit stands before its descendants'), of an analysed run
  * (`isAnalysedRun`) whose `sca` check says what the code holds (`isConclusiveCheck`): the rule an
  * analyzer's current check follows, applied per target. A newer run whose SBOM failed to process,
  * or that sent none of the target, leaves the target's vulnerabilities as they were; a newer scan
@@ -209,21 +210,24 @@ export function currentScaChecksOf(
  * newest scan aliased `scan` (a `sca_checks` row) on `branch` (docs/read-model.md "Current
  * dependency scans"): the target is AUTO (detected; a CUSTOM one is the user's to keep), the run
  * of its scan listed the lockfile among those git tracked (`analysis_runs.lockfile_paths`), and
- * the branch's newest analysed run with such a list, newer than that scan's run, does not. The
- * target then counts as scanned and empty. With `asOf`, the lists of runs up to that run count,
- * that run's own even while it is being processed (its DDP).
+ * the branch's newest analysed run with such a list, placed after that scan's run in the history
+ * (`placed_at`, docs/ingestion.md "Where a run stands in the history"), does not. The target then
+ * counts as scanned and empty. With `asOf`, the lists of runs placed up to that run count, that
+ * run's own even while it is being processed (its DDP). The list is read from
+ * `analysis_runs_lockfile_lists_placed_idx` (migration 0041), the `asOf` bound one of its
+ * conditions.
  */
 export function isLockfileGone(
   target: string,
   scan: string,
   branch: RawBuilder<unknown>,
-  asOf?: { runId: RawBuilder<unknown>; createdAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
+  asOf?: { runId: RawBuilder<unknown>; placedAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
 ): RawBuilder<boolean> {
   const t = (name: string) => sql.ref(`${target}.${name}`);
   const s = (name: string) => sql.ref(`${scan}.${name}`);
   const counted = asOf
     ? sql`(${isAnalysedRun("lr")} OR lr.id = ${asOf.runId})
-        AND (lr.created_at, lr.key) <= (${asOf.createdAt}, ${asOf.key})`
+        AND (lr.placed_at, lr.key) <= (${asOf.placedAt}, ${asOf.key})`
     : isAnalysedRun("lr");
   return sql<boolean>`(${t("source")} = 'AUTO'
     AND EXISTS (
@@ -232,29 +236,32 @@ export function isLockfileGone(
     )
     AND EXISTS (
       SELECT 1 FROM (
-        SELECT lr.lockfile_paths, lr.created_at, lr.key FROM analysis_runs AS lr
+        SELECT lr.lockfile_paths, lr.placed_at, lr.key FROM analysis_runs AS lr
         WHERE lr.repository_id = ${t("repository_id")} AND lr.branch_name = ${branch}
           AND lr.lockfile_paths IS NOT NULL AND ${counted}
-        ORDER BY lr.created_at DESC, lr.key DESC
+        ORDER BY lr.placed_at DESC, lr.key DESC
         LIMIT 1
       ) AS listed
-      WHERE (listed.created_at, listed.key) > (${s("run_created_at")}, ${s("run_key")})
+      WHERE (listed.placed_at, listed.key) > (${s("run_created_at")}, ${s("run_key")})
         AND NOT (${t("lockfile_path")} = ANY (listed.lockfile_paths))
     ))`;
 }
 
 /**
  * A lateral subquery of one `sca_checks` row, or none: the newest scan of target `targetId` on
- * `branch` that counts as a current scan ({@link currentScaChecksOf}), of a run made before
- * `before` (its creation time and key) when given. Both read `sca_checks_target_branch_idx`.
+ * `branch` in history order that counts as a current scan ({@link currentScaChecksOf}), of a run
+ * placed before `before` (its `placed_at` and key) when given. A scan's `run_created_at` is its
+ * run's `placed_at` (copied by the `checks_copy_run` trigger since migration 0035), so a late
+ * run of an older commit stands before its descendants' scans. Both read
+ * `sca_checks_target_branch_idx`.
  */
 export function newestScanOfTarget(
   targetId: RawBuilder<unknown>,
   branch: RawBuilder<unknown>,
-  before?: { createdAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
+  before?: { placedAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
 ): RawBuilder<unknown> {
   const earlier = before
-    ? sql`AND (s.run_created_at, s.run_key) < (${before.createdAt}, ${before.key})`
+    ? sql`AND (s.run_created_at, s.run_key) < (${before.placedAt}, ${before.key})`
     : sql``;
   return sql`(
     SELECT s.* FROM sca_checks AS s

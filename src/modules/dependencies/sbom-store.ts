@@ -304,15 +304,16 @@ export async function insertScaCheckDependencies(
  * The run's DDP value: how many distinct packages (any version, direct or transitive) the code of
  * the run depends on, over every target of the repository (docs/ingestion-sbom.md "DDP"). A
  * target the run scanned counts its scan; one it did not scan counts its newest scan on the run's
- * branch before the run, chosen as its current scan is (docs/read-model.md "Current dependency
- * scans"), so a run whose CI sent one of several SBOMs does not lose the other targets' packages.
- * A deactivated target counts for nothing, its scan in this run included; a scan of no known
- * target counts. A detected target whose lockfile is gone ({@link isLockfileGone}, this run's list
- * included) counts as scanned and empty.
+ * branch placed before the run in the history (`placed_at`: a late run of an older commit counts
+ * its ancestors' scans, not its descendants'), chosen as its current scan is (docs/read-model.md
+ * "Current dependency scans"), so a run whose CI sent one of several SBOMs does not lose the
+ * other targets' packages. A deactivated target counts for nothing, its scan in this run
+ * included; a scan of no known target counts. A detected target whose lockfile is gone
+ * ({@link isLockfileGone}, this run's list included) counts as scanned and empty.
  */
 export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: string): Promise<number> {
   const { rows } = await sql<{ count: number }>`
-    WITH run AS (SELECT id, repository_id, branch_name, created_at, key FROM analysis_runs WHERE id = ${runId}),
+    WITH run AS (SELECT id, repository_id, branch_name, placed_at, key FROM analysis_runs WHERE id = ${runId}),
     scans AS (
       SELECT s.id FROM sca_checks AS s
       LEFT JOIN repository_targets AS own_target ON own_target.id = s.target_id
@@ -322,14 +323,14 @@ export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: st
       FROM run
       JOIN repository_targets AS target ON target.repository_id = run.repository_id
       CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("target.id"), sql.ref("run.branch_name"), {
-        createdAt: sql.ref("run.created_at"),
+        placedAt: sql.ref("run.placed_at"),
         key: sql.ref("run.key"),
       })} AS earlier
       WHERE target.is_activated
         AND NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = run.id AND own.target_id = target.id)
         AND NOT ${isLockfileGone("target", "earlier", sql.ref("run.branch_name"), {
           runId: sql.ref("run.id"),
-          createdAt: sql.ref("run.created_at"),
+          placedAt: sql.ref("run.placed_at"),
           key: sql.ref("run.key"),
         })}
     )

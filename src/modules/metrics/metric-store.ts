@@ -279,9 +279,9 @@ export interface NewCheckMetricValue {
  * Replaces the check's metric values (only those of `shortcodes` when given, else all of them):
  * the repository's item of each (metric, key) is created when missing, and each value stores the
  * item's threshold as it is now (the threshold in force when it was measured). A value is dated
- * by its run (`measuredAt`, the run's `created_at`), not by when it was written: a run's coverage
- * that arrives after a newer run's, or is computed again, keeps its run's place in the history,
- * and the latest value stays the newest run's.
+ * by its run (`measuredAt`, the run's `placed_at`), not by when it was written: a run's coverage
+ * or SBOM that arrives after a newer run's, or is computed again, keeps its run's place in the
+ * history, and the latest value stays the newest run's.
  */
 export async function replaceMetricValuesOfCheck(
   tx: Kysely<Database>,

@@ -1,0 +1,228 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import {
+  aCommit,
+  anSbomScene,
+  importLodashAdvisory,
+  rootSbom,
+  type SbomScene,
+  webSbom,
+} from "./helpers/sbom-scene.ts";
+import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * Dependency scans follow the commit history, not the upload order (docs/read-model.md "Current
+ * dependency scans", docs/ingestion.md "Where a run stands in the history"). Each history below
+ * is three commits of the default branch whose real tools' SBOMs (npm's own for the root
+ * lockfile, cdxgen's for the project under `web/`: test/helpers/sbom-scene.ts) are uploaded with
+ * each commit's first-parent ancestors (`ancestorOids`) and the lockfiles git tracks at it
+ * (`lockfilePaths`), to one repository in order (1, 2, 3) and to another as 1, 3, then 2, as
+ * when the second commit's CI finishes last. The lodash advisory is imported after the uploads,
+ * so what the repositories show of it is what the import matched again. Every target's current
+ * scan, the vulnerabilities, each run's scans and DDP, and the latest DDP must be the in-order
+ * ones.
+ */
+
+/** The files of a commit without web/, and of one with it, as `git ls-files` lists them. */
+const ROOT_ONLY = ["package-lock.json", "package.json"];
+const BOTH = ["package-lock.json", "package.json", "web/package-lock.json", "web/package.json"];
+
+/** One commit's uploads: its SBOMs and the lockfiles its tree holds. */
+interface CommitScans {
+  sboms: string[];
+  lockfilePaths: string[];
+}
+
+/** A history of three commits, oldest first. */
+type History = readonly [CommitScans, CommitScans, CommitScans];
+
+/**
+ * The second commit upgrades the root's lodash; the third adds web/, on the vulnerable lodash. The
+ * second, uploaded last, lists only the root's files.
+ */
+const WEB_ADDED: History = [
+  { sboms: [rootSbom(true)], lockfilePaths: ROOT_ONLY },
+  { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
+  { sboms: [rootSbom(false), webSbom(true)], lockfilePaths: BOTH },
+];
+
+/**
+ * Both projects throughout; the second commit's CI scans only the root, so its DDP counts web/ by
+ * the first commit's scan (with lodash), not by the third's (without).
+ */
+const WEB_NOT_RESCANNED: History = [
+  { sboms: [rootSbom(false), webSbom(true)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(false)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(false), webSbom(false)], lockfilePaths: BOTH },
+];
+
+/** Only the second commit's root depends on the vulnerable lodash. */
+const SECOND_VULNERABLE: History = [
+  { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
+  { sboms: [rootSbom(true)], lockfilePaths: ROOT_ONLY },
+  { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
+];
+
+const RUNS = `query($name: String!, $login: String!) {
+  repository(name: $name, login: $login, vcsProvider: GITHUB) {
+    analysisRuns(first: 10) { edges { node { commitOid
+      checks(first: 10) { edges { node { analyzer { shortcode } metrics { shortcode items { key latestValue } } } } }
+      scaChecks(first: 10) { edges { node { target { lockfilePath } dependencyCount
+        vulnerabilityOccurrences(first: 1) { totalCount } } } } } } } } }`;
+
+interface RunsAnswer {
+  repository: {
+    analysisRuns: {
+      edges: Array<{
+        node: {
+          commitOid: string;
+          checks: {
+            edges: Array<{
+              node: {
+                analyzer: { shortcode: string };
+                metrics: Array<{
+                  shortcode: string;
+                  items: Array<{ key: string; latestValue: number | null }>;
+                }>;
+              };
+            }>;
+          };
+          scaChecks: {
+            edges: Array<{
+              node: {
+                target: { lockfilePath: string } | null;
+                dependencyCount: number | null;
+                vulnerabilityOccurrences: { totalCount: number };
+              };
+            }>;
+          };
+        };
+      }>;
+    };
+  };
+}
+
+/** What a repository shows of its dependencies: now, and per commit of the history. */
+interface DependencyState {
+  /** The lockfiles of the targets whose current scan has the lodash advisory. */
+  current: string[];
+  /** The latest DDP value. */
+  latestDdp: number | null;
+  /** Per commit, oldest first: its run's DDP and its scans (lockfile, dependencies, vulnerabilities). */
+  commits: Array<{ ddp: number | null; scans: Array<[string | null, number | null, number]> }>;
+}
+
+/** Uploads the commits of `history` to `scene`'s repository in the order `order` (indexes). */
+async function uploadHistory(
+  scene: SbomScene,
+  oids: readonly string[],
+  history: History,
+  order: readonly number[],
+) {
+  for (const index of order) {
+    const { sboms, lockfilePaths } = history[index]!;
+    // First-parent ancestors, nearest first, without the commit itself.
+    const ancestorOids = oids.slice(0, index).reverse();
+    for (const sbom of sboms) await scene.uploadSbom(oids[index]!, sbom, { ancestorOids, lockfilePaths });
+  }
+}
+
+/** What `scene`'s repository shows, its commits read in the order of `oids`. */
+async function stateOf(
+  server: TestServer,
+  scene: SbomScene,
+  oids: readonly string[],
+): Promise<DependencyState> {
+  const res = await gql<RunsAnswer>(server.endpoint, scene.token, RUNS, {
+    name: scene.repository.name,
+    login: scene.account.login,
+  });
+  assert.deepEqual(res.body.errors, undefined, JSON.stringify(res.body.errors));
+  const runs = res.body.data!.repository.analysisRuns.edges.map((e) => e.node);
+  const commits = oids.map((oid) => {
+    const run = runs.find((r) => r.commitOid === oid);
+    assert.ok(run, `a run of ${oid}`);
+    const sca = run.checks.edges.find((e) => e.node.analyzer.shortcode === "sca")?.node;
+    const ddp = sca?.metrics.find((m) => m.shortcode === "DDP")?.items.find((i) => i.key === "AGGREGATE");
+    const scans = run.scaChecks.edges
+      .map(({ node }): [string | null, number | null, number] => [
+        node.target?.lockfilePath ?? null,
+        node.dependencyCount,
+        node.vulnerabilityOccurrences.totalCount,
+      ])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    return { ddp: ddp?.latestValue ?? null, scans };
+  });
+  return {
+    current: (await scene.current()).map((o) => o.lockfile),
+    latestDdp: await scene.dependencies(),
+    commits,
+  };
+}
+
+describe("dependency scans of default-branch runs uploaded out of order", () => {
+  let server: TestServer;
+  const states = new Map<History, { inOrder: DependencyState; late: DependencyState }>();
+
+  before(async () => {
+    server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
+    const scenes = new Map<History, { oids: string[]; inOrder: SbomScene; late: SbomScene }>();
+    for (const history of [WEB_ADDED, WEB_NOT_RESCANNED, SECOND_VULNERABLE]) {
+      const oids = [aCommit(), aCommit(), aCommit()];
+      const inOrder = await anSbomScene(server);
+      const late = await anSbomScene(server);
+      await uploadHistory(inOrder, oids, history, [0, 1, 2]);
+      await uploadHistory(late, oids, history, [0, 2, 1]);
+      scenes.set(history, { oids, inOrder, late });
+    }
+    await importLodashAdvisory(server);
+    for (const [history, { oids, inOrder, late }] of scenes) {
+      states.set(history, {
+        inOrder: await stateOf(server, inOrder, oids),
+        late: await stateOf(server, late, oids),
+      });
+    }
+  });
+  after(() => server?.stop());
+
+  test("a target the newest commit added keeps its current scan though an older commit's late list leaves its lockfile out", () => {
+    const { inOrder, late } = states.get(WEB_ADDED)!;
+    // In order: the third commit's scans are current, web/'s with lodash, the root's without.
+    assert.deepEqual(inOrder.current, ["web/package-lock.json"]);
+    assert.deepEqual(late.current, inOrder.current);
+    assert.deepEqual(late.commits, inOrder.commits);
+  });
+
+  test("the latest DDP is the newest commit's, not the late run's", () => {
+    const { inOrder, late } = states.get(WEB_ADDED)!;
+    const [, second, third] = inOrder.commits;
+    // web/ brings lodash back, which the second commit's root no longer has.
+    assert.equal(third!.ddp, second!.ddp! + 1);
+    assert.equal(inOrder.latestDdp, third!.ddp);
+    assert.equal(late.latestDdp, inOrder.latestDdp);
+  });
+
+  test("an advisory import matches again the newest commit's scans, not the late run's", () => {
+    const { inOrder, late } = states.get(SECOND_VULNERABLE)!;
+    // Only the newest run's scans and the current ones were matched: the second commit's root
+    // scan, on the vulnerable lodash, has no occurrence in order.
+    assert.deepEqual(
+      inOrder.commits.map((c) => c.scans.map(([lockfile, , found]) => [lockfile, found])),
+      [[["package-lock.json", 0]], [["package-lock.json", 0]], [["package-lock.json", 0]]],
+    );
+    assert.deepEqual(late.commits, inOrder.commits);
+    assert.deepEqual(late.current, []);
+  });
+
+  test("the late run's DDP counts a target it did not scan by its ancestor's scan, not its descendant's", () => {
+    const { inOrder, late } = states.get(WEB_NOT_RESCANNED)!;
+    const [first, second, third] = inOrder.commits;
+    // In order: the second run counts web/ as the first scanned it (lodash included), the third
+    // counts one package fewer.
+    assert.equal(second!.ddp, first!.ddp);
+    assert.equal(third!.ddp, first!.ddp! - 1);
+    assert.deepEqual(late.commits, inOrder.commits);
+    assert.deepEqual(late.current, inOrder.current);
+    assert.equal(late.latestDdp, inOrder.latestDdp);
+  });
+});
