@@ -1,3 +1,4 @@
+// test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import {
