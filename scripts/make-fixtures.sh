@@ -11,7 +11,7 @@
 #        project, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
 #        src/formats/coverage/fixtures/other/, which `coverage` makes too; checkstyle the
-#        checkstyle XML and ShellCheck JSON reports of src/formats/checkstyle/fixtures/; style-lint
+#        checkstyle XML and ShellCheck reports of src/formats/checkstyle/fixtures/; style-lint
 #        only the style linters' reports, which `sarif` makes too; python-lint only pylint's and
 #        Bandit's JSON, which `sarif` makes too)
 # Environment: ASSAY_FIXTURE_TOOLS  where the npm tools and Go's caches go
@@ -361,7 +361,8 @@ make_file_names() {
 # category" table; Bandit's screen output (each `>> Issue: [ID:name]` with the severity and
 # confidence after it, its "Run metrics" totals and its "Files skipped"). Both run without a
 # cache or previous results (pylint --persistent=n), so their output is the same on each run but
-# for Bandit's `generated_at`. The folder's own manifest.json lists the two reports.
+# for Bandit's `generated_at`. The folder's own manifest.json lists the two reports. pylint also
+# runs on tidy.py, in which it finds nothing: pylint-clean.json is its empty list.
 record_python_lint() { # out-dir
   local out=$1
   log "pylint and Bandit"
@@ -374,6 +375,9 @@ record_python_lint() { # out-dir
   expect_status "0 1 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" pylint --persistent=n --output-format=json shop >"$out/pylint.json"
   expect_status "0 1 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" pylint --persistent=n --reports=y --score=n shop \
     >"$out/pylint.tool-output.txt"
+  # A module pylint finds nothing in: its report is an empty list (its text output, the score).
+  expect_status "0" pylint --persistent=n --output-format=json tidy.py >"$out/pylint-clean.json"
+  expect_status "0" pylint --persistent=n tidy.py >"$out/pylint-clean.tool-output.txt"
   write_summary "$out/pylint.summary.json" pylint "$(pylint --version | head -n 1)" "$pylint_command" "$PWD" "$(
     jq -Rn '[inputs] as $lines
       | [$lines[] | capture("^(?<path>[^ :]+):(?<line>[0-9]+):(?<column>[0-9]+): (?<id>[A-Z][0-9]{4}): (?<message>.*) \\((?<symbol>[a-z0-9-]+)\\)$")
@@ -1278,8 +1282,9 @@ make_pull_request() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Checkstyle XML, which several linters write, and ShellCheck's own JSON: ShellCheck over
-# shell-lint/ (json1, json and checkstyle; its gcc output, one line per finding, is the summary),
+# Checkstyle XML, which several linters write, and ShellCheck's own outputs: ShellCheck over
+# shell-lint/ (json1, json, checkstyle and gcc; the gcc output, one line per finding, is also the
+# summary; tty and diff, which are refused, are kept for the refusals' tests),
 # Checkstyle over java-lint/ (its plain output, one line per finding, and its closing count),
 # ESLint with eslint-formatter-checkstyle over js-lint/ (its JSON formatter) and PHP_CodeSniffer
 # over php-lint/ (its JSON report). Each summary's `findings` list every finding the tool printed:
@@ -1297,8 +1302,13 @@ make_checkstyle() {
   expect_status "1" shellcheck -f json "${scripts[@]}" >"$out/shellcheck/shellcheck.json"
   expect_status "1" shellcheck -f checkstyle "${scripts[@]}" >"$out/shellcheck/shellcheck.xml"
   expect_status "1" shellcheck -f gcc "${scripts[@]}" >"$out/shellcheck/shellcheck.tool-output.txt"
+  # The gcc output is read too (the same lines as the summary's); tty and diff are kept for the
+  # refusals that name the outputs read.
+  cp "$out/shellcheck/shellcheck.tool-output.txt" "$out/shellcheck/shellcheck.gcc"
+  expect_status "1" shellcheck -f tty "${scripts[@]}" >"$out/shellcheck/shellcheck.tty"
+  expect_status "1" shellcheck -f diff "${scripts[@]}" >"$out/shellcheck/shellcheck.diff"
   write_summary "$out/shellcheck/shellcheck.summary.json" shellcheck "$(shellcheck --version | sed -n 's/^version: //p')" \
-    "shellcheck -f json1|json|checkstyle ${scripts[*]}" "$PWD" "$(
+    "shellcheck -f json1|json|checkstyle|gcc ${scripts[*]}" "$PWD" "$(
       jq -Rn '[inputs | capture("^(?<file>[^:]+):(?<line>[0-9]+):(?<column>[0-9]+): (?<severity>[a-z]+): .* \\[(?<rule>SC[0-9]+)\\]$")
           | .line |= tonumber | .column |= tonumber] as $findings
         | {findings: $findings,
@@ -1306,7 +1316,7 @@ make_checkstyle() {
         "$out/shellcheck/shellcheck.tool-output.txt"
     )"
   local format
-  for format in json1 json xml; do
+  for format in json1 json xml gcc; do
     add_fixture checkstyle shellcheck "shellcheck/shellcheck.$format" \
       "$([ $format = xml ] && echo checkstyle-xml || echo "shellcheck-$format")" relative \
       shellcheck/shellcheck.summary.json shellcheck/shellcheck.tool-output.txt
@@ -1371,13 +1381,15 @@ make_checkstyle() {
 
 
 # Style linters on the style-lint project (`scripts/make-fixtures.sh style-lint` makes them alone):
-# markdownlint-cli2 with its SARIF formatter, stylelint with stylelint-sarif-formatter, and ESLint
-# with typescript-eslint's recommended and stylistic configs through ESLint's SARIF formatter. They
+# markdownlint-cli2 with its SARIF formatter, stylelint with stylelint-sarif-formatter, ESLint
+# with typescript-eslint's recommended and stylistic configs through ESLint's SARIF formatter, and
+# HTMLHint with its own SARIF formatter. They
 # install apart from the other npm tools, at versions that run on Node 20, and the project links
 # their node_modules so that its configurations find them. Each summary holds the tool's own counts
 # per rule and level, and the facts the tool gives about its rules, which tool-families.ts reads
 # from: stylelint's rules and those its recommended config turns on (the rules that "avoid
-# errors"), typescript-eslint's rules with their `meta.type` and the stylistic configs' rules.
+# errors"), typescript-eslint's rules with their `meta.type` and the stylistic configs' rules,
+# HTMLHint's rules (`HTMLHint.rules`).
 readonly MARKDOWNLINT_CLI2_VERSION=0.22.1
 readonly MARKDOWNLINT_SARIF_VERSION=0.0.4
 readonly STYLELINT_VERSION=16.25.0
@@ -1385,6 +1397,7 @@ readonly STYLELINT_CONFIG_STANDARD_VERSION=39.0.1
 readonly STYLELINT_SARIF_VERSION=1.0.7
 readonly TYPESCRIPT_ESLINT_VERSION=8.73.0
 readonly TYPESCRIPT_VERSION=6.0.3
+readonly HTMLHINT_VERSION=1.9.2
 readonly STYLE_DIR="$TOOLS/style-lint"
 
 install_style_tools() {
@@ -1393,7 +1406,7 @@ install_style_tools() {
     "stylelint@$STYLELINT_VERSION" "stylelint-config-standard@$STYLELINT_CONFIG_STANDARD_VERSION"
     "stylelint-sarif-formatter@$STYLELINT_SARIF_VERSION" "eslint@$ESLINT_VERSION"
     "@microsoft/eslint-formatter-sarif@$ESLINT_SARIF_VERSION" "typescript-eslint@$TYPESCRIPT_ESLINT_VERSION"
-    "typescript@$TYPESCRIPT_VERSION"
+    "typescript@$TYPESCRIPT_VERSION" "htmlhint@$HTMLHINT_VERSION"
   )
   local stamp="$STYLE_DIR/installed.txt"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${wanted[*]}" ]; then return; fi
@@ -1417,7 +1430,7 @@ style_figures() { # jsonl-file
 make_style_lint() {
   local fixtures="$ROOT/src/formats/sarif/fixtures" bin="$STYLE_DIR/node_modules/.bin" out tool
   install_style_tools
-  for tool in markdownlint stylelint typescript-eslint; do
+  for tool in markdownlint stylelint typescript-eslint htmlhint; do
     rm -rf "${fixtures:?}/$tool"
     mkdir -p "$fixtures/$tool"
   done
@@ -1479,6 +1492,24 @@ make_style_lint() {
     )"
   add_fixture sarif typescript-eslint typescript-eslint/typescript-eslint.sarif sarif absolute-file-uri \
     typescript-eslint/typescript-eslint.summary.json typescript-eslint/typescript-eslint.tool-output.txt
+
+  log "HTMLHint"
+  out="$fixtures/htmlhint"
+  # The SARIF formatter writes the log to stdout and to htmlhint.sarif in the directory it runs in.
+  expect_status "1" "$bin/htmlhint" --format sarif pages >"$out/htmlhint.sarif"
+  rm -f htmlhint.sarif
+  expect_status "1" "$bin/htmlhint" --nocolor pages >"$out/htmlhint.tool-output.txt"
+  expect_status "1" "$bin/htmlhint" --format json pages >"$WORK/_htmlhint.json"
+  jq -c '.[].messages[] | {rule: .rule.id, level: .type}' "$WORK/_htmlhint.json" >"$WORK/_htmlhint.jsonl"
+  write_summary "$out/htmlhint.summary.json" htmlhint "$("$bin/htmlhint" --version)" \
+    "htmlhint --format sarif pages" "$PWD" "$(
+      node -e '
+        const { HTMLHint } = require("htmlhint");
+        console.log(JSON.stringify({ rules: Object.keys(HTMLHint.rules).sort() }));
+      ' | jq --argjson figures "$(style_figures "$WORK/_htmlhint.jsonl")" '$figures + {ruleFacts: .}'
+    )"
+  add_fixture sarif htmlhint htmlhint/htmlhint.sarif sarif relative \
+    htmlhint/htmlhint.summary.json htmlhint/htmlhint.tool-output.txt
 
   # The manifest's entries of these fixtures, replaced or added.
   jq --slurpfile new "$WORK/_manifest/sarif.jsonl" \

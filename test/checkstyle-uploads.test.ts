@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import {
   listToolFixtures,
+  readFixtureFile,
   readToolFixture,
   readToolSummary,
   type ToolFixture,
@@ -15,7 +16,7 @@ import { startUploaderScene, type UploaderScene, uploadProcessed } from "./helpe
 
 /**
  * Checkstyle XML from four real producers (ShellCheck, Checkstyle, ESLint's checkstyle formatter,
- * PHP_CodeSniffer) and ShellCheck's json1 and json, uploaded through `uploadArtifact` and compared
+ * PHP_CodeSniffer) and ShellCheck's json1, json and gcc outputs, uploaded through `uploadArtifact` and compared
  * with what each tool printed itself (src/formats/checkstyle/fixtures/, made by
  * `scripts/make-fixtures.sh checkstyle`): every finding at the file, line and column the tool
  * printed, under the rule the tool names, with the severity and category
@@ -109,6 +110,7 @@ const FORMAT_NAMES: Record<string, string> = {
   "checkstyle-xml": "checkstyle XML",
   "shellcheck-json1": "ShellCheck json1",
   "shellcheck-json": "ShellCheck JSON",
+  "shellcheck-gcc": "ShellCheck gcc",
 };
 
 const fixtures = listToolFixtures("checkstyle");
@@ -119,15 +121,22 @@ before(async () => {
 });
 after(() => scene?.server.stop());
 
-async function upload(fixture: ToolFixture): Promise<ArtifactOut> {
+/** Where an upload goes: a repository of its own unless given, and the analyzer it is uploaded under. */
+interface UploadTarget {
+  repository?: Awaited<ReturnType<typeof aRepository>>;
+  commitOid?: string;
+  analyzer?: string;
+}
+
+async function upload(fixture: ToolFixture, target: UploadTarget = {}): Promise<ArtifactOut> {
   const { server, token, account } = scene;
-  const repository = await aRepository(server.db, account);
+  const repository = target.repository ?? (await aRepository(server.db, account));
   const name = fixture.file.slice(fixture.tool.length + 1);
   const { artifactId } = await uploadProcessed(server, token, {
     repositoryId: encodeGlobalId("Repository", repository.key),
-    commitOid: aCommitOid(),
+    commitOid: target.commitOid ?? aCommitOid(),
     branch: repository.default_branch,
-    analyzer: fixture.tool,
+    analyzer: target.analyzer ?? fixture.tool,
     analyzerType: "community",
     workDir: fixture.workDir,
     data: readToolFixture("checkstyle", fixture.tool, name),
@@ -135,17 +144,28 @@ async function upload(fixture: ToolFixture): Promise<ArtifactOut> {
   return dataOf(await gql(server.endpoint, token, READ, { id: artifactId })).node as ArtifactOut;
 }
 
+/** A check's findings as the API lists them: place, rule, severity and category. */
+function storedFindings(artifact: ArtifactOut): string[] {
+  return artifact.check.issues.edges
+    .map(
+      ({ node }) =>
+        `${node.path}:${node.beginLine}:${node.beginColumn} ${node.shortcode} ${node.severity} ${node.category}`,
+    )
+    .sort();
+}
+
 function key(finding: { path: string; line: number; column: number | null; rule: string; severity: string }) {
   return `${finding.path}:${finding.line}:${finding.column ?? "-"} ${finding.rule} ${finding.severity}`;
 }
 
 describe("checkstyle XML and ShellCheck JSON of real tools, through the API", () => {
-  it("the fixtures hold four producers of checkstyle XML and ShellCheck's two JSON outputs", () => {
+  it("the fixtures hold four producers of checkstyle XML and ShellCheck's JSON and gcc outputs", () => {
     assert.deepEqual(fixtures.map((fixture) => `${fixture.tool} ${fixture.format}`).sort(), [
       "checkstyle checkstyle-xml",
       "eslint checkstyle-xml",
       "phpcs checkstyle-xml",
       "shellcheck checkstyle-xml",
+      "shellcheck shellcheck-gcc",
       "shellcheck shellcheck-json",
       "shellcheck shellcheck-json1",
     ]);
@@ -238,6 +258,72 @@ describe("checkstyle XML and ShellCheck JSON of real tools, through the API", ()
       await refusal('{"comments": [{"file": "a.sh", "line": 1, "level": "error"}]}'),
       /^the ShellCheck JSON report is invalid: comment 1: it has no numeric "code"\.$/,
     );
+  });
+
+  it("ShellCheck's gcc and json1 outputs of the same scripts store the same findings, with the same fingerprints", async () => {
+    const gcc = fixtures.find((fixture) => fixture.format === "shellcheck-gcc")!;
+    const json1 = fixtures.find((fixture) => fixture.format === "shellcheck-json1")!;
+    // An analyzer no other test uploads to: the categories are those the gcc output itself gives.
+    const analyzer = `shellcheck-gcc-${aCommitOid().slice(0, 8)}`;
+    const repository = await aRepository(scene.server.db, scene.account);
+    const commitOid = aCommitOid();
+    const fromGcc = await upload(gcc, { repository, commitOid, analyzer });
+    assert.equal(fromGcc.status, "PROCESSED", fromGcc.error ?? "");
+    assert.equal(fromGcc.format, "ShellCheck gcc");
+    assert.equal(fromGcc.storedCount, 20);
+    // json1 of the same scripts to the same check: each of its findings is one gcc's already
+    // reported (the same fingerprint), so none is stored twice.
+    const again = await upload(json1, { repository, commitOid, analyzer });
+    assert.equal(again.status, "PROCESSED", again.error ?? "");
+    assert.equal(again.storedCount, 0);
+    assert.deepEqual(again.skipped, [{ reason: "ALREADY_REPORTED", count: 20 }]);
+    // json1 alone, in another repository: the findings the gcc output stored.
+    const fromJson1 = await upload(json1, { analyzer });
+    assert.deepEqual(storedFindings(fromJson1), storedFindings(fromGcc));
+    const styled = fromGcc.check.issues.edges.filter(({ node }) => node.category === "STYLE");
+    assert.deepEqual(
+      [...new Set(styled.map(({ node }) => node.shortcode))].sort(),
+      [...SHELLCHECK_STYLE].sort(),
+    );
+  });
+
+  it("refuses ShellCheck's tty, diff and quiet outputs, naming the outputs that are read", async () => {
+    const { server, token, account } = scene;
+    const repository = await aRepository(server.db, account);
+    const refusal = async (data: string): Promise<string> => {
+      const answer = dataOf(
+        await gql(
+          server.endpoint,
+          token,
+          `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }`,
+          {
+            input: {
+              repositoryId: encodeGlobalId("Repository", repository.key),
+              commitOid: aCommitOid(),
+              branch: repository.default_branch,
+              analyzer: "shellcheck",
+              analyzerType: "community",
+              data,
+            },
+          },
+        ),
+      ).uploadArtifact as { ok: boolean; error: string };
+      assert.equal(answer.ok, false);
+      return answer.error;
+    };
+    const named = /upload (?:its|ShellCheck's) `-f json1`, `-f gcc` or `-f checkstyle` output instead\.$/;
+    const tty = await refusal(readFixtureFile("checkstyle", "shellcheck/shellcheck.tty"));
+    assert.match(tty, /^the report is not read: this is ShellCheck's tty output \(-f tty\)/);
+    assert.match(tty, named);
+    const diff = await refusal(readFixtureFile("checkstyle", "shellcheck/shellcheck.diff"));
+    assert.match(diff, /^the report is not read: this is a patch \(ShellCheck's -f diff/);
+    assert.match(diff, named);
+    const quiet = await refusal("");
+    assert.match(
+      quiet,
+      /^the report is not read: the report is empty \(ShellCheck's -f quiet writes nothing/,
+    );
+    assert.match(quiet, named);
   });
 
   it("agrees with each tool's own totals: Checkstyle's errors, phpcs' errors and warnings", () => {

@@ -260,4 +260,36 @@ describe("pylint's and Bandit's JSON through the API, compared with the tools' o
       assert.match(answer.error, error);
     }
   });
+
+  it("pylint's report of a module it finds nothing in, an empty list, is pylint's under pylint and named an empty list under an analyzer that does not say", async () => {
+    const pylint = fixtureOf("pylint");
+    const clean = fs.readFileSync(path.join(FOLDER, "pylint-clean.json"), "utf8");
+    assert.equal(clean.trim(), "[]", "pylint wrote an empty list");
+    assert.match(
+      fs.readFileSync(path.join(FOLDER, "pylint-clean.tool-output.txt"), "utf8"),
+      /rated at 10\.00\/10/,
+      "pylint found nothing",
+    );
+    const { server, token, account } = scene;
+    const formatUnder = async (analyzer: string) => {
+      const repository = await aRepository(server.db, account);
+      const { artifactId } = await uploadProcessed(server, token, {
+        repositoryId: encodeGlobalId("Repository", repository.key),
+        commitOid: aCommitOid(),
+        branch: repository.default_branch,
+        analyzer,
+        analyzerType: "community",
+        workDir: pylint.workDir,
+        data: clean,
+      });
+      const node = dataOf(await gql(server.endpoint, token, READ, { id: artifactId })).node as ArtifactOut;
+      assert.equal(node.status, "PROCESSED", node.error ?? "");
+      assert.equal(node.readCount, 0);
+      assert.equal(node.check.occurrences.totalCount, 0);
+      return node.format;
+    };
+    assert.equal(await formatUnder("pylint"), "pylint JSON");
+    assert.equal(await formatUnder("PyLint"), "pylint JSON", "the shortcode's case does not matter");
+    assert.equal(await formatUnder("lint-report"), "empty JSON list");
+  });
 });

@@ -320,6 +320,31 @@ function styleRuleFacts(name: string): Record<string, unknown> {
   return summary.figures.ruleFacts;
 }
 
+/** The HTMLHint rules of the style-lint fixture, by docs/ingestion-sarif.md's HTMLHint rows. */
+const HTMLHINT_CATEGORY: Record<string, string> = {
+  "alt-require": "BUG_RISK",
+  "button-type-require": "BUG_RISK",
+  "doctype-first": "BUG_RISK",
+  "h1-require": "BUG_RISK",
+  "html-lang-require": "BUG_RISK",
+  "id-unique": "BUG_RISK",
+  "input-requires-label": "BUG_RISK",
+  "meta-charset-require": "BUG_RISK",
+  "spec-char-escape": "BUG_RISK",
+  "src-not-empty": "BUG_RISK",
+  "tag-no-obsolete": "BUG_RISK",
+  "tag-pair": "BUG_RISK",
+  "title-require": "BUG_RISK",
+  "attr-value-no-duplication": "ANTI_PATTERN",
+  "inline-script-disabled": "ANTI_PATTERN",
+  "inline-style-disabled": "ANTI_PATTERN",
+  "style-disabled": "ANTI_PATTERN",
+  "head-script-disabled": "PERFORMANCE",
+  "attr-lowercase": "STYLE",
+  "attr-value-double-quotes": "STYLE",
+  "tagname-lowercase": "STYLE",
+};
+
 /** The lint scale (docs/ingestion-sarif.md "Severity" step 3): error → MAJOR; warning, note → MINOR. */
 function lintScale(level: Level): Severity {
   return level === "error" ? "MAJOR" : "MINOR";
@@ -377,6 +402,12 @@ function documentedMapping(
     // stylelint: the rules its recommended config turns on avoid errors; the others enforce conventions.
     const { recommendedRules } = styleRuleFacts("stylelint.summary.json") as { recommendedRules: string[] };
     const category = recommendedRules.includes(rule) ? "BUG_RISK" : "STYLE";
+    return { category, severity: lintScale(level) };
+  }
+  if (tool === "htmlhint") {
+    // HTMLHint: the fixture's rules as docs/ingestion-sarif.md's HTMLHint rows file them.
+    const category = HTMLHINT_CATEGORY[rule];
+    if (category === undefined) throw new Error(`HTMLHint rule ${rule} is not written down here`);
     return { category, severity: lintScale(level) };
   }
   if (tool === "eslint" && rule.startsWith("@typescript-eslint/")) {

@@ -20,6 +20,7 @@ const EXPECTED: Record<string, SniffedFormat[]> = {
   "checkstyle-xml": ["checkstyle-xml"],
   "shellcheck-json1": ["shellcheck-json1"],
   "shellcheck-json": ["shellcheck-json"],
+  "shellcheck-gcc": ["shellcheck-gcc"],
 };
 
 describe("sniffFormat", () => {

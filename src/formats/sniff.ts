@@ -2,6 +2,7 @@ import { type ParsedTokenInfo, Tokenizer, TokenType } from "@streamparser/json";
 import { detectCoverageFormat } from "./coverage/detect.ts";
 import type { CoverageFormat } from "./coverage/types.ts";
 import { pythonToolJsonOf } from "./json-tools.ts";
+import { isShellcheckGccLine } from "./shellcheck/gcc-reader.ts";
 
 /**
  * Tells which kind of report a text is from its first bytes, so that an upload sent with the wrong
@@ -22,6 +23,7 @@ export type SniffedFormat =
   | "checkstyle-xml"
   | "shellcheck-json1"
   | "shellcheck-json"
+  | "shellcheck-gcc"
   | "pylint-json"
   | "bandit-json"
   | "lcov"
@@ -59,6 +61,7 @@ const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   "checkstyle-xml": ["findings", "a checkstyle XML report"],
   "shellcheck-json1": ["findings", "ShellCheck's json1 output"],
   "shellcheck-json": ["findings", "ShellCheck's JSON output"],
+  "shellcheck-gcc": ["findings", "ShellCheck's gcc output"],
   "pylint-json": ["findings", "pylint's JSON output"],
   "bandit-json": ["findings", "a Bandit JSON report"],
   lcov: ["coverage", "an LCOV coverage report"],
@@ -110,6 +113,7 @@ function sniffedFormatOf(text: string): SniffedFormat {
   }
   if (/^SPDXVersion:\s*SPDX-/m.test(start.slice(0, 4096))) return "spdx-tag-value";
   if (looksLikeGoVet(start)) return "go-vet-json";
+  if (isShellcheckGccLine(start.split("\n", 1)[0] ?? "")) return "shellcheck-gcc";
   if (looksLikeDiff(start)) return "unified-diff";
   return "unknown";
 }

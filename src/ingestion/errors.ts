@@ -82,8 +82,12 @@ export function invalidReportMessage(error: unknown): string | undefined {
       ? `the report is invalid: ${error.message}`
       : `the checkstyle XML report is invalid: ${error.message}`;
   }
-  if (error instanceof ShellcheckFormatError)
-    return `the ShellCheck JSON report is invalid: ${error.message}`;
+  if (error instanceof ShellcheckFormatError) {
+    if (error.problem === "NOT_READ") return `the report is not read: ${error.message}`;
+    return error.output === "gcc"
+      ? `the ShellCheck gcc report is invalid: ${error.message}`
+      : `the ShellCheck JSON report is invalid: ${error.message}`;
+  }
   if (error instanceof PylintFormatError) {
     return error.problem === "NOT_PYLINT"
       ? `the report is invalid: ${error.message}`

@@ -9,10 +9,11 @@ import {
   RepositoryConfigError,
   readRepositoryConfig,
 } from "../formats/deepsource-config/reader.ts";
-import { FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
+import { emptyReportRefusal, FINDINGS_FORMAT_NAMES } from "../formats/findings.ts";
 import { type ReportPlacement, reportPlacement, rootField } from "../formats/report-placement.ts";
 import { findWorkingDirectories } from "../formats/sarif/working-directories.ts";
 import type { SbomStandard } from "../formats/sbom/index.ts";
+import { ShellcheckFormatError } from "../formats/shellcheck/reader.ts";
 import { SNIFF_HEAD_BYTES, sniffFormat } from "../formats/sniff.ts";
 import { newRowKey } from "../graphql/global-id.ts";
 import { enqueueJob } from "../jobs/job-store.ts";
@@ -305,7 +306,7 @@ async function validateReport(
         () => textChunks(bytes, upload.compression, config.artifactMaxBytes),
         placement.root,
       );
-      const summary = await validateSarif(text(), placement, workingDirectories);
+      const summary = await validateSarif(text(), placement, workingDirectories, checked.analyzer);
       warnings = sarifPlacementWarnings(summary, placement.root, rootField(placement));
       format = FINDINGS_FORMAT_NAMES[summary.format];
     } else if (checked.kind === "COVERAGE") {
@@ -335,7 +336,9 @@ async function validateReport(
     const head = await reportHead(bytes, upload.compression, config.artifactMaxBytes, SNIFF_HEAD_BYTES).catch(
       () => "",
     );
-    const wrong = wrongFormatMessage(checked.kind, sniffFormat(head));
+    // ShellCheck's diff output is a unified diff, but under ShellCheck it was meant as findings.
+    const notRead = error instanceof ShellcheckFormatError && error.problem === "NOT_READ";
+    const wrong = notRead ? undefined : wrongFormatMessage(checked.kind, sniffFormat(head));
     throw new UploadError(wrong === undefined ? "INVALID_REPORT" : "WRONG_FORMAT", wrong ?? problem);
   }
   return { sha256: hash.digest(), format, reportBytes, warnings };
@@ -382,6 +385,10 @@ export async function acceptUpload(
     const known = await findAnalyzerByShortcode(db, checked.analyzer);
     if (!known) throw unknownAnalyzer(checked.analyzer);
   }
+  // An empty report is refused before decoding; ShellCheck's -f quiet is said as such.
+  const quiet =
+    checked.kind === "SARIF" && upload.data.length === 0 ? emptyReportRefusal(checked.analyzer) : null;
+  if (quiet !== null) throw new UploadError("INVALID_REPORT", `the report is not read: ${quiet}`);
   const bytes = decodeUploadData(upload.data, upload.compression);
   const report = await validateReport(bytes, upload, checked, config);
   const stored = await storedForm(bytes, upload.compression);

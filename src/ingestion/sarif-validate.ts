@@ -218,13 +218,15 @@ export interface SarifSummary {
  * Reads a whole findings report (SARIF, or cppcheck's XML) with the streaming reader (bounded
  * memory) so the upload intake can refuse a bad one before storing it, and counts where its
  * results would go with the upload's placement (src/formats/report-placement.ts) and the runs' `workingDirectories`
- * (`findWorkingDirectories`). Throws the reader's `SarifFormatError` or
- * `CppcheckFormatError` unchanged; its message names the problem and where it is.
+ * (`findWorkingDirectories`); `analyzer` is the shortcode it was uploaded under (readFindings'
+ * option). Throws the reader's `SarifFormatError` or `CppcheckFormatError` unchanged; its message
+ * names the problem and where it is.
  */
 export async function validateSarif(
   text: AsyncIterable<Uint8Array>,
   placement: ReportPlacement,
   workingDirectories?: ReadonlyMap<number, string>,
+  analyzer: string | null = null,
 ): Promise<SarifSummary> {
   const summary: SarifSummary = {
     format: "sarif",
@@ -240,7 +242,13 @@ export async function validateSarif(
   const onFormat = (format: FindingsFormat) => {
     summary.format = format;
   };
-  const options = { workDir: placement.root, directory: placement.directory, workingDirectories, onFormat };
+  const options = {
+    workDir: placement.root,
+    directory: placement.directory,
+    workingDirectories,
+    analyzer,
+    onFormat,
+  };
   for await (const event of readFindings(text, options)) {
     if (event.type === "run") {
       summary.runs += 1;

@@ -324,7 +324,13 @@ describe("ShellCheck's json1 and json", () => {
     assert.equal(findingsFormatOf('{"comments":[]}', true), "shellcheck-json1");
     assert.equal(findingsFormatOf('{"version":"2.1.0","runs":[]}', true), "sarif");
     assert.equal(findingsFormatOf('[{"kind":"warning"}]', true), "gcc-json");
-    assert.equal(findingsFormatOf("[]", true), "gcc-json");
+    // An empty list: several in a row are GCC's; one alone is the tool's the upload names, else no tool's.
+    assert.equal(findingsFormatOf("[]\n[]\n", true), "gcc-json");
+    assert.equal(findingsFormatOf("[]", true), "empty-list");
+    assert.equal(findingsFormatOf("[]\n", false), null, "a list may follow");
+    assert.equal(findingsFormatOf("[]", true, "shellcheck"), "shellcheck-json");
+    assert.equal(findingsFormatOf("[]", true, "pylint"), "pylint-json");
+    assert.equal(findingsFormatOf("[]", true, "gcc"), "gcc-json");
   });
 
   it("reads an empty report (no comments) as a run without results", async () => {

@@ -1,7 +1,14 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { it } from "node:test";
-import { readToolSummary } from "../fixtures.ts";
+import { readToolFixture, readToolSummary } from "../fixtures.ts";
+import { SHELLCHECK_STYLE_CODES } from "../shellcheck/style-codes.ts";
+import {
+  HTMLHINT_DEFECT_RULES,
+  HTMLHINT_PERFORMANCE_RULES,
+  HTMLHINT_PRACTICE_RULES,
+  HTMLHINT_STYLE_RULES,
+} from "./htmlhint-rule-kinds.ts";
 import { isStylelintBuiltInRule, STYLELINT_ERROR_RULES } from "./stylelint-rule-kinds.ts";
 import {
   TYPESCRIPT_ESLINT_PROBLEM_RULES,
@@ -60,4 +67,31 @@ it("lists the rules stylelint's recommended config turns on, all of them built-i
     "built-in rule names have no namespace",
   );
   assert.ok(core.size > 100, "the summary lists stylelint's rules");
+});
+
+it("files each rule HTMLHint lists under exactly one of its rows", () => {
+  const { rules } = factsOf<{ rules: string[] }>("htmlhint.sarif");
+  assert.ok(rules.length > 40, "the summary lists HTMLHint's rules");
+  const listed = [
+    HTMLHINT_DEFECT_RULES,
+    HTMLHINT_PRACTICE_RULES,
+    HTMLHINT_PERFORMANCE_RULES,
+    HTMLHINT_STYLE_RULES,
+  ]
+    .flatMap((list) => [...list])
+    .sort();
+  assert.deepEqual(listed, [...rules].sort(), "every rule once, and no rule HTMLHint does not have");
+});
+
+it("knows which of ShellCheck's notes are style comments: the levels its json1 output gave", () => {
+  const { comments } = JSON.parse(readToolFixture("checkstyle", "shellcheck", "shellcheck.json1")) as {
+    comments: Array<{ code: number; level: string }>;
+  };
+  const notes = comments.filter((comment) => comment.level === "info" || comment.level === "style");
+  assert.ok(
+    notes.some((comment) => comment.level === "style") && notes.some((comment) => comment.level === "info"),
+  );
+  for (const { code, level } of notes) {
+    assert.equal(SHELLCHECK_STYLE_CODES.has(code) ? "style" : "info", level, `SC${code}`);
+  }
 });

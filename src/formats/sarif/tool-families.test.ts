@@ -127,6 +127,20 @@ const EXAMPLES: Record<string, Example> = {
     category: "STYLE",
     severities: LINT,
   },
+  "htmlhint-defects": { tool: "HTMLHint", ruleId: "tag-pair", category: "BUG_RISK", severities: LINT },
+  "htmlhint-practices": {
+    tool: "HTMLHint",
+    ruleId: "inline-style-disabled",
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "htmlhint-performance": {
+    tool: "HTMLHint",
+    ruleId: "head-script-disabled",
+    category: "PERFORMANCE",
+    severities: LINT,
+  },
+  "htmlhint-style": { tool: "HTMLHint", ruleId: "attr-lowercase", category: "STYLE", severities: LINT },
   "eslint-jsdoc": {
     tool: "ESLint",
     ruleId: "jsdoc/require-param",

@@ -1,5 +1,11 @@
 import type { IssueCategory, IssueSeverity } from "../issue-vocabulary.ts";
 import { ESLINT_LAYOUT_RULES, ESLINT_PROBLEM_RULES, ESLINT_SUGGESTION_RULES } from "./eslint-rule-types.ts";
+import {
+  HTMLHINT_DEFECT_RULES,
+  HTMLHINT_PERFORMANCE_RULES,
+  HTMLHINT_PRACTICE_RULES,
+  HTMLHINT_STYLE_RULES,
+} from "./htmlhint-rule-kinds.ts";
 import { isStylelintBuiltInRule, STYLELINT_ERROR_RULES } from "./stylelint-rule-kinds.ts";
 import {
   TYPESCRIPT_ESLINT_PROBLEM_RULES,
@@ -484,6 +490,46 @@ const FAMILIES: readonly FamilySpec[] = [
     ],
   },
   {
+    // HTMLHint's rules by what its rule docs say each checks (htmlhint-rule-kinds.ts). Each rule
+    // reports at the level its own code gives (error or warning; `.htmlhintrc` only turns rules
+    // on and off), read on the lint scale.
+    family: "HTMLHint",
+    tools: ["htmlhint"],
+    source:
+      "HTMLHint's rule docs (htmlhint.com/rules: what each rule requires and why); `htmlhint --format sarif` names the driver `HTMLHint` and writes no category",
+    rows: [
+      {
+        key: "htmlhint-defects",
+        rule: idIn(
+          "markup that does not work as written (`tag-pair`, `id-unique`, `alt-require`…)",
+          HTMLHINT_DEFECT_RULES,
+        ),
+        category: "BUG_RISK",
+      },
+      {
+        key: "htmlhint-practices",
+        rule: idIn(
+          "practices a team forbids (`inline-style-disabled`, `style-disabled`, `tags-check`…)",
+          HTMLHINT_PRACTICE_RULES,
+        ),
+        category: "ANTI_PATTERN",
+      },
+      {
+        key: "htmlhint-performance",
+        rule: idIn("`head-script-disabled`", HTMLHINT_PERFORMANCE_RULES),
+        category: "PERFORMANCE",
+      },
+      {
+        key: "htmlhint-style",
+        rule: idIn(
+          "how markup is written (`attr-lowercase`, `tagname-lowercase`, quotes, spacing…)",
+          HTMLHINT_STYLE_RULES,
+        ),
+        category: "STYLE",
+      },
+    ],
+  },
+  {
     family: "oxlint",
     tools: ["oxlint"],
     source:
@@ -573,12 +619,13 @@ const FAMILIES: readonly FamilySpec[] = [
     // error, an array expansion re-split), warning a likely bug (cd without a check, an unused
     // variable), info a weaker one (unquoted expansions), style a cleaner way to write the same.
     // Its json1 and json outputs (shellcheck/reader.ts) and its checkstyle XML carry the level as
-    // `properties.severity`; checkstyle XML writes style as info. Converters to SARIF
+    // `properties.severity`; checkstyle XML writes style as info; its gcc output writes both info
+    // and style as note, which its reader tells apart by the code (style-codes.ts). Converters to SARIF
     // (shellcheck-sarif) carry only the level: the last row covers them.
     family: "ShellCheck",
     tools: ["shellcheck"],
     source:
-      "ShellCheck's wiki and `--severity` (error, warning, info, style); its formatters json1, json and checkstyle",
+      "ShellCheck's wiki and `--severity` (error, warning, info, style); its formatters json1, json, checkstyle and gcc",
     rows: [
       { key: "shellcheck-style", rule: property("severity", "style"), category: "STYLE" },
       { key: "shellcheck", rule: ANY_RULE, category: "BUG_RISK" },

@@ -20,19 +20,29 @@ import { isRecord, readTextReport, type TextReportReader } from "../text-report.
  * columns are not kept, only its lines. `fix` is not kept.
  */
 
-/** Which rule of the format a document broke. */
-export type ShellcheckFormatProblem = "INVALID_JSON" | "INVALID_STRUCTURE" | "INVALID_TEXT";
+/**
+ * Which rule of the format a document broke; `NOT_READ` is one of ShellCheck's outputs that is not
+ * findings (`-f tty`, `diff`, `quiet`), refused naming the outputs that are read.
+ */
+export type ShellcheckFormatProblem = "INVALID_JSON" | "INVALID_STRUCTURE" | "INVALID_TEXT" | "NOT_READ";
 
-/** ShellCheck JSON the reader cannot accept; the message says what is wrong and where. */
+/** Which of ShellCheck's outputs a report was read as: its JSON (json1, json) or its gcc lines. */
+export type ShellcheckOutput = "json" | "gcc";
+
+/** A ShellCheck report the readers cannot accept; the message says what is wrong and where. */
 export class ShellcheckFormatError extends Error {
   override name = "ShellcheckFormatError";
   constructor(
     readonly problem: ShellcheckFormatProblem,
     message: string,
+    readonly output: ShellcheckOutput = "json",
   ) {
     super(message);
   }
 }
+
+/** The outputs the readers take, as a refusal names them. */
+export const SHELLCHECK_OUTPUTS_READ = "`-f json1`, `-f gcc` or `-f checkstyle`";
 
 /** The two JSON forms: `json1` (`{"comments": […]}`) and `json` (the list alone). */
 export type ShellcheckJsonForm = "json1" | "json";
@@ -49,7 +59,8 @@ export interface ShellcheckReadOptions {
   directory?: string | null;
 }
 
-const TOOL: SarifTool = {
+/** The run's tool of every ShellCheck output (the tool-family table knows it as `shellcheck`). */
+export const SHELLCHECK_TOOL: SarifTool = {
   name: "shellcheck",
   version: null,
   informationUri: "https://www.shellcheck.net",
@@ -85,7 +96,7 @@ export function readShellcheckJson(
 }
 
 class ShellcheckReader implements TextReportReader {
-  readonly events: SarifEvent[] = [{ type: "run", run: { index: 0, tool: TOOL } }];
+  readonly events: SarifEvent[] = [{ type: "run", run: { index: 0, tool: SHELLCHECK_TOOL } }];
   private readonly pathContext;
   private readonly parser: JSONParser;
   private readonly form: ShellcheckJsonForm;

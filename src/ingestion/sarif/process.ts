@@ -294,7 +294,12 @@ export async function stageSarif(
   try {
     // The stored report is read again: a run's working directory may come after its results.
     const workingDirectories = await findWorkingDirectories(input.text, placement.root);
-    const readOptions = { workDir: placement.root, directory: placement.directory, workingDirectories };
+    const readOptions = {
+      workDir: placement.root,
+      directory: placement.directory,
+      workingDirectories,
+      analyzer: artifact.analyzer,
+    };
     for await (const event of readFindings(input.text(), readOptions)) {
       if (event.type === "run") {
         tools.set(event.run.index, event.run.tool);
