@@ -1,12 +1,13 @@
 // test-runner: execution-mode independent (SARIF processing is SQL inside a transaction, no GraphQL)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../src/db/types.ts";
+import { aRepository } from "./helpers/builders.ts";
 import { anIssue } from "./helpers/builders-catalog.ts";
 import { anIssueCategorySetting } from "./helpers/builders-metrics.ts";
 import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
-import { aResult, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
+import { aResult, type Scene, sarifLog, sarifScenes } from "./helpers/sarif-scene.ts";
 
 /**
  * Each finding's own severity and the grading of its rule's issue (docs/ingestion-sarif.md
@@ -25,24 +26,27 @@ after(() => database?.close());
 
 const { aScene, aNextScene, ingest, occurrencesOf } = sarifScenes(() => db);
 
-async function issueSeverity(analyzerId: string, shortcode: string): Promise<string> {
-  const issue = await db
+/**
+ * The issue the scene's account files findings of `shortcode` under: the shared catalog's, else its
+ * own (docs/ingestion-sarif.md "An account's issues are its own").
+ */
+function issueOf(scene: Scene, shortcode: string) {
+  return db
     .selectFrom("issues")
-    .select("severity")
-    .where("analyzer_id", "=", analyzerId)
+    .select(["severity", "category"])
+    .where("analyzer_id", "=", scene.analyzer.id)
     .where("shortcode", "=", shortcode)
+    .where((eb) => eb.or([eb("account_id", "is", null), eb("account_id", "=", scene.account.id)]))
+    .orderBy(sql`account_id IS NOT NULL`)
     .executeTakeFirstOrThrow();
-  return issue.severity;
 }
 
-async function issueCategory(analyzerId: string, shortcode: string): Promise<string> {
-  const issue = await db
-    .selectFrom("issues")
-    .select("category")
-    .where("analyzer_id", "=", analyzerId)
-    .where("shortcode", "=", shortcode)
-    .executeTakeFirstOrThrow();
-  return issue.category;
+async function issueSeverity(scene: Scene, shortcode: string): Promise<string> {
+  return (await issueOf(scene, shortcode)).severity;
+}
+
+async function issueCategory(scene: Scene, shortcode: string): Promise<string> {
+  return (await issueOf(scene, shortcode)).category;
 }
 
 describe("severity of findings", () => {
@@ -65,13 +69,23 @@ describe("severity of findings", () => {
       (await occurrencesOf(scene.check.id)).map((o) => `${o.begin_line} ${o.severity}`),
       ["1 MAJOR", "2 MINOR"],
     );
-    assert.equal(await issueSeverity(scene.analyzer.id, "R"), "MAJOR");
+    assert.equal(await issueSeverity(scene, "R"), "MAJOR");
 
-    // Another repository's upload with the rule at warning only: its issue follows the upload,
-    // the first repository's findings keep their own severity.
-    const other = await aScene({ analyzer: scene.analyzer });
+    // Another account's upload with the rule at warning only: its own issue follows its upload,
+    // the first account's stays as its own upload graded it.
+    const stranger = await aScene({ analyzer: scene.analyzer });
+    await ingest(stranger, sarifLog([{ rules: [{ id: "R" }], results: [aResult("R", "c.js", 1)] }]));
+    assert.equal(await issueSeverity(stranger, "R"), "MINOR");
+    assert.equal(await issueSeverity(scene, "R"), "MAJOR", "another account's upload changes nothing here");
+
+    // Another repository of the same account: the account's issue follows the upload, the first
+    // repository's findings keep their own severity.
+    const other = await aScene({
+      analyzer: scene.analyzer,
+      repository: await aRepository(db, scene.account),
+    });
     await ingest(other, sarifLog([{ rules: [{ id: "R" }], results: [aResult("R", "b.js", 1)] }]));
-    assert.equal(await issueSeverity(scene.analyzer.id, "R"), "MINOR");
+    assert.equal(await issueSeverity(scene, "R"), "MINOR");
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => o.severity),
       ["MAJOR", "MINOR"],
@@ -92,7 +106,7 @@ describe("severity of findings", () => {
         },
       ]),
     );
-    assert.equal(await issueSeverity(scene.analyzer.id, "D"), "MINOR");
+    assert.equal(await issueSeverity(scene, "D"), "MINOR");
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => o.severity),
       ["MAJOR", "MINOR"],
@@ -114,8 +128,8 @@ describe("severity of findings", () => {
         },
       ]),
     );
-    assert.equal(await issueSeverity(scene.analyzer.id, "LATE"), "MINOR", "its declared level");
-    assert.equal(await issueSeverity(scene.analyzer.id, "OPEN"), "MAJOR", "the level its result had");
+    assert.equal(await issueSeverity(scene, "LATE"), "MINOR", "its declared level");
+    assert.equal(await issueSeverity(scene, "OPEN"), "MAJOR", "the level its result had");
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.severity}`),
       ["LATE MAJOR", "LATE MINOR", "OPEN MAJOR"],
@@ -137,8 +151,8 @@ describe("severity of findings", () => {
         },
       ]),
     );
-    assert.equal(await issueSeverity(scene.analyzer.id, "KNOWN"), "CRITICAL");
-    assert.equal(await issueSeverity(scene.analyzer.id, "NEW"), "MAJOR");
+    assert.equal(await issueSeverity(scene, "KNOWN"), "CRITICAL");
+    assert.equal(await issueSeverity(scene, "NEW"), "MAJOR");
     assert.deepEqual(
       (await occurrencesOf(scene.check.id)).map((o) => `${o.rule} ${o.severity} ${o.issue_severity}`),
       ["KNOWN MAJOR CRITICAL", "NEW MAJOR MAJOR"],
@@ -213,7 +227,7 @@ describe("severity of findings", () => {
       canFailCheck: false,
     });
     const hidden = await ingest(bugsHidden, report);
-    assert.equal(await issueCategory(bugsHidden.analyzer.id, "PLAIN"), "BUG_RISK");
+    assert.equal(await issueCategory(bugsHidden, "PLAIN"), "BUG_RISK");
     assert.deepEqual(hidden.result.skipped, { NOT_REPORTED: 2 }, "both findings are bug risks, not reported");
     assert.equal(hidden.result.stored, 0);
     assert.deepEqual(await occurrencesOf(bugsHidden.check.id), []);
@@ -229,7 +243,7 @@ describe("severity of findings", () => {
     assert.equal((await occurrencesOf(antiPatternsHidden.check.id)).length, 2);
   });
 
-  it("keeps the category a rule's issue was filed under when another account's upload has it at another level", async () => {
+  it("keeps the category a rule's issue was filed under when a later upload of the account has it at another level", async () => {
     // Rules without a level, tags or a family: only their findings' levels guess a category.
     const report = (level: "error" | "warning", path: string) =>
       sarifLog([
@@ -240,16 +254,18 @@ describe("severity of findings", () => {
       ]);
     const first = await aScene();
     await ingest(first, report("error", "a.js"));
-    assert.equal(await issueCategory(first.analyzer.id, "PLAIN"), "BUG_RISK");
-    assert.equal(await issueCategory(first.analyzer.id, "QUIET"), "ANTI_PATTERN");
+    assert.equal(await issueCategory(first, "PLAIN"), "BUG_RISK");
+    assert.equal(await issueCategory(first, "QUIET"), "ANTI_PATTERN");
 
-    // Another account's repository hides bug risks; its upload has PLAIN at warning and QUIET at error.
-    const other = await aScene({ analyzer: first.analyzer });
+    // Another repository of the account hides bug risks; its upload has PLAIN at warning and QUIET at error.
+    const other = await aScene({
+      analyzer: first.analyzer,
+      repository: await aRepository(db, first.account),
+    });
     await anIssueCategorySetting(db, other.repository, "BUG_RISK", {
       isReported: false,
       canFailCheck: false,
     });
-    assert.notEqual(other.account.id, first.account.id);
     const { result } = await ingest(
       other,
       sarifLog([
@@ -262,8 +278,8 @@ describe("severity of findings", () => {
         },
       ]),
     );
-    assert.equal(await issueCategory(first.analyzer.id, "PLAIN"), "BUG_RISK", "not guessed again");
-    assert.equal(await issueCategory(first.analyzer.id, "QUIET"), "ANTI_PATTERN", "not guessed again");
+    assert.equal(await issueCategory(first, "PLAIN"), "BUG_RISK", "not guessed again");
+    assert.equal(await issueCategory(first, "QUIET"), "ANTI_PATTERN", "not guessed again");
     assert.deepEqual(result.skipped, { NOT_REPORTED: 1 }, "PLAIN is a bug risk there too");
     assert.deepEqual(
       (await occurrencesOf(other.check.id)).map((o) => `${o.rule} ${o.severity}`),
@@ -278,8 +294,8 @@ describe("severity of findings", () => {
       first,
       sarifLog([{ rules: [{ id: "NAMED" }], results: [aResult("NAMED", "a.js", 1, { level: "error" })] }]),
     );
-    assert.equal(await issueCategory(first.analyzer.id, "NAMED"), "BUG_RISK");
-    const next = await aScene({ analyzer: first.analyzer });
+    assert.equal(await issueCategory(first, "NAMED"), "BUG_RISK");
+    const next = await aScene({ analyzer: first.analyzer, repository: await aRepository(db, first.account) });
     await ingest(
       next,
       sarifLog([
@@ -289,11 +305,7 @@ describe("severity of findings", () => {
         },
       ]),
     );
-    assert.equal(
-      await issueCategory(first.analyzer.id, "NAMED"),
-      "PERFORMANCE",
-      "the rule says what it finds",
-    );
+    assert.equal(await issueCategory(first, "NAMED"), "PERFORMANCE", "the rule says what it finds");
   });
 
   it("keeps a finding's severity in the RESOLVED copy of a later run", async () => {

@@ -237,6 +237,12 @@ export interface IssuesTable {
   id: Generated<Id>;
   key: string;
   analyzer_id: ForeignKey;
+  /** The account whose uploads filed the issue; null for the shared catalog (migration 0039). */
+  account_id: ColumnType<
+    string | null,
+    string | number | bigint | null | undefined,
+    string | number | bigint | null
+  >;
   shortcode: string;
   title: string;
   description: WithDefault<string>;

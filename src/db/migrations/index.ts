@@ -36,6 +36,7 @@ import * as runHistory from "./0035-run-history.ts";
 import * as occurrenceFormerFingerprint from "./0036-occurrence-former-fingerprint.ts";
 import * as occurrenceCarried from "./0037-occurrence-carried.ts";
 import * as checkFingerprintVersion from "./0038-check-fingerprint-version.ts";
+import * as accountIssues from "./0039-account-issues.ts";
 import * as scaHistory from "./0041-sca-history.ts";
 
 /**
@@ -80,6 +81,7 @@ const migrations: Record<string, Migration> = {
   "0036-occurrence-former-fingerprint": occurrenceFormerFingerprint,
   "0037-occurrence-carried": occurrenceCarried,
   "0038-check-fingerprint-version": checkFingerprintVersion,
+  "0039-account-issues": accountIssues,
   "0041-sca-history": scaHistory,
 };
 

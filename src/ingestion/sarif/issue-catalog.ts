@@ -10,7 +10,7 @@ import {
   type SarifToolName,
 } from "../../formats/sarif/mapping.ts";
 import type { SarifLevel, SarifResult, SarifRule, SarifTool } from "../../formats/sarif/types.ts";
-import { catalogKey } from "../../modules/catalog/catalog-data.ts";
+import { newRowKey } from "../../graphql/global-id.ts";
 import {
   findAnalyzerByShortcode,
   findIssueCategoriesByShortcodes,
@@ -134,9 +134,11 @@ export async function findAnalyzer(tx: Kysely<Database>, shortcode: string): Pro
 }
 
 /**
- * The analyzer's issues by rule id, created or updated as the report's rules arrive. A COMMUNITY
- * analyzer's issues follow its uploads (a changed rule rewrites its issue); a CORE analyzer's
- * catalog is only added to, for rules it does not know yet.
+ * The analyzer's issues by rule id, as the uploading repository's account reads them
+ * (docs/ingestion-sarif.md "An account's issues are its own"). A rule the shared catalog has is
+ * filed under the shared issue, which no upload rewrites; any other rule under an issue of the
+ * account's own, created as the report's rules arrive. A COMMUNITY analyzer's own issues follow the
+ * account's uploads (a changed rule rewrites its issue); a CORE analyzer's are only added to.
  */
 export class IssueCatalog {
   private readonly byRule = new Map<string, IssueRef>();
@@ -148,11 +150,20 @@ export class IssueCatalog {
   private readonly written = new Set<string>();
   /** Issues this artifact inserted, by shortcode: the only ones whose category a level may decide. */
   private readonly inserted = new Set<string>();
+  /** Rules filed under an issue of the account's own (not a shared one), by shortcode. */
+  private readonly owned = new Set<string>();
 
   constructor(
     private readonly tx: Kysely<Database>,
     private readonly analyzer: AnalyzerRef,
+    /** The account of the uploading repository: the owner of the issues this artifact files. */
+    private readonly accountId: string,
   ) {}
+
+  /** The shared and the account's own issues of the analyzer with these shortcodes. */
+  private storedIssues(shortcodes: readonly string[]) {
+    return findIssueCategoriesByShortcodes(this.tx, this.analyzer.id, this.accountId, shortcodes);
+  }
 
   /** Distinct rules met so far. */
   get size(): number {
@@ -245,7 +256,7 @@ export class IssueCatalog {
       const category = this.mayGradeCategory(entry) ? graded.category : issue.category;
       return [{ id: issue.id, severity: graded.severity, category }];
     });
-    await updateIssueGrades(tx, grades);
+    await updateIssueGrades(tx, this.accountId, grades);
     return new Map(grades.map((grade) => [grade.id, grade.category]));
   }
 
@@ -260,39 +271,53 @@ export class IssueCatalog {
 
   /**
    * Keeps `rule` for grading by its findings when it declares no level and this artifact decides
-   * its issue: a COMMUNITY analyzer's issues follow their uploads, a CORE analyzer's only when this
-   * artifact inserted it.
+   * its issue: only an issue of the account's own, a COMMUNITY analyzer's as its uploads go, a
+   * CORE analyzer's only when this artifact inserted it. A shared issue is never graded.
    */
   private noteUngraded(tool: SarifToolName, rule: SarifRule, observed: SarifLevel | null): void {
     if (declaredLevelOf(rule) !== null) return;
+    if (!this.owned.has(rule.id)) return;
     if (this.analyzer.type !== "COMMUNITY" && !this.written.has(rule.id)) return;
     if (!this.ungraded.has(rule.id)) this.ungraded.set(rule.id, { tool, rule, observed });
   }
 
   /**
-   * Inserts `rows` (updating changed ones when `update`), then notes each one's id, and which ones
-   * this statement inserted or rewrote.
+   * Files `drafts` as the account's own issues, except those the shared catalog has (left as they
+   * are): inserts them, updating changed ones when `update`; then notes each one's id, and which
+   * ones this statement inserted or rewrote.
    */
   private async upsert(drafts: IssueDraft[], update: boolean): Promise<void> {
     if (drafts.length === 0) return;
+    const shortcodes = drafts.map((draft) => draft.fields.shortcode);
+    const shared = new Set(
+      (await this.storedIssues(shortcodes))
+        .filter((issue) => issue.account_id === null)
+        .map((i) => i.shortcode),
+    );
+    const own = drafts.filter((draft) => !shared.has(draft.fields.shortcode));
+    // An own issue's key is random: its id tells nothing of the account, the analyzer or the rule.
     const toRow = ({ fields }: IssueDraft) => ({
       ...fields,
-      key: catalogKey(`issue:${this.analyzer.shortcode}:${fields.shortcode}`),
+      key: newRowKey(),
       analyzer_id: this.analyzer.id,
+      account_id: this.accountId,
     });
     // A category guessed from a level is written only with a new issue, never over a stored one.
-    const stated = drafts.filter((draft) => !draft.guessedCategory).map(toRow);
-    const guessed = drafts.filter((draft) => draft.guessedCategory).map(toRow);
+    const stated = own.filter((draft) => !draft.guessedCategory).map(toRow);
+    const guessed = own.filter((draft) => draft.guessedCategory).map(toRow);
     const written = [
       ...(stated.length > 0 ? await upsertIssues(this.tx, stated, update) : []),
       ...(guessed.length > 0 ? await upsertIssues(this.tx, guessed, update, true) : []),
     ];
-    const stored = await findIssueCategoriesByShortcodes(
-      this.tx,
-      this.analyzer.id,
-      drafts.map((draft) => draft.fields.shortcode),
+    // A shared issue wins over an own one of the same rule (none is filed while a shared one exists).
+    const stored = (await this.storedIssues(shortcodes)).sort(
+      (a, b) => Number(a.account_id === null) - Number(b.account_id === null),
     );
-    for (const issue of stored) this.byRule.set(issue.shortcode, { id: issue.id, category: issue.category });
+    for (const issue of stored) {
+      this.byRule.set(issue.shortcode, { id: issue.id, category: issue.category });
+      if (issue.account_id === null) this.owned.delete(issue.shortcode);
+      else this.owned.add(issue.shortcode);
+    }
     for (const { shortcode, inserted } of written) {
       this.written.add(shortcode);
       if (inserted) this.inserted.add(shortcode);

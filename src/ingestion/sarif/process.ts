@@ -247,7 +247,7 @@ export async function stageSarif(
   const batchSize = options.batchSize ?? OCCURRENCE_BATCH_SIZE;
   await deleteStagedRows(artifact.id, step, batchSize);
   const analyzer = await findAnalyzer(tx, artifact.analyzer);
-  const catalog = new IssueCatalog(tx, analyzer);
+  const catalog = new IssueCatalog(tx, analyzer, repository.account_id);
   const reporting = await loadReportingSettings(tx, repository.id);
   const tools = new Map<number, SarifTool>();
   const config = applyingConfigOf(run, repository);

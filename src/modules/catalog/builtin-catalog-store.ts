@@ -72,6 +72,7 @@ export async function upsertBuiltinIssues(trx: Kysely<Database>, rows: readonly 
     .onConflict((oc) =>
       oc
         .columns(["analyzer_id", "shortcode"])
+        .where("account_id", "is", null)
         .doUpdateSet(incomingValues(ISSUE_COLUMNS))
         .where(changed("issues", ISSUE_COLUMNS)),
     )

@@ -18,7 +18,9 @@ export type NewCodeFormatter = Insertable<CodeFormattersTable>;
 
 /**
  * The analyzer, issue and code-formatter catalog. It is global: every user may read it, so these
- * lookups take no viewer.
+ * lookups take no viewer. An account's own issues (filed by its uploads, `account_id` set) are read
+ * only through its findings, and written only by its uploads (docs/ingestion-sarif.md "An
+ * account's issues are its own").
  */
 
 /**
@@ -56,7 +58,11 @@ export function findIssuesByIds(db: Kysely<Database>, ids: readonly string[]): P
   return db.selectFrom("issues").selectAll().where("id", "in", ids).execute();
 }
 
-/** Issues by (analyzer id, shortcode) pairs; a shortcode is unique within its analyzer. */
+/**
+ * Shared issues by (analyzer id, shortcode) pairs; a shortcode is unique among an analyzer's shared
+ * issues. An account's own issues (filed by its uploads) are not the catalog's: they are read
+ * through that account's findings.
+ */
 export function findIssuesByAnalyzerAndShortcode(
   db: Kysely<Database>,
   pairs: ReadonlyArray<{ analyzerId: string; shortcode: string }>,
@@ -65,6 +71,7 @@ export function findIssuesByAnalyzerAndShortcode(
   return db
     .selectFrom("issues")
     .selectAll()
+    .where("account_id", "is", null)
     .where((eb) =>
       eb(
         eb.refTuple("analyzer_id", "shortcode"),
@@ -75,7 +82,10 @@ export function findIssuesByAnalyzerAndShortcode(
     .execute();
 }
 
-/** How many issues each analyzer has in each category; categories without issues are absent. */
+/**
+ * How many shared issues each analyzer has in each category; categories without issues are absent.
+ * An account's own issues are left out: the catalog every user reads is the same for all.
+ */
 export function countIssuesByCategory(
   db: Kysely<Database>,
   analyzerIds: readonly string[],
@@ -85,6 +95,7 @@ export function countIssuesByCategory(
     .select(["analyzer_id", "category"])
     .select((eb) => eb.fn.countAll<string>().as("count"))
     .where("analyzer_id", "in", analyzerIds)
+    .where("account_id", "is", null)
     .groupBy(["analyzer_id", "category"])
     .execute()
     .then((rows) =>
@@ -129,11 +140,13 @@ export function insertIssues(db: Kysely<Database>, rows: readonly NewIssue[]): P
 }
 
 /**
- * Sets the severity and category of each issue in `changes` (one statement), where they differ:
- * SARIF processing grades a rule that declares no level by the levels its findings had.
+ * Sets the severity and category of each of `accountId`'s own issues in `changes` (one statement),
+ * where they differ: SARIF processing grades a rule that declares no level by the levels its
+ * findings had. A shared issue, or another account's, is never graded.
  */
 export async function updateIssueGrades(
   db: Kysely<Database>,
+  accountId: string,
   changes: ReadonlyArray<{ id: string; severity: IssueSeverity; category: IssueCategory }>,
 ): Promise<void> {
   if (changes.length === 0) return;
@@ -141,7 +154,8 @@ export async function updateIssueGrades(
     UPDATE issues AS i SET severity = c.severity, category = c.category
     FROM unnest(${changes.map((c) => c.id)}::bigint[], ${changes.map((c) => c.severity)}::text[],
       ${changes.map((c) => c.category)}::text[]) AS c(id, severity, category)
-    WHERE i.id = c.id AND (i.severity <> c.severity OR i.category <> c.category)
+    WHERE i.id = c.id AND i.account_id = ${accountId}
+      AND (i.severity <> c.severity OR i.category <> c.category)
   `.execute(db);
 }
 
@@ -170,10 +184,13 @@ export const allAnalyzers: ConnectionSource = {
   direction: "asc",
 };
 
-/** An analyzer's issues, by shortcode. Parent: the analyzer id. */
+/**
+ * An analyzer's shared issues, by shortcode (an account's own issues are not the catalog's).
+ * Parent: the analyzer id.
+ */
 export const issuesOfAnalyzer: ConnectionSource = {
   name: "issuesOfAnalyzer",
-  from: sql`issues`,
+  from: sql`(SELECT * FROM issues WHERE account_id IS NULL)`,
   parentColumn: "analyzer_id",
   order: [
     { column: "shortcode", kind: "text" },
@@ -228,7 +245,7 @@ export async function insertAnalyzerIfAbsent(db: Kysely<Database>, analyzer: New
     .execute();
 }
 
-/** The issue columns an upload of a COMMUNITY analyzer may rewrite. */
+/** The columns of an account's own issue (of a COMMUNITY analyzer) that its uploads may rewrite. */
 const UPDATABLE_ISSUE_COLUMNS = [
   "title",
   "description",
@@ -246,11 +263,13 @@ function issueChanged(columns: ReadonlyArray<(typeof UPDATABLE_ISSUE_COLUMNS)[nu
 }
 
 /**
- * Inserts issues in one statement; an issue whose (analyzer, shortcode) exists is left alone, or
- * with `update` has its describing columns rewritten when they differ — all but its category
- * with `keepCategory` (a category guessed from a level never replaces a stored one,
- * docs/ingestion-sarif.md "A stored category stays"). Answers the shortcodes this statement
- * inserted or rewrote, each with whether it inserted it.
+ * Inserts an account's own issues in one statement (each row names its `account_id`); an issue
+ * whose (analyzer, account, shortcode) exists is left alone, or with `update` has its describing
+ * columns rewritten when they differ — all but its category with `keepCategory` (a category
+ * guessed from a level never replaces a stored one, docs/ingestion-sarif.md "A stored category
+ * stays"). Shared issues and other accounts' are never written here (docs/ingestion-sarif.md "An
+ * account's issues are its own"). Answers the shortcodes this statement inserted or rewrote, each
+ * with whether it inserted it.
  */
 export async function upsertIssues(
   db: Kysely<Database>,
@@ -263,7 +282,9 @@ export async function upsertIssues(
     .insertInto("issues")
     .values([...rows])
     .onConflict((oc) => {
-      const target = oc.columns(["analyzer_id", "shortcode"]);
+      const target = oc
+        .columns(["analyzer_id", "account_id", "shortcode"])
+        .where("account_id", "is not", null);
       if (!update) return target.doNothing();
       return target
         .doUpdateSet((eb) =>
@@ -277,21 +298,26 @@ export async function upsertIssues(
   return written;
 }
 
-/** The id and category of the analyzer's issues with these shortcodes. */
+/**
+ * The id, category and owner of the analyzer's issues with these shortcodes that `accountId`'s
+ * uploads file findings under: the shared ones and the account's own.
+ */
 export function findIssueCategoriesByShortcodes(
   db: Kysely<Database>,
   analyzerId: string,
+  accountId: string,
   shortcodes: readonly string[],
-): Promise<Array<{ id: string; shortcode: string; category: IssueCategory }>> {
+): Promise<Array<{ id: string; shortcode: string; category: IssueCategory; account_id: string | null }>> {
   return db
     .selectFrom("issues")
-    .select(["id", "shortcode", "category"])
+    .select(["id", "shortcode", "category", "account_id"])
     .where("analyzer_id", "=", analyzerId)
     .where("shortcode", "in", shortcodes)
+    .where((eb) => eb.or([eb("account_id", "is", null), eb("account_id", "=", accountId)]))
     .execute();
 }
 
-/** The issues of these analyzers: each one's id and shortcode, and its analyzer's shortcode. */
+/** The shared issues of these analyzers: each one's id and shortcode, and its analyzer's shortcode. */
 export function findIssueShortcodesOfAnalyzers(
   db: Kysely<Database>,
   analyzerIds: readonly string[],
@@ -301,5 +327,6 @@ export function findIssueShortcodesOfAnalyzers(
     .innerJoin("analyzers as a", "a.id", "i.analyzer_id")
     .select(["i.id", "i.shortcode", "a.shortcode as analyzer"])
     .where("i.analyzer_id", "in", analyzerIds)
+    .where("i.account_id", "is", null)
     .execute();
 }

@@ -98,7 +98,7 @@ builder.mutationField("createIgnoreRule", (t) =>
         );
         const shape = checkIgnoreRuleShape(input);
         const issue = pickIssue(
-          await findIssuesWithShortcode(tx, input.issueShortcode),
+          await findIssuesWithShortcode(tx, input.issueShortcode, repository.account_id),
           input.issueShortcode,
           input.analyzerShortcode,
         );

@@ -58,7 +58,7 @@ function okPayload(name: string, verb: string) {
  */
 async function teamAndIssues(ctx: GraphQLContext, tx: Kysely<Database>, input: TeamIssueInput) {
   const { account } = await administeredAccount(ctx, tx, input);
-  const issues = await findIssuesWithShortcode(tx, input.issueShortcode);
+  const issues = await findIssuesWithShortcode(tx, input.issueShortcode, account.id);
   if (issues.length === 0) {
     throw badUserInput(`No issue has the shortcode "${input.issueShortcode}".`, "issueShortcode");
   }

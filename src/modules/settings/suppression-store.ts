@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database, IgnoreRuleRow, IssueRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 
@@ -10,10 +10,15 @@ import { newRowKey } from "../../graphql/global-id.ts";
 /** A catalog issue with its analyzer's shortcode. */
 export type IssueWithAnalyzer = IssueRow & { analyzer_shortcode: string };
 
-/** Every catalog issue with this shortcode, one per analyzer that has it, by analyzer shortcode. */
+/**
+ * Every issue with this shortcode that `accountId`'s findings are filed under, one per analyzer
+ * that has it, by analyzer shortcode: the shared catalog's and the account's own (another
+ * account's own issues are not its to name).
+ */
 export function findIssuesWithShortcode(
   db: Kysely<Database>,
   shortcode: string,
+  accountId: string,
 ): Promise<IssueWithAnalyzer[]> {
   return db
     .selectFrom("issues as i")
@@ -21,7 +26,9 @@ export function findIssuesWithShortcode(
     .selectAll("i")
     .select("a.shortcode as analyzer_shortcode")
     .where("i.shortcode", "=", shortcode)
+    .where((eb) => eb.or([eb("i.account_id", "is", null), eb("i.account_id", "=", accountId)]))
     .orderBy("a.shortcode")
+    .orderBy(sql`i.account_id IS NOT NULL`)
     .execute();
 }
 

@@ -1,0 +1,225 @@
+// test-runner: execution-mode independent (one upload flow per test; the read queries are ordinary and covered elsewhere in both modes)
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
+import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
+import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { aCommitOid } from "./helpers/builders-metrics.ts";
+import { waitFor } from "./helpers/instance.ts";
+import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * One account's uploads never change what another account reads of a COMMUNITY analyzer's issues
+ * (docs/ingestion-sarif.md "An account's issues are its own"). The honest account uploads ESLint's
+ * real report; the other uploads, under the same community analyzer, a report written by hand
+ * that describes the same rules otherwise (the attack is a hand-written report): other titles and
+ * descriptions, a `performance` tag, a `properties.category`, and other levels. Whichever comes
+ * first, the honest account's issues, findings and summaries read the same as with no other
+ * account at all.
+ */
+
+const UPLOAD = `mutation Upload($input: UploadArtifactInput!) {
+  uploadArtifact(input: $input) { ok error }
+}`;
+
+const ISSUE_FIELDS = "shortcode title shortDescription description category severity tags";
+
+const RUN = `query Run($commit: String!) {
+  run(commitOid: $commit) {
+    status
+    checks { edges { node {
+      analyzer { shortcode }
+      issues(first: 100) { totalCount edges { node {
+        shortcode category severity path beginLine title
+        issue { ${ISSUE_FIELDS} }
+      } } }
+      summary {
+        occurrenceDistributionByCategory { category introduced }
+        occurrenceDistributionBySeverity { severity introduced }
+      }
+    } } }
+  }
+}`;
+
+const REPOSITORY_ISSUES = `query Issues($name: String!, $login: String!) {
+  repository(name: $name, login: $login, vcsProvider: GITHUB) {
+    issues(first: 100) { totalCount edges { node { occurrences { totalCount } issue { ${ISSUE_FIELDS} } } } }
+  }
+}`;
+
+interface Uploader {
+  account: AccountRow;
+  repository: RepositoryRow;
+  token: string;
+}
+
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
+});
+after(() => server?.stop());
+
+/** A user, its own account (MEMBER) and a repository of it. */
+async function anUploader(): Promise<Uploader> {
+  const user = await aUser(server.db);
+  const account = await anAccount(server.db, {}, [{ user, role: "MEMBER" }]);
+  const repository = await aRepository(server.db, account);
+  return { account, repository, token: await aToken(server.db, server.config.tokenPepper, user) };
+}
+
+/** Uploads `report` for `commit` as the community analyzer `analyzer`'s SARIF. */
+async function upload(
+  who: Uploader,
+  commit: string,
+  analyzer: string,
+  report: string,
+  workDir: string,
+): Promise<void> {
+  const answer = dataOf(
+    await gql(server.endpoint, who.token, UPLOAD, {
+      input: {
+        repositoryId: encodeGlobalId("Repository", who.repository.key),
+        commitOid: commit,
+        branch: who.repository.default_branch,
+        analyzer,
+        analyzerType: "community",
+        data: report,
+        workDir,
+      },
+    }),
+  );
+  assert.deepEqual(answer.uploadArtifact, { ok: true, error: "" });
+}
+
+/** What `who` reads of the run of `commit` (its one check) once it settled, and of its repository's issues. */
+async function readsOf(who: Uploader, commit: string): Promise<unknown> {
+  let check: unknown;
+  await waitFor(
+    `the run of ${commit} to settle`,
+    async () => {
+      const response = await gql<{
+        run: { status: string; checks: { edges: Array<{ node: unknown }> } } | null;
+      }>(server.endpoint, who.token, RUN, { commit });
+      const run = response.body.data?.run;
+      check = run?.checks.edges[0]?.node;
+      return run != null && run.status !== "PENDING" && check !== undefined;
+    },
+    30_000,
+  );
+  const repository = dataOf(
+    await gql(server.endpoint, who.token, REPOSITORY_ISSUES, {
+      name: who.repository.name,
+      login: who.account.login,
+    }),
+  );
+  return { check: withoutAnalyzer(check), repository };
+}
+
+/** A check's reads without its analyzer's shortcode, so checks of two analyzers compare. */
+function withoutAnalyzer(check: unknown): unknown {
+  const { analyzer: _analyzer, ...rest } = check as { analyzer: unknown };
+  return rest;
+}
+
+const ESLINT = toolFixture("sarif", "eslint", "eslint.sarif");
+const ESLINT_REPORT = readToolFixture("sarif", "eslint", "eslint.sarif");
+
+/**
+ * A report written by hand under ESLint's name: each rule of ESLint's real report described
+ * otherwise (tags, `properties.category`, texts, a declared level), and one finding of each at
+ * `level`.
+ */
+function craftedReport(level: "error" | "warning" | "note"): string {
+  const real = JSON.parse(ESLINT_REPORT) as {
+    runs: Array<{ results: Array<{ ruleId?: string }> }>;
+  };
+  const ids = [...new Set(real.runs[0]!.results.flatMap((result) => result.ruleId ?? []))].sort();
+  return JSON.stringify({
+    version: "2.1.0",
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: "ESLint",
+            version: "99.0.0",
+            rules: ids.map((id) => ({
+              id,
+              name: `crafted-${id}`,
+              shortDescription: { text: `Crafted title of ${id}` },
+              fullDescription: { text: `Crafted description of ${id}` },
+              help: { text: `Crafted help of ${id}` },
+              helpUri: "https://example.invalid/crafted",
+              defaultConfiguration: { level },
+              properties: { tags: ["performance", "crafted"], category: "Performance" },
+            })),
+          },
+        },
+        results: ids.map((id, line) => ({
+          ruleId: id,
+          level,
+          message: { text: `crafted finding of ${id}` },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: "src/crafted.js" },
+                region: { startLine: line + 1 },
+              },
+            },
+          ],
+        })),
+      },
+    ],
+  });
+}
+
+describe("a community analyzer's issues across accounts", () => {
+  it("leaves what an account reads unchanged when another account uploads a crafted report after it", async () => {
+    const analyzer = `eslint-after-${aCommitOid().slice(0, 8)}`;
+    const honest = await anUploader();
+    const other = await anUploader();
+    const first = aCommitOid();
+    await upload(honest, first, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    const before = await readsOf(honest, first);
+
+    const crafted = aCommitOid();
+    await upload(other, crafted, analyzer, craftedReport("note"), "");
+    const attack = (await readsOf(other, crafted)) as {
+      check: { issues: { edges: Array<{ node: { category: string; issue: { title: string } } }> } };
+    };
+    // The other account does read its own report as written: the attack took effect there.
+    assert.ok(attack.check.issues.edges.length > 0);
+    assert.ok(attack.check.issues.edges.every(({ node }) => node.category === "PERFORMANCE"));
+    assert.ok(attack.check.issues.edges.every(({ node }) => node.issue.title.startsWith("Crafted title")));
+
+    assert.deepEqual(await readsOf(honest, first), before);
+    // The honest account's next upload of the same report reads as its first did.
+    const next = aCommitOid();
+    await upload(honest, next, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    const again = (await readsOf(honest, next)) as { check: { issues: unknown } };
+    assert.deepEqual(again.check.issues, (before as { check: { issues: unknown } }).check.issues);
+  });
+
+  it("files an account's findings as its own report describes them when another account uploaded a crafted report first", async () => {
+    const suffix = aCommitOid().slice(0, 8);
+    // The same real report through an analyzer no other account ever uploaded to: what the
+    // honest account must read.
+    const control = await anUploader();
+    const controlCommit = aCommitOid();
+    await upload(control, controlCommit, `eslint-alone-${suffix}`, ESLINT_REPORT, ESLINT.workDir);
+    const expected = await readsOf(control, controlCommit);
+
+    const analyzer = `eslint-first-${suffix}`;
+    const other = await anUploader();
+    const honest = await anUploader();
+    await upload(other, aCommitOid(), analyzer, craftedReport("error"), "");
+    const commit = aCommitOid();
+    await upload(honest, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    assert.deepEqual(await readsOf(honest, commit), expected);
+
+    // And the other account's later uploads move nothing either.
+    await upload(other, aCommitOid(), analyzer, craftedReport("warning"), "");
+    assert.deepEqual(await readsOf(honest, commit), expected);
+  });
+});
