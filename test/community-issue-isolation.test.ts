@@ -14,7 +14,8 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
  * (docs/ingestion-sarif.md "An account's issues are its own"). The honest account uploads ESLint's
  * real report; the other uploads, under the same community analyzer, a report written by hand
  * that describes the same rules otherwise (the attack is a hand-written report): other titles and
- * descriptions, a `performance` tag, a `properties.category`, and other levels. Whichever comes
+ * descriptions, a `security` tag (which wins over ESLint's family row), a `properties.category`,
+ * and other levels. Whichever comes
  * first, the honest account's issues, findings and summaries read the same as with no other
  * account at all.
  */
@@ -117,10 +118,21 @@ async function readsOf(who: Uploader, commit: string): Promise<unknown> {
   return { check: withoutAnalyzer(check), repository };
 }
 
-/** A check's reads without its analyzer's shortcode, so checks of two analyzers compare. */
+/**
+ * A check's reads without its analyzer's shortcode, so checks of two analyzers compare, and its
+ * findings in one order (findings at one line are ordered by their random keys).
+ */
 function withoutAnalyzer(check: unknown): unknown {
-  const { analyzer: _analyzer, ...rest } = check as { analyzer: unknown };
-  return rest;
+  const {
+    analyzer: _analyzer,
+    issues,
+    ...rest
+  } = check as {
+    analyzer: unknown;
+    issues: { edges: Array<{ node: unknown }> };
+  };
+  const edges = [...issues.edges].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+  return { ...rest, issues: { ...issues, edges } };
 }
 
 const ESLINT = toolFixture("sarif", "eslint", "eslint.sarif");
@@ -152,7 +164,7 @@ function craftedReport(level: "error" | "warning" | "note"): string {
               help: { text: `Crafted help of ${id}` },
               helpUri: "https://example.invalid/crafted",
               defaultConfiguration: { level },
-              properties: { tags: ["performance", "crafted"], category: "Performance" },
+              properties: { tags: ["security", "crafted"], category: "Performance" },
             })),
           },
         },
@@ -190,7 +202,7 @@ describe("a community analyzer's issues across accounts", () => {
     };
     // The other account does read its own report as written: the attack took effect there.
     assert.ok(attack.check.issues.edges.length > 0);
-    assert.ok(attack.check.issues.edges.every(({ node }) => node.category === "PERFORMANCE"));
+    assert.ok(attack.check.issues.edges.every(({ node }) => node.category === "SECURITY"));
     assert.ok(attack.check.issues.edges.every(({ node }) => node.issue.title.startsWith("Crafted title")));
 
     assert.deepEqual(await readsOf(honest, first), before);
@@ -213,13 +225,17 @@ describe("a community analyzer's issues across accounts", () => {
     const analyzer = `eslint-first-${suffix}`;
     const other = await anUploader();
     const honest = await anUploader();
-    await upload(other, aCommitOid(), analyzer, craftedReport("error"), "");
+    const crafted = aCommitOid();
+    await upload(other, crafted, analyzer, craftedReport("error"), "");
+    await readsOf(other, crafted);
     const commit = aCommitOid();
     await upload(honest, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
     assert.deepEqual(await readsOf(honest, commit), expected);
 
     // And the other account's later uploads move nothing either.
-    await upload(other, aCommitOid(), analyzer, craftedReport("warning"), "");
+    const again = aCommitOid();
+    await upload(other, again, analyzer, craftedReport("warning"), "");
+    await readsOf(other, again);
     assert.deepEqual(await readsOf(honest, commit), expected);
   });
 });
