@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
-import { encodeGlobalId } from "../src/graphql/global-id.ts";
+import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
@@ -237,5 +237,41 @@ describe("a community analyzer's issues across accounts", () => {
     await upload(other, again, analyzer, craftedReport("warning"), "");
     await readsOf(other, again);
     assert.deepEqual(await readsOf(honest, commit), expected);
+  });
+});
+
+describe("an account's own issue through node(id:)", () => {
+  it("answers the issue to its account's members and null, like an id that does not exist, to anyone else", async () => {
+    const analyzer = `eslint-node-${aCommitOid().slice(0, 8)}`;
+    const owner = await anUploader();
+    const stranger = await anUploader();
+    const commit = aCommitOid();
+    await upload(owner, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    await readsOf(owner, commit);
+    const { run } = dataOf(
+      await gql(
+        server.endpoint,
+        owner.token,
+        `query($commit: String!) { run(commitOid: $commit) { checks { edges { node {
+          issues(first: 1) { edges { node { issue { id shortcode title } } } } } } } } }`,
+        { commit },
+      ),
+    ) as {
+      run: {
+        checks: { edges: Array<{ node: { issues: { edges: Array<{ node: { issue: { id: string } } }> } } }> };
+      };
+    };
+    const issue = run.checks.edges[0]!.node.issues.edges[0]!.node.issue;
+    const NODE = `query($id: ID!) { node(id: $id) { id ... on Issue { shortcode title } } }`;
+    assert.deepEqual(dataOf(await gql(server.endpoint, owner.token, NODE, { id: issue.id })).node, issue);
+    const missing = encodeGlobalId("Issue", newRowKey());
+    const strangers = await gql(server.endpoint, stranger.token, NODE, { id: issue.id });
+    const nothing = await gql(server.endpoint, stranger.token, NODE, { id: missing });
+    assert.deepEqual(strangers.body.data, { node: null });
+    // Answered as an id that does not exist is: the same errors, the id aside.
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(strangers.body).replaceAll(issue.id, "<id>")),
+      JSON.parse(JSON.stringify(nothing.body).replaceAll(missing, "<id>")),
+    );
   });
 });

@@ -9,7 +9,7 @@ import {
   findCodeFormattersByShortcodes,
   findIssuesByAnalyzerAndShortcode,
   findIssuesByIds,
-  findIssuesByKeys,
+  findVisibleIssuesByKeys,
 } from "./catalog-store.ts";
 
 /** Analyzers by key. */
@@ -29,9 +29,11 @@ export const analyzerByShortcode = defineLoader<string, AnalyzerRow | null>(
     alignRows(shortcodes, await findAnalyzersByShortcodes(ctx.db, shortcodes), (a) => a.shortcode),
 );
 
-/** Issues by key. */
-export const issueByKey = defineLoader<string, IssueRow | null>("issueByKey", async (ctx, keys) =>
-  alignRows(keys, await findIssuesByKeys(ctx.db, keys), (i) => i.key),
+/** Issues by key, as the viewer may read them: another account's own issue is null. */
+export const visibleIssueByKey = defineLoader<string, IssueRow | null>(
+  "visibleIssueByKey",
+  async (ctx, keys) =>
+    alignRows(keys, await findVisibleIssuesByKeys(ctx.db, ctx.viewer.userId, keys), (i) => i.key),
 );
 
 /** Issues by internal id. */

@@ -48,9 +48,33 @@ export function findAnalyzersByShortcodes(
   return db.selectFrom("analyzers").selectAll().where("shortcode", "in", shortcodes).execute();
 }
 
-/** Issues by key. */
-export function findIssuesByKeys(db: Kysely<Database>, keys: readonly string[]): Promise<IssueRow[]> {
-  return db.selectFrom("issues").selectAll().where("key", "in", keys).execute();
+/**
+ * Issues by key that `viewerId` may read: the shared catalog's, and an account's own issues (filed
+ * by its uploads) only for that account's members. Another account's issue behaves as a key that
+ * does not exist.
+ */
+export function findVisibleIssuesByKeys(
+  db: Kysely<Database>,
+  viewerId: string,
+  keys: readonly string[],
+): Promise<IssueRow[]> {
+  return db
+    .selectFrom("issues as i")
+    .selectAll("i")
+    .where("i.key", "in", keys)
+    .where((eb) =>
+      eb.or([
+        eb("i.account_id", "is", null),
+        eb.exists(
+          eb
+            .selectFrom("memberships as m")
+            .select(sql.lit(1).as("one"))
+            .whereRef("m.account_id", "=", "i.account_id")
+            .where("m.user_id", "=", viewerId),
+        ),
+      ]),
+    )
+    .execute();
 }
 
 /** Issues by internal id. */

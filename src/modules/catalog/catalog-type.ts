@@ -15,8 +15,8 @@ import {
   analyzerByShortcode,
   analyzerIssueKey,
   issueByAnalyzerAndShortcode,
-  issueByKey,
   issueCountsByAnalyzer,
+  visibleIssueByKey,
 } from "./catalog-loaders.ts";
 import { allAnalyzers, CATALOG_ROOT, issuesOfAnalyzer } from "./catalog-store.ts";
 import { type CategoryCount, distributionOf } from "./issue-categories.ts";
@@ -217,4 +217,4 @@ builder.queryField("analyzers", (t) =>
 );
 
 registerNodeType("Analyzer", (ctx, key) => analyzerByKey(ctx).load(key));
-registerNodeType("Issue", (ctx, key) => issueByKey(ctx).load(key));
+registerNodeType("Issue", (ctx, key) => visibleIssueByKey(ctx).load(key));
