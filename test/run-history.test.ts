@@ -10,6 +10,7 @@ import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { gitIn } from "./helpers/git-checkout.ts";
+import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -34,6 +35,8 @@ const TSX = import.meta.resolve("tsx");
 const run = promisify(execFile);
 const VERSIONS = ["base", "push-1", "push-2"] as const;
 type Version = (typeof VERSIONS)[number];
+/** The versions, and a commit after push 2 that changes no linted file (ESLint's report is push 2's). */
+type Commit = Version | "push-3";
 
 let server: TestServer;
 let token: string;
@@ -42,7 +45,7 @@ let inOrder: RepositoryRow;
 let late: RepositoryRow;
 let scratch: string;
 let checkout: string;
-const commits = new Map<Version, string>();
+const commits = new Map<Commit, string>();
 
 before(async () => {
   server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
@@ -56,6 +59,10 @@ before(async () => {
   await fs.mkdir(checkout);
   git("init", "--quiet", "--initial-branch=main");
   for (const version of VERSIONS) commits.set(version, await commitVersion(version));
+  await fs.writeFile(path.join(checkout, "NOTES.md"), "Release notes.\n");
+  git("add", "--all");
+  git("commit", "--quiet", "-m", "push-3");
+  commits.set("push-3", git("rev-parse", "HEAD"));
 });
 
 after(async () => {
@@ -79,8 +86,16 @@ async function commitVersion(version: Version): Promise<string> {
   return git("rev-parse", "HEAD");
 }
 
-/** `assay upload` of ESLint's report of `version` for its commit on main, waiting for it; the run's uid. */
-async function uploadVersion(repository: RepositoryRow, version: Version): Promise<string> {
+/**
+ * `assay upload` of ESLint's report of `commit` for it on main, waiting for it; the run's uid.
+ * `workDir` is where the report says it was made (ESLint ran in ESLINT_WORK_DIR).
+ */
+async function uploadVersion(
+  repository: RepositoryRow,
+  commit: Commit,
+  workDir = ESLINT_WORK_DIR,
+): Promise<string> {
+  const version: Version = commit === "push-3" ? "push-2" : commit;
   const env = {
     PATH: process.env.PATH,
     HOME: scratch,
@@ -91,9 +106,9 @@ async function uploadVersion(repository: RepositoryRow, version: Version): Promi
   };
   const args = [
     ...["upload", "--repository", `gh/acme/${repository.name}`, "--wait"],
-    ...["--commit", commits.get(version) as string, "--branch", "main"],
+    ...["--commit", commits.get(commit) as string, "--branch", "main"],
     ...["--analyzer", "eslint", "--analyzer-type", "community"],
-    ...["--work-dir", ESLINT_WORK_DIR, "--file", path.join(REPORTS, `${version}.sarif`)],
+    ...["--work-dir", workDir, "--file", path.join(REPORTS, `${version}.sarif`)],
   ];
   let stdout: string;
   try {
@@ -110,22 +125,33 @@ async function uploadVersion(repository: RepositoryRow, version: Version): Promi
 }
 
 const RUN_QUERY = `query($runUid: UUID!) { run(runUid: $runUid) { commitOid baseOid status
+  summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed }
   checks { edges { node { analyzer { shortcode } status
-    summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed } } } } } }`;
+    summary { occurrencesIntroduced occurrencesResolved occurrencesSuppressed }
+    issues(first: 100) { totalCount edges { node { path beginLine shortcode isIntroduced } } } } } } } }`;
+
+interface Summary {
+  occurrencesIntroduced: number;
+  occurrencesResolved: number;
+  occurrencesSuppressed: number;
+}
 
 interface RunAnswer {
   commitOid: string;
   baseOid: string | null;
   status: string;
+  summary: Summary;
   checks: {
     edges: Array<{
       node: {
         analyzer: { shortcode: string };
         status: string;
-        summary: {
-          occurrencesIntroduced: number;
-          occurrencesResolved: number;
-          occurrencesSuppressed: number;
+        summary: Summary;
+        issues: {
+          totalCount: number;
+          edges: Array<{
+            node: { path: string; beginLine: number; shortcode: string; isIntroduced: boolean };
+          }>;
         };
       };
     }>;
@@ -164,10 +190,45 @@ async function stateOf(repository: RepositoryRow): Promise<RepositoryState> {
   return dataOf(answer).node as RepositoryState;
 }
 
+/**
+ * Waits until the worker has no artifact to process and no run to compare again: a late run's
+ * settlement queues the rebase of the runs after it (docs/ingestion.md "Where a run stands in the
+ * history").
+ */
+async function ingestionDone(): Promise<void> {
+  await waitFor(
+    "the ingestion jobs to finish",
+    async () => {
+      const queued = await server.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("kind", "in", ["ingest.artifact", "ingest.rebase"])
+        .execute();
+      return queued.length === 0;
+    },
+    20_000,
+  );
+}
+
+/** The runs of `runUids` as the API answers them, by commit. */
+async function runsOf(runUids: ReadonlyMap<Commit, string>): Promise<Map<Commit, RunAnswer>> {
+  const answers = new Map<Commit, RunAnswer>();
+  for (const [commit, runUid] of runUids) answers.set(commit, await runOf(runUid));
+  return answers;
+}
+
 /** ESLint's own count of the problems it printed for `version`, by rule. */
 async function eslintSummary(version: Version): Promise<Record<string, number[]>> {
   const text = await fs.readFile(path.join(REPORTS, `${version}.summary.json`), "utf8");
   return (JSON.parse(text) as { figures: { eslintByRule: Record<string, number[]> } }).figures.eslintByRule;
+}
+
+/** How many problems ESLint printed for `next` beyond those it printed for `previous`, rule by rule. */
+function problemsAdded(previous: Record<string, number[]>, next: Record<string, number[]>): number {
+  return Object.keys(next).reduce(
+    (n, rule) => n + Math.max(0, next[rule]!.length - (previous[rule]?.length ?? 0)),
+    0,
+  );
 }
 
 describe("default-branch runs uploaded out of order", () => {
@@ -178,6 +239,7 @@ describe("default-branch runs uploaded out of order", () => {
     for (const version of ["base", "push-2", "push-1"] as const) {
       runs.late.set(version, await uploadVersion(late, version));
     }
+    await ingestionDone();
   });
 
   test("the older commit's late run is compared with its own parent's run", async () => {
@@ -185,24 +247,39 @@ describe("default-branch runs uploaded out of order", () => {
     assert.equal(lateRun.baseOid, commits.get("base"));
   });
 
-  test("each commit's check counts what the in-order uploads count", async () => {
-    for (const version of ["base", "push-1"] as const) {
-      const expected = await runOf(runs.inOrder.get(version) as string);
-      const actual = await runOf(runs.late.get(version) as string);
-      assert.deepEqual(actual, expected, version);
-    }
+  test("each commit's run, its check's counts and its findings' states are what the in-order uploads give", async () => {
+    const expected = await runsOf(runs.inOrder);
+    const actual = await runsOf(runs.late);
+    for (const version of VERSIONS) assert.deepEqual(actual.get(version), expected.get(version), version);
     // ESLint's own figures: push 1 adds an unused variable and a `==` to base's `prefer-const`.
     const [base, push1] = [await eslintSummary("base"), await eslintSummary("push-1")];
-    const added = Object.keys(push1).reduce(
-      (n, rule) => n + push1[rule]!.length - (base[rule]?.length ?? 0),
-      0,
-    );
-    const push1Check = (await runOf(runs.late.get("push-1") as string)).checks.edges[0]!.node;
+    const push1Check = actual.get("push-1")!.checks.edges[0]!.node;
     assert.deepEqual(push1Check.summary, {
-      occurrencesIntroduced: added,
+      occurrencesIntroduced: problemsAdded(base, push1),
       occurrencesResolved: 0,
       occurrencesSuppressed: 0,
     });
+  });
+
+  test("the newer commit's run uploaded first is compared again with the late run of its parent", async () => {
+    const push2Run = (await runsOf(runs.late)).get("push-2")!;
+    assert.equal(push2Run.baseOid, commits.get("push-1"));
+    // ESLint's own figures: push 2 removes push 1's unused variable, keeps its `==` (a line up)
+    // and adds nothing. Against base, the `==` counted as push 2's own, and failed its gate.
+    const [push1, push2] = [await eslintSummary("push-1"), await eslintSummary("push-2")];
+    const check = push2Run.checks.edges[0]!.node;
+    assert.deepEqual(check.summary, {
+      occurrencesIntroduced: problemsAdded(push1, push2),
+      occurrencesResolved: problemsAdded(push2, push1),
+      occurrencesSuppressed: 0,
+    });
+    assert.deepEqual(
+      check.issues.edges.filter(({ node }) => node.isIntroduced),
+      [],
+      "push 2 introduces none of its findings",
+    );
+    assert.equal(check.status, "SUCCESS");
+    assert.equal(push2Run.status, "SUCCESS");
   });
 
   test("the newest commit stays the repository's current state, with its findings and the in-order trend", async () => {
@@ -229,6 +306,51 @@ describe("default-branch runs uploaded out of order", () => {
       { key: "resolved", value: 1 },
       JSON.stringify(today),
     );
+  });
+});
+
+describe("two late runs uploaded together", () => {
+  const runs = { inOrder: new Map<Commit, string>(), late: new Map<Commit, string>() };
+  let inOrderRepository: RepositoryRow;
+  let lateRepository: RepositoryRow;
+
+  before(async () => {
+    inOrderRepository = await aRepository(server.db, team, {
+      name: "together-in-order",
+      defaultBranch: "main",
+    });
+    lateRepository = await aRepository(server.db, team, { name: "together-late", defaultBranch: "main" });
+    for (const commit of [...VERSIONS, "push-3"] as const) {
+      runs.inOrder.set(commit, await uploadVersion(inOrderRepository, commit));
+    }
+    for (const commit of ["base", "push-3"] as const) {
+      runs.late.set(commit, await uploadVersion(lateRepository, commit));
+    }
+    // Push 1 and push 2 finish in either order, each maybe before the other's run exists.
+    const [push1, push2] = await Promise.all([
+      uploadVersion(lateRepository, "push-1"),
+      uploadVersion(lateRepository, "push-2"),
+    ]);
+    runs.late.set("push-1", push1).set("push-2", push2);
+    await ingestionDone();
+  });
+
+  test("each run is compared with its parent's, with the in-order states, and the newest stays current", async () => {
+    const expected = await runsOf(runs.inOrder);
+    const actual = await runsOf(runs.late);
+    for (const commit of [...VERSIONS, "push-3"] as const) {
+      assert.deepEqual(actual.get(commit), expected.get(commit), commit);
+    }
+    assert.equal(actual.get("push-3")?.baseOid, commits.get("push-2"));
+    // Push 3 changes no linted file: every finding is push 2's.
+    assert.deepEqual(actual.get("push-3")?.summary, {
+      occurrencesIntroduced: 0,
+      occurrencesResolved: 0,
+      occurrencesSuppressed: 0,
+    });
+    const [expectedState, actualState] = [await stateOf(inOrderRepository), await stateOf(lateRepository)];
+    assert.equal(actualState.latestCommitOid, commits.get("push-3"));
+    assert.deepEqual(actualState, expectedState);
   });
 });
 

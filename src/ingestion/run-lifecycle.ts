@@ -35,8 +35,9 @@ import { recordEvent } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
 import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
 import { findRepositoryById } from "../modules/repositories/repository-store.ts";
-import { enqueueRunRebases } from "../modules/runs/rebase-job.ts";
+import { enqueueHistoryRebases, enqueueRunRebases } from "../modules/runs/rebase-job.ts";
 import {
+  findDescendantRunsComparedFurtherBack,
   findLatestDefaultBranchRuns,
   findNearestAnalysedAncestorRun,
   findRunById,
@@ -355,9 +356,12 @@ export function runStatusOf(statuses: readonly CheckStatus[]): AnalysisRunStatus
 
 /**
  * Sets the run's status from its checks; when it changed, records `analysis_run.updated` (with
- * `lastCheckId`'s check last). For a default-branch run that is analysed or has just finished,
- * announces what changed in the repository's issues (the run may have become, stayed or stopped
- * being the repository's current state, or what it shows may have changed).
+ * `lastCheckId`'s check last). A default-branch run that has just become analysed queues the
+ * rebase of the runs after it in the history that were compared further back (it came in late:
+ * docs/ingestion.md "Where a run stands in the history"). For a default-branch run that is
+ * analysed or has just finished, announces what changed in the repository's issues (the run may
+ * have become, stayed or stopped being the repository's current state, or what it shows may have
+ * changed).
  */
 export async function settleRun(
   tx: Kysely<Database>,
@@ -375,10 +379,28 @@ export async function settleRun(
   const repository = await findRepositoryById(tx, run.repository_id);
   const account = await findAccountById(tx, repository.account_id);
   if (changed) await recordRunUpdated(tx, { run: updated, repository, account, checks, lastCheckId });
+  // Queued before the announcement, which takes its row after every other lock.
+  if (updated.branch_name !== null && updated.branch_name === repository.default_branch) {
+    if (!isAnalysed(run) && isAnalysed(updated)) await queueRebasesOfDescendants(tx, updated);
+  }
   if (updated.branch_name === repository.default_branch && (finished || isAnalysed(updated))) {
     await announceRepositoryIssues(tx, repository, account);
   }
   return updated;
+}
+
+/**
+ * Queues the rebase of each run after `run` in its branch's history that is compared with a run
+ * before it, or with none: `run` came in late (or finished late), and is their nearest analysed
+ * ancestor now (docs/ingestion.md "Where a run stands in the history"). A run compared with a
+ * nearer one keeps its base.
+ */
+async function queueRebasesOfDescendants(tx: Kysely<Database>, run: AnalysisRunRow): Promise<void> {
+  const descendants = await findDescendantRunsComparedFurtherBack(tx, run);
+  await enqueueHistoryRebases(
+    tx,
+    descendants.map((descendant) => descendant.id),
+  );
 }
 
 /** `analysis_run.updated` for a run whose status changed, with its checks' summaries. */

@@ -27,6 +27,7 @@ import {
 } from "../modules/repositories/repository-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../modules/runs/rebase-job.ts";
 import {
+  findNearestAnalysedAncestorRun,
   findRepositoryIdOfRun,
   findRunById,
   findRunsBasedOn,
@@ -45,7 +46,9 @@ import { recomputeFindingStates } from "./sarif/finding-states.ts";
  * branch. Its pull request says which branch it adds to (docs/ingestion.md "Base"): rebasing sets
  * the run's base run from it, as a run made for the pull request would have had it, and sets every
  * finding's state again against the new base, so the pull request's `issuesRaised` counts what
- * it adds to its own base branch.
+ * it adds to its own base branch. The same job compares a default-branch run again with its
+ * nearest analysed ancestor when an older commit's run came in, or finished, after it
+ * (docs/ingestion.md "Where a run stands in the history").
  */
 
 /** Check statuses a rebase decides again: the finished ones whose findings were judged. */
@@ -185,6 +188,11 @@ async function compareRunWith(
     // A check holds one analyzer's artifacts, all of one kind; only findings have states.
     if (artifacts[0]?.kind !== "SARIF") continue;
     const baseCheckId = base ? await findBaseCheckId(tx, base.id, check.analyzer_id) : null;
+    // The new base run's check of the analyzer is the one its findings were compared with (the
+    // nearer run's check is NEUTRAL or failed, and the rule walks back to the same check): its
+    // states stand. A check whose artifact is still staged has compared with nothing yet; its
+    // publication sees the new base run and sets its states then.
+    if (sameCheck(check.base_check_id, baseCheckId) && isPublished(artifacts)) continue;
     // Rows of an artifact still being staged are set too; its publication sees the base changed
     // and sets them all again.
     await recomputeFindingStates(tx, check.id, baseCheckId);
@@ -195,26 +203,38 @@ async function compareRunWith(
   await settleRun(tx, run.id, lastCheckId);
 }
 
+/** True when both name the same check, or neither names one. */
+function sameCheck(a: string | null, b: string | null): boolean {
+  return (a === null ? null : String(a)) === (b === null ? null : String(b));
+}
+
+/** True when some artifact of the check was published (its states were set against a base check). */
+function isPublished(artifacts: ReadonlyArray<{ status: string }>): boolean {
+  return artifacts.some((artifact) => artifact.status === "PROCESSED");
+}
+
 /**
- * Rebases run `runId` on its pull request's base, inside `tx`: locks the run (as processing
+ * Rebases run `runId` on the base it should have, inside `tx`: locks the run (as processing
  * does, so an artifact is published either before or after), and compares it with the base its
  * pull request gives it ({@link compareRunWith}). A run of the default branch is first moved to
- * its pull request's branch when it belongs there ({@link branchToMoveTo}), else left as it is
- * (compared along the default branch whatever pull request its commit heads); so is a run of no
- * pull request. Answers whether it changed. The worker holds the run's repository's lock when it
- * calls this ({@link runRebaseHandler}).
+ * its pull request's branch when it belongs there ({@link branchToMoveTo}), else left on the
+ * default branch (compared along it whatever pull request its commit heads), where it is compared
+ * with its nearest analysed ancestor when that is nearer than its base ({@link rebaseInHistory}).
+ * A run of another branch and no pull request is left as it is. Answers whether it changed. The
+ * worker holds the run's repository's lock when it calls this ({@link runRebaseHandler}).
  */
 export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   if (!(await lockRun(tx, runId))) return false;
   let run = await findRunById(tx, runId);
-  if (run.pull_request_id === null) return false;
-  const pullRequest = await findPullRequestById(tx, run.pull_request_id);
   const repository = await findRepositoryById(tx, run.repository_id);
-  if (!pullRequest) return false;
+  const onDefaultBranch = repository.default_branch !== null && run.branch_name === repository.default_branch;
+  const pullRequest =
+    run.pull_request_id === null ? undefined : await findPullRequestById(tx, run.pull_request_id);
+  if (!pullRequest) return onDefaultBranch ? rebaseInHistory(tx, run) : false;
   let moved = false;
-  if (repository.default_branch !== null && run.branch_name === repository.default_branch) {
+  if (onDefaultBranch && repository.default_branch !== null) {
     const branch = await branchToMoveTo(tx, run, pullRequest, repository.default_branch);
-    if (branch === undefined) return false;
+    if (branch === undefined) return rebaseInHistory(tx, run);
     await moveRunOffDefaultBranch(tx, run, branch, repository.default_branch);
     run = await findRunById(tx, runId);
     moved = true;
@@ -224,6 +244,33 @@ export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<bo
   // repository's current findings.
   if (moved) await announceRepositoryIssues(tx, repository, await findAccountById(tx, repository.account_id));
   return moved || changed;
+}
+
+/**
+ * Compares a default-branch run whose upload sent its ancestry with its nearest analysed ancestor
+ * placed before it, when that is nearer than its base run (or it has none, or one that is not its
+ * ancestor): a run of an older commit that came in, or finished, after it (docs/ingestion.md
+ * "Where a run stands in the history"). Never moves a base farther back. Answers whether it did.
+ */
+async function rebaseInHistory(tx: Kysely<Database>, run: AnalysisRunRow): Promise<boolean> {
+  const ancestors = run.ancestor_oids;
+  if (ancestors === null || run.branch_name === null) return false;
+  const nearest = await findNearestAnalysedAncestorRun(
+    tx,
+    run.repository_id,
+    run.branch_name,
+    ancestors,
+    run.id,
+  );
+  if (nearest === undefined || nearest.id === run.base_run_id) return false;
+  const current = run.base_run_id === null ? undefined : await findRunById(tx, run.base_run_id);
+  const positionOf = (commit: string) => {
+    const index = ancestors.indexOf(commit);
+    return index === -1 ? Number.POSITIVE_INFINITY : index;
+  };
+  if (current !== undefined && positionOf(current.commit_oid) <= positionOf(nearest.commit_oid)) return false;
+  await compareRunWith(tx, run, nearest);
+  return true;
 }
 
 /** Compares a pull request's run with its pull request's base when that changed; answers whether it did. */

@@ -325,13 +325,16 @@ export function markRunBranchNamed(tx: Kysely<Database>, runId: string): Promise
 /**
  * The analysed run ({@link isAnalysedRun}) on `branch` of the nearest of `ancestorOids` (a commit's
  * first-parent ancestors, nearest first) that has one, if any: the run a new run of the commit is
- * compared with (docs/ingestion.md "Where a run stands in the history").
+ * compared with (docs/ingestion.md "Where a run stands in the history"); with `placedBeforeRunId`,
+ * only among the runs placed before that run (a run compared again keeps its base behind it). The
+ * places are compared in the database, which keeps their microseconds.
  */
 export function findNearestAnalysedAncestorRun(
   db: Kysely<Database>,
   repositoryId: string,
   branch: string,
   ancestorOids: readonly string[],
+  placedBeforeRunId: string | null = null,
 ): Promise<AnalysisRunRow | undefined> {
   const ancestors = sql`cast(${[...ancestorOids]} as text[])`;
   return db
@@ -341,6 +344,11 @@ export function findNearestAnalysedAncestorRun(
     .where("branch_name", "=", branch)
     .where(sql<boolean>`commit_oid = ANY(${ancestors})`)
     .where(isAnalysedRun("analysis_runs"))
+    .$if(placedBeforeRunId !== null, (query) =>
+      query.where(
+        sql<boolean>`(placed_at, key) < (SELECT p.placed_at, p.key FROM analysis_runs AS p WHERE p.id = ${placedBeforeRunId})`,
+      ),
+    )
     .orderBy(sql`array_position(${ancestors}, commit_oid)`)
     .orderBy("placed_at", "desc")
     .orderBy("key", "desc")
@@ -374,4 +382,40 @@ export function placementInHistory(
     )
     SELECT descendant.at - (descendant.at - coalesce(ancestor.at, descendant.at - interval '1 second')) / 2
     FROM descendant, ancestor)`;
+}
+
+/**
+ * The runs of `run`'s branch that descend from its commit (they list it among their ancestors and
+ * stand after it) and are compared with no run, or with a run farther back in their history than
+ * `run` (one they list after its commit, or do not list at all), oldest first: once `run` is
+ * analysed, it is a nearer analysed ancestor than their base, and they are compared with it again
+ * (docs/ingestion.md "Where a run stands in the history"). Read without locking them.
+ */
+export function findDescendantRunsComparedFurtherBack(
+  db: Kysely<Database>,
+  run: Pick<AnalysisRunRow, "id" | "repository_id" | "branch_name" | "commit_oid">,
+): Promise<AnalysisRunRow[]> {
+  if (run.branch_name === null) return Promise.resolve([]);
+  const commit = sql`cast(${[run.commit_oid]} as text[])`;
+  return (
+    db
+      .selectFrom("analysis_runs as d")
+      .leftJoin("analysis_runs as b", "b.id", "d.base_run_id")
+      .selectAll("d")
+      .where("d.repository_id", "=", run.repository_id)
+      .where("d.branch_name", "=", run.branch_name)
+      .where("d.id", "<>", run.id)
+      .where(sql<boolean>`d.ancestor_oids @> ${commit}`)
+      // Compared in the database, which keeps the places' microseconds.
+      .where(
+        sql<boolean>`(d.placed_at, d.key) > (SELECT p.placed_at, p.key FROM analysis_runs AS p WHERE p.id = ${run.id})`,
+      )
+      .where(
+        sql<boolean>`coalesce(array_position(d.ancestor_oids, b.commit_oid), 2147483647)
+        > array_position(d.ancestor_oids, cast(${run.commit_oid} as text))`,
+      )
+      .orderBy("d.created_at")
+      .orderBy("d.key")
+      .execute()
+  );
 }

@@ -1,0 +1,219 @@
+// test-runner: execution-mode independent (the runs are processed and rebased by jobs played here; the API is not read)
+import assert from "node:assert/strict";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
+import { acceptUpload } from "../src/ingestion/intake.ts";
+import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
+import { runRebaseHandler } from "../src/ingestion/run-rebase.ts";
+import { JobWorker } from "../src/jobs/worker.ts";
+import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
+import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
+import { runArtifactJob } from "./helpers/builders-artifacts.ts";
+import { waitFor } from "./helpers/instance.ts";
+import { aSettlingRebase, sessionsWaitingForALock } from "./helpers/lock-waits.ts";
+import { testLogger } from "./helpers/log-capture.ts";
+import { startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * A late run of an older commit on the default branch, as its jobs see it (docs/ingestion.md
+ * "Where a run stands in the history"): the transaction settling it queues the rebase of the
+ * newer runs compared further back, as job rows of their own, and the rebase compares each with
+ * its nearest analysed ancestor. ESLint's reports of three versions of a project
+ * (scripts/make-fixtures.sh pull-request; test/run-history.test.ts uploads them with `assay
+ * upload` and reads the API) are uploaded here with the ancestry `assay upload` would send.
+ */
+
+const { logger } = testLogger("ingestion");
+const REPORTS = path.resolve(import.meta.dirname, "fixtures", "pull-request");
+/** Where make-fixtures.sh ran ESLint: the SARIF's absolute paths lie under it. */
+const ESLINT_WORK_DIR = "/tmp/assay-fixtures/js-pull-request";
+/** The three commits, oldest first: base, then push 1, then push 2. */
+const [BASE, PUSH_1, PUSH_2] = ["1", "2", "3"].map((digit) => digit.repeat(40)) as [string, string, string];
+
+let server: TestServer;
+let account: AccountRow;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER: "false" });
+  const user = await aUser(server.db);
+  account = await anAccount(server.db, {}, [{ user, role: "ADMIN" }]);
+});
+after(() => server?.stop());
+
+/** Uploads ESLint's report of `version` for `commit` on main with its ancestors; answers the artifact's id. */
+async function upload(
+  repository: RepositoryRow,
+  commit: string,
+  version: string,
+  ancestorOids: string[],
+): Promise<string> {
+  const accepted = await acceptUpload(server.db, server.config, logger, repository, {
+    commitOid: commit,
+    branch: "main",
+    ancestorOids,
+    analyzer: "eslint",
+    analyzerType: "community",
+    key: null,
+    data: await fs.readFile(path.join(REPORTS, `${version}.sarif`), "utf8"),
+    compression: "NONE",
+    workDir: ESLINT_WORK_DIR,
+    reporter: "test",
+    reporterVersion: null,
+    uploadedBy: null,
+  });
+  const row = await server.db
+    .selectFrom("artifacts")
+    .select("id")
+    .where("key", "=", accepted.artifactKey)
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Processes the artifact as the worker would. */
+async function process(artifactId: string): Promise<void> {
+  const handler = artifactProcessingHandler(server.db, server.config, logger);
+  assert.deepEqual(await runArtifactJob(server.db, handler, artifactId), { status: "done" });
+}
+
+/** The run of `commit`. */
+function runOf(repository: RepositoryRow, commit: string): Promise<AnalysisRunRow> {
+  return server.db
+    .selectFrom("analysis_runs")
+    .selectAll()
+    .where("repository_id", "=", repository.id)
+    .where("commit_oid", "=", commit)
+    .executeTakeFirstOrThrow();
+}
+
+/** The eslint check of `commit`'s run: its status, the check it was compared with, its findings by state. */
+async function checkOf(repository: RepositoryRow, commit: string) {
+  const run = await runOf(repository, commit);
+  const check = await server.db
+    .selectFrom("checks")
+    .select(["id", "status", "base_check_id"])
+    .where("run_id", "=", run.id)
+    .executeTakeFirstOrThrow();
+  const findings = await server.db
+    .selectFrom("occurrences")
+    .select(["id", "state"])
+    .where("check_id", "=", check.id)
+    .orderBy("id")
+    .execute();
+  return { ...check, findings };
+}
+
+/** The rebase jobs queued: the run each is for, and its dedupe key. */
+async function queuedRebases(): Promise<Array<{ runId: string; dedupeKey: string | null }>> {
+  const rows = await server.db
+    .selectFrom("jobs")
+    .select(["payload", "dedupe_key"])
+    .where("kind", "=", REBASE_JOB_KIND)
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({
+    runId: (row.payload as { runId: string }).runId,
+    dedupeKey: row.dedupe_key,
+  }));
+}
+
+/** Runs the queued rebases with a worker, until none is left. */
+async function runRebases(): Promise<void> {
+  const worker = new JobWorker({
+    db: server.db,
+    logger,
+    handlers: [runRebaseHandler()],
+    pollMs: 20,
+    leaseSeconds: 60,
+  }).start();
+  try {
+    await waitFor("the rebases to be settled", async () => (await queuedRebases()).length === 0, 20_000);
+  } finally {
+    await worker.stop(1000);
+  }
+}
+
+/** A repository with base's run and push 2's, compared with base's; push 1's report uploaded, not processed yet. */
+async function aLateUpload(): Promise<{ repository: RepositoryRow; late: string }> {
+  const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+  await process(await upload(repository, BASE, "base", []));
+  await process(await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE]));
+  assert.equal((await runOf(repository, PUSH_2)).base_oid, BASE);
+  return { repository, late: await upload(repository, PUSH_1, "push-1", [BASE]) };
+}
+
+describe("the settlement of a late run", () => {
+  test("queues the newer run's rebase, which compares it with the late run", async () => {
+    const { repository, late } = await aLateUpload();
+    const before = await checkOf(repository, PUSH_2);
+    assert.equal(before.status, "FAILURE", "against base, push 2's `==` is its own");
+    await process(late);
+    const newer = await runOf(repository, PUSH_2);
+    assert.deepEqual(await queuedRebases(), [{ runId: newer.id, dedupeKey: null }]);
+    await runRebases();
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1);
+    const after = await checkOf(repository, PUSH_2);
+    const lateCheck = await checkOf(repository, PUSH_1);
+    assert.equal(after.base_check_id, lateCheck.id);
+    assert.equal(after.status, "SUCCESS");
+    // Push 2 keeps push 1's `==` and `prefer-const`, and fixes its unused variable.
+    assert.deepEqual(after.findings.map((row) => row.state).sort(), ["EXISTING", "EXISTING", "RESOLVED"]);
+  });
+
+  test("of a late run whose report failed to process moves the newer run's base run, not its check's base", async () => {
+    const { repository, late } = await aLateUpload();
+    const before = await checkOf(repository, PUSH_2);
+    // Bytes the intake would refuse, put behind its back: processing fails, and the late run ends
+    // FAILURE, which is analysed, with a check that is no one's base.
+    await server.db
+      .updateTable("artifact_chunks")
+      .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
+      .where("artifact_id", "=", late)
+      .execute();
+    await process(late);
+    assert.equal((await runOf(repository, PUSH_1)).status, "FAILURE");
+    await runRebases();
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1, "as an in-order upload would have it");
+    // Its findings were compared with base's check, and still are: not written again.
+    assert.deepEqual(await checkOf(repository, PUSH_2), before);
+  });
+
+  test("queues no rebase when the late run judged nothing", async () => {
+    const { repository, late } = await aLateUpload();
+    // The intake refuses a report whose every result lies outside the repository, so the
+    // directory it was made in is lost behind its back: processing stores nothing, the check is
+    // NEUTRAL, and the run SKIPPED, no one's base.
+    await server.db.updateTable("artifacts").set({ work_dir: null }).where("id", "=", late).execute();
+    await process(late);
+    assert.equal((await runOf(repository, PUSH_1)).status, "SKIPPED");
+    assert.deepEqual(await queuedRebases(), []);
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, BASE);
+  });
+
+  test("does not wait for the worker settling the newer run's queued rebase", async () => {
+    const { repository, late } = await aLateUpload();
+    const newer = await runOf(repository, PUSH_2);
+    // The newer run's own rebase (its pull request became known, say), being settled: the worker
+    // holds that job's row. The late run's settlement, which holds the late run, its artifact and
+    // its checks, must not wait for it (docs/ingestion.md "Lock order").
+    await enqueueRunRebases(server.db, [newer.id]);
+    const settling = await aSettlingRebase(server.db, newer.id);
+    let processed = false;
+    const processing = process(late).then(() => {
+      processed = true;
+    });
+    if (server.config.databaseUrl) {
+      await waitFor(
+        "the late run's settlement to end or wait",
+        async () => processed || (await sessionsWaitingForALock(server.db)) > 0,
+      );
+      assert.equal(processed, true, "the settlement waited for the rebase's job row");
+    }
+    settling.mayLockRun();
+    await settling.settled;
+    await processing;
+    await runRebases();
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1);
+  });
+});
