@@ -7,7 +7,7 @@
 #
 # Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
-#        subdirectory, gcc only GCC's reports, gcc-history GCC's on two other versions of its
+#        subdirectory, gcc only GCC's reports, gcc-history GCC's on other versions of its
 #        project, eslint only ESLint's, file-names only the reports on
 #        files with unusual names; `sarif` makes them all; coverage-other only the coverage of
 #        src/formats/coverage/fixtures/other/, which `coverage` makes too; checkstyle the
@@ -461,40 +461,59 @@ record_gcc() { # out-dir
   )"
 }
 
-# GCC's whole-build JSON on two other versions of the c-gcc project, for a history with the
-# gcc fixture between them (test/ingest-unanalyzed.test.ts): `base.json`, where src/legacy.c still
-# compiles (with two warnings) and src/discount.c exists (one warning), and `fixed.json`, where
-# src/legacy.c compiles again with one of its two warnings fixed. c-gcc-history/<version>/ holds
-# only the files that differ from c-gcc/. The same flags and directory as the gcc fixture, so the
-# fingerprints agree. The summary: per version, the distinct `file:line:col: warning|error:` lines
-# of the text output, per file (findings, and errors without an option: a file not compiled).
+# GCC's whole-build JSON on other versions of the c-gcc project, for histories with the gcc
+# fixture (test/ingest-unanalyzed.test.ts). c-gcc-history/<version>/ holds only the files that
+# differ from c-gcc/, copied over it in the order a build lists them:
+#   base.json            base: src/legacy.c still compiles (two warnings), src/discount.c exists
+#   fixed.json           fixed: src/legacy.c compiles again with one of its two warnings fixed
+#   rounding.json        fixed + rounding: src/receipt.c prints its label after freeing it (a
+#                        middle-end warning, given only when the file compiles); pricing.h compiles
+#   rounding-broken.json the same built with -DPRICING_ROUNDING: pricing.h has an error, so
+#                        receipt.c's and invoice.c's compilations stop there
+#   shard-plain.json,    fixed + rounding + shards (receipt.c frees after printing again), built
+#   shard-rounding.json  without and with -DPRICING_ROUNDING: two shards of one commit's build
+# The same flags and directory as the gcc fixture, so the fingerprints agree. The summary: per
+# build, the distinct `file:line:col: warning|error:` lines of the text output, per file
+# (findings, and errors without an option: a file not compiled), and the files GCC's text says
+# the failing headers were included from ("In file included from …"), which its JSON does not.
 record_gcc_history() { # out-dir
-  local out=$1 version source gcc_flags=(-std=c11 -Wall -Wextra -Werror=unused-variable -fanalyzer)
+  local out=$1 build name overlays overlay source flags gcc_flags=(-std=c11 -Wall -Wextra -Werror=unused-variable -fanalyzer)
+  local builds=(
+    "base|base|" "fixed|fixed|" "rounding|fixed rounding|" "rounding-broken|fixed rounding|-DPRICING_ROUNDING"
+    "shard-plain|fixed rounding shards|" "shard-rounding|fixed rounding shards|-DPRICING_ROUNDING"
+  )
   rm -rf "$out"
-  mkdir -p "$out"
+  mkdir -p "$out" "$WORK"
   : >"$WORK/_gcc-history.jsonl"
-  for version in base fixed; do
-    log "GCC on the c-gcc project's $version version"
+  for build in "${builds[@]}"; do
+    IFS='|' read -r name overlays flags <<<"$build"
+    log "GCC on the c-gcc project's $name version"
     enter_project c-gcc
-    cp -r "$SOURCES/c-gcc-history/$version/." .
-    : >"$out/$version.json"
-    : >"$out/$version.tool-output.txt"
+    for overlay in $overlays; do cp -r "$SOURCES/c-gcc-history/$overlay/." .; done
+    : >"$out/$name.json"
+    : >"$out/$name.tool-output.txt"
     for source in src/*.c; do
-      expect_status "0 1" gcc "${gcc_flags[@]}" -fdiagnostics-format=json -c "$source" -o /dev/null 2>>"$out/$version.json"
-      expect_status "0 1" gcc "${gcc_flags[@]}" -c "$source" -o /dev/null 2>>"$out/$version.tool-output.txt"
+      # $flags is one option or none: unquoted on purpose.
+      # shellcheck disable=SC2086
+      expect_status "0 1" gcc "${gcc_flags[@]}" $flags -fdiagnostics-format=json -c "$source" -o /dev/null 2>>"$out/$name.json"
+      # shellcheck disable=SC2086
+      expect_status "0 1" gcc "${gcc_flags[@]}" $flags -c "$source" -o /dev/null 2>>"$out/$name.tool-output.txt"
     done
-    jq -Rnc --arg version "$version" '
-      [inputs | select(test("^[^ :]+:[0-9]+:[0-9]+: (warning|error|fatal error): "))] | unique
+    jq -Rnc --arg name "$name" --arg overlays "$overlays" --arg flags "$flags" '
+      [inputs] as $all
+      | [$all[] | select(test("^[^ :]+:[0-9]+:[0-9]+: (warning|error|fatal error): "))] | unique
       | map(capture("^(?<file>[^ :]+):[0-9]+:[0-9]+: (?<kind>warning|error|fatal error): (?<message>.*)$")
         | . + {finding: (.message | test("\\[-W[^]]+\\]$"))})
-      | {key: $version, value: (group_by(.file) | map({key: .[0].file, value: {
-          findings: map(select(.finding)) | length,
-          notCompiled: map(select(.finding | not)) | length}}) | from_entries)}' \
-      "$out/$version.tool-output.txt" >>"$WORK/_gcc-history.jsonl"
+      | {key: $name, value: {overlays: ($overlays | split(" ")), flags: $flags,
+          byFile: (group_by(.file) | map({key: .[0].file, value: {
+            findings: map(select(.finding)) | length,
+            notCompiled: map(select(.finding | not)) | length}}) | from_entries),
+          includedFrom: [$all[] | capture("^In file included from (?<file>[^ :]+):[0-9]+:$").file] | unique}}' \
+      "$out/$name.tool-output.txt" >>"$WORK/_gcc-history.jsonl"
   done
   write_summary "$out/gcc-history.summary.json" gcc "$(gcc --version | head -n 1)" \
-    "for each src/*.c: gcc ${gcc_flags[*]} -fdiagnostics-format=json -c <file> -o /dev/null" "$PWD" \
-    "$(jq -s 'from_entries | {byFile: .}' "$WORK/_gcc-history.jsonl")"
+    "for each build, with its files copied over c-gcc/: for each src/*.c: gcc ${gcc_flags[*]} [<build flags>] -fdiagnostics-format=json -c <file> -o /dev/null" "$PWD" \
+    "$(jq -s 'from_entries | {builds: .}' "$WORK/_gcc-history.jsonl")"
   rm -f "$WORK/_gcc-history.jsonl"
 }
 

@@ -13,20 +13,27 @@ import { startUploaderScene, uploadProcessed } from "./helpers/uploads.ts";
 
 /**
  * A report whose tool could not analyze some files is judged on the rest (docs/ingestion.md
- * "Status"), with GCC's whole-build output on three versions of the c-gcc project, made by
+ * "Status"), with GCC's whole-build output on versions of the c-gcc project, made by
  * scripts/make-fixtures.sh (`gcc` and `gcc-history`): `base.json`, where every file compiles;
  * the gcc fixture's `gcc.json`, where src/legacy.c does not compile and src/discount.c is gone;
- * `fixed.json`, where src/legacy.c compiles again with one of its two warnings fixed. The
- * figures come from the tool's own text output (`gcc-history.summary.json`, `gcc.summary.json`).
+ * `fixed.json`, where src/legacy.c compiles again with one of its two warnings fixed;
+ * `rounding.json`, where src/receipt.c uses its label after freeing it, and the same sources
+ * built with -DPRICING_ROUNDING (`rounding-broken.json`), where src/pricing.h does not compile;
+ * `shard-plain.json` and `shard-rounding.json`, the two builds of a commit that fixed receipt.c.
+ * The figures come from the tool's own text output (`gcc-history.summary.json`, `gcc.summary.json`).
  */
 
+type Build = "base" | "fixed" | "rounding" | "rounding-broken" | "shard-plain" | "shard-rounding";
 interface History {
-  byFile: Record<"base" | "fixed", Record<string, { findings: number; notCompiled: number }>>;
+  builds: Record<
+    Build,
+    { byFile: Record<string, { findings: number; notCompiled: number }>; includedFrom: string[] }
+  >;
 }
 const HISTORY = path.join(fixtureDir("sarif"), "gcc-history");
 const history = (
   JSON.parse(fs.readFileSync(path.join(HISTORY, "gcc-history.summary.json"), "utf8")) as { figures: History }
-).figures;
+).figures.builds;
 const failing = toolFixture("sarif", "gcc", "gcc.json");
 const failingFigures = (
   JSON.parse(fs.readFileSync(path.join(fixtureDir("sarif"), failing.summary), "utf8")) as {
@@ -40,10 +47,11 @@ const sumOf = (byFile: Record<string, { findings: number }>, except: string[] = 
     .filter(([file]) => !except.includes(file))
     .reduce((total, [, figures]) => total + figures.findings, 0);
 
+const built = (build: Build) => fs.readFileSync(path.join(HISTORY, `${build}.json`), "utf8");
 const report = {
-  base: fs.readFileSync(path.join(HISTORY, "base.json"), "utf8"),
+  base: built("base"),
   failing: fs.readFileSync(path.join(fixtureDir("sarif"), failing.file), "utf8"),
-  fixed: fs.readFileSync(path.join(HISTORY, "fixed.json"), "utf8"),
+  fixed: built("fixed"),
 };
 
 let server: TestServer;
@@ -71,8 +79,8 @@ interface CheckAnswer {
 async function uploadGcc(
   repository: RepositoryRow,
   data: string,
+  commit = aCommit(),
 ): Promise<{ runStatus: string; check: CheckAnswer; warnings: string[] }> {
-  const commit = aCommit();
   const { artifactId } = await uploadProcessed(server, token, {
     repositoryId: encodeGlobalId("Repository", repository.key),
     commitOid: commit,
@@ -148,7 +156,7 @@ describe("a report whose tool could not analyze some files", () => {
     const base = await uploadGcc(repository, report.base);
     assert.deepEqual(base.warnings.filter(aboutUnanalyzedCode), []);
     const baseFindings = Object.fromEntries(
-      Object.entries(history.byFile.base).map(([f, v]) => [f, v.findings]),
+      Object.entries(history.base.byFile).map(([f, v]) => [f, v.findings]),
     );
     assert.deepEqual(await currentFindingsByFile(repository), baseFindings);
 
@@ -163,7 +171,7 @@ describe("a report whose tool could not analyze some files", () => {
     // The warning GCC gave in legacy.c before it stopped (a missing return) is the one new
     // finding, and fails the check by the gate; discount.c's finding is fixed.
     const failingFindings = failingFigures.warnings + failingFigures.errors;
-    const compiledInBoth = sumOf(history.byFile.base, ["src/legacy.c", "src/discount.c"]);
+    const compiledInBoth = sumOf(history.base.byFile, ["src/legacy.c", "src/discount.c"]);
     assert.equal(
       failingFindings,
       compiledInBoth + 1,
@@ -171,7 +179,7 @@ describe("a report whose tool could not analyze some files", () => {
     );
     assert.deepEqual(broken.check.summary, {
       occurrencesIntroduced: 1,
-      occurrencesResolved: history.byFile.base["src/discount.c"]!.findings,
+      occurrencesResolved: history.base.byFile["src/discount.c"]!.findings,
     });
     assert.equal(broken.check.status, "FAILURE");
     assert.equal(broken.runStatus, "FAILURE");
@@ -179,14 +187,14 @@ describe("a report whose tool could not analyze some files", () => {
       "1 introduced BUG_RISK occurrence can fail the check",
     ]);
     assert.deepEqual(await statesIn(checkKeyOf(broken.check), "src/legacy.c"), {
-      EXISTING: history.byFile.base["src/legacy.c"]!.findings,
+      EXISTING: history.base.byFile["src/legacy.c"]!.findings,
       INTRODUCED: 1,
     });
     // The repository's findings: the base's in legacy.c, GCC's elsewhere, and the new one.
     const { "src/discount.c": _gone, ...kept } = baseFindings;
     assert.deepEqual(await currentFindingsByFile(repository), {
       ...kept,
-      "src/legacy.c": history.byFile.base["src/legacy.c"]!.findings + 1,
+      "src/legacy.c": history.base.byFile["src/legacy.c"]!.findings + 1,
     });
 
     // legacy.c compiles again, with one of its two warnings fixed: compared with the check that
@@ -196,16 +204,82 @@ describe("a report whose tool could not analyze some files", () => {
     assert.deepEqual(fixed.check.summary, {
       occurrencesIntroduced: 0,
       occurrencesResolved:
-        history.byFile.base["src/legacy.c"]!.findings - history.byFile.fixed["src/legacy.c"]!.findings + 1,
+        history.base.byFile["src/legacy.c"]!.findings - history.fixed.byFile["src/legacy.c"]!.findings + 1,
     });
     assert.equal(fixed.check.status, "SUCCESS");
     assert.deepEqual(await statesIn(checkKeyOf(fixed.check), "src/legacy.c"), {
-      EXISTING: history.byFile.fixed["src/legacy.c"]!.findings,
+      EXISTING: history.fixed.byFile["src/legacy.c"]!.findings,
       RESOLVED: 2,
     });
     assert.deepEqual(
       await currentFindingsByFile(repository),
-      Object.fromEntries(Object.entries(history.byFile.fixed).map(([f, v]) => [f, v.findings])),
+      Object.fromEntries(Object.entries(history.fixed.byFile).map(([f, v]) => [f, v.findings])),
     );
   });
+
+  test("GCC's error in a header leaves the file being compiled unanalyzed too, when its list names that file: the base's findings there that the failed build no longer gives stay EXISTING", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    const receipt = (build: Build) => history[build].byFile["src/receipt.c"]!.findings;
+    const base = await uploadGcc(repository, built("rounding"));
+    // GCC 12 writes the note of its use-after-free warning ("call to ‘free’ here") as a list item
+    // of its own, which is read as a finding: the count is the base check's, not the text's.
+    const inReceipt = (await statesIn(checkKeyOf(base.check), "src/receipt.c")).INTRODUCED!;
+    assert.ok(inReceipt >= receipt("rounding"));
+
+    // Built with -DPRICING_ROUNDING, pricing.h does not compile: GCC's text says the two
+    // compilations that stop there are receipt.c's and invoice.c's. receipt.c's use of its label
+    // after freeing it is a warning GCC gives only when the file compiles.
+    assert.deepEqual(history["rounding-broken"].includedFrom, ["src/invoice.c", "src/receipt.c"]);
+    assert.equal(receipt("rounding-broken"), receipt("rounding") - 1);
+    const broken = await uploadGcc(repository, built("rounding-broken"));
+    // receipt.c's list names it (an unused parameter, found before the compilation stopped);
+    // invoice.c's names only the header, so nothing in it says which file was being compiled.
+    assert.ok(
+      broken.warnings.includes(
+        "Not analyzed by the tool: src/pricing.h, src/receipt.c. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.",
+      ),
+      broken.warnings.join("\n"),
+    );
+    assert.deepEqual(await statesIn(checkKeyOf(broken.check), "src/receipt.c"), { EXISTING: inReceipt });
+    assert.equal(broken.check.summary.occurrencesResolved, 0);
+    assert.equal((await currentFindingsByFile(repository))["src/receipt.c"], inReceipt);
+  });
+
+  for (const order of [
+    ["shard-rounding", "shard-plain"],
+    ["shard-plain", "shard-rounding"],
+  ] as const) {
+    test(`in a check of two shards (${order.join(" then ")}), a file one shard could not compile is judged by the shard that compiled it`, async () => {
+      const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+      const base = await uploadGcc(repository, built("rounding"));
+      const inReceipt = (await statesIn(checkKeyOf(base.check), "src/receipt.c")).INTRODUCED!;
+      const stillThere = history["shard-plain"].byFile["src/receipt.c"]!.findings;
+
+      // One commit, built twice: with -DPRICING_ROUNDING receipt.c does not compile; without, it
+      // does, and its use after free is fixed.
+      const commit = aCommit();
+      const answers = [];
+      for (const build of order)
+        answers.push({ build, ...(await uploadGcc(repository, built(build), commit)) });
+      const rounding = answers.find((answer) => answer.build === "shard-rounding")!;
+      assert.ok(
+        rounding.warnings.includes(
+          "Not analyzed by the tool: src/pricing.h, src/receipt.c. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.",
+        ),
+        rounding.warnings.join("\n"),
+      );
+      const check = answers[1]!.check;
+      assert.equal(answers[0]!.check.id, check.id, "both shards are one check");
+      // The use after free (and its note) is fixed; the unused parameter is still there.
+      assert.deepEqual(await statesIn(checkKeyOf(check), "src/receipt.c"), {
+        EXISTING: stillThere,
+        RESOLVED: inReceipt - stillThere,
+      });
+      assert.equal(check.summary.occurrencesResolved, inReceipt - stillThere);
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id
+        WHERE c.key = ${checkKeyOf(check)} AND o.is_carried`.execute(server.db);
+      assert.equal(rows[0]!.n, 0, "the plain shard analyzed pricing.h and receipt.c: nothing is carried");
+    });
+  }
 });

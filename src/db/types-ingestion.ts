@@ -106,11 +106,21 @@ export interface CoverageCheckFilesTable {
   uncovered_lines: number[];
 }
 
+/**
+ * Migration 0042: the repository files in which an artifact's report gave a finding, which it
+ * analyzed unless its tool said otherwise (docs/ingestion.md "Status").
+ */
+export interface ArtifactFindingPathsTable {
+  artifact_id: ForeignKey;
+  path: string;
+}
+
 export interface IngestionTables {
   artifacts: ArtifactsTable;
   artifact_chunks: ArtifactChunksTable;
   coverage_files: CoverageFilesTable;
   coverage_check_files: CoverageCheckFilesTable;
+  artifact_finding_paths: ArtifactFindingPathsTable;
 }
 
 export type ArtifactRow = Selectable<ArtifactsTable>;

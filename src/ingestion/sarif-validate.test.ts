@@ -170,6 +170,20 @@ describe("ToolErrors says how many errors the tool reported of its own, quoting 
     assert.equal(errors.count, 3);
   });
 
+  test("the other files an error left unanalyzed are kept with its own place; one that cannot be stored is left out", () => {
+    const errors = new ToolErrors();
+    errors.add({
+      runIndex: 0,
+      message: "‘rounding_cents’ undeclared (first use in this function)",
+      path: "src/pricing.h",
+      line: 10,
+      unanalyzedPath: "src/pricing.h",
+      alsoUnanalyzed: ["src/receipt.c", "src/bad\u0000.c"],
+    });
+    assert.deepEqual(errors.unanalyzedPaths(), ["src/pricing.h", "src/receipt.c"]);
+    assert.equal(errors.unanalyzed, 1);
+  });
+
   test("the places not analyzed: each once, the first five named; beyond the bound none is kept", () => {
     const errors = new ToolErrors();
     for (const name of ["a", "b", "a", "c", "d", "e", "f"]) {

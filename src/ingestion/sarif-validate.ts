@@ -90,7 +90,14 @@ export class ToolErrors {
     if (kind === "configuration") return;
     // A path PostgreSQL cannot store cannot be kept either: as if the error named no file.
     if (error.unanalyzedPath === undefined || isUnstorableText(error.unanalyzedPath)) this.unplaced ??= error;
-    else if (this.paths.size <= MAX_UNANALYZED_PATHS) this.paths.add(error.unanalyzedPath);
+    else this.addPath(error.unanalyzedPath);
+    // The other files of what the error stopped (GCC's compilation). A path PostgreSQL cannot
+    // store holds no stored finding to keep, so it is left out rather than making the check NEUTRAL.
+    for (const path of error.alsoUnanalyzed ?? []) if (!isUnstorableText(path)) this.addPath(path);
+  }
+
+  private addPath(path: string): void {
+    if (this.paths.size <= MAX_UNANALYZED_PATHS) this.paths.add(path);
   }
 
   /** Errors about code the tool could not analyze (not those about its configuration). */

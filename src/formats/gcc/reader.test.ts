@@ -186,6 +186,34 @@ describe("GCC JSON reader", () => {
     });
   });
 
+  it("says a header that does not compile leaves unanalyzed the other files its compilation's list names, and no more", async () => {
+    // pricing.h does not compile with -DPRICING_ROUNDING: GCC's text says it stopped receipt.c's
+    // and invoice.c's compilations. receipt.c's list names receipt.c (an unused parameter);
+    // invoice.c's names only the header, so nothing in it says which file was being compiled.
+    const broken = toolErrorsOf(
+      await eventsOf([readFixtureFile("sarif", "gcc-history/rounding-broken.json")]),
+    );
+    assert.deepEqual(
+      broken.map((error) => [error.unanalyzedPath, error.alsoUnanalyzed]),
+      [
+        ["src/pricing.h", undefined],
+        ["src/pricing.h", ["src/receipt.c"]],
+      ],
+    );
+    // The same build without the option, whose lists follow, compiled receipt.c: it is left out.
+    const both = await eventsOf([
+      readFixtureFile("sarif", "gcc-history/shard-rounding.json"),
+      readFixtureFile("sarif", "gcc-history/shard-plain.json"),
+    ]);
+    assert.deepEqual(
+      toolErrorsOf(both).map((error) => [error.unanalyzedPath, error.alsoUnanalyzed]),
+      [
+        ["src/pricing.h", undefined],
+        ["src/pricing.h", undefined],
+      ],
+    );
+  });
+
   it("yields the same events whatever the chunks, one byte at a time included", async () => {
     const whole = await eventsOf([FIXTURE]);
     const oneByOne = await eventsOf(Array.from(Buffer.from(FIXTURE), (byte) => Uint8Array.of(byte)));

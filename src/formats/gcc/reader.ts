@@ -32,6 +32,19 @@ import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "..
  * between the lists (`make: *** [Makefile:3: a.o] Error 1`, when make's stderr is captured with
  * GCC's). The analyzer's `path` (the events that lead to a finding) and fix-it hints are not kept.
  *
+ * Each list is one compilation (one translation unit: `gcc -c a.c b.c` writes two lists, as two
+ * commands do), and a compilation that stops at an error analyzes none of its files: neither the
+ * file the error is in (a header, say) nor the file being compiled, whose middle-end warnings and
+ * `-fanalyzer` findings are not given. GCC 12's JSON does not name the file being compiled, and
+ * has no include chain (the text output's "In file included from" is not in it); what the list
+ * does say is which files its diagnostics are in, all of them files of that compilation. So an
+ * error's unanalyzed places are its own file and every other repository file its list's
+ * diagnostics and their notes name (`alsoUnanalyzed`): the main file is among them whenever a
+ * diagnostic is in it, and when none is, the list holds no fact naming it and only the error's
+ * file is kept. A file that another list of the report names, from a compilation that had no
+ * error, was analyzed there and is left out. The errors are held until the report ends, so that
+ * every compilation's list has been read.
+ *
  * GCC prints a header's warnings once for each file that includes it, so a build's lists repeat
  * them: a warning with the same rule, message and place (file, line, column) as an earlier one is
  * yielded with `repeatOf`, the earlier one's index, and is not a finding of its own (processing
@@ -71,6 +84,12 @@ const TOOL: SarifTool = {
   rules: [],
   extensions: [],
 };
+
+/** One compilation's list as read: the repository files its diagnostics name, and its errors. */
+interface CompilationList {
+  files: Set<string>;
+  errors: SarifToolError[];
+}
 
 /** The kinds of diagnostic that are findings, with their level. */
 const LEVEL_OF_KIND: Readonly<Record<string, SarifLevel>> = { warning: "warning", note: "note" };
@@ -114,6 +133,12 @@ class GccReader implements TextReportReader {
   private textLine: string | null = null;
   /** Each distinct warning's identity (a hash of its rule, message and place), with its index. */
   private readonly distinct = new Map<string, number>();
+  /** The list being read: the repository files its diagnostics name, and its errors. */
+  private list: CompilationList = { files: new Set(), errors: [] };
+  /** Repository files named by a list without an error: a compilation of the build analyzed them. */
+  private readonly compiled = new Set<string>();
+  /** The tool's errors in the order read, each failed list's with the files it names, until the end. */
+  private readonly held: CompilationList[] = [];
 
   constructor(workDir: string | null, directory: string | null) {
     this.pathContext = { workDir, originalUriBaseIds: {}, workingDirectory: directory };
@@ -148,11 +173,13 @@ class GccReader implements TextReportReader {
         this.textLine = char;
         continue;
       }
-      if (this.nesting.step(char) === "[" && this.nesting.depth === 1) this.arrays += 1;
+      const stepped = this.nesting.step(char);
+      if (stepped === "[" && this.nesting.depth === 1) this.arrays += 1;
       if (!this.nesting.open) {
         // A list ends: the parser gets it whole, and what follows may be text.
         this.write(chunk.slice(from, i + 1));
         from = i + 1;
+        if (stepped === "]") this.endList();
       }
     }
     if (this.textLine === null) this.write(chunk.slice(from));
@@ -163,7 +190,31 @@ class GccReader implements TextReportReader {
     const text = (this.textLine ?? "").replace(/\r$/, "").trim();
     this.textLine = null;
     if (text === "") return;
-    this.events.push({ type: "toolError", error: { runIndex: 0, message: text, path: null, line: null } });
+    const error = { runIndex: 0, message: text, path: null, line: null };
+    this.held.push({ files: new Set(), errors: [error] });
+  }
+
+  /** A compilation's list is read: its files were analyzed, or its errors wait for the end. */
+  private endList(): void {
+    const { files, errors } = this.list;
+    if (errors.length === 0) for (const file of files) this.compiled.add(file);
+    else this.held.push(this.list);
+    this.list = { files: new Set(), errors: [] };
+  }
+
+  /**
+   * The tool's errors, in the order read; the first of a failed compilation's also names the
+   * other files its list names that no compilation without an error named.
+   */
+  private releaseErrors(): void {
+    for (const { files, errors } of this.held) {
+      const own = new Set(errors.map((error) => error.unanalyzedPath));
+      const others = [...files].filter((file) => !own.has(file) && !this.compiled.has(file));
+      const first = errors[0];
+      if (first !== undefined && others.length > 0) first.alsoUnanalyzed = others;
+      for (const error of errors) this.events.push({ type: "toolError", error });
+    }
+    this.held.length = 0;
   }
 
   end(): void {
@@ -180,6 +231,7 @@ class GccReader implements TextReportReader {
         "it has no list of diagnostics: GCC writes a JSON list for each file it compiles (gcc -fdiagnostics-format=json … 2> gcc.json).",
       );
     }
+    this.releaseErrors();
   }
 
   private write(text: string): void {
@@ -215,6 +267,12 @@ class GccReader implements TextReportReader {
     if (typeof message !== "string") this.structure(`a diagnostic (${kind.slice(0, 40)}) has no "message".`);
     const record = diagnostic as Record<string, unknown>;
     const locations = this.locationsOf(record.locations, null);
+    const children = (Array.isArray(record.children) ? record.children : []).filter(isRecord);
+    const notes = children.flatMap((child) =>
+      this.locationsOf(child.locations, typeof child.message === "string" ? child.message : null),
+    );
+    for (const place of [...locations, ...notes])
+      if (!place.outsideRepository && place.path) this.list.files.add(place.path);
     const named = typeof option === "string" && option.startsWith("-W") ? option : null;
     const level = kind === "error" && named !== null ? "error" : LEVEL_OF_KIND[kind];
     if (level === undefined) {
@@ -227,14 +285,9 @@ class GccReader implements TextReportReader {
         line: first?.region?.startLine ?? null,
       };
       if (first !== undefined && !first.outsideRepository && first.path) error.unanalyzedPath = first.path;
-      this.events.push({ type: "toolError", error });
+      this.list.errors.push(error);
       return;
     }
-    const related = (Array.isArray(record.children) ? record.children : [])
-      .filter(isRecord)
-      .flatMap((child) =>
-        this.locationsOf(child.locations, typeof child.message === "string" ? child.message : null),
-      );
     const cwe = isRecord(record.metadata) ? positiveInteger(record.metadata.cwe) : null;
     const result: SarifResult = {
       runIndex: 0,
@@ -249,7 +302,7 @@ class GccReader implements TextReportReader {
       taxa: cwe === null ? [] : [{ id: String(cwe), taxonomy: "CWE" }],
       message,
       locations: locations.slice(0, 1),
-      relatedLocations: [...locations.slice(1), ...related],
+      relatedLocations: [...locations.slice(1), ...notes],
       suppressions: [],
       isSuppressed: false,
       baselineState: null,

@@ -185,6 +185,12 @@ export interface SarifToolError {
    * the repository: the report cannot then say what it left out.
    */
   unanalyzedPath?: string;
+  /**
+   * Further repository files the error left unanalyzed besides `unanalyzedPath`, when the report
+   * says which: for GCC, the other files its failed compilation's list names (the translation
+   * unit's main file among them when a diagnostic is in it), docs/ingestion-sarif.md "GCC".
+   */
+  alsoUnanalyzed?: string[];
 }
 
 /**

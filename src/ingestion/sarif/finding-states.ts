@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
+import { findArtifactFindingPathsIn } from "../../modules/artifacts/artifact-finding-path-store.ts";
 import {
   findArtifactOutcomesOfCheck,
   findProcessedArtifactIdsOfCheck,
@@ -103,22 +104,45 @@ export interface Publishing {
 
 /**
  * The paths the tool of `checkId` could not analyze, over its processed artifacts and the one
- * being published; null when one of them does not know its paths (its check is NEUTRAL).
+ * being published: a path one of them names counts only when none of them analyzed it, that is
+ * gave a finding there without saying it could not analyze it (another shard of the build that
+ * compiled the file). Null when one of them does not know its paths (its check is NEUTRAL).
  */
 async function unanalyzedPathsOfCheck(
   tx: Kysely<Database>,
   checkId: string,
   publishing: Publishing | undefined,
 ): Promise<string[] | null> {
-  const paths = new Set(publishing?.unanalyzedPaths ?? []);
   if (publishing !== undefined && publishing.unanalyzedPaths === null) return null;
+  const unanalyzedBy = new Map<string, ReadonlySet<string>>();
+  if (publishing?.unanalyzedPaths)
+    unanalyzedBy.set(publishing.artifactId, new Set(publishing.unanalyzedPaths));
   for (const artifact of await findArtifactOutcomesOfCheck(tx, checkId)) {
     if (artifact.status !== "PROCESSED" || artifact.id === publishing?.artifactId) continue;
     if (artifact.outcome === null) continue;
     if (artifact.outcome.unanalyzedPaths === null) return null;
-    for (const path of artifact.outcome.unanalyzedPaths) paths.add(path);
+    unanalyzedBy.set(artifact.id, new Set(artifact.outcome.unanalyzedPaths));
   }
-  return [...paths];
+  const paths = new Set([...unanalyzedBy.values()].flatMap((own) => [...own]));
+  if (paths.size === 0) return [];
+  const analyzed = new Set<string>();
+  for (const { artifactId, path } of await findArtifactFindingPathsIn(
+    tx,
+    [...unanalyzedBy.keys()],
+    [...paths],
+  )) {
+    const own = unanalyzedBy.get(artifactId);
+    if (own === undefined || own.has(path) || own.has(directoryOf(path))) continue;
+    analyzed.add(path);
+    analyzed.add(directoryOf(path));
+  }
+  return [...paths].filter((path) => !analyzed.has(path));
+}
+
+/** The directory a file is directly in, as unanalyzed paths write it (`./` for the root). */
+function directoryOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash === -1 ? "./" : path.slice(0, slash + 1);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/
 import { plainMessage } from "../../formats/sarif/values.ts";
 import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
 import { replaceUnstorableText } from "../../graphql/variables.ts";
+import { replaceArtifactFindingPaths } from "../../modules/artifacts/artifact-finding-path-store.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId, findFingerprintVersions } from "../../modules/checks/check-store.ts";
 import {
@@ -291,6 +292,8 @@ export async function stageSarif(
   let firstNoLocation: string | null = null;
   const placement = storedPlacement(artifact.work_dir, artifact.repository_root);
   const toolErrors = new ToolErrors();
+  // The files the report gave a finding in, whatever becomes of it: what the tool analyzed.
+  const findingPaths = new Set<string>();
   try {
     // The stored report is read again: a run's working directory may come after its results.
     const workingDirectories = await findWorkingDirectories(input.text, placement.root);
@@ -322,6 +325,7 @@ export async function stageSarif(
         if (location === "NO_LOCATION") firstNoLocation ??= quotedResult(result);
         continue;
       }
+      findingPaths.add(location.path);
       const pattern = exclude.isEmpty ? null : exclude.matching(location.path);
       if (pattern !== null) {
         tally.skip("EXCLUDED");
@@ -399,6 +403,7 @@ export async function stageSarif(
         ? null
         : await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
     const unanalyzedPaths = toolErrors.unanalyzedPaths();
+    await replaceArtifactFindingPaths(publishTx, artifact.id, findingPaths);
     const { carried, ...states } = await settleFindingStates(
       publishTx,
       check.id,
