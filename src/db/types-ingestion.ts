@@ -107,7 +107,7 @@ export interface CoverageCheckFilesTable {
 }
 
 /**
- * Migration 0042: the repository files in which an artifact's report gave a finding, which it
+ * Migration 0041: the repository files in which an artifact's report gave a finding, which it
  * analyzed unless its tool said otherwise (docs/ingestion.md "Status").
  */
 export interface ArtifactFindingPathsTable {

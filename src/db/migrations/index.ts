@@ -37,8 +37,8 @@ import * as occurrenceFormerFingerprint from "./0036-occurrence-former-fingerpri
 import * as occurrenceCarried from "./0037-occurrence-carried.ts";
 import * as checkFingerprintVersion from "./0038-check-fingerprint-version.ts";
 import * as accountIssues from "./0039-account-issues.ts";
-import * as scaHistory from "./0041-sca-history.ts";
-import * as artifactFindingPaths from "./0042-artifact-finding-paths.ts";
+import * as scaHistory from "./0040-sca-history.ts";
+import * as artifactFindingPaths from "./0041-artifact-finding-paths.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -83,8 +83,8 @@ const migrations: Record<string, Migration> = {
   "0037-occurrence-carried": occurrenceCarried,
   "0038-check-fingerprint-version": checkFingerprintVersion,
   "0039-account-issues": accountIssues,
-  "0041-sca-history": scaHistory,
-  "0042-artifact-finding-paths": artifactFindingPaths,
+  "0040-sca-history": scaHistory,
+  "0041-artifact-finding-paths": artifactFindingPaths,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -3,7 +3,7 @@ import type { Database } from "../../db/types.ts";
 
 /**
  * The repository files in which an artifact's report gave a finding (`artifact_finding_paths`,
- * migration 0042): what says which files a tool analyzed, unless it said it could not
+ * migration 0041): what says which files a tool analyzed, unless it said it could not
  * (docs/ingestion.md "Status").
  */
 

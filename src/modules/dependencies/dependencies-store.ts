@@ -214,7 +214,7 @@ export function currentScaChecksOf(
  * (`placed_at`, docs/ingestion.md "Where a run stands in the history"), does not. The target then
  * counts as scanned and empty. With `asOf`, the lists of runs placed up to that run count, that
  * run's own even while it is being processed (its DDP). The list is read from
- * `analysis_runs_lockfile_lists_placed_idx` (migration 0041), the `asOf` bound one of its
+ * `analysis_runs_lockfile_lists_placed_idx` (migration 0040), the `asOf` bound one of its
  * conditions.
  */
 export function isLockfileGone(
