@@ -214,6 +214,47 @@ describe("GCC JSON reader", () => {
     );
   });
 
+  it("takes a note GCC writes as an item of its own after a warning as that warning's related place, not a finding", async () => {
+    // GCC 12 writes -Wuse-after-free's "call to 'free' here" as a top-level item after it.
+    const text = readFixtureFile("sarif", "gcc-history/rounding.json");
+    const results = resultsOf(await eventsOf([text]));
+    assert.deepEqual(
+      results.filter((result) => result.ruleId === "note"),
+      [],
+    );
+    const useAfterFree = results.find((result) => result.ruleId === "-Wuse-after-free");
+    assert.deepEqual(
+      useAfterFree?.relatedLocations.map((place) => [place.path, place.region?.startLine, place.message]),
+      [["src/receipt.c", 6, "call to ‘free’ here"]],
+    );
+    // What GCC printed as its findings: each distinct place and option of a
+    // `file:line:col: warning|error: … [-W…]` line (a header's are printed once per includer).
+    const printed = new Set(
+      readFixtureFile("sarif", "gcc-history/rounding.tool-output.txt")
+        .split("\n")
+        .filter((line) => /^\S+:\d+:\d+: (warning|error): .*\[-W[^\]]*\]$/.test(line))
+        .map((line) => `${line.split(": ")[0]} ${line.slice(line.lastIndexOf("[-W"))}`),
+    );
+    assert.equal(results.filter((result) => result.repeatOf === undefined).length, printed.size);
+  });
+
+  it("takes a note right after the compiler's own error as part of it, and a list's first note as a finding", async () => {
+    const list = [
+      diagnostic({ kind: "error", option: undefined, message: "expected ';'" }),
+      diagnostic({ kind: "note", option: undefined, message: "to match this '('" }),
+    ];
+    const events = await eventsOf([`${JSON.stringify(list)}\n`]);
+    assert.deepEqual(resultsOf(events), []);
+    assert.equal(toolErrorsOf(events).length, 1);
+    const alone = resultsOf(
+      await eventsOf([`${JSON.stringify([diagnostic({ kind: "note", option: undefined })])}\n`]),
+    );
+    assert.deepEqual(
+      alone.map((result) => [result.ruleId, result.level]),
+      [["note", "note"]],
+    );
+  });
+
   it("yields the same events whatever the chunks, one byte at a time included", async () => {
     const whole = await eventsOf([FIXTURE]);
     const oneByOne = await eventsOf(Array.from(Buffer.from(FIXTURE), (byte) => Uint8Array.of(byte)));

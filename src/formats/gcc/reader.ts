@@ -27,7 +27,9 @@ import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "..
  * One run (the tool `gcc`, which describes no rules); one result per warning (or per warning made
  * an error by `-Werror=`), its option as the rule (`-Wanalyzer-malloc-leak`, `-Wunused-variable`);
  * `metadata.cwe` a CWE taxon; the first location's caret and finish the region; the children's
- * notes related locations. An error with no option (code that does not compile), a fatal error
+ * notes related locations; so is a note GCC writes as an item of its own right after a diagnostic
+ * (GCC 12's `-Wuse-after-free` and its "call to ‘free’ here"), which belongs to that diagnostic and
+ * is not a finding. An error with no option (code that does not compile), a fatal error
  * or an internal error is the tool's own error: that file was not analyzed; so is a line of text
  * between the lists (`make: *** [Makefile:3: a.o] Error 1`, when make's stderr is captured with
  * GCC's). The analyzer's `path` (the events that lead to a finding) and fix-it hints are not kept.
@@ -135,6 +137,14 @@ class GccReader implements TextReportReader {
   private readonly distinct = new Map<string, number>();
   /** The list being read: the repository files its diagnostics name, and its errors. */
   private list: CompilationList = { files: new Set(), errors: [] };
+  /**
+   * The list's last finding, held until the next item or the list's end: GCC writes the note of
+   * some warnings (`-Wuse-after-free`'s "call to 'free' here") as an item of its own after it,
+   * which belongs to it.
+   */
+  private lastResult: SarifResult | null = null;
+  /** Whether the list's last item was a diagnostic a note may follow (a finding or an error). */
+  private noteMayFollow = false;
   /** Repository files named by a list without an error: a compilation of the build analyzed them. */
   private readonly compiled = new Set<string>();
   /** The tool's errors in the order read, each failed list's with the files it names, until the end. */
@@ -196,6 +206,8 @@ class GccReader implements TextReportReader {
 
   /** A compilation's list is read: its files were analyzed, or its errors wait for the end. */
   private endList(): void {
+    this.releaseLastResult();
+    this.noteMayFollow = false;
     const { files, errors } = this.list;
     if (errors.length === 0) for (const file of files) this.compiled.add(file);
     else this.held.push(this.list);
@@ -231,7 +243,13 @@ class GccReader implements TextReportReader {
         "it has no list of diagnostics: GCC writes a JSON list for each file it compiles (gcc -fdiagnostics-format=json … 2> gcc.json).",
       );
     }
+    this.releaseLastResult();
     this.releaseErrors();
+  }
+
+  private releaseLastResult(): void {
+    if (this.lastResult !== null) this.events.push({ type: "result", result: this.lastResult });
+    this.lastResult = null;
   }
 
   private write(text: string): void {
@@ -273,6 +291,14 @@ class GccReader implements TextReportReader {
     );
     for (const place of [...locations, ...notes])
       if (!place.outsideRepository && place.path) this.list.files.add(place.path);
+    if (kind === "note" && option === undefined && this.noteMayFollow) {
+      // The note of the item before it: a place related to that finding (or to an error), not a
+      // finding of its own.
+      this.lastResult?.relatedLocations.push(...this.locationsOf(record.locations, message), ...notes);
+      return;
+    }
+    this.releaseLastResult();
+    this.noteMayFollow = true;
     const named = typeof option === "string" && option.startsWith("-W") ? option : null;
     const level = kind === "error" && named !== null ? "error" : LEVEL_OF_KIND[kind];
     if (level === undefined) {
@@ -312,7 +338,7 @@ class GccReader implements TextReportReader {
     const repeatOf = this.firstOf(result);
     if (repeatOf !== null) result.repeatOf = repeatOf;
     this.results += 1;
-    this.events.push({ type: "result", result });
+    this.lastResult = result;
   }
 
   /**
