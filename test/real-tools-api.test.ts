@@ -836,14 +836,6 @@ describe("GCC's JSON through the API, compared with GCC's own text output", () =
           { repository, commitOid },
         );
         nodes.push((await query<{ node: ArtifactOut & { check: SarifCheckOut } }>(SARIF_QUERY, { id })).node);
-        console.log(
-          "DEBUG",
-          part,
-          JSON.stringify(nodes.at(-1)!.skipped),
-          nodes.at(-1)!.storedCount,
-          nodes.at(-1)!.check.occurrences.totalCount,
-          JSON.stringify(nodes.at(-1)!.warnings),
-        );
       }
       const sum = (pick: (node: ArtifactOut) => number | null) =>
         nodes.reduce((n, node) => n + (pick(node) ?? 0), 0);
