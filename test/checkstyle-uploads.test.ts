@@ -145,6 +145,36 @@ async function upload(fixture: ToolFixture, target: UploadTarget = {}): Promise<
 }
 
 /** A check's findings as the API lists them: place, rule, severity and category. */
+/**
+ * In a new repository, a function that uploads `data` under the analyzer `shellcheck`, expects
+ * a refusal and answers its reason.
+ */
+async function shellcheckRefusals(): Promise<(data: string) => Promise<string>> {
+  const { server, token, account } = scene;
+  const repository = await aRepository(server.db, account);
+  return async (data: string): Promise<string> => {
+    const answer = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }`,
+        {
+          input: {
+            repositoryId: encodeGlobalId("Repository", repository.key),
+            commitOid: aCommitOid(),
+            branch: repository.default_branch,
+            analyzer: "shellcheck",
+            analyzerType: "community",
+            data,
+          },
+        },
+      ),
+    ).uploadArtifact as { ok: boolean; error: string };
+    assert.equal(answer.ok, false);
+    return answer.error;
+  };
+}
+
 function storedFindings(artifact: ArtifactOut): string[] {
   return artifact.check.issues.edges
     .map(
@@ -222,29 +252,7 @@ describe("checkstyle XML and ShellCheck JSON of real tools, through the API", ()
   }
 
   it("refuses a malformed report, entities (billion laughs) and ShellCheck JSON that is not, naming the problem", async () => {
-    const { server, token, account } = scene;
-    const repository = await aRepository(server.db, account);
-    const refusal = async (data: string): Promise<string> => {
-      const answer = dataOf(
-        await gql(
-          server.endpoint,
-          token,
-          `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }`,
-          {
-            input: {
-              repositoryId: encodeGlobalId("Repository", repository.key),
-              commitOid: aCommitOid(),
-              branch: repository.default_branch,
-              analyzer: "shellcheck",
-              analyzerType: "community",
-              data,
-            },
-          },
-        ),
-      ).uploadArtifact as { ok: boolean; error: string };
-      assert.equal(answer.ok, false);
-      return answer.error;
-    };
+    const refusal = await shellcheckRefusals();
     const laughs = `<?xml version="1.0"?>\n<!DOCTYPE checkstyle [\n<!ENTITY a "aaaaaaaaaa">\n<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">\n]>\n<checkstyle><file name="a.sh"><error line="1" severity="error" message="&b;" source="ShellCheck.SC1000"/></file></checkstyle>`;
     assert.match(
       await refusal(laughs),
@@ -288,29 +296,7 @@ describe("checkstyle XML and ShellCheck JSON of real tools, through the API", ()
   });
 
   it("refuses ShellCheck's tty, diff and quiet outputs, naming the outputs that are read", async () => {
-    const { server, token, account } = scene;
-    const repository = await aRepository(server.db, account);
-    const refusal = async (data: string): Promise<string> => {
-      const answer = dataOf(
-        await gql(
-          server.endpoint,
-          token,
-          `mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }`,
-          {
-            input: {
-              repositoryId: encodeGlobalId("Repository", repository.key),
-              commitOid: aCommitOid(),
-              branch: repository.default_branch,
-              analyzer: "shellcheck",
-              analyzerType: "community",
-              data,
-            },
-          },
-        ),
-      ).uploadArtifact as { ok: boolean; error: string };
-      assert.equal(answer.ok, false);
-      return answer.error;
-    };
+    const refusal = await shellcheckRefusals();
     const named = /upload (?:its|ShellCheck's) `-f json1`, `-f gcc` or `-f checkstyle` output instead\.$/;
     const tty = await refusal(readFixtureFile("checkstyle", "shellcheck/shellcheck.tty"));
     assert.match(tty, /^the report is not read: this is ShellCheck's tty output \(-f tty\)/);

@@ -8,7 +8,7 @@ import type { RepositoryRow } from "../src/db/types.ts";
 import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
-import { runArtifactJob } from "./helpers/builders-artifacts.ts";
+import { anUpload, runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
@@ -102,19 +102,17 @@ async function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<voi
 }
 
 test("a worker killed mid-processing leaves nothing behind, and the next worker processes the artifact once", async () => {
-  const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
-    commitOid: "9".repeat(40),
-    branch: null,
-    analyzer: "generated-lint",
-    analyzerType: "community",
-    key: null,
-    data: [...generatedSarifChunks({ results: RESULTS, files: 500 })].join(""),
-    compression: "NONE",
-    workDir: null,
-    reporter: "test",
-    reporterVersion: null,
-    uploadedBy: null,
-  });
+  const accepted = await acceptUpload(
+    server.db,
+    server.config,
+    testLogger("intake").logger,
+    repository,
+    anUpload({
+      commitOid: "9".repeat(40),
+      analyzer: "generated-lint",
+      data: [...generatedSarifChunks({ results: RESULTS, files: 500 })].join(""),
+    }),
+  );
   const artifact = await server.db
     .selectFrom("artifacts")
     .select(["id", "run_id"])
@@ -181,19 +179,17 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
 });
 
 test("a stored report that fails to process fails its artifact and its check, and is not retried", async () => {
-  const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
-    commitOid: "8".repeat(40),
-    branch: null,
-    analyzer: "generated-lint",
-    analyzerType: "community",
-    key: null,
-    data: [...generatedSarifChunks({ results: 3, files: 1 })].join(""),
-    compression: "NONE",
-    workDir: null,
-    reporter: "test",
-    reporterVersion: null,
-    uploadedBy: null,
-  });
+  const accepted = await acceptUpload(
+    server.db,
+    server.config,
+    testLogger("intake").logger,
+    repository,
+    anUpload({
+      commitOid: "8".repeat(40),
+      analyzer: "generated-lint",
+      data: [...generatedSarifChunks({ results: 3, files: 1 })].join(""),
+    }),
+  );
   const artifact = await server.db
     .selectFrom("artifacts")
     .select(["id", "run_id", "check_id"])

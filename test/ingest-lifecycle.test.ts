@@ -8,6 +8,7 @@ import { acceptUpload, type UploadAccepted } from "../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../src/ingestion/types.ts";
 import { findLatestValuesOfItems } from "../src/modules/metrics/metric-store.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
+import { anUpload } from "./helpers/builders-artifacts.ts";
 import { anIssueCategorySetting } from "./helpers/builders-metrics.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
@@ -73,20 +74,13 @@ function sarif(findings: readonly Finding[]): string {
 }
 
 function upload(repository: RepositoryRow, fields: Partial<ArtifactUpload>): Promise<UploadAccepted> {
-  return acceptUpload(server.db, server.config, logger, repository, {
-    commitOid: "a".repeat(40),
-    branch: null,
-    analyzer: "fixture-lint",
-    analyzerType: "community",
-    key: null,
-    data: sarif([]),
-    compression: "NONE",
-    workDir: null,
-    reporter: "test",
-    reporterVersion: null,
-    uploadedBy: null,
-    ...fields,
-  });
+  return acceptUpload(
+    server.db,
+    server.config,
+    logger,
+    repository,
+    anUpload({ commitOid: "a".repeat(40), data: sarif([]), ...fields }),
+  );
 }
 
 async function runByKey(key: string): Promise<AnalysisRunRow> {

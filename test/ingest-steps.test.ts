@@ -3,11 +3,10 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { sql } from "kysely";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
-import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler, GAVE_UP_PROBLEM } from "../src/ingestion/process-job.ts";
 import { rebaseRun } from "../src/ingestion/run-rebase.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
-import { claimArtifactJob, settleJob } from "./helpers/builders-artifacts.ts";
+import { acceptedArtifactId, anUpload, claimArtifactJob, settleJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { testLogger } from "./helpers/log-capture.ts";
@@ -47,26 +46,16 @@ async function upload(
   commit: string,
   fields: { branch?: string; pullRequestNumber?: number; baseBranch?: string } = {},
 ): Promise<string> {
-  const accepted = await acceptUpload(server.db, server.config, testLogger("intake").logger, repository, {
-    commitOid: commit,
-    branch: null,
-    ...fields,
-    analyzer: "generated-lint",
-    analyzerType: "community",
-    key: null,
-    data: [...generatedSarifChunks({ results: RESULTS })].join(""),
-    compression: "NONE",
-    workDir: null,
-    reporter: "test",
-    reporterVersion: null,
-    uploadedBy: null,
-  });
-  const row = await server.db
-    .selectFrom("artifacts")
-    .select("id")
-    .where("key", "=", accepted.artifactKey)
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return acceptedArtifactId(
+    server,
+    repository,
+    anUpload({
+      commitOid: commit,
+      ...fields,
+      analyzer: "generated-lint",
+      data: [...generatedSarifChunks({ results: RESULTS })].join(""),
+    }),
+  );
 }
 
 /** What the API shows of the run of `commit`: its status, its check's findings and its summary. */

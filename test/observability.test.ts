@@ -8,6 +8,7 @@ import { enqueueJobs } from "../src/jobs/job-store.ts";
 import { recordEvent } from "../src/modules/events/outbox.ts";
 import { repositoryObject } from "../src/modules/repositories/repository-events.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { anUpload } from "./helpers/builders-artifacts.ts";
 import { aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { bearer, post, settle, startInstance, type TestInstance, waitFor } from "./helpers/instance.ts";
 import { testLogger } from "./helpers/log-capture.ts";
@@ -220,22 +221,19 @@ describe("metrics on the main port", () => {
         },
         30_000,
       );
-    await acceptUpload(instance.db, instance.config, testLogger("intake").logger, repository, {
-      commitOid: "b".repeat(40),
-      branch: null,
-      analyzer: "fixture-lint",
-      analyzerType: "community",
-      key: null,
-      data: JSON.stringify({
-        version: "2.1.0",
-        runs: [{ tool: { driver: { name: "fixture-lint" } }, results: [] }],
+    await acceptUpload(
+      instance.db,
+      instance.config,
+      testLogger("intake").logger,
+      repository,
+      anUpload({
+        commitOid: "b".repeat(40),
+        data: JSON.stringify({
+          version: "2.1.0",
+          runs: [{ tool: { driver: { name: "fixture-lint" } }, results: [] }],
+        }),
       }),
-      compression: "NONE",
-      workDir: null,
-      reporter: "test",
-      reporterVersion: null,
-      uploadedBy: null,
-    });
+    );
     await untilCounted(
       "the artifact's job run",
       () => delta("assay_job_runs_total", { kind: "ingest.artifact" }) >= 1,

@@ -4,13 +4,12 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
-import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
-import { runArtifactJob } from "./helpers/builders-artifacts.ts";
+import { acceptedArtifactId, anUpload, runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { aSettlingRebase, sessionsWaitingForALock } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
@@ -49,26 +48,18 @@ async function upload(
   version: string,
   ancestorOids: string[],
 ): Promise<string> {
-  const accepted = await acceptUpload(server.db, server.config, logger, repository, {
-    commitOid: commit,
-    branch: "main",
-    ancestorOids,
-    analyzer: "eslint",
-    analyzerType: "community",
-    key: null,
-    data: await fs.readFile(path.join(REPORTS, `${version}.sarif`), "utf8"),
-    compression: "NONE",
-    workDir: ESLINT_WORK_DIR,
-    reporter: "test",
-    reporterVersion: null,
-    uploadedBy: null,
-  });
-  const row = await server.db
-    .selectFrom("artifacts")
-    .select("id")
-    .where("key", "=", accepted.artifactKey)
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return acceptedArtifactId(
+    server,
+    repository,
+    anUpload({
+      commitOid: commit,
+      branch: "main",
+      ancestorOids,
+      analyzer: "eslint",
+      data: await fs.readFile(path.join(REPORTS, `${version}.sarif`), "utf8"),
+      workDir: ESLINT_WORK_DIR,
+    }),
+  );
 }
 
 /** Processes the artifact as the worker would. */

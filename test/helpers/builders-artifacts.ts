@@ -1,12 +1,15 @@
 import { createHash, randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import type { AnalysisRunRow, CheckRow, Database } from "../../src/db/types.ts";
+import type { Config } from "../../src/config.ts";
+import type { AnalysisRunRow, CheckRow, Database, RepositoryRow } from "../../src/db/types.ts";
 import type { ArtifactRow } from "../../src/db/types-ingestion.ts";
 import { newRowKey } from "../../src/graphql/global-id.ts";
-import { PROCESS_JOB_KIND } from "../../src/ingestion/intake.ts";
+import { acceptUpload, PROCESS_JOB_KIND } from "../../src/ingestion/intake.ts";
+import type { ArtifactUpload } from "../../src/ingestion/types.ts";
 import { type ClaimedJob, lockClaimedJob } from "../../src/jobs/job-store.ts";
 import type { JobHandler, JobOutcome, JobSettlement } from "../../src/jobs/worker.ts";
 import { waitFor } from "./instance.ts";
+import { testLogger } from "./log-capture.ts";
 
 /**
  * A stored artifact row, for tests of what the API shows about uploads without going through the
@@ -103,4 +106,46 @@ export async function runArtifactJob(
 ): Promise<JobOutcome | "lost"> {
   const job = await claimArtifactJob(db, artifactId);
   return settleJob(db, job, await handler.run(job, new AbortController().signal));
+}
+
+/**
+ * An upload as the intake receives it from `uploadArtifact`: `data` (a SARIF report, uncompressed)
+ * of a community analyzer, no branch, work directory or uploading user; `fields` override.
+ */
+export function anUpload(
+  fields: Partial<ArtifactUpload> & { commitOid: string; data: string },
+): ArtifactUpload {
+  return {
+    branch: null,
+    analyzer: "fixture-lint",
+    analyzerType: "community",
+    key: null,
+    compression: "NONE",
+    workDir: null,
+    reporter: "test",
+    reporterVersion: null,
+    uploadedBy: null,
+    ...fields,
+  };
+}
+
+/** Accepts `upload` into `repository` through the intake, and answers the stored artifact's row id. */
+export async function acceptedArtifactId(
+  server: { db: Kysely<Database>; config: Config },
+  repository: RepositoryRow,
+  upload: ArtifactUpload,
+): Promise<string> {
+  const accepted = await acceptUpload(
+    server.db,
+    server.config,
+    testLogger("intake").logger,
+    repository,
+    upload,
+  );
+  const row = await server.db
+    .selectFrom("artifacts")
+    .select("id")
+    .where("key", "=", accepted.artifactKey)
+    .executeTakeFirstOrThrow();
+  return row.id;
 }

@@ -1,15 +1,9 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { JsonDocumentReader } from "../json-document.ts";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type {
-  SarifEvent,
-  SarifLevel,
-  SarifResult,
-  SarifRule,
-  SarifTaxonRef,
-  SarifTool,
-} from "../sarif/types.ts";
+import type { SarifEvent, SarifLevel, SarifRule, SarifTaxonRef, SarifTool } from "../sarif/types.ts";
 import { isRecord, readTextReport } from "../text-report.ts";
 
 /**
@@ -203,25 +197,17 @@ class BanditReader extends JsonDocumentReader {
     const strings: Record<string, string> = { issue_severity: (severity as string).toUpperCase() };
     if (typeof issue.issue_confidence === "string")
       strings.issue_confidence = issue.issue_confidence.toUpperCase();
-    const result: SarifResult = {
-      runIndex: 0,
+    const result = plainResult({
       index: this.results,
       ruleId: testId,
       rule: this.ruleOf(testId, issue),
       level,
       ownLevel: level,
-      kind: "fail",
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
+      properties: { strings },
       taxa: cweOf(issue),
       message: text,
       locations: filename === "" ? [] : [location],
-      relatedLocations: [],
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     this.results += 1;
     this.events.push({ type: "result", result });
   }

@@ -1,8 +1,9 @@
 import { TextDecoder } from "node:util";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifResult, SarifTool, SarifToolError } from "../sarif/types.ts";
+import type { SarifEvent, SarifLevel, SarifTool, SarifToolError } from "../sarif/types.ts";
 import { type CheckstyleProducer, producedRuleOf, TOOL_OF_PRODUCER } from "./producers.ts";
 
 /**
@@ -181,31 +182,16 @@ export async function* readCheckstyleXml(
     lastProducer = produced.producer;
     const runIndex = events.runOf(produced.producer, version);
     const place = { file: file!, line, column: positive(attributes.column) };
-    const result: SarifResult = {
+    const result = plainResult({
       runIndex,
       index: events.nextResultIndex(),
       ruleId: produced.ruleId,
-      rule: null,
       level: level!,
       ownLevel: level!,
-      kind: "fail",
-      properties: {
-        tags: [],
-        securitySeverity: null,
-        precision: null,
-        problemSeverity: null,
-        strings: { severity, ...produced.properties },
-      },
-      taxa: [],
+      properties: { strings: { severity, ...produced.properties } },
       message: message || produced.ruleId,
       locations: [locationOfPlace(place, null, pathContext)],
-      relatedLocations: [],
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     events.pending.push({ type: "result", result });
   };
 

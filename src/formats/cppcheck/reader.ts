@@ -1,5 +1,6 @@
 import { TextDecoder } from "node:util";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import type {
@@ -186,14 +187,11 @@ export async function* readCppcheckXml(
         );
       }
       const cwe = positive(attributes.cwe);
-      current = {
-        runIndex: 0,
+      current = plainResult({
         index: results,
         ruleId: id,
-        rule: null,
         level: level!,
         ownLevel: level!,
-        kind: "fail",
         properties: propertiesOf(
           severity,
           attributes.inconclusive === "true",
@@ -202,13 +200,7 @@ export async function* readCppcheckXml(
         taxa: cwe === null ? [] : [{ id: String(cwe), taxonomy: "CWE" }],
         message: attributes.msg || attributes.verbose || id,
         locations: [],
-        relatedLocations: [],
-        suppressions: [],
-        isSuppressed: false,
-        baselineState: null,
-        partialFingerprints: {},
-        fingerprints: {},
-      };
+      });
       results += 1;
     } else if (tag.name === "location" && current !== null && open.at(-1) === "error") {
       const found = location(attributes);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import type {
@@ -315,26 +316,17 @@ class GccReader implements TextReportReader {
       return;
     }
     const cwe = isRecord(record.metadata) ? positiveInteger(record.metadata.cwe) : null;
-    const result: SarifResult = {
-      runIndex: 0,
+    const result = plainResult({
       index: this.results,
       // `-Werror=unused-variable` is the warning `-Wunused-variable` made an error.
       ruleId: named === null ? kind : named.replace(/^-Werror=/, "-W"),
-      rule: null,
       level,
       ownLevel: level,
-      kind: "fail",
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings: {} },
       taxa: cwe === null ? [] : [{ id: String(cwe), taxonomy: "CWE" }],
       message,
       locations: locations.slice(0, 1),
       relatedLocations: [...locations.slice(1), ...notes],
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     const repeatOf = this.firstOf(result);
     if (repeatOf !== null) result.repeatOf = repeatOf;
     this.results += 1;

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace, resolveArtifactPath } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import type { SarifEvent, SarifLocation, SarifResult, SarifTool, SarifToolError } from "../sarif/types.ts";
@@ -284,16 +285,12 @@ class GoVetReader implements TextReportReader {
       strings.diagnosticCategory = diagnostic.category;
     const related = Array.isArray(diagnostic.related) ? diagnostic.related.filter(isRecord) : [];
     const location = this.locationOf(diagnostic.posn as string, diagnostic.end, null);
-    const result: SarifResult = {
-      runIndex: 0,
+    const result = plainResult({
       index: this.results,
       ruleId: analyzer,
-      rule: null,
       level: "warning",
       ownLevel: null,
-      kind: "fail",
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
-      taxa: [],
+      properties: { strings },
       message: diagnostic.message as string,
       locations: location === null ? [] : [location],
       relatedLocations: related.flatMap((item) => {
@@ -305,12 +302,7 @@ class GoVetReader implements TextReportReader {
         );
         return place === null ? [] : [place];
       }),
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     this.results += 1;
     return result;
   }

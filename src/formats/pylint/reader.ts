@@ -1,8 +1,9 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { JsonDocumentReader } from "../json-document.ts";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifResult, SarifRule, SarifTool } from "../sarif/types.ts";
+import type { SarifEvent, SarifLevel, SarifRule, SarifTool } from "../sarif/types.ts";
 import { isRecord, readTextReport } from "../text-report.ts";
 
 /**
@@ -195,25 +196,16 @@ class PylintReader extends JsonDocumentReader {
     );
     const strings: Record<string, string> = { type };
     if (typeof record.obj === "string" && record.obj !== "") strings.obj = record.obj;
-    const result: SarifResult = {
-      runIndex: 0,
+    const result = plainResult({
       index: this.results,
       ruleId: id,
       rule: this.ruleOf(id, typeof symbol === "string" ? symbol : null, type, level),
       level,
       ownLevel: level,
-      kind: "fail",
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
-      taxa: [],
+      properties: { strings },
       message: text,
       locations: path === "" ? [] : [location],
-      relatedLocations: [],
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     this.results += 1;
     this.events.push({ type: "result", result });
   }

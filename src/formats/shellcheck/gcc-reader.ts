@@ -1,6 +1,7 @@
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifResult } from "../sarif/types.ts";
+import type { SarifEvent, SarifLevel } from "../sarif/types.ts";
 import { readTextReport, type TextReportReader } from "../text-report.ts";
 import { SHELLCHECK_TOOL, ShellcheckFormatError, type ShellcheckReadOptions } from "./reader.ts";
 import { SHELLCHECK_STYLE_CODES } from "./style-codes.ts";
@@ -113,31 +114,15 @@ class ShellcheckGccReader implements TextReportReader {
       column: column > 0 ? column : null,
     };
     const ruleId = `SC${code}`;
-    const result: SarifResult = {
-      runIndex: 0,
+    const result = plainResult({
       index: this.results,
       ruleId,
-      rule: null,
       level,
       ownLevel: level,
-      kind: "fail",
-      properties: {
-        tags: [],
-        securitySeverity: null,
-        precision: null,
-        problemSeverity: null,
-        strings: { severity },
-      },
-      taxa: [],
+      properties: { strings: { severity } },
       message: message || ruleId,
       locations: [locationOfPlace(place, null, this.pathContext)],
-      relatedLocations: [],
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     this.results += 1;
     this.events.push({ type: "result", result });
   }

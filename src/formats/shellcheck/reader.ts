@@ -1,7 +1,8 @@
 import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifResult, SarifTool } from "../sarif/types.ts";
+import type { SarifEvent, SarifLevel, SarifTool } from "../sarif/types.ts";
 import { isRecord, readTextReport, type TextReportReader } from "../text-report.ts";
 
 /**
@@ -194,31 +195,15 @@ class ShellcheckReader implements TextReportReader {
       },
     };
     const ruleId = `SC${code as number}`;
-    const result: SarifResult = {
-      runIndex: 0,
+    const result = plainResult({
       index: this.results,
       ruleId,
-      rule: null,
       level: sarifLevel!,
       ownLevel: sarifLevel!,
-      kind: "fail",
-      properties: {
-        tags: [],
-        securitySeverity: null,
-        precision: null,
-        problemSeverity: null,
-        strings: { severity },
-      },
-      taxa: [],
+      properties: { strings: { severity } },
       message: (message as string) || ruleId,
       locations: [locationOfPlace(place, null, this.pathContext)],
-      relatedLocations: [],
-      suppressions: [],
-      isSuppressed: false,
-      baselineState: null,
-      partialFingerprints: {},
-      fingerprints: {},
-    };
+    });
     this.results += 1;
     this.events.push({ type: "result", result });
   }
