@@ -35,11 +35,15 @@ readonly CYCLONEDX_NPM_VERSION=6.0.1
 # cdxgen installs apart from the others, without its optional dependencies (prebuilt plugin
 # binaries of several hundred megabytes it does not need for a lockfile).
 readonly CDXGEN_VERSION=12.8.4
+# pylint's json2 output came with pylint 3; Debian 12 has 2.16. This one installs from PyPI into
+# a virtual environment of its own (python3-venv), beside Debian's.
+readonly PYLINT_JSON2_VERSION=4.1.1
 
 readonly DEBIAN_PACKAGES=(
   clang llvm cppcheck gcc make lcov gcovr python3 python3-coverage python3-tabulate
   default-jdk-headless ant libjacoco-java golang-go go-staticcheck git jq
   php-cli php-xml phpunit php-pcov php-xdebug diff-cover shellcheck checkstyle php-codesniffer pylint bandit
+  python3-venv
 )
 # The SBOMs need only jq besides the npm tools; the pull request's history jq and git.
 readonly DEBIAN_PACKAGES_SBOM=(jq)
@@ -48,7 +52,7 @@ readonly DEBIAN_PACKAGES_STATICCHECK_MODULE=(jq golang-go go-staticcheck)
 readonly DEBIAN_PACKAGES_GCC=(jq gcc)
 readonly DEBIAN_PACKAGES_ESLINT=(jq)
 readonly DEBIAN_PACKAGES_CHECKSTYLE=(jq shellcheck checkstyle php-cli php-xml php-codesniffer)
-readonly DEBIAN_PACKAGES_PYTHON_LINT=(jq pylint bandit)
+readonly DEBIAN_PACKAGES_PYTHON_LINT=(jq pylint bandit python3-venv)
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 readonly ROOT
@@ -57,6 +61,7 @@ readonly TOOLS="${ASSAY_FIXTURE_TOOLS:-/tmp/assay-fixtures-tools}"
 readonly NPM_DIR="$TOOLS/npm"
 readonly BIN="$NPM_DIR/node_modules/.bin"
 readonly CDXGEN_DIR="$TOOLS/cdxgen"
+readonly PYLINT_JSON2_DIR="$TOOLS/pylint-json2"
 readonly PYTHON=/usr/bin/python3 # Debian's, whose dist-packages hold tabulate and coverage
 readonly WHAT="${1:-all}"
 
@@ -123,6 +128,18 @@ install_cdxgen() {
   mkdir -p "$CDXGEN_DIR"
   echo '{"private":true}' >"$CDXGEN_DIR/package.json"
   (cd "$CDXGEN_DIR" && npm install --no-audit --no-fund --save-exact --omit=optional --loglevel=error "$wanted" >/dev/null)
+  echo "$wanted" >"$stamp"
+}
+
+# pylint $PYLINT_JSON2_VERSION in a virtual environment of its own (for its json2 output).
+install_pylint_json2() {
+  local wanted="pylint==$PYLINT_JSON2_VERSION"
+  local stamp="$PYLINT_JSON2_DIR/installed.txt"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then return; fi
+  log "pip install $wanted (virtual environment)"
+  rm -rf "$PYLINT_JSON2_DIR"
+  "$PYTHON" -m venv "$PYLINT_JSON2_DIR"
+  "$PYLINT_JSON2_DIR/bin/pip" install --quiet --disable-pip-version-check "$wanted"
   echo "$wanted" >"$stamp"
 }
 
@@ -363,8 +380,22 @@ make_file_names() {
 # cache or previous results (pylint --persistent=n), so their output is the same on each run but
 # for Bandit's `generated_at`. The folder's own manifest.json lists the two reports. pylint also
 # runs on tidy.py, in which it finds nothing: pylint-clean.json is its empty list.
+# pylint's own figures from its text output with --reports=y: each message line, and the
+# "Messages by category" table.
+pylint_figures() { # tool-output.txt
+  jq -Rn '[inputs] as $lines
+    | [$lines[] | capture("^(?<path>[^ :]+):(?<line>[0-9]+):(?<column>[0-9]+): (?<id>[A-Z][0-9]{4}): (?<message>.*) \\((?<symbol>[a-z0-9-]+)\\)$")
+        | .line |= tonumber | .column |= tonumber] as $messages
+    | {messages: ($messages | length),
+       byCategory: ([$lines[] | capture("^\\|(?<type>convention|refactor|warning|error|fatal|info) *\\|(?<n>[0-9]+) *\\|")]
+         | map({key: .type, value: (.n | tonumber)}) | from_entries),
+       byRule: ($messages | group_by(.id) | map({key: .[0].id, value: {symbol: .[0].symbol, count: length,
+         places: map("\(.path):\(.line)") | sort}}) | from_entries)}' "$1"
+}
+
 record_python_lint() { # out-dir
   local out=$1
+  install_pylint_json2
   log "pylint and Bandit"
   rm -rf "$out"
   mkdir -p "$out"
@@ -378,15 +409,18 @@ record_python_lint() { # out-dir
   # A module pylint finds nothing in: its report is an empty list (its text output, the score).
   expect_status "0" pylint --persistent=n --output-format=json tidy.py >"$out/pylint-clean.json"
   expect_status "0" pylint --persistent=n tidy.py >"$out/pylint-clean.tool-output.txt"
+  # pylint 4's json2 output of the same project, with its text output and reports as the summary.
+  local pylint4="$PYLINT_JSON2_DIR/bin/pylint"
+  local pylint4_command="pylint --persistent=n --output-format=json2 shop"
+  expect_status "0 1 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" "$pylint4" --persistent=n --output-format=json2 shop \
+    >"$out/pylint4.json2"
+  expect_status "0 1 2 4 6 8 10 12 14 16 18 20 22 24 26 28 30" "$pylint4" --persistent=n --reports=y --score=n shop \
+    >"$out/pylint4.tool-output.txt"
+  write_summary "$out/pylint4.summary.json" pylint "$("$pylint4" --version | head -n 1)" "$pylint4_command" "$PWD" "$(
+    pylint_figures "$out/pylint4.tool-output.txt"
+  )"
   write_summary "$out/pylint.summary.json" pylint "$(pylint --version | head -n 1)" "$pylint_command" "$PWD" "$(
-    jq -Rn '[inputs] as $lines
-      | [$lines[] | capture("^(?<path>[^ :]+):(?<line>[0-9]+):(?<column>[0-9]+): (?<id>[A-Z][0-9]{4}): (?<message>.*) \\((?<symbol>[a-z0-9-]+)\\)$")
-          | .line |= tonumber | .column |= tonumber] as $messages
-      | {messages: ($messages | length),
-         byCategory: ([$lines[] | capture("^\\|(?<type>convention|refactor|warning|error|fatal|info) *\\|(?<n>[0-9]+) *\\|")]
-           | map({key: .type, value: (.n | tonumber)}) | from_entries),
-         byRule: ($messages | group_by(.id) | map({key: .[0].id, value: {symbol: .[0].symbol, count: length,
-           places: map("\(.path):\(.line)") | sort}}) | from_entries)}' "$out/pylint.tool-output.txt"
+    pylint_figures "$out/pylint.tool-output.txt"
   )"
   local bandit_command="bandit -r shop -f json -o bandit.json"
   expect_status "0 1" bandit -q -r shop -f json -o "$out/bandit.json"
@@ -409,6 +443,8 @@ record_python_lint() { # out-dir
   jq -n --arg workDir "$PWD" '[
     {tool: "pylint", file: "pylint.json", format: "pylint-json", workDir: $workDir,
      summary: "pylint.summary.json", toolOutput: "pylint.tool-output.txt"},
+    {tool: "pylint", file: "pylint4.json2", format: "pylint-json2", workDir: $workDir,
+     summary: "pylint4.summary.json", toolOutput: "pylint4.tool-output.txt"},
     {tool: "bandit", file: "bandit.json", format: "bandit-json", workDir: $workDir,
      summary: "bandit.summary.json", toolOutput: "bandit.tool-output.txt"}]' >"$out/manifest.json"
 }

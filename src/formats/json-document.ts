@@ -13,9 +13,16 @@ import type { TextReportReader } from "./text-report.ts";
 /** The kind of a top-level member's value. */
 export type MemberKind = "array" | "object" | "scalar";
 
+/** What a document's top level is. */
+export type TopLevelKind = "array" | "object" | "scalar";
+
 export interface JsonDocumentOptions {
-  /** The parser's paths (`$.*`, `$.results.*`): each matching value is handed to `onItem`. */
-  paths: string[];
+  /**
+   * The parser's paths (`$.*`, `$.results.*`): each matching value is handed to `onItem`. A
+   * function chooses them by the document's top level, for a format written as a list by one
+   * version and as an object by another: a path matching a whole list would hold it in memory.
+   */
+  paths: string[] | ((topLevel: TopLevelKind) => string[]);
   /** One value of the paths, with the line its end was read on. */
   onItem(info: ParsedElementInfo, line: number): void;
   /** The error for text that is not valid JSON, or a document that does not end. */
@@ -24,7 +31,7 @@ export interface JsonDocumentOptions {
    * Told the document's top level from its first token, before any item: a reader throws here
    * for the wrong kind, so that a value of a path it does not expect is never gathered.
    */
-  onTopLevel?(kind: "array" | "object" | "scalar", line: number): void;
+  onTopLevel?(kind: TopLevelKind, line: number): void;
   /** Whether `error` is the reader's own (thrown from `onItem`), which passes through unchanged. */
   owns(error: unknown): boolean;
 }
@@ -35,18 +42,28 @@ export class JsonDocumentReader implements TextReportReader {
   /** The line being read (1-based). */
   line = 1;
   /** `[` or `{`: the document's top level, once its first token is read. */
-  topLevel: "array" | "object" | "scalar" | null = null;
+  topLevel: TopLevelKind | null = null;
   /** The top-level object's members, with the kind of their values. */
   readonly members = new Map<string, MemberKind>();
-  private readonly parser: JSONParser;
+  /** Made at the document's first character, when its paths are known. */
+  private parser: JSONParser | null = null;
   private depth = 0;
   private key: string | null = null;
   private expectingValue = false;
 
-  constructor(private readonly options: JsonDocumentOptions) {
-    this.parser = new JSONParser({ paths: options.paths, keepStack: false });
-    this.parser.onValue = (info) => options.onItem(info, this.line);
-    this.parser.onToken = (token) => this.onToken(token);
+  constructor(private readonly options: JsonDocumentOptions) {}
+
+  /** The parser for a document whose first character (after whitespace) is `first`. */
+  private parserFor(first: string): JSONParser {
+    const { paths } = this.options;
+    const kind: TopLevelKind = first === "[" ? "array" : first === "{" ? "object" : "scalar";
+    const parser = new JSONParser({
+      paths: typeof paths === "function" ? paths(kind) : paths,
+      keepStack: false,
+    });
+    parser.onValue = (info) => this.options.onItem(info, this.line);
+    parser.onToken = (token) => this.onToken(token);
+    return parser;
   }
 
   feed(chunk: string): void {
@@ -63,7 +80,7 @@ export class JsonDocumentReader implements TextReportReader {
   end(): void {
     if (this.topLevel === null) throw this.options.invalid(this.line, false);
     try {
-      if (!this.parser.isEnded) this.parser.end();
+      if (this.parser !== null && !this.parser.isEnded) this.parser.end();
     } catch (error) {
       if (this.options.owns(error)) throw error;
       throw this.options.invalid(this.line, true);
@@ -73,13 +90,20 @@ export class JsonDocumentReader implements TextReportReader {
 
   private write(text: string): void {
     if (text === "") return;
-    if (this.parser.isEnded) {
+    if (this.parser === null) {
+      // Whitespace (a byte order mark too) before the document: the parser skips it as well.
+      const first = /[^\s\uFEFF]/.exec(text);
+      if (first === null) return;
+      this.parser = this.parserFor(first[0]);
+    }
+    const parser = this.parser;
+    if (parser.isEnded) {
       // After the document, only whitespace.
       if (text.trim() === "") return;
       throw this.options.invalid(this.line, false);
     }
     try {
-      this.parser.write(text);
+      parser.write(text);
     } catch (error) {
       if (this.options.owns(error)) throw error;
       throw this.options.invalid(this.line, false);

@@ -3,8 +3,7 @@
  * dispatch and the format sniffer): pylint's list of messages, whose first member is `type`
  * (`pylint --output-format=json`), or Bandit's report, whose keys Bandit sorts (`errors`,
  * `generated_at`, `metrics`, `results`; `bandit -f json`), none of which a SARIF log starts with.
- * pylint 3's `json2` (an object whose first member is `messages`) counts as pylint's, so that its
- * reader can say that it is not read.
+ * pylint 3's `json2` (an object whose first member is `messages`) counts as pylint's too.
  */
 
 export type PythonToolJson = "pylint-json" | "bandit-json";
@@ -14,7 +13,7 @@ const BANDIT_FIRST_MEMBERS = new Set(["errors", "generated_at", "metrics", "resu
 
 /**
  * The tool whose JSON object begins with the member `name`, or null: Bandit's report, or pylint
- * 3's json2 (`messages`), which pylint's reader refuses by name.
+ * 3's json2 (`messages`).
  */
 export function pythonToolOfFirstMember(name: string): PythonToolJson | null {
   if (name === "messages") return "pylint-json";

@@ -9,21 +9,38 @@ import type { SarifEvent, SarifResult, SarifToolError } from "../sarif/types.ts"
 import { PylintFormatError, readPylintJson } from "./reader.ts";
 
 /**
- * The pylint JSON reader, on what pylint 2.16 wrote for test/fixtures/tools/python-lint
- * (scripts/make-fixtures.sh python-lint), compared with pylint's own text output, and on the ways
- * a report can be wrong.
+ * The pylint JSON reader, on what pylint 2.16 (`--output-format=json`) and pylint 4.1
+ * (`--output-format=json2`) wrote for test/fixtures/tools/python-lint (scripts/make-fixtures.sh
+ * python-lint), compared with pylint's own text output, and on the ways a report can be wrong.
  */
 
-const FOLDER = path.join(fixtureDir("sarif"), "python-lint");
-const FIXTURE = fs.readFileSync(path.join(FOLDER, "pylint.json"), "utf8");
-const SUMMARY = JSON.parse(fs.readFileSync(path.join(FOLDER, "pylint.summary.json"), "utf8")) as {
+interface PylintSummary {
   workDir: string;
+  version: string;
   figures: {
     messages: number;
     byCategory: Record<string, number>;
     byRule: Record<string, { symbol: string; count: number; places: string[] }>;
   };
-};
+}
+
+const FOLDER = path.join(fixtureDir("sarif"), "python-lint");
+const read = (file: string) => fs.readFileSync(path.join(FOLDER, file), "utf8");
+/** Both outputs: pylint 2.16's list, and pylint 4's json2 object. */
+const OUTPUTS = [
+  {
+    name: "json",
+    text: read("pylint.json"),
+    summary: JSON.parse(read("pylint.summary.json")) as PylintSummary,
+  },
+  {
+    name: "json2",
+    text: read("pylint4.json2"),
+    summary: JSON.parse(read("pylint4.summary.json")) as PylintSummary,
+  },
+];
+const FIXTURE = OUTPUTS[0]!.text;
+const SUMMARY = OUTPUTS[0]!.summary;
 
 async function eventsOf(chunks: Iterable<string | Uint8Array>): Promise<SarifEvent[]> {
   const events: SarifEvent[] = [];
@@ -47,24 +64,52 @@ async function failure(text: string): Promise<PylintFormatError> {
 }
 
 describe("pylint JSON reader", () => {
-  it("reads every message pylint printed, by message id and place, with the symbol as the rule's name", async () => {
-    const events = await eventsOf([FIXTURE]);
-    assert.equal(events[0]?.type === "run" && events[0].run.tool.name, "pylint");
-    const byRule: Record<string, { symbol: string; count: number; places: string[] }> = {};
-    for (const result of resultsOf(events)) {
-      const rule = byRule[result.ruleId] ?? { symbol: result.rule?.name ?? "", count: 0, places: [] };
-      byRule[result.ruleId] = rule;
-      rule.count += 1;
-      rule.places.push(`${result.locations[0]?.path}:${result.locations[0]?.region?.startLine}`);
-    }
-    for (const rule of Object.values(byRule)) rule.places.sort();
-    const { E0001, ...findings } = SUMMARY.figures.byRule;
-    assert.deepEqual(byRule, findings);
-    // The file that does not parse: pylint analyzed nothing in it.
-    assert.deepEqual(
-      toolErrorsOf(events).map((error) => `${error.path}:${error.line}`),
-      E0001?.places,
-    );
+  for (const { name, text, summary } of OUTPUTS) {
+    it(`${name} (${summary.version}): reads every message pylint printed, by message id and place, with the symbol as the rule's name`, async () => {
+      const events = await eventsOf([text]);
+      assert.equal(events[0]?.type === "run" && events[0].run.tool.name, "pylint");
+      const byRule: Record<string, { symbol: string; count: number; places: string[] }> = {};
+      for (const result of resultsOf(events)) {
+        const rule = byRule[result.ruleId] ?? { symbol: result.rule?.name ?? "", count: 0, places: [] };
+        byRule[result.ruleId] = rule;
+        rule.count += 1;
+        rule.places.push(`${result.locations[0]?.path}:${result.locations[0]?.region?.startLine}`);
+      }
+      for (const rule of Object.values(byRule)) rule.places.sort();
+      const { E0001, ...findings } = summary.figures.byRule;
+      assert.deepEqual(byRule, findings);
+      // The file that does not parse: pylint analyzed nothing in it.
+      assert.deepEqual(
+        toolErrorsOf(events).map((error) => `${error.path}:${error.line}`),
+        E0001?.places,
+      );
+    });
+  }
+
+  it("json2 of pylint 4 gives the findings and errors json of pylint 2.16 gives, rule, level and place", async () => {
+    // The messages' wording changed between the versions ("an f-string"); nothing else did here.
+    const placed = (events: SarifEvent[]) =>
+      events.map((event) =>
+        event.type === "result"
+          ? [event.result.ruleId, event.result.level, event.result.rule?.name, event.result.locations]
+          : event.type === "toolError"
+            ? [event.error.path, event.error.line, event.error.unanalyzedPath]
+            : event,
+      );
+    const [json = [], json2 = []] = await Promise.all(OUTPUTS.map(({ text }) => eventsOf([text])));
+    assert.equal(json2.length, json.length);
+    assert.deepEqual(placed(json2), placed(json));
+  });
+
+  it("reads json2's messages one at a time, whatever the chunks", async () => {
+    const json2 = OUTPUTS[1]!.text;
+    let format = "";
+    const events: SarifEvent[] = [];
+    const bytes = [...Buffer.from(json2)].map((byte) => Uint8Array.of(byte));
+    const options = { workDir: SUMMARY.workDir, onFormat: (name: string) => (format = name) };
+    for await (const event of readFindings(bytes, options)) events.push(event);
+    assert.equal(format, "pylint-json");
+    assert.deepEqual(events, await eventsOf([json2]));
   });
 
   it("gives each message type its level, and counts columns from 1 where pylint counts from 0", async () => {
@@ -118,10 +163,32 @@ describe("pylint JSON reader", () => {
       ["INVALID_JSON", "line 2: the list of messages is not closed: the report looks truncated."],
     );
     assert.equal((await failure("[1, 2]")).problem, "NOT_PYLINT");
-    const json2 = await failure('{"messages": [], "statistics": {}}');
+    const scalar = await failure('"messages"');
     assert.deepEqual(
-      [json2.problem, /pylint 3's json2 output, an object, is not read\.$/.test(json2.message)],
+      [
+        scalar.problem,
+        /^line 1: it is neither a JSON list of messages nor an object of them: /.test(scalar.message),
+      ],
       ["NOT_PYLINT", true],
+    );
+    // json2's object: its messages must be pylint's, in a list, and the object must end.
+    assert.deepEqual(await eventsOf(['{"messages": [], "statistics": {}}']), await eventsOf(["[]"]));
+    const oldId = await failure(
+      '{"messages": [{"type": "warning", "message": "m", "path": "a.py", "message-id": "W0611"}]}',
+    );
+    assert.deepEqual(
+      [
+        oldId.problem,
+        /^line 1: its "messages" are not pylint's \(objects with a "messageId"\)/.test(oldId.message),
+      ],
+      ["NOT_PYLINT", true],
+    );
+    const notAList = await failure('{"messages": {"type": "warning"}, "statistics": {}}');
+    assert.equal(notAList.problem, "INVALID_STRUCTURE");
+    assert.match(notAList.message, /the report's "messages" is not a list/);
+    assert.deepEqual(
+      [(await failure('{"messages": [\n')).message],
+      ["line 2: the report is not closed: the report looks truncated."],
     );
     assert.equal((await failure("[]\n]")).problem, "INVALID_JSON");
     const badType = await failure(

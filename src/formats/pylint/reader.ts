@@ -7,14 +7,21 @@ import type { SarifEvent, SarifLevel, SarifRule, SarifTool } from "../sarif/type
 import { isRecord, readTextReport } from "../text-report.ts";
 
 /**
- * pylint's JSON output (`pylint --output-format=json`, every pylint 2.x and 3.x), read as a stream
- * into the events the SARIF reader yields (docs/ingestion-python.md), so that processing,
- * classification and the upload's checks are the same as for SARIF. pylint writes no SARIF; its
- * JSON is one list of messages:
+ * pylint's JSON outputs, read as a stream into the events the SARIF reader yields
+ * (docs/ingestion-python.md), so that processing, classification and the upload's checks are the
+ * same as for SARIF. pylint writes no SARIF. `--output-format=json` (every pylint since 2) is one
+ * list of messages:
  *
  *   [{"type": "warning", "module": "shop.orders", "obj": "describe", "line": 48, "column": 4,
  *     "endLine": 48, "endColumn": 10, "path": "shop/orders.py", "symbol": "unused-variable",
  *     "message": "Unused variable 'unused'", "message-id": "W0612"}]
+ *
+ * `--output-format=json2` (pylint 3 and later) is an object of the same messages, each with its
+ * id as `messageId` (and `confidence` and `absolutePath` besides), and the run's `statistics`:
+ *
+ *   {"messages": [{"type": "warning", "symbol": "unused-variable", "message": "…",
+ *     "messageId": "W0612", "confidence": "UNDEFINED", "module": "shop.orders", …}],
+ *    "statistics": {"messageTypeCount": {…}, "modulesLinted": 6, "score": 3.33}}
  *
  * One run (the tool `pylint`); one result per message, its message id as the rule (`W0612`), the
  * rule named by its symbol (`unused-variable`). The message's type is its level: `error` →
@@ -78,11 +85,18 @@ function nonNegativeInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
-/** A document that is not pylint's list; pylint 3's `json2` (an object of messages) named apart. */
-function notAList(line: number): PylintFormatError {
+/** What each of pylint's outputs names a message's id by. */
+const ID_MEMBER = { array: "message-id", object: "messageId" } as const;
+
+/** The two outputs read, as a sentence's end. */
+const OUTPUTS_READ =
+  "pylint's JSON outputs are read (pylint --output-format=json src > pylint.json, or json2 from pylint 3 on)";
+
+/** A document that is neither pylint's list nor its json2 object. */
+function notPylint(line: number): PylintFormatError {
   return new PylintFormatError(
     "NOT_PYLINT",
-    `line ${line}: it is not a JSON list: pylint --output-format=json writes a list of messages (pylint --output-format=json src > pylint.json); pylint 3's json2 output, an object, is not read.`,
+    `line ${line}: it is neither a JSON list of messages nor an object of them: ${OUTPUTS_READ}.`,
   );
 }
 
@@ -106,22 +120,26 @@ class PylintReader extends JsonDocumentReader {
   private readonly pathContext;
   private results = 0;
   private messages = 0;
+  /** The output being read, once the document's top level is known: the list (`json`) or json2's object. */
+  private output: "array" | "object" = "array";
   /** Each rule met, described once from its first message. */
   private readonly rules = new Map<string, SarifRule>();
 
   constructor(workDir: string | null, directory: string | null) {
     super({
-      paths: ["$.*"],
+      // json2's messages one by one: "$.*" would hold its whole list as one value.
+      paths: (topLevel) => (topLevel === "object" ? ["$.messages.*"] : ["$.*"]),
       onItem: (info, line) => this.onMessage(info, line),
       invalid: (line, truncated) =>
         new PylintFormatError(
           "INVALID_JSON",
           truncated
-            ? `line ${line}: the list of messages is not closed: the report looks truncated.`
+            ? `line ${line}: the ${this.output === "array" ? "list of messages" : "report"} is not closed: the report looks truncated.`
             : `line ${line}: not valid JSON.`,
         ),
       onTopLevel: (kind, line) => {
-        if (kind !== "array") throw notAList(line);
+        if (kind === "scalar") throw notPylint(line);
+        this.output = kind;
       },
       owns: (error) => error instanceof PylintFormatError,
     });
@@ -133,20 +151,39 @@ class PylintReader extends JsonDocumentReader {
     throw new PylintFormatError("INVALID_STRUCTURE", `line ${line}: ${message}`);
   }
 
-  /** One message of the list: a finding, or pylint's own error about a file. */
+  override end(): void {
+    super.end();
+    this.checkMessagesList();
+  }
+
+  /** json2's object, told by its first member `messages`, must hold them as a list. */
+  private checkMessagesList(): void {
+    if (this.output === "object" && this.members.get("messages") !== "array") {
+      throw new PylintFormatError(
+        "INVALID_STRUCTURE",
+        `line ${this.line}: the report's "messages" is not a list; ${OUTPUTS_READ}.`,
+      );
+    }
+  }
+
+  /** One message: a finding, or pylint's own error about a file. */
   private onMessage(info: ParsedElementInfo, line: number): void {
+    this.checkMessagesList();
     const message = info.value;
-    const id = isRecord(message) ? message["message-id"] : undefined;
+    const idMember = ID_MEMBER[this.output];
+    const id = isRecord(message) ? message[idMember] : undefined;
     if (typeof id !== "string" || id === "") {
       if (this.messages === 0) {
         throw new PylintFormatError(
           "NOT_PYLINT",
-          `line ${line}: it is a JSON list whose items are not pylint's messages (objects with a "message-id"); pylint's JSON output is read (pylint --output-format=json).`,
+          this.output === "array"
+            ? `line ${line}: it is a JSON list whose items are not pylint's messages (objects with a "message-id"); ${OUTPUTS_READ}.`
+            : `line ${line}: its "messages" are not pylint's (objects with a "messageId"); ${OUTPUTS_READ}.`,
         );
       }
       this.structure(
         line,
-        isRecord(message) ? 'a message has no "message-id".' : "a message is not an object.",
+        isRecord(message) ? `a message has no "${idMember}".` : "a message is not an object.",
       );
     }
     this.messages += 1;
