@@ -370,7 +370,7 @@ export const PLAN_CASES: PlanCase[] = [
   },
   {
     field: "Analyzer.issues",
-    source: "issuesOfAnalyzer",
+    source: "visibleIssuesOfAnalyzer",
     deep: false,
     parent: `SELECT 'Analyzer' AS type, a.key, count(*) AS rows FROM analyzers a JOIN issues i ON i.analyzer_id = a.id
       WHERE NOT $2 GROUP BY 1, 2 ORDER BY rows DESC, 2 LIMIT 1`,

@@ -1,12 +1,10 @@
 // test-runner: execution-mode independent (one upload flow per test; the read queries are ordinary and covered elsewhere in both modes)
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
-import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { aCommitOid } from "./helpers/builders-metrics.ts";
-import { waitFor } from "./helpers/instance.ts";
+import { anUploader, runSettled, type Uploader, uploadCommunityReport } from "./helpers/community-uploads.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -19,10 +17,6 @@ import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.
  * first, the honest account's issues, findings and summaries read the same as with no other
  * account at all.
  */
-
-const UPLOAD = `mutation Upload($input: UploadArtifactInput!) {
-  uploadArtifact(input: $input) { ok error }
-}`;
 
 const ISSUE_FIELDS = "shortcode title shortDescription description category severity tags";
 
@@ -49,12 +43,6 @@ const REPOSITORY_ISSUES = `query Issues($name: String!, $login: String!) {
   }
 }`;
 
-interface Uploader {
-  account: AccountRow;
-  repository: RepositoryRow;
-  token: string;
-}
-
 let server: TestServer;
 
 before(async () => {
@@ -62,53 +50,13 @@ before(async () => {
 });
 after(() => server?.stop());
 
-/** A user, its own account (MEMBER) and a repository of it. */
-async function anUploader(): Promise<Uploader> {
-  const user = await aUser(server.db);
-  const account = await anAccount(server.db, {}, [{ user, role: "MEMBER" }]);
-  const repository = await aRepository(server.db, account);
-  return { account, repository, token: await aToken(server.db, server.config.tokenPepper, user) };
-}
-
-/** Uploads `report` for `commit` as the community analyzer `analyzer`'s SARIF. */
-async function upload(
-  who: Uploader,
-  commit: string,
-  analyzer: string,
-  report: string,
-  workDir: string,
-): Promise<void> {
-  const answer = dataOf(
-    await gql(server.endpoint, who.token, UPLOAD, {
-      input: {
-        repositoryId: encodeGlobalId("Repository", who.repository.key),
-        commitOid: commit,
-        branch: who.repository.default_branch,
-        analyzer,
-        analyzerType: "community",
-        data: report,
-        workDir,
-      },
-    }),
-  );
-  assert.deepEqual(answer.uploadArtifact, { ok: true, error: "" });
-}
-
 /** What `who` reads of the run of `commit` (its one check) once it settled, and of its repository's issues. */
 async function readsOf(who: Uploader, commit: string): Promise<unknown> {
-  let check: unknown;
-  await waitFor(
-    `the run of ${commit} to settle`,
-    async () => {
-      const response = await gql<{
-        run: { status: string; checks: { edges: Array<{ node: unknown }> } } | null;
-      }>(server.endpoint, who.token, RUN, { commit });
-      const run = response.body.data?.run;
-      check = run?.checks.edges[0]?.node;
-      return run != null && run.status !== "PENDING" && check !== undefined;
-    },
-    30_000,
-  );
+  await runSettled(server, who, commit);
+  const { run } = dataOf(await gql(server.endpoint, who.token, RUN, { commit })) as {
+    run: { checks: { edges: Array<{ node: unknown }> } };
+  };
+  const check = run.checks.edges[0]?.node;
   const repository = dataOf(
     await gql(server.endpoint, who.token, REPOSITORY_ISSUES, {
       name: who.repository.name,
@@ -189,14 +137,14 @@ function craftedReport(level: "error" | "warning" | "note"): string {
 describe("a community analyzer's issues across accounts", () => {
   it("leaves what an account reads unchanged when another account uploads a crafted report after it", async () => {
     const analyzer = `eslint-after-${aCommitOid().slice(0, 8)}`;
-    const honest = await anUploader();
-    const other = await anUploader();
+    const honest = await anUploader(server);
+    const other = await anUploader(server);
     const first = aCommitOid();
-    await upload(honest, first, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    await uploadCommunityReport(server, honest, first, analyzer, ESLINT_REPORT, ESLINT.workDir);
     const before = await readsOf(honest, first);
 
     const crafted = aCommitOid();
-    await upload(other, crafted, analyzer, craftedReport("note"), "");
+    await uploadCommunityReport(server, other, crafted, analyzer, craftedReport("note"), "");
     const attack = (await readsOf(other, crafted)) as {
       check: { issues: { edges: Array<{ node: { category: string; issue: { title: string } } }> } };
     };
@@ -208,7 +156,7 @@ describe("a community analyzer's issues across accounts", () => {
     assert.deepEqual(await readsOf(honest, first), before);
     // The honest account's next upload of the same report reads as its first did.
     const next = aCommitOid();
-    await upload(honest, next, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    await uploadCommunityReport(server, honest, next, analyzer, ESLINT_REPORT, ESLINT.workDir);
     const again = (await readsOf(honest, next)) as { check: { issues: unknown } };
     assert.deepEqual(again.check.issues, (before as { check: { issues: unknown } }).check.issues);
   });
@@ -217,24 +165,31 @@ describe("a community analyzer's issues across accounts", () => {
     const suffix = aCommitOid().slice(0, 8);
     // The same real report through an analyzer no other account ever uploaded to: what the
     // honest account must read.
-    const control = await anUploader();
+    const control = await anUploader(server);
     const controlCommit = aCommitOid();
-    await upload(control, controlCommit, `eslint-alone-${suffix}`, ESLINT_REPORT, ESLINT.workDir);
+    await uploadCommunityReport(
+      server,
+      control,
+      controlCommit,
+      `eslint-alone-${suffix}`,
+      ESLINT_REPORT,
+      ESLINT.workDir,
+    );
     const expected = await readsOf(control, controlCommit);
 
     const analyzer = `eslint-first-${suffix}`;
-    const other = await anUploader();
-    const honest = await anUploader();
+    const other = await anUploader(server);
+    const honest = await anUploader(server);
     const crafted = aCommitOid();
-    await upload(other, crafted, analyzer, craftedReport("error"), "");
+    await uploadCommunityReport(server, other, crafted, analyzer, craftedReport("error"), "");
     await readsOf(other, crafted);
     const commit = aCommitOid();
-    await upload(honest, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    await uploadCommunityReport(server, honest, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
     assert.deepEqual(await readsOf(honest, commit), expected);
 
     // And the other account's later uploads move nothing either.
     const again = aCommitOid();
-    await upload(other, again, analyzer, craftedReport("warning"), "");
+    await uploadCommunityReport(server, other, again, analyzer, craftedReport("warning"), "");
     await readsOf(other, again);
     assert.deepEqual(await readsOf(honest, commit), expected);
   });
@@ -243,10 +198,10 @@ describe("a community analyzer's issues across accounts", () => {
 describe("an account's own issue through node(id:)", () => {
   it("answers the issue to its account's members and null, like an id that does not exist, to anyone else", async () => {
     const analyzer = `eslint-node-${aCommitOid().slice(0, 8)}`;
-    const owner = await anUploader();
-    const stranger = await anUploader();
+    const owner = await anUploader(server);
+    const stranger = await anUploader(server);
     const commit = aCommitOid();
-    await upload(owner, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
+    await uploadCommunityReport(server, owner, commit, analyzer, ESLINT_REPORT, ESLINT.workDir);
     await readsOf(owner, commit);
     const { run } = dataOf(
       await gql(

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type {
+  AccountRow,
   AnalyzerRow,
   AnalyzerType,
   CodeFormatterRow,
@@ -78,6 +79,8 @@ export interface IssueFields {
   tags: string[];
   autofixAvailable: boolean;
   isRecommended: boolean;
+  /** The account whose own issue it is (as its uploads file them); none for the shared catalog. */
+  account: AccountRow | null;
 }
 
 /** Inserts issues of (each) analyzer in one statement; answers them in the order given. */
@@ -99,6 +102,7 @@ export async function issuesIn(
       tags: f.tags ?? [],
       autofix_available: f.autofixAvailable ?? false,
       is_recommended: f.isRecommended ?? false,
+      account_id: f.account?.id ?? null,
     };
   });
   return inOrder(

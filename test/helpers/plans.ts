@@ -1,4 +1,11 @@
-import { type Kysely, type RawBuilder, sql } from "kysely";
+import {
+  CompiledQuery,
+  type Kysely,
+  type QueryId,
+  type RawBuilder,
+  type RootOperationNode,
+  sql,
+} from "kysely";
 import type { Database } from "../../src/db/types.ts";
 
 /** The part of a plan node (EXPLAIN, FORMAT JSON) the plan tests read. */
@@ -24,4 +31,33 @@ export function rowsVisited(node: PlanNode, table: string): number {
       ? (node["Actual Rows"] + (node["Rows Removed by Filter"] ?? 0)) * node["Actual Loops"]
       : 0;
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsVisited(child, table), 0);
+}
+
+/**
+ * The statements `run` sends through the database handle it is given, compiled as they were sent
+ * (text and parameters), so a test can look at the plan of exactly what a store or a connection
+ * loader reads.
+ */
+export async function recordedStatements(
+  db: Kysely<Database>,
+  run: (db: Kysely<Database>) => Promise<unknown>,
+): Promise<CompiledQuery[]> {
+  const sent: Array<{ node: RootOperationNode; queryId: QueryId }> = [];
+  const recording = db.withPlugin({
+    transformQuery: (args) => {
+      sent.push(args);
+      return args.node;
+    },
+    transformResult: async (args) => args.result,
+  });
+  await run(recording);
+  return sent.map(({ node, queryId }) => db.getExecutor().compileQuery(node, queryId));
+}
+
+/** Runs a recorded statement under `EXPLAIN (ANALYZE, FORMAT JSON)`; answers the plan's root. */
+export async function analysedPlanOf(db: Kysely<Database>, statement: CompiledQuery): Promise<PlanNode> {
+  const { rows } = await db.executeQuery<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
+    CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+  );
+  return rows[0]!["QUERY PLAN"][0]!.Plan;
 }

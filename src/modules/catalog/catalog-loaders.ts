@@ -1,14 +1,14 @@
 import type { AnalyzerRow, CodeFormatterRow, IssueCategory, IssueRow } from "../../db/types.ts";
 import { alignRows, defineLoader } from "../../graphql/context.ts";
 import {
-  countIssuesByCategory,
+  countVisibleIssuesByCategory,
   findAnalyzersByIds,
   findAnalyzersByKeys,
   findAnalyzersByShortcodes,
   findCodeFormattersByKeys,
   findCodeFormattersByShortcodes,
-  findIssuesByAnalyzerAndShortcode,
   findIssuesByIds,
+  findVisibleIssuesByAnalyzerAndShortcode,
   findVisibleIssuesByKeys,
 } from "./catalog-store.ts";
 
@@ -41,33 +41,37 @@ export const issueById = defineLoader<string, IssueRow | null>("issueById", asyn
   alignRows(ids, await findIssuesByIds(ctx.db, ids), (i) => i.id),
 );
 
-/** The loader key of {@link issueByAnalyzerAndShortcode}: one analyzer's issue by shortcode. */
+/** The loader key of {@link visibleIssueByAnalyzerAndShortcode}: one analyzer's issue by shortcode. */
 export function analyzerIssueKey(analyzerId: string, shortcode: string): string {
   return JSON.stringify([analyzerId, shortcode]);
 }
 
-/** Issues by {@link analyzerIssueKey} (analyzer id and shortcode). */
-export const issueByAnalyzerAndShortcode = defineLoader<string, IssueRow | null>(
-  "issueByAnalyzerAndShortcode",
+/**
+ * Issues by {@link analyzerIssueKey} (analyzer id and shortcode), as the viewer may read them: the
+ * shared one, else the first filed of the viewer's accounts' own; null when the viewer may read
+ * none (another account's own issue answers as a shortcode nobody has).
+ */
+export const visibleIssueByAnalyzerAndShortcode = defineLoader<string, IssueRow | null>(
+  "visibleIssueByAnalyzerAndShortcode",
   async (ctx, keys) => {
     const pairs = keys.map((key) => {
       const [analyzerId, shortcode] = JSON.parse(key) as [string, string];
       return { analyzerId, shortcode };
     });
-    const rows = await findIssuesByAnalyzerAndShortcode(ctx.db, pairs);
+    const rows = await findVisibleIssuesByAnalyzerAndShortcode(ctx.db, ctx.viewer.userId, pairs);
     return alignRows(keys, rows, (i) => analyzerIssueKey(String(i.analyzer_id), i.shortcode));
   },
 );
 
 /**
- * Per analyzer id, how many of its issues fall in each category. One statement answers both
- * `numIssues` and `issueDistribution` for every analyzer of a request.
+ * Per analyzer id, how many of its issues the viewer may read fall in each category. One
+ * statement answers both `numIssues` and `issueDistribution` for every analyzer of a request.
  */
-export const issueCountsByAnalyzer = defineLoader<string, ReadonlyMap<IssueCategory, number>>(
-  "issueCountsByAnalyzer",
+export const visibleIssueCountsByAnalyzer = defineLoader<string, ReadonlyMap<IssueCategory, number>>(
+  "visibleIssueCountsByAnalyzer",
   async (ctx, analyzerIds) => {
     const counts = new Map<string, Map<IssueCategory, number>>(analyzerIds.map((id) => [id, new Map()]));
-    for (const row of await countIssuesByCategory(ctx.db, analyzerIds)) {
+    for (const row of await countVisibleIssuesByCategory(ctx.db, ctx.viewer.userId, analyzerIds)) {
       counts.get(row.analyzer_id)?.set(row.category, row.count);
     }
     return analyzerIds.map((id) => counts.get(id) ?? new Map());

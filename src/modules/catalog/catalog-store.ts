@@ -1,4 +1,4 @@
-import { type Insertable, type Kysely, sql } from "kysely";
+import { type Insertable, type Kysely, type RawBuilder, sql } from "kysely";
 import type {
   AnalyzerRow,
   AnalyzersTable,
@@ -17,10 +17,11 @@ export type NewIssue = Insertable<IssuesTable>;
 export type NewCodeFormatter = Insertable<CodeFormattersTable>;
 
 /**
- * The analyzer, issue and code-formatter catalog. It is global: every user may read it, so these
- * lookups take no viewer. An account's own issues (filed by its uploads, `account_id` set) are read
- * only through its findings, and written only by its uploads (docs/ingestion-sarif.md "An
- * account's issues are its own").
+ * The analyzer, issue and code-formatter catalog. Analyzers and code formatters are global: every
+ * user reads all of them, so their lookups take no viewer. Issues are the shared catalog's (no
+ * `account_id`) and each account's own, filed by its uploads (docs/ingestion-sarif.md "An
+ * account's issues are its own"): a read of issues for a viewer goes through
+ * {@link issuesVisibleTo}, the one statement of who may read which.
  */
 
 /**
@@ -49,32 +50,30 @@ export function findAnalyzersByShortcodes(
 }
 
 /**
- * Issues by key that `viewerId` may read: the shared catalog's, and an account's own issues (filed
- * by its uploads) only for that account's members. Another account's issue behaves as a key that
- * does not exist.
+ * The issues `viewerId` may read, as a relation with the columns of `issues`: the shared
+ * catalog's, and an account's own issues (filed by its uploads) only for that account's members.
+ * Another account's issue is not in it, so every read through it answers such an issue as one
+ * that does not exist. Written as two branches rather than one `OR` so that each reaches its own
+ * index (the shared issues' and the account issues' unique indexes, both led by the analyzer):
+ * what a read costs grows with the shared issues and the viewer's accounts' own, never with the
+ * number of other accounts (test/catalog-visibility-plans.test.ts).
  */
+export function issuesVisibleTo(viewerId: string): RawBuilder<IssueRow> {
+  return sql<IssueRow>`(
+    SELECT shared.* FROM issues AS shared WHERE shared.account_id IS NULL
+    UNION ALL
+    SELECT own.* FROM memberships AS m JOIN issues AS own ON own.account_id = m.account_id
+    WHERE m.user_id = ${viewerId}
+  )`;
+}
+
+/** Issues by key that `viewerId` may read ({@link issuesVisibleTo}). */
 export function findVisibleIssuesByKeys(
   db: Kysely<Database>,
   viewerId: string,
   keys: readonly string[],
 ): Promise<IssueRow[]> {
-  return db
-    .selectFrom("issues as i")
-    .selectAll("i")
-    .where("i.key", "in", keys)
-    .where((eb) =>
-      eb.or([
-        eb("i.account_id", "is", null),
-        eb.exists(
-          eb
-            .selectFrom("memberships as m")
-            .select(sql.lit(1).as("one"))
-            .whereRef("m.account_id", "=", "i.account_id")
-            .where("m.user_id", "=", viewerId),
-        ),
-      ]),
-    )
-    .execute();
+  return db.selectFrom(issuesVisibleTo(viewerId).as("i")).selectAll("i").where("i.key", "in", keys).execute();
 }
 
 /** Issues by internal id. */
@@ -83,44 +82,51 @@ export function findIssuesByIds(db: Kysely<Database>, ids: readonly string[]): P
 }
 
 /**
- * Shared issues by (analyzer id, shortcode) pairs; a shortcode is unique among an analyzer's shared
- * issues. An account's own issues (filed by its uploads) are not the catalog's: they are read
- * through that account's findings.
+ * Per (analyzer id, shortcode) pair, the one issue `viewerId` may read ({@link issuesVisibleTo})
+ * that `Analyzer.issue(shortcode:)` answers: the shared catalog's when it has the shortcode (what
+ * every user reads, and what uploads file new findings under), else the first filed of the
+ * viewer's accounts' own (docs/decisions.md "The catalog's lists show the viewer's accounts'
+ * issues").
  */
-export function findIssuesByAnalyzerAndShortcode(
+export function findVisibleIssuesByAnalyzerAndShortcode(
   db: Kysely<Database>,
+  viewerId: string,
   pairs: ReadonlyArray<{ analyzerId: string; shortcode: string }>,
 ): Promise<IssueRow[]> {
   if (pairs.length === 0) return Promise.resolve([]);
   return db
-    .selectFrom("issues")
-    .selectAll()
-    .where("account_id", "is", null)
+    .selectFrom(issuesVisibleTo(viewerId).as("i"))
+    .selectAll("i")
+    .distinctOn(["i.analyzer_id", "i.shortcode"])
     .where((eb) =>
       eb(
-        eb.refTuple("analyzer_id", "shortcode"),
+        eb.refTuple("i.analyzer_id", "i.shortcode"),
         "in",
         pairs.map((pair) => eb.tuple(pair.analyzerId, pair.shortcode)),
       ),
     )
+    .orderBy("i.analyzer_id")
+    .orderBy("i.shortcode")
+    .orderBy(sql`i.account_id IS NOT NULL`)
+    .orderBy("i.id")
     .execute();
 }
 
 /**
- * How many shared issues each analyzer has in each category; categories without issues are absent.
- * An account's own issues are left out: the catalog every user reads is the same for all.
+ * How many of each analyzer's issues that `viewerId` may read ({@link issuesVisibleTo}) fall in
+ * each category; categories without issues are absent.
  */
-export function countIssuesByCategory(
+export function countVisibleIssuesByCategory(
   db: Kysely<Database>,
+  viewerId: string,
   analyzerIds: readonly string[],
 ): Promise<Array<{ analyzer_id: string; category: IssueCategory; count: number }>> {
   return db
-    .selectFrom("issues")
-    .select(["analyzer_id", "category"])
+    .selectFrom(issuesVisibleTo(viewerId).as("i"))
+    .select(["i.analyzer_id", "i.category"])
     .select((eb) => eb.fn.countAll<string>().as("count"))
-    .where("analyzer_id", "in", analyzerIds)
-    .where("account_id", "is", null)
-    .groupBy(["analyzer_id", "category"])
+    .where("i.analyzer_id", "in", analyzerIds)
+    .groupBy(["i.analyzer_id", "i.category"])
     .execute()
     .then((rows) =>
       rows.map((row) => ({ ...row, analyzer_id: String(row.analyzer_id), count: Number(row.count) })),
@@ -209,19 +215,21 @@ export const allAnalyzers: ConnectionSource = {
 };
 
 /**
- * An analyzer's shared issues, by shortcode (an account's own issues are not the catalog's).
+ * The issues of an analyzer that `viewerId` may read ({@link issuesVisibleTo}), by shortcode.
  * Parent: the analyzer id.
  */
-export const issuesOfAnalyzer: ConnectionSource = {
-  name: "issuesOfAnalyzer",
-  from: sql`(SELECT * FROM issues WHERE account_id IS NULL)`,
-  parentColumn: "analyzer_id",
-  order: [
-    { column: "shortcode", kind: "text" },
-    { column: "key", kind: "text" },
-  ],
-  direction: "asc",
-};
+export function visibleIssuesOfAnalyzer(viewerId: string): ConnectionSource {
+  return {
+    name: `visibleIssuesOfAnalyzer:${viewerId}`,
+    from: issuesVisibleTo(viewerId),
+    parentColumn: "analyzer_id",
+    order: [
+      { column: "shortcode", kind: "text" },
+      { column: "key", kind: "text" },
+    ],
+    direction: "asc",
+  };
+}
 
 /** Every code formatter, by name. Parent: {@link CATALOG_ROOT}. */
 export const allCodeFormatters: ConnectionSource = {

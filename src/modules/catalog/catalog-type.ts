@@ -14,16 +14,19 @@ import {
   analyzerByKey,
   analyzerByShortcode,
   analyzerIssueKey,
-  issueByAnalyzerAndShortcode,
-  issueCountsByAnalyzer,
+  visibleIssueByAnalyzerAndShortcode,
   visibleIssueByKey,
+  visibleIssueCountsByAnalyzer,
 } from "./catalog-loaders.ts";
-import { allAnalyzers, CATALOG_ROOT, issuesOfAnalyzer } from "./catalog-store.ts";
+import { allAnalyzers, CATALOG_ROOT, visibleIssuesOfAnalyzer } from "./catalog-store.ts";
 import { type CategoryCount, distributionOf } from "./issue-categories.ts";
 
 /** The error of `analyzer(shortcode:)` for a shortcode no analyzer has. */
 export const ANALYZER_NOT_FOUND = "Analyzer matching query does not exist";
-/** The error of `Analyzer.issue(shortcode:)` for a shortcode the analyzer has no issue under. */
+/**
+ * The error of `Analyzer.issue(shortcode:)` for a shortcode the analyzer has no issue under that
+ * the viewer may read.
+ */
 export const ISSUE_NOT_FOUND = "Issue matching query does not exist";
 
 /** The contract's `IssueCategory`. */
@@ -137,7 +140,7 @@ export const IssueRef = builder.objectRef<IssueRow>("Issue").implement({
 /** `XConnection` of analyzers, for `analyzers`. */
 export const AnalyzerConnection = connectionType("Analyzer", AnalyzerRef, "analyzer");
 
-/** `XConnection` of catalog issues, for `Analyzer.issues`. */
+/** `XConnection` of an analyzer's issues, for `Analyzer.issues`. */
 export const IssueConnection = connectionType("Issue", IssueRef, "issue");
 
 const IssueDistributionItemRef = builder.objectRef<CategoryCount>("IssueDistributionItem").implement({
@@ -152,31 +155,43 @@ const IssueDistributionItemRef = builder.objectRef<CategoryCount>("IssueDistribu
   }),
 });
 
+// An analyzer's issues, for each viewer: the shared catalog's and those of the viewer's accounts
+// (docs/api.md "The catalog", docs/decisions.md "The catalog's lists show the viewer's accounts'
+// issues").
 builder.objectFields(AnalyzerRef, (t) => ({
   numIssues: t.int({
-    description: "How many issues (rules) the analyzer has in the catalog.",
+    description:
+      "How many issues (rules) the analyzer has that you can read: the shared catalog's, and those your accounts' uploads filed.",
     resolve: async (a, _args, ctx) => {
       let total = 0;
-      for (const count of (await issueCountsByAnalyzer(ctx).load(a.id)).values()) total += count;
+      for (const count of (await visibleIssueCountsByAnalyzer(ctx).load(a.id)).values()) total += count;
       return total;
     },
   }),
   issues: t.field({
     type: IssueConnection,
     nullable: true,
-    description: "The analyzer's issues (rules), ordered by shortcode.",
+    description:
+      "The analyzer's issues (rules) that you can read, ordered by shortcode: the shared catalog's, and those your accounts' uploads filed (a shortcode appears once for each account of yours that has it).",
     args: connectionArgs(t.arg),
-    resolve: (a, args, ctx) => ctx.loaders.connections.load<IssueRow>(issuesOfAnalyzer, a.id, pageArgs(args)),
+    resolve: (a, args, ctx) =>
+      ctx.loaders.connections.load<IssueRow>(
+        visibleIssuesOfAnalyzer(ctx.viewer.userId),
+        a.id,
+        pageArgs(args),
+      ),
   }),
   issue: t.field({
     type: IssueRef,
     nullable: true,
-    description: `One of the analyzer's issues by its shortcode. An unknown shortcode answers null with the error "${ISSUE_NOT_FOUND}".`,
+    description: `One of the analyzer's issues that you can read, by its shortcode: the shared catalog's when it has one, else the first your accounts' uploads filed. An unknown shortcode answers null with the error "${ISSUE_NOT_FOUND}".`,
     args: {
       shortcode: t.arg.string({ required: true, description: "The issue's shortcode, e.g. `PYL-W0611`." }),
     },
     resolve: async (a, args, ctx) => {
-      const issue = await issueByAnalyzerAndShortcode(ctx).load(analyzerIssueKey(a.id, args.shortcode));
+      const issue = await visibleIssueByAnalyzerAndShortcode(ctx).load(
+        analyzerIssueKey(a.id, args.shortcode),
+      );
       if (!issue) throw notFound(ISSUE_NOT_FOUND);
       return issue;
     },
@@ -184,8 +199,8 @@ builder.objectFields(AnalyzerRef, (t) => ({
   issueDistribution: t.field({
     type: [IssueDistributionItemRef],
     description:
-      "How many of the analyzer's issues fall in each category, in the `IssueCategory` order; categories with none are left out.",
-    resolve: async (a, _args, ctx) => distributionOf(await issueCountsByAnalyzer(ctx).load(a.id)),
+      "How many of the analyzer's issues that you can read (those `numIssues` counts) fall in each category, in the `IssueCategory` order; categories with none are left out.",
+    resolve: async (a, _args, ctx) => distributionOf(await visibleIssueCountsByAnalyzer(ctx).load(a.id)),
   }),
 }));
 

@@ -1,5 +1,5 @@
 import type { IgnoreRuleRow } from "../../db/types.ts";
-import { badUserInput } from "../../graphql/errors.ts";
+import { type AssayError, badUserInput } from "../../graphql/errors.ts";
 import { compileGlob, relativePathProblem } from "./glob.ts";
 import type { IssueWithAnalyzer } from "./suppression-store.ts";
 
@@ -66,9 +66,23 @@ export function checkIgnoreRuleShape(input: IgnoreRuleShapeInput): IgnoreRuleSha
 }
 
 /**
- * The one catalog issue named by `issueShortcode` (and `analyzerShortcode`, needed only when
- * several analyzers have an issue with that shortcode), among `candidates`: every issue with that
- * shortcode.
+ * The refusal of a shortcode that no issue an account may name has (`account` names it in words:
+ * `the account "acme"`). A rule the shared catalog does not have (any rule of a COMMUNITY
+ * analyzer) is known to an account only from the first of its uploads that reports it, so the
+ * message says how it becomes known rather than only that it is not (docs/decisions.md "A rule
+ * not uploaded yet is refused, not made up").
+ */
+export function unknownIssueShortcode(shortcode: string, account: string): AssayError {
+  return badUserInput(
+    `No issue has the shortcode "${shortcode}" for ${account} yet: a rule of Assay's catalog is known from the start, any other (such as a COMMUNITY analyzer's) once an upload of the account reports it.`,
+    "issueShortcode",
+  );
+}
+
+/**
+ * The one issue named by `issueShortcode` (and `analyzerShortcode`, needed only when several
+ * analyzers have an issue with that shortcode), among `candidates`: every issue with that
+ * shortcode that the repository's account may name (the shared catalog's and its own).
  */
 export function pickIssue(
   candidates: readonly IssueWithAnalyzer[],
@@ -76,7 +90,7 @@ export function pickIssue(
   analyzerShortcode: string | null | undefined,
 ): IssueWithAnalyzer {
   if (candidates.length === 0) {
-    throw badUserInput(`No issue has the shortcode "${issueShortcode}".`, "issueShortcode");
+    throw unknownIssueShortcode(issueShortcode, "this repository's account");
   }
   if (analyzerShortcode != null) {
     const issue = candidates.find((c) => c.analyzer_shortcode === analyzerShortcode);

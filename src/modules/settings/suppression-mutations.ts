@@ -2,10 +2,10 @@ import type { Kysely } from "kysely";
 import type { Database, VcsProvider } from "../../db/types.ts";
 import { builder } from "../../graphql/builder.ts";
 import type { GraphQLContext } from "../../graphql/context.ts";
-import { badUserInput } from "../../graphql/errors.ts";
 import { clientMutationIdInput, echoOf, inTransaction, okPayloadType } from "../../graphql/mutations.ts";
 import { administeredAccount } from "../accounts/access.ts";
 import { VcsProviderEnum } from "../accounts/account-type.ts";
+import { unknownIssueShortcode } from "./ignore-rule-input.ts";
 import {
   deleteTeamSuppressions,
   findIssuesWithShortcode,
@@ -14,8 +14,8 @@ import {
 
 /**
  * The contract's `suppressIssueForTeam` and `unsuppressIssueForTeam`, in its exact shapes. An
- * account's ADMINs silence one issue (by shortcode: every catalog issue with it, whatever the
- * analyzer) in all of the account's repositories. Existing findings keep their state; ingestion
+ * account's ADMINs silence one issue (by shortcode: every issue with it that the account may name,
+ * the shared catalog's and its own, whatever the analyzer) in all of the account's repositories. Existing findings keep their state; ingestion
  * applies the suppression to runs created afterwards (suppression-rules.ts). Personal accounts are
  * accepted too: their owner is their ADMIN, and silencing an issue in one's own repositories harms
  * nobody. Both are idempotent: `ok: true` whether or not anything changed.
@@ -53,14 +53,16 @@ function okPayload(name: string, verb: string) {
 }
 
 /**
- * The ids of every catalog issue with the input's shortcode, after checking the caller administers
- * the account (locked until the transaction ends). Unknown shortcode → BAD_USER_INPUT.
+ * The ids of every issue with the input's shortcode that the account may name (the shared
+ * catalog's and its own), after checking the caller administers the account (locked until the
+ * transaction ends). A shortcode it has none of → BAD_USER_INPUT, the same whether or not another
+ * account has an issue with it.
  */
 async function teamAndIssues(ctx: GraphQLContext, tx: Kysely<Database>, input: TeamIssueInput) {
   const { account } = await administeredAccount(ctx, tx, input);
   const issues = await findIssuesWithShortcode(tx, input.issueShortcode, account.id);
   if (issues.length === 0) {
-    throw badUserInput(`No issue has the shortcode "${input.issueShortcode}".`, "issueShortcode");
+    throw unknownIssueShortcode(input.issueShortcode, `the account "${account.login}"`);
   }
   return { account, issueIds: issues.map((i) => i.id) };
 }
