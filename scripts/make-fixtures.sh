@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions|shards]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, gcc-history GCC's on other versions of its
 #        project, eslint only ESLint's, file-names only the reports on
@@ -89,6 +89,7 @@ install_debian_packages() {
   [ "$WHAT" = style-lint ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = message-numbers ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = suppressions ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = shards ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = python-lint ] && wanted=("${DEBIAN_PACKAGES_PYTHON_LINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -1645,9 +1646,54 @@ make_suppressions() {
     )"
 }
 
+# Shards of one ESLint check (test/ingest-unanalyzed.test.ts): js-shards/ at two commits, linted
+# in the same directory so that the reports' absolute paths agree. base/: src/badge.jsx has
+# findings (base.sarif, the app's configuration over src). fixed/: they are fixed, and one commit
+# is linted three ways: the app's configuration (eslint.config.js, JSX) over src (app.sarif: it
+# lists badge.jsx, in which it finds nothing); the server build's (eslint.server.config.js, the
+# same rules without JSX) over src (server.sarif: badge.jsx does not parse); and the server's
+# over the files named one by one, JSX ignored, as a job linting changed files runs it
+# (server-changed.sarif: it lists badge.jsx, ignored, with a warning). The summary of each: from
+# ESLint's JSON formatter, every file it reports with its findings (messages of a rule) and its
+# other messages (a parsing error is `fatal`).
+make_shards() {
+  local out="$ROOT/test/fixtures/shards" version
+  rm -rf "$out"
+  mkdir -p "$out"
+  shard() { # name eslint-arguments...
+    local name=$1
+    shift
+    log "ESLint over js-shards/$version ($name)"
+    NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif "$@" >"$out/$name.sarif"
+    expect_status "1" "$BIN/eslint" --format json "$@" >"$WORK/_shard.json"
+    write_summary "$out/$name.summary.json" eslint "$("$BIN/eslint" --version)" \
+      "eslint --format @microsoft/eslint-formatter-sarif $*" "$PWD" "$(
+        jq --arg root "$PWD/" '{files: [.[] | {path: (.filePath | ltrimstr($root)),
+          findings: [.messages[] | select(.ruleId != null)] | length,
+          others: [.messages[] | select(.ruleId == null) | {message, fatal: (.fatal == true), severity}]}]}' \
+          "$WORK/_shard.json"
+      )"
+  }
+  for version in base fixed; do
+    rm -rf "${WORK:?}/js-shards"
+    mkdir -p "$WORK/js-shards"
+    cp "$SOURCES/js-shards/package.json" "$SOURCES/js-shards/eslint.config.js" "$SOURCES/js-shards/eslint.server.config.js" "$WORK/js-shards/"
+    cp -r "$SOURCES/js-shards/$version/." "$WORK/js-shards/"
+    cd "$WORK/js-shards"
+    if [ "$version" = base ]; then
+      shard base src
+    else
+      shard app src
+      shard server --config eslint.server.config.js src
+      shard server-changed --config eslint.server.config.js --ignore-pattern "src/**/*.jsx" src/cart.js src/badge.jsx
+    fi
+  done
+  rm -rf "${WORK:?}/js-shards"
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers or suppressions)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions | shards) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers, suppressions or shards)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = gcc-history ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
@@ -1667,5 +1713,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = checkstyle ]; then make_checkstyle; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = renames ]; then make_renames; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = message-numbers ]; then make_message_numbers; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = suppressions ]; then make_suppressions; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = shards ]; then make_shards; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"
