@@ -39,9 +39,9 @@ const NOT_GENERATED = new Set([
   // Upload state of coverage: the demo writes coverage totals and per-file rows directly (its
   // SBOMs are uploaded).
   "coverage_files",
-  // Upload state of findings: the files a SARIF artifact's report gave findings in. The demo
+  // Upload state of findings: the files a SARIF artifact's report says its tool analyzed. The demo
   // writes its findings directly, with no SARIF artifact.
-  "artifact_finding_paths",
+  "artifact_analyzed_paths",
   // Written only by an advisory sync from a configured source; the demo's advisories go through
   // the import of records instead (its affected packages included).
   "advisory_sources",

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../src/db/types.ts";
 import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
@@ -962,6 +962,79 @@ describe("the same findings reported again", () => {
       [0, { ALREADY_REPORTED: 3 }, [alreadyReported(3, earlier)], 4],
     );
     assert.ok((await occurrencesOf(scene.check.id)).every((o) => o.artifact_id === earlier.id));
+  });
+});
+
+describe("the files a report says its tool analyzed", () => {
+  /** The artifact's analyzed files (`artifact_analyzed_paths`), sorted. */
+  async function analyzedPathsOf(artifactId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom("artifact_analyzed_paths")
+      .select("path")
+      .where("artifact_id", "=", artifactId)
+      .orderBy("path")
+      .execute();
+    return rows.map((row) => row.path);
+  }
+
+  const at = (uri: string) => [{ physicalLocation: { artifactLocation: { uri } } }];
+
+  it("are its findings' files and the files its runs list, less those a notification of the tool names", async () => {
+    const scene = await aScene();
+    const artifact = await anArtifact(scene);
+    const listed = ["src/a.js", "src/clean.js", "src/ignored.js", "src/unparsed.js", "src/more.js"];
+    const sarif = JSON.stringify({
+      version: "2.1.0",
+      runs: [
+        {
+          tool: { driver: { name: "demo", rules: [{ id: "R" }] } },
+          artifacts: [
+            ...listed.map((uri) => ({ location: { uri } })),
+            { location: { uri: "demo.config.js" }, roles: ["userSpecifiedConfiguration"] },
+          ],
+          results: [aResult("R", "src/a.js", 1), aResult("R", "src/a.js", 2), aResult("R", "src/b.js", 3)],
+          invocations: [
+            {
+              toolExecutionNotifications: [
+                { level: "warning", message: { text: "File ignored." }, locations: at("src/ignored.js") },
+                { level: "error", message: { text: "Parsing error." }, locations: at("src/unparsed.js") },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    // Batches of two files, a step each; what an earlier attempt staged is replaced.
+    await stageText(scene, artifact, sarifLog([{ results: [aResult("R", "src/old.js", 1)] }]), {
+      batchSize: 2,
+    });
+    assert.deepEqual(await analyzedPathsOf(artifact.id), ["src/old.js"]);
+    const publish = await stageText(scene, artifact, sarif, { batchSize: 2 });
+    const result = await db.transaction().execute((tx) => publish(tx));
+    assert.equal(result.read, 3, "the listed files are not results");
+    assert.deepEqual(await analyzedPathsOf(artifact.id), [
+      "src/a.js",
+      "src/b.js",
+      "src/clean.js",
+      "src/more.js",
+    ]);
+  });
+
+  it("a report listing 20,000 files keeps every one of them, written a batch at a time", async () => {
+    const scene = await aScene();
+    const files = 20_000;
+    const artifacts = Array.from({ length: files }, (_, n) => ({
+      location: { uri: `file:///ci/checkout/packages/pkg-${n % 97}/src/module-${n}.js` },
+    }));
+    const sarif = JSON.stringify({
+      version: "2.1.0",
+      runs: [{ tool: { driver: { name: "ESLint" } }, artifacts, results: [aResult("R", "src/a.js", 1)] }],
+    });
+    const { artifact } = await ingest(scene, sarif, { workDir: "/ci/checkout", batchSize: 1000 });
+    const { rows } = await sql<{ n: number; a: number }>`
+      SELECT count(*)::int AS n, count(*) FILTER (WHERE path = 'src/a.js')::int AS a
+      FROM artifact_analyzed_paths WHERE artifact_id = ${artifact.id}`.execute(db);
+    assert.deepEqual(rows[0], { n: files + 1, a: 1 });
   });
 });
 

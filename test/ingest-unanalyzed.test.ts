@@ -21,6 +21,11 @@ import { startUploaderScene, uploadProcessed } from "./helpers/uploads.ts";
  * built with -DPRICING_ROUNDING (`rounding-broken.json`), where src/pricing.h does not compile;
  * `shard-plain.json` and `shard-rounding.json`, the two builds of a commit that fixed receipt.c.
  * The figures come from the tool's own text output (`gcc-history.summary.json`, `gcc.summary.json`).
+ * And ESLint's SARIF over the js-shards project (`shards`, test/fixtures/shards/): `base.sarif`,
+ * where src/badge.jsx has findings, and three lints of the commit that fixed them: the app's
+ * configuration (`app.sarif`, which lists badge.jsx and finds nothing in it), the server's, which
+ * cannot parse it (`server.sarif`), and the server's over files named one by one, which ignores
+ * it (`server-changed.sarif`); the figures from ESLint's JSON formatter (`*.summary.json`).
  */
 
 type Build = "base" | "fixed" | "rounding" | "rounding-broken" | "shard-plain" | "shard-rounding";
@@ -76,19 +81,26 @@ interface CheckAnswer {
 }
 
 /** Uploads GCC's report for a new commit on main; answers its run's status, its check and its artifact's warnings. */
-async function uploadGcc(
+function uploadGcc(
   repository: RepositoryRow,
   data: string,
   commit = aCommit(),
+): Promise<{ runStatus: string; check: CheckAnswer; warnings: string[] }> {
+  return uploadReport(repository, { analyzer: "gcc", workDir: WORK_DIR, data }, commit);
+}
+
+/** Uploads a report (analyzer, workDir, data) for `commit` on main, as {@link uploadGcc}. */
+async function uploadReport(
+  repository: RepositoryRow,
+  report: { analyzer: string; workDir: string; data: string },
+  commit: string,
 ): Promise<{ runStatus: string; check: CheckAnswer; warnings: string[] }> {
   const { artifactId } = await uploadProcessed(server, token, {
     repositoryId: encodeGlobalId("Repository", repository.key),
     commitOid: commit,
     branch: "main",
-    analyzer: "gcc",
     analyzerType: "community",
-    workDir: WORK_DIR,
-    data,
+    ...report,
   });
   const answer = dataOf(
     await gql(
@@ -137,6 +149,14 @@ function aboutUnanalyzedCode(warning: string): boolean {
 
 function checkKeyOf(check: CheckAnswer): string {
   return decodeGlobalId(check.id)!.key;
+}
+
+/** How many of a check's findings are carried from its base (kept EXISTING where the tool did not look). */
+async function carriedIn(check: CheckAnswer): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id
+    WHERE c.key = ${checkKeyOf(check)} AND o.is_carried`.execute(server.db);
+  return rows[0]!.n;
 }
 
 async function checkRowId(check: CheckAnswer): Promise<string> {
@@ -276,10 +296,102 @@ describe("a report whose tool could not analyze some files", () => {
         RESOLVED: inReceipt - stillThere,
       });
       assert.equal(check.summary.occurrencesResolved, inReceipt - stillThere);
-      const { rows } = await sql<{ n: number }>`
-        SELECT count(*)::int AS n FROM occurrences AS o JOIN checks AS c ON c.id = o.check_id
-        WHERE c.key = ${checkKeyOf(check)} AND o.is_carried`.execute(server.db);
-      assert.equal(rows[0]!.n, 0, "the plain shard analyzed pricing.h and receipt.c: nothing is carried");
+      assert.equal(
+        await carriedIn(check),
+        0,
+        "the plain shard analyzed pricing.h and receipt.c: nothing is carried",
+      );
     });
   }
+});
+
+type Shard = "base" | "app" | "server" | "server-changed";
+interface ShardSummary {
+  workDir: string;
+  figures: {
+    files: Array<{
+      path: string;
+      findings: number;
+      others: Array<{ message: string; fatal: boolean; severity: number }>;
+    }>;
+  };
+}
+const SHARDS = path.join(import.meta.dirname, "fixtures", "shards");
+const shardSummary = (shard: Shard) =>
+  JSON.parse(fs.readFileSync(path.join(SHARDS, `${shard}.summary.json`), "utf8")) as ShardSummary;
+const BADGE = "src/badge.jsx";
+/** What ESLint's JSON formatter said of src/badge.jsx in a lint. */
+const badgeIn = (shard: Shard) => shardSummary(shard).figures.files.find((file) => file.path === BADGE)!;
+
+/** Uploads ESLint's report of a lint of js-shards for `commit` on main. */
+function uploadShard(repository: RepositoryRow, shard: Shard, commit = aCommit()) {
+  return uploadReport(
+    repository,
+    {
+      analyzer: "eslint",
+      workDir: shardSummary(shard).workDir,
+      data: fs.readFileSync(path.join(SHARDS, `${shard}.sarif`), "utf8"),
+    },
+    commit,
+  );
+}
+
+const UNPARSED_BADGE = `Not analyzed by the tool: ${BADGE}. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.`;
+
+describe("ESLint's shards, whose runs list the files they were given", () => {
+  for (const order of [
+    ["server", "app"],
+    ["app", "server"],
+  ] as const) {
+    test(`in a check of two lints (${order.join(" then ")}), a file one could not parse and the other linted and found nothing in has its base findings resolved`, async () => {
+      const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+      const base = await uploadShard(repository, "base");
+      const inBadge = badgeIn("base").findings;
+      assert.ok(inBadge > 0);
+      assert.deepEqual(await statesIn(checkKeyOf(base.check), BADGE), { INTRODUCED: inBadge });
+
+      // The commit fixed them: the app's lint finds nothing in badge.jsx, the server's cannot parse it.
+      assert.deepEqual(badgeIn("app"), { path: BADGE, findings: 0, others: [] });
+      assert.deepEqual(
+        badgeIn("server").others.map((other) => other.fatal),
+        [true],
+      );
+      const commit = aCommit();
+      const answers = [];
+      for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
+      const unparsed = answers.find((answer) => answer.shard === "server")!;
+      assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
+      const check = answers[1]!.check;
+      assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
+      assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { RESOLVED: inBadge });
+      assert.equal(check.summary.occurrencesResolved, inBadge);
+      assert.equal(await carriedIn(check), 0, "the app's lint analyzed badge.jsx: nothing is carried");
+      assert.equal(check.status, "SUCCESS", "judged by its gate: cart.js's findings are not new");
+      assert.equal((await currentFindingsByFile(repository))[BADGE], undefined);
+    });
+  }
+
+  test("a file a lint was given and ignored (listed, with a warning) is not one it analyzed: where the other lint could not parse it, the base's findings stay EXISTING", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    const base = await uploadShard(repository, "base");
+    const inBadge = (await statesIn(checkKeyOf(base.check), BADGE)).INTRODUCED!;
+
+    assert.deepEqual(
+      badgeIn("server-changed").others.map(({ fatal, severity, message }) => ({
+        fatal,
+        severity,
+        ignored: message.startsWith("File ignored"),
+      })),
+      [{ fatal: false, severity: 1, ignored: true }],
+    );
+    const commit = aCommit();
+    const unparsed = await uploadShard(repository, "server", commit);
+    assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
+    const { check } = await uploadShard(repository, "server-changed", commit);
+    assert.equal(unparsed.check.id, check.id, "both lints are one check");
+    assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { EXISTING: inBadge });
+    assert.equal(check.summary.occurrencesResolved, 0);
+    assert.equal(await carriedIn(check), inBadge);
+    assert.equal((await currentFindingsByFile(repository))[BADGE], inBadge);
+  });
 });

@@ -107,10 +107,11 @@ export interface CoverageCheckFilesTable {
 }
 
 /**
- * Migration 0041: the repository files in which an artifact's report gave a finding, which it
- * analyzed unless its tool said otherwise (docs/ingestion.md "Status").
+ * Migrations 0041 and 0042: the repository files an artifact's report says its tool analyzed (it
+ * gave a finding there, or its run lists the file), less those a notification of the tool names
+ * (docs/ingestion.md "Status").
  */
-export interface ArtifactFindingPathsTable {
+export interface ArtifactAnalyzedPathsTable {
   artifact_id: ForeignKey;
   path: string;
 }
@@ -120,7 +121,7 @@ export interface IngestionTables {
   artifact_chunks: ArtifactChunksTable;
   coverage_files: CoverageFilesTable;
   coverage_check_files: CoverageCheckFilesTable;
-  artifact_finding_paths: ArtifactFindingPathsTable;
+  artifact_analyzed_paths: ArtifactAnalyzedPathsTable;
 }
 
 export type ArtifactRow = Selectable<ArtifactsTable>;

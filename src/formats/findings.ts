@@ -102,6 +102,8 @@ export interface FindingsReadOptions {
   analyzer?: string | null;
   /** Told the report's format once it is known, before the first event. */
   onFormat?: (format: FindingsFormat) => void;
+  /** SARIF only: also yield the files each run lists (`readSarif`'s option). */
+  listedFiles?: boolean;
 }
 
 /**
@@ -253,5 +255,10 @@ export async function* readFindings(
   else if (format === "shellcheck-gcc") yield* readShellcheckGcc(replayed(), readerOptions);
   else if (format === "pylint-json") yield* readPylintJson(replayed(), readerOptions);
   else if (format === "bandit-json") yield* readBanditJson(replayed(), readerOptions);
-  else yield* readSarif(replayed(), { ...readerOptions, workingDirectories: options.workingDirectories });
+  else
+    yield* readSarif(replayed(), {
+      ...readerOptions,
+      workingDirectories: options.workingDirectories,
+      listedFiles: options.listedFiles,
+    });
 }

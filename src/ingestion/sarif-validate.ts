@@ -267,6 +267,8 @@ export async function validateSarif(
       summary.toolErrors.add(event.error);
       continue;
     }
+    // Files the runs list are not asked for (`listedFiles`): they say nothing the intake counts.
+    if (event.type !== "result") continue;
     summary.results += 1;
     const placement = placementOf(event.result);
     if (typeof placement !== "string") {

@@ -78,3 +78,52 @@ it("streams a 50 MB SARIF log with bounded heap growth", async () => {
   assert.ok(retained - baseline < 16 * 1024 * 1024, `the heap retained ${mb(retained - baseline)} MB more`);
   assert.ok(peak - baseline < 128 * 1024 * 1024, `the heap peaked ${mb(peak - baseline)} MB higher`);
 });
+
+const LISTED_FILES = 100_000;
+
+/** A run listing {@link LISTED_FILES} artifacts, each with its contents embedded (ESLint's `SARIF_ESLINT_EMBED`). */
+async function* generatedListing(stats: { bytes: number }): AsyncGenerator<string> {
+  let chunk = `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"ESLint"}},"artifacts":[`;
+  for (let n = 0; n < LISTED_FILES; n += 1) {
+    const artifact = {
+      location: { uri: `file:///ci/repo/packages/pkg-${n % 97}/src/module-${n}.js` },
+      length: 420,
+      contents: { text: `export const value${n} = ${"compute(input) + ".repeat(24)}0;\n` },
+      encoding: "UTF-8",
+    };
+    chunk += `${n === 0 ? "" : ","}${JSON.stringify(artifact)}`;
+    if (chunk.length >= 64 * 1024) {
+      stats.bytes += chunk.length;
+      yield chunk;
+      chunk = "";
+    }
+  }
+  yield `${chunk}],"results":[]}]}`;
+}
+
+it(`reads a run listing ${LISTED_FILES.toLocaleString("en")} files with their contents with bounded heap growth`, async () => {
+  const gc = collector();
+  const stats = { bytes: 0 };
+  gc();
+  const baseline = process.memoryUsage().heapUsed;
+  let peak = baseline;
+  let retained = baseline;
+  let listed = 0;
+  for await (const event of readSarif(generatedListing(stats), { workDir: "/ci/repo", listedFiles: true })) {
+    if (event.type !== "listedFile") continue;
+    listed += 1;
+    if (listed % 5000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed);
+    if (listed % 25000 === 0) {
+      gc();
+      retained = Math.max(retained, process.memoryUsage().heapUsed);
+    }
+  }
+  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+  console.log(
+    `sarif listing memory: ${mb(stats.bytes)} MB, ${listed} files; heap growth retained ${mb(retained - baseline)} MB, peak with garbage ${mb(peak - baseline)} MB`,
+  );
+  assert.equal(listed, LISTED_FILES);
+  // The list is never built, nor an artifact's contents: only the location in hand.
+  assert.ok(retained - baseline < 16 * 1024 * 1024, `the heap retained ${mb(retained - baseline)} MB more`);
+  assert.ok(peak - baseline < 128 * 1024 * 1024, `the heap peaked ${mb(peak - baseline)} MB higher`);
+});

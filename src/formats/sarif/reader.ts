@@ -12,10 +12,12 @@ import { type SarifEvent, SarifFormatError } from "./types.ts";
 import {
   checkVersion,
   isObject,
+  listedFileOf,
   type NotificationArray,
   type RunState,
   resultOf,
   toolErrorOf,
+  toolNoticeOf,
   toolOf,
 } from "./values.ts";
 
@@ -25,6 +27,8 @@ import {
  * `originalUriBaseIds`, each result and each invocation notification, one value at a time, by
  * `JSON.parse` of its text. Neither `results` nor the arrays ingestion does not use (artifacts,
  * invocations, ...) grow in memory; the selector below notes the document's shape on the way.
+ * With `listedFiles`, each element of a run's `artifacts` is watched, and only its `location`,
+ * `roles` and `parentIndex` are built (never its `contents`), one element at a time.
  *
  * Order: SARIF writers put `tool` before `results`, but JSON does not promise key order (tools that
  * sort keys put `results` first). Results met before their run's `tool` are buffered until it
@@ -50,6 +54,12 @@ export interface ReadSarifOptions {
    * invocations name none.
    */
   directory?: string | null;
+  /**
+   * Also yield the files each run lists among its `artifacts` (`listedFile`) and the notifications
+   * below level `error` that name a repository file (`toolNotice`), which say which of those the
+   * tool did not analyze after all (types.ts).
+   */
+  listedFiles?: boolean;
 }
 
 /** A chunk of the document: bytes (UTF-8) or text. */
@@ -74,6 +84,10 @@ const INVOCATIONS = 5;
 const INVOCATION = 6;
 /** `$.runs[i].invocations[j].toolExecutionNotifications` or `.toolConfigurationNotifications`. */
 const NOTIFICATIONS = 7;
+/** `$.runs[i].artifacts`, an array (watched with `listedFiles` only). */
+const ARTIFACTS = 8;
+/** `$.runs[i].artifacts[j]`, an object. */
+const ARTIFACT = 9;
 
 /** A watched container: which one, its run, the key of its current member, its next element's index. */
 export interface Frame {
@@ -89,11 +103,26 @@ const TOOL = 2;
 const URI_BASES = 3;
 const RESULT = 4;
 const NOTIFICATION = 5;
+/** A member of an artifact: its `location`, `roles` or `parentIndex`. */
+const ARTIFACT_MEMBER = 6;
+
+/** The members read of the artifact being watched (undefined: not met). */
+interface ArtifactEntry {
+  location: unknown;
+  roles: unknown;
+  parentIndex: unknown;
+}
+const ARTIFACT_MEMBERS = new Set(["location", "roles", "parentIndex"]);
+
+function anArtifactEntry(): ArtifactEntry {
+  return { location: undefined, roles: undefined, parentIndex: undefined };
+}
 
 /**
  * Follows the scanner through the log to the values the reader reads (`$.version`,
- * `$.runs[*].tool`, `$.runs[*].originalUriBaseIds`, `$.runs[*].results[*]`, and
- * `$.runs[*].invocations[*].tool{Execution,Configuration}Notifications[*]`) and turns them into
+ * `$.runs[*].tool`, `$.runs[*].originalUriBaseIds`, `$.runs[*].results[*]`,
+ * `$.runs[*].invocations[*].tool{Execution,Configuration}Notifications[*]`, and with
+ * `listedFiles` `$.runs[*].artifacts[*].{location,roles,parentIndex}`) and turns them into
  * events. It also notes what the skipped parts tell: whether the root is an object, whether it
  * has a `runs` array, and how many runs that holds, including runs from which nothing was read. A
  * run's `results` that is neither an array nor null fails at once: there would be no result in
@@ -116,11 +145,14 @@ class SarifSelector implements ScanListener {
   private captureIndex = -1;
   /** The array the notification being captured is in. */
   private captureArray: NotificationArray = "toolExecutionNotifications";
+  /** The artifact being watched, with the members read of it so far. */
+  private artifact = anArtifactEntry();
 
   constructor(
     private readonly workDir: string | null,
     private readonly workingDirectories: ReadonlyMap<number, string>,
     private readonly directory: string | null,
+    private readonly listedFiles: boolean,
   ) {}
 
   begin(token: Token): Interest {
@@ -145,6 +177,15 @@ class SarifSelector implements ScanListener {
         return token === Token.BEGIN_ARRAY && NOTIFICATION_KEYS.has(frame.key ?? "")
           ? this.enter(NOTIFICATIONS, frame.run)
           : Interest.SKIP;
+      case ARTIFACTS:
+        if (token !== Token.BEGIN_OBJECT) return Interest.SKIP;
+        this.artifact = anArtifactEntry();
+        return this.enter(ARTIFACT, frame.run);
+      case ARTIFACT:
+        // Its location, roles and parent are read, the rest (its contents, hashes ...) skipped.
+        return ARTIFACT_MEMBERS.has(frame.key ?? "")
+          ? this.select(ARTIFACT_MEMBER, frame.run, -1)
+          : Interest.SKIP;
       default:
         // RESULTS, NOTIFICATIONS: each element is read.
         if (!isValueToken(token)) return Interest.SKIP;
@@ -166,7 +207,11 @@ class SarifSelector implements ScanListener {
   }
 
   leave(): void {
-    this.frames.pop();
+    const frame = this.frames.pop();
+    if (frame?.kind !== ARTIFACT) return;
+    const { location, roles, parentIndex } = this.artifact;
+    const file = listedFileOf(location, roles, parentIndex, this.runState(frame.run));
+    if (file !== null) this.events.push({ type: "listedFile", file });
   }
 
   captured(value: unknown): void {
@@ -178,10 +223,18 @@ class SarifSelector implements ScanListener {
       this.versionSeen = true;
       return;
     }
+    if (kind === ARTIFACT_MEMBER) {
+      // The artifact's frame is still the innermost, its key the member's.
+      const member = this.frames[this.frames.length - 1]!.key as keyof ArtifactEntry;
+      this.artifact[member] = value;
+      return;
+    }
     const run = this.runState(runIndex);
     if (kind === NOTIFICATION) {
       const error = toolErrorOf(value, run, this.captureArray);
       if (error !== null) this.events.push({ type: "toolError", error });
+      const notice = this.listedFiles ? toolNoticeOf(value, run, this.captureArray) : null;
+      if (notice !== null) this.events.push({ type: "toolNotice", notice });
     } else if (kind === RESULT) {
       if (run.tool === null) run.pending.push({ raw: value, index });
       else this.events.push({ type: "result", result: resultOf(value, index, run, run.tool) });
@@ -239,6 +292,10 @@ class SarifSelector implements ScanListener {
       case "invocations":
         return token === Token.BEGIN_ARRAY || token === Token.BEGIN_OBJECT
           ? this.enter(INVOCATIONS, frame.run)
+          : Interest.SKIP;
+      case "artifacts":
+        return this.listedFiles && token === Token.BEGIN_ARRAY
+          ? this.enter(ARTIFACTS, frame.run)
           : Interest.SKIP;
       default:
         return Interest.SKIP;
@@ -359,6 +416,7 @@ export async function* readSarif(
     options.workDir ?? null,
     options.workingDirectories ?? new Map(),
     options.directory ?? null,
+    options.listedFiles === true,
   );
   const scanner = new JsonScanner(selector);
   const text = new TextPieces();

@@ -194,13 +194,39 @@ export interface SarifToolError {
 }
 
 /**
+ * A repository file a run lists among its `artifacts` (SARIF §3.14.15) as one its tool looked at:
+ * an entry with no `roles`, or with the role `analysisTarget` or `resultFile` (§3.24.6), that is
+ * not nested in another artifact (no `parentIndex`). ESLint's formatter lists every file ESLint
+ * was given, those it linted and found nothing in among them, but also those it could not parse
+ * or ignored, which a notification of the run names (docs/ingestion-sarif.md "Files a run lists").
+ */
+export interface SarifListedFile {
+  runIndex: number;
+  path: string;
+}
+
+/**
+ * A notification of the run below level `error` that names a repository file and is not about
+ * the tool's configuration (ESLint's "File ignored because no matching configuration was
+ * supplied."): what the tool said of that file is not a finding, so listing it does not say the
+ * tool analyzed it.
+ */
+export interface SarifToolNotice {
+  runIndex: number;
+  path: string;
+}
+
+/**
  * What the reader yields: each run's header, then that run's results one by one; the tool's own
- * errors wherever they come in the document.
+ * errors wherever they come in the document. With the option `listedFiles`, also the files each
+ * run lists and the notices below `error` that name a file, wherever they come.
  */
 export type SarifEvent =
   | { type: "run"; run: SarifRun }
   | { type: "result"; result: SarifResult }
-  | { type: "toolError"; error: SarifToolError };
+  | { type: "toolError"; error: SarifToolError }
+  | { type: "listedFile"; file: SarifListedFile }
+  | { type: "toolNotice"; notice: SarifToolNotice };
 
 /** Which rule of the format a document broke. */
 export type SarifFormatProblem =

@@ -3,6 +3,7 @@ import {
   SarifFormatError,
   type SarifKind,
   type SarifLevel,
+  type SarifListedFile,
   type SarifLocation,
   type SarifProperties,
   type SarifRegion,
@@ -12,6 +13,7 @@ import {
   type SarifTaxonRef,
   type SarifTool,
   type SarifToolError,
+  type SarifToolNotice,
 } from "./types.ts";
 
 /**
@@ -327,6 +329,48 @@ export function toolErrorOf(raw: unknown, run: RunState, array: NotificationArra
   if (isConfigurationNotice(array, message, run.tool)) error.configuration = true;
   else if (location?.outsideRepository === false && location.path) error.unanalyzedPath = location.path;
   return error;
+}
+
+/**
+ * A notification below level `error` (SARIF's default level for one is `warning`, §3.58.6) that
+ * names a repository file and is not about the tool's configuration, or null: ESLint's "File
+ * ignored because no matching configuration was supplied." for a file it was given and lists.
+ */
+export function toolNoticeOf(raw: unknown, run: RunState, array: NotificationArray): SarifToolNotice | null {
+  if (!isObject(raw) || levelOf(raw.level) === "error") return null;
+  const located = Array.isArray(raw.locations) ? raw.locations.find(isObject) : undefined;
+  const location = located === undefined ? null : locationOf(located, run.context);
+  if (location?.path == null || location.outsideRepository) return null;
+  if (isConfigurationNotice(array, textOf(raw.message) ?? "", run.tool)) return null;
+  return { runIndex: run.index, path: location.path };
+}
+
+/** The roles (SARIF §3.24.6) of an artifact its tool looked at: it analyzed it, or found results in it. */
+const ANALYZED_ROLES = new Set(["analysisTarget", "resultFile"]);
+
+/**
+ * The repository file an element of a run's `artifacts` (SARIF §3.24) lists as one its tool looked
+ * at, or null: an artifact nested in another (`parentIndex`: a file in an archive), one whose
+ * roles say it was something else (a configuration file, a directory), or one whose `location`
+ * names no file of the repository. Its URI is resolved as a result's is.
+ */
+export function listedFileOf(
+  location: unknown,
+  roles: unknown,
+  parentIndex: unknown,
+  run: RunState,
+): SarifListedFile | null {
+  // -1, the default, is no parent.
+  if (typeof parentIndex === "number" && parentIndex >= 0) return null;
+  if (Array.isArray(roles) && roles.length > 0) {
+    if (roles.includes("directory") || !roles.some((role) => ANALYZED_ROLES.has(role))) return null;
+  }
+  if (!isObject(location)) return null;
+  const uri = stringOf(location.uri);
+  if (uri === null) return null;
+  const resolved = resolvedPathOf(uri, stringOf(location.uriBaseId), run.context);
+  if (resolved.outsideRepository || !resolved.path) return null;
+  return { runIndex: run.index, path: resolved.path };
 }
 
 /** The invocation's array a notification (SARIF §3.58) was in (§3.20). */

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
-import { findArtifactFindingPathsIn } from "../../modules/artifacts/artifact-finding-path-store.ts";
+import { findArtifactAnalyzedPathsIn } from "../../modules/artifacts/artifact-analyzed-path-store.ts";
 import {
   findArtifactOutcomesOfCheck,
   findProcessedArtifactIdsOfCheck,
@@ -105,8 +105,9 @@ export interface Publishing {
 /**
  * The paths the tool of `checkId` could not analyze, over its processed artifacts and the one
  * being published: a path one of them names counts only when none of them analyzed it, that is
- * gave a finding there without saying it could not analyze it (another shard of the build that
- * compiled the file). Null when one of them does not know its paths (its check is NEUTRAL).
+ * gave a finding there or listed it (`artifact_analyzed_paths`) without saying it could not
+ * analyze it (another shard of the build that compiled the file, or linted it and found nothing).
+ * Null when one of them does not know its paths (its check is NEUTRAL).
  */
 async function unanalyzedPathsOfCheck(
   tx: Kysely<Database>,
@@ -126,7 +127,7 @@ async function unanalyzedPathsOfCheck(
   const paths = new Set([...unanalyzedBy.values()].flatMap((own) => [...own]));
   if (paths.size === 0) return [];
   const analyzed = new Set<string>();
-  for (const { artifactId, path } of await findArtifactFindingPathsIn(
+  for (const { artifactId, path } of await findArtifactAnalyzedPathsIn(
     tx,
     [...unanalyzedBy.keys()],
     [...paths],

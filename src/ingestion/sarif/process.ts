@@ -7,7 +7,7 @@ import type { SarifLocation, SarifResult, SarifTool } from "../../formats/sarif/
 import { plainMessage } from "../../formats/sarif/values.ts";
 import { findWorkingDirectories } from "../../formats/sarif/working-directories.ts";
 import { replaceUnstorableText } from "../../graphql/variables.ts";
-import { replaceArtifactFindingPaths } from "../../modules/artifacts/artifact-finding-path-store.ts";
+import { deleteArtifactAnalyzedPaths } from "../../modules/artifacts/artifact-analyzed-path-store.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findBaseCheckId, findFingerprintVersions } from "../../modules/checks/check-store.ts";
 import {
@@ -44,6 +44,7 @@ import {
   type PublishStep,
 } from "../types.ts";
 import { AlreadyReported, leaveOutAtPublication, readCheckAsStaged } from "./already-reported.ts";
+import { AnalyzedFiles } from "./analyzed-files.ts";
 import { compareWithBase, settleFindingStates } from "./finding-states.ts";
 import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
 import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
@@ -53,8 +54,8 @@ import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./o
  * "Processing in steps"): the rows are written in short steps while the artifact is QUEUED, which
  * every read leaves out, then published in one transaction. The report is read as a stream;
  * memory holds the issue of each rule, one fingerprint per distinct finding (for the ordinals, and
- * the repeats' own), the batches of rows in flight and the one being filled, and
- * the ids of the base's findings the report lacks, up to a bound.
+ * the repeats' own), the batches of rows in flight and the one being filled, a batch of the
+ * files the tool analyzed, and the ids of the base's findings the report lacks, up to a bound.
  */
 
 /** Longer messages are cut here (and end with "…"), so one row stays small. */
@@ -202,8 +203,8 @@ export async function processSarif(
 }
 
 /**
- * Deletes the rows staged for an artifact (by an earlier attempt, or before it fails), a batch per
- * step.
+ * Deletes the rows staged for an artifact (by an earlier attempt, or before it fails): its
+ * occurrences, a batch per step, and the files it analyzed.
  */
 export async function deleteStagedRows(
   artifactId: string,
@@ -213,6 +214,7 @@ export async function deleteStagedRows(
   while ((await step((tx) => deleteOccurrenceBatchOfArtifact(tx, artifactId, batchSize))) === batchSize) {
     // Another batch may be left.
   }
+  await step((tx) => deleteArtifactAnalyzedPaths(tx, artifactId));
 }
 
 /**
@@ -292,8 +294,8 @@ export async function stageSarif(
   let firstNoLocation: string | null = null;
   const placement = storedPlacement(artifact.work_dir, artifact.repository_root);
   const toolErrors = new ToolErrors();
-  // The files the report gave a finding in, whatever becomes of it: what the tool analyzed.
-  const findingPaths = new Set<string>();
+  // The files the report gave a finding in, whatever becomes of it, or lists: what the tool analyzed.
+  const analyzed = new AnalyzedFiles(artifact.id, batchSize);
   try {
     // The stored report is read again: a run's working directory may come after its results.
     const workingDirectories = await findWorkingDirectories(input.text, placement.root);
@@ -302,6 +304,7 @@ export async function stageSarif(
       directory: placement.directory,
       workingDirectories,
       analyzer: artifact.analyzer,
+      listedFiles: true,
     };
     for await (const event of readFindings(input.text(), readOptions)) {
       if (event.type === "run") {
@@ -311,6 +314,15 @@ export async function stageSarif(
       }
       if (event.type === "toolError") {
         toolErrors.add(event.error);
+        analyzed.nameUnanalyzed(event.error);
+        continue;
+      }
+      if (event.type === "toolNotice") {
+        analyzed.name(event.notice.path);
+        continue;
+      }
+      if (event.type === "listedFile") {
+        if (analyzed.add(event.file.path)) await analyzed.write(step);
         continue;
       }
       const result = event.result;
@@ -325,7 +337,7 @@ export async function stageSarif(
         if (location === "NO_LOCATION") firstNoLocation ??= quotedResult(result);
         continue;
       }
-      findingPaths.add(location.path);
+      if (analyzed.add(location.path)) await analyzed.write(step);
       const pattern = exclude.isEmpty ? null : exclude.matching(location.path);
       if (pattern !== null) {
         tally.skip("EXCLUDED");
@@ -351,6 +363,7 @@ export async function stageSarif(
       if (writer.add(row)) await writer.send();
     }
     await writer.finish();
+    await analyzed.write(step);
   } catch (error) {
     // A statement still in flight must end before the caller rolls the transaction back.
     await writer.settle();
@@ -403,7 +416,7 @@ export async function stageSarif(
         ? null
         : await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
     const unanalyzedPaths = toolErrors.unanalyzedPaths();
-    await replaceArtifactFindingPaths(publishTx, artifact.id, findingPaths);
+    await analyzed.publish(publishTx);
     const { carried, ...states } = await settleFindingStates(
       publishTx,
       check.id,
