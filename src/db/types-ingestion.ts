@@ -107,7 +107,7 @@ export interface CoverageCheckFilesTable {
 }
 
 /**
- * Migrations 0041 and 0042: the repository files an artifact's report says its tool analyzed (it
+ * Migration 0041: the repository files an artifact's report says its tool analyzed (it
  * gave a finding there, or its run lists the file), less those a notification of the tool names
  * (docs/ingestion.md "Status").
  */

@@ -38,8 +38,7 @@ import * as occurrenceCarried from "./0037-occurrence-carried.ts";
 import * as checkFingerprintVersion from "./0038-check-fingerprint-version.ts";
 import * as accountIssues from "./0039-account-issues.ts";
 import * as scaHistory from "./0040-sca-history.ts";
-import * as artifactFindingPaths from "./0041-artifact-finding-paths.ts";
-import * as artifactAnalyzedPaths from "./0042-artifact-analyzed-paths.ts";
+import * as artifactAnalyzedPaths from "./0041-artifact-analyzed-paths.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -85,8 +84,7 @@ const migrations: Record<string, Migration> = {
   "0038-check-fingerprint-version": checkFingerprintVersion,
   "0039-account-issues": accountIssues,
   "0040-sca-history": scaHistory,
-  "0041-artifact-finding-paths": artifactFindingPaths,
-  "0042-artifact-analyzed-paths": artifactAnalyzedPaths,
+  "0041-artifact-analyzed-paths": artifactAnalyzedPaths,
 };
 
 /** Kysely migration provider over {@link migrations}. */

@@ -3,7 +3,7 @@ import type { Database } from "../../db/types.ts";
 
 /**
  * The repository files an artifact's report says its tool analyzed (`artifact_analyzed_paths`,
- * migrations 0041 and 0042): those it gave a finding in and those its runs list, less those a
+ * migration 0041): those it gave a finding in and those its runs list, less those a
  * notification of the tool names. What says which files a tool analyzed, in a check of several
  * shards (docs/ingestion.md "Status").
  */
