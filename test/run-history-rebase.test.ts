@@ -28,8 +28,13 @@ const { logger } = testLogger("ingestion");
 const REPORTS = path.resolve(import.meta.dirname, "fixtures", "pull-request");
 /** Where make-fixtures.sh ran ESLint: the SARIF's absolute paths lie under it. */
 const ESLINT_WORK_DIR = "/tmp/assay-fixtures/js-pull-request";
-/** The three commits, oldest first: base, then push 1, then push 2. */
-const [BASE, PUSH_1, PUSH_2] = ["1", "2", "3"].map((digit) => digit.repeat(40)) as [string, string, string];
+/** The commits, oldest first: base, then push 1, then push 2, then push 3 (push 2's code again). */
+const [BASE, PUSH_1, PUSH_2, PUSH_3] = ["1", "2", "3", "4"].map((digit) => digit.repeat(40)) as [
+  string,
+  string,
+  string,
+  string,
+];
 
 let server: TestServer;
 let account: AccountRow;
@@ -41,12 +46,16 @@ before(async () => {
 });
 after(() => server?.stop());
 
-/** Uploads ESLint's report of `version` for `commit` on main with its ancestors; answers the artifact's id. */
+/**
+ * Uploads ESLint's report of `version` (c8's coverage with `coverage`) for `commit` on main with
+ * its ancestors; answers the artifact's id.
+ */
 async function upload(
   repository: RepositoryRow,
   commit: string,
   version: string,
   ancestorOids: string[],
+  { coverage = false } = {},
 ): Promise<string> {
   return acceptedArtifactId(
     server,
@@ -55,8 +64,10 @@ async function upload(
       commitOid: commit,
       branch: "main",
       ancestorOids,
-      analyzer: "eslint",
-      data: await fs.readFile(path.join(REPORTS, `${version}.sarif`), "utf8"),
+      ...(coverage
+        ? { analyzer: "test-coverage", analyzerType: null, key: "javascript" }
+        : { analyzer: "eslint" }),
+      data: await fs.readFile(path.join(REPORTS, `${version}.${coverage ? "lcov" : "sarif"}`), "utf8"),
       workDir: ESLINT_WORK_DIR,
     }),
   );
@@ -83,8 +94,10 @@ async function checkOf(repository: RepositoryRow, commit: string) {
   const run = await runOf(repository, commit);
   const check = await server.db
     .selectFrom("checks")
-    .select(["id", "status", "base_check_id"])
-    .where("run_id", "=", run.id)
+    .innerJoin("analyzers", "analyzers.id", "checks.analyzer_id")
+    .select(["checks.id", "checks.status", "checks.base_check_id"])
+    .where("checks.run_id", "=", run.id)
+    .where("analyzers.shortcode", "=", "eslint")
     .executeTakeFirstOrThrow();
   const findings = await server.db
     .selectFrom("occurrences")
@@ -134,6 +147,27 @@ async function aLateUpload(): Promise<{ repository: RepositoryRow; late: string 
   return { repository, late: await upload(repository, PUSH_1, "push-1", [BASE]) };
 }
 
+/**
+ * Bytes the intake would refuse, put behind its back: processing the artifact fails, and its
+ * check is FAILURE, which is never a base check.
+ */
+async function failProcessing(artifactId: string): Promise<void> {
+  await server.db
+    .updateTable("artifact_chunks")
+    .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
+    .where("artifact_id", "=", artifactId)
+    .execute();
+}
+
+/**
+ * The directory the report was made in, lost behind the intake's back (which refuses a report
+ * whose every result lies outside the repository): processing stores nothing, and the check is
+ * NEUTRAL, which is never a base check.
+ */
+async function loseEverything(artifactId: string): Promise<void> {
+  await server.db.updateTable("artifacts").set({ work_dir: null }).where("id", "=", artifactId).execute();
+}
+
 describe("the settlement of a late run", () => {
   test("queues the newer run's rebase, which compares it with the late run", async () => {
     const { repository, late } = await aLateUpload();
@@ -155,13 +189,8 @@ describe("the settlement of a late run", () => {
   test("of a late run whose report failed to process moves the newer run's base run, not its check's base", async () => {
     const { repository, late } = await aLateUpload();
     const before = await checkOf(repository, PUSH_2);
-    // Bytes the intake would refuse, put behind its back: processing fails, and the late run ends
-    // FAILURE, which is analysed, with a check that is no one's base.
-    await server.db
-      .updateTable("artifact_chunks")
-      .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
-      .where("artifact_id", "=", late)
-      .execute();
+    // The late run ends FAILURE, which is analysed, with a check that is no one's base.
+    await failProcessing(late);
     await process(late);
     assert.equal((await runOf(repository, PUSH_1)).status, "FAILURE");
     await runRebases();
@@ -172,10 +201,8 @@ describe("the settlement of a late run", () => {
 
   test("queues no rebase when the late run judged nothing", async () => {
     const { repository, late } = await aLateUpload();
-    // The intake refuses a report whose every result lies outside the repository, so the
-    // directory it was made in is lost behind its back: processing stores nothing, the check is
-    // NEUTRAL, and the run SKIPPED, no one's base.
-    await server.db.updateTable("artifacts").set({ work_dir: null }).where("id", "=", late).execute();
+    // Its only check is NEUTRAL: the run is SKIPPED, no one's base.
+    await loseEverything(late);
     await process(late);
     assert.equal((await runOf(repository, PUSH_1)).status, "SKIPPED");
     assert.deepEqual(await queuedRebases(), []);
@@ -207,4 +234,67 @@ describe("the settlement of a late run", () => {
     await runRebases();
     assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1);
   });
+});
+
+describe("the settlement of a late run before a run without a conclusive check", () => {
+  // Push 2's run is analysed, but its ESLint check says nothing of the code; push 3's findings,
+  // compared with push 2's run, are compared with the check before it: base's, then push 1's once
+  // push 1's late run is in, as in order.
+  /** How push 2's run gets no conclusive ESLint check, and the status it ends with. */
+  const cases: Array<{ name: string; status: string; upload: (repository: RepositoryRow) => Promise<void> }> =
+    [
+      {
+        name: "a failed check",
+        status: "FAILURE",
+        upload: async (repository) => {
+          const eslint = await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE]);
+          await failProcessing(eslint);
+          await process(eslint);
+        },
+      },
+      {
+        name: "a NEUTRAL check beside its coverage",
+        status: "SUCCESS",
+        upload: async (repository) => {
+          const eslint = await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE]);
+          await loseEverything(eslint);
+          await process(eslint);
+          await process(await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE], { coverage: true }));
+        },
+      },
+      {
+        name: "only its coverage",
+        status: "SUCCESS",
+        upload: async (repository) => {
+          await process(await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE], { coverage: true }));
+        },
+      },
+    ];
+
+  for (const { name, status, upload: uploadPush2 } of cases) {
+    test(`(${name}) queues the rebase of the run compared with it, whose base check becomes the late run's`, async () => {
+      const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+      await process(await upload(repository, BASE, "base", []));
+      await uploadPush2(repository);
+      assert.equal((await runOf(repository, PUSH_2)).status, status);
+      await process(await upload(repository, PUSH_3, "push-2", [PUSH_2, PUSH_1, BASE]));
+      const newer = await runOf(repository, PUSH_3);
+      assert.equal(newer.base_oid, PUSH_2);
+      const before = await checkOf(repository, PUSH_3);
+      assert.equal(before.base_check_id, (await checkOf(repository, BASE)).id, "read through push 2's run");
+      assert.equal(before.status, "FAILURE", "against base, push 1's `==` is its own");
+
+      await process(await upload(repository, PUSH_1, "push-1", [BASE]));
+      const queued = (await queuedRebases()).map((job) => job.runId);
+      assert.ok(queued.includes(newer.id), "push 3's rebase is queued");
+      await runRebases();
+      assert.equal((await runOf(repository, PUSH_3)).base_oid, PUSH_2, "its base run stays");
+      const after = await checkOf(repository, PUSH_3);
+      assert.equal(after.base_check_id, (await checkOf(repository, PUSH_1)).id);
+      assert.equal(after.status, "SUCCESS");
+      assert.equal((await runOf(repository, PUSH_3)).status, "SUCCESS");
+      // Push 3 keeps push 1's `==` and `prefer-const`, and fixes its unused variable.
+      assert.deepEqual(after.findings.map((row) => row.state).sort(), ["EXISTING", "EXISTING", "RESOLVED"]);
+    });
+  }
 });

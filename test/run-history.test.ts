@@ -90,12 +90,28 @@ async function commitVersion(version: Version): Promise<string> {
  * `assay upload` of ESLint's report of `commit` for it on main, waiting for it; the run's uid.
  * `workDir` is where the report says it was made (ESLint ran in ESLINT_WORK_DIR).
  */
-async function uploadVersion(
+function uploadVersion(
   repository: RepositoryRow,
   commit: Commit,
   workDir = ESLINT_WORK_DIR,
 ): Promise<string> {
   const version: Version = commit === "push-3" ? "push-2" : commit;
+  return assayUpload(repository, commit, [
+    ...["--analyzer", "eslint", "--analyzer-type", "community"],
+    ...["--work-dir", workDir, "--file", path.join(REPORTS, `${version}.sarif`)],
+  ]);
+}
+
+/** `assay upload` of c8's coverage of `commit` (a version's) for it on main, waiting for it; the run's uid. */
+function uploadCoverage(repository: RepositoryRow, commit: Version): Promise<string> {
+  return assayUpload(repository, commit, [
+    ...["--analyzer", "test-coverage", "--key", "javascript"],
+    ...["--file", path.join(REPORTS, `${commit}.lcov`)],
+  ]);
+}
+
+/** `assay upload` with `report`'s arguments for `commit` on main, waiting for it; the run's uid. */
+async function assayUpload(repository: RepositoryRow, commit: Commit, report: string[]): Promise<string> {
   const env = {
     PATH: process.env.PATH,
     HOME: scratch,
@@ -107,8 +123,7 @@ async function uploadVersion(
   const args = [
     ...["upload", "--repository", `gh/acme/${repository.name}`, "--wait"],
     ...["--commit", commits.get(commit) as string, "--branch", "main"],
-    ...["--analyzer", "eslint", "--analyzer-type", "community"],
-    ...["--work-dir", workDir, "--file", path.join(REPORTS, `${version}.sarif`)],
+    ...report,
   ];
   let stdout: string;
   try {
@@ -351,6 +366,63 @@ describe("two late runs uploaded together", () => {
     const [expectedState, actualState] = [await stateOf(inOrderRepository), await stateOf(lateRepository)];
     assert.equal(actualState.latestCommitOid, commits.get("push-3"));
     assert.deepEqual(actualState, expectedState);
+  });
+});
+
+describe("a late run whose check runs read through a later run without one", () => {
+  const runs = { inOrder: new Map<Commit, string>(), late: new Map<Commit, string>() };
+  let inOrderRepository: RepositoryRow;
+  let lateRepository: RepositoryRow;
+
+  // Push 2's CI sent only its coverage (its lint job did not upload): push 3, compared with push
+  // 2's run, compares its ESLint findings with the check before it, push 1's in order. Push 1's
+  // run comes in last, after push 3's was compared.
+  before(async () => {
+    inOrderRepository = await aRepository(server.db, team, {
+      name: "through-in-order",
+      defaultBranch: "main",
+    });
+    lateRepository = await aRepository(server.db, team, { name: "through-late", defaultBranch: "main" });
+    const upload = (repository: RepositoryRow, commit: Commit) =>
+      commit === "push-2" ? uploadCoverage(repository, commit) : uploadVersion(repository, commit);
+    for (const commit of [...VERSIONS, "push-3"] as const) {
+      runs.inOrder.set(commit, await upload(inOrderRepository, commit));
+    }
+    for (const commit of ["base", "push-2", "push-3", "push-1"] as const) {
+      runs.late.set(commit, await upload(lateRepository, commit));
+    }
+    await ingestionDone();
+  });
+
+  test("the run compared with the later run takes up the late run's check, as in order", async () => {
+    const expected = await runsOf(runs.inOrder);
+    const actual = await runsOf(runs.late);
+    for (const commit of [...VERSIONS, "push-3"] as const) {
+      assert.deepEqual(actual.get(commit), expected.get(commit), commit);
+    }
+    const push3 = actual.get("push-3")!;
+    assert.equal(push3.baseOid, commits.get("push-2"));
+    assert.deepEqual(
+      push3.checks.edges.map(({ node }) => node.analyzer.shortcode),
+      ["eslint"],
+    );
+    // ESLint's own figures: against push 1, push 3 (push 2's code) removes the unused variable
+    // and adds nothing; against base, push 1's `==` counted as its own, and failed its gate.
+    const [push1, push2] = [await eslintSummary("push-1"), await eslintSummary("push-2")];
+    const check = push3.checks.edges[0]!.node;
+    assert.deepEqual(check.summary, {
+      occurrencesIntroduced: problemsAdded(push1, push2),
+      occurrencesResolved: problemsAdded(push2, push1),
+      occurrencesSuppressed: 0,
+    });
+    assert.equal(check.status, "SUCCESS");
+    assert.equal(push3.status, "SUCCESS");
+  });
+
+  test("the repository's current findings and trend are the in-order ones", async () => {
+    const [expected, actual] = [await stateOf(inOrderRepository), await stateOf(lateRepository)];
+    assert.equal(actual.latestCommitOid, commits.get("push-3"));
+    assert.deepEqual(actual, expected);
   });
 });
 

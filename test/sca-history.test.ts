@@ -1,6 +1,7 @@
 // test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { waitFor } from "./helpers/instance.ts";
 import {
   aCommit,
   anSbomScene,
@@ -57,6 +58,28 @@ const WEB_NOT_RESCANNED: History = [
   { sboms: [rootSbom(false), webSbom(false)], lockfilePaths: BOTH },
 ];
 
+/**
+ * Both projects in the first two commits, web/ without lodash from the second on; the third
+ * commit's CI scans only the root, so its DDP counts web/ by the second commit's scan (without
+ * lodash), not by the first's (with). Uploaded with the advisory standing.
+ */
+const WEB_FIXED_BEFORE: History = [
+  { sboms: [rootSbom(false), webSbom(true)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(false), webSbom(false)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(false)], lockfilePaths: BOTH },
+];
+
+/**
+ * The root's lodash is vulnerable, then upgraded, then vulnerable again: against the second
+ * commit, the third introduces the vulnerability; against the first, it has it already. Uploaded
+ * with the advisory standing.
+ */
+const VULNERABLE_AGAIN: History = [
+  { sboms: [rootSbom(true)], lockfilePaths: ROOT_ONLY },
+  { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
+  { sboms: [rootSbom(true)], lockfilePaths: ROOT_ONLY },
+];
+
 /** Only the second commit's root depends on the vulnerable lodash. */
 const SECOND_VULNERABLE: History = [
   { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
@@ -66,7 +89,7 @@ const SECOND_VULNERABLE: History = [
 
 const RUNS = `query($name: String!, $login: String!) {
   repository(name: $name, login: $login, vcsProvider: GITHUB) {
-    analysisRuns(first: 10) { edges { node { commitOid
+    analysisRuns(first: 10) { edges { node { commitOid summary { vulnerabilitiesIntroduced }
       checks(first: 10) { edges { node { analyzer { shortcode } metrics { shortcode items { key latestValue } } } } }
       scaChecks(first: 10) { edges { node { target { lockfilePath } dependencyCount
         vulnerabilityOccurrences(first: 1) { totalCount } } } } } } } } }`;
@@ -77,6 +100,7 @@ interface RunsAnswer {
       edges: Array<{
         node: {
           commitOid: string;
+          summary: { vulnerabilitiesIntroduced: number };
           checks: {
             edges: Array<{
               node: {
@@ -109,8 +133,15 @@ interface DependencyState {
   current: string[];
   /** The latest DDP value. */
   latestDdp: number | null;
-  /** Per commit, oldest first: its run's DDP and its scans (lockfile, dependencies, vulnerabilities). */
-  commits: Array<{ ddp: number | null; scans: Array<[string | null, number | null, number]> }>;
+  /**
+   * Per commit, oldest first: its run's DDP, its scans (lockfile, dependencies, vulnerabilities)
+   * and how many vulnerabilities they introduced.
+   */
+  commits: Array<{
+    ddp: number | null;
+    scans: Array<[string | null, number | null, number]>;
+    introduced: number;
+  }>;
 }
 
 /** Uploads the commits of `history` to `scene`'s repository in the order `order` (indexes). */
@@ -152,13 +183,33 @@ async function stateOf(
         node.vulnerabilityOccurrences.totalCount,
       ])
       .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
-    return { ddp: ddp?.latestValue ?? null, scans };
+    return { ddp: ddp?.latestValue ?? null, scans, introduced: run.summary.vulnerabilitiesIntroduced };
   });
   return {
     current: (await scene.current()).map((o) => o.lockfile),
     latestDdp: await scene.dependencies(),
     commits,
   };
+}
+
+/**
+ * Waits until the worker has no artifact to process and no run to compare or count again: a late
+ * run's settlement queues the rebase of the runs after it (docs/ingestion.md "Where a run stands
+ * in the history").
+ */
+async function ingestionDone(server: TestServer): Promise<void> {
+  await waitFor(
+    "the ingestion jobs to finish",
+    async () => {
+      const queued = await server.db
+        .selectFrom("jobs")
+        .select("id")
+        .where("kind", "in", ["ingest.artifact", "ingest.rebase"])
+        .execute();
+      return queued.length === 0;
+    },
+    20_000,
+  );
 }
 
 describe("dependency scans of default-branch runs uploaded out of order", () => {
@@ -168,15 +219,19 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
   before(async () => {
     server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
     const scenes = new Map<History, { oids: string[]; inOrder: SbomScene; late: SbomScene }>();
-    for (const history of [WEB_ADDED, WEB_NOT_RESCANNED, SECOND_VULNERABLE]) {
+    const uploadBoth = async (history: History) => {
       const oids = [aCommit(), aCommit(), aCommit()];
       const inOrder = await anSbomScene(server);
       const late = await anSbomScene(server);
       await uploadHistory(inOrder, oids, history, [0, 1, 2]);
       await uploadHistory(late, oids, history, [0, 2, 1]);
       scenes.set(history, { oids, inOrder, late });
-    }
+    };
+    for (const history of [WEB_ADDED, WEB_NOT_RESCANNED, SECOND_VULNERABLE]) await uploadBoth(history);
+    await ingestionDone(server);
     await importLodashAdvisory(server);
+    for (const history of [WEB_FIXED_BEFORE, VULNERABLE_AGAIN]) await uploadBoth(history);
+    await ingestionDone(server);
     for (const [history, { oids, inOrder, late }] of scenes) {
       states.set(history, {
         inOrder: await stateOf(server, inOrder, oids),
@@ -225,5 +280,33 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
     assert.deepEqual(late.commits, inOrder.commits);
     assert.deepEqual(late.current, inOrder.current);
     assert.equal(late.latestDdp, inOrder.latestDdp);
+  });
+
+  test("a newer run uploaded before its parent's counts its DDP by the parent's scan of a target it did not scan", () => {
+    const { inOrder, late } = states.get(WEB_FIXED_BEFORE)!;
+    const [first, second, third] = inOrder.commits;
+    // In order: the third run counts web/ as the second scanned it, without lodash, which the
+    // first's had.
+    assert.equal(second!.ddp, first!.ddp! - 1);
+    assert.equal(third!.ddp, second!.ddp);
+    assert.deepEqual(late.commits, inOrder.commits);
+    assert.equal(late.latestDdp, third!.ddp);
+    assert.deepEqual(late.current, inOrder.current);
+  });
+
+  test("a newer run uploaded before its parent's has its scans' vulnerabilities compared with the parent's scans", () => {
+    const { inOrder, late } = states.get(VULNERABLE_AGAIN)!;
+    // In order: the first run introduces lodash's advisory, the second fixes it, the third
+    // introduces it again (against the first, it would have had it already).
+    assert.deepEqual(
+      inOrder.commits.map((c) => [c.introduced, c.scans.map(([, , found]) => found)]),
+      [
+        [1, [1]],
+        [0, [0]],
+        [1, [1]],
+      ],
+    );
+    assert.deepEqual(late.commits, inOrder.commits);
+    assert.deepEqual(late.current, ["package-lock.json"]);
   });
 });

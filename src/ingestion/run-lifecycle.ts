@@ -21,6 +21,7 @@ import {
   findCheckOfRunByAnalyzer,
   findChecksOfRun,
   findLastCheckSequence,
+  findRunsReadingBaseChecksOf,
   finishCheck,
   insertCheck,
   reopenCheck,
@@ -31,6 +32,7 @@ import {
   deleteResolvedOccurrencesOfCheck,
 } from "../modules/checks/occurrence-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
+import { findRunsCountingScansOf } from "../modules/dependencies/sbom-store.ts";
 import { recordEvent } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
 import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
@@ -356,9 +358,9 @@ export function runStatusOf(statuses: readonly CheckStatus[]): AnalysisRunStatus
 
 /**
  * Sets the run's status from its checks; when it changed, records `analysis_run.updated` (with
- * `lastCheckId`'s check last). A default-branch run that has just become analysed queues the
- * rebase of the runs after it in the history that were compared further back (it came in late:
- * docs/ingestion.md "Where a run stands in the history"). For a default-branch run that is
+ * `lastCheckId`'s check last). A run that has just finished queues the rebase of the runs after
+ * it in its branch's history whose base, base checks or DDP it changes (it came in, or finished,
+ * late: {@link queueRebasesOfLaterRuns}). For a default-branch run that is
  * analysed or has just finished, announces what changed in the repository's issues (the run may
  * have become, stayed or stopped being the repository's current state, or what it shows may have
  * changed).
@@ -380,9 +382,7 @@ export async function settleRun(
   const account = await findAccountById(tx, repository.account_id);
   if (changed) await recordRunUpdated(tx, { run: updated, repository, account, checks, lastCheckId });
   // Queued before the announcement, which takes its row after every other lock.
-  if (updated.branch_name !== null && updated.branch_name === repository.default_branch) {
-    if (!isAnalysed(run) && isAnalysed(updated)) await queueRebasesOfDescendants(tx, updated);
-  }
+  if (finished) await queueRebasesOfLaterRuns(tx, run, updated, repository);
   if (updated.branch_name === repository.default_branch && (finished || isAnalysed(updated))) {
     await announceRepositoryIssues(tx, repository, account);
   }
@@ -390,17 +390,36 @@ export async function settleRun(
 }
 
 /**
- * Queues the rebase of each run after `run` in its branch's history that is compared with a run
- * before it, or with none: `run` came in late (or finished late), and is their nearest analysed
- * ancestor now (docs/ingestion.md "Where a run stands in the history"). A run compared with a
- * nearer one keeps its base.
+ * Queues the rebase of each run after `run` in its branch's history that it changes now that it
+ * has finished (`before` is the run as it stood until then): it may have come in late, or
+ * finished late, after runs placed after it were compared and counted (docs/ingestion.md "Where a
+ * run stands in the history"). Those are:
+ * - once it is analysed, on the default branch, the runs that descend from it and are compared
+ *   with a run before it, or with none: it is their nearest analysed ancestor now;
+ * - the runs compared with a later run that has no conclusive check of one of its analyzers, whose
+ *   base check of that analyzer the rule now finds in this run;
+ * - when it is analysed, the runs whose DDP counts one of its scans, or its list of lockfiles, for
+ *   a target they did not scan (its scans may be new: a late SBOM of a finished run).
+ * Each rebase compares its run again, or counts its DDP again, only where that changes something,
+ * so a run queued twice is rebased as once. The jobs are queued under no key, which no other
+ * transaction can hold: the caller holds this run, and may not wait for a job row
+ * (docs/ingestion.md "Lock order").
  */
-async function queueRebasesOfDescendants(tx: Kysely<Database>, run: AnalysisRunRow): Promise<void> {
-  const descendants = await findDescendantRunsComparedFurtherBack(tx, run);
-  await enqueueHistoryRebases(
-    tx,
-    descendants.map((descendant) => descendant.id),
-  );
+async function queueRebasesOfLaterRuns(
+  tx: Kysely<Database>,
+  before: AnalysisRunRow,
+  run: AnalysisRunRow,
+  repository: RepositoryRow,
+): Promise<void> {
+  if (run.branch_name === null) return;
+  const becameAnalysed = !isAnalysed(before) && isAnalysed(run);
+  const later: string[] = [];
+  if (becameAnalysed && run.branch_name === repository.default_branch) {
+    later.push(...(await findDescendantRunsComparedFurtherBack(tx, run)).map((descendant) => descendant.id));
+  }
+  later.push(...(await findRunsReadingBaseChecksOf(tx, run.id, run.branch_name)));
+  if (isAnalysed(run)) later.push(...(await findRunsCountingScansOf(tx, run.id)));
+  await enqueueHistoryRebases(tx, [...new Set(later.map(String))]);
 }
 
 /** `analysis_run.updated` for a run whose status changed, with its checks' summaries. */

@@ -39,6 +39,7 @@ import {
 import { announceRepositoryIssues } from "./repository-issue-events.ts";
 import { gateOf, settleCheck, settleRun } from "./run-lifecycle.ts";
 import { recomputeFindingStates } from "./sarif/finding-states.ts";
+import { recountRunDependencies } from "./sca/dependency-count.ts";
 
 /**
  * A run that joins a pull request after it was created (an upload on push before the provider's
@@ -172,9 +173,9 @@ function isRebasedByItsPullRequest(
 
 /**
  * Compares run `run` with `base` (none when undefined), inside `tx`: sets its base run,
- * recomputes the states of each findings check's findings against the new base check and settles
- * the checks that had finished, matches its SCA checks again against their new base, and settles
- * the run. The caller holds the run's lock.
+ * compares its findings checks with their new base checks ({@link compareChecksWith}), matches
+ * its SCA checks again against their new base, and settles the run. The caller holds the run's
+ * lock.
  */
 async function compareRunWith(
   tx: Kysely<Database>,
@@ -182,25 +183,42 @@ async function compareRunWith(
   base: AnalysisRunRow | undefined,
 ): Promise<void> {
   await updateRunBase(tx, run.id, base ?? null);
+  const lastCheckId = await compareChecksWith(tx, run, base);
+  for (const scaCheckId of await findScaCheckIdsOfRun(tx, run.id)) await matchScaCheck(tx, scaCheckId);
+  await settleRun(tx, run.id, lastCheckId);
+}
+
+/**
+ * Sets again the states of each findings check of run `run` whose base check is not the one its
+ * base run `base` gives it now ({@link findBaseCheckId}), and settles those that had finished;
+ * answers the last one, null when every check already compared with its base check. The caller
+ * holds the run's lock and settles the run.
+ */
+async function compareChecksWith(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  base: AnalysisRunRow | undefined,
+): Promise<string | null> {
   let lastCheckId: string | null = null;
   for (const check of await findChecksOfRun(tx, run.id)) {
     const artifacts = await findArtifactOutcomesOfCheck(tx, check.id);
     // A check holds one analyzer's artifacts, all of one kind; only findings have states.
     if (artifacts[0]?.kind !== "SARIF") continue;
+    // A check none of whose artifacts was published has compared with nothing yet: its
+    // publication reads its base check then, and sets every state again when that is not the one
+    // staging read (src/ingestion/sarif/process.ts).
+    if (!isPublished(artifacts)) continue;
     const baseCheckId = base ? await findBaseCheckId(tx, base.id, check.analyzer_id) : null;
-    // The new base run's check of the analyzer is the one its findings were compared with (the
-    // nearer run's check is NEUTRAL or failed, and the rule walks back to the same check): its
-    // states stand. A check whose artifact is still staged has compared with nothing yet; its
-    // publication sees the new base run and sets its states then.
-    if (sameCheck(check.base_check_id, baseCheckId) && isPublished(artifacts)) continue;
-    // Rows of an artifact still being staged are set too; its publication sees the base changed
-    // and sets them all again.
+    // Compared with its base check already: its states stand. (When the new base run's check of
+    // the analyzer is NEUTRAL or failed, the rule walks back to the same check.)
+    if (sameCheck(check.base_check_id, baseCheckId)) continue;
+    // Rows of an artifact still being staged are set too; its publication sees the base check
+    // changed and sets them all again.
     await recomputeFindingStates(tx, check.id, baseCheckId);
     if (JUDGED.has(check.status)) await settleCheck(tx, check, gateOf(run.repository_id, "SARIF"));
     lastCheckId = check.id;
   }
-  for (const scaCheckId of await findScaCheckIdsOfRun(tx, run.id)) await matchScaCheck(tx, scaCheckId);
-  await settleRun(tx, run.id, lastCheckId);
+  return lastCheckId;
 }
 
 /** True when both name the same check, or neither names one. */
@@ -215,35 +233,67 @@ function isPublished(artifacts: ReadonlyArray<{ status: string }>): boolean {
 
 /**
  * Rebases run `runId` on the base it should have, inside `tx`: locks the run (as processing
- * does, so an artifact is published either before or after), and compares it with the base its
- * pull request gives it ({@link compareRunWith}). A run of the default branch is first moved to
- * its pull request's branch when it belongs there ({@link branchToMoveTo}), else left on the
- * default branch (compared along it whatever pull request its commit heads), where it is compared
- * with its nearest analysed ancestor when that is nearer than its base ({@link rebaseInHistory}).
- * A run of another branch and no pull request is left as it is. Answers whether it changed. The
- * worker holds the run's repository's lock when it calls this ({@link runRebaseHandler}).
+ * does, so an artifact is published either before or after), compares it with the base it
+ * should have ({@link rebaseOnItsBase}); when its base run stays, compares again each findings
+ * check whose base check is no longer the one the rule reaches through that base run (a late
+ * run's check came in between: docs/ingestion.md "Where a run stands in the history"); and counts
+ * its DDP again ({@link recountRunDependencies}). Answers whether it changed. The worker holds the
+ * run's repository's lock when it calls this ({@link runRebaseHandler}).
  */
 export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   if (!(await lockRun(tx, runId))) return false;
-  let run = await findRunById(tx, runId);
+  const { rebased, moved } = await rebaseOnItsBase(tx, await findRunById(tx, runId));
+  const run = await findRunById(tx, runId);
+  // Its base run stays, but a late run's check may now stand between it and the check an analyzer
+  // was compared with.
+  const base = rebased || run.base_run_id === null ? undefined : await findRunById(tx, run.base_run_id);
+  const comparedCheckId = rebased ? null : await compareChecksWith(tx, run, base);
+  const recounted = await recountRunDependencies(tx, run.id);
+  // A DDP threshold may judge the run's dependency check otherwise now.
+  if (recounted !== undefined && JUDGED.has(recounted.status)) {
+    await settleCheck(tx, recounted, gateOf(run.repository_id, "SBOM"));
+  }
+  const lastCheckId = comparedCheckId ?? recounted?.id ?? null;
+  if (lastCheckId !== null) await settleRun(tx, run.id, lastCheckId);
+  // Announced last, after every lock this transaction takes: a run moved off the default branch
+  // no longer counts among the repository's current findings.
+  if (moved) {
+    const repository = await findRepositoryById(tx, run.repository_id);
+    await announceRepositoryIssues(tx, repository, await findAccountById(tx, repository.account_id));
+  }
+  return rebased || lastCheckId !== null;
+}
+
+/**
+ * Compares run `run` with the base it should have ({@link compareRunWith}), whose lock the caller
+ * holds: the base its pull request gives it. A run of the default branch is first moved to its
+ * pull request's branch when it belongs there ({@link branchToMoveTo}), else left on the default
+ * branch (compared along it whatever pull request its commit heads), where it is compared with
+ * its nearest analysed ancestor when that is nearer than its base ({@link rebaseInHistory}). A
+ * run of another branch and no pull request keeps its base. Answers whether it was compared again
+ * or moved (`rebased`), and whether it moved: the caller then announces the repository's issues.
+ */
+async function rebaseOnItsBase(
+  tx: Kysely<Database>,
+  current: AnalysisRunRow,
+): Promise<{ rebased: boolean; moved: boolean }> {
+  let run = current;
   const repository = await findRepositoryById(tx, run.repository_id);
   const onDefaultBranch = repository.default_branch !== null && run.branch_name === repository.default_branch;
   const pullRequest =
     run.pull_request_id === null ? undefined : await findPullRequestById(tx, run.pull_request_id);
-  if (!pullRequest) return onDefaultBranch ? rebaseInHistory(tx, run) : false;
+  const inHistory = async () => ({ rebased: await rebaseInHistory(tx, run), moved: false });
+  if (!pullRequest) return onDefaultBranch ? inHistory() : { rebased: false, moved: false };
   let moved = false;
   if (onDefaultBranch && repository.default_branch !== null) {
     const branch = await branchToMoveTo(tx, run, pullRequest, repository.default_branch);
-    if (branch === undefined) return rebaseInHistory(tx, run);
+    if (branch === undefined) return inHistory();
     await moveRunOffDefaultBranch(tx, run, branch, repository.default_branch);
-    run = await findRunById(tx, runId);
+    run = await findRunById(tx, run.id);
     moved = true;
   }
   const changed = await rebaseOnPullRequest(tx, run, pullRequest, repository);
-  // Announced last, after every lock this transaction takes: the run no longer counts among the
-  // repository's current findings.
-  if (moved) await announceRepositoryIssues(tx, repository, await findAccountById(tx, repository.account_id));
-  return moved || changed;
+  return { rebased: moved || changed, moved };
 }
 
 /**

@@ -405,16 +405,15 @@ export async function stageSarif(
       artifact.id,
       [...graded].filter(([, category]) => reporting.hides(category)).map(([issueId]) => issueId),
     );
-    // A rebase (run-rebase.ts) may have given the run another base run since staging read it:
-    // the states written against the old one are then all set again. (Only a new base run counts:
-    // the same base run's check, reopened meanwhile by a late upload, stays the one compared with.)
+    // The check's base check may not be the one staging read: a rebase (run-rebase.ts) gave the
+    // run another base run, or a late run's check came in between it and the check walked back
+    // to (docs/ingestion.md "Where a run stands in the history"). The states written against the
+    // old one are then all set again.
     const { base_run_id: baseRunId } = await findRunById(publishTx, run.id);
-    const rebased = String(baseRunId) !== String(run.base_run_id);
-    const baseCheckId = !rebased
-      ? input.baseCheckId
-      : baseRunId === null
-        ? null
-        : await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
+    let baseCheckId = input.baseCheckId;
+    if (baseRunId !== null) baseCheckId = await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
+    else if (run.base_run_id !== null) baseCheckId = null;
+    const rebased = String(baseCheckId) !== String(input.baseCheckId);
     const unanalyzedPaths = toolErrors.unanalyzedPaths();
     await analyzed.publish(publishTx);
     const { carried, ...states } = await settleFindingStates(

@@ -201,7 +201,8 @@ export function baseCheckOf(
  * newest conclusive check on the base run's branch at or before the base run, so a run compared
  * with a run of `branch` made after run `runId`, before that analyzer's next conclusive check on
  * the branch, has run `runId`'s check of the analyzer as its base check. Read to compare them
- * again when run `runId` leaves `branch`; its checks may already have left it.
+ * again when run `runId` finishes (it may have come in, or finished, after them: docs/ingestion.md
+ * "Where a run stands in the history"), or leaves `branch` (its checks may already have left it).
  */
 export async function findRunsReadingBaseChecksOf(
   db: Kysely<Database>,

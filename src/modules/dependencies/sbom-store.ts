@@ -3,6 +3,7 @@ import { compareCodeUnits, compareIds, insertMissing } from "../../db/insert-mis
 import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../../db/types.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
+import { isAnalysedRun } from "../runs/run-store.ts";
 import { isLockfileGone, newestScanOfTarget } from "./dependencies-store.ts";
 
 /**
@@ -339,6 +340,41 @@ export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: st
     JOIN sca_check_dependencies AS d ON d.sca_check_id = scans.id
     JOIN package_versions AS v ON v.id = d.package_version_id`.execute(tx);
   return rows[0]?.count ?? 0;
+}
+
+/**
+ * The runs of run `runId`'s branch placed after it whose DDP ({@link countDistinctPackagesOfRun})
+ * counts something of it: a target it scanned that they did not scan themselves, whose newest
+ * scan before them is its; or, for runs sent no list of lockfiles, its list, the newest before
+ * them, by which a target's lockfile is gone. Only runs that were sent an SBOM, oldest first,
+ * read without locking them: once run `runId` is analysed, their DDP is counted again
+ * (docs/ingestion.md "Where a run stands in the history").
+ */
+export async function findRunsCountingScansOf(db: Kysely<Database>, runId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    SELECT r.id::text AS id
+    FROM analysis_runs AS x
+    JOIN analysis_runs AS r ON r.repository_id = x.repository_id AND r.branch_name = x.branch_name
+      AND (r.placed_at, r.key) > (x.placed_at, x.key)
+    WHERE x.id = ${runId}
+      AND EXISTS (SELECT 1 FROM artifacts AS a WHERE a.run_id = r.id AND a.kind = 'SBOM')
+      AND (
+        EXISTS (
+          SELECT 1 FROM sca_checks AS xs
+          CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("xs.target_id"), sql.ref("r.branch_name"), {
+            placedAt: sql.ref("r.placed_at"),
+            key: sql.ref("r.key"),
+          })} AS newest
+          WHERE xs.run_id = x.id AND newest.id = xs.id
+            AND NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = r.id AND own.target_id = xs.target_id))
+        OR (x.lockfile_paths IS NOT NULL AND r.lockfile_paths IS NULL AND NOT EXISTS (
+          SELECT 1 FROM analysis_runs AS lr
+          WHERE lr.repository_id = x.repository_id AND lr.branch_name = x.branch_name
+            AND lr.lockfile_paths IS NOT NULL AND ${isAnalysedRun("lr")}
+            AND (lr.placed_at, lr.key) > (x.placed_at, x.key) AND (lr.placed_at, lr.key) < (r.placed_at, r.key)))
+      )
+    ORDER BY r.created_at, r.key`.execute(db);
+  return rows.map((row) => row.id);
 }
 
 /** Repository targets by internal id (foreign keys of rows already seen). */

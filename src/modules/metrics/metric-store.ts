@@ -354,6 +354,26 @@ export async function replaceMetricValuesOfCheck(
 }
 
 /**
+ * Sets the check's recorded value of `shortcode`'s `key` item to `value`, when it has one and it
+ * differs; the value keeps its row, its date and the threshold stored with it. Answers whether it
+ * changed.
+ */
+export async function updateMetricValueOfCheck(
+  tx: Kysely<Database>,
+  checkId: string,
+  item: { shortcode: MetricShortcode; key: MetricKey },
+  value: number,
+): Promise<boolean> {
+  const updated = await sql`
+    UPDATE metric_values AS v SET value = ${value}
+    FROM repository_metric_items AS i
+    WHERE v.check_id = ${checkId} AND i.id = v.item_id
+      AND i.metric_shortcode = ${item.shortcode} AND i.metric_key = ${item.key}
+      AND v.value IS DISTINCT FROM ${value}`.execute(tx);
+  return Number(updated.numAffectedRows ?? 0) > 0;
+}
+
+/**
  * Marks the metric values of run `runId`'s checks as the default branch's or not, after the run
  * moved to another branch; only the values whose mark changes are rewritten.
  */
