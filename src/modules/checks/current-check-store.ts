@@ -15,9 +15,9 @@ import { analyzersTurnedOn } from "./analyzer-config-store.ts";
 /**
  * True for a check whose findings say what the code holds, as a condition on the `checks` row
  * `check`: it finished SUCCESS or FAILURE, or did and is PENDING again while a late artifact is
- * processed (`reopened_from`), and none of its artifacts FAILED to process. The rule a base check
- * follows (`findBaseCheckId`), except that a base check must also have finished: a reopened one is
- * walked past there (docs/known-gaps.md).
+ * processed (`reopened_from`), and none of its artifacts FAILED to process. The same rule decides
+ * a run's base check (`findBaseCheckId`): a reopened check's published findings still say what the
+ * code held, so it stays a base.
  */
 export function isConclusiveCheck(check: string): RawBuilder<boolean> {
   const column = (name: string) => sql.ref(`${check}.${name}`);
