@@ -13,7 +13,7 @@ import {
 import { anAccount, aUser } from "./helpers/builders.ts";
 import { anAnalyzer, issuesIn } from "./helpers/builders-catalog.ts";
 import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
-import { analysedPlanOf, recordedStatements, rowsVisited } from "./helpers/plans.ts";
+import { analysedPlanOf, recordingStatements, rowsVisited } from "./helpers/plans.ts";
 
 /**
  * An analyzer's issues as a viewer reads them (`Analyzer.issues`, `issue(shortcode:)`,
@@ -72,7 +72,9 @@ after(async () => {
 
 /** The statements `read` sends, each with the rows of `issues` its plan visits. */
 async function issueRowsVisited(read: (db: Kysely<Database>) => Promise<unknown>): Promise<number[]> {
-  const statements = await recordedStatements(db, read);
+  const recording = recordingStatements(db);
+  await read(recording.db);
+  const { statements } = recording;
   assert.ok(statements.length > 0);
   return Promise.all(
     statements.map(async (statement) => rowsVisited(await analysedPlanOf(db, statement), "issues")),

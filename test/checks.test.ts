@@ -302,7 +302,7 @@ describe("checks, occurrences and summaries", () => {
     });
   });
 
-  test("Check.occurrences lists non-resolved findings by path, line and key, and pages both ways", async () => {
+  test("Check.occurrences lists non-resolved, unsilenced findings by path, line and key, and pages both ways", async () => {
     const { check, issue } = await aCheckWithIssue();
     const made = await occurrencesIn(server.db, check, [
       { issue, path: "src/b.py", beginLine: 3 },
@@ -312,9 +312,8 @@ describe("checks, occurrences and summaries", () => {
       { issue, path: "src/a.py", beginLine: 1, state: "RESOLVED" },
       { issue, path: "lib/c.py", beginLine: 100, isSuppressed: true },
     ]);
-    const expected = [made[5]!, made[3]!, made[2]!, made[1]!, made[0]!].map((o) =>
-      encodeGlobalId("Occurrence", o.key),
-    );
+    // The silenced finding (lib/c.py) is left out, as `Check.issues` leaves it by default.
+    const expected = [made[3]!, made[2]!, made[1]!, made[0]!].map((o) => encodeGlobalId("Occurrence", o.key));
     const load = async (args: PageArgs) => {
       const data = await query<{ node: { occurrences: Connection<{ id: string }> } }>(
         `query($id: ID!, $first: Int, $last: Int, $after: String, $before: String) {
@@ -329,19 +328,26 @@ describe("checks, occurrences and summaries", () => {
       node: { occurrences: Connection<Record<string, unknown>> };
     }>(
       `query($id: ID!) { node(id: $id) { ... on Check { occurrences(first: 500) { edges { node {
-        id path beginLine beginColumn endLine endColumn title issue { shortcode } } } } } } }`,
+        id path beginLine beginColumn endLine endColumn title isSuppressed issue { shortcode } } } } } } }`,
       { id: encodeGlobalId("Check", check.key) },
     );
-    assert.deepEqual(full.node.occurrences.edges[3]?.node, {
-      id: expected[3],
+    assert.deepEqual(full.node.occurrences.edges[2]?.node, {
+      id: expected[2],
       path: "src/a.py",
       beginLine: 10,
       beginColumn: 4,
       endLine: 12,
       endColumn: 9,
       title: "Here",
+      isSuppressed: false,
       issue: { shortcode: issue.shortcode },
     });
+    // The silenced one is still answered by its id, and says so.
+    const silenced = await query<{ node: { path: string; isSuppressed: boolean } }>(
+      `query($id: ID!) { node(id: $id) { ... on Occurrence { path isSuppressed } } }`,
+      { id: encodeGlobalId("Occurrence", made[5]!.key) },
+    );
+    assert.deepEqual(silenced.node, { path: "lib/c.py", isSuppressed: true });
   });
 
   test("Check.occurrences filters by analyzer and is deprecated in favour of Check.issues", async () => {

@@ -130,21 +130,31 @@ describe("repository issues and occurrences", () => {
 
   test("Repository.issues lists the distinct issues of the latest finished default-branch run by shortcode", async () => {
     const { repository, issues } = await repositoryWithHistory();
-    const data = await repositoryField<{ issues: Connection<IssueNode> }>(
+    const node = "id issue { shortcode analyzer { shortcode } } repository { name }";
+    const data = await repositoryField<{ issues: Connection<IssueNode>; silenced: Connection<IssueNode> }>(
       repository,
-      `issues { ${PAGE_INFO} edges { node { id issue { shortcode analyzer { shortcode } } repository { name } } } }`,
+      `issues { ${PAGE_INFO} edges { node { ${node} } } }
+       silenced: issues(isSuppressed: true) { ${PAGE_INFO} edges { node { ${node} } } }`,
     );
-    assert.equal(data.issues.totalCount, 4);
-    assert.deepEqual(
-      data.issues.edges.map((e) => e.node),
-      [issues.g, issues.b, issues.a, issues.c].map((issue) => ({
+    const expected = (...listed: IssueRow[]) =>
+      listed.map((issue) => ({
         id: issueId(repository, issue),
         issue: {
           shortcode: issue.shortcode,
           analyzer: { shortcode: issue.analyzer_id === go.id ? go.shortcode : python.shortcode },
         },
         repository: { name: repository.name },
-      })),
+      }));
+    // b's only finding is silenced: it is listed for isSuppressed: true alone.
+    assert.equal(data.issues.totalCount, 3);
+    assert.deepEqual(
+      data.issues.edges.map((e) => e.node),
+      expected(issues.g, issues.a, issues.c),
+    );
+    assert.equal(data.silenced.totalCount, 1);
+    assert.deepEqual(
+      data.silenced.edges.map((e) => e.node),
+      expected(issues.b),
     );
     assert.equal(
       Buffer.from(data.issues.edges[0]!.node.id, "base64").toString(),
@@ -190,16 +200,19 @@ describe("repository issues and occurrences", () => {
 
   test("RepositoryIssue.occurrences lists that issue's non-resolved occurrences of the run in reading order", async () => {
     const { repository, issues, found } = await repositoryWithHistory();
-    const data = await repositoryField<{
-      issues: Connection<{
-        issue: { shortcode: string };
-        occurrences: Connection<{ id: string; path: string }>;
-      }>;
-    }>(
+    type Listed = Connection<{
+      issue: { shortcode: string };
+      occurrences: Connection<{ id: string; path: string }>;
+    }>;
+    const data = await repositoryField<{ issues: Listed; silenced: Listed }>(
       repository,
-      `issues { edges { node { issue { shortcode } occurrences { ${PAGE_INFO} edges { node { id path } } } } } }`,
+      `issues { edges { node { issue { shortcode } occurrences { ${PAGE_INFO} edges { node { id path } } } } } }
+       silenced: issues(isSuppressed: true) { edges { node { issue { shortcode }
+         occurrences(isSuppressed: true) { ${PAGE_INFO} edges { node { id path } } } } } }`,
     );
-    const byShortcode = new Map(data.issues.edges.map((e) => [e.node.issue.shortcode, e.node.occurrences]));
+    const byShortcode = new Map(
+      [...data.issues.edges, ...data.silenced.edges].map((e) => [e.node.issue.shortcode, e.node.occurrences]),
+    );
     const ids = (...rows: OccurrenceRow[]) => rows.map((o) => encodeGlobalId("Occurrence", o.key));
     assert.deepEqual(
       byShortcode.get(issues.a.shortcode)?.edges.map((e) => e.node.id),
@@ -259,43 +272,47 @@ describe("repository issues and occurrences", () => {
     const shortcodes = async (args: Record<string, unknown>) => {
       const data = await repositoryField<{ issues: Connection<IssueNode> }>(
         repository,
-        "issues(path: $path, tags: $tags, analyzerIn: $analyzerIn, first: $first) { totalCount edges { node { issue { shortcode } } } }",
-        { path: null, tags: null, analyzerIn: null, first: null, ...args },
-        ", $path: String, $tags: [String], $analyzerIn: [String], $first: Int",
+        "issues(path: $path, tags: $tags, analyzerIn: $analyzerIn, first: $first, isSuppressed: $isSuppressed) { totalCount edges { node { issue { shortcode } } } }",
+        { path: null, tags: null, analyzerIn: null, first: null, isSuppressed: null, ...args },
+        ", $path: String, $tags: [String], $analyzerIn: [String], $first: Int, $isSuppressed: Boolean",
       );
       return {
         total: data.issues.totalCount,
         shortcodes: data.issues.edges.map((e) => e.node.issue.shortcode),
       };
     };
+    // b's only finding (src/app.py) is silenced: it is found for isSuppressed: true alone.
     const { a, b, c, g } = issues;
-    assert.deepEqual(await shortcodes({ path: "src" }), { total: 2, shortcodes: [b.shortcode, a.shortcode] });
-    assert.deepEqual(await shortcodes({ path: "./src/" }), {
-      total: 2,
-      shortcodes: [b.shortcode, a.shortcode],
-    });
+    assert.deepEqual(await shortcodes({ path: "src" }), { total: 1, shortcodes: [a.shortcode] });
+    assert.deepEqual(await shortcodes({ path: "./src/" }), { total: 1, shortcodes: [a.shortcode] });
     assert.deepEqual(await shortcodes({ path: "src/app" }), { total: 1, shortcodes: [a.shortcode] });
-    assert.deepEqual(await shortcodes({ path: "src/app.py" }), {
-      total: 2,
-      shortcodes: [b.shortcode, a.shortcode],
+    assert.deepEqual(await shortcodes({ path: "src/app.py" }), { total: 1, shortcodes: [a.shortcode] });
+    assert.deepEqual(await shortcodes({ path: "src/app.py", isSuppressed: true }), {
+      total: 1,
+      shortcodes: [b.shortcode],
     });
+    assert.deepEqual(await shortcodes({ path: "src/app", isSuppressed: true }), { total: 0, shortcodes: [] });
     assert.deepEqual(await shortcodes({ path: "srcs" }), { total: 1, shortcodes: [c.shortcode] });
     assert.deepEqual(await shortcodes({ path: "docs" }), { total: 0, shortcodes: [] }, "only RESOLVED there");
     assert.deepEqual(await shortcodes({ path: "" }), {
-      total: 4,
-      shortcodes: [g, b, a, c].map((i) => i.shortcode),
+      total: 3,
+      shortcodes: [g, a, c].map((i) => i.shortcode),
     });
     assert.deepEqual(await shortcodes({ tags: ["security"] }), {
-      total: 3,
-      shortcodes: [g, b, a].map((i) => i.shortcode),
+      total: 2,
+      shortcodes: [g, a].map((i) => i.shortcode),
+    });
+    assert.deepEqual(await shortcodes({ tags: ["security"], isSuppressed: true }), {
+      total: 1,
+      shortcodes: [b.shortcode],
     });
     assert.deepEqual(await shortcodes({ tags: ["cwe-79", "security"] }), {
       total: 2,
       shortcodes: [g.shortcode, a.shortcode],
     });
     assert.deepEqual(await shortcodes({ tags: [] }), {
-      total: 4,
-      shortcodes: [g, b, a, c].map((i) => i.shortcode),
+      total: 3,
+      shortcodes: [g, a, c].map((i) => i.shortcode),
     });
     assert.deepEqual(await shortcodes({ analyzerIn: [go.shortcode] }), {
       total: 1,
@@ -309,7 +326,7 @@ describe("repository issues and occurrences", () => {
       },
     );
     assert.deepEqual(await shortcodes({ tags: ["security"], first: 1 }), {
-      total: 3,
+      total: 2,
       shortcodes: [g.shortcode],
     });
   });
@@ -402,35 +419,42 @@ describe("repository issues and occurrences", () => {
     );
   });
 
-  test("Repository.issueOccurrences lists every non-resolved occurrence of the latest run, filtered by analyzer", async () => {
+  test("Repository.issueOccurrences lists every non-resolved, unsilenced occurrence of the latest run, filtered by analyzer", async () => {
     const { repository, found } = await repositoryWithHistory();
-    const occurrences = async (analyzerIn: string[] | null) =>
+    const occurrences = async (analyzerIn: string[] | null, isSuppressed: boolean | null = null) =>
       (
-        await repositoryField<{ issueOccurrences: Connection<{ id: string; path: string }> }>(
+        await repositoryField<{
+          issueOccurrences: Connection<{ id: string; path: string; isSuppressed: boolean }>;
+        }>(
           repository,
-          `issueOccurrences(analyzerIn: $a) { totalCount edges { node { id path } } }`,
-          { a: analyzerIn },
-          ", $a: [String]",
+          `issueOccurrences(analyzerIn: $a, isSuppressed: $s) { totalCount edges { node { id path isSuppressed } } }`,
+          { a: analyzerIn, s: isSuppressed },
+          ", $a: [String], $s: Boolean",
         )
       ).issueOccurrences;
     const all = await occurrences(null);
-    assert.equal(all.totalCount, 5);
+    assert.equal(all.totalCount, 4);
     assert.deepEqual(
       all.edges.map((e) => e.node.path),
-      ["cmd/main.go", "src/app.py", "src/app.py", "src/app/main.py", "srcs/other.py"],
+      ["cmd/main.go", "src/app.py", "src/app/main.py", "srcs/other.py"],
     );
+    assert.equal(all.edges[1]!.node.id, encodeGlobalId("Occurrence", found[1]!.key));
+    // The silenced finding of src/app.py (line 3) is listed for isSuppressed: true alone.
+    const silenced = await occurrences(null, true);
+    assert.equal(silenced.totalCount, 1);
     assert.deepEqual(
-      all.edges.slice(1, 3).map((e) => e.node.id),
-      [found[2]!, found[1]!].map((o) => encodeGlobalId("Occurrence", o.key)),
-      "line 3 before line 9",
+      silenced.edges.map((e) => e.node),
+      [{ id: encodeGlobalId("Occurrence", found[2]!.key), path: "src/app.py", isSuppressed: true }],
     );
+    assert.deepEqual(await occurrences(null, false), all);
     const goOnly = await occurrences([go.shortcode]);
     assert.deepEqual(
       goOnly.edges.map((e) => e.node.path),
       ["cmd/main.go"],
     );
     assert.equal(goOnly.totalCount, 1);
-    assert.equal((await occurrences([python.shortcode, go.shortcode])).totalCount, 5);
+    assert.equal((await occurrences([python.shortcode, go.shortcode])).totalCount, 4);
+    assert.equal((await occurrences([go.shortcode], true)).totalCount, 0);
   });
 
   test("RepositoryIssue resolves through node for a member and like a missing id otherwise", async () => {

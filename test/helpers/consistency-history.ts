@@ -98,12 +98,19 @@ export function historyInvariants(query: Query, repositories: readonly Repositor
     return suppressed;
   }
 
-  /** How many findings `Repository.issueOccurrences(analyzerIn: [analyzer])` counts. */
-  async function occurrencesOfAnalyzer(repository: RepositoryRef, analyzer: string): Promise<number> {
+  /**
+   * How many findings `Repository.issueOccurrences(analyzerIn: [analyzer])` counts: those that
+   * need attention, or the silenced ones when `suppressed`.
+   */
+  async function occurrencesOfAnalyzer(
+    repository: RepositoryRef,
+    analyzer: string,
+    suppressed: boolean,
+  ): Promise<number> {
     const { repository: answer } = await query<{ repository: { issueOccurrences: { totalCount: number } } }>(
       inRepository(
         repository,
-        `issueOccurrences(first: 1, analyzerIn: [${JSON.stringify(analyzer)}]) { totalCount }`,
+        `issueOccurrences(first: 1, analyzerIn: [${JSON.stringify(analyzer)}], isSuppressed: ${suppressed}) { totalCount }`,
       ),
     );
     return answer.issueOccurrences.totalCount;
@@ -132,87 +139,108 @@ export function historyInvariants(query: Query, repositories: readonly Repositor
 
   /**
    * `Repository.issues` under each filter against `issueOccurrences` filtered alike, and each
-   * issue's occurrences against the repository's of that issue; answers the filters compared.
+   * issue's occurrences against the repository's of that issue, once for the findings that need
+   * attention and once for the silenced ones (`isSuppressed: true` on all three); answers the
+   * filters compared.
    */
   async function issueFiltersMatchOccurrences(): Promise<number> {
     let compared = 0;
     for (const repository of repositories) {
-      const label = labelOf(repository);
-      const occurrences = await everyNode<{
-        path: string;
-        issue: {
-          id: string;
-          category: string;
-          severity: string;
-          tags: string[];
-          analyzer: { shortcode: string };
-        };
-      }>(
+      for (const suppressed of [false, true]) {
+        compared += await issueFiltersMatchOccurrencesOfKind(repository, suppressed);
+      }
+    }
+    return compared;
+  }
+
+  /** {@link issueFiltersMatchOccurrences} for one repository and one kind of finding. */
+  async function issueFiltersMatchOccurrencesOfKind(
+    repository: RepositoryRef,
+    suppressed: boolean,
+  ): Promise<number> {
+    let compared = 0;
+    const label = `${labelOf(repository)} (isSuppressed: ${suppressed})`;
+    const kind = `isSuppressed: ${suppressed}`;
+    const occurrences = await everyNode<{
+      path: string;
+      isSuppressed: boolean;
+      issue: {
+        id: string;
+        category: string;
+        severity: string;
+        tags: string[];
+        analyzer: { shortcode: string };
+      };
+    }>(
+      query,
+      repository,
+      "issueOccurrences",
+      "path isSuppressed issue { id category severity tags analyzer { shortcode } }",
+      kind,
+    );
+    assert.ok(
+      occurrences.every((o) => o.isSuppressed === suppressed),
+      `${label}: each occurrence is of the kind asked for`,
+    );
+    const issuesWhere = (args: string) =>
+      everyNode<{ issue: { id: string }; occurrences: { totalCount: number } }>(
         query,
         repository,
-        "issueOccurrences",
-        "path issue { id category severity tags analyzer { shortcode } }",
+        "issues",
+        `issue { id } occurrences(first: 1, ${kind}) { totalCount }`,
+        args ? `${kind}, ${args}` : kind,
       );
-      const issuesWhere = (args: string) =>
-        everyNode<{ issue: { id: string }; occurrences: { totalCount: number } }>(
-          query,
-          repository,
-          "issues",
-          "issue { id } occurrences(first: 1) { totalCount }",
-          args,
-        );
-      const perIssue = (rows: typeof occurrences) => {
-        const counts = new Map<string, number>();
-        for (const row of rows) counts.set(row.issue.id, (counts.get(row.issue.id) ?? 0) + 1);
-        return [...counts].sort(([a], [b]) => a.localeCompare(b));
-      };
-      const asPairs = (issues: Array<{ issue: { id: string }; occurrences: { totalCount: number } }>) =>
-        issues
-          .map((row) => [row.issue.id, row.occurrences.totalCount] as [string, number])
-          .sort(([a], [b]) => a.localeCompare(b));
-      assert.deepEqual(asPairs(await issuesWhere("")), perIssue(occurrences), `${label}: every issue`);
-      const filters: Array<[string, (row: (typeof occurrences)[number]) => boolean]> = [];
-      for (const analyzer of new Set(occurrences.map((o) => o.issue.analyzer.shortcode))) {
-        filters.push([
-          `analyzerIn: [${JSON.stringify(analyzer)}]`,
-          (o) => o.issue.analyzer.shortcode === analyzer,
-        ]);
-        assert.equal(
-          await occurrencesOfAnalyzer(repository, analyzer),
-          occurrences.filter((o) => o.issue.analyzer.shortcode === analyzer).length,
-          `${label}: issueOccurrences of ${analyzer}`,
-        );
-      }
-      for (const category of new Set(occurrences.map((o) => o.issue.category))) {
-        filters.push([`category: ${category}`, (o) => o.issue.category === category]);
-      }
-      for (const severity of new Set(occurrences.map((o) => o.issue.severity))) {
-        filters.push([`severity: ${severity}`, (o) => o.issue.severity === severity]);
-      }
-      for (const tag of new Set(occurrences.flatMap((o) => o.issue.tags))) {
-        filters.push([`tags: [${JSON.stringify(tag)}]`, (o) => o.issue.tags.includes(tag)]);
-      }
-      for (const filter of filters) {
-        assert.deepEqual(
-          asPairs(await issuesWhere(filter[0])),
-          perIssue(occurrences.filter(filter[1])),
-          `${label}: ${filter[0]}`,
-        );
-        compared++;
-      }
-      const directories = new Set(
-        occurrences.flatMap((o) => o.path.split("/").map((_, n, parts) => parts.slice(0, n + 1).join("/"))),
+    const perIssue = (rows: typeof occurrences) => {
+      const counts = new Map<string, number>();
+      for (const row of rows) counts.set(row.issue.id, (counts.get(row.issue.id) ?? 0) + 1);
+      return [...counts].sort(([a], [b]) => a.localeCompare(b));
+    };
+    const asPairs = (issues: Array<{ issue: { id: string }; occurrences: { totalCount: number } }>) =>
+      issues
+        .map((row) => [row.issue.id, row.occurrences.totalCount] as [string, number])
+        .sort(([a], [b]) => a.localeCompare(b));
+    assert.deepEqual(asPairs(await issuesWhere("")), perIssue(occurrences), `${label}: every issue`);
+    const filters: Array<[string, (row: (typeof occurrences)[number]) => boolean]> = [];
+    for (const analyzer of new Set(occurrences.map((o) => o.issue.analyzer.shortcode))) {
+      filters.push([
+        `analyzerIn: [${JSON.stringify(analyzer)}]`,
+        (o) => o.issue.analyzer.shortcode === analyzer,
+      ]);
+      assert.equal(
+        await occurrencesOfAnalyzer(repository, analyzer, suppressed),
+        occurrences.filter((o) => o.issue.analyzer.shortcode === analyzer).length,
+        `${label}: issueOccurrences of ${analyzer}`,
       );
-      for (const path of directories) {
-        const under = (o: (typeof occurrences)[number]) => o.path === path || o.path.startsWith(`${path}/`);
-        const ids = new Set(occurrences.filter(under).map((o) => o.issue.id));
-        assert.deepEqual(
-          asPairs(await issuesWhere(`path: ${JSON.stringify(path)}`)),
-          perIssue(occurrences.filter((o) => ids.has(o.issue.id))),
-          `${label}: path ${path}`,
-        );
-        compared++;
-      }
+    }
+    for (const category of new Set(occurrences.map((o) => o.issue.category))) {
+      filters.push([`category: ${category}`, (o) => o.issue.category === category]);
+    }
+    for (const severity of new Set(occurrences.map((o) => o.issue.severity))) {
+      filters.push([`severity: ${severity}`, (o) => o.issue.severity === severity]);
+    }
+    for (const tag of new Set(occurrences.flatMap((o) => o.issue.tags))) {
+      filters.push([`tags: [${JSON.stringify(tag)}]`, (o) => o.issue.tags.includes(tag)]);
+    }
+    for (const filter of filters) {
+      assert.deepEqual(
+        asPairs(await issuesWhere(filter[0])),
+        perIssue(occurrences.filter(filter[1])),
+        `${label}: ${filter[0]}`,
+      );
+      compared++;
+    }
+    const directories = new Set(
+      occurrences.flatMap((o) => o.path.split("/").map((_, n, parts) => parts.slice(0, n + 1).join("/"))),
+    );
+    for (const path of directories) {
+      const under = (o: (typeof occurrences)[number]) => o.path === path || o.path.startsWith(`${path}/`);
+      const ids = new Set(occurrences.filter(under).map((o) => o.issue.id));
+      assert.deepEqual(
+        asPairs(await issuesWhere(`path: ${JSON.stringify(path)}`)),
+        perIssue(occurrences.filter((o) => ids.has(o.issue.id))),
+        `${label}: path ${path}`,
+      );
+      compared++;
     }
     return compared;
   }
@@ -239,9 +267,14 @@ export function historyInvariants(query: Query, repositories: readonly Repositor
           .flatMap((run) => run.checks.edges.map((edge) => edge.node))
           .find((check) => check.analyzer.shortcode === analyzer && ANALYSED.includes(check.status));
         assert.equal(
-          await occurrencesOfAnalyzer(repository, analyzer),
-          newest ? listedOf(newest) : 0,
+          await occurrencesOfAnalyzer(repository, analyzer, false),
+          newest ? newest.issues.totalCount : 0,
           `${label}: ${analyzer}`,
+        );
+        assert.equal(
+          await occurrencesOfAnalyzer(repository, analyzer, true),
+          newest ? newest.suppressed.totalCount : 0,
+          `${label}: ${analyzer}, silenced`,
         );
         compared++;
       }

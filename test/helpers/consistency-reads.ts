@@ -69,7 +69,7 @@ export async function viewerRepositories(query: Query): Promise<RepositoryRef[]>
   );
 }
 
-/** Every finding a check lists, silenced ones included: what `Repository.issueOccurrences` counts of it. */
+/** Every finding a check lists: those `issues` lists and the silenced ones, `issues(isSuppressed: true)`. */
 export const listedOf = (check: Pick<CheckRow, "issues" | "suppressed">): number =>
   check.issues.totalCount + check.suppressed.totalCount;
 

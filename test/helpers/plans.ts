@@ -1,11 +1,4 @@
-import {
-  CompiledQuery,
-  type Kysely,
-  type QueryId,
-  type RawBuilder,
-  type RootOperationNode,
-  sql,
-} from "kysely";
+import { CompiledQuery, type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "../../src/db/types.ts";
 
 /** The part of a plan node (EXPLAIN, FORMAT JSON) the plan tests read. */
@@ -34,24 +27,23 @@ export function rowsVisited(node: PlanNode, table: string): number {
 }
 
 /**
- * The statements `run` sends through the database handle it is given, compiled as they were sent
- * (text and parameters), so a test can look at the plan of exactly what a store or a connection
- * loader reads.
+ * `db` with a plugin that keeps every statement run through it, compiled as it is sent, so that a
+ * test can explain the statements a loader builds (a connection's page and total) without
+ * rebuilding them.
  */
-export async function recordedStatements(
-  db: Kysely<Database>,
-  run: (db: Kysely<Database>) => Promise<unknown>,
-): Promise<CompiledQuery[]> {
-  const sent: Array<{ node: RootOperationNode; queryId: QueryId }> = [];
+export function recordingStatements(db: Kysely<Database>): {
+  db: Kysely<Database>;
+  statements: CompiledQuery[];
+} {
+  const statements: CompiledQuery[] = [];
   const recording = db.withPlugin({
-    transformQuery: (args) => {
-      sent.push(args);
+    transformQuery(args) {
+      statements.push(db.getExecutor().compileQuery(args.node, args.queryId));
       return args.node;
     },
     transformResult: async (args) => args.result,
   });
-  await run(recording);
-  return sent.map(({ node, queryId }) => db.getExecutor().compileQuery(node, queryId));
+  return { db: recording, statements };
 }
 
 /** Runs a recorded statement under `EXPLAIN (ANALYZE, FORMAT JSON)`; answers the plan's root. */

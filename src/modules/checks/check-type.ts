@@ -24,6 +24,7 @@ import {
   type AnalysisIssueRow,
   analysisIssueFilter,
   analysisIssuesOfCheck,
+  occurrenceFilter,
   occurrencesOfCheck,
 } from "./occurrence-store.ts";
 import {
@@ -167,20 +168,21 @@ export const CheckRef = builder.objectRef<CheckRow>("Check").implement({
     occurrences: t.field({
       type: OccurrenceConnection,
       deprecationReason: "Use `issues`, which carries each finding's code, category and severity.",
-      description: "The check's findings (RESOLVED ones left out), by path, then line, then key.",
+      description:
+        "The check's findings (RESOLVED and silenced ones left out, as `issues` leaves them by default), by path, then line, then key.",
       args: { ...connectionArgs(t.arg), analyzerIn: analyzerInArg(t.arg, "findings") },
       resolve: (c, args, ctx) =>
         ctx.loaders.connections.load<OccurrenceRow>(
           occurrencesOfCheck,
           c.id,
           pageArgs(args),
-          analyzerInFilter(args.analyzerIn),
+          occurrenceFilter({ analyzerIn: args.analyzerIn }),
         ),
     }),
     issues: t.field({
       type: AnalysisIssueConnection,
       description:
-        "The check's findings (RESOLVED ones left out) in the flat 2026 shape, by path, then line, then key.",
+        "The check's findings (RESOLVED ones left out, silenced ones unless `isSuppressed: true`) in the flat 2026 shape, by path, then line, then key.",
       args: { ...analysisIssueArgs(t.arg), ...connectionArgs(t.arg) },
       resolve: (c, args, ctx) =>
         ctx.loaders.connections.load<AnalysisIssueRow>(

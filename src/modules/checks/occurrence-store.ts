@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database, IssueCategory, IssueSeverity, OccurrenceRow } from "../../db/types.ts";
 import type { ConnectionSource, OrderKey } from "../../graphql/pagination.ts";
 import { allOf, equalsFilter } from "../../graphql/row-filter-store.ts";
-import type { ConnectionFilter } from "./connection-filter-store.ts";
+import { analyzerInFilter, type ConnectionFilter } from "./connection-filter-store.ts";
 import { currentChecksOf } from "./current-check-store.ts";
 import { containsPattern } from "./filters.ts";
 
@@ -240,9 +240,9 @@ function isIntroducedFilter(value: boolean | null | undefined): ConnectionFilter
 
 /**
  * Findings silenced (in the source, by an ignore rule or a team suppression) for true, the others
- * for false. A connection's lists leave the silenced ones out unless asked for them, as DeepSource
- * lists what needs attention: null and undefined mean false. The checks' issue counts keep
- * `is_suppressed`, so a total still reads them rather than the findings.
+ * for false. Every list of findings leaves the silenced ones out unless asked for them, as
+ * DeepSource lists what needs attention: null and undefined mean false. The checks' issue counts
+ * keep `is_suppressed`, so a total still reads them rather than the findings.
  */
 function isSuppressedFilter(value: boolean | null | undefined): ConnectionFilter {
   const suppressed = value === true;
@@ -251,6 +251,22 @@ function isSuppressedFilter(value: boolean | null | undefined): ConnectionFilter
     condition: suppressed ? sql<boolean>`s.is_suppressed` : sql<boolean>`NOT s.is_suppressed`,
     columns: ["is_suppressed"],
   };
+}
+
+/** The filter arguments of the `Occurrence` connections. */
+export interface OccurrenceFilterArgs {
+  analyzerIn?: ReadonlyArray<string | null | undefined> | null;
+  isSuppressed?: boolean | null;
+}
+
+/**
+ * The filter of an `Occurrence` connection: `analyzerIn` (findings of those analyzers) and
+ * `isSuppressed` (silenced findings for true; the others when false or left out, so a connection
+ * without the argument, such as the deprecated `Check.occurrences`, lists what `Check.issues`
+ * does). Both read columns of the checks' issue counts, so a total never counts findings.
+ */
+export function occurrenceFilter(args: OccurrenceFilterArgs): ConnectionFilter | undefined {
+  return allOf(analyzerInFilter(args.analyzerIn), isSuppressedFilter(args.isSuppressed));
 }
 
 /**
@@ -326,8 +342,9 @@ export async function countCheckFailingOccurrences(
 }
 
 /**
- * The repository's current findings (non-RESOLVED occurrences of its current checks) counted per
- * issue, by issue id, from the checks' issue counts.
+ * The repository's current findings that are not silenced (non-RESOLVED, unsuppressed occurrences
+ * of its current checks, what `Repository.issues` lists by default) counted per issue, by issue
+ * id, from the checks' issue counts.
  */
 export async function countPresentOccurrencesByIssue(
   db: Kysely<Database>,
@@ -338,17 +355,18 @@ export async function countPresentOccurrencesByIssue(
       FROM repositories AS repo
       CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
       JOIN check_issue_counts AS k ON k.check_id = cur.check_id
-      WHERE repo.id = ${repositoryId} AND k.state <> 'RESOLVED'
+      WHERE repo.id = ${repositoryId} AND k.state <> 'RESOLVED' AND NOT k.is_suppressed
       GROUP BY k.issue_id`.execute(db);
   return new Map(result.rows.map((row) => [row.issue_id, row.count]));
 }
 
 /**
- * For each of `issueIds`, the first `limit` of the repository's current findings of it
- * (non-RESOLVED occurrences of its current checks), by path, line and key: one statement for any
- * number of issues. An issue's findings are in the current check of its analyzer, read in the
- * order of its (check, issue, path, line, key) index up to `limit` rows, so an issue with
- * thousands of findings costs `limit` rows, not a sort of all of them.
+ * For each of `issueIds`, the first `limit` of the repository's current findings of it that are
+ * not silenced (non-RESOLVED, unsuppressed occurrences of its current checks), by path, line and
+ * key: one statement for any number of issues. An issue's findings are in the current check of
+ * its analyzer, read in the order of its (check, issue, path, line, key) index, which holds state
+ * and suppression too, up to `limit` rows, so an issue with thousands of findings costs `limit`
+ * rows, not a sort of all of them.
  */
 export async function findPresentOccurrencesOfIssues(
   db: Kysely<Database>,
@@ -365,7 +383,8 @@ export async function findPresentOccurrencesOfIssues(
     JOIN issues AS i ON i.analyzer_id = cur.analyzer_id AND i.id = ANY(cast(${issueIds} as bigint[]))
     CROSS JOIN LATERAL (
       SELECT o.* FROM occurrences AS o
-      WHERE o.check_id = cur.check_id AND o.issue_id = i.id AND o.state <> 'RESOLVED' AND ${isPublished("o")}
+      WHERE o.check_id = cur.check_id AND o.issue_id = i.id AND o.state <> 'RESOLVED' AND NOT o.is_suppressed
+        AND ${isPublished("o")}
       ORDER BY o.path, o.begin_line, o.key
       LIMIT ${sql.lit(limit)}
     ) AS o

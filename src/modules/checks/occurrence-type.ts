@@ -16,6 +16,22 @@ export function analyzerInArg(t: ArgBuilder<BuilderTypes>, what: string) {
   });
 }
 
+/** What `isSuppressed` says of a finding, on `Occurrence` and `AnalysisIssue` alike. */
+const SUPPRESSED_DESCRIPTION =
+  "Whether the finding is silenced: by a suppression comment in the source (a SARIF inSource or external suppression), a repository's ignore rule or a team's suppression of its issue. Silenced findings count in a summary's suppressed total, not its introduced one, and every list of findings leaves them out (one with an `isSuppressed` argument lists them for `isSuppressed: true`). An Assay extension.";
+
+/**
+ * The `isSuppressed: Boolean` argument of every list of findings (`Check.issues`, the `Occurrence`
+ * connections), described the same way on each.
+ */
+export function isSuppressedArg(t: ArgBuilder<BuilderTypes>) {
+  return t.boolean({
+    required: false,
+    description:
+      "Only silenced findings (true) or only the others (false). Left out or null means false: a list shows what needs attention, as DeepSource's do, and its total counts the same. An Assay extension.",
+  });
+}
+
 /** One finding of a check: an issue at a place in a file. */
 export const OccurrenceRef = builder.objectRef<OccurrenceRow>("Occurrence").implement({
   description: "One finding of a check: an issue reported at a span of a file.",
@@ -38,6 +54,10 @@ export const OccurrenceRef = builder.objectRef<OccurrenceRow>("Occurrence").impl
     title: t.string({
       description: "The message for this place, which may be more specific than the issue's title.",
       resolve: (o) => o.title,
+    }),
+    isSuppressed: t.boolean({
+      description: SUPPRESSED_DESCRIPTION,
+      resolve: (o) => o.is_suppressed,
     }),
   }),
 });
@@ -91,8 +111,7 @@ export const AnalysisIssueRef = builder.objectRef<AnalysisIssueRow>("AnalysisIss
       resolve: (o) => o.state === "INTRODUCED",
     }),
     isSuppressed: t.boolean({
-      description:
-        "Whether the finding is silenced: by a suppression comment in the source (a SARIF inSource or external suppression), a repository's ignore rule or a team's suppression of its issue. Silenced findings count in a summary's suppressed total, not its introduced one, and the issue lists leave them out unless `isSuppressed: true` asks for them. An Assay extension.",
+      description: SUPPRESSED_DESCRIPTION,
       resolve: (o) => o.is_suppressed,
     }),
     explanation: t.string({
@@ -130,11 +149,7 @@ export function analysisIssueArgs(t: ArgBuilder<BuilderTypes>) {
       description:
         "Only findings the run introduced (true) or only those its base already had (false); both when left out.",
     }),
-    isSuppressed: t.boolean({
-      required: false,
-      description:
-        "Only silenced findings (true) or only the others (false). Left out or null means false: a list shows what needs attention, as DeepSource's do, and its total counts the same. An Assay extension.",
-    }),
+    isSuppressed: isSuppressedArg(t),
     q: t.string({
       required: false,
       description:

@@ -39,17 +39,20 @@ export function splitRepositoryIssueKey(
 }
 
 // The issues present in each repository: an issue counts in the current check of its own analyzer
-// (one per analyzer) when that check has a non-RESOLVED occurrence of it. Read from the checks'
-// issue counts (issue-count-store.ts), so a repository's issues cost its current checks' distinct
-// issues, not their findings.
+// (one per analyzer) when that check has a non-RESOLVED occurrence of it; `has_unsuppressed` and
+// `has_suppressed` say whether one of them is not silenced, and whether one is. Read from the
+// checks' issue counts (issue-count-store.ts), which hold the suppression, so a repository's
+// issues and either filter cost its current checks' distinct issues, not their findings.
 const ISSUES_OF_REPOSITORIES = sql`(
   SELECT repo.id AS repository_id, cur.run_id, cur.check_id, i.id AS issue_id, repo.key || i.key AS key,
-    i.shortcode, i.analyzer_id, i.tags, i.category, i.severity
+    i.shortcode, i.analyzer_id, i.tags, i.category, i.severity, g.has_unsuppressed, g.has_suppressed
   FROM repositories AS repo
   CROSS JOIN LATERAL ${currentChecksOf("repo")} AS cur
   CROSS JOIN LATERAL (
-    SELECT DISTINCT k.issue_id FROM check_issue_counts AS k
+    SELECT k.issue_id, bool_or(NOT k.is_suppressed) AS has_unsuppressed, bool_or(k.is_suppressed) AS has_suppressed
+    FROM check_issue_counts AS k
     WHERE k.check_id = cur.check_id AND k.state <> 'RESOLVED'
+    GROUP BY k.issue_id
   ) AS g
   JOIN issues AS i ON i.id = g.issue_id AND i.analyzer_id = cur.analyzer_id
 )`;
@@ -74,25 +77,34 @@ export interface RepositoryIssueFilterArgs {
   severity?: IssueSeverity | null;
   tags?: ReadonlyArray<string | null | undefined> | null;
   analyzerIn?: ReadonlyArray<string | null | undefined> | null;
+  isSuppressed?: boolean | null;
 }
 
 /**
- * The filter of `Repository.issues`: `path` keeps issues with an occurrence at that file or under
- * that directory; `tags` keeps issues carrying every one of the tags; `analyzerIn` keeps issues of
- * those analyzers; `category` and `severity` keep issues whose catalog entry has that category or
- * severity.
+ * The filter of `Repository.issues`: `isSuppressed` keeps issues with a silenced finding for true,
+ * else (false, null or left out) issues with a finding that is not silenced, so the default list
+ * is the issues of `issueOccurrences`' default list; `path` keeps issues with such a finding at
+ * that file or under that directory; `tags` keeps issues carrying every one of the tags;
+ * `analyzerIn` keeps issues of those analyzers; `category` and `severity` keep issues whose
+ * catalog entry has that category or severity.
  */
 export function repositoryIssueFilter(args: RepositoryIssueFilterArgs): ConnectionFilter | undefined {
   const path = normalisePath(args.path);
   const tags = normaliseNames(args.tags);
+  const suppressed = args.isSuppressed === true;
+  const ofKind = suppressed ? sql<boolean>`po.is_suppressed` : sql<boolean>`NOT po.is_suppressed`;
   return allOf(
+    {
+      key: `is_suppressed=${suppressed}`,
+      condition: suppressed ? sql<boolean>`s.has_suppressed` : sql<boolean>`s.has_unsuppressed`,
+    },
     path === ""
       ? undefined
       : {
           key: `path:${JSON.stringify(path)}`,
           condition: sql<boolean>`EXISTS (SELECT 1 FROM occurrences AS po
             WHERE po.check_id = s.check_id AND po.issue_id = s.issue_id AND po.state <> 'RESOLVED'
-              AND ${isPublished("po")}
+              AND ${ofKind} AND ${isPublished("po")}
               AND (po.path = ${path} OR starts_with(po.path, ${`${path}/`})))`,
         },
     tags.length === 0
@@ -110,7 +122,7 @@ export function repositoryIssueFilter(args: RepositoryIssueFilterArgs): Connecti
 
 /**
  * Repository issues by key, when `viewerId` can see the repository and the issue is present in
- * its current findings.
+ * its current findings, silenced or not: `Repository.issues` lists it for one kind or the other.
  */
 export async function findVisibleRepositoryIssuesByKeys(
   db: Kysely<Database>,

@@ -13,9 +13,8 @@ import { IssueCategoryEnum, IssueRef, IssueSeverityEnum } from "../catalog/catal
 import { repositoryById } from "../repositories/repository-loaders.ts";
 import { RepositoryRef } from "../repositories/repository-type.ts";
 import { visibleRepositoryIssueByKey } from "./checks-loaders.ts";
-import { analyzerInFilter } from "./connection-filter-store.ts";
-import { occurrencesOfIssueInCheck, occurrencesOfRepository } from "./occurrence-store.ts";
-import { analyzerInArg, OccurrenceConnection } from "./occurrence-type.ts";
+import { occurrenceFilter, occurrencesOfIssueInCheck, occurrencesOfRepository } from "./occurrence-store.ts";
+import { analyzerInArg, isSuppressedArg, OccurrenceConnection } from "./occurrence-type.ts";
 import {
   type RepositoryIssueRow,
   repositoryIssueFilter,
@@ -42,14 +41,18 @@ export const RepositoryIssueRef = builder.objectRef<RepositoryIssueRow>("Reposit
     occurrences: t.field({
       type: OccurrenceConnection,
       description:
-        "Where the issue occurs in the repository's current findings (RESOLVED findings left out), by path, then line, then key. Not narrowed by the `path` filter of `Repository.issues`.",
-      args: { ...connectionArgs(t.arg), analyzerIn: analyzerInArg(t.arg, "occurrences") },
+        "Where the issue occurs in the repository's current findings (RESOLVED findings left out, silenced ones unless `isSuppressed: true`), by path, then line, then key. Not narrowed by the `path` or `isSuppressed` filter of `Repository.issues`: an issue listed by `issues(isSuppressed: true)` shows its silenced findings here with `isSuppressed: true` too.",
+      args: {
+        ...connectionArgs(t.arg),
+        analyzerIn: analyzerInArg(t.arg, "occurrences"),
+        isSuppressed: isSuppressedArg(t.arg),
+      },
       resolve: (r, args, ctx) =>
         ctx.loaders.connections.load<OccurrenceRow>(
           occurrencesOfIssueInCheck,
           `${r.check_id}:${r.issue_id}`,
           pageArgs(args),
-          analyzerInFilter(args.analyzerIn),
+          occurrenceFilter(args),
         ),
     }),
   }),
@@ -87,6 +90,11 @@ builder.objectField(RepositoryRef, "issues", (t) =>
         description:
           "Only issues of this severity (the issue's own, as `Issue.severity` shows it). An Assay extension of the contract's arguments.",
       }),
+      isSuppressed: t.arg.boolean({
+        required: false,
+        description:
+          "Only issues with silenced findings (true) or only issues with findings that are not silenced (false); an issue with both kinds is in both lists, and `path` looks at the findings of the kind asked for. Left out or null means false: a list shows what needs attention, as DeepSource's do, and its total counts the same. An Assay extension.",
+      }),
     },
     resolve: (repository, args, ctx) =>
       ctx.loaders.connections.load<RepositoryIssueRow>(
@@ -103,14 +111,18 @@ builder.objectField(RepositoryRef, "issueOccurrences", (t) =>
     type: OccurrenceConnection,
     nullable: true,
     description:
-      "Every occurrence in the repository's current findings on its default branch, the findings `issues` reads (RESOLVED ones left out), by path, then line, then key.",
-    args: { ...connectionArgs(t.arg), analyzerIn: analyzerInArg(t.arg, "occurrences") },
+      "Every occurrence in the repository's current findings on its default branch, the findings `issues` reads (RESOLVED ones left out, silenced ones unless `isSuppressed: true`), by path, then line, then key.",
+    args: {
+      ...connectionArgs(t.arg),
+      analyzerIn: analyzerInArg(t.arg, "occurrences"),
+      isSuppressed: isSuppressedArg(t.arg),
+    },
     resolve: (repository, args, ctx) =>
       ctx.loaders.connections.load<OccurrenceRow>(
         occurrencesOfRepository,
         repository.id,
         pageArgs(args),
-        analyzerInFilter(args.analyzerIn),
+        occurrenceFilter(args),
       ),
   }),
 );

@@ -12,6 +12,7 @@ import {
   type AnalysisIssueRow,
   analysisIssueFilter,
   analysisIssuesOfRun,
+  occurrenceFilter,
   occurrencesOfRun,
 } from "../checks/occurrence-store.ts";
 import {
@@ -119,7 +120,7 @@ export const PullRequestRef = builder.objectRef<PullRequestRow>("PullRequest").i
     }),
     issues: t.field({
       type: AnalysisIssueConnection,
-      description: `The findings ${FROM_LATEST_RUN} across all its checks, RESOLVED ones left out, by path, then line, then key.`,
+      description: `The findings ${FROM_LATEST_RUN} across all its checks, RESOLVED ones left out (silenced ones too unless \`isSuppressed: true\`), by path, then line, then key.`,
       args: { ...analysisIssueArgs(t.arg), ...connectionArgs(t.arg) },
       resolve: async (pr, args, ctx) =>
         ctx.loaders.connections.load<AnalysisIssueRow>(
@@ -154,13 +155,14 @@ export const PullRequestRef = builder.objectRef<PullRequestRow>("PullRequest").i
       type: OccurrenceConnection,
       nullable: true,
       deprecationReason: "Use `issues`, which carries each finding's code, category and severity.",
-      description: `The findings ${FROM_LATEST_RUN}, RESOLVED ones left out, by path, then line, then key. Kept for clients from before March 2026.`,
+      description: `The findings ${FROM_LATEST_RUN}, RESOLVED and silenced ones left out (as \`issues\` leaves them by default), by path, then line, then key. Kept for clients from before March 2026.`,
       args: connectionArgs(t.arg),
       resolve: async (pr, args, ctx) =>
         ctx.loaders.connections.load<OccurrenceRow>(
           occurrencesOfRun,
           await latestRunIdOf(ctx, pr),
           pageArgs(args),
+          occurrenceFilter({}),
         ),
     }),
   }),

@@ -20,7 +20,8 @@ import { isAnalysedRun } from "../runs/run-store.ts";
 /**
  * One issue's counts at one severity in one check that can hold a repository's current findings,
  * of a repository in a scope. The severity is each finding's own, else its issue's, so one issue
- * may have a row per severity.
+ * may have a row per severity. Silenced findings count in neither `open` nor `resolved`, as the
+ * repository's issues leave them out.
  */
 export interface ScopeCheckIssueRow {
   scope_id: string;
@@ -99,7 +100,7 @@ export async function findScopeCheckIssueCounts(
         sum(k.occurrences) FILTER (WHERE k.state = 'RESOLVED' AND j.resolved_against_previous) AS resolved
       FROM check_issue_counts AS k
       JOIN issues AS i ON i.id = k.issue_id
-      WHERE k.check_id = j.check_id
+      WHERE k.check_id = j.check_id AND NOT k.is_suppressed
       GROUP BY k.issue_id, i.category, coalesce(k.severity, i.severity), i.tags
     ) AS x ON true
     UNION ALL
@@ -108,7 +109,8 @@ export async function findScopeCheckIssueCounts(
       0, count(*)::int
     FROM judged AS j
     JOIN analyzers AS a ON a.id = j.analyzer_id
-    JOIN occurrences AS p ON p.check_id = j.previous_check_id AND p.state <> 'RESOLVED' AND ${isPublished("p")}
+    JOIN occurrences AS p ON p.check_id = j.previous_check_id AND p.state <> 'RESOLVED' AND NOT p.is_suppressed
+      AND ${isPublished("p")}
     JOIN issues AS i ON i.id = p.issue_id
     WHERE NOT j.resolved_against_previous
       AND NOT EXISTS (SELECT 1 FROM occurrences AS o WHERE o.check_id = j.check_id
@@ -120,7 +122,10 @@ export async function findScopeCheckIssueCounts(
   return result.rows;
 }
 
-/** Open (non-RESOLVED) occurrences of one run in one category and severity (the finding's own, else its issue's). */
+/**
+ * Open occurrences (neither RESOLVED nor silenced) of one run in one category and severity (the
+ * finding's own, else its issue's).
+ */
 export interface RunCategoryCountRow {
   run_id: string;
   category: IssueCategory;
@@ -139,7 +144,7 @@ export async function countOpenOccurrencesOfRuns(
     FROM checks AS c
     JOIN check_issue_counts AS k ON k.check_id = c.id
     JOIN issues AS i ON i.id = k.issue_id
-    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND k.state <> 'RESOLVED'
+    WHERE c.run_id = ANY(cast(${runIds} as bigint[])) AND k.state <> 'RESOLVED' AND NOT k.is_suppressed
     GROUP BY c.run_id, i.category, coalesce(k.severity, i.severity)`.execute(db);
   return result.rows;
 }
