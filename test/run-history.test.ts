@@ -9,8 +9,8 @@ import { promisify } from "node:util";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
+import { ingestionJobsDone } from "./helpers/builders-artifacts.ts";
 import { gitIn } from "./helpers/git-checkout.ts";
-import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -205,26 +205,6 @@ async function stateOf(repository: RepositoryRow): Promise<RepositoryState> {
   return dataOf(answer).node as RepositoryState;
 }
 
-/**
- * Waits until the worker has no artifact to process and no run to compare again: a late run's
- * settlement queues the rebase of the runs after it (docs/ingestion.md "Where a run stands in the
- * history").
- */
-async function ingestionDone(): Promise<void> {
-  await waitFor(
-    "the ingestion jobs to finish",
-    async () => {
-      const queued = await server.db
-        .selectFrom("jobs")
-        .select("id")
-        .where("kind", "in", ["ingest.artifact", "ingest.rebase"])
-        .execute();
-      return queued.length === 0;
-    },
-    20_000,
-  );
-}
-
 /** The runs of `runUids` as the API answers them, by commit. */
 async function runsOf(runUids: ReadonlyMap<Commit, string>): Promise<Map<Commit, RunAnswer>> {
   const answers = new Map<Commit, RunAnswer>();
@@ -254,7 +234,7 @@ describe("default-branch runs uploaded out of order", () => {
     for (const version of ["base", "push-2", "push-1"] as const) {
       runs.late.set(version, await uploadVersion(late, version));
     }
-    await ingestionDone();
+    await ingestionJobsDone(server.db);
   });
 
   test("the older commit's late run is compared with its own parent's run", async () => {
@@ -347,7 +327,7 @@ describe("two late runs uploaded together", () => {
       uploadVersion(lateRepository, "push-2"),
     ]);
     runs.late.set("push-1", push1).set("push-2", push2);
-    await ingestionDone();
+    await ingestionJobsDone(server.db);
   });
 
   test("each run is compared with its parent's, with the in-order states, and the newest stays current", async () => {
@@ -391,7 +371,7 @@ describe("a late run whose check runs read through a later run without one", () 
     for (const commit of ["base", "push-2", "push-3", "push-1"] as const) {
       runs.late.set(commit, await upload(lateRepository, commit));
     }
-    await ingestionDone();
+    await ingestionJobsDone(server.db);
   });
 
   test("the run compared with the later run takes up the late run's check, as in order", async () => {

@@ -1,7 +1,7 @@
 // test-runner: execution-mode independent (a client of the API; the queries it sends are covered elsewhere in both modes)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { waitFor } from "./helpers/instance.ts";
+import { ingestionJobsDone } from "./helpers/builders-artifacts.ts";
 import {
   aCommit,
   anSbomScene,
@@ -192,26 +192,6 @@ async function stateOf(
   };
 }
 
-/**
- * Waits until the worker has no artifact to process and no run to compare or count again: a late
- * run's settlement queues the rebase of the runs after it (docs/ingestion.md "Where a run stands
- * in the history").
- */
-async function ingestionDone(server: TestServer): Promise<void> {
-  await waitFor(
-    "the ingestion jobs to finish",
-    async () => {
-      const queued = await server.db
-        .selectFrom("jobs")
-        .select("id")
-        .where("kind", "in", ["ingest.artifact", "ingest.rebase"])
-        .execute();
-      return queued.length === 0;
-    },
-    20_000,
-  );
-}
-
 describe("dependency scans of default-branch runs uploaded out of order", () => {
   let server: TestServer;
   const states = new Map<History, { inOrder: DependencyState; late: DependencyState }>();
@@ -228,10 +208,10 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
       scenes.set(history, { oids, inOrder, late });
     };
     for (const history of [WEB_ADDED, WEB_NOT_RESCANNED, SECOND_VULNERABLE]) await uploadBoth(history);
-    await ingestionDone(server);
+    await ingestionJobsDone(server.db);
     await importLodashAdvisory(server);
     for (const history of [WEB_FIXED_BEFORE, VULNERABLE_AGAIN]) await uploadBoth(history);
-    await ingestionDone(server);
+    await ingestionJobsDone(server.db);
     for (const [history, { oids, inOrder, late }] of scenes) {
       states.set(history, {
         inOrder: await stateOf(server, inOrder, oids),

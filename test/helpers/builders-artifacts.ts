@@ -8,6 +8,7 @@ import { acceptUpload, PROCESS_JOB_KIND } from "../../src/ingestion/intake.ts";
 import type { ArtifactUpload } from "../../src/ingestion/types.ts";
 import { type ClaimedJob, lockClaimedJob } from "../../src/jobs/job-store.ts";
 import type { JobHandler, JobOutcome, JobSettlement } from "../../src/jobs/worker.ts";
+import { REBASE_JOB_KIND } from "../../src/modules/runs/rebase-job.ts";
 import { waitFor } from "./instance.ts";
 import { testLogger } from "./log-capture.ts";
 
@@ -148,4 +149,24 @@ export async function acceptedArtifactId(
     .where("key", "=", accepted.artifactKey)
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * Waits until the worker has no artifact to process and no run to compare or count again: a late
+ * run's settlement queues the rebase of the runs after it (docs/ingestion.md "Where a run stands
+ * in the history").
+ */
+export async function ingestionJobsDone(db: Kysely<Database>): Promise<void> {
+  await waitFor(
+    "the ingestion jobs to finish",
+    async () => {
+      const queued = await db
+        .selectFrom("jobs")
+        .select("id")
+        .where("kind", "in", [PROCESS_JOB_KIND, REBASE_JOB_KIND])
+        .execute();
+      return queued.length === 0;
+    },
+    20_000,
+  );
 }
