@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions|shards]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions|shards|oxlint-parse]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, gcc-history GCC's on other versions of its
 #        project, eslint only ESLint's, file-names only the reports on
@@ -90,6 +90,7 @@ install_debian_packages() {
   [ "$WHAT" = message-numbers ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = suppressions ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = shards ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = oxlint-parse ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = python-lint ] && wanted=("${DEBIAN_PACKAGES_PYTHON_LINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -134,14 +135,14 @@ install_cdxgen() {
 
 # pylint $PYLINT_JSON2_VERSION in a virtual environment of its own (for its json2 output).
 install_pylint_json2() {
-  local wanted="pylint==$PYLINT_JSON2_VERSION"
+  local requirement="pylint==$PYLINT_JSON2_VERSION"
   local stamp="$PYLINT_JSON2_DIR/installed.txt"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$wanted" ]; then return; fi
-  log "pip install $wanted (virtual environment)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$requirement" ]; then return; fi
+  log "pip install $requirement (virtual environment)"
   rm -rf "$PYLINT_JSON2_DIR"
   "$PYTHON" -m venv "$PYLINT_JSON2_DIR"
-  "$PYLINT_JSON2_DIR/bin/pip" install --quiet --disable-pip-version-check "$wanted"
-  echo "$wanted" >"$stamp"
+  "$PYLINT_JSON2_DIR/bin/pip" install --quiet --disable-pip-version-check "$requirement"
+  echo "$requirement" >"$stamp"
 }
 
 # Copies a project's sources to $WORK/<project> (afresh) and enters it.
@@ -1691,9 +1692,45 @@ make_shards() {
   rm -rf "${WORK:?}/js-shards"
 }
 
+# oxlint over the two versions of test/fixtures/tools/oxlint-parse (test/fixtures/oxlint-parse/):
+# `base.sarif`, where src/cart.js and src/badge.js have findings, and `broken.sarif`, where cart.js
+# is fixed and badge.js is half-way through an edit and does not parse: oxlint writes that as a
+# result of its rule OXL0001 (not a notification) and lints nothing else of the file. The summary
+# of each, from oxlint's own text output: its totals, each finding (rule, file, line) and each
+# diagnostic of no rule (its message, file and line).
+make_oxlint_parse() {
+  local out="$ROOT/test/fixtures/oxlint-parse" version
+  rm -rf "$out"
+  mkdir -p "$out"
+  for version in base broken; do
+    log "oxlint over oxlint-parse/$version"
+    rm -rf "${WORK:?}/oxlint-parse"
+    mkdir -p "$WORK/oxlint-parse"
+    cp "$SOURCES/oxlint-parse/package.json" "$WORK/oxlint-parse/"
+    cp -r "$SOURCES/oxlint-parse/$version/." "$WORK/oxlint-parse/"
+    cd "$WORK/oxlint-parse"
+    # One thread: the findings come out in the same order every time.
+    expect_status "0 1" "$BIN/oxlint" --threads=1 --format sarif src >"$out/$version.sarif"
+    expect_status "0 1" "$BIN/oxlint" --threads=1 src >"$WORK/_oxlint.txt"
+    write_summary "$out/$version.summary.json" oxlint "$("$BIN/oxlint" --version | sed 's/^Version: //')" \
+      "oxlint --threads=1 --format sarif src" "$PWD" "$(
+        jq -Rn '[inputs] as $lines
+          | ($lines | map(capture("^Found (?<w>[0-9]+) warnings? and (?<e>[0-9]+) errors?\\.")) | first) as $t
+          | [range(0; $lines | length) as $i | $lines[$i]
+              | capture("^  (?<mark>[x!]) (?<text>.*)$")
+              | . + ($lines[$i + 1] | capture(",-\\[(?<path>[^:]+):(?<line>[0-9]+):") | .line |= tonumber)
+              | . + ((.text | capture("^(?<rule>[a-z0-9_-]+\\([^)]+\\)): ")) // {rule: null})] as $all
+          | {errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+             findings: [$all[] | select(.rule != null) | {rule, path, line}],
+             ownErrors: [$all[] | select(.rule == null) | {message: .text, path, line}]}' "$WORK/_oxlint.txt"
+      )"
+  done
+  rm -rf "${WORK:?}/oxlint-parse"
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions | shards) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers, suppressions or shards)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions | shards | oxlint-parse) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers, suppressions, shards or oxlint-parse)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = gcc-history ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
@@ -1714,5 +1751,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = renames ]; then make_renames; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = message-numbers ]; then make_message_numbers; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = suppressions ]; then make_suppressions; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = shards ]; then make_shards; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = oxlint-parse ]; then make_oxlint_parse; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"

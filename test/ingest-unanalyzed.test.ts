@@ -395,3 +395,75 @@ describe("ESLint's shards, whose runs list the files they were given", () => {
     assert.equal((await currentFindingsByFile(repository))[BADGE], inBadge);
   });
 });
+
+interface OxlintSummary {
+  workDir: string;
+  figures: {
+    errors: number;
+    warnings: number;
+    findings: Array<{ rule: string; path: string; line: number }>;
+    ownErrors: Array<{ message: string; path: string; line: number }>;
+  };
+}
+const OXLINT = path.join(path.dirname(SHARDS), "oxlint-parse");
+const oxlintSummary = (version: "base" | "broken") =>
+  JSON.parse(fs.readFileSync(path.join(OXLINT, `${version}.summary.json`), "utf8")) as OxlintSummary;
+
+/** Uploads oxlint's report of a version of oxlint-parse for `commit` on main. */
+function uploadOxlint(repository: RepositoryRow, version: "base" | "broken", commit = aCommit()) {
+  return uploadReport(
+    repository,
+    {
+      analyzer: "oxlint",
+      workDir: oxlintSummary(version).workDir,
+      data: fs.readFileSync(path.join(OXLINT, `${version}.sarif`), "utf8"),
+    },
+    commit,
+  );
+}
+
+describe("oxlint's error about a file it could not parse, written as a result of its rule OXL0001", () => {
+  test("is the tool's own error, not a finding: the file's base findings stay EXISTING while the other file's fix is counted", async () => {
+    const base = oxlintSummary("base").figures;
+    const broken = oxlintSummary("broken").figures;
+    const BADGE_JS = "src/badge.js";
+    const inBadge = base.findings.filter((finding) => finding.path === BADGE_JS).length;
+    const inCart = base.findings.filter((finding) => finding.path === "src/cart.js").length;
+    assert.ok(inBadge > 0 && inCart > 0);
+    // oxlint's own text output: the edit half-way through does not parse, and the fix of cart.js.
+    assert.deepEqual(broken.findings, []);
+    assert.deepEqual(
+      broken.ownErrors.map((error) => error.path),
+      [BADGE_JS],
+    );
+
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    const first = await uploadOxlint(repository, "base");
+    assert.equal(first.check.summary.occurrencesIntroduced, base.warnings + base.errors);
+
+    const { check, warnings } = await uploadOxlint(repository, "broken");
+    const [ownError] = broken.ownErrors;
+    assert.ok(
+      warnings.some(
+        (warning) =>
+          warning.startsWith("The tool reported 1 error of its own, which is not a finding") &&
+          warning.includes(`${ownError!.message} (OXL0001)`) &&
+          warning.includes(`${BADGE_JS}:${ownError!.line}`),
+      ),
+      warnings.join("\n"),
+    );
+    assert.ok(
+      warnings.includes(
+        `Not analyzed by the tool: ${BADGE_JS}. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.`,
+      ),
+      warnings.join("\n"),
+    );
+    assert.deepEqual(await statesIn(checkKeyOf(check), BADGE_JS), { EXISTING: inBadge });
+    assert.deepEqual(await statesIn(checkKeyOf(check), "src/cart.js"), { RESOLVED: inCart });
+    assert.equal(check.summary.occurrencesIntroduced, 0, "the parse error is not a new finding");
+    assert.equal(check.summary.occurrencesResolved, inCart);
+    assert.equal(await carriedIn(check), inBadge);
+    assert.equal(check.status, "SUCCESS");
+    assert.deepEqual(await currentFindingsByFile(repository), { [BADGE_JS]: inBadge });
+  });
+});

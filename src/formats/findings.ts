@@ -5,6 +5,7 @@ import { readGccJson } from "./gcc/reader.ts";
 import { readGoVetJson } from "./govet/reader.ts";
 import { type PythonToolJson, pythonToolOfFirstMember } from "./json-tools.ts";
 import { readPylintJson } from "./pylint/reader.ts";
+import { withOwnErrors } from "./sarif/own-errors.ts";
 import { readSarif, type SarifChunk } from "./sarif/reader.ts";
 import type { SarifEvent } from "./sarif/types.ts";
 import { isShellcheckGccLine, readShellcheckGcc } from "./shellcheck/gcc-reader.ts";
@@ -256,9 +257,11 @@ export async function* readFindings(
   else if (format === "pylint-json") yield* readPylintJson(replayed(), readerOptions);
   else if (format === "bandit-json") yield* readBanditJson(replayed(), readerOptions);
   else
-    yield* readSarif(replayed(), {
-      ...readerOptions,
-      workingDirectories: options.workingDirectories,
-      listedFiles: options.listedFiles,
-    });
+    yield* withOwnErrors(
+      readSarif(replayed(), {
+        ...readerOptions,
+        workingDirectories: options.workingDirectories,
+        listedFiles: options.listedFiles,
+      }),
+    );
 }
