@@ -35,8 +35,8 @@ interface CommitScans {
   lockfilePaths: string[];
 }
 
-/** A history of three commits, oldest first. */
-type History = readonly [CommitScans, CommitScans, CommitScans];
+/** A history of commits, oldest first. */
+type History = readonly CommitScans[];
 
 /**
  * The second commit upgrades the root's lodash; the third adds web/, on the vulnerable lodash. The
@@ -85,6 +85,31 @@ const SECOND_VULNERABLE: History = [
   { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
   { sboms: [rootSbom(true)], lockfilePaths: ROOT_ONLY },
   { sboms: [rootSbom(false)], lockfilePaths: ROOT_ONLY },
+];
+
+/**
+ * The root's lodash is vulnerable in the first commit and the third; the second commit's CI scans
+ * only web/, so the third's root scan is compared with the first's (it had the vulnerability
+ * already), not with nothing. Uploaded with the advisory standing.
+ */
+const ROOT_NOT_RESCANNED: History = [
+  { sboms: [rootSbom(true), webSbom(false)], lockfilePaths: BOTH },
+  { sboms: [webSbom(false)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(true), webSbom(false)], lockfilePaths: BOTH },
+];
+
+/**
+ * Four commits: the root's lodash vulnerable, fixed, not scanned (the CI sends web/'s SBOM only),
+ * vulnerable again. The fourth's root scan is compared with the second's (it introduces the
+ * vulnerability again), through the third, which did not scan the root; uploaded as 1, 3, 4, then
+ * 2, it was first compared with the first's and must take up the late second's. Uploaded with the
+ * advisory standing.
+ */
+const ROOT_FIXED_LATE: History = [
+  { sboms: [rootSbom(true), webSbom(false)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(false), webSbom(false)], lockfilePaths: BOTH },
+  { sboms: [webSbom(false)], lockfilePaths: BOTH },
+  { sboms: [rootSbom(true), webSbom(false)], lockfilePaths: BOTH },
 ];
 
 const RUNS = `query($name: String!, $login: String!) {
@@ -200,17 +225,20 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
     server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
     const scenes = new Map<History, { oids: string[]; inOrder: SbomScene; late: SbomScene }>();
     const uploadBoth = async (history: History) => {
-      const oids = [aCommit(), aCommit(), aCommit()];
+      const oids = history.map(() => aCommit());
       const inOrder = await anSbomScene(server);
       const late = await anSbomScene(server);
-      await uploadHistory(inOrder, oids, history, [0, 1, 2]);
-      await uploadHistory(late, oids, history, [0, 2, 1]);
+      await uploadHistory(inOrder, oids, history, [...history.keys()]);
+      // The second commit last.
+      await uploadHistory(late, oids, history, [0, ...[...history.keys()].slice(2), 1]);
       scenes.set(history, { oids, inOrder, late });
     };
     for (const history of [WEB_ADDED, WEB_NOT_RESCANNED, SECOND_VULNERABLE]) await uploadBoth(history);
     await ingestionJobsDone(server.db);
     await importLodashAdvisory(server);
-    for (const history of [WEB_FIXED_BEFORE, VULNERABLE_AGAIN]) await uploadBoth(history);
+    for (const history of [WEB_FIXED_BEFORE, VULNERABLE_AGAIN, ROOT_NOT_RESCANNED, ROOT_FIXED_LATE]) {
+      await uploadBoth(history);
+    }
     await ingestionJobsDone(server.db);
     for (const [history, { oids, inOrder, late }] of scenes) {
       states.set(history, {
@@ -288,5 +316,48 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
     );
     assert.deepEqual(late.commits, inOrder.commits);
     assert.deepEqual(late.current, ["package-lock.json"]);
+  });
+
+  test("a scan is compared with its target's newest scan at or before the base run, past a run that did not scan the target", () => {
+    const { inOrder, late } = states.get(ROOT_NOT_RESCANNED)!;
+    // In order: the third run's root scan has lodash's advisory, which the first's had too.
+    assert.deepEqual(
+      inOrder.commits.map((c) => [c.introduced, c.scans.map(([lockfile, , found]) => [lockfile, found])]),
+      [
+        [
+          1,
+          [
+            ["package-lock.json", 1],
+            ["web/package-lock.json", 0],
+          ],
+        ],
+        [0, [["web/package-lock.json", 0]]],
+        [
+          0,
+          [
+            ["package-lock.json", 1],
+            ["web/package-lock.json", 0],
+          ],
+        ],
+      ],
+    );
+    assert.deepEqual(late.commits, inOrder.commits);
+    assert.deepEqual(late.current, ["package-lock.json"]);
+  });
+
+  test("a late run's scan becomes the base scan of a later run compared through a run that did not scan the target", () => {
+    const { inOrder, late } = states.get(ROOT_FIXED_LATE)!;
+    // In order: the fourth run's root scan introduces the advisory again, against the second's.
+    assert.deepEqual(
+      inOrder.commits.map((c) => [c.introduced, c.scans.map(([, , found]) => found)]),
+      [
+        [1, [1, 0]],
+        [0, [0, 0]],
+        [0, [0]],
+        [1, [1, 0]],
+      ],
+    );
+    assert.deepEqual(late.commits, inOrder.commits);
+    assert.deepEqual(late.current, inOrder.current);
   });
 });

@@ -32,7 +32,7 @@ import {
   deleteResolvedOccurrencesOfCheck,
 } from "../modules/checks/occurrence-store.ts";
 import { EMPTY_SUMMARY, summariseByParent, summariseOccurrences } from "../modules/checks/summary.ts";
-import { findRunsCountingScansOf } from "../modules/dependencies/sbom-store.ts";
+import { findRunsComparingScansOf, findRunsCountingScansOf } from "../modules/dependencies/sbom-store.ts";
 import { recordEvent } from "../modules/events/outbox.ts";
 import { baseRunOfPullRequest, pullRequestOfUpload } from "../modules/pull-requests/pull-request-runs.ts";
 import { setRunPullRequest } from "../modules/pull-requests/vcs-event-store.ts";
@@ -399,7 +399,9 @@ export async function settleRun(
  * - the runs compared with a later run that has no conclusive check of one of its analyzers, whose
  *   base check of that analyzer the rule now finds in this run;
  * - when it is analysed, the runs whose DDP counts one of its scans, or its list of lockfiles, for
- *   a target they did not scan (its scans may be new: a late SBOM of a finished run).
+ *   a target they did not scan (its scans may be new: a late SBOM of a finished run), and the runs
+ *   whose scans of a target it scanned compare with its scan, through it or a later run of its
+ *   branch that did not scan the target.
  * Each rebase compares its run again, or counts its DDP again, only where that changes something,
  * so a run queued twice is rebased as once. The jobs are queued under no key, which no other
  * transaction can hold: the caller holds this run, and may not wait for a job row
@@ -418,7 +420,10 @@ async function queueRebasesOfLaterRuns(
     later.push(...(await findDescendantRunsComparedFurtherBack(tx, run)).map((descendant) => descendant.id));
   }
   later.push(...(await findRunsReadingBaseChecksOf(tx, run.id, run.branch_name)));
-  if (isAnalysed(run)) later.push(...(await findRunsCountingScansOf(tx, run.id)));
+  if (isAnalysed(run)) {
+    later.push(...(await findRunsCountingScansOf(tx, run.id)));
+    later.push(...(await findRunsComparingScansOf(tx, run.id)));
+  }
   await enqueueHistoryRebases(tx, [...new Set(later.map(String))]);
 }
 

@@ -11,6 +11,7 @@ import {
 } from "../modules/checks/check-store.ts";
 import { matchScaCheck } from "../modules/dependencies/advisory-matching.ts";
 import { findScaCheckIdsOfRun } from "../modules/dependencies/advisory-store.ts";
+import { findRunsComparingScansOf } from "../modules/dependencies/sbom-store.ts";
 import { markMetricValuesOfRun } from "../modules/metrics/metric-store.ts";
 import { runBranchOfPullRequest } from "../modules/pull-requests/pull-request-runs.ts";
 import {
@@ -112,8 +113,9 @@ async function branchToMoveTo(
  * - a run compared with it (its base run): on the default branch, or of no pull request, with the
  *   default branch's newest analysed run before it; a pull request's run, by its own rebase job;
  * - a run compared with a later default-branch run that had no conclusive check of one of its
- *   analyzers, so that analyzer's base check was this run's: with the same base run, whose base
- *   checks are then read without this run's.
+ *   analyzers, so that analyzer's base check was this run's, or no scan of a target, so that its
+ *   base scan was this run's: with the same base run, whose base checks and scans are then read
+ *   without this run's.
  * The rebases of the pull requests' runs are queued before any of those runs is locked, as every
  * transaction takes a run's job rows before the run (docs/ingestion.md "Lock order"): the worker
  * settling one of those rebases holds its job's row and then locks its run. The runs are then
@@ -128,7 +130,12 @@ async function moveRunOffDefaultBranch(
   branch: string | null,
   defaultBranch: string,
 ): Promise<void> {
-  const readers = await findRunsReadingBaseChecksOf(tx, run.id, defaultBranch);
+  const readers = [
+    ...new Set([
+      ...(await findRunsReadingBaseChecksOf(tx, run.id, defaultBranch)),
+      ...(await findRunsComparingScansOf(tx, run.id)),
+    ]),
+  ];
   // Read unlocked, but no run can become based on this one meanwhile: that takes KEY SHARE on this
   // run's row, which this transaction holds FOR UPDATE.
   const queued = (await findRunsBasedOn(tx, run.id))
@@ -184,8 +191,17 @@ async function compareRunWith(
 ): Promise<void> {
   await updateRunBase(tx, run.id, base ?? null);
   const lastCheckId = await compareChecksWith(tx, run, base);
-  for (const scaCheckId of await findScaCheckIdsOfRun(tx, run.id)) await matchScaCheck(tx, scaCheckId);
+  await matchScaChecksOfRun(tx, run.id);
   await settleRun(tx, run.id, lastCheckId);
+}
+
+/**
+ * Matches each SCA check of run `runId` again against its base scan as it stands now
+ * (`findScaCheckWithBase`); a check whose base scan and advisories are the ones it was matched
+ * with is left as it is. The caller holds the run's lock.
+ */
+async function matchScaChecksOfRun(tx: Kysely<Database>, runId: string): Promise<void> {
+  for (const scaCheckId of await findScaCheckIdsOfRun(tx, runId)) await matchScaCheck(tx, scaCheckId);
 }
 
 /**
@@ -248,6 +264,9 @@ export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<bo
   // was compared with.
   const base = rebased || run.base_run_id === null ? undefined : await findRunById(tx, run.base_run_id);
   const comparedCheckId = rebased ? null : await compareChecksWith(tx, run, base);
+  // And a late run's scan of a target between it and the scan its own was compared with; matching
+  // again writes only what changed.
+  if (!rebased) await matchScaChecksOfRun(tx, run.id);
   const recounted = await recountRunDependencies(tx, run.id);
   // A DDP threshold may judge the run's dependency check otherwise now.
   if (recounted !== undefined && JUDGED.has(recounted.status)) {

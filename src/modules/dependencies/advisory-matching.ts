@@ -15,7 +15,8 @@ import {
  * Matching an SCA check's package versions against the imported advisories (docs/advisories.md
  * "Matching"). Candidate advisories are read by (ecosystem, normalised package name); whether a
  * version is affected is decided here, in the ecosystem's own version order. Each match is an
- * occurrence, INTRODUCED when the base run's check of the same target does not have the same
+ * occurrence, INTRODUCED when the base scan of the same target (`findScaCheckWithBase`: the
+ * target's newest counting scan up to the run's base run on its branch) does not have the same
  * advisory on the same package, EXISTING when it does; what the base had and this check no longer
  * has is recorded RESOLVED (counted, never listed). Occurrences that stand keep their rows (and
  * global ids); those no longer matching (a withdrawn advisory, a changed range) are removed.

@@ -8,7 +8,7 @@ import type {
 import type { StoredRange } from "../../db/types-advisories.ts";
 import { newRowKey } from "../../graphql/global-id.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
-import { currentScaChecksOf } from "./dependencies-store.ts";
+import { baseScanOf, currentScaChecksOf } from "./dependencies-store.ts";
 
 /**
  * SQL of advisory import and matching (docs/advisories.md): vulnerabilities upserted from OSV
@@ -202,8 +202,10 @@ export async function findScaCheckIdsOfRun(db: Kysely<Database>, runId: string):
 
 /**
  * The SCA check, locked for the caller's transaction (two matchings of one check, e.g. SBOM
- * processing and an import, take turns), with the id of its base: the base run's check of the
- * same target, if any.
+ * processing and an import, take turns), with the id of its base scan ({@link baseScanOf}): the
+ * newest scan of the same target on its run's base run's branch at or before the base run, so a
+ * base run that did not scan the target says nothing. A scan of no target (its SBOM had no
+ * dependency) has none.
  */
 export async function findScaCheckWithBase(
   db: Kysely<Database>,
@@ -211,10 +213,9 @@ export async function findScaCheckWithBase(
 ): Promise<{ id: string; base_check_id: string | null } | undefined> {
   const result = await sql<{ id: string; base_check_id: string | null }>`
     SELECT c.id, (
-      SELECT b.id FROM sca_checks AS b
-      WHERE b.run_id = r.base_run_id AND b.target_id IS NOT DISTINCT FROM c.target_id
-      ORDER BY b.created_at DESC, b.key DESC
-      LIMIT 1
+      SELECT b.id FROM analysis_runs AS base
+      CROSS JOIN LATERAL ${baseScanOf(sql.ref("c.target_id"), "base")} AS b
+      WHERE base.id = r.base_run_id
     ) AS base_check_id
     FROM sca_checks AS c
     JOIN analysis_runs AS r ON r.id = c.run_id

@@ -250,18 +250,18 @@ export function isLockfileGone(
 /**
  * A lateral subquery of one `sca_checks` row, or none: the newest scan of target `targetId` on
  * `branch` in history order that counts as a current scan ({@link currentScaChecksOf}), of a run
- * placed before `before` (its `placed_at` and key) when given. A scan's `run_created_at` is its
- * run's `placed_at` (copied by the `checks_copy_run` trigger since migration 0035), so a late
- * run of an older commit stands before its descendants' scans. Both read
- * `sca_checks_target_branch_idx`.
+ * placed before `before` (its `placed_at` and key) when given, or at it too when `before.orAt`
+ * (an SCA check's base scan: {@link baseScanOf}). A scan's `run_created_at` is its run's
+ * `placed_at` (copied by the `checks_copy_run` trigger since migration 0035), so a late run of an
+ * older commit stands before its descendants' scans. Both read `sca_checks_target_branch_idx`.
  */
 export function newestScanOfTarget(
   targetId: RawBuilder<unknown>,
   branch: RawBuilder<unknown>,
-  before?: { placedAt: RawBuilder<unknown>; key: RawBuilder<unknown> },
+  before?: { placedAt: RawBuilder<unknown>; key: RawBuilder<unknown>; orAt?: boolean },
 ): RawBuilder<unknown> {
   const earlier = before
-    ? sql`AND (s.run_created_at, s.run_key) < (${before.placedAt}, ${before.key})`
+    ? sql`AND (s.run_created_at, s.run_key) ${before.orAt ? sql`<=` : sql`<`} (${before.placedAt}, ${before.key})`
     : sql``;
   return sql`(
     SELECT s.* FROM sca_checks AS s
@@ -272,6 +272,24 @@ export function newestScanOfTarget(
     ORDER BY s.run_created_at DESC, s.run_key DESC
     LIMIT 1
   )`;
+}
+
+/**
+ * A lateral subquery of one `sca_checks` row, or none: the base scan of a scan of target
+ * `targetId` whose run's base run is the `analysis_runs` row aliased `baseRun` (docs/ingestion.md
+ * "Base"): the target's newest scan on the base run's branch at or before the base run in history
+ * order that counts as a current scan ({@link newestScanOfTarget}): of an analysed run whose `sca`
+ * check says what the code holds, so a scan of a run whose SBOM failed to process, or that sent
+ * nothing storable (NEUTRAL), is walked past, as a run that did not scan the target is. The walk
+ * a findings check's base check takes (`baseCheckOf`), per target.
+ */
+export function baseScanOf(targetId: RawBuilder<unknown>, baseRun: string): RawBuilder<unknown> {
+  const base = (name: string) => sql.ref(`${baseRun}.${name}`);
+  return newestScanOfTarget(targetId, base("branch_name"), {
+    placedAt: base("placed_at"),
+    key: base("key"),
+    orAt: true,
+  });
 }
 
 /**

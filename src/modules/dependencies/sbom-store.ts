@@ -4,7 +4,7 @@ import type { Database, Ecosystem, RepositoryTargetRow, ScaCheckRow } from "../.
 import { newRowKey } from "../../graphql/global-id.ts";
 import { catalogKey } from "../catalog/catalog-data.ts";
 import { isAnalysedRun } from "../runs/run-store.ts";
-import { isLockfileGone, newestScanOfTarget } from "./dependencies-store.ts";
+import { baseScanOf, isLockfileGone, newestScanOfTarget } from "./dependencies-store.ts";
 
 /**
  * What an SBOM upload writes (docs/ingestion-sbom.md): packages and their versions (global, keyed
@@ -374,6 +374,33 @@ export async function findRunsCountingScansOf(db: Kysely<Database>, runId: strin
             AND (lr.placed_at, lr.key) > (x.placed_at, x.key) AND (lr.placed_at, lr.key) < (r.placed_at, r.key)))
       )
     ORDER BY r.created_at, r.key`.execute(db);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The runs whose scans compare with one of run `runId`'s scans (`findScaCheckWithBase`): runs
+ * that scanned a target run `runId` scanned, whose base run is run `runId` or a later run of its
+ * branch, and whose base scan of that target ({@link baseScanOf}) is run `runId`'s. Read, without
+ * locking them, to match their scans again when run `runId` finishes analysed (it may have come
+ * in late, after runs compared through a later run that did not scan the target: docs/ingestion.md
+ * "Where a run stands in the history"; or have been sent a late SBOM), or before it leaves its
+ * branch. Its scans of the target stand as base only while they count, so a run of another
+ * branch (a pull request's) is found too. Read from `analysis_runs_branch_placed_idx`,
+ * `analysis_runs_base_run_idx` and `sca_checks_target_branch_idx`.
+ */
+export async function findRunsComparingScansOf(db: Kysely<Database>, runId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    SELECT DISTINCT r.id::text AS id
+    FROM analysis_runs AS x
+    JOIN sca_checks AS xs ON xs.run_id = x.id
+    JOIN analysis_runs AS b ON b.repository_id = x.repository_id AND b.branch_name = x.branch_name
+      AND (b.placed_at, b.key) >= (x.placed_at, x.key)
+    JOIN analysis_runs AS r ON r.base_run_id = b.id
+    WHERE x.id = ${runId}
+      AND EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = r.id AND own.target_id = xs.target_id)
+      AND EXISTS (SELECT 1 FROM ${baseScanOf(sql.ref("xs.target_id"), "b")} AS base WHERE base.id = xs.id)`.execute(
+    db,
+  );
   return rows.map((row) => row.id);
 }
 
