@@ -22,7 +22,8 @@ import { gql, startTestServer, type TestServer } from "./helpers/server.ts";
  * when the second commit's CI finishes last. The lodash advisory is imported after the uploads,
  * so what the repositories show of it is what the import matched again. Every target's current
  * scan, the vulnerabilities, each run's scans and DDP, and the latest DDP must be the in-order
- * ones.
+ * ones. A pull request's run off a commit whose run did not scan a target compares its scan of
+ * that target as the default branch's next commit would (docs/ingestion.md "Base").
  */
 
 /** The files of a commit without web/, and of one with it, as `git ls-files` lists them. */
@@ -220,6 +221,7 @@ async function stateOf(
 describe("dependency scans of default-branch runs uploaded out of order", () => {
   let server: TestServer;
   const states = new Map<History, { inOrder: DependencyState; late: DependencyState }>();
+  let pullRequestState: DependencyState;
 
   before(async () => {
     server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
@@ -240,6 +242,21 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
       await uploadBoth(history);
     }
     await ingestionJobsDone(server.db);
+    // A pull request's branch off the second commit of ROOT_NOT_RESCANNED, whose run scanned only
+    // web/; its commit keeps the root's vulnerable lodash.
+    const pullRequest = await anSbomScene(server);
+    const [first, second, head] = [aCommit(), aCommit(), aCommit()];
+    await uploadHistory(pullRequest, [first, second], ROOT_NOT_RESCANNED.slice(0, 2), [0, 1]);
+    for (const sbom of ROOT_NOT_RESCANNED[2]!.sboms) {
+      await pullRequest.uploadSbom(head, sbom, {
+        branch: "lodash-kept",
+        baseBranch: "main",
+        mergeBaseOid: second,
+        lockfilePaths: BOTH,
+      });
+    }
+    await ingestionJobsDone(server.db);
+    pullRequestState = await stateOf(server, pullRequest, [first, second, head]);
     for (const [history, { oids, inOrder, late }] of scenes) {
       states.set(history, {
         inOrder: await stateOf(server, inOrder, oids),
@@ -359,5 +376,12 @@ describe("dependency scans of default-branch runs uploaded out of order", () => 
     );
     assert.deepEqual(late.commits, inOrder.commits);
     assert.deepEqual(late.current, inOrder.current);
+  });
+
+  test("a pull request's scan is compared past a merge-base run that did not scan its target", () => {
+    const { inOrder } = states.get(ROOT_NOT_RESCANNED)!;
+    // As the third commit on the default branch: its root scan had the advisory since the first.
+    assert.deepEqual(pullRequestState.commits, inOrder.commits);
+    assert.equal(pullRequestState.commits[2]!.introduced, 0);
   });
 });
