@@ -5,10 +5,9 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { sql } from "kysely";
 import type { RepositoryRow } from "../src/db/types.ts";
-import { acceptUpload } from "../src/ingestion/intake.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
-import { anUpload, runArtifactJob } from "./helpers/builders-artifacts.ts";
+import { acceptedArtifactId, anUpload, runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { generatedSarifChunks } from "./helpers/generated-sarif.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
@@ -102,10 +101,8 @@ async function stopped(child: ChildProcess, signal: NodeJS.Signals): Promise<voi
 }
 
 test("a worker killed mid-processing leaves nothing behind, and the next worker processes the artifact once", async () => {
-  const accepted = await acceptUpload(
-    server.db,
-    server.config,
-    testLogger("intake").logger,
+  const artifactId = await acceptedArtifactId(
+    server,
     repository,
     anUpload({
       commitOid: "9".repeat(40),
@@ -113,17 +110,12 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
       data: [...generatedSarifChunks({ results: RESULTS, files: 500 })].join(""),
     }),
   );
-  const artifact = await server.db
-    .selectFrom("artifacts")
-    .select(["id", "run_id"])
-    .where("key", "=", accepted.artifactKey)
-    .executeTakeFirstOrThrow();
   const jobAttempts = async () =>
     (
       await server.db
         .selectFrom("jobs")
         .select("attempts")
-        .where("dedupe_key", "=", `ingest.artifact:${artifact.id}`)
+        .where("dedupe_key", "=", `ingest.artifact:${artifactId}`)
         .executeTakeFirst()
     )?.attempts;
 
@@ -151,7 +143,7 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
   assert.doesNotMatch(first.output(), /artifact processed/, "the first worker was killed before it finished");
   const afterKill = await sql<{ status: string; occurrences: number }>`
     SELECT a.status, (SELECT count(*)::int FROM occurrences WHERE artifact_id = a.id) AS occurrences
-    FROM artifacts AS a WHERE a.id = ${artifact.id}`.execute(server.db);
+    FROM artifacts AS a WHERE a.id = ${artifactId}`.execute(server.db);
   assert.deepEqual(
     afterKill.rows[0],
     { status: "QUEUED", occurrences: 0 },
@@ -172,17 +164,15 @@ test("a worker killed mid-processing leaves nothing behind, and the next worker 
   const done = await sql<{ status: string; occurrences: number; run_status: string }>`
     SELECT a.status, (SELECT count(*)::int FROM occurrences WHERE artifact_id = a.id) AS occurrences,
       r.status AS run_status
-    FROM artifacts AS a JOIN analysis_runs AS r ON r.id = a.run_id WHERE a.id = ${artifact.id}`.execute(
+    FROM artifacts AS a JOIN analysis_runs AS r ON r.id = a.run_id WHERE a.id = ${artifactId}`.execute(
     server.db,
   );
   assert.deepEqual(done.rows[0], { status: "PROCESSED", occurrences: RESULTS, run_status: "FAILURE" });
 });
 
 test("a stored report that fails to process fails its artifact and its check, and is not retried", async () => {
-  const accepted = await acceptUpload(
-    server.db,
-    server.config,
-    testLogger("intake").logger,
+  const artifactId = await acceptedArtifactId(
+    server,
     repository,
     anUpload({
       commitOid: "8".repeat(40),
@@ -190,23 +180,18 @@ test("a stored report that fails to process fails its artifact and its check, an
       data: [...generatedSarifChunks({ results: 3, files: 1 })].join(""),
     }),
   );
-  const artifact = await server.db
-    .selectFrom("artifacts")
-    .select(["id", "run_id", "check_id"])
-    .where("key", "=", accepted.artifactKey)
-    .executeTakeFirstOrThrow();
   // The intake refuses bad reports, so spoil the stored bytes behind its back.
   await server.db
     .updateTable("artifact_chunks")
     .set({ data: Buffer.from('{"version": "2.1.0", "runs": [') })
-    .where("artifact_id", "=", artifact.id)
+    .where("artifact_id", "=", artifactId)
     .execute();
   const handler = artifactProcessingHandler(server.db, server.config, testLogger("intake").logger);
-  assert.deepEqual(await runArtifactJob(server.db, handler, artifact.id), { status: "done" });
+  assert.deepEqual(await runArtifactJob(server.db, handler, artifactId), { status: "done" });
   const stored = await sql<{ status: string; error: string; check_status: string; run_status: string }>`
     SELECT a.status, a.error, c.status AS check_status, r.status AS run_status
     FROM artifacts AS a JOIN checks AS c ON c.id = a.check_id JOIN analysis_runs AS r ON r.id = a.run_id
-    WHERE a.id = ${artifact.id}`.execute(server.db);
+    WHERE a.id = ${artifactId}`.execute(server.db);
   assert.equal(stored.rows[0]?.status, "FAILED");
   assert.match(stored.rows[0]?.error ?? "", /^the SARIF report is invalid: /);
   assert.equal(stored.rows[0]?.check_status, "FAILURE");

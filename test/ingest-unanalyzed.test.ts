@@ -305,6 +305,33 @@ describe("a report whose tool could not analyze some files", () => {
   }
 });
 
+/** The summary a fixture script wrote beside a recorded report (`<name>.summary.json` in `folder`). */
+function summaryOf<T extends { workDir: string }>(folder: string, name: string): T {
+  return JSON.parse(fs.readFileSync(path.join(folder, `${name}.summary.json`), "utf8")) as T;
+}
+
+/**
+ * Uploads the recorded SARIF report `<name>.sarif` of `folder` under `analyzer` for `commit` on
+ * main, from the directory its summary says the tool ran in.
+ */
+function uploadRecorded(
+  repository: RepositoryRow,
+  analyzer: string,
+  folder: string,
+  name: string,
+  commit = aCommit(),
+) {
+  return uploadReport(
+    repository,
+    {
+      analyzer,
+      workDir: summaryOf(folder, name).workDir,
+      data: fs.readFileSync(path.join(folder, `${name}.sarif`), "utf8"),
+    },
+    commit,
+  );
+}
+
 type Shard = "base" | "app" | "server" | "server-changed";
 interface ShardSummary {
   workDir: string;
@@ -317,24 +344,14 @@ interface ShardSummary {
   };
 }
 const SHARDS = path.join(import.meta.dirname, "fixtures", "shards");
-const shardSummary = (shard: Shard) =>
-  JSON.parse(fs.readFileSync(path.join(SHARDS, `${shard}.summary.json`), "utf8")) as ShardSummary;
+const shardSummary = (shard: Shard) => summaryOf<ShardSummary>(SHARDS, shard);
 const BADGE = "src/badge.jsx";
 /** What ESLint's JSON formatter said of src/badge.jsx in a lint. */
 const badgeIn = (shard: Shard) => shardSummary(shard).figures.files.find((file) => file.path === BADGE)!;
 
 /** Uploads ESLint's report of a lint of js-shards for `commit` on main. */
-function uploadShard(repository: RepositoryRow, shard: Shard, commit = aCommit()) {
-  return uploadReport(
-    repository,
-    {
-      analyzer: "eslint",
-      workDir: shardSummary(shard).workDir,
-      data: fs.readFileSync(path.join(SHARDS, `${shard}.sarif`), "utf8"),
-    },
-    commit,
-  );
-}
+const uploadShard = (repository: RepositoryRow, shard: Shard, commit = aCommit()) =>
+  uploadRecorded(repository, "eslint", SHARDS, shard, commit);
 
 const UNPARSED_BADGE = `Not analyzed by the tool: ${BADGE}. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.`;
 
@@ -406,21 +423,11 @@ interface OxlintSummary {
   };
 }
 const OXLINT = path.join(path.dirname(SHARDS), "oxlint-parse");
-const oxlintSummary = (version: "base" | "broken") =>
-  JSON.parse(fs.readFileSync(path.join(OXLINT, `${version}.summary.json`), "utf8")) as OxlintSummary;
+const oxlintSummary = (version: "base" | "broken") => summaryOf<OxlintSummary>(OXLINT, version);
 
 /** Uploads oxlint's report of a version of oxlint-parse for `commit` on main. */
-function uploadOxlint(repository: RepositoryRow, version: "base" | "broken", commit = aCommit()) {
-  return uploadReport(
-    repository,
-    {
-      analyzer: "oxlint",
-      workDir: oxlintSummary(version).workDir,
-      data: fs.readFileSync(path.join(OXLINT, `${version}.sarif`), "utf8"),
-    },
-    commit,
-  );
-}
+const uploadOxlint = (repository: RepositoryRow, version: "base" | "broken", commit = aCommit()) =>
+  uploadRecorded(repository, "oxlint", OXLINT, version, commit);
 
 describe("oxlint's error about a file it could not parse, written as a result of its rule OXL0001", () => {
   test("is the tool's own error, not a finding: the file's base findings stay EXISTING while the other file's fix is counted", async () => {
