@@ -3,7 +3,14 @@ import { JsonDocumentReader } from "../json-document.ts";
 import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifRule, SarifTaxonRef, SarifTool } from "../sarif/types.ts";
+import {
+  MAX_TOOL_ERROR,
+  type SarifEvent,
+  type SarifLevel,
+  type SarifRule,
+  type SarifTaxonRef,
+  type SarifTool,
+} from "../sarif/types.ts";
 import { isRecord, readTextReport } from "../text-report.ts";
 
 /**
@@ -68,9 +75,6 @@ const LEVEL_OF_SEVERITY: Readonly<Record<string, SarifLevel>> = {
   LOW: "note",
   UNDEFINED: "none",
 };
-
-/** A tool error's message is kept up to this many characters. */
-const MAX_TOOL_ERROR = 2000;
 
 function nonNegativeInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;

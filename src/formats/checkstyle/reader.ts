@@ -3,7 +3,13 @@ import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifTool, SarifToolError } from "../sarif/types.ts";
+import {
+  MAX_TOOL_ERROR,
+  type SarifEvent,
+  type SarifLevel,
+  type SarifTool,
+  type SarifToolError,
+} from "../sarif/types.ts";
 import { type CheckstyleProducer, producedRuleOf, TOOL_OF_PRODUCER } from "./producers.ts";
 
 /**
@@ -57,9 +63,6 @@ const LEVEL_OF_SEVERITY: Readonly<Record<string, SarifLevel>> = {
 
 /** ESLint's message for a directive that silences nothing (`reportUnusedDisableDirectives`). */
 const UNUSED_DIRECTIVE = /^Unused eslint-(?:disable|enable) directive/;
-
-/** A tool's own error (an exception's stack trace) is kept up to this many characters. */
-const MAX_TOOL_ERROR = 2000;
 
 export interface CheckstyleReadOptions {
   /** The directory the tool ran in: relative and absolute paths are resolved against it. */

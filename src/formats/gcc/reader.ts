@@ -3,13 +3,14 @@ import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
 import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type {
-  SarifEvent,
-  SarifLevel,
-  SarifLocation,
-  SarifResult,
-  SarifTool,
-  SarifToolError,
+import {
+  MAX_TOOL_ERROR,
+  type SarifEvent,
+  type SarifLevel,
+  type SarifLocation,
+  type SarifResult,
+  type SarifTool,
+  type SarifToolError,
 } from "../sarif/types.ts";
 import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "../text-report.ts";
 
@@ -96,9 +97,6 @@ interface CompilationList {
 
 /** The kinds of diagnostic that are findings, with their level. */
 const LEVEL_OF_KIND: Readonly<Record<string, SarifLevel>> = { warning: "warning", note: "note" };
-
-/** A diagnostic's message repeated as a tool error is kept up to this many characters. */
-const MAX_TOOL_ERROR = 2000;
 
 function positiveInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : null;

@@ -3,7 +3,14 @@ import { JSONParser, type ParsedElementInfo } from "@streamparser/json";
 import { plainResult } from "../plain-result.ts";
 import { locationOfPlace, resolveArtifactPath } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLocation, SarifResult, SarifTool, SarifToolError } from "../sarif/types.ts";
+import {
+  MAX_TOOL_ERROR,
+  type SarifEvent,
+  type SarifLocation,
+  type SarifResult,
+  type SarifTool,
+  type SarifToolError,
+} from "../sarif/types.ts";
 import { isRecord, JsonNesting, readTextReport, type TextReportReader } from "../text-report.ts";
 
 /**
@@ -67,9 +74,6 @@ const POSITION = /^(.*?):(\d+)(?::(\d+))?$/;
 const PLACED_MESSAGE = /^(.+?):(\d+)(?::(\d+))?: (.*)$/;
 /** A line of text is kept up to this many characters (a tool error's message, a package line). */
 const MAX_TEXT_LINE = 4096;
-/** A tool error's message, with its continuation lines, is kept up to this many characters. */
-const MAX_TOOL_ERROR = 2000;
-
 const TOOL: SarifTool = {
   name: "go vet",
   version: null,

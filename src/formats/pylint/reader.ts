@@ -3,7 +3,13 @@ import { JsonDocumentReader } from "../json-document.ts";
 import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
-import type { SarifEvent, SarifLevel, SarifRule, SarifTool } from "../sarif/types.ts";
+import {
+  MAX_TOOL_ERROR,
+  type SarifEvent,
+  type SarifLevel,
+  type SarifRule,
+  type SarifTool,
+} from "../sarif/types.ts";
 import { isRecord, readTextReport } from "../text-report.ts";
 
 /**
@@ -77,9 +83,6 @@ const LEVEL_OF_TYPE: Readonly<Record<string, SarifLevel>> = {
 
 /** Messages saying pylint could not analyze a file: it does not parse. */
 const NOT_ANALYZED_IDS = new Set(["E0001"]);
-
-/** A tool error's message is kept up to this many characters. */
-const MAX_TOOL_ERROR = 2000;
 
 function nonNegativeInteger(value: unknown): number | null {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;

@@ -1,4 +1,4 @@
-import type { SarifEvent, SarifResult, SarifToolError } from "./types.ts";
+import { MAX_TOOL_ERROR, type SarifEvent, type SarifResult, type SarifToolError } from "./types.ts";
 
 /**
  * Results that are their tool's own errors rather than findings: a tool that could not analyze a
@@ -10,9 +10,6 @@ import type { SarifEvent, SarifResult, SarifToolError } from "./types.ts";
  *   it names gets no other result, its rules did not run on it.
  */
 const OWN_ERROR_RULES: ReadonlyMap<string, ReadonlySet<string>> = new Map([["oxlint", new Set(["OXL0001"])]]);
-
-/** A tool error's message is kept up to this many characters. */
-const MAX_MESSAGE = 2000;
 
 /**
  * `events` with each result that is its tool's own error ({@link OWN_ERROR_RULES}) given as that
@@ -38,7 +35,7 @@ function toolErrorOfResult(result: SarifResult): SarifToolError {
   const location = result.locations[0] ?? null;
   const error: SarifToolError = {
     runIndex: result.runIndex,
-    message: `${result.message || "(no message)"} (${result.ruleId})`.slice(0, MAX_MESSAGE),
+    message: `${result.message || "(no message)"} (${result.ruleId})`.slice(0, MAX_TOOL_ERROR),
     path: location === null ? null : location.outsideRepository ? location.uri : location.path,
     line: location?.region?.startLine ?? null,
   };

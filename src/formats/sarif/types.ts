@@ -165,6 +165,9 @@ export interface SarifResult {
  * could not parse (ESLint's "Parsing error"), a rule that crashed. Not a finding: what it names
  * was not analyzed.
  */
+/** A tool error's message is kept up to this many characters, whatever format it came in. */
+export const MAX_TOOL_ERROR = 2000;
+
 export interface SarifToolError {
   runIndex: number;
   message: string;
