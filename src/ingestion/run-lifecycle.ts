@@ -46,6 +46,7 @@ import {
   findRunOfCommit,
   insertRunWithDeadline,
   isAnalysed,
+  lockBranchHistory,
   markRunBranchNamed,
   placementInHistory,
   updateRunStatus,
@@ -248,6 +249,9 @@ async function baseRunInHistory(
   history: RunHistory,
   commitOid: string,
 ): Promise<AnalysisRunRow[]> {
+  // A late run of an ancestor being settled meanwhile either is seen analysed here, or sees this
+  // run (once this transaction commits) and queues its rebase.
+  await lockBranchHistory(tx, repository.id, history.branch);
   const nearest = await findNearestAnalysedAncestorRun(
     tx,
     repository.id,
@@ -417,6 +421,9 @@ async function queueRebasesOfLaterRuns(
   const becameAnalysed = !isAnalysed(before) && isAnalysed(run);
   const later: string[] = [];
   if (becameAnalysed && run.branch_name === repository.default_branch) {
+    // After an upload making a run of a descendant has committed it, or before that upload
+    // chooses its base (then it sees this run analysed): the new run is not missed.
+    await lockBranchHistory(tx, repository.id, run.branch_name);
     later.push(...(await findDescendantRunsComparedFurtherBack(tx, run)).map((descendant) => descendant.id));
   }
   later.push(...(await findRunsReadingBaseChecksOf(tx, run.id, run.branch_name)));

@@ -384,6 +384,29 @@ export function placementInHistory(
     FROM descendant, ancestor)`;
 }
 
+/** The class of {@link lockBranchHistory}'s advisory locks ("hist"), apart from any other's. */
+const BRANCH_HISTORY_LOCK_CLASS = 0x68697374;
+
+/**
+ * Takes the lock on the order of `branch`'s runs in `repositoryId`, held until the transaction
+ * ends: a transaction-scoped advisory lock keyed by the two (a hash of them, so two branches may
+ * rarely share one, which only makes one wait for the other). Taken by an upload that makes a run
+ * placed by its ancestry, before it chooses the run's base, and by the settlement of a run that
+ * becomes analysed, before it looks for the runs after it compared with a run before it: whichever
+ * takes it second sees the other's commit, so a new run is compared with a late run that has just
+ * become analysed, or that run's settlement finds the new run and queues its rebase
+ * (docs/ingestion.md "Lock order"). It locks no row.
+ */
+export async function lockBranchHistory(
+  db: Kysely<Database>,
+  repositoryId: string,
+  branch: string,
+): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${BRANCH_HISTORY_LOCK_CLASS}, hashtext(${`${repositoryId}:${branch}`}))`.execute(
+    db,
+  );
+}
+
 /**
  * The runs of `run`'s branch that descend from its commit (they list it among their ancestors and
  * stand after it) and are compared with no run, or with a run farther back in their history than

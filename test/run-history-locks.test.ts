@@ -1,0 +1,194 @@
+// test-runner: execution-mode independent (the transactions are played by hand, not through GraphQL)
+import assert from "node:assert/strict";
+import { createHash, randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
+import { newRowKey } from "../src/graphql/global-id.ts";
+import { openRun, settleRun } from "../src/ingestion/run-lifecycle.ts";
+import { insertCheck } from "../src/modules/checks/check-store.ts";
+import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
+import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
+import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
+import { waitFor } from "./helpers/instance.ts";
+import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { startTestServer, type TestServer } from "./helpers/server.ts";
+
+/**
+ * An upload making a run of a commit while the run of its parent, uploaded late, is settled
+ * (docs/ingestion.md "Where a run stands in the history", "Lock order"). The upload chooses the
+ * new run's base among the analysed runs it can see; the settlement looks for the runs after the
+ * late run that are compared with a run before it. Each sees only what the other has committed,
+ * so without a lock both could miss the other: the new run compared with the run before the late
+ * one, and no rebase queued. Each test plays both sides by hand, one stopped before it commits;
+ * on PostgreSQL the other must wait for it. The embedded database runs one transaction at a time,
+ * so there the other side simply runs after it.
+ */
+
+let server: TestServer;
+let account: AccountRow;
+
+before(async () => {
+  server = await startTestServer({ ASSAY_WORKER: "false" });
+  const user = await aUser(server.db);
+  account = await anAccount(server.db, {}, [{ user, role: "ADMIN" }]);
+});
+after(() => server?.stop());
+
+function aCommit(): string {
+  return createHash("sha1").update(randomUUID()).digest("hex");
+}
+
+/**
+ * main's history `first` ← `late`: `first` analysed; `late` uploaded after a descendant's upload
+ * started, its one check finished (SUCCESS) and its run still PENDING until settled.
+ */
+async function aLateRunBeingFinished(): Promise<{
+  repository: RepositoryRow;
+  first: AnalysisRunRow;
+  late: AnalysisRunRow;
+  lateCheckId: string;
+}> {
+  const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+  const first = await aRun(server.db, repository, {
+    branch: "main",
+    createdAt: new Date(Date.now() - 60_000),
+  });
+  const late = await aRun(server.db, repository, { branch: "main", status: "PENDING", baseRun: first });
+  await server.db
+    .updateTable("analysis_runs")
+    .set({ ancestor_oids: [first.commit_oid] })
+    .where("id", "=", late.id)
+    .execute();
+  const analyzer = await server.db
+    .selectFrom("analyzers")
+    .select("id")
+    .orderBy("id")
+    .executeTakeFirstOrThrow();
+  const check = await insertCheck(server.db, {
+    key: newRowKey(),
+    run_id: late.id,
+    analyzer_id: analyzer.id,
+    sequence: 1,
+    status: "SUCCESS",
+  });
+  return { repository, first, late, lateCheckId: check.id };
+}
+
+/** The upload's intake of a run of `commitOid` on main, as intake.ts orders it, up to its commit. */
+function anUploadMakingARun(
+  repository: RepositoryRow,
+  commitOid: string,
+  ancestorOids: string[],
+  mayCommit: Promise<void>,
+): { made: Promise<AnalysisRunRow>; hasMadeRun: Promise<void> } {
+  const hasMadeRun = signal();
+  const made = server.db.transaction().execute(async (tx) => {
+    const locked = await lockRepositoryNoKeyUpdate(tx, repository.id);
+    assert.ok(locked);
+    const { run } = await openRun(tx, locked, account, {
+      commitOid,
+      branch: "main",
+      ancestorOids,
+      timeoutSeconds: 3600,
+    });
+    hasMadeRun.fire();
+    await mayCommit;
+    return run;
+  });
+  return { made, hasMadeRun: Promise.race([hasMadeRun.fired, made.then(() => undefined)]) };
+}
+
+/** The late run's settlement (what processing its last artifact ends with), up to its commit. */
+function aSettlement(
+  runId: string,
+  checkId: string,
+  mayCommit: Promise<void>,
+): { settled: Promise<AnalysisRunRow>; hasSettled: Promise<void> } {
+  const hasSettled = signal();
+  const settled = server.db.transaction().execute(async (tx) => {
+    const run = await settleRun(tx, runId, checkId);
+    hasSettled.fire();
+    await mayCommit;
+    return run;
+  });
+  return { settled, hasSettled: Promise.race([hasSettled.fired, settled.then(() => undefined)]) };
+}
+
+async function rebasesQueuedFor(runId: string): Promise<number> {
+  const jobs = await server.db
+    .selectFrom("jobs")
+    .select("payload")
+    .where("kind", "=", REBASE_JOB_KIND)
+    .execute();
+  return jobs.filter((job) => (job.payload as { runId?: unknown }).runId === runId).length;
+}
+
+/** Until the other side waits for a lock (PostgreSQL), or is done (it did not have to). */
+async function untilWaitingOrDone(done: Promise<unknown>): Promise<void> {
+  if (!server.config.databaseUrl) return;
+  let finished = false;
+  void done.then(
+    () => {
+      finished = true;
+    },
+    () => {
+      finished = true;
+    },
+  );
+  await waitFor("the other side to wait for a lock, or to be done", async () => {
+    return finished || (await sessionsWaitingForALock(server.db)) > 0;
+  });
+}
+
+describe("an upload making a run while the late run of its parent is settled", () => {
+  test("the upload first: the settlement waits for it, finds the new run and queues its rebase", async () => {
+    const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
+    const uploadMayCommit = signal();
+    const upload = anUploadMakingARun(
+      repository,
+      aCommit(),
+      [late.commit_oid, first.commit_oid],
+      uploadMayCommit.fired,
+    );
+    try {
+      await upload.hasMadeRun;
+      const settlement = aSettlement(late.id, lateCheckId, Promise.resolve());
+      // Without the lock the settlement would not wait: it would look for the runs after the
+      // late one before the new run is committed, and queue nothing.
+      await untilWaitingOrDone(settlement.settled);
+      uploadMayCommit.fire();
+      const made = await upload.made;
+      assert.equal(made.base_run_id, first.id, "made while the late run was not analysed yet");
+      assert.equal((await settlement.settled).status, "SUCCESS");
+      assert.equal(await rebasesQueuedFor(made.id), 1, "the new run is compared again with the late run");
+    } finally {
+      uploadMayCommit.fire();
+      await upload.made.catch(() => undefined);
+    }
+  });
+
+  test("the settlement first: the upload waits for it and compares the new run with the late run", async () => {
+    const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
+    const settlementMayCommit = signal();
+    const settlement = aSettlement(late.id, lateCheckId, settlementMayCommit.fired);
+    try {
+      await settlement.hasSettled;
+      const upload = anUploadMakingARun(
+        repository,
+        aCommit(),
+        [late.commit_oid, first.commit_oid],
+        Promise.resolve(),
+      );
+      // Without the lock the upload would not wait: it would choose its base while the late run
+      // is still PENDING to it, and the settlement, done looking, would not see the new run.
+      await untilWaitingOrDone(upload.made);
+      settlementMayCommit.fire();
+      assert.equal((await settlement.settled).status, "SUCCESS");
+      const made = await upload.made;
+      assert.equal(made.base_run_id, late.id, "compared with the late run, now analysed");
+    } finally {
+      settlementMayCommit.fire();
+      await settlement.settled.catch(() => undefined);
+    }
+  });
+});
