@@ -457,6 +457,58 @@ describe("uploads that say where the pull request meets its base branch (mergeBa
     assert.deepEqual(answer?.summary && [answer.summary.issuesRaised, answer.summary.issuesResolved], [0, 0]);
   });
 
+  test("a run made before its merge base's run is compared with that run once it is analysed", async () => {
+    // `lts`: 551 had X and Y; 553, where the pull request and the topic branch start, fixed Y and
+    // added Z, and its CI finishes after theirs.
+    await upload({ commit: SHA(551), branch: "lts", findings: [X, Y] });
+    await upload({
+      commit: SHA(552),
+      branch: "feature/early",
+      pullRequestNumber: 552,
+      baseBranch: "lts",
+      mergeBaseOid: SHA(553),
+      findings: [X, Z],
+    });
+    // A base branch alone, without a pull request.
+    await upload({
+      commit: SHA(554),
+      branch: "topic/early",
+      baseBranch: "lts",
+      mergeBaseOid: SHA(553),
+      findings: [X, Z],
+    });
+    const baseOidOf = async (commit: string) =>
+      (
+        await server.db
+          .selectFrom("analysis_runs")
+          .select("base_oid")
+          .where("repository_id", "=", repo.id)
+          .where("commit_oid", "=", commit)
+          .executeTakeFirstOrThrow()
+      ).base_oid;
+    // Meanwhile compared with the branch's newest analysed run: what 553 changed counts as theirs.
+    const early = await pullRequest(552);
+    assert.equal(early?.latestAnalysisRun?.baseOid, SHA(551));
+    assert.deepEqual(early?.summary && [early.summary.issuesRaised, early.summary.issuesResolved], [1, 1]);
+    assert.equal(await baseOidOf(SHA(554)), SHA(551));
+
+    await upload({ commit: SHA(553), branch: "lts", findings: [X, Z] });
+    await waitFor(
+      "both runs to be compared with the merge base's run",
+      async () =>
+        (await pullRequest(552))?.latestAnalysisRun?.baseOid === SHA(553) &&
+        (await baseOidOf(SHA(554))) === SHA(553),
+      20_000,
+    );
+    await settled(SHA(552));
+    const answer = await pullRequest(552);
+    assert.deepEqual(answer?.summary && [answer.summary.issuesRaised, answer.summary.issuesResolved], [0, 0]);
+    assert.deepEqual(answer?.latestAnalysisRun?.summary, {
+      occurrencesIntroduced: 0,
+      occurrencesResolved: 0,
+    });
+  });
+
   test("a merge base that is no commit id, or without a pull request or base branch, is refused by name", async () => {
     for (const [input, message] of [
       [

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
-import { openRun, settleRun } from "../src/ingestion/run-lifecycle.ts";
+import { type NewRunSpec, openRun, settleRun } from "../src/ingestion/run-lifecycle.ts";
 import { insertCheck } from "../src/modules/checks/check-store.ts";
 import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
@@ -80,6 +80,7 @@ function anUploadMakingARun(
   commitOid: string,
   ancestorOids: string[],
   mayCommit: Promise<void>,
+  spec: Partial<NewRunSpec> = {},
 ): { made: Promise<AnalysisRunRow>; hasMadeRun: Promise<void> } {
   const hasMadeRun = signal();
   const made = server.db.transaction().execute(async (tx) => {
@@ -90,6 +91,7 @@ function anUploadMakingARun(
       branch: "main",
       ancestorOids,
       timeoutSeconds: 3600,
+      ...spec,
     });
     hasMadeRun.fire();
     await mayCommit;
@@ -140,7 +142,7 @@ async function untilWaitingOrDone(done: Promise<unknown>): Promise<void> {
   });
 }
 
-describe("an upload making a run while the late run of its parent is settled", () => {
+describe("an upload making a run while the late run it should be compared with is settled", () => {
   test("the upload first: the settlement waits for it, finds the new run and queues its rebase", async () => {
     const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
     const uploadMayCommit = signal();
@@ -189,6 +191,31 @@ describe("an upload making a run while the late run of its parent is settled", (
     } finally {
       settlementMayCommit.fire();
       await settlement.settled.catch(() => undefined);
+    }
+  });
+
+  test("a pull request's run made while its merge base's run is settled: the settlement finds it", async () => {
+    const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
+    const uploadMayCommit = signal();
+    const upload = anUploadMakingARun(repository, aCommit(), [], uploadMayCommit.fired, {
+      branch: "topic",
+      pullRequestNumber: 7,
+      baseBranch: "main",
+      mergeBaseOid: late.commit_oid,
+      ancestorOids: null,
+    });
+    try {
+      await upload.hasMadeRun;
+      const settlement = aSettlement(late.id, lateCheckId, Promise.resolve());
+      await untilWaitingOrDone(settlement.settled);
+      uploadMayCommit.fire();
+      const made = await upload.made;
+      assert.equal(made.base_run_id, first.id, "made while its merge base's run was not analysed yet");
+      await settlement.settled;
+      assert.equal(await rebasesQueuedFor(made.id), 1, "compared again with its merge base's run");
+    } finally {
+      uploadMayCommit.fire();
+      await upload.made.catch(() => undefined);
     }
   });
 });

@@ -165,6 +165,12 @@ export interface AnalysisRunsTable {
    */
   ancestor_oids: ColumnType<string[] | null, string[] | null | undefined, string[] | null>;
   /**
+   * Where the run's commit meets its base branch, as its upload (`mergeBaseOid`) or its pull
+   * request said when it was made; null for a run of no base branch, or when neither said
+   * (migration 0044).
+   */
+  merge_base_oid: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
    * Where the run stands among its branch's runs, which every read of the newest run orders by:
    * its `created_at`, unless it was placed before a run whose commit descends from its own
    * (migration 0035; docs/ingestion.md "Where a run stands in the history").

@@ -44,11 +44,13 @@ import {
   findNearestAnalysedAncestorRun,
   findRunById,
   findRunOfCommit,
+  findRunsAwaitingMergeBase,
   insertRunWithDeadline,
   isAnalysed,
-  lockBranchHistory,
+  lockRunHistory,
   markRunBranchNamed,
   placementInHistory,
+  updateRunMergeBase,
   updateRunStatus,
 } from "../modules/runs/run-store.ts";
 import { PRIORITY_OF_SEVERITY } from "../modules/settings/settings-service.ts";
@@ -151,6 +153,7 @@ export async function openRun(
     // them in the other order could deadlock with it (test/ingest-locks.test.ts).
     await enqueueRunRebases(tx, [existing.id]);
     await named(existing);
+    if (target.mergeBaseOid) await updateRunMergeBase(tx, existing.id, target.mergeBaseOid);
     const attached = await setRunPullRequest(tx, existing.id, target.pullRequest.id);
     return { run: attached, created: false };
   }
@@ -158,6 +161,10 @@ export async function openRun(
   // A pull request's run whose branch nobody named is on no branch: never the default branch's.
   const branch = target.branch ?? (target.pullRequest ? null : repository.default_branch);
   const history = target.baseBranch ? null : historyOf(repository, branch, spec);
+  const mergeBaseOid = target.baseBranch ? target.mergeBaseOid : null;
+  // The run of an ancestor, or of the merge base, being settled meanwhile either is seen analysed
+  // here, or sees this run (once this transaction commits) and queues its rebase.
+  if (history || mergeBaseOid) await lockRunHistory(tx, repository.id);
   const [base] = target.baseBranch
     ? [await baseRunOfPullRequest(tx, repository, target)]
     : history
@@ -183,6 +190,7 @@ export async function openRun(
       status: "PENDING",
       config_json: config === null ? null : JSON.stringify(config),
       ancestor_oids: spec.ancestorOids ? [...spec.ancestorOids] : null,
+      merge_base_oid: mergeBaseOid,
     },
     expectedAnalyzers.length > 0 ? spec.timeoutSeconds : null,
     history ? placementInHistory(repository.id, history.branch, spec.commitOid, history.ancestorOids) : null,
@@ -249,9 +257,6 @@ async function baseRunInHistory(
   history: RunHistory,
   commitOid: string,
 ): Promise<AnalysisRunRow[]> {
-  // A late run of an ancestor being settled meanwhile either is seen analysed here, or sees this
-  // run (once this transaction commits) and queues its rebase.
-  await lockBranchHistory(tx, repository.id, history.branch);
   const nearest = await findNearestAnalysedAncestorRun(
     tx,
     repository.id,
@@ -400,6 +405,9 @@ export async function settleRun(
  * run stands in the history"). Those are:
  * - once it is analysed, on the default branch, the runs that descend from it and are compared
  *   with a run before it, or with none: it is their nearest analysed ancestor now;
+ * - once it is analysed, the runs made for a merge base at its commit and compared with another
+ *   run (a pull request's run made before its merge base's run was analysed): they are compared
+ *   with it now;
  * - the runs compared with a later run that has no conclusive check of one of its analyzers, whose
  *   base check of that analyzer the rule now finds in this run;
  * - when it is analysed, the runs whose DDP counts one of its scans, or its list of lockfiles, for
@@ -420,11 +428,17 @@ async function queueRebasesOfLaterRuns(
   if (run.branch_name === null) return;
   const becameAnalysed = !isAnalysed(before) && isAnalysed(run);
   const later: string[] = [];
-  if (becameAnalysed && run.branch_name === repository.default_branch) {
-    // After an upload making a run of a descendant has committed it, or before that upload
-    // chooses its base (then it sees this run analysed): the new run is not missed.
-    await lockBranchHistory(tx, repository.id, run.branch_name);
-    later.push(...(await findDescendantRunsComparedFurtherBack(tx, run)).map((descendant) => descendant.id));
+  if (becameAnalysed) {
+    // After an upload making a run of a descendant, or of a pull request meeting its base branch
+    // here, has committed it, or before that upload chooses its base (then it sees this run
+    // analysed): the new run is not missed.
+    await lockRunHistory(tx, repository.id);
+    if (run.branch_name === repository.default_branch) {
+      later.push(
+        ...(await findDescendantRunsComparedFurtherBack(tx, run)).map((descendant) => descendant.id),
+      );
+    }
+    later.push(...(await findRunsAwaitingMergeBase(tx, run)).map((waiting) => waiting.id));
   }
   later.push(...(await findRunsReadingBaseChecksOf(tx, run.id, run.branch_name)));
   if (isAnalysed(run)) {

@@ -289,7 +289,8 @@ export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<bo
  * pull request's branch when it belongs there ({@link branchToMoveTo}), else left on the default
  * branch (compared along it whatever pull request its commit heads), where it is compared with
  * its nearest analysed ancestor when that is nearer than its base ({@link rebaseInHistory}). A
- * run of another branch and no pull request keeps its base. Answers whether it was compared again
+ * run of another branch and no pull request keeps its base, unless its upload named a merge base
+ * whose run is analysed now ({@link rebaseOnMergeBase}). Answers whether it was compared again
  * or moved (`rebased`), and whether it moved: the caller then announces the repository's issues.
  */
 async function rebaseOnItsBase(
@@ -302,7 +303,10 @@ async function rebaseOnItsBase(
   const pullRequest =
     run.pull_request_id === null ? undefined : await findPullRequestById(tx, run.pull_request_id);
   const inHistory = async () => ({ rebased: await rebaseInHistory(tx, run), moved: false });
-  if (!pullRequest) return onDefaultBranch ? inHistory() : { rebased: false, moved: false };
+  if (!pullRequest) {
+    if (onDefaultBranch) return inHistory();
+    return { rebased: await rebaseOnMergeBase(tx, run), moved: false };
+  }
   let moved = false;
   if (onDefaultBranch && repository.default_branch !== null) {
     const branch = await branchToMoveTo(tx, run, pullRequest, repository.default_branch);
@@ -342,6 +346,19 @@ async function rebaseInHistory(tx: Kysely<Database>, run: AnalysisRunRow): Promi
   return true;
 }
 
+/**
+ * Compares a run given a base branch and no pull request (`baseBranch` alone) with the run of the
+ * merge base its upload named, once that run is analysed and is not its base already; answers
+ * whether it did. Without a merge base, or before its run is analysed, the run keeps its base.
+ */
+async function rebaseOnMergeBase(tx: Kysely<Database>, run: AnalysisRunRow): Promise<boolean> {
+  if (run.merge_base_oid === null) return false;
+  const base = await findSettledRunOfCommit(tx, run.repository_id, run.merge_base_oid);
+  if (base === undefined || base.id === run.id || base.id === run.base_run_id) return false;
+  await compareRunWith(tx, run, base);
+  return true;
+}
+
 /** Compares a pull request's run with its pull request's base when that changed; answers whether it did. */
 async function rebaseOnPullRequest(
   tx: Kysely<Database>,
@@ -351,7 +368,10 @@ async function rebaseOnPullRequest(
 ): Promise<boolean> {
   const baseBranch = pullRequest.base_branch ?? repository.default_branch;
   if (baseBranch === null) return false;
-  const base = await baseForPullRequest(tx, run, baseBranch, pullRequest.merge_base_oid);
+  // The merge base the run was made for, else (a run made before migration 0044, or whose
+  // upload named none) its pull request's.
+  const mergeBaseOid = run.merge_base_oid ?? pullRequest.merge_base_oid;
+  const base = await baseForPullRequest(tx, run, baseBranch, mergeBaseOid);
   if (base === "unchanged") return false;
   await compareRunWith(tx, run, base);
   return true;

@@ -384,27 +384,60 @@ export function placementInHistory(
     FROM descendant, ancestor)`;
 }
 
-/** The class of {@link lockBranchHistory}'s advisory locks ("hist"), apart from any other's. */
-const BRANCH_HISTORY_LOCK_CLASS = 0x68697374;
+/** The class of {@link lockRunHistory}'s advisory locks ("hist"), apart from any other's. */
+const RUN_HISTORY_LOCK_CLASS = 0x68697374;
 
 /**
- * Takes the lock on the order of `branch`'s runs in `repositoryId`, held until the transaction
- * ends: a transaction-scoped advisory lock keyed by the two (a hash of them, so two branches may
- * rarely share one, which only makes one wait for the other). Taken by an upload that makes a run
- * placed by its ancestry, before it chooses the run's base, and by the settlement of a run that
- * becomes analysed, before it looks for the runs after it compared with a run before it: whichever
- * takes it second sees the other's commit, so a new run is compared with a late run that has just
- * become analysed, or that run's settlement finds the new run and queues its rebase
- * (docs/ingestion.md "Lock order"). It locks no row.
+ * Takes the lock on the order of `repositoryId`'s runs, held until the transaction ends: a
+ * transaction-scoped advisory lock keyed by the repository (a hash of its id, so two repositories
+ * may rarely share one, which only makes one wait for the other). Taken by an upload that makes a
+ * run compared by its history (its ancestry, or its merge base), before it chooses the run's base,
+ * and by the settlement of a run that becomes analysed, before it looks for the runs made before
+ * that are compared with a run older than it: whichever takes it second sees the other's commit,
+ * so a new run is compared with a late run that has just become analysed, or that run's
+ * settlement finds the new run and queues its rebase (docs/ingestion.md "Lock order"). It locks
+ * no row.
  */
-export async function lockBranchHistory(
-  db: Kysely<Database>,
-  repositoryId: string,
-  branch: string,
-): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(${BRANCH_HISTORY_LOCK_CLASS}, hashtext(${`${repositoryId}:${branch}`}))`.execute(
+export async function lockRunHistory(db: Kysely<Database>, repositoryId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(${RUN_HISTORY_LOCK_CLASS}, hashtext(${String(repositoryId)}))`.execute(
     db,
   );
+}
+
+/**
+ * The runs of `run`'s repository made for a merge base at its commit (`merge_base_oid`) and
+ * compared with another commit's run, or with none, oldest first: they were made before `run` was
+ * analysed, and are compared with it now (docs/ingestion.md "Where a run stands in the history").
+ * Read from `analysis_runs_merge_base_idx`, without locking them.
+ */
+export function findRunsAwaitingMergeBase(
+  db: Kysely<Database>,
+  run: Pick<AnalysisRunRow, "id" | "repository_id" | "commit_oid">,
+): Promise<AnalysisRunRow[]> {
+  return db
+    .selectFrom("analysis_runs as r")
+    .leftJoin("analysis_runs as b", "b.id", "r.base_run_id")
+    .selectAll("r")
+    .where("r.repository_id", "=", run.repository_id)
+    .where("r.merge_base_oid", "=", run.commit_oid)
+    .where("r.id", "<>", run.id)
+    .where(sql<boolean>`b.commit_oid IS DISTINCT FROM ${run.commit_oid}`)
+    .orderBy("r.created_at")
+    .orderBy("r.key")
+    .execute();
+}
+
+/** Records where run `runId`'s commit meets its base branch (an upload that attached it to its pull request said). */
+export async function updateRunMergeBase(
+  db: Kysely<Database>,
+  runId: string,
+  mergeBaseOid: string,
+): Promise<void> {
+  await db
+    .updateTable("analysis_runs")
+    .set({ merge_base_oid: mergeBaseOid })
+    .where("id", "=", runId)
+    .execute();
 }
 
 /**
