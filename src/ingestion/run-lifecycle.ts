@@ -45,6 +45,7 @@ import {
   findRunById,
   findRunOfCommit,
   findRunsAwaitingMergeBase,
+  findRunsInUploadOrderComparedFurtherBack,
   insertRunWithDeadline,
   isAnalysed,
   lockRunHistory,
@@ -164,7 +165,8 @@ export async function openRun(
   const mergeBaseOid = target.baseBranch ? target.mergeBaseOid : null;
   // The run of an ancestor, or of the merge base, being settled meanwhile either is seen analysed
   // here, or sees this run (once this transaction commits) and queues its rebase.
-  if (history || mergeBaseOid) await lockRunHistory(tx, repository.id);
+  if (history || mergeBaseOid || branch === repository.default_branch)
+    await lockRunHistory(tx, repository.id);
   const [base] = target.baseBranch
     ? [await baseRunOfPullRequest(tx, repository, target)]
     : history
@@ -404,7 +406,9 @@ export async function settleRun(
  * finished late, after runs placed after it were compared and counted (docs/ingestion.md "Where a
  * run stands in the history"). Those are:
  * - once it is analysed, on the default branch, the runs that descend from it and are compared
- *   with a run before it, or with none: it is their nearest analysed ancestor now;
+ *   with a run before it, or with none: it is their nearest analysed ancestor now; and the runs
+ *   placed after it that follow the upload order (their uploads sent no ancestry) and are compared
+ *   with a run before it, or with none: it is the newest analysed run before them now;
  * - once it is analysed, the runs made for a merge base at its commit and compared with another
  *   run (a pull request's run made before its merge base's run was analysed): they are compared
  *   with it now;
@@ -437,6 +441,7 @@ async function queueRebasesOfLaterRuns(
       later.push(
         ...(await findDescendantRunsComparedFurtherBack(tx, run)).map((descendant) => descendant.id),
       );
+      later.push(...(await findRunsInUploadOrderComparedFurtherBack(tx, run)).map((after) => after.id));
     }
     later.push(...(await findRunsAwaitingMergeBase(tx, run)).map((waiting) => waiting.id));
   }

@@ -32,6 +32,7 @@ import {
   findRepositoryIdOfRun,
   findRunById,
   findRunsBasedOn,
+  isAnalysed,
   lockRun,
   lockRunsBasedOn,
   updateRunBase,
@@ -327,7 +328,8 @@ async function rebaseOnItsBase(
  */
 async function rebaseInHistory(tx: Kysely<Database>, run: AnalysisRunRow): Promise<boolean> {
   const ancestors = run.ancestor_oids;
-  if (ancestors === null || run.branch_name === null) return false;
+  if (run.branch_name === null) return false;
+  if (ancestors === null) return rebaseInUploadOrder(tx, run, run.branch_name);
   const nearest = await findNearestAnalysedAncestorRun(
     tx,
     run.repository_id,
@@ -356,6 +358,26 @@ async function rebaseOnMergeBase(tx: Kysely<Database>, run: AnalysisRunRow): Pro
   const base = await findSettledRunOfCommit(tx, run.repository_id, run.merge_base_oid);
   if (base === undefined || base.id === run.id || base.id === run.base_run_id) return false;
   await compareRunWith(tx, run, base);
+  return true;
+}
+
+/**
+ * Compares a default-branch run whose upload sent no ancestry (it follows the upload order) with
+ * the newest analysed run of its branch placed before it, when that is not its base: a run made
+ * before it that was analysed only after it was made. Never moves a base farther back: only a run
+ * compared with none, or with an analysed run of its branch (which that newest one cannot be
+ * before), is compared again. Answers whether it was.
+ */
+async function rebaseInUploadOrder(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  branch: string,
+): Promise<boolean> {
+  const newest = await findLatestSettledRunOfBranchBefore(tx, run.repository_id, branch, run);
+  if (newest === undefined || newest.id === run.base_run_id) return false;
+  const current = run.base_run_id === null ? undefined : await findRunById(tx, run.base_run_id);
+  if (current !== undefined && (current.branch_name !== branch || !isAnalysed(current))) return false;
+  await compareRunWith(tx, run, newest);
   return true;
 }
 

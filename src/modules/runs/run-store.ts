@@ -405,6 +405,34 @@ export async function lockRunHistory(db: Kysely<Database>, repositoryId: string)
 }
 
 /**
+ * The runs of `run`'s branch whose uploads sent no ancestry (they follow the upload order) placed
+ * after it and compared with no run, or with a run placed before it, oldest first: they were made
+ * while `run` was not analysed yet, and once it is, it is the newest analysed run before them, the
+ * base they would have had (docs/ingestion.md "Where a run stands in the history"). Read without
+ * locking them; only runs placed after `run` are read, none for the newest run.
+ */
+export function findRunsInUploadOrderComparedFurtherBack(
+  db: Kysely<Database>,
+  run: Pick<AnalysisRunRow, "id" | "repository_id" | "branch_name">,
+): Promise<AnalysisRunRow[]> {
+  if (run.branch_name === null) return Promise.resolve([]);
+  // Compared in the database, which keeps the places' microseconds.
+  const place = sql`(SELECT p.placed_at, p.key FROM analysis_runs AS p WHERE p.id = ${run.id})`;
+  return db
+    .selectFrom("analysis_runs as r")
+    .leftJoin("analysis_runs as b", "b.id", "r.base_run_id")
+    .selectAll("r")
+    .where("r.repository_id", "=", run.repository_id)
+    .where("r.branch_name", "=", run.branch_name)
+    .where("r.ancestor_oids", "is", null)
+    .where(sql<boolean>`(r.placed_at, r.key) > ${place}`)
+    .where(sql<boolean>`(b.id IS NULL OR (b.placed_at, b.key) < ${place})`)
+    .orderBy("r.created_at")
+    .orderBy("r.key")
+    .execute();
+}
+
+/**
  * The runs of `run`'s repository made for a merge base at its commit (`merge_base_oid`) and
  * compared with another commit's run, or with none, oldest first: they were made before `run` was
  * analysed, and are compared with it now (docs/ingestion.md "Where a run stands in the history").
