@@ -13,6 +13,7 @@ import { acceptedArtifactId, anUpload, runArtifactJob } from "./helpers/builders
 import { waitFor } from "./helpers/instance.ts";
 import { aSettlingRebase, sessionsWaitingForALock } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
+import { importLodashAdvisory, rootSbom, webSbom } from "./helpers/sbom-scene.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -28,6 +29,11 @@ const { logger } = testLogger("ingestion");
 const REPORTS = path.resolve(import.meta.dirname, "fixtures", "pull-request");
 /** Where make-fixtures.sh ran ESLint: the SARIF's absolute paths lie under it. */
 const ESLINT_WORK_DIR = "/tmp/assay-fixtures/js-pull-request";
+/** ESLint's lints of the js-shards project (test/fixtures/shards/, made as test/ingest-unanalyzed.test.ts says). */
+const SHARDS = {
+  dir: path.resolve(import.meta.dirname, "fixtures", "shards"),
+  workDir: "/tmp/assay-fixtures/js-shards",
+};
 /** The commits, oldest first: base, then push 1, then push 2, then push 3 (push 2's code again). */
 const [BASE, PUSH_1, PUSH_2, PUSH_3] = ["1", "2", "3", "4"].map((digit) => digit.repeat(40)) as [
   string,
@@ -48,14 +54,15 @@ after(() => server?.stop());
 
 /**
  * Uploads ESLint's report of `version` (c8's coverage with `coverage`) for `commit` on main with
- * its ancestors; answers the artifact's id.
+ * its ancestors; answers the artifact's id. The reports are the pull-request project's, unless
+ * `project` names other ones.
  */
 async function upload(
   repository: RepositoryRow,
   commit: string,
   version: string,
   ancestorOids: string[],
-  { coverage = false } = {},
+  { coverage = false, project = { dir: REPORTS, workDir: ESLINT_WORK_DIR } } = {},
 ): Promise<string> {
   return acceptedArtifactId(
     server,
@@ -67,8 +74,8 @@ async function upload(
       ...(coverage
         ? { analyzer: "test-coverage", analyzerType: null, key: "javascript" }
         : { analyzer: "eslint" }),
-      data: await fs.readFile(path.join(REPORTS, `${version}.${coverage ? "lcov" : "sarif"}`), "utf8"),
-      workDir: ESLINT_WORK_DIR,
+      data: await fs.readFile(path.join(project.dir, `${version}.${coverage ? "lcov" : "sarif"}`), "utf8"),
+      workDir: project.workDir,
     }),
   );
 }
@@ -297,4 +304,169 @@ describe("the settlement of a late run before a run without a conclusive check",
       assert.deepEqual(after.findings.map((row) => row.state).sort(), ["EXISTING", "EXISTING", "RESOLVED"]);
     });
   }
+});
+
+describe("the settlement of a run that stops being a base", () => {
+  /** The states of a check's findings, sorted. */
+  const statesOf = (check: { findings: Array<{ state: string }> }) =>
+    check.findings.map((row) => row.state).sort();
+
+  test("compares the newer run with the run before a run a late artifact leaves SKIPPED", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    // The js-shards project: base has findings in badge.jsx and cart.js; push 1 and push 2 are
+    // the commit that fixed badge.jsx, linted with the app's configuration.
+    await process(await upload(repository, BASE, "base", [], { project: SHARDS }));
+    await process(await upload(repository, PUSH_1, "app", [BASE], { project: SHARDS }));
+    await process(await upload(repository, PUSH_2, "app", [PUSH_1, BASE], { project: SHARDS }));
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1);
+    assert.deepEqual(statesOf(await checkOf(repository, PUSH_2)), ["EXISTING", "EXISTING"]);
+
+    // A late shard of push 1, the server's lint that could not parse badge.jsx, from a directory
+    // that is not the checkout: the file it could not analyze is not known, so push 1's only
+    // check is NEUTRAL and its run SKIPPED, no one's base.
+    const late = await upload(repository, PUSH_1, "server", [BASE], { project: SHARDS });
+    await loseEverything(late);
+    await process(late);
+    assert.equal((await runOf(repository, PUSH_1)).status, "SKIPPED");
+    const newer = await runOf(repository, PUSH_2);
+    assert.ok(
+      (await queuedRebases()).some((job) => job.runId === newer.id && job.dedupeKey === null),
+      "push 2's rebase is queued",
+    );
+    await runRebases();
+    assert.equal(
+      (await runOf(repository, PUSH_2)).base_oid,
+      BASE,
+      "as if push 1 had judged nothing in order",
+    );
+    const after = await checkOf(repository, PUSH_2);
+    assert.equal(after.base_check_id, (await checkOf(repository, BASE)).id);
+    assert.equal(after.status, "SUCCESS");
+    // Against base, push 2 keeps cart.js's two findings and fixes badge.jsx's three.
+    assert.deepEqual(statesOf(after), ["EXISTING", "EXISTING", "RESOLVED", "RESOLVED", "RESOLVED"]);
+  });
+
+  test("compares the newer run's check with the check before one a late artifact failed", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    await process(await upload(repository, BASE, "base", []));
+    await process(await upload(repository, PUSH_1, "push-1", [BASE]));
+    await process(await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE]));
+    const before = await checkOf(repository, PUSH_2);
+    assert.equal(before.base_check_id, (await checkOf(repository, PUSH_1)).id);
+    assert.equal(before.status, "SUCCESS", "push 1 had push 2's `==` already");
+
+    // A CI job of push 1 run again (a report in other bytes), whose processing fails: push 1's
+    // ESLint check is FAILURE with a failed artifact, never a base check; its run stays analysed.
+    const late = await upload(repository, PUSH_1, "push-2", [BASE]);
+    await failProcessing(late);
+    await process(late);
+    assert.equal((await runOf(repository, PUSH_1)).status, "FAILURE");
+    const newer = await runOf(repository, PUSH_2);
+    assert.ok(
+      (await queuedRebases()).some((job) => job.runId === newer.id),
+      "push 2's rebase is queued",
+    );
+    await runRebases();
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1, "its base run stays");
+    const after = await checkOf(repository, PUSH_2);
+    assert.equal(after.base_check_id, (await checkOf(repository, BASE)).id);
+    // Against base, push 2's `==` is its own: INTRODUCED, and it fails the gate.
+    assert.deepEqual(statesOf(after), ["EXISTING", "INTRODUCED"]);
+    assert.equal(after.status, "FAILURE");
+    assert.equal((await runOf(repository, PUSH_2)).status, "FAILURE");
+  });
+});
+
+describe("the settlement of a run whose SBOM fails late", () => {
+  // The SBOMs of test/helpers/sbom-scene.ts: npm's of the root lockfile and cdxgen's of the same
+  // project under web/, with or without the vulnerable lodash, whose advisory is imported first.
+  const ROOT_ONLY = ["package-lock.json", "package.json"];
+  const BOTH = ["package-lock.json", "package.json", "web/package-lock.json", "web/package.json"];
+
+  before(() => importLodashAdvisory(server));
+
+  /** Uploads `sbom` as `commit`'s on main, with its ancestors and the lockfiles its tree holds. */
+  function uploadSbom(
+    repository: RepositoryRow,
+    commit: string,
+    sbom: string,
+    ancestorOids: string[],
+    lockfilePaths: string[],
+  ): Promise<string> {
+    return acceptedArtifactId(
+      server,
+      repository,
+      anUpload({
+        commitOid: commit,
+        branch: "main",
+        analyzer: "sca",
+        analyzerType: null,
+        data: sbom,
+        ancestorOids,
+        lockfilePaths,
+      }),
+    );
+  }
+
+  /** The states of the vulnerabilities `commit`'s scans found, sorted, and its run's DDP. */
+  async function scansOf(repository: RepositoryRow, commit: string) {
+    const run = await runOf(repository, commit);
+    const vulnerabilities = await server.db
+      .selectFrom("vulnerability_occurrences as vo")
+      .innerJoin("sca_checks as s", "s.id", "vo.sca_check_id")
+      .select("vo.state")
+      .where("s.run_id", "=", run.id)
+      .orderBy("vo.state")
+      .execute();
+    const ddp = await server.db
+      .selectFrom("metric_values as v")
+      .innerJoin("checks as c", "c.id", "v.check_id")
+      .innerJoin("analyzers as a", "a.id", "c.analyzer_id")
+      .select("v.value")
+      .where("c.run_id", "=", run.id)
+      .where("a.shortcode", "=", "sca")
+      .executeTakeFirstOrThrow();
+    return { states: vulnerabilities.map((row) => row.state), ddp: Number(ddp.value) };
+  }
+
+  /** Push 1's SBOM job run again, whose processing fails: its sca check is no one's base now. */
+  async function failLate(repository: RepositoryRow, sbom: string, lockfilePaths: string[]): Promise<void> {
+    const late = await uploadSbom(repository, PUSH_1, sbom, [BASE], lockfilePaths);
+    await failProcessing(late);
+    await process(late);
+    assert.equal((await runOf(repository, PUSH_1)).status, "FAILURE");
+  }
+
+  test("compares the newer run's scan with the scan before push 1's", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    // The root's lodash is vulnerable, upgraded, then vulnerable again.
+    await process(await uploadSbom(repository, BASE, rootSbom(true), [], ROOT_ONLY));
+    await process(await uploadSbom(repository, PUSH_1, rootSbom(false), [BASE], ROOT_ONLY));
+    await process(await uploadSbom(repository, PUSH_2, rootSbom(true), [PUSH_1, BASE], ROOT_ONLY));
+    assert.deepEqual((await scansOf(repository, PUSH_2)).states, ["INTRODUCED"], "against push 1's upgrade");
+
+    await failLate(repository, rootSbom(true), ROOT_ONLY);
+    await runRebases();
+    // Against base's scan, which had it too.
+    assert.deepEqual((await scansOf(repository, PUSH_2)).states, ["EXISTING"]);
+  });
+
+  test("counts the newer run's DDP by the scan before push 1's of a target it did not scan", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    // web/ depends on the vulnerable lodash in base only; push 2's CI scans only the root.
+    for (const sbom of [rootSbom(false), webSbom(true)]) {
+      await process(await uploadSbom(repository, BASE, sbom, [], BOTH));
+    }
+    for (const sbom of [rootSbom(false), webSbom(false)]) {
+      await process(await uploadSbom(repository, PUSH_1, sbom, [BASE], BOTH));
+    }
+    await process(await uploadSbom(repository, PUSH_2, rootSbom(false), [PUSH_1, BASE], BOTH));
+    const before = (await scansOf(repository, PUSH_2)).ddp;
+    assert.equal(before, (await scansOf(repository, PUSH_1)).ddp, "web/ counted by push 1's scan");
+
+    await failLate(repository, rootSbom(true), BOTH);
+    await runRebases();
+    // web/ counted by base's scan, lodash included.
+    assert.equal((await scansOf(repository, PUSH_2)).ddp, before + 1);
+  });
 });

@@ -21,6 +21,7 @@ import {
   findCheckOfRunByAnalyzer,
   findChecksOfRun,
   findLastCheckSequence,
+  findRunsComparedWithInconclusiveChecksOf,
   findRunsReadingBaseChecksOf,
   finishCheck,
   insertCheck,
@@ -45,6 +46,7 @@ import {
   findRunById,
   findRunOfCommit,
   findRunsAwaitingMergeBase,
+  findRunsBasedOn,
   findRunsInUploadOrderComparedFurtherBack,
   insertRunWithDeadline,
   isAnalysed,
@@ -417,7 +419,8 @@ export async function settleRun(
  * - when it is analysed, the runs whose DDP counts one of its scans, or its list of lockfiles, for
  *   a target they did not scan (its scans may be new: a late SBOM of a finished run), and the runs
  *   whose scans of a target it scanned compare with its scan, through it or a later run of its
- *   branch that did not scan the target.
+ *   branch that did not scan the target;
+ * - the runs that read what it no longer says ({@link findRunsReadingWhatItStoppedSaying}).
  * Each rebase compares its run again, or counts its DDP again, only where that changes something,
  * so a run queued twice is rebased as once. The jobs are queued under no key, which no other
  * transaction can hold: the caller holds this run, and may not wait for a job row
@@ -450,7 +453,31 @@ async function queueRebasesOfLaterRuns(
     later.push(...(await findRunsCountingScansOf(tx, run.id)));
     later.push(...(await findRunsComparingScansOf(tx, run.id)));
   }
+  later.push(...(await findRunsReadingWhatItStoppedSaying(tx, before, run)));
   await enqueueHistoryRebases(tx, [...new Set(later.map(String))]);
+}
+
+/**
+ * The runs after `run` that read what it no longer says now that a late artifact has settled it
+ * (`before` is the run as it stood until then; docs/ingestion.md "Where a run stands in the
+ * history"): when it stopped being analysed (left SKIPPED, it judged nothing), the runs compared
+ * with it, whose base run is then their nearest analysed ancestor placed before them; the runs
+ * compared with one of its checks that is no longer comparable (an artifact failed to process,
+ * or left it NEUTRAL); and the runs whose scans were compared with its scans, or whose DDP counted
+ * them, or its list of lockfiles, before they stopped counting.
+ */
+async function findRunsReadingWhatItStoppedSaying(
+  tx: Kysely<Database>,
+  before: AnalysisRunRow,
+  run: AnalysisRunRow,
+): Promise<string[]> {
+  const based = isAnalysed(before) && !isAnalysed(run) ? await findRunsBasedOn(tx, run.id) : [];
+  return [
+    ...based.map((later) => later.id),
+    ...(await findRunsComparedWithInconclusiveChecksOf(tx, run.id)),
+    ...(await findRunsCountingScansOf(tx, run.id, { stopped: true })),
+    ...(await findRunsComparingScansOf(tx, run.id, { stopped: true })),
+  ];
 }
 
 /** `analysis_run.updated` for a run whose status changed, with its checks' summaries. */

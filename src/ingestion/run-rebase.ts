@@ -251,7 +251,8 @@ function isPublished(artifacts: ReadonlyArray<{ status: string }>): boolean {
 /**
  * Rebases run `runId` on the base it should have, inside `tx`: locks the run (as processing
  * does, so an artifact is published either before or after), compares it with the base it
- * should have ({@link rebaseOnItsBase}); when its base run stays, compares again each findings
+ * should have ({@link rebaseOnItsBase}), or without a base run that is no longer analysed
+ * ({@link rebaseOffUnanalysedBase}); when its base run stays, compares again each findings
  * check whose base check is no longer the one the rule reaches through that base run (a late
  * run's check came in between: docs/ingestion.md "Where a run stands in the history"); and counts
  * its DDP again ({@link recountRunDependencies}). Answers whether it changed. The worker holds the
@@ -259,7 +260,9 @@ function isPublished(artifacts: ReadonlyArray<{ status: string }>): boolean {
  */
 export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   if (!(await lockRun(tx, runId))) return false;
-  const { rebased, moved } = await rebaseOnItsBase(tx, await findRunById(tx, runId));
+  const onItsBase = await rebaseOnItsBase(tx, await findRunById(tx, runId));
+  const { moved } = onItsBase;
+  const rebased = onItsBase.rebased || (await rebaseOffUnanalysedBase(tx, await findRunById(tx, runId)));
   const run = await findRunById(tx, runId);
   // Its base run stays, but a late run's check may now stand between it and the check an analyzer
   // was compared with.
@@ -378,6 +381,30 @@ async function rebaseInUploadOrder(
   const current = run.base_run_id === null ? undefined : await findRunById(tx, run.base_run_id);
   if (current !== undefined && (current.branch_name !== branch || !isAnalysed(current))) return false;
   await compareRunWith(tx, run, newest);
+  return true;
+}
+
+/**
+ * Compares run `run` again when its base run is no longer analysed (a late artifact left it
+ * SKIPPED: it judged nothing, and is no one's base) with the base it would have had without it:
+ * its nearest analysed ancestor placed before it, when its upload sent its ancestry and it is on
+ * its base's branch, else the newest analysed run of its base's branch placed before it (none
+ * when there is none). Answers whether it did.
+ */
+async function rebaseOffUnanalysedBase(tx: Kysely<Database>, run: AnalysisRunRow): Promise<boolean> {
+  if (run.base_run_id === null) return false;
+  const current = await findRunById(tx, run.base_run_id);
+  const branch = current.branch_name;
+  if (isAnalysed(current) || branch === null) return false;
+  const nearest =
+    run.ancestor_oids !== null && run.branch_name === branch
+      ? await findNearestAnalysedAncestorRun(tx, run.repository_id, branch, run.ancestor_oids, run.id)
+      : undefined;
+  await compareRunWith(
+    tx,
+    run,
+    nearest ?? (await findLatestSettledRunOfBranchBefore(tx, run.repository_id, branch, run)),
+  );
   return true;
 }
 

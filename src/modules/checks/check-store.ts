@@ -227,6 +227,29 @@ export async function findRunsReadingBaseChecksOf(
   return result.rows.map((row) => row.id);
 }
 
+/**
+ * The runs with a findings check compared with a check of run `runId` that is no longer
+ * comparable ({@link isConclusiveCheck}): a late artifact failed to process in it, or left it
+ * NEUTRAL, so the rule now walks back past it. Their base run is run `runId` or a later run of its
+ * branch (through which they read its check), the way to the few runs concerned. Read to compare
+ * them again when run `runId` settles (docs/ingestion.md "Where a run stands in the history").
+ */
+export async function findRunsComparedWithInconclusiveChecksOf(
+  db: Kysely<Database>,
+  runId: string,
+): Promise<string[]> {
+  const result = await sql<{ id: string }>`
+    SELECT DISTINCT r.id::text AS id
+    FROM analysis_runs AS x
+    JOIN checks AS xc ON xc.run_id = x.id AND ${isConclusiveCheck("xc")} IS NOT TRUE
+    JOIN analysis_runs AS b ON b.repository_id = x.repository_id AND b.branch_name = x.branch_name
+      AND (b.placed_at, b.key) >= (x.placed_at, x.key)
+    JOIN analysis_runs AS r ON r.base_run_id = b.id
+    JOIN checks AS c ON c.run_id = r.id AND c.base_check_id = xc.id
+    WHERE x.id = ${runId}`.execute(db);
+  return result.rows.map((row) => row.id);
+}
+
 export type NewCheck = Insertable<ChecksTable>;
 
 /** A check by internal id; throws when it is gone. */

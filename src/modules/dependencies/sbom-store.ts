@@ -348,9 +348,25 @@ export async function countDistinctPackagesOfRun(tx: Kysely<Database>, runId: st
  * scan before them is its; or, for runs sent no list of lockfiles, its list, the newest before
  * them, by which a target's lockfile is gone. Only runs that were sent an SBOM, oldest first,
  * read without locking them: once run `runId` is analysed, their DDP is counted again
- * (docs/ingestion.md "Where a run stands in the history").
+ * (docs/ingestion.md "Where a run stands in the history"). With `stopped`, the runs that counted
+ * its scans or its list before they stopped counting (a late SBOM failed to process, or the run
+ * stopped being analysed): the newest counting scan of the target before them now stands behind
+ * it, or there is none; and its list, when the run is no longer analysed.
  */
-export async function findRunsCountingScansOf(db: Kysely<Database>, runId: string): Promise<string[]> {
+export async function findRunsCountingScansOf(
+  db: Kysely<Database>,
+  runId: string,
+  { stopped = false } = {},
+): Promise<string[]> {
+  const newest = newestScanOfTarget(sql.ref("xs.target_id"), sql.ref("r.branch_name"), {
+    placedAt: sql.ref("r.placed_at"),
+    key: sql.ref("r.key"),
+  });
+  const counted = stopped
+    ? sql`xs.target_id IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM ${newest} AS newest WHERE (newest.run_created_at, newest.run_key) >= (x.placed_at, x.key))`
+    : sql`newest.id = xs.id`;
+  const listCounted = stopped ? sql`AND NOT ${isAnalysedRun("x")}` : sql``;
   const { rows } = await sql<{ id: string }>`
     SELECT r.id::text AS id
     FROM analysis_runs AS x
@@ -360,14 +376,10 @@ export async function findRunsCountingScansOf(db: Kysely<Database>, runId: strin
       AND EXISTS (SELECT 1 FROM artifacts AS a WHERE a.run_id = r.id AND a.kind = 'SBOM')
       AND (
         EXISTS (
-          SELECT 1 FROM sca_checks AS xs
-          CROSS JOIN LATERAL ${newestScanOfTarget(sql.ref("xs.target_id"), sql.ref("r.branch_name"), {
-            placedAt: sql.ref("r.placed_at"),
-            key: sql.ref("r.key"),
-          })} AS newest
-          WHERE xs.run_id = x.id AND newest.id = xs.id
+          SELECT 1 FROM sca_checks AS xs ${stopped ? sql`` : sql`CROSS JOIN LATERAL ${newest} AS newest`}
+          WHERE xs.run_id = x.id AND ${counted}
             AND NOT EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = r.id AND own.target_id = xs.target_id))
-        OR (x.lockfile_paths IS NOT NULL AND r.lockfile_paths IS NULL AND NOT EXISTS (
+        OR (x.lockfile_paths IS NOT NULL ${listCounted} AND r.lockfile_paths IS NULL AND NOT EXISTS (
           SELECT 1 FROM analysis_runs AS lr
           WHERE lr.repository_id = x.repository_id AND lr.branch_name = x.branch_name
             AND lr.lockfile_paths IS NOT NULL AND ${isAnalysedRun("lr")}
@@ -386,9 +398,20 @@ export async function findRunsCountingScansOf(db: Kysely<Database>, runId: strin
  * "Where a run stands in the history"; or have been sent a late SBOM), or before it leaves its
  * branch. Its scans of the target stand as base only while they count, so a run of another
  * branch (a pull request's) is found too. Read from `analysis_runs_branch_placed_idx`,
- * `analysis_runs_base_run_idx` and `sca_checks_target_branch_idx`.
+ * `analysis_runs_base_run_idx` and `sca_checks_target_branch_idx`. With `stopped`, the runs
+ * whose base scan of such a target was run `runId`'s before it stopped counting (a late SBOM
+ * failed to process, or the run stopped being analysed): their base scan now stands behind it, or
+ * they have none.
  */
-export async function findRunsComparingScansOf(db: Kysely<Database>, runId: string): Promise<string[]> {
+export async function findRunsComparingScansOf(
+  db: Kysely<Database>,
+  runId: string,
+  { stopped = false } = {},
+): Promise<string[]> {
+  const compared = stopped
+    ? sql`NOT EXISTS (SELECT 1 FROM ${baseScanOf(sql.ref("xs.target_id"), "b")} AS base
+        WHERE (base.run_created_at, base.run_key) >= (x.placed_at, x.key))`
+    : sql`EXISTS (SELECT 1 FROM ${baseScanOf(sql.ref("xs.target_id"), "b")} AS base WHERE base.id = xs.id)`;
   const { rows } = await sql<{ id: string }>`
     SELECT DISTINCT r.id::text AS id
     FROM analysis_runs AS x
@@ -398,9 +421,7 @@ export async function findRunsComparingScansOf(db: Kysely<Database>, runId: stri
     JOIN analysis_runs AS r ON r.base_run_id = b.id
     WHERE x.id = ${runId}
       AND EXISTS (SELECT 1 FROM sca_checks AS own WHERE own.run_id = r.id AND own.target_id = xs.target_id)
-      AND EXISTS (SELECT 1 FROM ${baseScanOf(sql.ref("xs.target_id"), "b")} AS base WHERE base.id = xs.id)`.execute(
-    db,
-  );
+      AND ${compared}`.execute(db);
   return rows.map((row) => row.id);
 }
 
