@@ -7,6 +7,7 @@ import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
 import { runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
+import { countCheckFindingsByState } from "../src/modules/checks/issue-count-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { acceptedArtifactId, anUpload, runArtifactJob } from "./helpers/builders-artifacts.ts";
@@ -344,6 +345,33 @@ describe("the settlement of a run that stops being a base", () => {
     assert.equal(after.status, "SUCCESS");
     // Against base, push 2 keeps cart.js's two findings and fixes badge.jsx's three.
     assert.deepEqual(statesOf(after), ["EXISTING", "EXISTING", "RESOLVED", "RESOLVED", "RESOLVED"]);
+    assert.deepEqual(await countCheckFindingsByState(server.db, after.id), {
+      introduced: 0,
+      existing: 2,
+      resolved: 3,
+    });
+  });
+
+  test("compares the newer run's check with the check before one a late shard left NEUTRAL", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    await process(await upload(repository, BASE, "base", [], { project: SHARDS }));
+    await process(await upload(repository, PUSH_1, "app", [BASE], { project: SHARDS }));
+    // Push 1's CI sent its coverage too (c8's): the run stays analysed whatever its ESLint check says.
+    await process(await upload(repository, PUSH_1, "push-1", [BASE], { coverage: true }));
+    await process(await upload(repository, PUSH_2, "app", [PUSH_1, BASE], { project: SHARDS }));
+    assert.equal((await checkOf(repository, PUSH_2)).base_check_id, (await checkOf(repository, PUSH_1)).id);
+
+    // The late shard of the test above: push 1's ESLint check is NEUTRAL, its run SUCCESS.
+    const late = await upload(repository, PUSH_1, "server", [BASE], { project: SHARDS });
+    await loseEverything(late);
+    await process(late);
+    assert.equal((await checkOf(repository, PUSH_1)).status, "NEUTRAL");
+    assert.equal((await runOf(repository, PUSH_1)).status, "SUCCESS");
+    await runRebases();
+    assert.equal((await runOf(repository, PUSH_2)).base_oid, PUSH_1, "its base run stays");
+    const after = await checkOf(repository, PUSH_2);
+    assert.equal(after.base_check_id, (await checkOf(repository, BASE)).id);
+    assert.deepEqual(statesOf(after), ["EXISTING", "EXISTING", "RESOLVED", "RESOLVED", "RESOLVED"]);
   });
 
   test("compares the newer run's check with the check before one a late artifact failed", async () => {
@@ -372,6 +400,11 @@ describe("the settlement of a run that stops being a base", () => {
     assert.equal(after.base_check_id, (await checkOf(repository, BASE)).id);
     // Against base, push 2's `==` is its own: INTRODUCED, and it fails the gate.
     assert.deepEqual(statesOf(after), ["EXISTING", "INTRODUCED"]);
+    assert.deepEqual(await countCheckFindingsByState(server.db, after.id), {
+      introduced: 1,
+      existing: 1,
+      resolved: 0,
+    });
     assert.equal(after.status, "FAILURE");
     assert.equal((await runOf(repository, PUSH_2)).status, "FAILURE");
   });
