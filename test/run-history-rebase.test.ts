@@ -55,15 +55,19 @@ after(() => server?.stop());
 
 /**
  * Uploads ESLint's report of `version` (c8's coverage with `coverage`) for `commit` on main with
- * its ancestors; answers the artifact's id. The reports are the pull-request project's, unless
- * `project` names other ones.
+ * its ancestors (and the lockfiles its tree holds, when given); answers the artifact's id. The
+ * reports are the pull-request project's, unless `project` names other ones.
  */
 async function upload(
   repository: RepositoryRow,
   commit: string,
   version: string,
   ancestorOids: string[],
-  { coverage = false, project = { dir: REPORTS, workDir: ESLINT_WORK_DIR } } = {},
+  {
+    coverage = false,
+    project = { dir: REPORTS, workDir: ESLINT_WORK_DIR },
+    lockfilePaths = null as string[] | null,
+  } = {},
 ): Promise<string> {
   return acceptedArtifactId(
     server,
@@ -77,6 +81,7 @@ async function upload(
         : { analyzer: "eslint" }),
       data: await fs.readFile(path.join(project.dir, `${version}.${coverage ? "lcov" : "sarif"}`), "utf8"),
       workDir: project.workDir,
+      lockfilePaths,
     }),
   );
 }
@@ -424,7 +429,7 @@ describe("the settlement of a run whose SBOM fails late", () => {
     commit: string,
     sbom: string,
     ancestorOids: string[],
-    lockfilePaths: string[],
+    lockfilePaths: string[] | null,
   ): Promise<string> {
     return acceptedArtifactId(
       server,
@@ -482,6 +487,34 @@ describe("the settlement of a run whose SBOM fails late", () => {
     await runRebases();
     // Against base's scan, which had it too.
     assert.deepEqual((await scansOf(repository, PUSH_2)).states, ["EXISTING"]);
+  });
+
+  test("counts a later run's DDP without the list of lockfiles of a run a late artifact leaves SKIPPED", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    // web/ depends on the vulnerable lodash in base; push 1's tree lists no web/ (its CI lints
+    // js-shards and sends the list); push 2's CI lints only; push 3's scans the root alone and
+    // sends no list, so web/ is gone by push 1's.
+    for (const sbom of [rootSbom(false), webSbom(true)]) {
+      await process(await uploadSbom(repository, BASE, sbom, [], BOTH));
+    }
+    await process(
+      await upload(repository, PUSH_1, "app", [BASE], { project: SHARDS, lockfilePaths: ROOT_ONLY }),
+    );
+    await process(await upload(repository, PUSH_2, "app", [PUSH_1, BASE], { project: SHARDS }));
+    await process(await uploadSbom(repository, PUSH_3, rootSbom(false), [PUSH_2, PUSH_1, BASE], null));
+    const before = (await scansOf(repository, PUSH_3)).ddp;
+    assert.equal(before + 1, (await scansOf(repository, BASE)).ddp, "without web/'s lodash");
+
+    // The late shard of the findings tests above: push 1 judged nothing, and its list says nothing.
+    const late = await upload(repository, PUSH_1, "server", [BASE], {
+      project: SHARDS,
+      lockfilePaths: ROOT_ONLY,
+    });
+    await loseEverything(late);
+    await process(late);
+    assert.equal((await runOf(repository, PUSH_1)).status, "SKIPPED");
+    await runRebases();
+    assert.equal((await scansOf(repository, PUSH_3)).ddp, before + 1, "web/ counted by base's scan");
   });
 
   test("counts the newer run's DDP by the scan before push 1's of a target it did not scan", async () => {

@@ -366,7 +366,7 @@ export async function findRunsCountingScansOf(
     ? sql`xs.target_id IS NOT NULL AND NOT EXISTS (
         SELECT 1 FROM ${newest} AS newest WHERE (newest.run_created_at, newest.run_key) >= (x.placed_at, x.key))`
     : sql`newest.id = xs.id`;
-  const listCounted = stopped ? sql`AND NOT ${isAnalysedRun("x")}` : sql``;
+  const listCounted = stopped ? sql`AND ${isAnalysedRun("x")} IS NOT TRUE` : sql``;
   const { rows } = await sql<{ id: string }>`
     SELECT r.id::text AS id
     FROM analysis_runs AS x
