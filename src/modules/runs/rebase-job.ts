@@ -5,8 +5,9 @@ import { enqueueJobs } from "../../jobs/job-store.ts";
 /**
  * The job that compares a run with the base its pull request gives it (docs/ingestion.md "Base"),
  * queued when a run joins a pull request after it was created, or its pull request changes, and
- * that compares a default-branch run with a nearer analysed ancestor that finished after it
- * (docs/ingestion.md "Where a run stands in the history"); the ingestion pipeline handles it
+ * that compares a default-branch run with a nearer analysed ancestor that finished after it, or
+ * again past a base run, base check or base scan a late artifact took back (docs/ingestion.md
+ * "Where a run stands in the history"); the ingestion pipeline handles it
  * (src/ingestion/run-rebase.ts). Payload `{ runId }`.
  */
 export const REBASE_JOB_KIND = "ingest.rebase";
