@@ -167,7 +167,7 @@ export interface AnalysisRunsTable {
   /**
    * Where the run's commit meets its base branch, as its upload (`mergeBaseOid`) or its pull
    * request said when it was made; null for a run of no base branch, or when neither said
-   * (migration 0044).
+   * (migration 0042).
    */
   merge_base_oid: ColumnType<string | null, string | null | undefined, string | null>;
   /**

@@ -417,7 +417,7 @@ async function rebaseOnPullRequest(
 ): Promise<boolean> {
   const baseBranch = pullRequest.base_branch ?? repository.default_branch;
   if (baseBranch === null) return false;
-  // The merge base the run was made for, else (a run made before migration 0044, or whose
+  // The merge base the run was made for, else (a run made before migration 0042, or whose
   // upload named none) its pull request's.
   const mergeBaseOid = run.merge_base_oid ?? pullRequest.merge_base_oid;
   const base = await baseForPullRequest(tx, run, baseBranch, mergeBaseOid);

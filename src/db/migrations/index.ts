@@ -39,7 +39,7 @@ import * as checkFingerprintVersion from "./0038-check-fingerprint-version.ts";
 import * as accountIssues from "./0039-account-issues.ts";
 import * as scaHistory from "./0040-sca-history.ts";
 import * as artifactAnalyzedPaths from "./0041-artifact-analyzed-paths.ts";
-import * as runMergeBase from "./0044-run-merge-base.ts";
+import * as runMergeBase from "./0042-run-merge-base.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -86,7 +86,7 @@ const migrations: Record<string, Migration> = {
   "0039-account-issues": accountIssues,
   "0040-sca-history": scaHistory,
   "0041-artifact-analyzed-paths": artifactAnalyzedPaths,
-  "0044-run-merge-base": runMergeBase,
+  "0042-run-merge-base": runMergeBase,
 };
 
 /** Kysely migration provider over {@link migrations}. */
