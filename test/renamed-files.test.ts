@@ -6,6 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { promisify } from "node:util";
+import type { RepositoryRow } from "../src/db/types.ts";
+import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { gitIn } from "./helpers/git-checkout.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
@@ -34,7 +36,10 @@ const run = promisify(execFile);
 let server: TestServer;
 let token: string;
 let scratch: string;
-let checkout: string;
+/** The checkout of the first tests. */
+let first: Checkout;
+/** The repository whose default branch follows a rename. */
+let semverMain: RepositoryRow;
 
 before(async () => {
   server = await startTestServer({ ASSAY_WORKER_POLL_MS: "20" });
@@ -42,11 +47,11 @@ before(async () => {
   const team = await anAccount(server.db, { login: "acme" }, [{ user, role: "ADMIN" }]);
   await aRepository(server.db, team, { name: "semver", defaultBranch: "main" });
   await aRepository(server.db, team, { name: "semver-plain", defaultBranch: "main" });
+  semverMain = await aRepository(server.db, team, { name: "semver-main", defaultBranch: "main" });
+  await aRepository(server.db, team, { name: "semver-skip", defaultBranch: "main" });
   token = await aToken(server.db, server.config.tokenPepper, user);
   scratch = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-renames-")));
-  checkout = path.join(scratch, "semver");
-  await fs.mkdir(checkout);
-  git("init", "--quiet", "--initial-branch=main");
+  first = await newCheckout("semver");
 });
 
 after(async () => {
@@ -54,20 +59,35 @@ after(async () => {
   if (scratch) await fs.rm(scratch, { recursive: true, force: true });
 });
 
-/** git in the checkout, with a fixed identity and none of the machine's configuration. */
-const git = gitIn(() => checkout);
+/** git in the first checkout, with a fixed identity and none of the machine's configuration. */
+const git = (...args: string[]) => first.git(...args);
+
+/** A git repository of the project, made in the scratch directory, and git in it. */
+interface Checkout {
+  dir: string;
+  git: (...args: string[]) => string;
+}
+
+/** A new git repository `name` in the scratch directory, on `main`. */
+async function newCheckout(name: string): Promise<Checkout> {
+  const dir = path.join(scratch, name);
+  await fs.mkdir(dir);
+  const made = { dir, git: gitIn(() => dir) };
+  made.git("init", "--quiet", "--initial-branch=main");
+  return made;
+}
 
 /** Commits the project at `version` (its sources replace the checkout's) on the current branch. */
-async function commitVersion(version: string): Promise<string> {
-  git("rm", "-r", "--quiet", "--ignore-unmatch", "src");
-  await fs.rm(path.join(checkout, "src"), { recursive: true, force: true });
+async function commitVersion(version: string, at: Checkout = first): Promise<string> {
+  at.git("rm", "-r", "--quiet", "--ignore-unmatch", "src");
+  await fs.rm(path.join(at.dir, "src"), { recursive: true, force: true });
   for (const file of ["package.json", "eslint.config.mjs"]) {
-    await fs.copyFile(path.join(SOURCES, file), path.join(checkout, file));
+    await fs.copyFile(path.join(SOURCES, file), path.join(at.dir, file));
   }
-  await fs.cp(path.join(SOURCES, version), checkout, { recursive: true });
-  git("add", "--all");
-  git("commit", "--quiet", "-m", version);
-  return git("rev-parse", "HEAD");
+  await fs.cp(path.join(SOURCES, version), at.dir, { recursive: true });
+  at.git("add", "--all");
+  at.git("commit", "--quiet", "-m", version);
+  return at.git("rev-parse", "HEAD");
 }
 
 interface Ran {
@@ -77,7 +97,16 @@ interface Ran {
 }
 
 /** `assay upload` of ESLint's report of `version` to `repository`, waiting for it. */
-async function uploadEslint(repository: string, version: string, ...args: string[]): Promise<Ran> {
+function uploadEslint(repository: string, version: string, ...args: string[]): Promise<Ran> {
+  return assayUpload(first, [
+    ...["--repository", `gh/acme/${repository}`, "--analyzer", "eslint", "--analyzer-type", "community"],
+    ...["--work-dir", ESLINT_WORK_DIR, "--file", path.join(REPORTS, `${version}.sarif`)],
+    ...args,
+  ]);
+}
+
+/** `assay upload --wait` with `args`, run in the checkout `at` as a CI job runs it. */
+async function assayUpload(at: Checkout, args: string[]): Promise<Ran> {
   const env = {
     PATH: process.env.PATH,
     HOME: scratch,
@@ -86,17 +115,15 @@ async function uploadEslint(repository: string, version: string, ...args: string
     ASSAY_URL: server.url,
     ASSAY_TOKEN: token,
   };
-  const command = [
-    ...["upload", "--repository", `gh/acme/${repository}`, "--wait"],
-    ...["--analyzer", "eslint", "--analyzer-type", "community"],
-    ...["--work-dir", ESLINT_WORK_DIR, "--file", path.join(REPORTS, `${version}.sarif`)],
-    ...args,
-  ];
   try {
-    const { stdout, stderr } = await run(process.execPath, ["--import", TSX, CLI, ...command], {
-      cwd: checkout,
-      env,
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ["--import", TSX, CLI, "upload", "--wait", ...args],
+      {
+        cwd: at.dir,
+        env,
+      },
+    );
     return { status: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -215,7 +242,7 @@ describe("a renamed file keeps its findings", () => {
   });
 
   test("without changes, as a client that sends none, the rename still resolves and introduces them", async () => {
-    const ran = await uploadEslint("semver-plain", "moved");
+    const ran = await uploadEslint("semver-plain", "moved", "--changes", "off");
     assert.equal(ran.status, 1);
     const check = await eslintCheckOf(ran.stdout);
     assert.equal(check.commitOid, movedCommit);
@@ -259,5 +286,174 @@ describe("a renamed file keeps its findings", () => {
       ),
     ) as { repository: { pullRequest: { summary: { issuesRaised: number; issuesResolved: number } } } };
     assert.deepEqual(data.repository.pullRequest.summary, { issuesRaised: 0, issuesResolved: 1 });
+  });
+});
+
+/** The `repository_issue.*` events recorded for repository `name`, by type, as their issues' shortcodes. */
+async function issueEventsOf(name: string): Promise<{ introduced: string[]; resolved: string[] }> {
+  const rows = await server.db
+    .selectFrom("webhook_events")
+    .select(["type", "data"])
+    .where("type", "in", ["repository_issue.introduced", "repository_issue.resolved"])
+    .orderBy("id")
+    .execute();
+  const events = { introduced: [] as string[], resolved: [] as string[] };
+  for (const row of rows) {
+    const data = (typeof row.data === "string" ? JSON.parse(row.data) : row.data) as {
+      object: { repository: { name: string }; issue: { shortcode: string } };
+    };
+    if (data.object.repository.name !== name) continue;
+    const list = row.type === "repository_issue.introduced" ? events.introduced : events.resolved;
+    list.push(data.object.issue.shortcode);
+  }
+  return { introduced: events.introduced.sort(), resolved: events.resolved.sort() };
+}
+
+const COVERAGE_QUERY = `query($runUid: UUID!) { run(runUid: $runUid) {
+  changesetStats { lines { overall new newCovered } }
+  checks { edges { node { analyzer { shortcode } metrics { shortcode } } } } } }`;
+
+describe("the default branch follows a rename its commit made", () => {
+  let history: Checkout;
+  let baseCommit: string;
+
+  /** `assay upload` of ESLint's report of `version` to `repository`, from `at`'s current commit. */
+  const uploadFrom = (at: Checkout, repository: string, version: string) =>
+    assayUpload(at, [
+      ...["--repository", `gh/acme/${repository}`, "--analyzer", "eslint", "--analyzer-type", "community"],
+      ...["--work-dir", ESLINT_WORK_DIR, "--file", path.join(REPORTS, `${version}.sarif`)],
+    ]);
+
+  /** The line `assay upload` prints for the renames it sent against `parent`. */
+  const renamedLine = (parent: string) => `Renamed files: 1 against the parent ${parent.slice(0, 7)}`;
+
+  test("after a pull request that renamed the file is merged, the default branch's run finds its findings EXISTING", async () => {
+    history = await newCheckout("history");
+    baseCommit = await commitVersion("base", history);
+    assert.equal((await uploadFrom(history, "semver-main", "base")).status, 1);
+    history.git("checkout", "--quiet", "-b", "rename-range");
+    await commitVersion("moved-edited", history);
+    history.git("checkout", "--quiet", "main");
+    history.git("merge", "--quiet", "--no-ff", "-m", "Merge rename-range", "rename-range");
+    const merge = history.git("rev-parse", "HEAD");
+    assert.equal(history.git("rev-parse", "HEAD^1"), baseCommit);
+    // What git says the merge did against its first parent: the rename, with one line edited.
+    assert.match(
+      history.git("diff", "--find-renames", "--summary", baseCommit, merge),
+      /rename src\/\{outside\.js => ranges\/outside-range\.js\} \(9\d%\)/,
+    );
+    const ran = await uploadFrom(history, "semver-main", "moved-edited");
+    assert.equal(ran.status, 0, `${ran.stdout}\n${ran.stderr}`);
+    assert.ok(ran.stdout.split("\n").includes(renamedLine(baseCommit)), ran.stdout);
+    const check = await eslintCheckOf(ran.stdout);
+    assert.equal(check.commitOid, merge);
+    // The edit fixed eqeqeq: that one is RESOLVED, the two others stay EXISTING at the new path.
+    assert.deepEqual([check.introduced, check.resolved], [0, 1]);
+    assert.deepEqual(located(check.findings), await eslintFindings("moved-edited"));
+    assert.ok(check.findings.every((finding) => !finding.isIntroduced));
+  });
+
+  test("the repository-issue events and the trend agree with the run: only the fixed rule is resolved", async () => {
+    assert.deepEqual(await issueEventsOf("semver-main"), {
+      introduced: ["eqeqeq", "no-unused-vars", "prefer-const"],
+      resolved: ["eqeqeq"],
+    });
+    assert.deepEqual(await trendToday("semver-main"), { active: 2, resolved: 1 });
+  });
+
+  test("the renames give the run no changed lines: its coverage has no new-code counts or metrics", async () => {
+    const ran = await assayUpload(history, [
+      ...["--repository", "gh/acme/semver-main", "--analyzer", "test-coverage", "--key", "javascript"],
+      ...["--file", path.join(ROOT, "test", "fixtures", "pull-request", "base.lcov")],
+    ]);
+    assert.equal(ran.status, 0, `${ran.stdout}\n${ran.stderr}`);
+    assert.ok(ran.stdout.split("\n").includes(renamedLine(baseCommit)), ran.stdout);
+    const runUid = /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1];
+    const data = dataOf(await gql(server.endpoint, token, COVERAGE_QUERY, { runUid })) as {
+      run: {
+        changesetStats: { lines: { overall: number; new: number | null; newCovered: number | null } };
+        checks: {
+          edges: Array<{ node: { analyzer: { shortcode: string }; metrics: Array<{ shortcode: string }> } }>;
+        };
+      };
+    };
+    const { lines } = data.run.changesetStats;
+    assert.ok(lines.overall > 0);
+    assert.deepEqual([lines.new, lines.newCovered], [null, null]);
+    const coverage = data.run.checks.edges.find(({ node }) => node.analyzer.shortcode === "test-coverage");
+    const metrics = coverage?.node.metrics.map(({ shortcode }) => shortcode) ?? [];
+    assert.ok(metrics.includes("LCV"), metrics.join());
+    assert.deepEqual(
+      metrics.filter((shortcode) => shortcode.startsWith("N")),
+      [],
+      "no new-code metric",
+    );
+  });
+
+  test("a run compared with an older commit than the diff's parent matches no rename", async () => {
+    // The file at its second path is analysed; the next commit's CI was skipped; the commit after
+    // it renames the file again. Its run is compared with the analysed commit, not the diff's.
+    const skip = await newCheckout("skip");
+    const analysed = await commitVersion("moved", skip);
+    assert.equal((await uploadFrom(skip, "semver-skip", "moved")).status, 1);
+    await fs.writeFile(path.join(skip.dir, "README.md"), "Ranges of versions.\n");
+    skip.git("add", "README.md");
+    skip.git("commit", "--quiet", "-m", "readme");
+    const parent = skip.git("rev-parse", "HEAD");
+    await commitVersion("moved-edited", skip);
+    const ran = await uploadFrom(skip, "semver-skip", "moved-edited");
+    assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), ran.stdout);
+    const data = dataOf(
+      await gql(server.endpoint, token, "query($runUid: UUID!) { run(runUid: $runUid) { baseOid } }", {
+        runUid: /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1],
+      }),
+    ) as { run: { baseOid: string } };
+    assert.equal(data.run.baseOid, analysed);
+    // As without the renames: the findings at the new path are new, those at the old one resolved.
+    const check = await eslintCheckOf(ran.stdout);
+    assert.deepEqual([check.introduced, check.resolved], [2, 3]);
+    assert.deepEqual(located(check.findings), await eslintFindings("moved-edited"));
+  });
+
+  test("a renames base that cannot be one is refused by name, and so are changes that rename nothing", async () => {
+    const merge = history.git("rev-parse", "HEAD");
+    const renames = history.git(
+      "diff",
+      "--find-renames",
+      "--diff-filter=R",
+      "--unified=0",
+      baseCommit,
+      merge,
+    );
+    // The same change as git prints it without looking for renames: a file deleted, another added.
+    const noRenames = history.git("diff", "--no-renames", "--unified=0", baseCommit, merge);
+    assert.doesNotMatch(noRenames, /^rename from/m);
+    const UPLOAD = "mutation($input: UploadArtifactInput!) { uploadArtifact(input: $input) { ok error } }";
+    for (const [input, message] of [
+      [{ renamesBaseOid: "HEAD~1", data: renames }, /renamesBaseOid must be a git commit id/],
+      [{ renamesBaseOid: merge, data: renames }, /renamesBaseOid is the commit itself/],
+      [
+        { renamesBaseOid: baseCommit, analyzer: "eslint", analyzerType: "community", data: "{}" },
+        /send it with analyzer changes/,
+      ],
+      [
+        { renamesBaseOid: baseCommit, data: noRenames },
+        /sent for their renamed files \(renamesBaseOid\) but name none/,
+      ],
+      [{ renamesBaseOid: baseCommit, data: '{"files": {"src/a.js": [[1, 2]]}}' }, /but name none/],
+    ] as const) {
+      const answer = await gql(server.endpoint, token, UPLOAD, {
+        input: {
+          repositoryId: encodeGlobalId("Repository", semverMain.key),
+          commitOid: merge,
+          branch: "main",
+          analyzer: "changes",
+          ...input,
+        },
+      });
+      const result = dataOf(answer).uploadArtifact as { ok: boolean; error: string };
+      assert.equal(result.ok, false, JSON.stringify(input));
+      assert.match(result.error, message);
+    }
   });
 });

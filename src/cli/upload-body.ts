@@ -22,6 +22,11 @@ export interface UploadFields {
    */
   pullRequestNumber?: number;
   baseBranch?: string;
+  /**
+   * With the changes of a branch build, the first parent its diff of renamed files was made
+   * against; left out otherwise (servers before it accept that).
+   */
+  renamesBaseOid?: string;
   analyzer: string;
   analyzerType: string | null;
   key: string | null;

@@ -5,7 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { fakeGit } from "../../test/helpers/fake-git.ts";
-import type { Env, Git } from "./ci-environment.ts";
+import { answerJson, startScriptedServer } from "../../test/helpers/scripted-server.ts";
+import { type Env, type Git, gitIn } from "./ci-environment.ts";
 import { CliError, UsageError } from "./command.ts";
 import {
   type ChangesRequest,
@@ -107,6 +108,7 @@ describe("changed lines from git", () => {
       renamed: 0,
       origin: "against main@3333333",
       mergeBase: MERGE_BASE,
+      renamesBase: null,
     });
     assert.equal(changedLinesSummary(plan.send), "Changed lines: 2 files, 6 lines against main@3333333");
     assert.ok(git.asked.includes(`${DIFF_ARGS} ${MERGE_BASE} ${HEAD}`));
@@ -161,12 +163,8 @@ describe("changed lines from git", () => {
     });
   });
 
-  test("no pull request and no base, --changes off, or an upload of changes itself: nothing sent, git not asked", () => {
-    for (const request of [
-      pullRequest({ pullRequestNumber: null, baseBranch: null }),
-      pullRequest({ changes: { kind: "off" } }),
-      pullRequest({ analyzer: "changes" }),
-    ]) {
+  test("--changes off, or an upload of changes itself: nothing sent, git not asked", () => {
+    for (const request of [pullRequest({ changes: { kind: "off" } }), pullRequest({ analyzer: "changes" })]) {
       const git = clone({});
       assert.deepEqual(planChanges(request, around(git)), { skip: null });
       assert.deepEqual(git.asked, []);
@@ -266,6 +264,116 @@ describe("changed lines from git", () => {
   });
 });
 
+describe("the renames of a branch build", () => {
+  /** A git repository made here, and git in it as the command runs it. */
+  function repository(t: { after: (fn: () => void) => void }) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-branch-renames-"));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const commit = (...files: Array<[string, string | null]>) => {
+      for (const [file, text] of files) {
+        if (text === null) fs.rmSync(path.join(dir, file));
+        else fs.writeFileSync(path.join(dir, file), text);
+      }
+      const run = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.name=Assay Test", "-c", "user.email=test@example.com", ...args], {
+          cwd: dir,
+          encoding: "utf8",
+          env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+        }).trim();
+      if (!fs.existsSync(path.join(dir, ".git"))) run("init", "--quiet", "--initial-branch=main");
+      run("add", "--all");
+      run("commit", "--quiet", "-m", "commit");
+      return run("rev-parse", "HEAD");
+    };
+    return { dir, commit, git: gitIn(dir) };
+  }
+
+  const branchBuild = (commit: string, workDir: string): ChangesRequest => ({
+    changes: { kind: "auto" },
+    analyzer: "eslint",
+    commit,
+    pullRequestNumber: null,
+    baseBranch: null,
+    workDir,
+  });
+
+  const RANGE = [
+    "export function outside(version, range) {",
+    "  const low = range[0];",
+    "  return low;",
+    "}",
+    "",
+  ];
+
+  test("are git's renames against the first parent, sent for themselves: no changed line, the parent named", (t) => {
+    const repo = repository(t);
+    const parent = repo.commit(["outside.js", RANGE.join("\n")], ["README.md", "Ranges.\n"]);
+    // Renamed with an edit, another file changed, a third added: only the rename is sent.
+    const head = repo.commit(
+      ["outside.js", null],
+      ["range.js", RANGE.join("\n").replace("return low;", "return low ?? 0;")],
+      ["README.md", "Ranges of versions.\n"],
+      ["tiers.js", "export const GOLD = 1;\n"],
+    );
+    const plan = planChanges(branchBuild(head, repo.dir), around(repo.git));
+    assert.ok("send" in plan, JSON.stringify(plan));
+    const sent = plan.send;
+    assert.deepEqual(
+      [sent.files, sent.lines, sent.renamed, sent.renamesBase, sent.mergeBase],
+      [0, 0, 1, parent, null],
+    );
+    assert.match(sent.text, /^rename from outside\.js\nrename to range\.js$/m);
+    assert.doesNotMatch(sent.text, /README|tiers/);
+    assert.equal(changedLinesSummary(sent), `Renamed files: 1 against the parent ${parent.slice(0, 7)}`);
+  });
+
+  test("nothing is sent, and nothing said, without a rename or without a parent", (t) => {
+    const repo = repository(t);
+    const root = repo.commit(["outside.js", RANGE.join("\n")]);
+    assert.deepEqual(planChanges(branchBuild(root, repo.dir), around(repo.git)), { skip: null });
+    const edited = repo.commit(["outside.js", `${RANGE.join("\n")}// edited\n`]);
+    assert.deepEqual(planChanges(branchBuild(edited, repo.dir), around(repo.git)), { skip: null });
+  });
+
+  test("they go as renamesBaseOid with the changes, whose answer prints the line", async () => {
+    const prepared = {
+      text: "",
+      workDir: "/ci/shop",
+      files: 0,
+      lines: 0,
+      renamed: 1,
+      origin: `against the parent ${BASE_TIP.slice(0, 7)}`,
+      mergeBase: null,
+      renamesBase: BASE_TIP,
+    };
+    const server = await startScriptedServer();
+    server.respond = answerJson({ data: { uploadArtifact: { ok: true, message: "ok", error: "" } } });
+    try {
+      const target = {
+        url: server.url,
+        token: "t",
+        repositoryId: "r",
+        commit: HEAD,
+        branch: "main",
+        pullRequestNumber: null,
+        baseBranch: null,
+        mergeBaseOid: null,
+        ancestorOids: [BASE_TIP],
+      };
+      assert.deepEqual(await sendChanges(target, prepared), {
+        printed: `Renamed files: 1 against the parent ${BASE_TIP.slice(0, 7)}`,
+      });
+    } finally {
+      await server.stop();
+    }
+    const [request] = server.captured;
+    const sentInput = JSON.parse(request?.body.toString("utf8") ?? "{}").variables.input;
+    assert.equal(sentInput?.renamesBaseOid, BASE_TIP);
+    assert.equal(sentInput?.analyzer, "changes");
+    assert.deepEqual(sentInput?.ancestorOids, [BASE_TIP]);
+  });
+});
+
 describe("--changes FILE", () => {
   const files: Record<string, string> = {
     "/ci/shop/changes.diff": DIFF,
@@ -296,6 +404,7 @@ describe("--changes FILE", () => {
         renamed: 0,
         origin: "from changes.diff",
         mergeBase: null,
+        renamesBase: null,
       },
     });
     const ranges = withFile("ranges.json");

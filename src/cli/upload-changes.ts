@@ -16,7 +16,9 @@ import { CLI_VERSION, interpretUploadAnswer, postGraphql } from "./upload-reques
  * "Changed lines"): `git diff` from the merge base with the base branch to the uploaded commit,
  * uploaded as a CHANGES artifact (analyzer `changes`) of the same run, so the coverage check
  * gets its new-code metrics (NLCV...) without a separate step. Or the file `--changes FILE`
- * names. Computing them never stops the report's own upload: what goes wrong is a warning.
+ * names. For a build of a branch that is no pull request's, the files the commit renamed against
+ * its first parent, sent for their renames alone (docs/ingestion.md "Renamed files"). Computing
+ * them never stops the report's own upload: what goes wrong is a warning.
  */
 
 /** `--changes`: from git when the base branch is known (the default), never, or from a file. */
@@ -38,6 +40,11 @@ export interface PreparedChanges {
   origin: string;
   /** The merge base they were diffed from; null for a file's. */
   mergeBase: string | null;
+  /**
+   * For a diff sent for its renamed files alone, the commit it was made against (the first
+   * parent), sent as `renamesBaseOid`; null for changed lines.
+   */
+  renamesBase: string | null;
 }
 
 /** What to do about changed lines: send them, or not (with the warning to print, if any). */
@@ -73,7 +80,8 @@ export function parseChangesMode(value: string | undefined, cwd: string, command
  * Decides what changed lines go with the upload. `--changes FILE` is read and checked now, so a
  * file that cannot be used stops the command before anything is sent ({@link CliError}); in
  * `auto` mode a pull request's (or `--base`'s) changes are computed from git, and anything
- * missing becomes a warning saying how to fix it.
+ * missing becomes a warning saying how to fix it. A branch build (no pull request, no base
+ * branch) sends the files its commit renamed against its first parent, when there are any.
  */
 export function planChanges(request: ChangesRequest, around: ChangesSurroundings): ChangesPlan {
   const mode = request.changes;
@@ -88,11 +96,9 @@ export function planChanges(request: ChangesRequest, around: ChangesSurroundings
   }
   if (mode.kind === "file") return { send: changesFromFile(mode.path, request.workDir, around.readText) };
   if (request.baseBranch === null) {
+    if (request.pullRequestNumber === null) return renamesFromGit(around.git, request.commit);
     return {
-      skip:
-        request.pullRequestNumber === null
-          ? null
-          : `${NOT_SENT}: the branch pull request ${request.pullRequestNumber} merges into is not known; give --base BRANCH`,
+      skip: `${NOT_SENT}: the branch pull request ${request.pullRequestNumber} merges into is not known; give --base BRANCH`,
     };
   }
   return changesFromGit(around, request.commit, request.baseBranch);
@@ -105,7 +111,14 @@ function changesFromFile(file: string, workDir: string, readText: ReadText): Pre
   if (text === null) throw new CliError(`--changes: cannot read ${file}`);
   const counted = countLines(text, workDir);
   if (typeof counted === "string") throw new CliError(`--changes: ${file}: ${counted}`);
-  return { text, workDir, ...counted, origin: `from ${path.basename(file)}`, mergeBase: null };
+  return {
+    text,
+    workDir,
+    ...counted,
+    origin: `from ${path.basename(file)}`,
+    mergeBase: null,
+    renamesBase: null,
+  };
 }
 
 /** Files and lines of a change set, and the files it renames, or what is wrong with it. */
@@ -154,28 +167,81 @@ function changesFromGit(around: ChangesSurroundings, commit: string, base: strin
   }
   const { head, mergeBase } = located;
   const origin = `against ${base}@${mergeBase.slice(0, 7)}`;
-  const diff = git([
-    "diff",
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--find-renames",
-    "--unified=0",
-    "--src-prefix=a/",
-    "--dst-prefix=b/",
-    mergeBase,
-    head,
-  ]);
+  const diff = git(diffArgs([], mergeBase, head));
   if (diff === null) {
     // git prints nothing for no difference, and the runner gives null for that too.
     if (git(["rev-parse", `${mergeBase}^{tree}`]) === git(["rev-parse", `${head}^{tree}`])) {
-      return { send: { text: "", workDir: topLevel, files: 0, lines: 0, renamed: 0, origin, mergeBase } };
+      return {
+        send: {
+          text: "",
+          workDir: topLevel,
+          files: 0,
+          lines: 0,
+          renamed: 0,
+          origin,
+          mergeBase,
+          renamesBase: null,
+        },
+      };
     }
     return { skip: `${NOT_SENT}: git diff ${mergeBase.slice(0, 12)} ${head.slice(0, 12)} failed` };
   }
   const counted = countLines(diff, topLevel);
   if (typeof counted === "string") return { skip: `${NOT_SENT}: git's diff could not be read: ${counted}` };
-  return { send: { text: `${diff}\n`, workDir: topLevel, ...counted, origin, mergeBase } };
+  return { send: { text: `${diff}\n`, workDir: topLevel, ...counted, origin, mergeBase, renamesBase: null } };
+}
+
+/**
+ * `git diff --find-renames --unified=0` from `from` to `to` as the server reads it, whatever the
+ * user's configuration: no colour, external diff or text conversion, git's own `a/` `b/` prefixes.
+ */
+function diffArgs(filter: string[], from: string, to: string): string[] {
+  return [
+    "diff",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--find-renames",
+    ...filter,
+    "--unified=0",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    from,
+    to,
+  ];
+}
+
+/**
+ * The files `commit` renamed against its first parent: `git diff --find-renames
+ * --diff-filter=R`, only the renamed files' sections (with their edits, which the server does not
+ * count as changed lines). On a branch where every commit is analysed, the first parent is the
+ * run's base commit, and the server matches the renames only when it is. Nothing to send, and
+ * nothing said, when there is no rename, no parent (a root commit, a clone of depth 1) or no git:
+ * the upload goes on as before.
+ */
+function renamesFromGit(git: Git, commit: string): ChangesPlan {
+  const topLevel = git(["rev-parse", "--show-toplevel"]);
+  const head = topLevel === null ? null : git(["rev-parse", "--verify", "--quiet", `${commit}^{commit}`]);
+  const parent = head === null ? null : git(["rev-parse", "--verify", "--quiet", `${head}^1^{commit}`]);
+  if (topLevel === null || head === null || parent === null) return { skip: null };
+  // git prints nothing when no file was renamed, and the runner gives null for that.
+  const diff = git(diffArgs(["--diff-filter=R"], parent, head));
+  if (diff === null) return { skip: null };
+  const counted = countLines(diff, topLevel);
+  if (typeof counted === "string") return { skip: `${NOT_SENT}: git's diff could not be read: ${counted}` };
+  if (counted.renamed === 0) return { skip: null };
+  return {
+    send: {
+      text: `${diff}\n`,
+      workDir: topLevel,
+      files: 0,
+      lines: 0,
+      renamed: counted.renamed,
+      origin: `against the parent ${parent.slice(0, 7)}`,
+      mergeBase: null,
+      renamesBase: parent,
+    },
+  };
 }
 
 /**
@@ -227,9 +293,11 @@ function fetchHint(around: ChangesSurroundings, base: string): string {
 
 /**
  * The line printed for changed lines that were sent: `Changed lines: 3 files, 41 lines against
- * main@1a2b3c4`, with `, 1 renamed file` before the origin when the diff renames files.
+ * main@1a2b3c4`, with `, 1 renamed file` before the origin when the diff renames files; for
+ * renames sent alone, `Renamed files: 1 against the parent 1a2b3c4`.
  */
 export function changedLinesSummary(prepared: PreparedChanges): string {
+  if (prepared.renamesBase !== null) return `Renamed files: ${prepared.renamed} ${prepared.origin}`;
   const files = `${prepared.files} file${prepared.files === 1 ? "" : "s"}`;
   const lines = `${prepared.lines} line${prepared.lines === 1 ? "" : "s"}`;
   const renamed =
@@ -278,6 +346,7 @@ export async function sendChanges(
     ...(target.baseBranch === null ? {} : { baseBranch: target.baseBranch }),
     ...(target.mergeBaseOid === null ? {} : { mergeBaseOid: target.mergeBaseOid }),
     ...(target.ancestorOids ? { ancestorOids: target.ancestorOids } : {}),
+    ...(prepared.renamesBase === null ? {} : { renamesBaseOid: prepared.renamesBase }),
     analyzer: CHANGES_ANALYZER,
     analyzerType: null,
     key: null,

@@ -85,7 +85,7 @@ async function readConfig(config: UploadOptions["config"]): Promise<string | nul
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF, cppcheck or checkstyle XML, go vet, GCC, ShellCheck, pylint or Bandit JSON) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
+    "Upload an analyzer (SARIF, cppcheck or checkstyle XML, go vet, GCC, ShellCheck, pylint or Bandit JSON) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git, for a branch build the files its commit renamed (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {
@@ -137,7 +137,7 @@ export const uploadCommand: Command = {
       type: "string",
       placeholder: "auto|off|FILE",
       description:
-        "Changed lines sent with the report, for new-code coverage: auto (default) sends, for a pull request or --base, git diff from the merge base with the base branch (origin/BRANCH, else BRANCH) to the commit, and warns without stopping when the clone lacks that history (fetch-depth: 0); off sends none; FILE sends a unified diff or JSON ranges.",
+        "Changed lines sent with the report, for new-code coverage and renamed files: auto (default) sends, for a pull request or --base, git diff from the merge base with the base branch (origin/BRANCH, else BRANCH) to the commit, and warns without stopping when the clone lacks that history (fetch-depth: 0); for a branch build without either, only the files the commit renamed against its first parent (git diff --find-renames --diff-filter=R), so their findings keep their states, and no changed line; off sends none; FILE sends a unified diff or JSON ranges.",
     },
     "work-dir": {
       type: "string",

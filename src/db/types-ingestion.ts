@@ -43,6 +43,12 @@ export interface ArtifactsTable {
    * subdirectory of it (migration 0033); null when it did not, and `work_dir` is the root.
    */
   repository_root: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * A CHANGES artifact sent for its renamed files alone: the commit its diff was made against
+   * (migration 0043). Its renames count only while that commit is the run's base commit, and its
+   * lines are no changed lines of the run (docs/ingestion.md "Renamed files"). Null otherwise.
+   */
+  renames_base_oid: ColumnType<string | null, string | null | undefined, string | null>;
   content_sha256: Buffer;
   status: WithDefault<ArtifactStatus>;
   /** Why processing failed, in words a user can act on. */

@@ -33,6 +33,7 @@ import {
   storedForm,
   textChunks,
 } from "./artifact-bytes.ts";
+import { parseRenamedFiles } from "./changes.ts";
 import { collectDecodedText, collectText, validateChanges, validateCoverage } from "./coverage/validate.ts";
 import { invalidReportMessage, UploadError, wrongFormatMessage } from "./errors.ts";
 import { readGoModules } from "./go-modules.ts";
@@ -88,6 +89,8 @@ interface CheckedUpload {
   mergeBaseOid: string | null;
   /** The commit's first-parent ancestors, nearest first, lower-cased; null when the upload sends none. */
   ancestorOids: string[] | null;
+  /** A CHANGES upload's renames base, lower-cased; null when it sends none. */
+  renamesBaseOid: string | null;
   kind: ArtifactKind;
   analyzer: string;
   languageKey: CoverageLanguageKey | null;
@@ -157,6 +160,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
   const analyzer = upload.analyzer.trim();
   if (analyzer === "") throw new UploadError("INVALID_INPUT", "analyzer is empty");
   const kind = artifactKindOf(analyzer);
+  const renamesBaseOid = readRenamesBaseOid(upload.renamesBaseOid, kind, commitOid);
   let languageKey: CoverageLanguageKey | null = null;
   if (kind === "COVERAGE") {
     const key = (upload.key ?? "").trim().toLowerCase();
@@ -196,6 +200,7 @@ function checkUpload(repository: RepositoryRow, upload: ArtifactUpload): Checked
     baseBranch,
     mergeBaseOid: mergeBaseOid?.toLowerCase() ?? null,
     ancestorOids,
+    renamesBaseOid,
     kind,
     analyzer,
     languageKey,
@@ -251,6 +256,39 @@ function readAncestorOids(list: readonly string[] | null | undefined, commitOid:
     seen.add(oid);
   }
   return [...seen];
+}
+
+/**
+ * The upload's `renamesBaseOid` checked (docs/ingestion.md "Renamed files"): a commit id other
+ * than the commit itself, sent with a CHANGES upload; lower-cased, as the runs' commits are.
+ * Null when the upload sends none. Throws INVALID_INPUT naming the problem.
+ */
+function readRenamesBaseOid(
+  value: string | null | undefined,
+  kind: ArtifactKind,
+  commitOid: string,
+): string | null {
+  const oid = value?.trim().toLowerCase() || null;
+  if (oid === null) return null;
+  if (!COMMIT_PATTERN.test(oid)) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `renamesBaseOid must be a git commit id of 7 to 64 hexadecimal characters, got "${oid.slice(0, 80)}"`,
+    );
+  }
+  if (kind !== "CHANGES") {
+    throw new UploadError(
+      "INVALID_INPUT",
+      "renamesBaseOid is the commit a diff of renamed files was made against: send it with analyzer changes",
+    );
+  }
+  if (oid === commitOid.toLowerCase()) {
+    throw new UploadError(
+      "INVALID_INPUT",
+      `renamesBaseOid is the commit itself (${oid}): a diff renames files against an earlier commit`,
+    );
+  }
+  return oid;
 }
 
 /** The upload's configuration read (null when it sends none, or only blanks); INVALID_CONFIG when it cannot be. */
@@ -328,6 +366,12 @@ async function validateReport(
     } else {
       const changes = await collectText(text());
       validateChanges(changes, upload.workDir);
+      if (checked.renamesBaseOid !== null && parseRenamedFiles(changes, upload.workDir).size === 0) {
+        throw new UploadError(
+          "INVALID_REPORT",
+          'the changes are sent for their renamed files (renamesBaseOid) but name none: send a diff of git diff --find-renames, whose "rename from" and "rename to" lines name them',
+        );
+      }
       format = changesFormatName(changes);
     }
   } catch (error) {
@@ -432,6 +476,7 @@ export async function acceptUpload(
       analyzer: checked.analyzer,
       languageKey: checked.languageKey,
       sha256: report.sha256,
+      renamesBaseOid: checked.renamesBaseOid,
       ...(checked.repositoryRoot === null
         ? {}
         : { placed: { workDir: checked.workDir, repositoryRoot: checked.repositoryRoot } }),
@@ -454,6 +499,7 @@ export async function acceptUpload(
       reporter_version: upload.reporterVersion?.trim().slice(0, 100) || null,
       work_dir: checked.workDir,
       repository_root: checked.repositoryRoot,
+      renames_base_oid: checked.renamesBaseOid,
       go_modules: checked.goModules === null ? null : JSON.stringify(checked.goModules),
       compression: stored.compression,
       stored_bytes: stored.bytes.length,

@@ -86,7 +86,7 @@ export async function processInputOf(
     check,
     baseCheckId,
     text: () => artifactText(tx, artifact, maxBytes),
-    renamedFiles: () => renamedFilesOfRun(tx, run.id, maxBytes),
+    renamedFiles: () => renamedFilesOfRun(tx, run, maxBytes),
   };
 }
 

@@ -24,6 +24,11 @@ export interface ArtifactUpload {
   mergeBaseOid?: string | null;
   /** The commit's first-parent ancestors, nearest first (`uploadArtifact` only; docs/ingestion.md "Where a run stands in the history"). */
   ancestorOids?: readonly string[] | null;
+  /**
+   * A CHANGES upload sent for its renamed files alone: the commit its diff was made against
+   * (`uploadArtifact` only; docs/ingestion.md "Renamed files").
+   */
+  renamesBaseOid?: string | null;
   analyzer: string;
   analyzerType: string | null;
   /** Coverage: the language key (`javascript`, `go`...); ignored otherwise. */

@@ -33,6 +33,7 @@ export interface UploadArtifactInputValue {
   baseBranch?: string | null;
   mergeBaseOid?: string | null;
   ancestorOids?: readonly string[] | null;
+  renamesBaseOid?: string | null;
   analyzer: string;
   analyzerType?: string | null;
   key?: string | null;
@@ -70,6 +71,7 @@ export function uploadOfUploadArtifact(input: UploadArtifactInputValue, userId: 
     baseBranch: presentOrNull(input.baseBranch),
     mergeBaseOid: presentOrNull(input.mergeBaseOid),
     ancestorOids: input.ancestorOids ?? null,
+    renamesBaseOid: presentOrNull(input.renamesBaseOid),
     analyzer: input.analyzer,
     analyzerType: presentOrNull(input.analyzerType),
     key: presentOrNull(input.key),
@@ -191,6 +193,11 @@ const UploadArtifactInput = builder.inputType("UploadArtifactInput", {
       required: false,
       description:
         "The commit's first-parent ancestors, nearest first (`git rev-list --first-parent`, without the commit itself; at most 1000; an Assay extension). On the default branch the run is then compared with the newest of them that was analysed rather than with the latest upload, and a run of an older commit that arrives after a newer commit's is placed before it in the branch's history: it gets its own checks but does not become the repository's current state. Ignored for a pull request's run, which mergeBaseOid places. Without it, runs follow the upload order. `assay upload` sends up to 100.",
+    }),
+    renamesBaseOid: t.string({
+      required: false,
+      description:
+        "With analyzer `changes`: the commit the diff was made against, sending the diff for its renamed files alone (an Assay extension). The run's findings in those files are matched with their old paths' only while this commit is the run's base commit, the one it is compared with; the diff's lines are not the run's changed lines, so its coverage gets no new-code metrics from them. `assay upload` sends `git diff --find-renames --diff-filter=R` from the first parent with this for a build of a branch that is no pull request's. Without it, a diff's renames and lines count whatever it was made against.",
     }),
     analyzer: t.string({
       required: true,

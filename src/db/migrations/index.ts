@@ -40,6 +40,7 @@ import * as accountIssues from "./0039-account-issues.ts";
 import * as scaHistory from "./0040-sca-history.ts";
 import * as artifactAnalyzedPaths from "./0041-artifact-analyzed-paths.ts";
 import * as runMergeBase from "./0042-run-merge-base.ts";
+import * as artifactRenamesBase from "./0043-artifact-renames-base.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -87,6 +88,7 @@ const migrations: Record<string, Migration> = {
   "0040-sca-history": scaHistory,
   "0041-artifact-analyzed-paths": artifactAnalyzedPaths,
   "0042-run-merge-base": runMergeBase,
+  "0043-artifact-renames-base": artifactRenamesBase,
 };
 
 /** Kysely migration provider over {@link migrations}. */

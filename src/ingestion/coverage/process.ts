@@ -15,7 +15,7 @@ import {
   ensureCoverageReport,
   insertCoverageFiles,
 } from "../../modules/coverage/coverage-report-store.ts";
-import { countChangedLines, parseChangedLines } from "../changes.ts";
+import { countChangedLines, parseChangedLines, parseRenamedFiles } from "../changes.ts";
 import {
   alternativesWarning,
   ambiguousPathWarnings,
@@ -92,13 +92,21 @@ export async function processCoverage(
 
 /**
  * Processes a CHANGES artifact: checks it parses, then recomputes the run's coverage so new-code
- * coverage appears whether the coverage or the changed lines arrived first.
+ * coverage appears whether the coverage or the changed lines arrived first. One sent for its
+ * renamed files alone changes no coverage: it counts the files it renames.
  */
 export async function processChanges(
   input: ProcessInput,
   maxBytes: number = DEFAULT_CHANGES_MAX_BYTES,
 ): Promise<ProcessResult> {
-  const changed = parseChangedLines(await collectText(input.text()), input.artifact.work_dir);
+  const text = await collectText(input.text());
+  const changed = parseChangedLines(text, input.artifact.work_dir);
+  if (input.artifact.renames_base_oid !== null) {
+    const tally = new ProcessTally();
+    const renamed = parseRenamedFiles(text, input.artifact.work_dir).size;
+    tally.store(renamed);
+    return tally.result({ renamedFiles: renamed });
+  }
   const { ambiguous } = await recomputeRunCoverage(input.tx, input.run.id, maxBytes);
   const tally = new ProcessTally();
   tally.store(changed.size);

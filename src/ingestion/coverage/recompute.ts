@@ -98,14 +98,18 @@ export async function recomputeRunCoverage(
 
 /**
  * The union of the run's CHANGES artifacts that did not fail, or null when it has none. One that
- * does not parse is left out: its own processing reports the problem.
+ * does not parse is left out: its own processing reports the problem. One sent for its renamed
+ * files alone (`renames_base_oid`) has no changed lines: a default-branch run gets no new-code
+ * coverage from the renames `assay upload` sends it (docs/ingestion.md "Renamed files").
  */
 async function changedLinesOfRun(
   tx: Kysely<Database>,
   runId: string,
   maxBytes: number,
 ): Promise<ChangedLines | null> {
-  const artifacts = await findUnfailedChangesArtifactsOfRun(tx, runId);
+  const artifacts = (await findUnfailedChangesArtifactsOfRun(tx, runId)).filter(
+    (artifact) => artifact.renames_base_oid === null,
+  );
   if (artifacts.length === 0) return null;
   const sets: ChangedLines[] = [];
   for (const artifact of artifacts) {

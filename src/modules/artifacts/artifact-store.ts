@@ -73,7 +73,7 @@ function pathsOf(value: unknown): string[] | null {
 // looked up per row (primary-key probes), so a page reads only its own rows.
 const VIEW = sql`(
   SELECT a.id, a.key, a.repository_id, a.run_id, a.check_id, a.kind, a.analyzer, a.analyzer_type,
-    a.language_key, a.reporter, a.reporter_version, a.work_dir, a.repository_root, a.go_modules, a.compression, a.stored_bytes,
+    a.language_key, a.reporter, a.reporter_version, a.work_dir, a.repository_root, a.renames_base_oid, a.go_modules, a.compression, a.stored_bytes,
     a.report_bytes, a.format, a.status, a.error, a.result, a.uploaded_by, a.created_at, a.processed_at,
     (SELECT r.key FROM analysis_runs AS r WHERE r.id = a.run_id) AS run_key,
     (SELECT c.key FROM checks AS c WHERE c.id = a.check_id) AS check_key
@@ -164,6 +164,8 @@ export function findDuplicateArtifact(
     analyzer: string;
     languageKey: string | null;
     sha256: Buffer;
+    /** A CHANGES artifact's renames base: the same diff against another commit is another artifact. */
+    renamesBaseOid?: string | null;
     /**
      * A report placed in a subdirectory of the checkout (`repositoryRoot` given) repeats only one
      * placed in the same directory: the same bytes made in `web/` and in `api/` are two reports.
@@ -177,7 +179,8 @@ export function findDuplicateArtifact(
     .where("run_id", "=", match.runId)
     .where("analyzer", "=", match.analyzer)
     .where((eb) => eb.fn.coalesce("language_key", eb.val("")), "=", match.languageKey ?? "")
-    .where("content_sha256", "=", match.sha256);
+    .where("content_sha256", "=", match.sha256)
+    .where((eb) => eb.fn.coalesce("renames_base_oid", eb.val("")), "=", match.renamesBaseOid ?? "");
   if (match.placed) {
     const { workDir, repositoryRoot } = match.placed;
     query = query
@@ -234,10 +237,10 @@ export async function findCoverageArtifactCheckIdOfRun(
 export function findUnfailedChangesArtifactsOfRun(
   tx: Kysely<Database>,
   runId: string,
-): Promise<Array<Pick<ArtifactRow, "id" | "compression" | "work_dir">>> {
+): Promise<Array<Pick<ArtifactRow, "id" | "compression" | "work_dir" | "renames_base_oid">>> {
   return tx
     .selectFrom("artifacts")
-    .select(["id", "compression", "work_dir"])
+    .select(["id", "compression", "work_dir", "renames_base_oid"])
     .where("run_id", "=", runId)
     .where("kind", "=", "CHANGES")
     .where("status", "!=", "FAILED")

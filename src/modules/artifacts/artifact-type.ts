@@ -155,6 +155,12 @@ export const ArtifactRef = builder.objectRef<ArtifactView>("Artifact").implement
         "The checkout's root the upload named, when it said the report was made in a subdirectory of it (`workDir`; an Assay extension, sent by `assay upload --work-dir`): the report's relative paths were read from that subdirectory, its absolute paths against this root. Null when it named none, and `workDir` was taken as the root.",
       resolve: (a) => a.repository_root,
     }),
+    renamesBaseOid: t.string({
+      nullable: true,
+      description:
+        "A CHANGES artifact sent for its renamed files alone (an Assay extension; `assay upload` sends one for a branch build that renames files): the commit its diff was made against. Its renames matched the run's findings with their old paths' only when this was the run's base commit, and its lines are not the run's changed lines. Null for every other artifact.",
+      resolve: (a) => a.renames_base_oid,
+    }),
     goModules: t.field({
       type: [GoModuleRef],
       nullable: true,
