@@ -409,6 +409,12 @@ describe("the default branch follows a rename its commit made", () => {
       }),
     ) as { run: { baseOid: string } };
     assert.equal(data.run.baseOid, analysed);
+    assert.ok(
+      ran.stdout.includes(
+        `The run's changes rename 1 file against ${parent.slice(0, 12)}, but the run is compared with ${analysed.slice(0, 12)}`,
+      ),
+      ran.stdout,
+    );
     // As without the renames: the findings at the new path are new, those at the old one resolved.
     const check = await eslintCheckOf(ran.stdout);
     assert.deepEqual([check.introduced, check.resolved], [2, 3]);

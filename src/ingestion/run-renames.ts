@@ -4,25 +4,41 @@ import { findUnfailedChangesArtifactsOfRun } from "../modules/artifacts/artifact
 import { artifactText } from "./artifact-bytes.ts";
 import { mergeRenamedFiles, parseRenamedFiles, type RenamedFiles } from "./changes.ts";
 import { collectText } from "./coverage/validate.ts";
+import type { RunRenames } from "./types.ts";
 
 /**
  * The files the run's CHANGES artifacts (those that did not fail) say were renamed, by new path
  * with the old one (docs/ingestion.md "Renamed files"); empty when the run has none, as for a
  * client that sends no changes. An artifact sent for its renames alone counts only when the commit
  * its diff was made against is the run's base commit: a rename from another commit may name a
- * path the base never had, or another file that had it. `maxBytes` caps the text read from each
- * artifact.
+ * path the base never had, or another file that had it; the warning then says so, for the
+ * report's artifact. `maxBytes` caps the text read from each artifact.
  */
 export async function renamedFilesOfRun(
   tx: Kysely<Database>,
   run: Pick<AnalysisRunRow, "id" | "base_oid">,
   maxBytes: number,
-): Promise<RenamedFiles> {
+): Promise<RunRenames> {
   const artifacts = await findUnfailedChangesArtifactsOfRun(tx, run.id);
   const sets: RenamedFiles[] = [];
+  let setAside: { baseOid: string; files: number } | null = null;
   for (const artifact of artifacts) {
-    if (artifact.renames_base_oid !== null && artifact.renames_base_oid !== run.base_oid) continue;
-    sets.push(parseRenamedFiles(await collectText(artifactText(tx, artifact, maxBytes)), artifact.work_dir));
+    const renames = parseRenamedFiles(
+      await collectText(artifactText(tx, artifact, maxBytes)),
+      artifact.work_dir,
+    );
+    const base = artifact.renames_base_oid;
+    if (base === null || base === run.base_oid) sets.push(renames);
+    else setAside ??= { baseOid: base, files: renames.size };
   }
-  return mergeRenamedFiles(sets);
+  return {
+    files: mergeRenamedFiles(sets),
+    warning: setAside === null || run.base_oid === null ? null : notFollowedWarning(setAside, run.base_oid),
+  };
+}
+
+/** The warning for renames set aside: what they are against, and what the run is compared with. */
+function notFollowedWarning(setAside: { baseOid: string; files: number }, runBase: string): string {
+  const files = setAside.files === 1 ? "1 file" : `${setAside.files} files`;
+  return `The run's changes rename ${files} against ${setAside.baseOid.slice(0, 12)}, but the run is compared with ${runBase.slice(0, 12)}: findings in renamed files are matched at their new paths only (resolved at the old path, introduced at the new one).`;
 }

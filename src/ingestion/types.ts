@@ -60,6 +60,14 @@ export interface ArtifactUpload {
   goModules?: readonly GoModuleRow[] | null;
 }
 
+/** The files a run's changes renamed, and why some the changes name are not followed. */
+export interface RunRenames {
+  /** By new path, with the old one. */
+  files: RenamedFiles;
+  /** Said on the report's artifact when a diff's renames are set aside (its base is not the run's); else null. */
+  warning: string | null;
+}
+
 /** A processed check row as stored. */
 export interface CheckRef {
   id: string;
@@ -96,9 +104,10 @@ export interface ProcessInput {
   text: () => AsyncIterable<Uint8Array>;
   /**
    * The files the run's changes say were renamed, new path to old (docs/ingestion.md "Renamed
-   * files"). Absent: none (an input built without the run's changes, such as an SBOM's).
+   * files"), with a warning when some are not followed. Absent: none (an input built without the
+   * run's changes, such as an SBOM's).
    */
-  renamedFiles?: () => Promise<RenamedFiles>;
+  renamedFiles?: () => Promise<RunRenames>;
 }
 
 /**

@@ -119,7 +119,9 @@ export function sarifScenes(db: () => Kysely<Database>) {
       check,
       baseCheckId: baseCheckId ?? null,
       text: () => chunks(text),
-      ...(renamedFiles === undefined ? {} : { renamedFiles: async () => renamedFiles }),
+      ...(renamedFiles === undefined
+        ? {}
+        : { renamedFiles: async () => ({ files: renamedFiles, warning: null }) }),
     };
   }
 

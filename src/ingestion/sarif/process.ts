@@ -262,6 +262,7 @@ export async function stageSarif(
     input.baseCheckId === null ? [check.id] : [check.id, input.baseCheckId],
   );
   const version = fingerprintVersionOf(versions.get(String(check.id)) ?? FINGERPRINT_VERSION);
+  const renames = input.renamedFiles ? await input.renamedFiles() : { files: new Map(), warning: null };
   const context: ResultContext = {
     analyzer: artifact.analyzer,
     catalog,
@@ -272,7 +273,7 @@ export async function stageSarif(
       (path) => tests.matching(path) !== null,
     ),
     fingerprints: new FingerprintSequence(),
-    renamedFiles: input.renamedFiles ? await input.renamedFiles() : new Map(),
+    renamedFiles: renames.files,
     version,
     baseVersion: fingerprintVersionOf(
       (input.baseCheckId === null ? undefined : versions.get(String(input.baseCheckId))) ?? version,
@@ -396,6 +397,7 @@ export async function stageSarif(
   const testsWarning = testPatternsWarning(context.suppression.rulesOnTestPatterns, tests, config.whose);
   if (testsWarning !== null) tally.warn(testsWarning);
   for (const warning of toolErrors.warnings()) tally.warn(warning);
+  if (renames.warning !== null) tally.warn(renames.warning);
   return async (publishTx) => {
     const leftOut = reported.with(await leaveOutAtPublication(publishTx, check.id, artifact.id, staged));
     await publishArtifact(publishTx, artifact.id);
