@@ -555,7 +555,9 @@ record_gcc_history() { # out-dir
   rm -f "$WORK/_gcc-history.jsonl"
 }
 
-# ESLint with the SARIF formatter, on the js-lint project. The summary: the stylish formatter's
+# ESLint with the SARIF formatter, on the js-lint project, and the same run's own JSON outputs
+# (eslint.json from `--format json`, eslint-metadata.json from `--format json-with-metadata`,
+# which adds its rules' `meta`), read as reports of their own. The summary: the stylish formatter's
 # totals, and from the JSON formatter the problems per rule and, apart (`withoutRule`), those of
 # no rule, such as an unused eslint-disable directive, which ESLint counts among its problems and
 # the SARIF formatter files under the invocation's toolConfigurationNotifications.
@@ -566,10 +568,11 @@ record_eslint() { # out-dir
   # The formatter is resolved through NODE_PATH, from the tools directory.
   NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint.sarif"
   expect_status "1" "$BIN/eslint" src >"$out/eslint.tool-output.txt"
-  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint.json"
+  expect_status "1" "$BIN/eslint" --format json src >"$out/eslint.json"
+  expect_status "1" "$BIN/eslint" --format json-with-metadata src >"$out/eslint-metadata.json"
   write_summary "$out/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
     "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
-      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile results "$WORK/_eslint.json" --arg root "$PWD/" '
+      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile results "$out/eslint.json" --arg root "$PWD/" '
         ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
         | [$results[0][] | (.filePath | ltrimstr($root)) as $file | .messages[] | . + {file: $file}] as $messages
         | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
@@ -1623,9 +1626,10 @@ make_message_numbers() {
 # Findings silenced in the source (test/suppressed-findings.test.ts): ESLint with the SARIF
 # formatter over js-suppressed/, whose two `eslint-disable-next-line` comments each silence one
 # problem. ESLint leaves those out of its problems and the SARIF formatter writes them as results
-# with an inSource suppression. The summary: the stylish formatter's totals (the unsuppressed
-# problems) and, from the JSON formatter, every problem and every suppressed one with its rule
-# and line.
+# with an inSource suppression; its JSON formatter (eslint.json, kept as a report of its own)
+# writes them under each file's `suppressedMessages`. The summary: the stylish formatter's totals
+# (the unsuppressed problems) and, from the JSON formatter, every problem and every suppressed one
+# with its rule and line.
 make_suppressions() {
   local out="$ROOT/test/fixtures/suppressions"
   rm -rf "$out"
@@ -1634,10 +1638,10 @@ make_suppressions() {
   enter_project js-suppressed
   NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif src >"$out/eslint.sarif"
   expect_status "1" "$BIN/eslint" src >"$out/eslint.tool-output.txt"
-  expect_status "1" "$BIN/eslint" --format json src >"$WORK/_eslint-suppressed.json"
+  expect_status "1" "$BIN/eslint" --format json src >"$out/eslint.json"
   write_summary "$out/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
     "eslint --format @microsoft/eslint-formatter-sarif src" "$PWD" "$(
-      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile results "$WORK/_eslint-suppressed.json" --arg root "$PWD/" '
+      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile results "$out/eslint.json" --arg root "$PWD/" '
         ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
         | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
            findings: [$results[0][] | (.filePath | ltrimstr($root)) as $path
@@ -1655,8 +1659,9 @@ make_suppressions() {
 # same rules without JSX) over src (server.sarif: badge.jsx does not parse); and the server's
 # over the files named one by one, JSX ignored, as a job linting changed files runs it
 # (server-changed.sarif: it lists badge.jsx, ignored, with a warning). The summary of each: from
-# ESLint's JSON formatter, every file it reports with its findings (messages of a rule) and its
-# other messages (a parsing error is `fatal`).
+# ESLint's JSON formatter (kept beside each SARIF log as a report of its own, <name>.json), every
+# file it reports with its findings (messages of a rule) and its other messages (a parsing error
+# is `fatal`).
 make_shards() {
   local out="$ROOT/test/fixtures/shards" version
   rm -rf "$out"
@@ -1666,13 +1671,13 @@ make_shards() {
     shift
     log "ESLint over js-shards/$version ($name)"
     NODE_PATH="$NPM_DIR/node_modules" expect_status "1" "$BIN/eslint" --format @microsoft/eslint-formatter-sarif "$@" >"$out/$name.sarif"
-    expect_status "1" "$BIN/eslint" --format json "$@" >"$WORK/_shard.json"
+    expect_status "1" "$BIN/eslint" --format json "$@" >"$out/$name.json"
     write_summary "$out/$name.summary.json" eslint "$("$BIN/eslint" --version)" \
       "eslint --format @microsoft/eslint-formatter-sarif $*" "$PWD" "$(
         jq --arg root "$PWD/" '{files: [.[] | {path: (.filePath | ltrimstr($root)),
           findings: [.messages[] | select(.ruleId != null)] | length,
           others: [.messages[] | select(.ruleId == null) | {message, fatal: (.fatal == true), severity}]}]}' \
-          "$WORK/_shard.json"
+          "$out/$name.json"
       )"
   }
   for version in base fixed; do
