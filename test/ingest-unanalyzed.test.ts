@@ -311,8 +311,8 @@ function summaryOf<T extends { workDir: string }>(folder: string, name: string):
 }
 
 /**
- * Uploads the recorded SARIF report `<name>.sarif` of `folder` under `analyzer` for `commit` on
- * main, from the directory its summary says the tool ran in.
+ * Uploads the recorded report `<name>.<extension>` of `folder` (its SARIF, unless told) under
+ * `analyzer` for `commit` on main, from the directory its summary says the tool ran in.
  */
 function uploadRecorded(
   repository: RepositoryRow,
@@ -320,13 +320,14 @@ function uploadRecorded(
   folder: string,
   name: string,
   commit = aCommit(),
+  extension = "sarif",
 ) {
   return uploadReport(
     repository,
     {
       analyzer,
       workDir: summaryOf(folder, name).workDir,
-      data: fs.readFileSync(path.join(folder, `${name}.sarif`), "utf8"),
+      data: fs.readFileSync(path.join(folder, `${name}.${extension}`), "utf8"),
     },
     commit,
   );
@@ -349,69 +350,75 @@ const BADGE = "src/badge.jsx";
 /** What ESLint's JSON formatter said of src/badge.jsx in a lint. */
 const badgeIn = (shard: Shard) => shardSummary(shard).figures.files.find((file) => file.path === BADGE)!;
 
-/** Uploads ESLint's report of a lint of js-shards for `commit` on main. */
-const uploadShard = (repository: RepositoryRow, shard: Shard, commit = aCommit()) =>
-  uploadRecorded(repository, "eslint", SHARDS, shard, commit);
-
 const UNPARSED_BADGE = `Not analyzed by the tool: ${BADGE}. The base's findings there are kept as EXISTING (not resolved), and the check is judged on the rest of the report.`;
 
-describe("ESLint's shards, whose runs list the files they were given", () => {
-  for (const order of [
-    ["server", "app"],
-    ["app", "server"],
-  ] as const) {
-    test(`in a check of two lints (${order.join(" then ")}), a file one could not parse and the other linted and found nothing in has its base findings resolved`, async () => {
+// The SARIF formatter's report of each lint, and ESLint's own JSON output of the same lint.
+for (const [extension, reports] of [
+  ["sarif", "SARIF"],
+  ["json", "JSON output"],
+] as const) {
+  /** Uploads ESLint's report of a lint of js-shards for `commit` on main. */
+  const uploadShard = (repository: RepositoryRow, shard: Shard, commit = aCommit()) =>
+    uploadRecorded(repository, "eslint", SHARDS, shard, commit, extension);
+
+  describe(`ESLint's shards (its ${reports}), whose reports list the files they were given`, () => {
+    for (const order of [
+      ["server", "app"],
+      ["app", "server"],
+    ] as const) {
+      test(`in a check of two lints (${order.join(" then ")}), a file one could not parse and the other linted and found nothing in has its base findings resolved`, async () => {
+        const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+        const base = await uploadShard(repository, "base");
+        const inBadge = badgeIn("base").findings;
+        assert.ok(inBadge > 0);
+        assert.deepEqual(await statesIn(checkKeyOf(base.check), BADGE), { INTRODUCED: inBadge });
+
+        // The commit fixed them: the app's lint finds nothing in badge.jsx, the server's cannot parse it.
+        assert.deepEqual(badgeIn("app"), { path: BADGE, findings: 0, others: [] });
+        assert.deepEqual(
+          badgeIn("server").others.map((other) => other.fatal),
+          [true],
+        );
+        const commit = aCommit();
+        const answers = [];
+        for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
+        const unparsed = answers.find((answer) => answer.shard === "server")!;
+        assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
+        const check = answers[1]!.check;
+        assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
+        assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { RESOLVED: inBadge });
+        assert.equal(check.summary.occurrencesResolved, inBadge);
+        assert.equal(await carriedIn(check), 0, "the app's lint analyzed badge.jsx: nothing is carried");
+        assert.equal(check.status, "SUCCESS", "judged by its gate: cart.js's findings are not new");
+        assert.equal((await currentFindingsByFile(repository))[BADGE], undefined);
+      });
+    }
+
+    test("a file a lint was given and ignored (listed, with a warning) is not one it analyzed: where the other lint could not parse it, the base's findings stay EXISTING", async () => {
       const repository = await aRepository(server.db, account, { defaultBranch: "main" });
       const base = await uploadShard(repository, "base");
-      const inBadge = badgeIn("base").findings;
-      assert.ok(inBadge > 0);
-      assert.deepEqual(await statesIn(checkKeyOf(base.check), BADGE), { INTRODUCED: inBadge });
+      const inBadge = (await statesIn(checkKeyOf(base.check), BADGE)).INTRODUCED!;
 
-      // The commit fixed them: the app's lint finds nothing in badge.jsx, the server's cannot parse it.
-      assert.deepEqual(badgeIn("app"), { path: BADGE, findings: 0, others: [] });
       assert.deepEqual(
-        badgeIn("server").others.map((other) => other.fatal),
-        [true],
+        badgeIn("server-changed").others.map(({ fatal, severity, message }) => ({
+          fatal,
+          severity,
+          ignored: message.startsWith("File ignored"),
+        })),
+        [{ fatal: false, severity: 1, ignored: true }],
       );
       const commit = aCommit();
-      const answers = [];
-      for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
-      const unparsed = answers.find((answer) => answer.shard === "server")!;
+      const unparsed = await uploadShard(repository, "server", commit);
       assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
-      const check = answers[1]!.check;
-      assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
-      assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { RESOLVED: inBadge });
-      assert.equal(check.summary.occurrencesResolved, inBadge);
-      assert.equal(await carriedIn(check), 0, "the app's lint analyzed badge.jsx: nothing is carried");
-      assert.equal(check.status, "SUCCESS", "judged by its gate: cart.js's findings are not new");
-      assert.equal((await currentFindingsByFile(repository))[BADGE], undefined);
+      const { check } = await uploadShard(repository, "server-changed", commit);
+      assert.equal(unparsed.check.id, check.id, "both lints are one check");
+      assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { EXISTING: inBadge });
+      assert.equal(check.summary.occurrencesResolved, 0);
+      assert.equal(await carriedIn(check), inBadge);
+      assert.equal((await currentFindingsByFile(repository))[BADGE], inBadge);
     });
-  }
-
-  test("a file a lint was given and ignored (listed, with a warning) is not one it analyzed: where the other lint could not parse it, the base's findings stay EXISTING", async () => {
-    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
-    const base = await uploadShard(repository, "base");
-    const inBadge = (await statesIn(checkKeyOf(base.check), BADGE)).INTRODUCED!;
-
-    assert.deepEqual(
-      badgeIn("server-changed").others.map(({ fatal, severity, message }) => ({
-        fatal,
-        severity,
-        ignored: message.startsWith("File ignored"),
-      })),
-      [{ fatal: false, severity: 1, ignored: true }],
-    );
-    const commit = aCommit();
-    const unparsed = await uploadShard(repository, "server", commit);
-    assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
-    const { check } = await uploadShard(repository, "server-changed", commit);
-    assert.equal(unparsed.check.id, check.id, "both lints are one check");
-    assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { EXISTING: inBadge });
-    assert.equal(check.summary.occurrencesResolved, 0);
-    assert.equal(await carriedIn(check), inBadge);
-    assert.equal((await currentFindingsByFile(repository))[BADGE], inBadge);
   });
-});
+}
 
 interface OxlintSummary {
   workDir: string;

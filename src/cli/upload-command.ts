@@ -85,7 +85,7 @@ async function readConfig(config: UploadOptions["config"]): Promise<string | nul
 export const uploadCommand: Command = {
   name: "upload",
   summary:
-    "Upload an analyzer (SARIF, cppcheck or checkstyle XML, go vet, GCC, ShellCheck, pylint or Bandit JSON) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git, for a branch build the files its commit renamed (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
+    "Upload an analyzer (SARIF, cppcheck or checkstyle XML, go vet, GCC, ShellCheck, pylint, Bandit or ESLint JSON) or coverage report, or an SBOM (analyzer sca), to an Assay server, for CI. Streams the file gzipped; the token comes from ASSAY_TOKEN. Commit, branch and pull request default to the CI's variables, then git. For a pull request it also sends the changed lines from git, for a branch build the files its commit renamed (see --changes). With --wait, waits for processing and exits by the check's verdict: 0 passed, 1 failed, 3 not known in time.",
   flags: {
     file: { type: "string", placeholder: "PATH", required: true, description: "The report; - reads stdin." },
     analyzer: {

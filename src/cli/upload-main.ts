@@ -27,7 +27,7 @@ const note = (line: string) => process.stderr.write(`${line}\n`);
 
 function usageText(): string {
   return [
-    `assay ${CLI_VERSION}: sends analyzer (SARIF, cppcheck or checkstyle XML, go vet, GCC, ShellCheck, pylint or Bandit JSON) and coverage reports to an Assay server.`,
+    `assay ${CLI_VERSION}: sends analyzer (SARIF, cppcheck or checkstyle XML, go vet, GCC, ShellCheck, pylint, Bandit or ESLint JSON) and coverage reports to an Assay server.`,
     "",
     `Usage: assay ${formatUsageLine(uploadCommand)}`,
     "",

@@ -1,9 +1,10 @@
 import { readBanditJson } from "./bandit/reader.ts";
 import { readCheckstyleXml } from "./checkstyle/reader.ts";
 import { readCppcheckXml } from "./cppcheck/reader.ts";
+import { readEslintJson } from "./eslint/reader.ts";
 import { readGccJson } from "./gcc/reader.ts";
 import { readGoVetJson } from "./govet/reader.ts";
-import { type PythonToolJson, pythonToolOfFirstMember } from "./json-tools.ts";
+import { isEslintJson, type PythonToolJson, pythonToolOfFirstMember } from "./json-tools.ts";
 import { readPylintJson } from "./pylint/reader.ts";
 import { withOwnErrors } from "./sarif/own-errors.ts";
 import { readSarif, type SarifChunk } from "./sarif/reader.ts";
@@ -16,22 +17,25 @@ import { SNIFF_HEAD_BYTES, xmlRootElement } from "./sniff.ts";
  * The reports an analyzer's findings arrive in: SARIF 2.1.0, cppcheck's XML (cppcheck before
  * 2.16 writes no SARIF), `go vet -json`'s output (vet writes no SARIF) and GCC's JSON diagnostics
  * (GCC before 13 writes no SARIF), checkstyle XML (ShellCheck, Checkstyle, ESLint's formatter,
- * phpcs and other linters), ShellCheck's JSON and gcc lines, and Python's linters' JSON: pylint's
- * list of messages and Bandit's report. All are read into the SARIF reader's events, so
+ * phpcs and other linters), ShellCheck's JSON and gcc lines, Python's linters' JSON (pylint's
+ * list of messages and Bandit's report) and ESLint's JSON (`--format json` and
+ * `json-with-metadata`). All are read into the SARIF reader's events, so
  * everything after the reader is one path. Which one a report is follows from its head: `<` is
  * XML, checkstyle's when its root element is `<checkstyle>`, else cppcheck's (whose reader names
  * the root it did not expect); `#` the go command's package line that starts vet's output; `[` a
- * list, ShellCheck's json when its first item begins with `"file"`, pylint's with `"type"`, else
- * GCC's; `{` whose first member is `"comments"` ShellCheck's json1, one of the keys Bandit sorts first
- * (src/formats/json-tools.ts) Bandit's; a first line `file:line:column: level: message [SCnnnn]`
+ * list, ShellCheck's json when its first item begins with `"file"`, pylint's with `"type"`,
+ * ESLint's with `"filePath"`, else GCC's; `{` whose first member is `"comments"` ShellCheck's
+ * json1, `"results"` holding ESLint's files (or an empty list, then `"metadata"`) ESLint's
+ * json-with-metadata, one of the keys Bandit sorts first (src/formats/json-tools.ts) Bandit's; a first line `file:line:column: level: message [SCnnnn]`
  * ShellCheck's gcc output (GCC's own text lines end with `[-Wname]`, not `[SCnnnn]`, and stay
  * refused); anything else is read as SARIF (whose reader names the problem when it is not JSON
  * either).
  *
  * Two things the head cannot tell are read from the analyzer the upload names. An empty list
- * (`[]`) is what pylint, ShellCheck's `-f json` and GCC (for one file) all write for a clean run:
- * it is that tool's when the analyzer is (`pylint`, `shellcheck`, `gcc`, or the catalog's
- * `python`, `shell`, `cxx`), otherwise an "empty JSON list" of no tool (several lists in a row are
+ * (`[]`) is what pylint, ShellCheck's `-f json` and GCC (for one file) all write for a clean run
+ * (and ESLint's `--format json` given no file to lint, with `--no-error-on-unmatched-pattern`):
+ * it is that tool's when the analyzer is (`pylint`, `shellcheck`, `gcc`, `eslint`, or the
+ * catalog's `python`, `shell`, `cxx`, `javascript`), otherwise an "empty JSON list" of no tool (several lists in a row are
  * GCC's). And ShellCheck's outputs that are not findings are refused naming those that are: its
  * `tty` text (told by its `In <file> line <n>:` headers and `SCnnnn (level):` marks), and, under a
  * ShellCheck analyzer, its `diff` (a patch) and `quiet` (nothing at all).
@@ -47,6 +51,7 @@ export type FindingsFormat =
   | "shellcheck-json"
   | "shellcheck-gcc"
   | PythonToolJson
+  | "eslint-json"
   | "empty-list";
 
 /** ShellCheck's outputs that hold no findings to read (`-f tty`, `-f diff`, `-f quiet`). */
@@ -64,6 +69,7 @@ export const FINDINGS_FORMAT_NAMES: Readonly<Record<FindingsFormat, string>> = {
   "shellcheck-gcc": "ShellCheck gcc",
   "pylint-json": "pylint JSON",
   "bandit-json": "Bandit JSON",
+  "eslint-json": "ESLint JSON",
   "empty-list": "empty JSON list",
 };
 
@@ -79,6 +85,8 @@ const EMPTY_LIST_OF_ANALYZER: Readonly<Record<string, FindingsFormat>> = {
   shell: "shellcheck-json",
   gcc: "gcc-json",
   cxx: "gcc-json",
+  eslint: "eslint-json",
+  javascript: "eslint-json",
 };
 
 /** Whether an upload under `analyzer` is ShellCheck's (its community shortcode, or the catalog's shell analyzer). */
@@ -134,14 +142,30 @@ export function findingsFormatOf(
     const member = /^\{\s*(?:\}|"([^"\\]*)"|[^"\s])/.exec(text);
     if (member === null) return complete ? "sarif" : null;
     if (member[1] === "comments") return "shellcheck-json1";
+    if (member[1] === "results") {
+      // ESLint's json-with-metadata or Bandit's report: what the list holds tells.
+      if (isEslintJson(text)) return "eslint-json";
+      if (!complete && text.length < RESULTS_HEAD_CHARACTERS) return null;
+    }
     return pythonToolOfFirstMember(member[1] ?? "") ?? "sarif";
   }
   return textFormatOf(text, complete, analyzer);
 }
 
-/** A report that begins with `[`: GCC's lists, ShellCheck's json, pylint's messages, or an empty list. */
+/**
+ * How much of a report whose first member is `results` is looked at before it is taken for
+ * Bandit's: enough to see, in ESLint's json-with-metadata, the first file's `filePath` or the
+ * `metadata` after an empty list.
+ */
+const RESULTS_HEAD_CHARACTERS = 256;
+
+/**
+ * A report that begins with `[`: GCC's lists, ShellCheck's json, pylint's messages, ESLint's
+ * linted files, or an empty list.
+ */
 function listFormatOf(text: string, complete: boolean, analyzer: string | null): FindingsFormat | null {
-  // GCC's diagnostics begin with "kind", ShellCheck's comments with "file", pylint's messages with "type".
+  // GCC's diagnostics begin with "kind", ShellCheck's comments with "file", pylint's messages
+  // with "type", ESLint's files with "filePath".
   const item = /^\[\s*(?:(\])|\{\s*"([^"]*)"|[^{\s])/.exec(text);
   if (item === null) return complete ? "gcc-json" : null;
   if (item[1] === "]") {
@@ -152,6 +176,7 @@ function listFormatOf(text: string, complete: boolean, analyzer: string | null):
     return EMPTY_LIST_OF_ANALYZER[analyzer ?? ""] ?? "empty-list";
   }
   if (item[2] === "file") return "shellcheck-json";
+  if (item[2] === "filePath") return "eslint-json";
   return item[2] === "type" ? "pylint-json" : "gcc-json";
 }
 
@@ -256,6 +281,8 @@ export async function* readFindings(
   else if (format === "shellcheck-gcc") yield* readShellcheckGcc(replayed(), readerOptions);
   else if (format === "pylint-json") yield* readPylintJson(replayed(), readerOptions);
   else if (format === "bandit-json") yield* readBanditJson(replayed(), readerOptions);
+  else if (format === "eslint-json")
+    yield* readEslintJson(replayed(), { ...readerOptions, listedFiles: options.listedFiles });
   else
     yield* withOwnErrors(
       readSarif(replayed(), {

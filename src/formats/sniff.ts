@@ -1,7 +1,7 @@
 import { type ParsedTokenInfo, Tokenizer, TokenType } from "@streamparser/json";
 import { detectCoverageFormat } from "./coverage/detect.ts";
 import type { CoverageFormat } from "./coverage/types.ts";
-import { pythonToolJsonOf } from "./json-tools.ts";
+import { isEslintJson, pythonToolJsonOf } from "./json-tools.ts";
 import { isShellcheckGccLine } from "./shellcheck/gcc-reader.ts";
 
 /**
@@ -26,6 +26,7 @@ export type SniffedFormat =
   | "shellcheck-gcc"
   | "pylint-json"
   | "bandit-json"
+  | "eslint-json"
   | "lcov"
   | "cobertura"
   | "clover"
@@ -64,6 +65,7 @@ const DESCRIPTIONS: Record<SniffedFormat, [FormatFamily, string]> = {
   "shellcheck-gcc": ["findings", "ShellCheck's gcc output"],
   "pylint-json": ["findings", "pylint's JSON output"],
   "bandit-json": ["findings", "a Bandit JSON report"],
+  "eslint-json": ["findings", "ESLint's JSON output"],
   lcov: ["coverage", "an LCOV coverage report"],
   cobertura: ["coverage", "a Cobertura coverage report"],
   clover: ["coverage", "a Clover coverage report"],
@@ -132,6 +134,7 @@ function jsonFormatOf(text: string): SniffedFormat {
   if (/^\[\s*(?:\]|\{\s*"kind"\s*:\s*")/.test(text)) return "gcc-json";
   // ShellCheck's -f json: a list of comments, each beginning with its file.
   if (/^\[\s*\{\s*"file"\s*:/.test(text)) return "shellcheck-json";
+  if (isEslintJson(text)) return "eslint-json";
   const pythonTool = pythonToolJsonOf(text);
   if (pythonTool !== null) return pythonTool;
   const members = topLevelMembers(text);

@@ -3,6 +3,7 @@ import { BanditFormatError } from "../formats/bandit/reader.ts";
 import { CheckstyleFormatError } from "../formats/checkstyle/reader.ts";
 import { CoverageFormatError } from "../formats/coverage/index.ts";
 import { CppcheckFormatError } from "../formats/cppcheck/reader.ts";
+import { EslintFormatError } from "../formats/eslint/reader.ts";
 import { GccFormatError } from "../formats/gcc/reader.ts";
 import { GoVetFormatError } from "../formats/govet/reader.ts";
 import { PylintFormatError } from "../formats/pylint/reader.ts";
@@ -92,6 +93,11 @@ export function invalidReportMessage(error: unknown): string | undefined {
     return error.problem === "NOT_PYLINT"
       ? `the report is invalid: ${error.message}`
       : `the pylint JSON report is invalid: ${error.message}`;
+  }
+  if (error instanceof EslintFormatError) {
+    return error.problem === "NOT_ESLINT"
+      ? `the report is invalid: ${error.message}`
+      : `the ESLint JSON report is invalid: ${error.message}`;
   }
   if (error instanceof BanditFormatError) {
     return error.problem === "NOT_BANDIT"

@@ -1,7 +1,7 @@
 // test-runner: execution-mode independent
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { readToolFixture, toolFixture } from "../formats/fixtures.ts";
+import { readFixtureFile, readToolFixture, toolFixture } from "../formats/fixtures.ts";
 import { SarifFormatError } from "../formats/sarif/types.ts";
 import { MAX_UNANALYZED_PATHS, quotedResult, ToolErrors, validateSarif } from "./sarif-validate.ts";
 
@@ -217,5 +217,19 @@ describe("quotedResult quotes a result not stored as a tool error is quoted", ()
       quotedResult({ message: "bad \u0000 text", ruleId: "R\ud800" }),
       '"bad \ufffd text" of rule R\ufffd',
     );
+  });
+});
+
+describe("validateSarif of ESLint's JSON", () => {
+  test("json-with-metadata is one run of the rules it describes, though its header comes again after the results", async () => {
+    const text = readFixtureFile("sarif", "eslint/eslint-metadata.json");
+    const summary = await validateSarif(bytes(text), { root: fixture.workDir, directory: null });
+    const sarif = await validate(eslintLog());
+    assert.equal(summary.format, "eslint-json");
+    assert.deepEqual(
+      [summary.runs, summary.rules, summary.results, summary.placed],
+      [sarif.runs, sarif.rules, sarif.results, sarif.placed],
+    );
+    assert.equal(summary.runs, 1);
   });
 });

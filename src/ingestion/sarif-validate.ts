@@ -258,7 +258,9 @@ export async function validateSarif(
   };
   for await (const event of readFindings(text, options)) {
     if (event.type === "run") {
-      summary.runs += 1;
+      // A run's header may come again with the rules described after its results (ESLint's
+      // json-with-metadata): runs are numbered from 0, and each header brings rules of its own.
+      summary.runs = Math.max(summary.runs, event.run.index + 1);
       summary.rules += event.run.tool.rules.length;
       for (const extension of event.run.tool.extensions) summary.rules += extension.rules.length;
       continue;

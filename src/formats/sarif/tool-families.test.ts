@@ -154,6 +154,27 @@ const EXAMPLES: Record<string, Example> = {
     severities: LINT,
   },
   "eslint-jsx-a11y": { tool: "ESLint", ruleId: "jsx-a11y/alt-text", category: "BUG_RISK", severities: LINT },
+  "eslint-type-problem": {
+    tool: "ESLint",
+    ruleId: "promise/valid-params",
+    strings: { type: "problem" },
+    category: "BUG_RISK",
+    severities: LINT,
+  },
+  "eslint-type-suggestion": {
+    tool: "ESLint",
+    ruleId: "unicorn/prefer-at",
+    strings: { type: "suggestion" },
+    category: "ANTI_PATTERN",
+    severities: LINT,
+  },
+  "eslint-type-layout": {
+    tool: "ESLint",
+    ruleId: "@stylistic/semi",
+    strings: { type: "layout" },
+    category: "STYLE",
+    severities: LINT,
+  },
   "oxlint-eval": {
     tool: "oxlint",
     ruleId: "eslint(no-eval)",

@@ -408,7 +408,7 @@ const FAMILIES: readonly FamilySpec[] = [
     family: "ESLint",
     tools: ["eslint"],
     source:
-      "ESLint's rule sources (`meta.type`, eslint-rule-types.ts) and docs (`no-eval`: evaluating strings opens the program to injection); typescript-eslint's rules (`meta.type`) and stylistic configs (typescript-eslint-rule-types.ts); eslint-plugin-jsdoc, eslint-plugin-security, eslint-plugin-jsx-a11y",
+      "ESLint's rule sources (`meta.type`, eslint-rule-types.ts) and docs (`no-eval`: evaluating strings opens the program to injection); typescript-eslint's rules (`meta.type`) and stylistic configs (typescript-eslint-rule-types.ts); eslint-plugin-jsdoc, eslint-plugin-security, eslint-plugin-jsx-a11y; any other rule's `meta.type` where the report gives it (ESLint's json-with-metadata)",
     rows: [
       { key: "eslint-eval", rule: idIn("`no-eval`, `no-implied-eval`", EVAL_RULES), category: "SECURITY" },
       {
@@ -456,6 +456,10 @@ const FAMILIES: readonly FamilySpec[] = [
       { key: "eslint-jsdoc", rule: idPrefix("jsdoc/"), category: "DOCUMENTATION" },
       { key: "eslint-security-plugin", rule: idPrefix("security/"), category: "SECURITY" },
       { key: "eslint-jsx-a11y", rule: idPrefix("jsx-a11y/"), category: "BUG_RISK" },
+      // The other rules by the `meta.type` ESLint's json-with-metadata output gives them.
+      { key: "eslint-type-problem", rule: property("type", "problem"), category: "BUG_RISK" },
+      { key: "eslint-type-suggestion", rule: property("type", "suggestion"), category: "ANTI_PATTERN" },
+      { key: "eslint-type-layout", rule: property("type", "layout"), category: "STYLE" },
     ],
   },
   {

@@ -380,6 +380,14 @@ export type NotificationArray = "toolExecutionNotifications" | "toolConfiguratio
 const ESLINT_DIRECTIVE_NOTICE = /^Unused (eslint-disable directive|eslint-enable directive|inline config)\b/;
 
 /**
+ * Whether a message of ESLint without a rule is about its directives (an unused
+ * `eslint-disable`): about how it was directed, not about a file it could not lint.
+ */
+export function isEslintDirectiveNotice(message: string): boolean {
+  return ESLINT_DIRECTIVE_NOTICE.test(message);
+}
+
+/**
  * True when a notification is about the tool's configuration, not its execution: SARIF puts
  * those in `toolConfigurationNotifications` ("conditions relevant to the tool's configuration"),
  * and what the run met, a file it could not read, in `toolExecutionNotifications` ("runtime
@@ -391,7 +399,7 @@ const ESLINT_DIRECTIVE_NOTICE = /^Unused (eslint-disable directive|eslint-enable
 function isConfigurationNotice(array: NotificationArray, message: string, tool: SarifTool | null): boolean {
   if (array !== "toolConfigurationNotifications") return false;
   if (tool?.name.toLowerCase() !== "eslint") return true;
-  return ESLINT_DIRECTIVE_NOTICE.test(message);
+  return isEslintDirectiveNotice(message);
 }
 
 /** Result `index` of `run` (§3.27) with its rule among `tool`'s, or the error naming what it lacks. */
