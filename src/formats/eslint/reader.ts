@@ -7,6 +7,7 @@ import {
   MAX_TOOL_ERROR,
   type SarifEvent,
   type SarifLevel,
+  type SarifLocation,
   type SarifRule,
   type SarifSuppression,
   type SarifTool,
@@ -21,14 +22,14 @@ import { isRecord, readTextReport } from "../text-report.ts";
  * and fingerprints. `eslint --format json` is one list of the files ESLint linted
  * (https://eslint.org/docs/latest/use/formatters/#json):
  *
- *   [{"filePath": "/work/app/src/orders.js",
+ *   [{"filePath": "/ci/app/src/orders.js",
  *     "messages": [{"ruleId": "no-var", "severity": 1, "message": "Unexpected var, use let or
  *       const instead.", "line": 4, "column": 1, "endLine": 4, "endColumn": 22}],
  *     "suppressedMessages": [], "errorCount": 0, "fatalErrorCount": 0, "warningCount": 1, …}]
  *
  * `--format json-with-metadata` is an object of the same list and the rules' `meta` after it:
  *
- *   {"results": [{"filePath": …}], "metadata": {"cwd": "/work/app",
+ *   {"results": [{"filePath": …}], "metadata": {"cwd": "/ci/app",
  *     "rulesMeta": {"no-var": {"type": "suggestion", "docs": {"description": "Require `let` or
  *       `const` instead of `var`", "url": "https://eslint.org/docs/latest/rules/no-var"}, …}}}}
  *
@@ -273,13 +274,9 @@ class EslintReader extends JsonDocumentReader {
    * about a directive, else naming the file unanalyzed; a warning not about a directive (a file
    * ESLint was given but ignored) says the file was not linted.
    */
-  private onOwnMessage(
-    location: ReturnType<typeof locationOfPlace>,
-    text: string,
-    level: SarifLevel,
-    fatal: boolean,
-  ): void {
-    const inRepository = !location.outsideRepository && location.path !== null && location.path !== "";
+  private onOwnMessage(location: SarifLocation, text: string, level: SarifLevel, fatal: boolean): void {
+    // The repository file the message is about, if it names one.
+    const file = !location.outsideRepository && location.path ? location.path : null;
     const directive = !fatal && isEslintDirectiveNotice(text);
     if (level === "error") {
       this.events.push({
@@ -289,17 +286,13 @@ class EslintReader extends JsonDocumentReader {
           message: (text || "(no message)").slice(0, MAX_TOOL_ERROR),
           path: location.outsideRepository ? location.uri : location.path,
           line: location.region?.startLine ?? null,
-          ...(directive
-            ? { configuration: true as const }
-            : inRepository
-              ? { unanalyzedPath: location.path! }
-              : {}),
+          ...(directive ? { configuration: true as const } : file !== null ? { unanalyzedPath: file } : {}),
         },
       });
       return;
     }
-    if (!directive && inRepository && this.listedFiles) {
-      this.events.push({ type: "toolNotice", notice: { runIndex: 0, path: location.path! } });
+    if (!directive && file !== null && this.listedFiles) {
+      this.events.push({ type: "toolNotice", notice: { runIndex: 0, path: file } });
     }
   }
 
