@@ -49,6 +49,7 @@ before(async () => {
   await aRepository(server.db, team, { name: "semver-plain", defaultBranch: "main" });
   semverMain = await aRepository(server.db, team, { name: "semver-main", defaultBranch: "main" });
   await aRepository(server.db, team, { name: "semver-skip", defaultBranch: "main" });
+  await aRepository(server.db, team, { name: "semver-topic", defaultBranch: "main" });
   token = await aToken(server.db, server.config.tokenPepper, user);
   scratch = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-renames-")));
   first = await newCheckout("semver");
@@ -419,6 +420,36 @@ describe("the default branch follows a rename its commit made", () => {
     const check = await eslintCheckOf(ran.stdout);
     assert.deepEqual([check.introduced, check.resolved], [2, 3]);
     assert.deepEqual(located(check.findings), await eslintFindings("moved-edited"));
+  });
+
+  test("a branch pushed without a pull request is compared with the default branch: its renames are set aside without a warning", async () => {
+    const topic = await newCheckout("topic");
+    const analysed = await commitVersion("moved", topic);
+    assert.equal((await uploadFrom(topic, "semver-topic", "moved")).status, 1);
+    topic.git("checkout", "--quiet", "-b", "topic");
+    await fs.writeFile(path.join(topic.dir, "README.md"), "Ranges of versions.\n");
+    topic.git("add", "README.md");
+    topic.git("commit", "--quiet", "-m", "readme");
+    const parent = topic.git("rev-parse", "HEAD");
+    await commitVersion("moved-edited", topic);
+    const ran = await uploadFrom(topic, "semver-topic", "moved-edited");
+    assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), `${ran.stdout}\n${ran.stderr}`);
+    const data = dataOf(
+      await gql(
+        server.endpoint,
+        token,
+        "query($runUid: UUID!) { run(runUid: $runUid) { baseOid branchName } }",
+        {
+          runUid: /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1],
+        },
+      ),
+    ) as { run: { baseOid: string; branchName: string } };
+    assert.deepEqual(data.run, { baseOid: analysed, branchName: "topic" });
+    // Its build cannot know what it is compared with; the default branch's runs are what the
+    // renames are sent for.
+    assert.doesNotMatch(ran.stdout, /The run's changes rename/);
+    const check = await eslintCheckOf(ran.stdout);
+    assert.deepEqual([check.introduced, check.resolved], [2, 3]);
   });
 
   test("a renames base that cannot be one is refused by name, and so are changes that rename nothing", async () => {

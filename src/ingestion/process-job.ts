@@ -86,7 +86,7 @@ export async function processInputOf(
     check,
     baseCheckId,
     text: () => artifactText(tx, artifact, maxBytes),
-    renamedFiles: () => renamedFilesOfRun(tx, run, maxBytes),
+    renamedFiles: () => renamedFilesOfRun(tx, run, repository.default_branch, maxBytes),
   };
 }
 

@@ -11,12 +11,15 @@ import type { RunRenames } from "./types.ts";
  * with the old one (docs/ingestion.md "Renamed files"); empty when the run has none, as for a
  * client that sends no changes. An artifact sent for its renames alone counts only when the commit
  * its diff was made against is the run's base commit: a rename from another commit may name a
- * path the base never had, or another file that had it; the warning then says so, for the
- * report's artifact. `maxBytes` caps the text read from each artifact.
+ * path the base never had, or another file that had it; on the default branch, whose runs the
+ * renames are sent for, the warning then says so for the report's artifact (a branch pushed
+ * without a pull request is compared with the default branch, never with the parent its build
+ * sends renames against: nothing is said there). `maxBytes` caps the text read from each artifact.
  */
 export async function renamedFilesOfRun(
   tx: Kysely<Database>,
-  run: Pick<AnalysisRunRow, "id" | "base_oid">,
+  run: Pick<AnalysisRunRow, "id" | "base_oid" | "branch_name">,
+  defaultBranch: string | null,
   maxBytes: number,
 ): Promise<RunRenames> {
   const artifacts = await findUnfailedChangesArtifactsOfRun(tx, run.id);
@@ -33,7 +36,10 @@ export async function renamedFilesOfRun(
   }
   return {
     files: mergeRenamedFiles(sets),
-    warning: setAside === null || run.base_oid === null ? null : notFollowedWarning(setAside, run.base_oid),
+    warning:
+      setAside === null || run.base_oid === null || run.branch_name !== defaultBranch
+        ? null
+        : notFollowedWarning(setAside, run.base_oid),
   };
 }
 
