@@ -2,19 +2,37 @@ import { type Kysely, sql } from "kysely";
 import type { Database, NewRepository, RepositoryRow, VcsProvider } from "../../db/types.ts";
 import type { ConnectionSource } from "../../graphql/pagination.ts";
 
-/** Repositories with these keys in accounts `viewerId` belongs to. */
-export function findVisibleRepositoriesByKeys(
+/** One viewer's lookup of a repository by key. */
+export interface VisibleRepositoryLookup {
+  viewerId: string;
+  key: string;
+}
+
+/** A repository found for a lookup, with the viewer it was found for. */
+export type VisibleRepositoryRow = RepositoryRow & { viewer_id: string };
+
+/**
+ * The repositories of `lookups` in accounts the lookup's viewer belongs to, each with that viewer:
+ * the lookups of several viewers in one statement (src/graphql/shared-lookup.ts), a row only for
+ * the viewer that may see it.
+ */
+export async function findVisibleRepositoriesOfViewers(
   db: Kysely<Database>,
-  viewerId: string,
-  keys: readonly string[],
-): Promise<RepositoryRow[]> {
-  return db
-    .selectFrom("repositories as r")
-    .innerJoin("memberships as m", "m.account_id", "r.account_id")
-    .selectAll("r")
-    .where("m.user_id", "=", viewerId)
-    .where("r.key", "in", keys)
-    .execute();
+  lookups: readonly VisibleRepositoryLookup[],
+): Promise<VisibleRepositoryRow[]> {
+  if (lookups.length === 0) return [];
+  // One lookup, the usual one, as plain parameters, so PostgreSQL keeps a generic plan for it
+  // (docs/decisions.md "One repository's page as a plain parameter"); several as arrays.
+  const only = lookups.length === 1 ? lookups[0] : undefined;
+  const wanted = only
+    ? sql`(SELECT cast(${only.viewerId} as bigint), cast(${only.key} as text))`
+    : sql`unnest(cast(${lookups.map((l) => l.viewerId)} as bigint[]), cast(${lookups.map((l) => l.key)} as text[]))`;
+  const result = await sql<VisibleRepositoryRow>`
+    SELECT r.*, cast(w.viewer_id as text) AS viewer_id
+    FROM ${wanted} AS w(viewer_id, key)
+    JOIN repositories AS r ON r.key = w.key
+    JOIN memberships AS m ON m.account_id = r.account_id AND m.user_id = w.viewer_id`.execute(db);
+  return result.rows;
 }
 
 /** Repositories by internal id, for foreign keys the caller already had access through. */
