@@ -22,6 +22,10 @@ export interface UploadFields {
    */
   pullRequestNumber?: number;
   baseBranch?: string;
+  /** Where the commit meets the base branch (`git merge-base`), left out when not known. */
+  mergeBaseOid?: string;
+  /** The commit's first-parent ancestors, nearest first, left out when git cannot list them. */
+  ancestorOids?: string[];
   /**
    * With the changes of a branch build, the first parent its diff of renamed files was made
    * against; left out otherwise (servers before it accept that).
