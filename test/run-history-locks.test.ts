@@ -142,31 +142,51 @@ async function untilWaitingOrDone(done: Promise<unknown>): Promise<void> {
   });
 }
 
+/**
+ * The upload first: it makes its run (of a child of the late run, or of a pull request whose
+ * spec names it) and holds its transaction open while the late run is settled, then commits.
+ * Answers the run it made, the late run's base and its settlement's rebases of the new run.
+ */
+async function anUploadThenTheSettlement(
+  spec: (
+    late: AnalysisRunRow,
+    first: AnalysisRunRow,
+  ) => { ancestorOids: string[]; spec?: Partial<NewRunSpec> },
+): Promise<{ made: AnalysisRunRow; first: AnalysisRunRow; rebases: number; settled: AnalysisRunRow }> {
+  const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
+  const uploadMayCommit = signal();
+  const given = spec(late, first);
+  const upload = anUploadMakingARun(
+    repository,
+    aCommit(),
+    given.ancestorOids,
+    uploadMayCommit.fired,
+    given.spec,
+  );
+  try {
+    await upload.hasMadeRun;
+    const settlement = aSettlement(late.id, lateCheckId, Promise.resolve());
+    // Without the lock the settlement would not wait: it would look for the runs to compare
+    // again before the new run is committed, and queue nothing.
+    await untilWaitingOrDone(settlement.settled);
+    uploadMayCommit.fire();
+    const made = await upload.made;
+    const settled = await settlement.settled;
+    return { made, first, rebases: await rebasesQueuedFor(made.id), settled };
+  } finally {
+    uploadMayCommit.fire();
+    await upload.made.catch(() => undefined);
+  }
+}
+
 describe("an upload making a run while the late run it should be compared with is settled", () => {
   test("the upload first: the settlement waits for it, finds the new run and queues its rebase", async () => {
-    const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
-    const uploadMayCommit = signal();
-    const upload = anUploadMakingARun(
-      repository,
-      aCommit(),
-      [late.commit_oid, first.commit_oid],
-      uploadMayCommit.fired,
-    );
-    try {
-      await upload.hasMadeRun;
-      const settlement = aSettlement(late.id, lateCheckId, Promise.resolve());
-      // Without the lock the settlement would not wait: it would look for the runs after the
-      // late one before the new run is committed, and queue nothing.
-      await untilWaitingOrDone(settlement.settled);
-      uploadMayCommit.fire();
-      const made = await upload.made;
-      assert.equal(made.base_run_id, first.id, "made while the late run was not analysed yet");
-      assert.equal((await settlement.settled).status, "SUCCESS");
-      assert.equal(await rebasesQueuedFor(made.id), 1, "the new run is compared again with the late run");
-    } finally {
-      uploadMayCommit.fire();
-      await upload.made.catch(() => undefined);
-    }
+    const { made, first, rebases, settled } = await anUploadThenTheSettlement((late, first) => ({
+      ancestorOids: [late.commit_oid, first.commit_oid],
+    }));
+    assert.equal(made.base_run_id, first.id, "made while the late run was not analysed yet");
+    assert.equal(settled.status, "SUCCESS");
+    assert.equal(rebases, 1, "the new run is compared again with the late run");
   });
 
   test("the settlement first: the upload waits for it and compares the new run with the late run", async () => {
@@ -195,27 +215,17 @@ describe("an upload making a run while the late run it should be compared with i
   });
 
   test("a pull request's run made while its merge base's run is settled: the settlement finds it", async () => {
-    const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
-    const uploadMayCommit = signal();
-    const upload = anUploadMakingARun(repository, aCommit(), [], uploadMayCommit.fired, {
-      branch: "topic",
-      pullRequestNumber: 7,
-      baseBranch: "main",
-      mergeBaseOid: late.commit_oid,
-      ancestorOids: null,
-    });
-    try {
-      await upload.hasMadeRun;
-      const settlement = aSettlement(late.id, lateCheckId, Promise.resolve());
-      await untilWaitingOrDone(settlement.settled);
-      uploadMayCommit.fire();
-      const made = await upload.made;
-      assert.equal(made.base_run_id, first.id, "made while its merge base's run was not analysed yet");
-      await settlement.settled;
-      assert.equal(await rebasesQueuedFor(made.id), 1, "compared again with its merge base's run");
-    } finally {
-      uploadMayCommit.fire();
-      await upload.made.catch(() => undefined);
-    }
+    const { made, first, rebases } = await anUploadThenTheSettlement((late) => ({
+      ancestorOids: [],
+      spec: {
+        branch: "topic",
+        pullRequestNumber: 7,
+        baseBranch: "main",
+        mergeBaseOid: late.commit_oid,
+        ancestorOids: null,
+      },
+    }));
+    assert.equal(made.base_run_id, first.id, "made while its merge base's run was not analysed yet");
+    assert.equal(rebases, 1, "compared again with its merge base's run");
   });
 });
