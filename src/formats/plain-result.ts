@@ -60,3 +60,43 @@ export function plainResult(finding: PlainFinding): SarifResult {
     fingerprints: {},
   };
 }
+
+/**
+ * What a reader of another format knows of a rule: its id and, where the format says them, a name,
+ * a description, a help page, a level, its own strings (pylint's type, ESLint's `meta.type`) and
+ * taxa. Everything else of the rule is SARIF's default.
+ */
+export interface PlainRule {
+  id: string;
+  /** Its place among the run's rules; -1 (the default) for a rule the run does not list. */
+  index?: number;
+  name?: string | null;
+  shortDescription?: string | null;
+  helpUri?: string | null;
+  defaultLevel?: SarifLevel | null;
+  strings?: Record<string, string>;
+  taxa?: SarifTaxonRef[];
+}
+
+/** A SARIF rule described by another format (see {@link PlainRule}). */
+export function plainRule(rule: PlainRule): SarifRule {
+  return {
+    id: rule.id,
+    index: rule.index ?? -1,
+    name: rule.name ?? null,
+    shortDescription: rule.shortDescription ?? null,
+    fullDescription: null,
+    help: null,
+    helpUri: rule.helpUri ?? null,
+    defaultLevel: rule.defaultLevel ?? null,
+    properties: {
+      tags: [],
+      securitySeverity: null,
+      precision: null,
+      problemSeverity: null,
+      strings: rule.strings ?? {},
+    },
+    taxa: rule.taxa ?? [],
+    messageStrings: {},
+  };
+}

@@ -1,6 +1,6 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { JsonDocumentReader } from "../json-document.ts";
-import { plainResult } from "../plain-result.ts";
+import { plainResult, plainRule } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import {
@@ -224,20 +224,14 @@ class BanditReader extends JsonDocumentReader {
     const known = this.rules.get(id);
     if (known !== undefined) return known;
     const name = typeof issue.test_name === "string" && issue.test_name !== "" ? issue.test_name : null;
-    const rule: SarifRule = {
+    const rule = plainRule({
       id,
-      index: -1,
       name,
       shortDescription: name === null ? null : `${name} (${id})`,
-      fullDescription: null,
-      help: null,
       helpUri:
         typeof issue.more_info === "string" && /^https?:\/\//.test(issue.more_info) ? issue.more_info : null,
-      defaultLevel: null,
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings: {} },
       taxa: cweOf(issue),
-      messageStrings: {},
-    };
+    });
     this.rules.set(id, rule);
     return rule;
   }

@@ -1,6 +1,6 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { JsonDocumentReader } from "../json-document.ts";
-import { plainResult } from "../plain-result.ts";
+import { plainResult, plainRule } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import {
@@ -303,19 +303,15 @@ class EslintReader extends JsonDocumentReader {
     const strings: Record<string, string> = {};
     const type = stringOf(meta.type);
     if (type !== null) strings.type = type;
-    this.rules.push({
-      id,
-      index: this.rules.length,
-      name: null,
-      shortDescription: stringOf(docs.description),
-      fullDescription: null,
-      help: null,
-      helpUri: stringOf(docs.url),
-      defaultLevel: null,
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
-      taxa: [],
-      messageStrings: {},
-    });
+    this.rules.push(
+      plainRule({
+        id,
+        index: this.rules.length,
+        shortDescription: stringOf(docs.description),
+        helpUri: stringOf(docs.url),
+        strings,
+      }),
+    );
   }
 }
 

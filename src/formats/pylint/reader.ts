@@ -1,6 +1,6 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { JsonDocumentReader } from "../json-document.ts";
-import { plainResult } from "../plain-result.ts";
+import { plainResult, plainRule } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import {
@@ -256,22 +256,17 @@ class PylintReader extends JsonDocumentReader {
     if (known !== undefined) return known;
     const strings: Record<string, string> = { type };
     if (symbol !== null) strings.symbol = symbol;
-    const rule: SarifRule = {
+    const rule = plainRule({
       id,
-      index: -1,
       name: symbol,
       shortDescription: symbol === null ? null : `${symbol} (${id})`,
-      fullDescription: null,
-      help: null,
       helpUri:
         symbol === null || !/^[a-z][a-z0-9-]*$/.test(symbol)
           ? null
           : `https://pylint.readthedocs.io/en/latest/user_guide/messages/${type}/${symbol}.html`,
       defaultLevel: level,
-      properties: { tags: [], securitySeverity: null, precision: null, problemSeverity: null, strings },
-      taxa: [],
-      messageStrings: {},
-    };
+      strings,
+    });
     this.rules.set(id, rule);
     return rule;
   }
