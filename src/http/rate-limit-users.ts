@@ -106,6 +106,8 @@ export class UserBudgets {
   readonly #baseKeyPrefix: string;
   /** True once Redis is connected and knows everything this process allowed alone. */
   #sharedOpen = false;
+  /** The requests of this turn waiting to be counted in Redis, by user. */
+  #waiting = new Map<string, Array<(decision: UserDecision) => void>>();
   #reconciling: Promise<void> | null = null;
   #retry: NodeJS.Timeout | null = null;
   #closed = false;
@@ -150,25 +152,57 @@ export class UserBudgets {
     return this.#sharedOpen && (this.#redis?.isReady ?? false);
   }
 
-  /** Counts one request of `userKey`, in Redis when it can decide and from this process's share otherwise. */
-  async consume(userKey: string): Promise<UserDecision> {
+  /**
+   * Counts one request of `userKey`, in Redis when it can decide and from this process's share
+   * otherwise. The requests of one turn of the event loop are counted together: each user's are
+   * one command that adds their number to the count, sent from a `setImmediate`, and each request
+   * is decided by its place in that sum, exactly as if they had been counted one after another.
+   */
+  consume(userKey: string): Promise<UserDecision> {
+    if (!this.#shared || !this.sharedOpen) return Promise.resolve(this.#decideLocally(userKey));
+    return new Promise((resolve) => {
+      const waiting = this.#waiting.get(userKey);
+      if (waiting) waiting.push(resolve);
+      else this.#waiting.set(userKey, [resolve]);
+      if (this.#waiting.size === 1 && !waiting) setImmediate(() => this.#spendWaiting());
+    });
+  }
+
+  /** Sends each user's requests of the turn that just ended as one command. */
+  #spendWaiting(): void {
+    const waiting = this.#waiting;
+    this.#waiting = new Map();
+    for (const [userKey, requests] of waiting) void this.#spend(userKey, requests);
+  }
+
+  async #spend(userKey: string, requests: Array<(decision: UserDecision) => void>): Promise<void> {
     const shared = this.#shared;
-    if (!shared || !this.sharedOpen) return this.#decideLocally(userKey);
-    const sent = spendPoint(shared, userKey);
+    if (!shared || !this.sharedOpen) {
+      for (const resolve of requests) resolve(this.#decideLocally(userKey));
+      return;
+    }
+    // The deadline starts when the command is sent, so a turn kept busy by other work before the
+    // `setImmediate` is not taken for a slow Redis.
+    const sent = spendPoints(shared, userKey, requests.length);
     const spent = await withinDeadline(sent, this.#deadlineMs);
     if (spent) {
-      this.#local.recordShared(userKey, spent.res.consumedPoints, spent.res.msBeforeNext);
-      return sharedDecision(spent.res, this.#perHour, spent.allowed);
+      this.#local.recordShared(userKey, spent.consumedPoints, spent.msBeforeNext);
+      const first = spent.consumedPoints - requests.length + 1;
+      requests.forEach((resolve, index) => {
+        resolve(sharedDecision(first + index, spent.msBeforeNext, this.#perHour));
+      });
+      return;
     }
-    const decision = this.#decideLocally(userKey);
-    // Redis may still count the request it missed the deadline for; only a failure leaves it to us.
+    const decisions = requests.map(() => this.#decideLocally(userKey));
+    decisions.forEach((decision, index) => requests[index]?.(decision));
+    const allowedAlone = decisions.filter((decision) => decision.allowed).length;
+    // Redis may still count the requests it missed the deadline for; only a failure leaves them to us.
     sent.then(
       () => {
-        if (decision.allowed) this.#local.markSynced(userKey, 1);
+        if (allowedAlone > 0) this.#local.markSynced(userKey, allowedAlone);
       },
       () => this.#scheduleReconcile(),
     );
-    return decision;
   }
 
   /** Stops the background sweep and any pending retry. */
@@ -264,23 +298,30 @@ export class UserBudgets {
   }
 }
 
-/** One point taken from `limiter`'s window for `key`, whether or not the window had one left. */
-async function spendPoint(
+/**
+ * `points` taken from `limiter`'s window for `key`, whether or not the window had them left: the
+ * count after adding them, and the milliseconds until the window closes.
+ */
+async function spendPoints(
   limiter: RateLimiterRedis,
   key: string,
-): Promise<{ res: RateLimiterRes; allowed: boolean }> {
+  points: number,
+): Promise<{ consumedPoints: number; msBeforeNext: number }> {
+  let res: RateLimiterRes;
   try {
-    return { res: await limiter.consume(key), allowed: true };
+    res = await limiter.consume(key, points);
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { res: rejection, allowed: false };
-    throw rejection;
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    res = rejection;
   }
+  return { consumedPoints: res.consumedPoints, msBeforeNext: res.msBeforeNext };
 }
 
-function sharedDecision(res: RateLimiterRes, limit: number, allowed: boolean): UserDecision {
+/** The decision of the request that brought the shared count to `count`. */
+function sharedDecision(count: number, msBeforeNext: number, limit: number): UserDecision {
   // The counter keeps growing past the limit on denied requests; the headers never show that.
-  const used = Math.min(res.consumedPoints, limit);
-  return { allowed, remaining: limit - used, used, msLeft: Math.max(res.msBeforeNext, 0) };
+  const used = Math.min(count, limit);
+  return { allowed: count <= limit, remaining: limit - used, used, msLeft: Math.max(msBeforeNext, 0) };
 }
 
 /**

@@ -163,6 +163,14 @@ async function startProxy(targetPort: number): Promise<{
   };
 }
 
+/** How many times Redis has run a script (the limiter's commands are scripts). */
+async function scriptCalls(admin: Redis): Promise<number> {
+  const stats = String(await admin.info("commandstats"));
+  let calls = 0;
+  for (const match of stats.matchAll(/^cmdstat_(?:evalsha|eval):calls=(\d+)/gm)) calls += Number(match[1]);
+  return calls;
+}
+
 async function deleteKeys(prefix: string): Promise<void> {
   const admin = await connectAdmin(REDIS_URL).catch(() => null);
   if (!admin) return; // Redis is down, so the test has already failed and left nothing behind.
@@ -367,6 +375,38 @@ describe("budgets shared through Redis", () => {
     const busyUntil = performance.now() + 3 * FAST_MS;
     while (performance.now() < busyUntil) {}
     assert.equal((await pending).used, 2, "answered by Redis, not by this process's memory");
+  });
+
+  test("a user's requests of one turn cost one Redis command and are counted as if one after another", async (t) => {
+    const port = await unusedPort();
+    const server = await startRedisServer(port);
+    t.after(() => stopRedisServer(server));
+    const admin = await connectAdmin(`redis://127.0.0.1:${port}`);
+    t.after(() => admin.disconnect());
+    const limit = 30;
+    const limiter = await createLimiter({ perHour: limit, redisUrl: `redis://127.0.0.1:${port}` });
+    await waitFor(() => limiter.status().shared);
+    await limiter.consumeUser("user-1");
+    const before = await scriptCalls(admin);
+
+    const decisions = await Promise.all([
+      ...Array.from({ length: 40 }, () => limiter.consumeUser("user-1")),
+      ...Array.from({ length: 5 }, () => limiter.consumeUser("user-2")),
+    ]);
+    assert.equal((await scriptCalls(admin)) - before, 2, "one command for each user's requests of the turn");
+    const first = decisions.slice(0, 40);
+    assert.deepEqual(
+      first.map((d) => d.used),
+      Array.from({ length: 40 }, (_, i) => Math.min(i + 2, limit)),
+    );
+    assert.equal(first.filter((d) => d.allowed).length, limit - 1);
+    assert.ok(first.every((d) => d.used + d.remaining === limit));
+    assert.ok(first.filter((d) => !d.allowed).every((d) => d.remaining === 0 && d.retryAfterSeconds >= 1));
+    assert.deepEqual(
+      decisions.slice(40).map((d) => [d.allowed, d.used]),
+      [1, 2, 3, 4, 5].map((used) => [true, used]),
+    );
+    assert.equal(await admin.get(`assay:rl:user:user-1`), "41", "denied requests are counted as before");
   });
 
   test("a per-hour limit of 0 writes nothing to Redis for authenticated requests", async (t) => {
