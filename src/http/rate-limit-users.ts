@@ -193,9 +193,12 @@ export class UserBudgets {
       });
       return;
     }
-    const decisions = requests.map(() => this.#decideLocally(userKey));
-    decisions.forEach((decision, index) => requests[index]?.(decision));
-    const allowedAlone = decisions.filter((decision) => decision.allowed).length;
+    let allowedAlone = 0;
+    for (const resolve of requests) {
+      const decision = this.#decideLocally(userKey);
+      if (decision.allowed) allowedAlone += 1;
+      resolve(decision);
+    }
     // Redis may still count the requests it missed the deadline for; only a failure leaves them to us.
     sent.then(
       () => {
