@@ -12,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, parseConfig } from "../src/config.ts";
+import { type CompiledChildren, compileBenchChildren } from "./compiled-children.ts";
 import { otherCpuCores, processTreeSeconds, SERVICE_PROCESSES, snapshotCpu } from "./contention.ts";
 import {
   type BenchDatabase,
@@ -61,6 +62,8 @@ interface RunContext {
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
   redisPrefix: string;
+  /** The child scripts bundled against the compiled server, run under plain node. */
+  children: CompiledChildren;
 }
 
 function log(line: string): void {
@@ -126,12 +129,12 @@ async function startTarget(
   target: Target,
   db: BenchDatabase | undefined,
 ): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const script = path.join(
-    import.meta.dirname,
+  const script = ctx.children.get(
     target.assay ? "server.ts" : target.apollo ? "apollo-server.ts" : "bare-server.ts",
   );
+  if (!script) throw new Error(`no compiled script for ${target.label}`);
   const env = backendOf(target) && db ? assayEnvironment(ctx, target, db) : process.env;
-  const child = spawnOnCore(ctx.pin ? SERVER_CORE : null, process.execPath, ["--import", "tsx", script], {
+  const child = spawnOnCore(ctx.pin ? SERVER_CORE : null, process.execPath, [script], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -270,6 +273,7 @@ function prepareRun(
   databaseUrl: string | undefined,
   redisUrl: string | undefined,
   cleanup: Cleanup,
+  children: CompiledChildren,
 ): { ctx: RunContext; pinning: string } {
   const pinning = canPin();
   if (!pinning.ok) log(`WARNING: running unpinned (${pinning.reason}); server and load share the cores`);
@@ -284,6 +288,7 @@ function prepareRun(
     databaseUrl,
     redisUrl,
     redisPrefix: `assay:bench:${randomBytes(4).toString("hex")}`,
+    children,
   };
   if (redisUrl) cleanup.add("delete the Redis keys", () => deleteRedisKeys(redisUrl, ctx.redisPrefix));
   return {
@@ -302,14 +307,15 @@ async function runBench(
   cleanup: Cleanup,
 ): Promise<void> {
   const busyBefore = await measureIdleCpu();
-  const { ctx, pinning } = prepareRun(options, databaseUrl, redisUrl, cleanup);
+  const children = await compileBenchChildren(["server.ts", "apollo-server.ts", "bare-server.ts"]);
+  const { ctx, pinning } = prepareRun(options, databaseUrl, redisUrl, cleanup, children);
   const targets = allTargets(databaseUrl, redisUrl).filter(
     (t) => !options.only || options.only.includes(t.group),
   );
   const header = describeRun({
     tool: ctx.tool.name,
     pinning,
-    settings: `${options.rounds > 1 ? `${options.rounds} rounds (each server started afresh in each, ratios taken within a round: median and range); ` : ""}${options.warmupSeconds} s warm-up, then ${options.repeat > 1 ? `${options.repeat} × ` : ""}${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}`,
+    settings: `${options.rounds > 1 ? `${options.rounds} rounds (each server started afresh in each, ratios taken within a round: median and range); ` : ""}${options.warmupSeconds} s warm-up, then ${options.repeat > 1 ? `${options.repeat} × ` : ""}${options.durationSeconds} s, ${options.connections} connections; Assay with NODE_ENV=production LOG_LEVEL=${LOG_LEVEL}; every server compiled, under plain node, as \`npm start\` runs Assay`,
     services: await servicesInUse(targets, ctx),
     busyBefore,
   });
