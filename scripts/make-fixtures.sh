@@ -5,7 +5,7 @@
 # keeps their reports, their own summaries (*.tool-output.txt, *.summary.json) and a manifest per
 # kind. See test/fixtures/tools/README.md.
 #
-# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions|shards|oxlint-parse]
+# Usage: scripts/make-fixtures.sh [all|sarif|coverage|sbom|pull-request|renames|staticcheck-module|gcc|gcc-history|eslint|file-names|coverage-other|checkstyle|style-lint|python-lint|message-numbers|suppressions|shards|oxlint-parse|local-plugin]
 #        (default: all; staticcheck-module makes only Staticcheck's report of a module in a
 #        subdirectory, gcc only GCC's reports, gcc-history GCC's on other versions of its
 #        project, eslint only ESLint's, file-names only the reports on
@@ -91,6 +91,7 @@ install_debian_packages() {
   [ "$WHAT" = suppressions ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = shards ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = oxlint-parse ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
+  [ "$WHAT" = local-plugin ] && wanted=("${DEBIAN_PACKAGES_ESLINT[@]}")
   [ "$WHAT" = python-lint ] && wanted=("${DEBIAN_PACKAGES_PYTHON_LINT[@]}")
   for package in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -1733,9 +1734,35 @@ make_oxlint_parse() {
   rm -rf "${WORK:?}/oxlint-parse"
 }
 
+# A plugin rule no family row names (test/eslint-json.test.ts): ESLint over js-local-plugin/,
+# whose configuration loads the project's own plugin (lint/plugin.js: a rule of `meta.type`
+# layout and one of problem) beside a core rule, with `--format json-with-metadata`
+# (eslint-metadata.json), whose rules' `meta` comes after every result. The summary: the stylish
+# formatter's totals and, from the report, the problems per rule with the rule's `meta.type`.
+make_local_plugin() {
+  local out="$ROOT/test/fixtures/local-plugin"
+  rm -rf "$out"
+  mkdir -p "$out"
+  log "ESLint over js-local-plugin"
+  enter_project js-local-plugin
+  expect_status "1" "$BIN/eslint" src >"$out/eslint.tool-output.txt"
+  expect_status "1" "$BIN/eslint" --format json-with-metadata src >"$out/eslint-metadata.json"
+  write_summary "$out/eslint.summary.json" eslint "$("$BIN/eslint" --version)" \
+    "eslint --format json-with-metadata src" "$PWD" "$(
+      jq -n --rawfile stylish "$out/eslint.tool-output.txt" --slurpfile report "$out/eslint-metadata.json" '
+        ($stylish | capture("(?<p>[0-9]+) problems? \\((?<e>[0-9]+) errors?, (?<w>[0-9]+) warnings?\\)")) as $t
+        | $report[0] as $r
+        | {problems: ($t.p | tonumber), errors: ($t.e | tonumber), warnings: ($t.w | tonumber),
+           byRule: ([$r.results[].messages[]] | group_by(.ruleId) | map({key: .[0].ruleId, value: {
+             type: $r.metadata.rulesMeta[.[0].ruleId].type,
+             errors: map(select(.severity == 2)) | length, warnings: map(select(.severity == 1)) | length}})
+             | from_entries)}'
+    )"
+}
+
 case "$WHAT" in
-all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions | shards | oxlint-parse) ;;
-*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers, suppressions, shards or oxlint-parse)" ;;
+all | sarif | coverage | sbom | pull-request | staticcheck-module | gcc | gcc-history | eslint | file-names | coverage-other | checkstyle | style-lint | python-lint | renames | message-numbers | suppressions | shards | oxlint-parse | local-plugin) ;;
+*) die "unknown part '$WHAT' (all, sarif, coverage, sbom, pull-request, staticcheck-module, gcc, gcc-history, eslint, file-names, coverage-other, checkstyle, style-lint, python-lint, renames, message-numbers, suppressions, shards, oxlint-parse or local-plugin)" ;;
 esac
 install_debian_packages
 [ "$WHAT" = staticcheck-module ] || [ "$WHAT" = gcc ] || [ "$WHAT" = gcc-history ] || [ "$WHAT" = style-lint ] || [ "$WHAT" = python-lint ] || install_npm_tools
@@ -1757,5 +1784,6 @@ if [ "$WHAT" = all ] || [ "$WHAT" = message-numbers ]; then make_message_numbers
 if [ "$WHAT" = all ] || [ "$WHAT" = suppressions ]; then make_suppressions; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = shards ]; then make_shards; fi
 if [ "$WHAT" = all ] || [ "$WHAT" = oxlint-parse ]; then make_oxlint_parse; fi
+if [ "$WHAT" = all ] || [ "$WHAT" = local-plugin ]; then make_local_plugin; fi
 rm -rf "$WORK/_manifest" "$WORK"/_*.json "$WORK"/_*.lcov "$WORK"/_*.txt
 log "done: fixtures written under src/formats/*/fixtures"
