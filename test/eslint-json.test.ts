@@ -17,12 +17,15 @@ import { startUploaderScene, type UploaderScene, uploadProcessed } from "./helpe
  * through `uploadArtifact` under the `eslint` analyzer: the check holds what ESLint's own summary
  * counts, by severity and rule, and exactly what the SARIF upload of the same run holds; a branch
  * whose runs switch between the formats neither resolves nor introduces anything; the
- * json-with-metadata's rule descriptions title the issues as the SARIF's do; and js-suppressed's
- * `suppressedMessages` are its silenced findings (docs/ingestion-sarif.md "ESLint's JSON").
+ * json-with-metadata's rule descriptions title the issues as the SARIF's do; js-suppressed's
+ * `suppressedMessages` are its silenced findings; and js-local-plugin's plugin rules, which no
+ * family row names, are judged by the `meta.type` its json-with-metadata gives them after its
+ * results (docs/ingestion-sarif.md "ESLint's JSON").
  */
 
 const LINT = path.join(fixtureDir("sarif"), "eslint");
 const SUPPRESSIONS = path.join(import.meta.dirname, "fixtures", "suppressions");
+const LOCAL_PLUGIN = path.join(import.meta.dirname, "fixtures", "local-plugin");
 const read = (folder: string, file: string) => fs.readFileSync(path.join(folder, file), "utf8");
 
 interface LintSummary {
@@ -277,6 +280,49 @@ describe("ESLint's JSON outputs uploaded as findings", () => {
       places(check.issues.edges.map(({ node }) => ({ ...node, rule: node.shortcode, line: node.beginLine }))),
       places(summary.figures.suppressed),
     );
+  });
+
+  it("json-with-metadata: a plugin rule's findings are kept or left out by its meta.type from the first upload", async () => {
+    const summary = JSON.parse(read(LOCAL_PLUGIN, "eslint.summary.json")) as {
+      workDir: string;
+      figures: {
+        problems: number;
+        byRule: Record<string, { type: string; errors: number; warnings: number }>;
+      };
+    };
+    const { account, token } = await aMember();
+    const repository = await aRepository(scene.server.db, account);
+    // The repository reports style and nothing else.
+    const hidden = ["ANTI_PATTERN", "BUG_RISK", "PERFORMANCE", "SECURITY", "COVERAGE", "TYPECHECK"]
+      .concat(["DOCUMENTATION", "SECRETS"])
+      .map(
+        (category) =>
+          `${category}: updateRepositoryIssueCategorySetting(input: { repositoryId: $id,
+            issueCategory: ${category}, isReported: false, canFailCheck: false }) { ok }`,
+      );
+    dataOf(
+      await gql(scene.server.endpoint, token, `mutation($id: ID!) { ${hidden.join("\n")} }`, {
+        id: encodeGlobalId("Repository", repository.key),
+      }),
+    );
+    // Only the layout rule's findings are style: the problem and suggestion rules' are left out.
+    const layout = Object.entries(summary.figures.byRule).filter(([, rule]) => rule.type === "layout");
+    assert.deepEqual(
+      layout.map(([id]) => id),
+      ["local/indent-with-spaces"],
+    );
+    const styleFindings = layout.reduce((sum, [, rule]) => sum + rule.errors + rule.warnings, 0);
+    const report = read(LOCAL_PLUGIN, "eslint-metadata.json");
+    for (const upload_ of ["first", "second"]) {
+      const artifact = await upload(repository, token, report, summary.workDir);
+      assert.equal(artifact.status, "PROCESSED", artifact.warnings.join("\n"));
+      assert.equal(artifact.readCount, summary.figures.problems, upload_);
+      assert.equal(artifact.storedCount, styleFindings, upload_);
+      const kept = artifact.check.issues.edges.map(({ node }) => `${node.shortcode} ${node.category}`);
+      assert.deepEqual(new Set(kept), new Set(["local/indent-with-spaces STYLE"]), upload_);
+      assert.equal(kept.length, styleFindings, upload_);
+      assert.equal(artifact.check.issues.edges[0]?.node.issue.title, "Indent with spaces, not tabs", upload_);
+    }
   });
 
   it("refuses an ESLint JSON report that is cut short, naming the problem", async () => {

@@ -8,7 +8,7 @@ import { isEslintJson, type PythonToolJson, pythonToolOfFirstMember } from "./js
 import { readPylintJson } from "./pylint/reader.ts";
 import { withOwnErrors } from "./sarif/own-errors.ts";
 import { readSarif, type SarifChunk } from "./sarif/reader.ts";
-import type { SarifEvent } from "./sarif/types.ts";
+import type { SarifEvent, SarifRule } from "./sarif/types.ts";
 import { isShellcheckGccLine, readShellcheckGcc } from "./shellcheck/gcc-reader.ts";
 import { readShellcheckJson, SHELLCHECK_OUTPUTS_READ, ShellcheckFormatError } from "./shellcheck/reader.ts";
 import { SNIFF_HEAD_BYTES, xmlRootElement } from "./sniff.ts";
@@ -113,6 +113,11 @@ export interface FindingsReadOptions {
   onFormat?: (format: FindingsFormat) => void;
   /** SARIF only: also yield the files each run lists (`readSarif`'s option). */
   listedFiles?: boolean;
+  /**
+   * ESLint's json-with-metadata only: its rules, read before its results (`findEslintRules`,
+   * readEslintJson's `rules`).
+   */
+  eslintRules?: readonly SarifRule[] | null;
 }
 
 /**
@@ -282,7 +287,11 @@ export async function* readFindings(
   else if (format === "pylint-json") yield* readPylintJson(replayed(), readerOptions);
   else if (format === "bandit-json") yield* readBanditJson(replayed(), readerOptions);
   else if (format === "eslint-json")
-    yield* readEslintJson(replayed(), { ...readerOptions, listedFiles: options.listedFiles });
+    yield* readEslintJson(replayed(), {
+      ...readerOptions,
+      listedFiles: options.listedFiles,
+      rules: options.eslintRules,
+    });
   else
     yield* withOwnErrors(
       readSarif(replayed(), {

@@ -8,6 +8,7 @@ import { fixtureDir } from "../fixtures.ts";
 import { classifySarifRule } from "../sarif/mapping.ts";
 import type { SarifEvent, SarifResult, SarifRule } from "../sarif/types.ts";
 import { sniffFormat } from "../sniff.ts";
+import { findEslintRules } from "./metadata.ts";
 import { EslintFormatError, readEslintJson } from "./reader.ts";
 
 /**
@@ -220,6 +221,69 @@ describe("ESLint JSON reader", () => {
     assert.equal(types.eqeqeq, "suggestion");
     // The plain list describes no rule: its run's header is the only one.
     assert.equal((await eventsOf([OUTPUTS[0]!.text])).filter((event) => event.type === "run").length, 1);
+  });
+
+  it("findEslintRules reads json-with-metadata's rules before its results, as the reader reads them after", async () => {
+    const plugin = path.join(REPO_FIXTURES, "local-plugin");
+    for (const [folder, file] of [
+      [LINT, "eslint-metadata.json"],
+      [plugin, "eslint-metadata.json"],
+    ] as const) {
+      const text = read(folder, file);
+      const last = (await eventsOf([text])).at(-1);
+      assert.ok(last?.type === "run");
+      assert.deepEqual(await findEslintRules(() => [text]), last.run.tool.rules, file);
+      // Whatever the chunks: a key or a rule's meta cut by a chunk's end.
+      const bytes = Buffer.from(text);
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < bytes.length; at += 13) chunks.push(bytes.subarray(at, at + 13));
+      assert.deepEqual(await findEslintRules(() => chunks), last.run.tool.rules, file);
+    }
+    // The plugin's rules and the core rule, each with the meta.type ESLint gave it.
+    const pluginSummary = JSON.parse(read(plugin, "eslint.summary.json")) as {
+      figures: { byRule: Record<string, { type: string }> };
+    };
+    const rules = await findEslintRules(() => [read(plugin, "eslint-metadata.json")]);
+    assert.deepEqual(
+      Object.fromEntries((rules ?? []).map((rule) => [rule.id, rule.properties.strings.type])),
+      Object.fromEntries(Object.entries(pluginSummary.figures.byRule).map(([id, rule]) => [id, rule.type])),
+    );
+    assert.equal(await findEslintRules(() => [OUTPUTS[0]!.text]), null);
+    assert.equal(await findEslintRules(() => ['{"results": [], "errors": []}']), null);
+  });
+
+  it("findEslintRules reads no further than the first member of a document that is not json-with-metadata", async () => {
+    const sarif = Buffer.from(read(LINT, "eslint.sarif"));
+    let pulled = 0;
+    function* chunks(): Generator<Uint8Array> {
+      for (let at = 0; at < sarif.length; at += 1024) {
+        pulled += 1;
+        yield sarif.subarray(at, at + 1024);
+      }
+    }
+    assert.equal(await findEslintRules(chunks), null);
+    assert.equal(pulled, 1);
+  });
+
+  it("given its rules first, the reader describes them in the run's only header, before the same results", async () => {
+    const text = OUTPUTS[1]!.text;
+    const rules = await findEslintRules(() => [text]);
+    const events: SarifEvent[] = [];
+    for await (const event of readFindings([text], {
+      workDir: SUMMARY.workDir,
+      listedFiles: true,
+      eslintRules: rules,
+    }))
+      events.push(event);
+    const headers = events.filter((event) => event.type === "run");
+    assert.equal(headers.length, 1);
+    assert.ok(events[0]?.type === "run");
+    assert.deepEqual(events[0].run.tool.rules, rules);
+    const inOrder = await eventsOf([text]);
+    assert.deepEqual(
+      events.filter((event) => event.type !== "run"),
+      inOrder.filter((event) => event.type !== "run"),
+    );
   });
 
   it("a plugin's rule is classified by its meta.type", async () => {

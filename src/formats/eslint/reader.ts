@@ -1,6 +1,6 @@
 import type { ParsedElementInfo } from "@streamparser/json";
 import { JsonDocumentReader } from "../json-document.ts";
-import { plainResult, plainRule } from "../plain-result.ts";
+import { plainResult } from "../plain-result.ts";
 import { locationOfPlace } from "../sarif/paths.ts";
 import type { SarifChunk } from "../sarif/reader.ts";
 import {
@@ -14,6 +14,7 @@ import {
 } from "../sarif/types.ts";
 import { isEslintDirectiveNotice } from "../sarif/values.ts";
 import { isRecord, readTextReport } from "../text-report.ts";
+import { ruleOfMeta } from "./metadata.ts";
 
 /**
  * ESLint's own JSON outputs, read as a stream into the events the SARIF reader yields
@@ -43,7 +44,9 @@ import { isRecord, readTextReport } from "../text-report.ts";
  * and later: problems an `eslint-disable` comment silenced) are results suppressed in the source.
  * `filePath` is absolute: it is placed with the upload's `workDir`, as the SARIF formatter's
  * `file://` URIs are. The rules' `meta` comes after every result, so the run's header is yielded
- * again at the end, with the rules it describes (their `docs` and `meta.type`).
+ * again at the end, with the rules it describes (their `docs` and `meta.type`), unless the caller
+ * read them first (`rules`, from `findEslintRules`, metadata.ts, as processing does): then the first
+ * header describes them, and the metadata is not read again.
  */
 
 /** Which rule of the format a document broke. */
@@ -70,6 +73,12 @@ export interface EslintReadOptions {
   directory?: string | null;
   /** Also yield each file ESLint linted, and the files it ignored (the SARIF reader's option). */
   listedFiles?: boolean;
+  /**
+   * json-with-metadata's rules, read before its results (`findEslintRules`, metadata.ts): the run's
+   * first header describes them, and `metadata.rulesMeta` is not read again. Null or absent: the
+   * rules are read where the document has them, and the header comes again after the results.
+   */
+  rules?: readonly SarifRule[] | null;
 }
 
 /** The tool as ESLint's SARIF formatter names it, so that both are classified alike. */
@@ -122,11 +131,16 @@ class EslintReader extends JsonDocumentReader {
   private output: "array" | "object" = "array";
   /** The rules json-with-metadata describes, by id. */
   private readonly rules: SarifRule[] = [];
+  /** Whether the rules were read before the results (the `rules` option). */
+  private readonly rulesFirst: boolean;
 
   constructor(options: EslintReadOptions) {
     super({
       // Files one by one, and each rule's meta: "$.results" would hold the whole list as one value.
-      paths: (topLevel) => (topLevel === "object" ? ["$.results.*", "$.metadata.rulesMeta.*"] : ["$.*"]),
+      paths: (topLevel) => {
+        if (topLevel !== "object") return ["$.*"];
+        return this.rulesFirst ? ["$.results.*"] : ["$.results.*", "$.metadata.rulesMeta.*"];
+      },
       onItem: (info, line) => this.onItem(info, line),
       invalid: (line, truncated) =>
         new EslintFormatError(
@@ -147,6 +161,8 @@ class EslintReader extends JsonDocumentReader {
       workingDirectory: options.directory ?? null,
     };
     this.listedFiles = options.listedFiles === true;
+    this.rulesFirst = options.rules !== undefined && options.rules !== null;
+    if (options.rules) this.rules.push(...options.rules);
     this.events.push({ type: "run", run: { index: 0, tool: this.tool() } });
   }
 
@@ -176,7 +192,8 @@ class EslintReader extends JsonDocumentReader {
     super.end();
     this.checkResultsList();
     // The rules' meta came after the results: the run's header again, describing them.
-    if (this.rules.length > 0) this.events.push({ type: "run", run: { index: 0, tool: this.tool() } });
+    if (!this.rulesFirst && this.rules.length > 0)
+      this.events.push({ type: "run", run: { index: 0, tool: this.tool() } });
   }
 
   /** json-with-metadata's object must hold its files as a list under `results`. */
@@ -298,20 +315,7 @@ class EslintReader extends JsonDocumentReader {
 
   /** One rule's `meta` (json-with-metadata): its description, help page and type. */
   private onRuleMeta(id: string, meta: unknown): void {
-    if (!isRecord(meta)) return;
-    const docs = isRecord(meta.docs) ? meta.docs : {};
-    const strings: Record<string, string> = {};
-    const type = stringOf(meta.type);
-    if (type !== null) strings.type = type;
-    this.rules.push(
-      plainRule({
-        id,
-        index: this.rules.length,
-        shortDescription: stringOf(docs.description),
-        helpUri: stringOf(docs.url),
-        strings,
-      }),
-    );
+    if (isRecord(meta)) this.rules.push(ruleOfMeta(id, meta, this.rules.length));
   }
 }
 

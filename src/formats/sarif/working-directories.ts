@@ -122,15 +122,20 @@ export async function findWorkingDirectories(
   const directories = new Map<number, string>();
   if (workDir === null || !(await mentionsWorkingDirectory(open()))) return directories;
   const selector = new WorkingDirectorySelector(workDir);
-  await scan(open(), new JsonScanner(selector));
+  await scanDocument(open(), new JsonScanner(selector));
   for (const [run, directory] of selector.found) if (directory !== null) directories.set(run, directory);
   return directories;
 }
 
-/** Feeds the document to `scanner` in the reader's pieces, up to its end or its first error. */
-async function scan(
+/**
+ * Feeds the document to `scanner` in the reader's pieces, up to its end, its first error, or the
+ * first piece after which `finished()` is true (the rest of the source is then not read). Errors
+ * of the source itself are thrown.
+ */
+export async function scanDocument(
   source: AsyncIterable<SarifChunk> | Iterable<SarifChunk>,
   scanner: JsonScanner,
+  finished: () => boolean = () => false,
 ): Promise<void> {
   for await (const chunk of source) {
     for (const piece of piecesOf(bytesOf(chunk))) {
@@ -139,6 +144,7 @@ async function scan(
       } catch {
         return;
       }
+      if (finished()) return;
       await yieldToEventLoop();
     }
   }

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database, IssueCategory, IssueSeverity } from "../../db/types.ts";
+import { findEslintRules } from "../../formats/eslint/metadata.ts";
 import { readFindings } from "../../formats/findings.ts";
 import { rootField, storedPlacement } from "../../formats/report-placement.ts";
 import { severityOfResult } from "../../formats/sarif/mapping.ts";
@@ -298,12 +299,15 @@ export async function stageSarif(
   // The files the report gave a finding in, whatever becomes of it, or lists: what the tool analyzed.
   const analyzed = new AnalyzedFiles(artifact.id, batchSize);
   try {
-    // The stored report is read again: a run's working directory may come after its results.
+    // The stored report is read again: a run's working directory may come after its results, and
+    // so do the rules ESLint's json-with-metadata describes, which classify their findings.
     const workingDirectories = await findWorkingDirectories(input.text, placement.root);
+    const eslintRules = await findEslintRules(input.text);
     const readOptions = {
       workDir: placement.root,
       directory: placement.directory,
       workingDirectories,
+      eslintRules,
       analyzer: artifact.analyzer,
       listedFiles: true,
     };
