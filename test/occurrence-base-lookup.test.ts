@@ -93,6 +93,7 @@ function columns(fingerprints: readonly string[], formers: readonly (string | nu
     titles: fingerprints.map(() => issue.title),
     fingerprints,
     formerFingerprints: formers,
+    deferredFormerFingerprints: fingerprints.map(() => null),
     suppressed: fingerprints.map(() => false),
     severities: fingerprints.map(() => "MINOR" as const),
   };

@@ -10,6 +10,7 @@ import type { RepositoryRow } from "../src/db/types.ts";
 import { encodeGlobalId } from "../src/graphql/global-id.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { gitIn } from "./helpers/git-checkout.ts";
+import { waitFor } from "./helpers/instance.ts";
 import { dataOf, gql, startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -50,6 +51,7 @@ before(async () => {
   semverMain = await aRepository(server.db, team, { name: "semver-main", defaultBranch: "main" });
   await aRepository(server.db, team, { name: "semver-skip", defaultBranch: "main" });
   await aRepository(server.db, team, { name: "semver-topic", defaultBranch: "main" });
+  await aRepository(server.db, team, { name: "semver-late", defaultBranch: "main" });
   token = await aToken(server.db, server.config.tokenPepper, user);
   scratch = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "assay-renames-")));
   first = await newCheckout("semver");
@@ -420,6 +422,58 @@ describe("the default branch follows a rename its commit made", () => {
     const check = await eslintCheckOf(ran.stdout);
     assert.deepEqual([check.introduced, check.resolved], [2, 3]);
     assert.deepEqual(located(check.findings), await eslintFindings("moved-edited"));
+  });
+
+  test("a run reported before its parent's matches the rename once the parent's run is analysed and the run is compared with it", async () => {
+    // Two pushes in quick succession: the merge's CI ends before its parent's, whose run is not
+    // there yet, so the merge's run is compared with the grandparent and its renames wait.
+    const late = await newCheckout("late");
+    const grandparent = await commitVersion("base", late);
+    assert.equal((await uploadFrom(late, "semver-late", "base")).status, 1);
+    await fs.writeFile(path.join(late.dir, "README.md"), "Ranges of versions.\n");
+    late.git("add", "README.md");
+    late.git("commit", "--quiet", "-m", "readme");
+    const parent = late.git("rev-parse", "HEAD");
+    await commitVersion("moved-edited", late);
+    const ran = await uploadFrom(late, "semver-late", "moved-edited");
+    assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), `${ran.stdout}\n${ran.stderr}`);
+    assert.ok(
+      ran.stdout.includes(
+        `but the run is compared with ${grandparent.slice(0, 12)}: findings in renamed files are matched at their new paths only (resolved at the old path, introduced at the new one), until the run is compared with ${parent.slice(0, 12)} once its run is analysed.`,
+      ),
+      ran.stdout,
+    );
+    const runUid = /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1] ?? "";
+    const baseOf = async () =>
+      (
+        dataOf(
+          await gql(server.endpoint, token, "query($runUid: UUID!) { run(runUid: $runUid) { baseOid } }", {
+            runUid,
+          }),
+        ) as { run: { baseOid: string } }
+      ).run.baseOid;
+    assert.equal(await baseOf(), grandparent);
+    const meanwhile = await eslintCheckOf(ran.stdout);
+    assert.deepEqual([meanwhile.introduced, meanwhile.resolved], [2, 3]);
+
+    // The parent's CI ends: the same sources as the grandparent's, and a README.
+    const parentRan = await assayUpload(late, [
+      ...["--repository", "gh/acme/semver-late", "--analyzer", "eslint", "--analyzer-type", "community"],
+      ...["--work-dir", ESLINT_WORK_DIR, "--file", path.join(REPORTS, "base.sarif")],
+      ...["--commit", parent, "--branch", "main"],
+    ]);
+    assert.equal(parentRan.status, 0, `${parentRan.stdout}\n${parentRan.stderr}`);
+    await waitFor(
+      "the merge's run to be compared with its parent's",
+      async () => (await baseOf()) === parent,
+      20_000,
+    );
+    // As when the parent's run came first (the test above): the edit fixed eqeqeq, the two other
+    // findings are EXISTING at the new path.
+    const check = await eslintCheckOf(ran.stdout);
+    assert.deepEqual([check.introduced, check.resolved], [0, 1]);
+    assert.deepEqual(located(check.findings), await eslintFindings("moved-edited"));
+    assert.ok(check.findings.every((finding) => !finding.isIntroduced));
   });
 
   test("a branch pushed without a pull request is compared with the default branch: its renames are set aside without a warning", async () => {

@@ -399,6 +399,12 @@ export interface OccurrencesTable {
    */
   former_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
   /**
+   * The fingerprint at the file's old path, when the run's changes rename it against a commit that
+   * was not the run's base when the report was processed; it becomes `former_fingerprint` when a
+   * rebase compares the run with that commit (migration 0044). Null otherwise.
+   */
+  deferred_former_fingerprint: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
    * A base finding kept as EXISTING in a file the check's tool could not analyze (migration 0037),
    * written again whenever the check's states are set.
    */

@@ -162,6 +162,7 @@ class OrdinalSequence {
 export class FingerprintSequence {
   private readonly own = new OrdinalSequence();
   private readonly formers = new OrdinalSequence();
+  private readonly deferredFormers = new OrdinalSequence();
 
   /** The fingerprint of the next finding with `identity`. */
   next(identity: FindingIdentity): string {
@@ -182,6 +183,15 @@ export class FingerprintSequence {
     if (former === undefined) return { fingerprint, former: null };
     const formerFingerprint = this.formers.next(former);
     return { fingerprint, former: formerFingerprint === fingerprint ? null : formerFingerprint };
+  }
+
+  /**
+   * The fingerprint the next finding with `deferred` (its identity at the old path of a file
+   * renamed against a commit that is not the run's base yet) has there: its deferred former
+   * fingerprint (docs/ingestion.md "Renamed files"), counted apart from the former ones.
+   */
+  nextDeferred(deferred: FindingIdentity): string {
+    return this.deferredFormers.next(deferred);
   }
 
   /** True when this sequence gave `fingerprint` to a finding, as its own or as its former one. */

@@ -40,6 +40,7 @@ import {
 } from "../modules/runs/run-store.ts";
 import { announceRepositoryIssues } from "./repository-issue-events.ts";
 import { gateOf, settleCheck, settleRun } from "./run-lifecycle.ts";
+import { adoptDeferredRenames } from "./run-renames.ts";
 import { recomputeFindingStates } from "./sarif/finding-states.ts";
 import { recountRunDependencies } from "./sca/dependency-count.ts";
 
@@ -191,6 +192,8 @@ async function compareRunWith(
   base: AnalysisRunRow | undefined,
 ): Promise<void> {
   await updateRunBase(tx, run.id, base ?? null);
+  // A rename against the commit it is now compared with is matched from now on.
+  if (base) await adoptDeferredRenames(tx, { id: run.id, base_oid: base.commit_oid });
   const lastCheckId = await compareChecksWith(tx, run, base);
   await matchScaChecksOfRun(tx, run.id);
   await settleRun(tx, run.id, lastCheckId);

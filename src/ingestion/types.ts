@@ -64,6 +64,11 @@ export interface ArtifactUpload {
 export interface RunRenames {
   /** By new path, with the old one. */
   files: RenamedFiles;
+  /**
+   * Renames against a commit that is not the run's base commit (yet), by new path with the old
+   * one: their former fingerprints are deferred until a rebase compares the run with that commit.
+   */
+  deferred: RenamedFiles;
   /** Said on the report's artifact when a diff's renames are set aside (its base is not the run's); else null. */
   warning: string | null;
 }

@@ -121,7 +121,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       text: () => chunks(text),
       ...(renamedFiles === undefined
         ? {}
-        : { renamedFiles: async () => ({ files: renamedFiles, warning: null }) }),
+        : { renamedFiles: async () => ({ files: renamedFiles, deferred: new Map(), warning: null }) }),
     };
   }
 

@@ -41,6 +41,7 @@ import * as scaHistory from "./0040-sca-history.ts";
 import * as artifactAnalyzedPaths from "./0041-artifact-analyzed-paths.ts";
 import * as runMergeBase from "./0042-run-merge-base.ts";
 import * as artifactRenamesBase from "./0043-artifact-renames-base.ts";
+import * as occurrenceDeferredFormerFingerprint from "./0044-occurrence-deferred-former-fingerprint.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   "0041-artifact-analyzed-paths": artifactAnalyzedPaths,
   "0042-run-merge-base": runMergeBase,
   "0043-artifact-renames-base": artifactRenamesBase,
+  "0044-occurrence-deferred-former-fingerprint": occurrenceDeferredFormerFingerprint,
 };
 
 /** Kysely migration provider over {@link migrations}. */

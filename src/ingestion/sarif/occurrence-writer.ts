@@ -31,6 +31,8 @@ export interface OccurrenceRow {
   fingerprint: string;
   /** The fingerprint at the file's old path, for a file the run's changes renamed; else absent or null. */
   formerFingerprint?: string | null;
+  /** The fingerprint at the old path of a file renamed against a commit that is not the run's base yet. */
+  deferredFormerFingerprint?: string | null;
   isSuppressed: boolean;
   /** The finding's own severity (docs/ingestion-sarif.md "Severity"). */
   severity: IssueSeverity;
@@ -48,6 +50,7 @@ export class OccurrenceBatch implements OccurrenceColumns {
   readonly titles: string[] = [];
   readonly fingerprints: string[] = [];
   readonly formerFingerprints: Array<string | null> = [];
+  readonly deferredFormerFingerprints: Array<string | null> = [];
   readonly suppressed: boolean[] = [];
   readonly severities: IssueSeverity[] = [];
 
@@ -66,6 +69,7 @@ export class OccurrenceBatch implements OccurrenceColumns {
     this.titles.push(row.title);
     this.fingerprints.push(row.fingerprint);
     this.formerFingerprints.push(row.formerFingerprint ?? null);
+    this.deferredFormerFingerprints.push(row.deferredFormerFingerprint ?? null);
     this.suppressed.push(row.isSuppressed);
     this.severities.push(row.severity);
   }

@@ -36,6 +36,7 @@ import {
   fingerprintVersionOf,
 } from "../fingerprint.ts";
 import { applyingConfigOf, PathPatterns } from "../path-patterns.ts";
+import { adoptDeferredRenames } from "../run-renames.ts";
 import { outsidePathOf, placementOf, quotedResult, ToolErrors } from "../sarif-validate.ts";
 import {
   type ProcessInput,
@@ -138,6 +139,8 @@ interface ResultContext {
   fingerprints: FingerprintSequence;
   /** The files the run's changes renamed, new path to old (docs/ingestion.md "Renamed files"). */
   renamedFiles: RenamedFiles;
+  /** The files renamed against a commit that is not the run's base yet, new path to old. */
+  deferredRenames: RenamedFiles;
   /** How the check's findings are hashed (`checks.fingerprint_version`). */
   version: FingerprintVersion;
   /** How the base check's findings were hashed; the check's own version without a base. */
@@ -178,6 +181,12 @@ function occurrenceOf(
             : identity.context,
         };
   const fingerprints = context.fingerprints.nextWithFormer(identity, former);
+  // Its fingerprint at the old path of a rename whose commit the run may be compared with later.
+  const deferredPath = context.deferredRenames.get(path);
+  const deferred =
+    deferredPath === undefined
+      ? null
+      : context.fingerprints.nextDeferred({ ...identity, path: deferredPath });
   return {
     issueId: issue.id,
     path,
@@ -188,6 +197,7 @@ function occurrenceOf(
     title: titleText(title),
     fingerprint: fingerprints.fingerprint,
     formerFingerprint: fingerprints.former,
+    deferredFormerFingerprint: deferred,
     isSuppressed:
       result.isSuppressed || suppressionOf(context.suppression, { issueId: issue.id, path }) !== null,
     severity,
@@ -263,7 +273,9 @@ export async function stageSarif(
     input.baseCheckId === null ? [check.id] : [check.id, input.baseCheckId],
   );
   const version = fingerprintVersionOf(versions.get(String(check.id)) ?? FINGERPRINT_VERSION);
-  const renames = input.renamedFiles ? await input.renamedFiles() : { files: new Map(), warning: null };
+  const renames = input.renamedFiles
+    ? await input.renamedFiles()
+    : { files: new Map(), deferred: new Map(), warning: null };
   const context: ResultContext = {
     analyzer: artifact.analyzer,
     catalog,
@@ -275,6 +287,7 @@ export async function stageSarif(
     ),
     fingerprints: new FingerprintSequence(),
     renamedFiles: renames.files,
+    deferredRenames: renames.deferred,
     version,
     baseVersion: fingerprintVersionOf(
       (input.baseCheckId === null ? undefined : versions.get(String(input.baseCheckId))) ?? version,
@@ -415,11 +428,14 @@ export async function stageSarif(
     // run another base run, or a late run's check came in between it and the check walked back
     // to (docs/ingestion.md "Where a run stands in the history"). The states written against the
     // old one are then all set again.
-    const { base_run_id: baseRunId } = await findRunById(publishTx, run.id);
+    const { base_run_id: baseRunId, base_oid: baseOid } = await findRunById(publishTx, run.id);
     let baseCheckId = input.baseCheckId;
     if (baseRunId !== null) baseCheckId = await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
     else if (run.base_run_id !== null) baseCheckId = null;
     const rebased = String(baseCheckId) !== String(input.baseCheckId);
+    // Rows staged after a rebase compared the run with the commit of a rename deferred them.
+    if (rebased && renames.deferred.size > 0)
+      await adoptDeferredRenames(publishTx, { id: run.id, base_oid: baseOid });
     const unanalyzedPaths = toolErrors.unanalyzedPaths();
     await analyzed.publish(publishTx);
     const { carried, ...states } = await settleFindingStates(

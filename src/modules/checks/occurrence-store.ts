@@ -96,6 +96,7 @@ const OCCURRENCE_COLUMNS = Object.keys({
   source: true,
   fingerprint: true,
   former_fingerprint: true,
+  deferred_former_fingerprint: true,
   state: true,
   is_suppressed: true,
   created_at: true,

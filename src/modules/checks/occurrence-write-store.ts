@@ -23,6 +23,11 @@ export interface OccurrenceColumns {
   readonly fingerprints: readonly string[];
   /** The fingerprint at a renamed file's old path (docs/ingestion.md "Renamed files"), else null. */
   readonly formerFingerprints: readonly (string | null)[];
+  /**
+   * The fingerprint at the old path of a file renamed against a commit that is not the run's base
+   * yet: compared with nothing until a rebase makes it the former one; else null.
+   */
+  readonly deferredFormerFingerprints: readonly (string | null)[];
   readonly suppressed: readonly boolean[];
   readonly severities: readonly IssueSeverity[];
 }
@@ -126,15 +131,17 @@ export async function insertOccurrenceBatch(
   const rows = sql`unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
       ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
       ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
-      ${batch.formerFingerprints}::text[], ${batch.suppressed}::boolean[], ${batch.severities}::text[])
+      ${batch.formerFingerprints}::text[], ${batch.deferredFormerFingerprints}::text[],
+      ${batch.suppressed}::boolean[], ${batch.severities}::text[])
     AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
-      former_fingerprint, is_suppressed, severity)`;
+      former_fingerprint, deferred_former_fingerprint, is_suppressed, severity)`;
   const insert = sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line,
-      begin_column, end_line, end_column, title, fingerprint, former_fingerprint, state, is_suppressed,
-      severity)
+      begin_column, end_line, end_column, title, fingerprint, former_fingerprint,
+      deferred_former_fingerprint, state, is_suppressed, severity)
     SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
       u.end_line, u.end_column, u.title, u.fingerprint, u.former_fingerprint,
-      CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END, u.is_suppressed, u.severity`;
+      u.deferred_former_fingerprint, CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END,
+      u.is_suppressed, u.severity`;
   if (!target.checkHoldsFindings) {
     await sql`${insert} FROM ${rows} LEFT JOIN LATERAL (${inBase}) AS m ON true`.execute(tx);
     return [];
@@ -361,5 +368,20 @@ export async function carryBaseFindingsInPaths(
         OR (CASE WHEN strpos(o.path, '/') = 0 THEN './' ELSE regexp_replace(o.path, '[^/]*$', '') END)
           = ANY(${directories}::text[]))
   `.execute(tx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Makes the deferred former fingerprints of run `runId`'s findings their former fingerprints, now
+ * that the run is compared with the commit their renames are against (docs/ingestion.md "Renamed
+ * files"); answers how many rows changed. The caller sets the checks' states again.
+ */
+export async function adoptDeferredFormerFingerprints(tx: Kysely<Database>, runId: string): Promise<number> {
+  const result = await sql`UPDATE occurrences AS o
+    SET former_fingerprint = o.deferred_former_fingerprint, deferred_former_fingerprint = NULL
+    FROM checks AS c
+    WHERE c.run_id = ${runId} AND o.check_id = c.id AND o.deferred_former_fingerprint IS NOT NULL`.execute(
+    tx,
+  );
   return Number(result.numAffectedRows ?? 0);
 }
