@@ -5,9 +5,11 @@ import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { type NewRunSpec, openRun, settleRun } from "../src/ingestion/run-lifecycle.ts";
+import { rebaseRun } from "../src/ingestion/run-rebase.ts";
 import { insertCheck } from "../src/modules/checks/check-store.ts";
 import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
+import { lockRun } from "../src/modules/runs/run-store.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
@@ -228,4 +230,109 @@ describe("an upload making a run while the late run it should be compared with i
     assert.equal(made.base_run_id, first.id, "made while its merge base's run was not analysed yet");
     assert.equal(rebases, 1, "compared again with its merge base's run");
   });
+});
+
+/**
+ * main's history `first` ← `base`: both analysed, `base` reopened by a late artifact that left its
+ * one check NEUTRAL, its run PENDING (`reopened_from` SUCCESS: still analysed) until settled, when
+ * it is SKIPPED and stops being a base.
+ */
+async function aBaseBeingLeftSkipped(): Promise<{
+  repository: RepositoryRow;
+  first: AnalysisRunRow;
+  base: AnalysisRunRow;
+  baseCheckId: string;
+}> {
+  const { repository, first, late, lateCheckId } = await aLateRunBeingFinished();
+  await server.db
+    .updateTable("analysis_runs")
+    .set({ reopened_from: "SUCCESS" })
+    .where("id", "=", late.id)
+    .execute();
+  await server.db.updateTable("checks").set({ status: "NEUTRAL" }).where("id", "=", lateCheckId).execute();
+  return { repository, first, base: late, baseCheckId: lateCheckId };
+}
+
+describe("an upload making a run while the run it chooses as its base is left SKIPPED", () => {
+  /**
+   * The settlement first, as processing does it: the run locked FOR UPDATE, then settled SKIPPED,
+   * its transaction held open while an upload makes a run compared with it (`spec`); then both
+   * commit. Answers the new run as made and once its queued rebases ran, and the first run.
+   */
+  async function theSettlementThenAnUpload(
+    spec: (
+      base: AnalysisRunRow,
+      first: AnalysisRunRow,
+    ) => { ancestorOids: string[]; spec?: Partial<NewRunSpec> },
+  ) {
+    const { repository, first, base, baseCheckId } = await aBaseBeingLeftSkipped();
+    const settlementMayCommit = signal();
+    const hasSettled = signal();
+    const settlement = server.db.transaction().execute(async (tx) => {
+      await lockRun(tx, base.id);
+      const run = await settleRun(tx, base.id, baseCheckId);
+      hasSettled.fire();
+      await settlementMayCommit.fired;
+      return run;
+    });
+    try {
+      await Promise.race([hasSettled.fired, settlement]);
+      const given = spec(base, first);
+      const upload = anUploadMakingARun(
+        repository,
+        aCommit(),
+        given.ancestorOids,
+        Promise.resolve(),
+        given.spec,
+      );
+      // On PostgreSQL the upload reads the base as analysed and waits for the settlement to insert
+      // its run, whose reference to the base takes KEY SHARE on the row the settlement holds.
+      await untilWaitingOrDone(upload.made);
+      settlementMayCommit.fire();
+      assert.equal((await settlement).status, "SKIPPED");
+      const made = await upload.made;
+      const rebases = await rebasesQueuedFor(made.id);
+      if (rebases > 0) await server.db.transaction().execute((tx) => rebaseRun(tx, made.id));
+      const rebased = await server.db
+        .selectFrom("analysis_runs")
+        .selectAll()
+        .where("id", "=", made.id)
+        .executeTakeFirstOrThrow();
+      return { made, rebases, rebased, base, first };
+    } finally {
+      settlementMayCommit.fire();
+      await settlement.catch(() => undefined);
+    }
+  }
+
+  for (const { name, spec } of [
+    {
+      name: "a pull request's run made for its merge base",
+      spec: (base: AnalysisRunRow) => ({
+        ancestorOids: [],
+        spec: {
+          branch: "topic",
+          pullRequestNumber: 9,
+          baseBranch: "main",
+          mergeBaseOid: base.commit_oid,
+          ancestorOids: null,
+        } as Partial<NewRunSpec>,
+      }),
+    },
+    {
+      name: "a default-branch run of its child",
+      spec: (base: AnalysisRunRow, first: AnalysisRunRow) => ({
+        ancestorOids: [base.commit_oid, first.commit_oid],
+      }),
+    },
+  ]) {
+    test(`(${name}) the new run is compared again past it`, async () => {
+      const { made, rebases, rebased, base, first } = await theSettlementThenAnUpload(spec);
+      if (server.config.databaseUrl) {
+        assert.equal(made.base_run_id, base.id, "chosen while it was analysed");
+        assert.equal(rebases, 1, "the new run's rebase is queued");
+      }
+      assert.equal(rebased.base_run_id, first.id, "compared with the analysed run before it");
+    });
+  }
 });

@@ -199,6 +199,7 @@ export async function openRun(
     expectedAnalyzers.length > 0 ? spec.timeoutSeconds : null,
     history ? placementInHistory(repository.id, history.branch, spec.commitOid, history.ancestorOids) : null,
   );
+  await rebaseIfBaseStoppedBeingAnalysed(tx, run, base);
 
   const ordered = expected.flatMap((shortcode) => expectedAnalyzers.filter((a) => a.shortcode === shortcode));
   const checks: CheckForEvent[] = [];
@@ -236,6 +237,23 @@ export async function openRun(
     }),
   );
   return { run, created: true };
+}
+
+/**
+ * Queues the rebase of new run `run` when its base run, read before the insert, is no longer
+ * analysed now: the insert's reference to it waited for a transaction holding its row (the
+ * settlement of a late artifact that left it SKIPPED), which looked for the runs compared with it
+ * before this one was committed and so queued nothing for it (docs/ingestion.md "Where a run
+ * stands in the history"). The rebase compares it past that run. The job's key names a run no
+ * other transaction knows yet, so its row waits for nothing ("Lock order").
+ */
+async function rebaseIfBaseStoppedBeingAnalysed(
+  tx: Kysely<Database>,
+  run: AnalysisRunRow,
+  base: AnalysisRunRow | undefined,
+): Promise<void> {
+  if (base === undefined || isAnalysed(await findRunById(tx, base.id))) return;
+  await enqueueRunRebases(tx, [run.id]);
 }
 
 /** A default-branch run's place in the history the upload gave: its branch and its ancestors. */
