@@ -11,6 +11,7 @@ import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repositor
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { lockRun } from "../src/modules/runs/run-store.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
+import { aPullRequest, aPullRequestRun } from "./helpers/builders-pull-requests.ts";
 import { waitFor } from "./helpers/instance.ts";
 import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -335,4 +336,47 @@ describe("an upload making a run while the run it chooses as its base is left SK
       assert.equal(rebased.base_run_id, first.id, "compared with the analysed run before it");
     });
   }
+});
+
+describe("a rebase comparing a pull request's run with a run a settlement is leaving SKIPPED", () => {
+  test("the run ends compared past it, not with it", async () => {
+    const { repository, first, base, baseCheckId } = await aBaseBeingLeftSkipped();
+    // A pull request's run made for the merge base `base` while `base` was not analysed yet:
+    // compared with `first`, its rebase (queued when `base` became analysed) not run yet.
+    const pullRequest = await aPullRequest(server.db, repository, { baseBranch: "main" });
+    const made = await aPullRequestRun(server.db, repository, pullRequest);
+    await server.db
+      .updateTable("analysis_runs")
+      .set({ base_run_id: first.id, base_oid: first.commit_oid, merge_base_oid: base.commit_oid })
+      .where("id", "=", made.id)
+      .execute();
+    const settlementMayCommit = signal();
+    const hasSettled = signal();
+    const settlement = server.db.transaction().execute(async (tx) => {
+      await lockRun(tx, base.id);
+      const run = await settleRun(tx, base.id, baseCheckId);
+      hasSettled.fire();
+      await settlementMayCommit.fired;
+      return run;
+    });
+    try {
+      await Promise.race([hasSettled.fired, settlement]);
+      // On PostgreSQL the rebase reads its merge base's run as analysed and waits for the
+      // settlement as it writes the run's base.
+      const rebase = server.db.transaction().execute((tx) => rebaseRun(tx, made.id));
+      await untilWaitingOrDone(rebase);
+      settlementMayCommit.fire();
+      assert.equal((await settlement).status, "SKIPPED");
+      await rebase;
+    } finally {
+      settlementMayCommit.fire();
+      await settlement.catch(() => undefined);
+    }
+    const rebased = await server.db
+      .selectFrom("analysis_runs")
+      .select("base_run_id")
+      .where("id", "=", made.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(rebased.base_run_id, first.id, "compared with the analysed run before it");
+  });
 });

@@ -183,8 +183,11 @@ function isRebasedByItsPullRequest(
 /**
  * Compares run `run` with `base` (none when undefined), inside `tx`: sets its base run,
  * compares its findings checks with their new base checks ({@link compareChecksWith}), matches
- * its SCA checks again against their new base, and settles the run. The caller holds the run's
- * lock.
+ * its SCA checks again against their new base, and settles the run. When `base` is no longer
+ * analysed once set, compares it past `base` instead ({@link rebaseOffUnanalysedBase}): setting
+ * it waited for a transaction holding `base`'s row, the settlement of a late artifact that left
+ * it SKIPPED, which looked for the runs compared with it before this one was. The caller holds
+ * the run's lock.
  */
 async function compareRunWith(
   tx: Kysely<Database>,
@@ -192,6 +195,10 @@ async function compareRunWith(
   base: AnalysisRunRow | undefined,
 ): Promise<void> {
   await updateRunBase(tx, run.id, base ?? null);
+  if (base !== undefined && !isAnalysed(await findRunById(tx, base.id))) {
+    await rebaseOffUnanalysedBase(tx, await findRunById(tx, run.id));
+    return;
+  }
   // A rename against the commit it is now compared with is matched from now on.
   if (base) await adoptDeferredRenames(tx, { id: run.id, base_oid: base.commit_oid });
   const lastCheckId = await compareChecksWith(tx, run, base);
