@@ -5,7 +5,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
-import { runRebaseHandler } from "../src/ingestion/run-rebase.ts";
+import { rebaseRun, runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
@@ -299,5 +299,44 @@ describe("a pull request's run whose merge base's ESLint check a late artifact l
       },
     });
     assert.deepEqual(await pullRequestOf(repository), expected);
+  });
+});
+
+describe("a default-branch run that moves to its pull request's branch after its base run was left SKIPPED", () => {
+  test("is compared with the base branch's analysed run before it by the rebase that moves it", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    await process(await uploadToMain(repository, BASE, "base", []));
+    await process(await uploadToMain(repository, PUSH_1, "push-1", [BASE]));
+    // The head's report through the contract's createArtifact: no branch, so on main for want of
+    // one, compared with push 1.
+    const report = await fs.readFile(path.join(REPORTS, "push-2.sarif"), "utf8");
+    const head = await acceptedArtifactId(
+      server,
+      repository,
+      anUpload({ commitOid: HEAD, analyzer: "eslint", data: report, workDir: ESLINT_WORK_DIR }),
+    );
+    await process(head);
+    assert.equal((await runOf(repository, HEAD)).base_oid, PUSH_1);
+    // Push 1 judges nothing, and an upload names the head's pull request, before either rebase runs.
+    await aLateShardJudgingNothing(repository, PUSH_1);
+    await uploadToPullRequest(repository, "push-2", PUSH_1);
+    const run = await runOf(repository, HEAD);
+    assert.equal(run.branch_name, "main");
+
+    // Either of the two queued rebases, run alone, moves it and compares it past push 1.
+    await server.db.transaction().execute((tx) => rebaseRun(tx, run.id));
+    const moved = await runOf(repository, HEAD);
+    assert.equal(moved.branch_name, "feature");
+    assert.equal(moved.base_oid, BASE, "not push 1, which is no longer analysed");
+    await runRebases();
+    assert.deepEqual(await pullRequestOf(repository), {
+      summary: { issuesRaised: 1, issuesResolved: 0 },
+      latestAnalysisRun: {
+        commitOid: HEAD,
+        baseOid: BASE,
+        status: "FAILURE",
+        summary: { occurrencesIntroduced: 1, occurrencesResolved: 0 },
+      },
+    });
   });
 });

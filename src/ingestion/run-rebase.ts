@@ -261,8 +261,9 @@ function isPublished(artifacts: ReadonlyArray<{ status: string }>): boolean {
 /**
  * Rebases run `runId` on the base it should have, inside `tx`: locks the run (as processing
  * does, so an artifact is published either before or after), compares it with the base it
- * should have ({@link rebaseOnItsBase}), or without a base run that is no longer analysed
- * ({@link rebaseOffUnanalysedBase}); when its base run stays, compares again each findings
+ * should have ({@link rebaseOnItsBase}), then past a base run that is no longer analysed
+ * ({@link rebaseOffUnanalysedBase}: one a move to its pull request's branch kept among them);
+ * when its base run stays, compares again each findings
  * check whose base check is no longer the one the rule reaches through that base run (a late
  * run's check came in between: docs/ingestion.md "Where a run stands in the history"); and counts
  * its DDP again ({@link recountRunDependencies}). Answers whether it changed. The worker holds the
@@ -272,7 +273,10 @@ export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<bo
   if (!(await lockRun(tx, runId))) return false;
   const onItsBase = await rebaseOnItsBase(tx, await findRunById(tx, runId));
   const { moved } = onItsBase;
-  const rebased = onItsBase.rebased || (await rebaseOffUnanalysedBase(tx, await findRunById(tx, runId)));
+  // Also after a move, which leaves the base alone when its pull request keeps it: a base on the
+  // base branch that is no longer analysed is moved past all the same.
+  const offUnanalysed = await rebaseOffUnanalysedBase(tx, await findRunById(tx, runId));
+  const rebased = onItsBase.rebased || offUnanalysed;
   const run = await findRunById(tx, runId);
   // Its base run stays, but a late run's check may now stand between it and the check an analyzer
   // was compared with.
