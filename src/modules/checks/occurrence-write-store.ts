@@ -131,7 +131,7 @@ export async function insertOccurrenceBatch(
   const rows = sql`unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
       ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
       ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
-      ${batch.formerFingerprints}::text[], ${batch.deferredFormerFingerprints}::text[],
+      ${orNull(batch.formerFingerprints)}::text[], ${orNull(batch.deferredFormerFingerprints)}::text[],
       ${batch.suppressed}::boolean[], ${batch.severities}::text[])
     AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
       former_fingerprint, deferred_former_fingerprint, is_suppressed, severity)`;
@@ -157,6 +157,14 @@ export async function insertOccurrenceBatch(
     ${BY_HOLDER}
   `.execute(tx);
   return held;
+}
+
+/**
+ * `values`, or null when every one of them is null: `unnest` pads a null array with nulls, so the
+ * column of a batch without renames is not sent as thousands of NULLs to serialize and parse.
+ */
+function orNull(values: readonly (string | null)[]): readonly (string | null)[] | null {
+  return values.some((value) => value !== null) ? values : null;
 }
 
 /**
