@@ -177,6 +177,18 @@ async function eslintCheckOf(
   };
 }
 
+/** The base commit and branch of the run a command's output names. */
+async function runNamedIn(output: string): Promise<{ baseOid: string; branchName: string }> {
+  const runUid = /^Run ([0-9a-f-]{36}): /m.exec(output)?.[1];
+  assert.ok(runUid, `the output names the run:\n${output}`);
+  const query = "query($runUid: UUID!) { run(runUid: $runUid) { baseOid branchName } }";
+  return (
+    dataOf(await gql(server.endpoint, token, query, { runUid })) as {
+      run: { baseOid: string; branchName: string };
+    }
+  ).run;
+}
+
 /** ESLint's own list of a version's findings (its JSON output, kept in the summary). */
 async function eslintFindings(version: string): Promise<Array<{ path: string; rule: string; line: number }>> {
   const summary = JSON.parse(await fs.readFile(path.join(REPORTS, `${version}.summary.json`), "utf8")) as {
@@ -406,12 +418,7 @@ describe("the default branch follows a rename its commit made", () => {
     await commitVersion("moved-edited", skip);
     const ran = await uploadFrom(skip, "semver-skip", "moved-edited");
     assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), ran.stdout);
-    const data = dataOf(
-      await gql(server.endpoint, token, "query($runUid: UUID!) { run(runUid: $runUid) { baseOid } }", {
-        runUid: /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1],
-      }),
-    ) as { run: { baseOid: string } };
-    assert.equal(data.run.baseOid, analysed);
+    assert.equal((await runNamedIn(ran.stdout)).baseOid, analysed);
     assert.ok(
       ran.stdout.includes(
         `The run's changes rename 1 file against ${parent.slice(0, 12)}, but the run is compared with ${analysed.slice(0, 12)}`,
@@ -443,15 +450,7 @@ describe("the default branch follows a rename its commit made", () => {
       ),
       ran.stdout,
     );
-    const runUid = /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1] ?? "";
-    const baseOf = async () =>
-      (
-        dataOf(
-          await gql(server.endpoint, token, "query($runUid: UUID!) { run(runUid: $runUid) { baseOid } }", {
-            runUid,
-          }),
-        ) as { run: { baseOid: string } }
-      ).run.baseOid;
+    const baseOf = async () => (await runNamedIn(ran.stdout)).baseOid;
     assert.equal(await baseOf(), grandparent);
     const meanwhile = await eslintCheckOf(ran.stdout);
     assert.deepEqual([meanwhile.introduced, meanwhile.resolved], [2, 3]);
@@ -488,17 +487,7 @@ describe("the default branch follows a rename its commit made", () => {
     await commitVersion("moved-edited", topic);
     const ran = await uploadFrom(topic, "semver-topic", "moved-edited");
     assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), `${ran.stdout}\n${ran.stderr}`);
-    const data = dataOf(
-      await gql(
-        server.endpoint,
-        token,
-        "query($runUid: UUID!) { run(runUid: $runUid) { baseOid branchName } }",
-        {
-          runUid: /^Run ([0-9a-f-]{36}): /m.exec(ran.stdout)?.[1],
-        },
-      ),
-    ) as { run: { baseOid: string; branchName: string } };
-    assert.deepEqual(data.run, { baseOid: analysed, branchName: "topic" });
+    assert.deepEqual(await runNamedIn(ran.stdout), { baseOid: analysed, branchName: "topic" });
     // Its build cannot know what it is compared with; the default branch's runs are what the
     // renames are sent for.
     assert.doesNotMatch(ran.stdout, /The run's changes rename/);
