@@ -80,6 +80,14 @@ async function newCheckout(name: string): Promise<Checkout> {
   return made;
 }
 
+/** Commits a README beside the project (a commit ESLint finds nothing new in); answers its sha. */
+async function commitReadme(at: Checkout): Promise<string> {
+  await fs.writeFile(path.join(at.dir, "README.md"), "Ranges of versions.\n");
+  at.git("add", "README.md");
+  at.git("commit", "--quiet", "-m", "readme");
+  return at.git("rev-parse", "HEAD");
+}
+
 /** Commits the project at `version` (its sources replace the checkout's) on the current branch. */
 async function commitVersion(version: string, at: Checkout = first): Promise<string> {
   at.git("rm", "-r", "--quiet", "--ignore-unmatch", "src");
@@ -411,10 +419,7 @@ describe("the default branch follows a rename its commit made", () => {
     const skip = await newCheckout("skip");
     const analysed = await commitVersion("moved", skip);
     assert.equal((await uploadFrom(skip, "semver-skip", "moved")).status, 1);
-    await fs.writeFile(path.join(skip.dir, "README.md"), "Ranges of versions.\n");
-    skip.git("add", "README.md");
-    skip.git("commit", "--quiet", "-m", "readme");
-    const parent = skip.git("rev-parse", "HEAD");
+    const parent = await commitReadme(skip);
     await commitVersion("moved-edited", skip);
     const ran = await uploadFrom(skip, "semver-skip", "moved-edited");
     assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), ran.stdout);
@@ -437,10 +442,7 @@ describe("the default branch follows a rename its commit made", () => {
     const late = await newCheckout("late");
     const grandparent = await commitVersion("base", late);
     assert.equal((await uploadFrom(late, "semver-late", "base")).status, 1);
-    await fs.writeFile(path.join(late.dir, "README.md"), "Ranges of versions.\n");
-    late.git("add", "README.md");
-    late.git("commit", "--quiet", "-m", "readme");
-    const parent = late.git("rev-parse", "HEAD");
+    const parent = await commitReadme(late);
     await commitVersion("moved-edited", late);
     const ran = await uploadFrom(late, "semver-late", "moved-edited");
     assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), `${ran.stdout}\n${ran.stderr}`);
@@ -480,10 +482,7 @@ describe("the default branch follows a rename its commit made", () => {
     const analysed = await commitVersion("moved", topic);
     assert.equal((await uploadFrom(topic, "semver-topic", "moved")).status, 1);
     topic.git("checkout", "--quiet", "-b", "topic");
-    await fs.writeFile(path.join(topic.dir, "README.md"), "Ranges of versions.\n");
-    topic.git("add", "README.md");
-    topic.git("commit", "--quiet", "-m", "readme");
-    const parent = topic.git("rev-parse", "HEAD");
+    const parent = await commitReadme(topic);
     await commitVersion("moved-edited", topic);
     const ran = await uploadFrom(topic, "semver-topic", "moved-edited");
     assert.ok(ran.stdout.split("\n").includes(renamedLine(parent)), `${ran.stdout}\n${ran.stderr}`);

@@ -103,14 +103,19 @@ function anUploadMakingARun(
   return { made, hasMadeRun: Promise.race([hasMadeRun.fired, made.then(() => undefined)]) };
 }
 
-/** The late run's settlement (what processing its last artifact ends with), up to its commit. */
+/**
+ * The late run's settlement (what processing its last artifact ends with), up to its commit;
+ * `locked` takes the run's lock first, as processing does.
+ */
 function aSettlement(
   runId: string,
   checkId: string,
   mayCommit: Promise<void>,
+  { locked = false } = {},
 ): { settled: Promise<AnalysisRunRow>; hasSettled: Promise<void> } {
   const hasSettled = signal();
   const settled = server.db.transaction().execute(async (tx) => {
+    if (locked) await lockRun(tx, runId);
     const run = await settleRun(tx, runId, checkId);
     hasSettled.fire();
     await mayCommit;
@@ -268,16 +273,9 @@ describe("an upload making a run while the run it chooses as its base is left SK
   ) {
     const { repository, first, base, baseCheckId } = await aBaseBeingLeftSkipped();
     const settlementMayCommit = signal();
-    const hasSettled = signal();
-    const settlement = server.db.transaction().execute(async (tx) => {
-      await lockRun(tx, base.id);
-      const run = await settleRun(tx, base.id, baseCheckId);
-      hasSettled.fire();
-      await settlementMayCommit.fired;
-      return run;
-    });
+    const settlement = aSettlement(base.id, baseCheckId, settlementMayCommit.fired, { locked: true });
     try {
-      await Promise.race([hasSettled.fired, settlement]);
+      await settlement.hasSettled;
       const given = spec(base, first);
       const upload = anUploadMakingARun(
         repository,
@@ -290,7 +288,7 @@ describe("an upload making a run while the run it chooses as its base is left SK
       // its run, whose reference to the base takes KEY SHARE on the row the settlement holds.
       await untilWaitingOrDone(upload.made);
       settlementMayCommit.fire();
-      assert.equal((await settlement).status, "SKIPPED");
+      assert.equal((await settlement.settled).status, "SKIPPED");
       const made = await upload.made;
       const rebases = await rebasesQueuedFor(made.id);
       if (rebases > 0) await server.db.transaction().execute((tx) => rebaseRun(tx, made.id));
@@ -302,7 +300,7 @@ describe("an upload making a run while the run it chooses as its base is left SK
       return { made, rebases, rebased, base, first };
     } finally {
       settlementMayCommit.fire();
-      await settlement.catch(() => undefined);
+      await settlement.settled.catch(() => undefined);
     }
   }
 
@@ -351,26 +349,19 @@ describe("a rebase comparing a pull request's run with a run a settlement is lea
       .where("id", "=", made.id)
       .execute();
     const settlementMayCommit = signal();
-    const hasSettled = signal();
-    const settlement = server.db.transaction().execute(async (tx) => {
-      await lockRun(tx, base.id);
-      const run = await settleRun(tx, base.id, baseCheckId);
-      hasSettled.fire();
-      await settlementMayCommit.fired;
-      return run;
-    });
+    const settlement = aSettlement(base.id, baseCheckId, settlementMayCommit.fired, { locked: true });
     try {
-      await Promise.race([hasSettled.fired, settlement]);
+      await settlement.hasSettled;
       // On PostgreSQL the rebase reads its merge base's run as analysed and waits for the
       // settlement as it writes the run's base.
       const rebase = server.db.transaction().execute((tx) => rebaseRun(tx, made.id));
       await untilWaitingOrDone(rebase);
       settlementMayCommit.fire();
-      assert.equal((await settlement).status, "SKIPPED");
+      assert.equal((await settlement.settled).status, "SKIPPED");
       await rebase;
     } finally {
       settlementMayCommit.fire();
-      await settlement.catch(() => undefined);
+      await settlement.settled.catch(() => undefined);
     }
     const rebased = await server.db
       .selectFrom("analysis_runs")
