@@ -51,6 +51,7 @@ import { isJsonContentType, JSON_TYPE, jsonSyntaxReason, sendJson } from "./json
 import { LargeBodySlots, leadingQuery } from "./large-bodies.ts";
 import { isPublicRequest, type PublicRootFields, TOKEN_REFRESH_ROOT_FIELDS } from "./public-operations.ts";
 import type { RateLimiter } from "./rate-limit.ts";
+import { turnOfRead, waitForTurnsOtherRequests } from "./turn.ts";
 
 /** Paths the GraphQL endpoint answers on: the cloud form and the on-premise form, slash optional. */
 export const GRAPHQL_PATHS: ReadonlySet<string> = new Set([
@@ -450,6 +451,7 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
     res: ServerResponse,
     record: RequestRecord,
   ): Promise<void> {
+    const readIn = turnOfRead();
     const method = req.method ?? "GET";
     if (method !== "GET" && method !== "POST") {
       const error = new AssayError(
@@ -495,6 +497,9 @@ export function createGraphQLEndpoint(deps: GraphQLEndpointDeps) {
       body = read.body;
     }
 
+    // Run after the other requests this turn read, not between them (src/http/turn.ts).
+    const turn = waitForTurnsOtherRequests(readIn);
+    if (turn) await turn;
     const [responseBody, init] = await handler({
       method,
       url: req.url ?? "/",
