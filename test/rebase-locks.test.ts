@@ -1,16 +1,21 @@
 // test-runner: execution-mode independent (the rebases run in the job worker, not GraphQL execution)
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
+import type { AccountRow, AnalysisRunRow, CheckRow, RepositoryRow } from "../src/db/types.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
+import { announceRepositoryIssues } from "../src/ingestion/repository-issue-events.ts";
 import { rebaseRun, runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
+import { lockBaseCheckId } from "../src/modules/checks/check-store.ts";
 import { applyVcsDelivery } from "../src/modules/pull-requests/vcs-event-service.ts";
 import type { PullRequestFacts } from "../src/modules/pull-requests/vcs-payloads.ts";
 import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
 import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
-import { findLatestDefaultBranchRuns } from "../src/modules/runs/run-store.ts";
+import { findLatestDefaultBranchRuns, lockRun } from "../src/modules/runs/run-store.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
+import { anArtifact } from "./helpers/builders-artifacts.ts";
+import { anAnalyzer } from "./helpers/builders-catalog.ts";
+import { aCheck } from "./helpers/builders-checks.ts";
 import { aPullRequest } from "./helpers/builders-pull-requests.ts";
 import { waitFor } from "./helpers/instance.ts";
 import {
@@ -147,6 +152,84 @@ describe("a run moving off the default branch while a run compared with it has i
       .where("dedupe_key", "=", dedupeKey)
       .executeTakeFirstOrThrow();
     assert.equal(job.state, "QUEUED", "the dependent run is rebased again, after its base moved");
+  });
+});
+
+describe("a run moving off the default branch while a publication holds a check it compares again", () => {
+  test("the move announces the repository's issues after its last check: both commit", async () => {
+    const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+    const analyzer = await anAnalyzer(server.db);
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    const first = await aRun(server.db, repository, { branch: "main", createdAt: ago(60) });
+    await aCheck(server.db, first, analyzer);
+    const moving = await aRunPutOnMain(repository, 6, { createdAt: ago(50) });
+    await server.db
+      .updateTable("analysis_runs")
+      .set({ base_run_id: first.id, base_oid: first.commit_oid })
+      .where("id", "=", moving.id)
+      .execute();
+    await aCheck(server.db, moving, analyzer);
+    // Two default-branch runs compared with it, each with a published report: the move compares
+    // the earlier with `first`, settles it, then compares the later with the earlier.
+    const dependents: Array<{ run: AnalysisRunRow; check: CheckRow }> = [];
+    for (const seconds of [40, 30]) {
+      const run = await aRun(server.db, repository, { createdAt: ago(seconds), baseRun: moving });
+      const check = await aCheck(server.db, run, analyzer);
+      await anArtifact(server.db, run, check);
+      dependents.push({ run, check });
+    }
+    const [earlier, later] = dependents as [(typeof dependents)[0], (typeof dependents)[0]];
+    // The newest run, compared with the later run, whose report is being published.
+    const newest = await aRun(server.db, repository, { createdAt: ago(20), baseRun: later.run });
+    await aCheck(server.db, newest, analyzer);
+
+    const publicationHoldsCheck = signal();
+    const publicationMayAnnounce = signal();
+    // The publication as processing runs it, up to its end (process-job.ts, sarif/process.ts,
+    // then settleRun): its run locked, its base check (the later run's) held FOR SHARE, then the
+    // repository's announcement row.
+    const publishing = server.db.transaction().execute(async (tx) => {
+      assert.ok(await lockRun(tx, newest.id));
+      const held = await lockBaseCheckId(tx, later.run.id, analyzer.id);
+      publicationHoldsCheck.fire();
+      await publicationMayAnnounce.fired;
+      await announceRepositoryIssues(tx, repository, account);
+      return held;
+    });
+    try {
+      await Promise.race([publicationHoldsCheck.fired, publishing]);
+      // The worker settling the moving run's rebase, which writes the later run's check.
+      const rebasing = server.db.transaction().execute(async (tx) => {
+        assert.ok(await lockRepositoryNoKeyUpdate(tx, repository.id));
+        return rebaseRun(tx, moving.id);
+      });
+      if (server.config.databaseUrl) {
+        await waitFor(
+          "the rebase to wait for the publication's check",
+          async () => (await sessionsWaitingForALock(server.db)) > 0,
+        );
+      }
+      // Had the move announced when it settled the earlier run, before it writes the later run's
+      // check, this would close a cycle and PostgreSQL would abort one ("deadlock detected").
+      publicationMayAnnounce.fire();
+      assert.equal(await publishing, later.check.id);
+      assert.equal(await rebasing, true, "the run moved");
+      assert.equal(await branchOfRun(moving.id), "topic");
+      const compared = await server.db
+        .selectFrom("checks")
+        .select("base_check_id")
+        .where("id", "=", later.check.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(
+        compared.base_check_id,
+        earlier.check.id,
+        "the later run is compared with the earlier one",
+      );
+    } finally {
+      // Released whatever failed above, so its transaction ends.
+      publicationMayAnnounce.fire();
+      await publishing.catch(() => undefined);
+    }
   });
 });
 

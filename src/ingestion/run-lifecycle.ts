@@ -394,12 +394,15 @@ export function runStatusOf(statuses: readonly CheckStatus[]): AnalysisRunStatus
  * late: {@link queueRebasesOfLaterRuns}). For a default-branch run that is
  * analysed or has just finished, announces what changed in the repository's issues (the run may
  * have become, stayed or stopped being the repository's current state, or what it shows may have
- * changed).
+ * changed), unless `announce` is false: the caller then announces them itself, after the last
+ * check it writes (a rebase, which settles runs and then writes other runs' checks:
+ * docs/ingestion.md "Lock order").
  */
 export async function settleRun(
   tx: Kysely<Database>,
   runId: string,
   lastCheckId: string | null,
+  { announce = true }: { announce?: boolean } = {},
 ): Promise<AnalysisRunRow> {
   const run = await findRunById(tx, runId);
   const checks = await findChecksOfRun(tx, runId);
@@ -414,7 +417,7 @@ export async function settleRun(
   if (changed) await recordRunUpdated(tx, { run: updated, repository, account, checks, lastCheckId });
   // Queued before the announcement, which takes its row after every other lock.
   if (finished) await queueRebasesOfLaterRuns(tx, run, updated, repository);
-  if (updated.branch_name === repository.default_branch && (finished || isAnalysed(updated))) {
+  if (announce && updated.branch_name === repository.default_branch && (finished || isAnalysed(updated))) {
     await announceRepositoryIssues(tx, repository, account);
   }
   return updated;

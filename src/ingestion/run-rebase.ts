@@ -203,7 +203,8 @@ async function compareRunWith(
   if (base) await adoptDeferredRenames(tx, { id: run.id, base_oid: base.commit_oid });
   const lastCheckId = await compareChecksWith(tx, run, base);
   await matchScaChecksOfRun(tx, run.id);
-  await settleRun(tx, run.id, lastCheckId);
+  // Announced by rebaseRun, after the last check this transaction writes.
+  await settleRun(tx, run.id, lastCheckId, { announce: false });
 }
 
 /**
@@ -266,8 +267,10 @@ function isPublished(artifacts: ReadonlyArray<{ status: string }>): boolean {
  * when its base run stays, compares again each findings
  * check whose base check is no longer the one the rule reaches through that base run (a late
  * run's check came in between: docs/ingestion.md "Where a run stands in the history"); and counts
- * its DDP again ({@link recountRunDependencies}). Answers whether it changed. The worker holds the
- * run's repository's lock when it calls this ({@link runRebaseHandler}).
+ * its DDP again ({@link recountRunDependencies}); then announces the repository's issues, once,
+ * when a run it settled is the default branch's or it moved one off it. Answers whether it
+ * changed. The worker holds the run's repository's lock when it calls this
+ * ({@link runRebaseHandler}).
  */
 export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<boolean> {
   if (!(await lockRun(tx, runId))) return false;
@@ -291,11 +294,18 @@ export async function rebaseRun(tx: Kysely<Database>, runId: string): Promise<bo
     await settleCheck(tx, recounted, gateOf(run.repository_id, "SBOM"));
   }
   const lastCheckId = comparedCheckId ?? recounted?.id ?? null;
-  if (lastCheckId !== null) await settleRun(tx, run.id, lastCheckId);
-  // Announced last, after every lock this transaction takes: a run moved off the default branch
-  // no longer counts among the repository's current findings.
-  if (moved) {
-    const repository = await findRepositoryById(tx, run.repository_id);
+  if (lastCheckId !== null) await settleRun(tx, run.id, lastCheckId, { announce: false });
+  // Announced once, last, after every lock this transaction takes, for the runs it settled: a
+  // publication may hold a check this writes after settling another run, and then wait for the
+  // announcement (docs/ingestion.md "Lock order"). A run moved off the default branch no longer
+  // counts among the repository's current findings, and the runs compared again with it may.
+  const repository = await findRepositoryById(tx, run.repository_id);
+  const settled = await findRunById(tx, runId);
+  const settledOnDefaultBranch =
+    (rebased || lastCheckId !== null) &&
+    settled.branch_name === repository.default_branch &&
+    isAnalysed(settled);
+  if (moved || settledOnDefaultBranch) {
     await announceRepositoryIssues(tx, repository, await findAccountById(tx, repository.account_id));
   }
   return rebased || lastCheckId !== null;

@@ -10,7 +10,7 @@ import { findWorkingDirectories } from "../../formats/sarif/working-directories.
 import { replaceUnstorableText } from "../../graphql/variables.ts";
 import { deleteArtifactAnalyzedPaths } from "../../modules/artifacts/artifact-analyzed-path-store.ts";
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
-import { findBaseCheckId, findFingerprintVersions } from "../../modules/checks/check-store.ts";
+import { findFingerprintVersions, lockBaseCheckId } from "../../modules/checks/check-store.ts";
 import {
   analyzeOccurrences,
   deleteOccurrenceBatchOfArtifact,
@@ -425,12 +425,14 @@ export async function stageSarif(
       [...graded].filter(([, category]) => reporting.hides(category)).map(([issueId]) => issueId),
     );
     // The check's base check may not be the one staging read: a rebase (run-rebase.ts) gave the
-    // run another base run, or a late run's check came in between it and the check walked back
-    // to (docs/ingestion.md "Where a run stands in the history"). The states written against the
-    // old one are then all set again.
+    // run another base run, a late run's check came in between it and the check walked back to,
+    // or a late artifact left it NEUTRAL or failed (docs/ingestion.md "Where a run stands in the
+    // history"). The states written against the old one are then all set again. It is held until
+    // this commits: a settlement leaving it inconclusive waits, then finds this check among the
+    // checks compared with it (docs/ingestion.md "Lock order").
     const { base_run_id: baseRunId, base_oid: baseOid } = await findRunById(publishTx, run.id);
     let baseCheckId = input.baseCheckId;
-    if (baseRunId !== null) baseCheckId = await findBaseCheckId(publishTx, baseRunId, check.analyzer_id);
+    if (baseRunId !== null) baseCheckId = await lockBaseCheckId(publishTx, baseRunId, check.analyzer_id);
     else if (run.base_run_id !== null) baseCheckId = null;
     const rebased = String(baseCheckId) !== String(input.baseCheckId);
     // Rows staged after a rebase compared the run with the commit of a rename deferred them.
