@@ -5,9 +5,9 @@ import type { JobHandler } from "../jobs/worker.ts";
 import { findAccountById } from "../modules/accounts/account-store.ts";
 import { findArtifactOutcomesOfCheck } from "../modules/artifacts/artifact-store.ts";
 import {
-  findBaseCheckId,
   findChecksOfRun,
   findRunsReadingBaseChecksOf,
+  lockBaseCheckId,
 } from "../modules/checks/check-store.ts";
 import { matchScaCheck } from "../modules/dependencies/advisory-matching.ts";
 import { findScaCheckIdsOfRun } from "../modules/dependencies/advisory-store.ts";
@@ -236,7 +236,9 @@ async function compareChecksWith(
     // publication reads its base check then, and sets every state again when that is not the one
     // staging read (src/ingestion/sarif/process.ts).
     if (!isPublished(artifacts)) continue;
-    const baseCheckId = base ? await findBaseCheckId(tx, base.id, check.analyzer_id) : null;
+    // Held until this commits, as a publication holds it: a settlement leaving it NEUTRAL or
+    // failed meanwhile then finds this check compared with it (docs/ingestion.md "Lock order").
+    const baseCheckId = base ? await lockBaseCheckId(tx, base.id, check.analyzer_id) : null;
     // Compared with its base check already: its states stand. (When the new base run's check of
     // the analyzer is NEUTRAL or failed, the rule walks back to the same check.)
     if (sameCheck(check.base_check_id, baseCheckId)) continue;

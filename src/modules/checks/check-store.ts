@@ -146,11 +146,12 @@ export async function findBaseCheckId(
 /**
  * {@link findBaseCheckId}, the check found held FOR SHARE until the transaction ends, for a
  * transaction that compares a check with it and records that (`checks.base_check_id`) without
- * holding its run: an artifact's publication. A late artifact's settlement that leaves the base
- * check NEUTRAL or failed writes the check's row before it looks for the checks compared with it
- * (`findRunsComparedWithInconclusiveChecksOf`), so it waits for this transaction and then finds
- * its check; or this transaction waits for it, and the base check is found again once the row is
- * held, past a check that stopped being comparable meanwhile (docs/ingestion.md "Lock order").
+ * holding the base check's run: an artifact's publication, a rebase. A late artifact's settlement
+ * that leaves the base check NEUTRAL or failed writes the check's row before it looks for the
+ * checks compared with it (`findRunsComparedWithInconclusiveChecksOf`), so it waits for this
+ * transaction and then finds its check; or this transaction waits for it, and the base check is
+ * found again once the row is held, past a check that stopped being comparable meanwhile
+ * (docs/ingestion.md "Lock order").
  */
 export async function lockBaseCheckId(
   tx: Kysely<Database>,

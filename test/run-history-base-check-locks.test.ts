@@ -5,9 +5,10 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { AccountRow, AnalysisRunRow, RepositoryRow } from "../src/db/types.ts";
 import { artifactProcessingHandler } from "../src/ingestion/process-job.ts";
-import { runRebaseHandler } from "../src/ingestion/run-rebase.ts";
+import { rebaseRun, runRebaseHandler } from "../src/ingestion/run-rebase.ts";
 import { lockClaimedJob } from "../src/jobs/job-store.ts";
 import { JobWorker } from "../src/jobs/worker.ts";
+import { lockRepositoryNoKeyUpdate } from "../src/modules/repositories/repository-store.ts";
 import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import {
@@ -22,14 +23,14 @@ import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
- * A SARIF artifact published while a late artifact of its base run is settled, leaving the check
- * it is compared with NEUTRAL or failed (docs/ingestion.md "Where a run stands in the history", "Lock
- * order"). The publication reads its base check; the settlement looks for the checks compared
- * with the check it leaves inconclusive. Each sees only what the other has committed, so without
- * a lock both could miss the other: the new check compared with a NEUTRAL check, and no rebase
- * queued. Each test plays both settling transactions by hand, one stopped before it commits; on
- * PostgreSQL the other waits for it. The embedded database runs one transaction at a time, so
- * there the other side simply runs after it.
+ * A check compared with a check of an earlier run while a late artifact of that run is settled,
+ * leaving the check NEUTRAL or failed (docs/ingestion.md "Where a run stands in the history",
+ * "Lock order"): a SARIF artifact's publication, or a rebase, reads its base check; the settlement
+ * looks for the checks compared with the check it leaves inconclusive. Each sees only what the
+ * other has committed, so without a lock both could miss the other: the check compared with a
+ * NEUTRAL or failed check, and no rebase queued. Each test plays both transactions by hand, one
+ * stopped before it commits; on PostgreSQL the other waits for it. The embedded database runs one
+ * transaction at a time, so there the other side simply runs after it.
  */
 
 const { logger } = testLogger("ingestion");
@@ -38,10 +39,15 @@ const SHARDS = {
   dir: path.resolve(import.meta.dirname, "fixtures", "shards"),
   workDir: "/tmp/assay-fixtures/js-shards",
 };
-/** c8's coverage of push 1 (scripts/make-fixtures.sh pull-request). */
+/** c8's coverage of a version of the pull-request project (scripts/make-fixtures.sh pull-request). */
 const COVERAGE = path.resolve(import.meta.dirname, "fixtures", "pull-request", "push-1.lcov");
 /** The commits, oldest first. */
-const [BASE, PUSH_1, PUSH_2] = ["1", "2", "3"].map((digit) => digit.repeat(40)) as [string, string, string];
+const [BASE, PUSH_1, PUSH_2, PUSH_3] = ["1", "2", "3", "4"].map((digit) => digit.repeat(40)) as [
+  string,
+  string,
+  string,
+  string,
+];
 
 let server: TestServer;
 let account: AccountRow;
@@ -53,7 +59,7 @@ before(async () => {
 });
 after(() => server?.stop());
 
-/** Uploads the shards project's `shard` report (push 1's coverage with `coverage`) for `commit` on main. */
+/** Uploads the shards project's `shard` report (the coverage with `coverage`) for `commit` on main. */
 async function upload(
   repository: RepositoryRow,
   commit: string,
@@ -215,11 +221,18 @@ async function aPublicationAndALateShard(spoiling: Spoiling) {
   return { repository, publication, settlement };
 }
 
-/** Push 2's check once both committed and the rebases they queued ran: compared with base's. */
-async function assertComparedPastTheLateCheck(repository: RepositoryRow, spoiling: Spoiling): Promise<void> {
+/**
+ * The check of `commit`'s run (push 2's, or push 3's) once both committed and the rebases they
+ * queued ran: compared with base's, past push 1's.
+ */
+async function assertComparedPastTheLateCheck(
+  repository: RepositoryRow,
+  spoiling: Spoiling,
+  commit = PUSH_2,
+): Promise<void> {
   assert.equal((await checkOf(repository, PUSH_1)).status, spoiling.status);
   await runRebases();
-  const published = await checkOf(repository, PUSH_2);
+  const published = await checkOf(repository, commit);
   assert.equal(published.base_check_id, (await checkOf(repository, BASE)).id, "compared with base's check");
   // Against base, push 2 keeps cart.js's two findings and fixes badge.jsx's three.
   assert.deepEqual(published.states, ["EXISTING", "EXISTING", "RESOLVED", "RESOLVED", "RESOLVED"]);
@@ -274,6 +287,105 @@ describe("a publication while a late artifact leaves its base check inconclusive
         );
       }
       await assertComparedPastTheLateCheck(repository, spoiling);
+    });
+  }
+});
+
+/**
+ * main's history base ← push 1 ← push 2 ← push 3, push 1 late: push 2's CI sent only its coverage,
+ * so push 3's ESLint findings, compared with push 2's run, were compared with base's check; push 1
+ * analysed since (with its coverage), its settlement queued push 3's rebase, which compares push 3
+ * with push 1's ESLint check, not run (the other rebases ran); a late shard of push 1, `spoiling`'s
+ * way, staged, its settlement not run.
+ */
+async function aRebaseAndALateShard(spoiling: Spoiling) {
+  const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+  await process(await upload(repository, BASE, "base", []));
+  await process(await upload(repository, PUSH_2, "push-2", [PUSH_1, BASE], { coverage: true }));
+  await process(await upload(repository, PUSH_3, "app", [PUSH_2, PUSH_1, BASE]));
+  assert.equal((await checkOf(repository, PUSH_3)).base_check_id, (await checkOf(repository, BASE)).id);
+  await process(await upload(repository, PUSH_1, "app", [BASE]));
+  await process(await upload(repository, PUSH_1, "push-1", [BASE], { coverage: true }));
+  const newer = await runOf(repository, PUSH_3);
+  const queued = await server.db
+    .selectFrom("jobs")
+    .select(["id", "payload"])
+    .where("kind", "=", REBASE_JOB_KIND)
+    .execute();
+  const ofNewer = queued.filter((job) => (job.payload as { runId?: unknown }).runId === newer.id);
+  assert.ok(ofNewer.length > 0, "push 3's rebase is queued");
+  // Played by hand below.
+  await server.db
+    .deleteFrom("jobs")
+    .where(
+      "id",
+      "in",
+      ofNewer.map((job) => job.id),
+    )
+    .execute();
+  await runRebases();
+  const late = await upload(repository, PUSH_1, "server", [BASE]);
+  await spoiling.spoil(late);
+  const settlement = await aStagedArtifact(late);
+  /** Push 3's rebase as the worker settles it, held open until `mayCommit` settles. */
+  const rebase = (mayCommit: Promise<void>) => {
+    const hasRebased = signal();
+    const rebased = server.db.transaction().execute(async (tx) => {
+      assert.ok(await lockRepositoryNoKeyUpdate(tx, repository.id));
+      const changed = await rebaseRun(tx, newer.id);
+      hasRebased.fire();
+      await mayCommit;
+      return changed;
+    });
+    return { rebased, hasRebased: Promise.race([hasRebased.fired, rebased.then(() => undefined)]) };
+  };
+  return { repository, rebase, settlement };
+}
+
+describe("a rebase while a late artifact leaves the base check it moves to inconclusive", () => {
+  for (const spoiling of SPOILINGS) {
+    test(`(${spoiling.name}) the settlement first: the rebase waits for it and keeps the check before`, async () => {
+      const { repository, rebase, settlement } = await aRebaseAndALateShard(spoiling);
+      const settlementMayCommit = signal();
+      const settling = settlement(settlementMayCommit.fired);
+      try {
+        await settling.hasSettled;
+        const rebasing = rebase(Promise.resolve());
+        // Without the lock the rebase would read push 1's check as comparable (the settlement has
+        // not committed) and compare push 3 with it; the settlement, done looking, queues nothing.
+        await untilWaitingOrDone(rebasing.rebased);
+        settlementMayCommit.fire();
+        assert.deepEqual(await settling.settled, { status: "done" });
+        await rebasing.rebased;
+      } finally {
+        settlementMayCommit.fire();
+        await settling.settled.catch(() => undefined);
+      }
+      await assertComparedPastTheLateCheck(repository, spoiling, PUSH_3);
+    });
+
+    test(`(${spoiling.name}) the rebase first: the settlement waits for it, finds its check and queues its rebase`, async () => {
+      const { repository, rebase, settlement } = await aRebaseAndALateShard(spoiling);
+      const rebaseMayCommit = signal();
+      const rebasing = rebase(rebaseMayCommit.fired);
+      try {
+        await rebasing.hasRebased;
+        const settling = settlement(Promise.resolve());
+        // Without the lock the settlement would look for the checks compared with push 1's before
+        // the rebase committed push 3's, and queue nothing.
+        await untilWaitingOrDone(settling.settled);
+        rebaseMayCommit.fire();
+        assert.equal(await rebasing.rebased, true);
+        assert.deepEqual(await settling.settled, { status: "done" });
+      } finally {
+        rebaseMayCommit.fire();
+        await rebasing.rebased.catch(() => undefined);
+      }
+      if (server.config.databaseUrl) {
+        const rebased = await checkOf(repository, PUSH_3);
+        assert.equal(rebased.base_check_id, (await checkOf(repository, PUSH_1)).id, "read while comparable");
+      }
+      await assertComparedPastTheLateCheck(repository, spoiling, PUSH_3);
     });
   }
 });
