@@ -189,7 +189,14 @@ export async function startApp(
     // One count of large bodies for both upload paths, so their sum stays bounded.
     const largeBodies = new LargeBodySlots(config.maxConcurrentUploads);
     const documents = new DocumentCache(schema, {
-      jit: config.graphqlJit ? await loadGraphqlJit() : undefined,
+      jit: config.graphqlJit
+        ? {
+            module: loadGraphqlJit,
+            afterRuns: config.graphqlJitAfterRuns,
+            onLoadError: (error) =>
+              logger.error({ err: error }, "graphql-jit could not be loaded; operations run with graphql-js"),
+          }
+        : undefined,
       hideSuggestions: config.isProduction,
     });
     const authenticator = new CredentialAuthenticator(database.db, {

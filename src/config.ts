@@ -28,6 +28,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Compile documents with graphql-jit instead of graphql-js `execute`. */
   graphqlJit: boolean;
+  /** With graphql-jit, runs of an operation with graphql-js before it is compiled. */
+  graphqlJitAfterRuns: number;
   /** Largest accepted request body in bytes. */
   maxBodyBytes: number;
   /** How many request bodies over `maxBodyBytes` (artifact uploads) are held at once. */
@@ -256,6 +258,7 @@ export function parseConfig(env: Env = process.env): Config {
     sessionSecretIsDefault: configuredSessionSecret === undefined,
     logLevel: (LOG_LEVELS as readonly string[]).includes(logLevelRaw) ? (logLevelRaw as LogLevel) : "info",
     graphqlJit: boolean("ASSAY_GRAPHQL_JIT", false),
+    graphqlJitAfterRuns: integer("ASSAY_GRAPHQL_JIT_AFTER_RUNS", 10, 0, 1_000_000),
     maxBodyBytes: integer("ASSAY_MAX_BODY_BYTES", 1_048_576, 1024, 1_073_741_824),
     isProduction,
     installationName: text("ASSAY_INSTALLATION_NAME") ?? "Assay",
@@ -434,6 +437,12 @@ export const CONFIG_VARIABLES: ReadonlyArray<{ name: string; default: string; me
     name: "ASSAY_GRAPHQL_JIT",
     default: "false",
     meaning: "Execute with graphql-jit (compiled once per document) instead of graphql-js.",
+  },
+  {
+    name: "ASSAY_GRAPHQL_JIT_AFTER_RUNS",
+    default: "10",
+    meaning:
+      "With ASSAY_GRAPHQL_JIT, how many times an operation runs with graphql-js before it is compiled (0: at its first run); graphql-jit is loaded at the first compilation.",
   },
   {
     name: "ASSAY_MAX_BODY_BYTES",

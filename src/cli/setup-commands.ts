@@ -150,6 +150,7 @@ export function effectiveValues(config: Config): Record<string, string> {
     LOG_LEVEL: config.logLevel,
     NODE_ENV: config.isProduction ? "production" : "(not production)",
     ASSAY_GRAPHQL_JIT: String(config.graphqlJit),
+    ASSAY_GRAPHQL_JIT_AFTER_RUNS: String(config.graphqlJitAfterRuns),
     ASSAY_MAX_BODY_BYTES: String(config.maxBodyBytes),
     ASSAY_PUBLIC_URL: config.publicUrl,
     ASSAY_INSTALLATION_NAME: config.installationName,

@@ -118,7 +118,7 @@ describe("DocumentCache.compiled", () => {
   });
 
   it("compiles each operation once and runs it to the same data as execute", async () => {
-    const cache = new DocumentCache(schema, { jit: await loadGraphqlJit() });
+    const cache = new DocumentCache(schema, { jit: { module: await loadGraphqlJit() } });
     const { document } = cache.prepare(query);
     assert.ok(document);
     const compiled = cache.compiled(document, "Repos");
@@ -141,8 +141,72 @@ describe("DocumentCache.compiled", () => {
     });
   });
 
+  it("compiles an operation only after its first afterRuns runs, counting each operation alone", async () => {
+    const cache = new DocumentCache(schema, { jit: { module: await loadGraphqlJit(), afterRuns: 2 } });
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    assert.equal(cache.compiled(document, "Repos"), undefined, "first run: graphql-js");
+    assert.equal(cache.compiled(document, "Repos"), undefined, "second run: graphql-js");
+    assert.equal(cache.compiled(document, "Viewer"), undefined, "another operation counts its own runs");
+    const compiled = cache.compiled(document, "Repos");
+    assert.ok(compiled, "third run: compiled");
+    assert.equal(cache.compiled(document, "Repos"), compiled, "and kept");
+    assert.equal(cache.compiled(document, "Viewer"), undefined, "its second run");
+    assert.ok(cache.compiled(document, "Viewer"));
+  });
+
+  it("loads graphql-jit when the first operation is due to compile, once, running graphql-js until then", async () => {
+    const jit = await loadGraphqlJit();
+    let loads = 0;
+    let finishLoad: () => void = () => {};
+    const loaded = new Promise<void>((resolve) => {
+      finishLoad = resolve;
+    });
+    const module = async () => {
+      loads += 1;
+      await loaded;
+      return jit;
+    };
+    const cache = new DocumentCache(schema, { jit: { module, afterRuns: 1 } });
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    assert.equal(cache.compiled(document, "Repos"), undefined);
+    assert.equal(loads, 0, "nothing was due to compile yet");
+    assert.equal(cache.compiled(document, "Repos"), undefined, "due, but the module is loading");
+    assert.equal(cache.compiled(document, "Repos"), undefined);
+    assert.equal(loads, 1, "loaded once");
+    finishLoad();
+    await loaded;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(cache.compiled(document, "Repos"), "compiled once the module is there");
+    assert.equal(loads, 1);
+  });
+
+  it("keeps running graphql-js, and says so once, when graphql-jit cannot be loaded", async () => {
+    const failures: unknown[] = [];
+    let loads = 0;
+    const cache = new DocumentCache(schema, {
+      jit: {
+        module: async () => {
+          loads += 1;
+          throw new Error("no such module");
+        },
+        onLoadError: (error) => failures.push(error),
+      },
+    });
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    assert.equal(cache.compiled(document, "Repos"), undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(cache.compiled(document, "Repos"), undefined);
+    assert.equal(cache.compiled(document, "Viewer"), undefined);
+    assert.equal(loads, 1, "not tried again");
+    assert.equal(failures.length, 1);
+    assert.match(String(failures[0]), /no such module/);
+  });
+
   it("returns nothing for an operation that does not compile, so the caller falls back to execute", async () => {
-    const cache = new DocumentCache(schema, { jit: await loadGraphqlJit() });
+    const cache = new DocumentCache(schema, { jit: { module: await loadGraphqlJit() } });
     const { document } = cache.prepare(query);
     assert.ok(document);
     assert.equal(cache.compiled(document, "Missing"), undefined);

@@ -22,12 +22,30 @@ export function loadGraphqlJit(): Promise<GraphqlJit> {
   return import("graphql-jit");
 }
 
+/** How a {@link DocumentCache} compiles operations with graphql-jit. */
+export interface JitOptions {
+  /**
+   * graphql-jit, or how to load it: then it is loaded when the first operation is due to be
+   * compiled, and operations run with graphql-js until it is (a server that never compiles never
+   * holds the module).
+   */
+  module: GraphqlJit | (() => Promise<GraphqlJit>);
+  /**
+   * Runs of an operation before it is compiled, each with graphql-js. Default 0: compiled at its
+   * first run. A compilation costs several times a parse and validation, so compiling only what
+   * repeats keeps one-off documents as cheap as without jit.
+   */
+  afterRuns?: number;
+  /** Told when loading the module fails; operations then keep running with graphql-js. */
+  onLoadError?: (error: unknown) => void;
+}
+
 /** Options of a {@link DocumentCache}. */
 export interface DocumentCacheOptions {
   /** Query texts kept; the least recently used is dropped past this. Default 1,000. */
   maxEntries?: number;
-  /** Compile operations with this graphql-jit (see {@link DocumentCache.compiled}); absent: do not compile. */
-  jit?: GraphqlJit;
+  /** Compile operations with graphql-jit (see {@link DocumentCache.compiled}); absent: do not compile. */
+  jit?: JitOptions;
   /** Drop graphql-js "Did you mean ...?" hints, which would disclose the schema. Default false. */
   hideSuggestions?: boolean;
 }
@@ -52,17 +70,24 @@ const ANONYMOUS = "";
 export class DocumentCache {
   readonly #schema: GraphQLSchema;
   readonly #maxEntries: number;
-  readonly #jit: GraphqlJit | undefined;
+  readonly #jit: JitOptions | undefined;
+  readonly #afterRuns: number;
+  /** graphql-jit once loaded; undefined while it loads, or when jit is off or failed to load. */
+  #jitModule: GraphqlJit | undefined;
+  #jitLoading: Promise<void> | undefined;
   readonly #hideSuggestions: boolean;
   // A Map iterates in insertion order; re-inserting on each hit keeps the oldest entry first.
   readonly #entries = new Map<string, PreparedDocument>();
-  readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
+  /** By document and operation: its compilation (null: it does not compile), or its runs so far. */
+  readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null | number>>();
 
   /** A cache for documents run against `schema`. */
   constructor(schema: GraphQLSchema, options: DocumentCacheOptions = {}) {
     this.#schema = schema;
     this.#maxEntries = Math.max(1, options.maxEntries ?? DEFAULT_MAX_ENTRIES);
     this.#jit = options.jit;
+    this.#afterRuns = Math.max(0, options.jit?.afterRuns ?? 0);
+    if (typeof options.jit?.module === "object") this.#jitModule = options.jit.module;
     this.#hideSuggestions = options.hideSuggestions ?? false;
   }
 
@@ -94,24 +119,42 @@ export class DocumentCache {
 
   /**
    * The graphql-jit compilation of `operationName` in `document` (a document {@link prepare}
-   * returned without errors), compiled once. Undefined when jit is off or the operation does not
-   * compile; the caller then runs graphql's `execute`, which reports any error in its own words.
+   * returned without errors) for a run of it, compiled once, at the run after its first
+   * `afterRuns` ({@link JitOptions}). Undefined when jit is off, for those first runs, while the
+   * module loads, or when the operation does not compile; the caller then runs graphql's
+   * `execute`, which reports any error in its own words.
    */
   compiled(document: DocumentNode, operationName?: string | null): CompiledQuery | undefined {
-    const jit = this.#jit;
-    if (!jit) return undefined;
+    if (!this.#jit) return undefined;
     let byOperation = this.#compiled.get(document);
     if (!byOperation) {
       byOperation = new Map();
       this.#compiled.set(document, byOperation);
     }
     const key = operationName ?? ANONYMOUS;
-    let compiled = byOperation.get(key);
-    if (compiled === undefined) {
-      compiled = this.#compile(jit, document, operationName ?? undefined);
-      byOperation.set(key, compiled);
+    const entry = byOperation.get(key) ?? 0;
+    if (typeof entry !== "number") return entry ?? undefined;
+    const jit = entry < this.#afterRuns ? undefined : this.#loadedJit();
+    if (!jit) {
+      byOperation.set(key, entry + 1);
+      return undefined;
     }
+    const compiled = this.#compile(jit, document, operationName ?? undefined);
+    byOperation.set(key, compiled);
     return compiled ?? undefined;
+  }
+
+  /** graphql-jit when loaded; otherwise starts loading it (once) and answers undefined. */
+  #loadedJit(): GraphqlJit | undefined {
+    const load = this.#jit?.module;
+    if (this.#jitModule || typeof load !== "function" || this.#jitLoading) return this.#jitModule;
+    this.#jitLoading = load().then(
+      (module) => {
+        this.#jitModule = module;
+      },
+      (error: unknown) => this.#jit?.onLoadError?.(error),
+    );
+    return undefined;
   }
 
   #prepareUncached(query: string): PreparedDocument {
