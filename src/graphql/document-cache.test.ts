@@ -205,6 +205,21 @@ describe("DocumentCache.compiled", () => {
     assert.match(String(failures[0]), /no such module/);
   });
 
+  it("tries an operation that does not compile once, not at every run", async () => {
+    const jit = await loadGraphqlJit();
+    let compilations = 0;
+    const compileQuery: typeof jit.compileQuery = (...args) => {
+      compilations += 1;
+      return jit.compileQuery(...args);
+    };
+    const counting = { ...jit, compileQuery };
+    const cache = new DocumentCache(schema, { jit: { module: counting, afterRuns: 1 } });
+    const { document } = cache.prepare(query);
+    assert.ok(document);
+    for (let run = 0; run < 5; run++) assert.equal(cache.compiled(document, "Missing"), undefined);
+    assert.equal(compilations, 1);
+  });
+
   it("returns nothing for an operation that does not compile, so the caller falls back to execute", async () => {
     const cache = new DocumentCache(schema, { jit: { module: await loadGraphqlJit() } });
     const { document } = cache.prepare(query);

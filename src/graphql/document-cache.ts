@@ -132,11 +132,13 @@ export class DocumentCache {
       this.#compiled.set(document, byOperation);
     }
     const key = operationName ?? ANONYMOUS;
-    const entry = byOperation.get(key) ?? 0;
-    if (typeof entry !== "number") return entry ?? undefined;
-    const jit = entry < this.#afterRuns ? undefined : this.#loadedJit();
+    const entry = byOperation.get(key);
+    // Compiled already, or found not to compile (null).
+    if (entry !== undefined && typeof entry !== "number") return entry ?? undefined;
+    const runs = entry ?? 0;
+    const jit = runs < this.#afterRuns ? undefined : this.#loadedJit();
     if (!jit) {
-      byOperation.set(key, entry + 1);
+      byOperation.set(key, runs + 1);
       return undefined;
     }
     const compiled = this.#compile(jit, document, operationName ?? undefined);
