@@ -31,7 +31,7 @@ import type { Database, IssueSeverity } from "../src/db/types.ts";
 import type { ArtifactRow } from "../src/db/types-ingestion.ts";
 import { readSarif } from "../src/formats/sarif/reader.ts";
 import { findWorkingDirectories } from "../src/formats/sarif/working-directories.ts";
-import { newRowKey } from "../src/graphql/global-id.ts";
+import { newOrderedRowKey, newRowKey } from "../src/graphql/global-id.ts";
 import { leasedSteps } from "../src/ingestion/process-job.ts";
 import {
   OCCURRENCE_BATCH_SIZE,
@@ -65,6 +65,9 @@ Options:
   --reader-only      measure the reader alone (no database) and print only its rows
   --work-dir         the artifacts carry a workDir (${BENCH_WORK_DIR}), so processing first
                      looks for the runs' working directories (docs/ingestion-sarif.md "Paths")
+  --held N           before measuring, the table holds N findings of an earlier report with
+                     random keys, as a table grown before keys were ordered (default 0); the
+                     measurements never empty them
   --working-directory DIR
                      the generated run names ${BENCH_WORK_DIR}/DIR as its working directory,
                      after its results (implies --work-dir)
@@ -80,6 +83,8 @@ interface Options {
   workDir: string | null;
   /** The generated run's working directory (absolute), when --working-directory names one. */
   workingDirectory: string | undefined;
+  /** Findings of an earlier report the table holds throughout (--held). */
+  held: number;
 }
 
 function log(line: string): void {
@@ -92,6 +97,10 @@ function positive(name: string, raw: string): number {
   return Number(raw);
 }
 
+function atLeastZero(name: string, raw: string): number {
+  return raw.trim() === "0" ? 0 : positive(name, raw);
+}
+
 function parseOptions(argv: string[]): Options | undefined {
   const { values } = parseArgs({
     args: argv,
@@ -102,6 +111,7 @@ function parseOptions(argv: string[]): Options | undefined {
       "reader-only": { type: "boolean" },
       "work-dir": { type: "boolean" },
       "working-directory": { type: "string" },
+      held: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -119,6 +129,7 @@ function parseOptions(argv: string[]): Options | undefined {
       values["working-directory"] === undefined
         ? undefined
         : `${BENCH_WORK_DIR}/${values["working-directory"]}`,
+    held: atLeastZero("--held", values.held ?? "0"),
   };
 }
 
@@ -340,6 +351,35 @@ async function measureInSteps(
   return { value, figure: figureSince({ before, node, started }, label, rowsOf(value), databaseCpu) };
 }
 
+/**
+ * `count` findings of an earlier report in a check of another analyzer, which the measurements'
+ * emptying leaves alone: random keys (12 hex characters, so a million rarely repeat) and md5
+ * fingerprints, as a table written before keys were ordered holds them, so each measurement
+ * inserts into indexes of that size.
+ */
+async function holdEarlierFindings(
+  db: Kysely<Database>,
+  ids: { repositoryId: string },
+  count: number,
+): Promise<void> {
+  if (count === 0) return;
+  const shortcode = `bench-held-${randomBytes(3).toString("hex")}`;
+  const analyzer = await db
+    .insertInto("analyzers")
+    .values({ key: newRowKey(), shortcode, name: "Bench (held)", type: "COMMUNITY" })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  const { artifact, checkId } = await aTarget(db, { ...ids, analyzerId: analyzer.id, analyzer: shortcode });
+  await sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, end_line,
+      title, fingerprint, state)
+    SELECT substr(md5(random()::text), 1, 12), ${checkId}, i.ids[1 + n % cardinality(i.ids)], ${artifact.id},
+      'pkg-' || (n / 100 % 40) || '/src/module-' || (n / 100) || '/earlier.ts', n % 100 * 2 + 1,
+      n % 100 * 2 + 1, 'An earlier finding', md5(n::text), 'INTRODUCED'
+    FROM generate_series(0, ${count - 1}::int) AS n,
+      (SELECT array_agg(id) AS ids FROM (SELECT id FROM issues ORDER BY id LIMIT 40) AS x) AS i`.execute(db);
+  await sql`VACUUM ANALYZE occurrences`.execute(db);
+}
+
 /** Empties the occurrences table between measurements, so each starts from the same table. */
 async function emptyOccurrences(db: Kysely<Database>, analyzerId: string): Promise<void> {
   await sql`DELETE FROM occurrences AS o USING checks AS c WHERE c.id = o.check_id AND c.analyzer_id = ${analyzerId}`.execute(
@@ -463,7 +503,7 @@ async function insertWithValues(
 
 function valuesRow(target: BatchTarget, batch: OccurrenceBatch, i: number) {
   return {
-    key: newRowKey(),
+    key: newOrderedRowKey(),
     check_id: target.checkId,
     issue_id: batch.issueIds[i]!,
     artifact_id: target.artifactId,
@@ -515,7 +555,7 @@ function* copyChunks(target: BatchTarget, batches: OccurrenceBatch[]): Generator
   let chunk = "";
   for (const batch of batches) {
     for (let i = 0; i < batch.size; i += 1) {
-      chunk += `${newRowKey()}\t${target.checkId}\t${batch.issueIds[i]}\t${target.artifactId}\t${copyText(batch.paths[i]!)}\t${batch.beginLines[i]}\t${batch.beginColumns[i]}\t${batch.endLines[i]}\t${batch.endColumns[i]}\t${copyText(batch.titles[i]!)}\t${copyText(batch.fingerprints[i]!)}\tINTRODUCED\t${batch.suppressed[i] ? "t" : "f"}\t${batch.severities[i]}\n`;
+      chunk += `${newOrderedRowKey()}\t${target.checkId}\t${batch.issueIds[i]}\t${target.artifactId}\t${copyText(batch.paths[i]!)}\t${batch.beginLines[i]}\t${batch.beginColumns[i]}\t${batch.endLines[i]}\t${batch.endColumns[i]}\t${copyText(batch.titles[i]!)}\t${copyText(batch.fingerprints[i]!)}\tINTRODUCED\t${batch.suppressed[i] ? "t" : "f"}\t${batch.severities[i]}\n`;
       if (chunk.length >= 2 ** 20) {
         yield chunk;
         chunk = "";
@@ -614,7 +654,7 @@ async function runReaderOnly(options: Options, cleanup: Cleanup): Promise<void> 
   const header = describeRun({
     tool: "bench/ingest.ts --reader-only",
     pinning: "none",
-    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks`,
+    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks${options.held > 0 ? `, into a table holding ${number.format(options.held)} earlier findings` : ""}`,
     services: [],
     busyBefore: undefined,
   });
@@ -647,7 +687,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const header = describeRun({
     tool: "bench/ingest.ts",
     pinning: "none",
-    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks`,
+    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks${options.held > 0 ? `, into a table holding ${number.format(options.held)} earlier findings` : ""}`,
     services,
     busyBefore: undefined,
   });
@@ -690,6 +730,13 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   };
   const figures: Figure[] = [];
 
+  if (options.held > 0) {
+    const started = performance.now();
+    await holdEarlierFindings(db, ids, options.held);
+    log(
+      `the table holds ${number.format(options.held)} findings of an earlier report (${((performance.now() - started) / 1000).toFixed(1)} s to write)`,
+    );
+  }
   figures.push(await measureReader(file));
 
   // processSarif end to end, per batch size; the last run's rows feed the insert-only figures.

@@ -1,5 +1,5 @@
 import type { IssueSeverity } from "../../db/types.ts";
-import { newRowKey } from "../../graphql/global-id.ts";
+import { newOrderedRowKey } from "../../graphql/global-id.ts";
 import {
   type BatchTarget,
   insertOccurrenceBatch,
@@ -59,7 +59,7 @@ export class OccurrenceBatch implements OccurrenceColumns {
   }
 
   push(row: OccurrenceRow): void {
-    this.keys.push(newRowKey());
+    this.keys.push(newOrderedRowKey());
     this.issueIds.push(row.issueId);
     this.paths.push(row.path);
     this.beginLines.push(row.beginLine);

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database, IssueSeverity } from "../../db/types.ts";
-import { newRowKey } from "../../graphql/global-id.ts";
+import { newOrderedRowKey } from "../../graphql/global-id.ts";
 import { isPublished } from "./occurrence-store.ts";
 
 /**
@@ -343,7 +343,7 @@ export async function insertResolvedCopies(
 
 /** Inserts a RESOLVED copy (new key, no artifact) of each base occurrence in `ids` into `checkId`. */
 async function copyAsResolved(tx: Kysely<Database>, checkId: string, ids: readonly string[]): Promise<void> {
-  const keys = ids.map(() => newRowKey());
+  const keys = ids.map(() => newOrderedRowKey());
   await sql`
     INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, begin_column,
       end_line, end_column, title, fingerprint, state, is_suppressed, severity)
