@@ -35,14 +35,15 @@ export function newRowKey(): string {
 /**
  * Keys for rows written in bulk (occurrences): each sorts after the ones the same source made
  * before it, so a batch's keys enter the `key` index at one place instead of at random pages all
- * over it. A random key costs PostgreSQL about 5 µs more a row in a table of a million findings,
- * and more as it grows (docs/benchmarks.md "Occurrence keys in creation order").
+ * over it. A random key cost PostgreSQL about 4.5 µs more a row in a table of a million findings
+ * after a checkpoint (docs/benchmarks.md "Occurrence keys in creation order").
  *
  * A key is 17 characters of [a-z0-9]: the time in milliseconds (9, base 36), the source's tag (4,
  * random, drawn once), and the source's counter (4, wrapping at 36⁴). Two keys of one source
  * with the same time differ in their counter unless 1,679,616 keys were made between them (a
  * clock set back included); two sources collide only with the same tag, time and counter, and
- * the `key` column's unique index then refuses the second (its step fails and runs again). Such a key tells when its row was made, as the row's `createdAt` does.
+ * the `key` column's unique index then refuses the second (its step fails and runs again). Such
+ * a key tells when its finding was written, about what its check's `createdAt` tells already.
  */
 export class OrderedKeySource {
   private counter = 0;
