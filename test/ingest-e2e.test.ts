@@ -8,6 +8,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import type { AccountRow, RepositoryRow } from "../src/db/types.ts";
+import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
 import { dsnToken } from "../src/modules/repositories/dsn.ts";
 import { anAccount, aRepository, aToken, aUser } from "./helpers/builders.ts";
 import { waitFor } from "./helpers/instance.ts";
@@ -236,6 +237,11 @@ interface RunNode {
   checks: { edges: Array<{ node: CheckNode }> };
 }
 
+interface OccurrenceEdge {
+  cursor: string;
+  node: { id: string; path: string; beginLine: number };
+}
+
 async function runOf(commit: string): Promise<RunNode> {
   let run: RunNode | undefined;
   await waitFor(
@@ -285,6 +291,36 @@ test("ESLint and Node coverage reports uploaded through /graphql/cli/ read back 
   assert.equal(eslint.summary.occurrencesIntroduced, 4);
   assert.equal(eslint.status, "FAILURE", "introduced findings can fail the check by default");
   assert.equal(run.status, "FAILURE");
+
+  // The findings processing wrote have keys in the order they were written (17 characters of
+  // [a-z0-9]; src/graphql/global-id.ts): a cursor pages past them and node(id:) answers each.
+  const repositoryId = encodeGlobalId("Repository", repository.key);
+  const pageOf = async (after?: string) => {
+    const answer = await gql<{ node: { issueOccurrences: { edges: OccurrenceEdge[] } } }>(
+      server.endpoint,
+      token,
+      `query($id: ID!, $after: String) { node(id: $id) { ... on Repository {
+        issueOccurrences(first: 2, after: $after) { edges { cursor node { id path beginLine } } } } } }`,
+      { id: repositoryId, after },
+    );
+    return answer.body.data?.node.issueOccurrences.edges ?? [];
+  };
+  const firstPage = await pageOf();
+  const written = [...firstPage, ...(await pageOf(firstPage[1]?.cursor))];
+  assert.deepEqual(
+    written.map((e) => `${e.node.path}:${e.node.beginLine}`),
+    ["src/pricing.js:12", "src/pricing.js:13", "src/pricing.js:16", "src/pricing.js:23"],
+  );
+  for (const { node } of written) {
+    assert.match(decodeGlobalId(node.id)?.key ?? "", /^[a-z0-9]{17}$/);
+    const found = await gql<{ node: { path: string; beginLine: number } | null }>(
+      server.endpoint,
+      token,
+      "query($id: ID!) { node(id: $id) { ... on Occurrence { path beginLine } } }",
+      { id: node.id },
+    );
+    assert.deepEqual(found.body.data?.node, { path: node.path, beginLine: node.beginLine });
+  }
 
   const coverageCheck = checkOf(run, "test-coverage");
   assert.equal(coverageCheck.status, "SUCCESS");
