@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { arrayParameter } from "../../db/array-parameter.ts";
 import type { Database, IssueSeverity } from "../../db/types.ts";
 import { newOrderedRowKey } from "../../graphql/global-id.ts";
 import { isPublished } from "./occurrence-store.ts";
@@ -135,11 +136,13 @@ export async function insertOccurrenceBatch(
     target.baseCheckId === null
       ? sql`SELECT NULL::boolean AS found`
       : foundInBase(target.baseCheckId, "u", formers !== null);
-  const rows = sql`unnest(${batch.keys}::text[], ${batch.issueIds}::bigint[], ${batch.paths}::text[],
-      ${batch.beginLines}::int[], ${batch.beginColumns}::int[], ${batch.endLines}::int[],
-      ${batch.endColumns}::int[], ${batch.titles}::text[], ${batch.fingerprints}::text[],
-      ${formers}::text[], ${orNull(batch.deferredFormerFingerprints)}::text[],
-      ${batch.suppressed}::boolean[], ${batch.severities}::text[])
+  const a = arrayParameter;
+  const deferred = orNull(batch.deferredFormerFingerprints);
+  const rows = sql`unnest(${a(batch.keys)}::text[], ${a(batch.issueIds)}::bigint[], ${a(batch.paths)}::text[],
+      ${a(batch.beginLines)}::int[], ${a(batch.beginColumns)}::int[], ${a(batch.endLines)}::int[],
+      ${a(batch.endColumns)}::int[], ${a(batch.titles)}::text[], ${a(batch.fingerprints)}::text[],
+      ${formers && a(formers)}::text[], ${deferred && a(deferred)}::text[],
+      ${a(batch.suppressed)}::boolean[], ${a(batch.severities)}::text[])
     AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
       former_fingerprint, deferred_former_fingerprint, is_suppressed, severity)`;
   const insert = sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line,
