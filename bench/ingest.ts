@@ -351,6 +351,21 @@ async function measureInSteps(
   return { value, figure: figureSince({ before, node, started }, label, rowsOf(value), databaseCpu) };
 }
 
+/** A COMMUNITY analyzer of its own, its shortcode `prefix` and a random suffix. */
+async function aBenchAnalyzer(
+  db: Kysely<Database>,
+  prefix: string,
+  name: string,
+): Promise<{ id: string; shortcode: string }> {
+  const shortcode = `${prefix}-${randomBytes(3).toString("hex")}`;
+  const { id } = await db
+    .insertInto("analyzers")
+    .values({ key: newRowKey(), shortcode, name, type: "COMMUNITY" })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return { id, shortcode };
+}
+
 /**
  * `count` findings of an earlier report in a check of another analyzer, which the measurements'
  * emptying leaves alone: random keys (12 hex characters, so a million rarely repeat) and md5
@@ -363,13 +378,12 @@ async function holdEarlierFindings(
   count: number,
 ): Promise<void> {
   if (count === 0) return;
-  const shortcode = `bench-held-${randomBytes(3).toString("hex")}`;
-  const analyzer = await db
-    .insertInto("analyzers")
-    .values({ key: newRowKey(), shortcode, name: "Bench (held)", type: "COMMUNITY" })
-    .returning("id")
-    .executeTakeFirstOrThrow();
-  const { artifact, checkId } = await aTarget(db, { ...ids, analyzerId: analyzer.id, analyzer: shortcode });
+  const analyzer = await aBenchAnalyzer(db, "bench-held", "Bench (held)");
+  const { artifact, checkId } = await aTarget(db, {
+    ...ids,
+    analyzerId: analyzer.id,
+    analyzer: analyzer.shortcode,
+  });
   await sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line, end_line,
       title, fingerprint, state)
     SELECT substr(md5(random()::text), 1, 12), ${checkId}, i.ids[1 + n % cardinality(i.ids)], ${artifact.id},
@@ -716,16 +730,11 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   );
 
   const repository = await db.selectFrom("repositories").select(["id"]).limit(1).executeTakeFirstOrThrow();
-  const analyzerShortcode = `bench-${randomBytes(3).toString("hex")}`;
-  const analyzer = await db
-    .insertInto("analyzers")
-    .values({ key: newRowKey(), shortcode: analyzerShortcode, name: "Bench", type: "COMMUNITY" })
-    .returning("id")
-    .executeTakeFirstOrThrow();
+  const analyzer = await aBenchAnalyzer(db, "bench", "Bench");
   const ids = {
     repositoryId: repository.id,
     analyzerId: analyzer.id,
-    analyzer: analyzerShortcode,
+    analyzer: analyzer.shortcode,
     workDir: options.workDir,
   };
   const figures: Figure[] = [];
