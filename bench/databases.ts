@@ -87,6 +87,8 @@ export async function createBenchDatabase(
   postgresUrl: string | undefined,
   pepper: string,
   cleanup: Cleanup,
+  /** PostgreSQL only: the new database's locale (collation and character classes), else the server's default. */
+  locale?: string,
 ): Promise<BenchDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-bench-"));
   cleanup.add(`remove ${dataDir}`, async () => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -100,7 +102,14 @@ export async function createBenchDatabase(
   }
   if (!postgresUrl) throw new Error("the PostgreSQL benchmark needs DATABASE_URL");
   const name = `assay_bench_${randomBytes(6).toString("hex")}`;
-  await adminQuery(postgresUrl, `CREATE DATABASE ${name}`);
+  if (locale !== undefined && !/^[A-Za-z0-9_.@-]+$/.test(locale))
+    throw new Error(`not a locale name: ${locale}`);
+  await adminQuery(
+    postgresUrl,
+    locale === undefined
+      ? `CREATE DATABASE ${name}`
+      : `CREATE DATABASE ${name} TEMPLATE template0 LOCALE '${locale}'`,
+  );
   cleanup.add(`drop database ${name}`, () =>
     adminQuery(postgresUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   );

@@ -68,6 +68,9 @@ Options:
   --held N           before measuring, the table holds N findings of an earlier report with
                      random keys, as a table grown before keys were ordered (default 0); the
                      measurements never empty them
+  --locale NAME      (PostgreSQL) make the measured database with this locale, e.g. en_US.utf8
+                     (a language's collation, as many installations have; the server must
+                     know it: \`locale -a\`); default the server's
   --working-directory DIR
                      the generated run names ${BENCH_WORK_DIR}/DIR as its working directory,
                      after its results (implies --work-dir)
@@ -85,6 +88,8 @@ interface Options {
   workingDirectory: string | undefined;
   /** Findings of an earlier report the table holds throughout (--held). */
   held: number;
+  /** The measured database's locale (--locale), undefined for the server's default. */
+  locale: string | undefined;
 }
 
 function log(line: string): void {
@@ -112,6 +117,7 @@ function parseOptions(argv: string[]): Options | undefined {
       "work-dir": { type: "boolean" },
       "working-directory": { type: "string" },
       held: { type: "string" },
+      locale: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -130,6 +136,7 @@ function parseOptions(argv: string[]): Options | undefined {
         ? undefined
         : `${BENCH_WORK_DIR}/${values["working-directory"]}`,
     held: atLeastZero("--held", values.held ?? "0"),
+    locale: values.locale,
   };
 }
 
@@ -701,14 +708,21 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
   const header = describeRun({
     tool: "bench/ingest.ts",
     pinning: "none",
-    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks${options.held > 0 ? `, into a table holding ${number.format(options.held)} earlier findings` : ""}`,
+    settings: `${number.format(options.results)} generated SARIF results, read from a temp file in 1 MiB chunks${options.held > 0 ? `, into a table holding ${number.format(options.held)} earlier findings` : ""}${options.locale ? `, database locale ${options.locale}` : ""}`,
     services,
     busyBefore: undefined,
   });
   log(header.join("\n"));
 
   log(`\nseeding a fresh ${backend} database...`);
-  const bench = await createBenchDatabase(backend, databaseUrl, randomBytes(24).toString("hex"), cleanup);
+  if (options.locale && !databaseUrl) throw new Error("--locale is for PostgreSQL (set DATABASE_URL)");
+  const bench = await createBenchDatabase(
+    backend,
+    databaseUrl,
+    randomBytes(24).toString("hex"),
+    cleanup,
+    options.locale,
+  );
   const handle = await openDatabase({
     databaseUrl: bench.databaseUrl,
     dataDir: bench.dataDir,

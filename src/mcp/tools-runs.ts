@@ -172,7 +172,7 @@ interface FindingPages {
   existingIssues: Connection<FindingNode>;
 }
 
-/** The API's order of findings: by path (bytewise, as the database's C collation), then line. */
+/** The API's order of findings: by path (bytewise: its column is `COLLATE "C"`, migration 0045), then line. */
 function byPathThenLine(a: FindingNode, b: FindingNode): number {
   if (a.path !== b.path) return a.path < b.path ? -1 : 1;
   return a.beginLine - b.beginLine;

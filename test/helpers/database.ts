@@ -156,9 +156,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
  * Creates an empty database on the configured backend with no migration applied: on PostgreSQL a
  * new database (from PostgreSQL's own default template, not the migrated one), on the embedded
  * backend a fresh data directory, created when it is first opened. For tests that build a
- * database as an earlier version left it.
+ * database as an earlier version left it. `icuLocale` (PostgreSQL only; the embedded database is
+ * always `C`) makes the database's own collation that ICU locale's, as an installation made with a
+ * language's collation has.
  */
-export async function createEmptyDatabase(): Promise<TestDatabase> {
+export async function createEmptyDatabase(options: { icuLocale?: string } = {}): Promise<TestDatabase> {
   const base = process.env.DATABASE_URL;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "assay-empty-"));
   if (!base) {
@@ -171,10 +173,17 @@ export async function createEmptyDatabase(): Promise<TestDatabase> {
     };
   }
   const name = `assay_e_${randomBytes(6).toString("hex")}`;
+  const { icuLocale } = options;
+  if (icuLocale !== undefined && !/^[A-Za-z0-9-]+$/.test(icuLocale))
+    throw new Error(`bad ICU locale ${icuLocale}`);
   const admin = new pg.Client({ connectionString: adminUrl(base) });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.query(
+      icuLocale === undefined
+        ? `CREATE DATABASE ${name}`
+        : `CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale}'`,
+    );
   } finally {
     await admin.end();
   }
