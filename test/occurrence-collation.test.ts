@@ -135,7 +135,7 @@ async function pathsPaged(db: Kysely<Database>, checkId: string, first: number):
   }
 }
 
-test("findings come by path compared bytewise after the upgrade, on a database of a language's collation too, and keep their keys", async () => {
+test("findings come by path compared bytewise after the upgrade, on a database of a language's collation too, keep their keys, and the columns keep statistics", async () => {
   const database = await createEmptyDatabase(ON_POSTGRES ? { icuLocale: "en-US" } : {});
   cleanups.push(() => database.drop());
   const handle = await openDatabase({
@@ -148,6 +148,7 @@ test("findings come by path compared bytewise after the upgrade, on a database o
   const { error } = await new Migrator({ db, provider: migrationProvider }).migrateTo(LAST_BEFORE);
   assert.ifError(error);
   const { checkId, keys } = await anOldCheckWithFindings(db);
+  await sql`ANALYZE occurrences`.execute(db);
 
   const before = await pathsInOrder(db, checkId);
   if (ON_POSTGRES) {
@@ -179,6 +180,15 @@ test("findings come by path compared bytewise after the upgrade, on a database o
     WHERE a.attrelid = 'occurrences'::regclass
       AND a.attname IN ('key', 'path', 'fingerprint', 'former_fingerprint', 'deferred_former_fingerprint')
     ORDER BY a.attname`.execute(db);
+  // Changing a column's collation drops its statistics; the migration gathers them again.
+  const { rows: gathered } = await sql<{ attname: string }>`
+    SELECT attname FROM pg_stats
+    WHERE schemaname = current_schema() AND tablename = 'occurrences' AND attname IN ('key', 'path', 'fingerprint')
+    ORDER BY attname`.execute(db);
+  assert.deepEqual(
+    gathered.map((row) => row.attname),
+    ["fingerprint", "key", "path"],
+  );
   assert.deepEqual(
     collations.map((row) => [row.attname, row.collname]),
     [
