@@ -74,7 +74,8 @@ export class DocumentCache {
   readonly #afterRuns: number;
   /** graphql-jit once loaded; undefined while it loads, or when jit is off or failed to load. */
   #jitModule: GraphqlJit | undefined;
-  #jitLoading: Promise<void> | undefined;
+  /** Whether loading graphql-jit has started: it is loaded once, when a document first runs often enough. */
+  #jitLoadStarted = false;
   readonly #hideSuggestions: boolean;
   // A Map iterates in insertion order; re-inserting on each hit keeps the oldest entry first.
   readonly #entries = new Map<string, PreparedDocument>();
@@ -149,8 +150,9 @@ export class DocumentCache {
   /** graphql-jit when loaded; otherwise starts loading it (once) and answers undefined. */
   #loadedJit(): GraphqlJit | undefined {
     const load = this.#jit?.module;
-    if (this.#jitModule || typeof load !== "function" || this.#jitLoading) return this.#jitModule;
-    this.#jitLoading = load().then(
+    if (this.#jitModule || typeof load !== "function" || this.#jitLoadStarted) return this.#jitModule;
+    this.#jitLoadStarted = true;
+    load().then(
       (module) => {
         this.#jitModule = module;
       },
