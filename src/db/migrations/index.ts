@@ -43,6 +43,7 @@ import * as runMergeBase from "./0042-run-merge-base.ts";
 import * as artifactRenamesBase from "./0043-artifact-renames-base.ts";
 import * as occurrenceDeferredFormerFingerprint from "./0044-occurrence-deferred-former-fingerprint.ts";
 import * as occurrenceBytewiseCollation from "./0045-occurrence-bytewise-collation.ts";
+import * as pathsBytewiseCollation from "./0046-paths-bytewise-collation.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   "0043-artifact-renames-base": artifactRenamesBase,
   "0044-occurrence-deferred-former-fingerprint": occurrenceDeferredFormerFingerprint,
   "0045-occurrence-bytewise-collation": occurrenceBytewiseCollation,
+  "0046-paths-bytewise-collation": pathsBytewiseCollation,
 };
 
 /** Kysely migration provider over {@link migrations}. */
