@@ -1,6 +1,5 @@
 // test-runner: execution-mode independent (migrates a database and pages it through the connection loader; no server)
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, test } from "node:test";
 import { type Kysely, Migrator, sql } from "kysely";
 import { type DatabaseHandle, migrateToLatest, openDatabase } from "../src/db/database.ts";
@@ -16,7 +15,7 @@ import { occurrencesOfCheck } from "../src/modules/checks/occurrence-store.ts";
 import { COVERAGE_FILE_SOURCES } from "../src/modules/coverage/coverage-file-store.ts";
 import { targetsOfRepository } from "../src/modules/dependencies/dependencies-store.ts";
 import { createEmptyDatabase } from "./helpers/database.ts";
-import { insert, insertPlain, type OldDb } from "./helpers/legacy-rows.ts";
+import { insert, insertPlain, insertRepositoryWithRun, type OldDb } from "./helpers/legacy-rows.ts";
 
 /**
  * Paths the API lists in order compare bytewise (git's order of paths, and the embedded
@@ -126,27 +125,7 @@ async function anOldRepositoryWithACheck(
   db: OldDb,
 ): Promise<{ repositoryId: string; analyzerId: string; checkId: string }> {
   const analyzerId = await insert(db, "analyzers", { key: newRowKey(), shortcode: "eslint", name: "ESLint" });
-  const accountId = await insert(db, "accounts", {
-    key: newRowKey(),
-    login: "acme",
-    vcs_provider: "GITHUB",
-    type: "TEAM",
-  });
-  const repositoryId = await insert(db, "repositories", {
-    key: newRowKey(),
-    account_id: accountId,
-    name: "app",
-    default_branch: "main",
-  });
-  const runId = await insert(db, "analysis_runs", {
-    key: newRowKey(),
-    run_uid: randomUUID(),
-    repository_id: repositoryId,
-    branch_name: "main",
-    commit_oid: "a".repeat(40),
-    status: "SUCCESS",
-    finished_at: "2026-11-01T10:00:00Z",
-  });
+  const { repositoryId, runId } = await insertRepositoryWithRun(db, "acme");
   const checkId = await insert(db, "checks", {
     key: newRowKey(),
     run_id: runId,

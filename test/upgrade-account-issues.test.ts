@@ -1,13 +1,12 @@
 // test-runner: execution-mode independent (migrates a database; no GraphQL)
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, test } from "node:test";
 import { Migrator } from "kysely";
 import { migrateToLatest, openDatabase } from "../src/db/database.ts";
 import { migrationProvider } from "../src/db/migrations/index.ts";
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { createEmptyDatabase } from "./helpers/database.ts";
-import { insert, type OldDb } from "./helpers/legacy-rows.ts";
+import { insert, insertRepositoryWithRun, type OldDb } from "./helpers/legacy-rows.ts";
 
 /**
  * Migration 0039 (docs/ingestion-sarif.md "An account's issues are its own"): every issue stored
@@ -36,27 +35,7 @@ function anOldIssue(db: OldDb, analyzerId: string, shortcode: string): Promise<s
 
 /** An account with a repository, and a finished run of it with one check of `analyzerId`. */
 async function anOldAccount(db: OldDb, login: string, analyzerIds: string[]) {
-  const accountId = await insert(db, "accounts", {
-    key: newRowKey(),
-    login,
-    vcs_provider: "GITHUB",
-    type: "TEAM",
-  });
-  const repositoryId = await insert(db, "repositories", {
-    key: newRowKey(),
-    account_id: accountId,
-    name: "app",
-    default_branch: "main",
-  });
-  const runId = await insert(db, "analysis_runs", {
-    key: newRowKey(),
-    run_uid: randomUUID(),
-    repository_id: repositoryId,
-    branch_name: "main",
-    commit_oid: "a".repeat(40),
-    status: "SUCCESS",
-    finished_at: "2026-11-01T10:00:00Z",
-  });
+  const { accountId, repositoryId, runId } = await insertRepositoryWithRun(db, login);
   const checks = new Map<string, string>();
   for (const [sequence, analyzerId] of analyzerIds.entries()) {
     checks.set(

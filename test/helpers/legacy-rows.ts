@@ -65,3 +65,35 @@ export async function insertOwner(
   });
   return { userId, accountId };
 }
+
+/**
+ * A GitHub team account `login` with a repository `app` and a finished run of its default branch
+ * `main`, as every version since the first stores them.
+ */
+export async function insertRepositoryWithRun(
+  db: OldDb,
+  login: string,
+): Promise<{ accountId: string; repositoryId: string; runId: string }> {
+  const accountId = await insert(db, "accounts", {
+    key: newRowKey(),
+    login,
+    vcs_provider: "GITHUB",
+    type: "TEAM",
+  });
+  const repositoryId = await insert(db, "repositories", {
+    key: newRowKey(),
+    account_id: accountId,
+    name: "app",
+    default_branch: "main",
+  });
+  const runId = await insert(db, "analysis_runs", {
+    key: newRowKey(),
+    run_uid: randomUUID(),
+    repository_id: repositoryId,
+    branch_name: "main",
+    commit_oid: "a".repeat(40),
+    status: "SUCCESS",
+    finished_at: "2026-11-01T10:00:00Z",
+  });
+  return { accountId, repositoryId, runId };
+}
