@@ -172,9 +172,16 @@ interface FindingPages {
   existingIssues: Connection<FindingNode>;
 }
 
-/** The API's order of findings: by path (bytewise: its column is `COLLATE "C"`, migration 0045), then line. */
-function byPathThenLine(a: FindingNode, b: FindingNode): number {
-  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+/**
+ * The API's order of findings: by path, as the database compares it (`COLLATE "C"`, migration
+ * 0045: the UTF-8 bytes, which is the code points' order; `<` compares UTF-16 units, which puts a
+ * character past U+FFFF before U+E000-U+FFFF), then line. Exported for its test.
+ */
+export function byPathThenLine(
+  a: Pick<FindingNode, "path" | "beginLine">,
+  b: Pick<FindingNode, "path" | "beginLine">,
+): number {
+  if (a.path !== b.path) return Buffer.compare(Buffer.from(a.path), Buffer.from(b.path));
   return a.beginLine - b.beginLine;
 }
 
