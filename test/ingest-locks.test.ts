@@ -18,12 +18,11 @@ import {
   aTarget,
   scaCheckDependencies,
 } from "./helpers/builders-dependencies.ts";
-import { waitFor } from "./helpers/instance.ts";
 import {
   aSettlingRebase,
   attachmentAndRebaseOf,
-  sessionsWaitingForALock,
   signal,
+  untilWaitingForALock,
 } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -138,13 +137,13 @@ describe("an upload while its run is being processed", () => {
       ...sarifUpload(),
       data: sarifUpload().data.replace("a finding", "another finding"),
     });
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the upload to wait for the processing transaction",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the upload to wait for the processing transaction");
+    } finally {
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      processingMayFinish.fire();
     }
-    processingMayFinish.fire();
 
     await processing;
     const accepted = await second;
@@ -192,13 +191,13 @@ describe("an upload while processing holds its run and has yet to settle the che
       ...sarifUpload(),
       data: sarifUpload().data.replace("a finding", "a third finding"),
     });
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the upload to wait for the processing transaction",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the upload to wait for the processing transaction");
+    } finally {
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      processingMaySettle.fire();
     }
-    processingMaySettle.fire();
 
     await processing;
     const accepted = await second;
@@ -242,15 +241,15 @@ describe("an upload attaching a run to its pull request while the run's rebase i
       pullRequestNumber: 7,
       baseBranch: "main",
     });
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the upload to wait for the settling transaction",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the upload to wait for the settling transaction");
+    } finally {
+      // Had the upload locked the run before asking for the job's row, this would close a cycle
+      // and PostgreSQL would abort one of the two ("deadlock detected").
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      settling.mayLockRun();
     }
-    // Had the upload locked the run before asking for the job's row, this would close a cycle
-    // and PostgreSQL would abort one of the two ("deadlock detected").
-    settling.mayLockRun();
 
     await settling.settled;
     const accepted = await second;
@@ -287,13 +286,13 @@ describe("two SBOMs naming the same new packages at once", () => {
     // The second names them in the other order, and one more: on PostgreSQL its insert waits on
     // the first's uncommitted rows, and its read of the known rows cannot see them once they commit.
     const second = server.db.transaction().execute((tx) => upsertPackageVersions(tx, [c, b, a]));
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the second upsert to wait for the first's rows",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the second upsert to wait for the first's rows");
+    } finally {
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      firstMayCommit.fire();
     }
-    firstMayCommit.fire();
 
     const [firstIds, secondIds] = await Promise.all([first, second]);
     const ref = (s: typeof a) => `NPM:${s.name}@1.0.0`;
@@ -346,13 +345,13 @@ describe("an advisory import while a newer SBOM replaces a check it is about to 
     // On PostgreSQL the import lists both checks (the deletion is not committed) and waits on the
     // replaced one's row lock; the embedded database runs it after the replacement commits.
     const importing = importAdvisories(server.db, [advisory]);
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the import to wait for the replaced check",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the import to wait for the replaced check");
+    } finally {
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      replacementMayCommit.fire();
     }
-    replacementMayCommit.fire();
     await replacement;
 
     const summary = await importing;

@@ -12,7 +12,7 @@ import {
   renewLeases,
 } from "../src/jobs/job-store.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { signal, untilWaitingForALock } from "./helpers/lock-waits.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -114,9 +114,10 @@ describe("a job's steps", () => {
     await waitFor("the first step to lock the job", () => first.locked() !== undefined);
     const second = aHeldStep(job);
     try {
-      await waitFor(
+      await untilWaitingForALock(
+        server.db,
         "the second step to lock the job, or to wait for the first",
-        async () => second.locked() !== undefined || (await sessionsWaitingForALock(server.db)) > 0,
+        () => second.locked() !== undefined,
       );
       assert.equal(second.locked(), true, "the second step waited for the first one's lock");
 
@@ -124,10 +125,7 @@ describe("a job's steps", () => {
       const renewal = renewLeases(server.db, [job.leaseToken], 60).then(() => {
         renewed = true;
       });
-      await waitFor(
-        "the renewal to end, or to wait",
-        async () => renewed || (await sessionsWaitingForALock(server.db)) > 0,
-      );
+      await untilWaitingForALock(server.db, "the renewal to end, or to wait", () => renewed);
       assert.equal(renewed, true, "the lease's renewal waited for the steps");
       await renewal;
 
@@ -186,10 +184,7 @@ describe("a lease's renewal", () => {
       const renewal = renewLeases(server.db, [held.leaseToken, free.leaseToken], 60).then(() => {
         renewed = true;
       });
-      await waitFor(
-        "the renewal to end, or to wait",
-        async () => renewed || (await sessionsWaitingForALock(server.db)) > 0,
-      );
+      await untilWaitingForALock(server.db, "the renewal to end, or to wait", () => renewed);
       assert.equal(renewed, true, "the renewal waited for the held row");
       await renewal;
       const ends = await leaseEnds();

@@ -10,7 +10,7 @@ import { anArtifact } from "./helpers/builders-artifacts.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { aCheck, occurrencesIn } from "./helpers/builders-checks.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
-import { waitFor } from "./helpers/instance.ts";
+import { signal, untilWaitingForALock } from "./helpers/lock-waits.ts";
 
 /**
  * An occurrence's check, artifact and issue are kept by triggers that work per statement (migration
@@ -195,23 +195,6 @@ describe("deleting a parent", () => {
   });
 });
 
-/** Sessions of this database waiting for a lock, other than the one asking (PostgreSQL only). */
-async function sessionsWaitingForALock(): Promise<number> {
-  const { rows } = await sql<{ waiting: number }>`
-    SELECT count(*)::int AS waiting FROM pg_stat_activity
-    WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.execute(db);
-  return rows[0]?.waiting ?? 0;
-}
-
-/** A one-time signal between the two sides of a test. */
-function signal(): { fire: () => void; fired: Promise<void> } {
-  let fire!: () => void;
-  const fired = new Promise<void>((resolve) => {
-    fire = resolve;
-  });
-  return { fire, fired };
-}
-
 describe("a check deleted while its findings are written", () => {
   // The embedded database runs one transaction at a time, so there the second side simply waits
   // for the first to end; on PostgreSQL it waits for the first's row lock, which the test sees.
@@ -228,12 +211,12 @@ describe("a check deleted while its findings are written", () => {
     });
     await inserted.fired;
     const deleting = db.deleteFrom("checks").where("id", "=", check.id).execute();
-    if (isPostgres())
-      await waitFor(
-        "the delete to wait for the insert's lock",
-        async () => (await sessionsWaitingForALock()) > 0,
-      );
-    mayCommit.fire();
+    try {
+      if (isPostgres()) await untilWaitingForALock(db, "the delete to wait for the insert's lock");
+    } finally {
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      mayCommit.fire();
+    }
     await writing;
     await deleting;
     assert.equal(await occurrencesOfCheck(check.id), 0, "no occurrence outlived its check");
@@ -250,12 +233,12 @@ describe("a check deleted while its findings are written", () => {
     });
     await deleted.fired;
     const writing = refusal(insertRows([{ checkId: check.id, issueId: issue.id }]));
-    if (isPostgres())
-      await waitFor(
-        "the insert to wait for the delete's lock",
-        async () => (await sessionsWaitingForALock()) > 0,
-      );
-    mayCommit.fire();
+    try {
+      if (isPostgres()) await untilWaitingForALock(db, "the insert to wait for the delete's lock");
+    } finally {
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      mayCommit.fire();
+    }
     await deleting;
     const refused = await writing;
     assert.equal(refused.code, "23503");

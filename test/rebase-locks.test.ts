@@ -21,8 +21,8 @@ import { waitFor } from "./helpers/instance.ts";
 import {
   aSettlingRebase,
   attachmentAndRebaseOf,
-  sessionsWaitingForALock,
   signal,
+  untilWaitingForALock,
 } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -128,15 +128,15 @@ describe("a run moving off the default branch while a run compared with it has i
 
     // The worker settling the moving run's own rebase.
     const rebasing = server.db.transaction().execute((tx) => rebaseRun(tx, moving.id));
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the rebase to wait for the settling transaction",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the rebase to wait for the settling transaction");
+    } finally {
+      // Had the rebase locked the dependent run before asking for its job's row, this would close a
+      // cycle and PostgreSQL would abort one of the two ("deadlock detected").
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      settling.mayLockRun();
     }
-    // Had the rebase locked the dependent run before asking for its job's row, this would close a
-    // cycle and PostgreSQL would abort one of the two ("deadlock detected").
-    settling.mayLockRun();
 
     await settling.settled;
     assert.equal(await rebasing, true, "the run moved");
@@ -203,15 +203,15 @@ describe("a run moving off the default branch while a publication holds a check 
         assert.ok(await lockRepositoryNoKeyUpdate(tx, repository.id));
         return rebaseRun(tx, moving.id);
       });
-      if (server.config.databaseUrl) {
-        await waitFor(
-          "the rebase to wait for the publication's check",
-          async () => (await sessionsWaitingForALock(server.db)) > 0,
-        );
+      try {
+        if (server.config.databaseUrl)
+          await untilWaitingForALock(server.db, "the rebase to wait for the publication's check");
+      } finally {
+        // Had the move announced when it settled the earlier run, before it writes the later run's
+        // check, this would close a cycle and PostgreSQL would abort one ("deadlock detected").
+        // Also when the wait failed: the held transaction ends, and the test with it.
+        publicationMayAnnounce.fire();
       }
-      // Had the move announced when it settled the earlier run, before it writes the later run's
-      // check, this would close a cycle and PostgreSQL would abort one ("deadlock detected").
-      publicationMayAnnounce.fire();
       assert.equal(await publishing, later.check.id);
       assert.equal(await rebasing, true, "the run moved");
       assert.equal(await branchOfRun(moving.id), "topic");
@@ -267,10 +267,7 @@ describe("an upload making a run while the run it chooses as its base leaves the
       if (server.config.databaseUrl) {
         // Without the repository's lock the move would not wait: it would be done first, and the
         // upload's run would keep a base that is no longer the default branch's.
-        await waitFor(
-          "the rebase to wait for the upload, or to be done",
-          async () => (await sessionsWaitingForALock(server.db)) > 0 || (await rebaseDone()),
-        );
+        await untilWaitingForALock(server.db, "the rebase to wait for the upload, or to be done", rebaseDone);
       }
       uploadMayMakeRun.fire();
       const made = await uploading;
@@ -313,15 +310,15 @@ describe("a delivery queueing a run's rebase while that rebase is settled", () =
     const outcomes: string[] = [];
     const worker = aRebaseWorker((outcome) => outcomes.push(outcome));
     try {
-      if (server.config.databaseUrl) {
-        await waitFor(
-          "the rebase to wait for the delivery",
-          async () => (await sessionsWaitingForALock(server.db)) > 0,
-        );
+      try {
+        if (server.config.databaseUrl)
+          await untilWaitingForALock(server.db, "the rebase to wait for the delivery");
+      } finally {
+        // Had the settling transaction locked the job's row before the repository, the delivery
+        // would now wait for it in a cycle and PostgreSQL would abort one ("deadlock detected").
+        // Also when the wait failed: the held transaction ends, and the test with it.
+        deliveryMayQueue.fire();
       }
-      // Had the settling transaction locked the job's row before the repository, the delivery
-      // would now wait for it in a cycle and PostgreSQL would abort one ("deadlock detected").
-      deliveryMayQueue.fire();
       await delivering;
       await waitFor(
         "the rebase to be settled, or to fail",
@@ -363,15 +360,15 @@ describe("a pull request's event attaching a run while the run's rebase is settl
         },
       }),
     );
-    if (server.config.databaseUrl) {
-      await waitFor(
-        "the delivery to wait for the settling transaction",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
-      );
+    try {
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the delivery to wait for the settling transaction");
+    } finally {
+      // Had the delivery written the run before asking for the job's row, this would close a cycle
+      // and PostgreSQL would abort one of the two ("deadlock detected").
+      // Also when the wait failed: the held transaction ends, and the test with it.
+      settling.mayLockRun();
     }
-    // Had the delivery written the run before asking for the job's row, this would close a cycle
-    // and PostgreSQL would abort one of the two ("deadlock detected").
-    settling.mayLockRun();
 
     await settling.settled;
     assert.equal((await delivering).status, 200);

@@ -18,7 +18,7 @@ import {
   runArtifactJob,
 } from "./helpers/builders-artifacts.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { signal, untilWaitingForALock } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
@@ -108,19 +108,6 @@ async function aStagedArtifact(artifactId: string) {
     });
     return { settled, hasSettled: Promise.race([hasSettled.fired, settled.then(() => undefined)]) };
   };
-}
-
-/** Until the other side waits for a lock (PostgreSQL), or is done (it did not have to). */
-async function untilWaitingOrDone(done: Promise<unknown>): Promise<void> {
-  if (!server.config.databaseUrl) return;
-  let finished = false;
-  const end = () => {
-    finished = true;
-  };
-  void done.then(end, end);
-  await waitFor("the other side to wait for a lock, or to be done", async () => {
-    return finished || (await sessionsWaitingForALock(server.db)) > 0;
-  });
 }
 
 function runOf(repository: RepositoryRow, commit: string): Promise<AnalysisRunRow> {
@@ -250,7 +237,12 @@ describe("a publication while a late artifact leaves its base check inconclusive
         const publishing = publication(Promise.resolve());
         // Without the lock the publication would read push 1's check as comparable (the
         // settlement has not committed) and record it; the settlement, done looking, queues nothing.
-        await untilWaitingOrDone(publishing.settled);
+        if (server.config.databaseUrl)
+          await untilWaitingForALock(
+            server.db,
+            "the publication to wait for the settlement, or to be done",
+            publishing.settled,
+          );
         settlementMayCommit.fire();
         assert.deepEqual(await settling.settled, { status: "done" });
         assert.deepEqual(await publishing.settled, { status: "done" });
@@ -270,7 +262,12 @@ describe("a publication while a late artifact leaves its base check inconclusive
         const settling = settlement(Promise.resolve());
         // Without the lock the settlement would look for the checks compared with push 1's before
         // the publication committed its own, and queue nothing.
-        await untilWaitingOrDone(settling.settled);
+        if (server.config.databaseUrl)
+          await untilWaitingForALock(
+            server.db,
+            "the settlement to wait for the other transaction, or to be done",
+            settling.settled,
+          );
         publicationMayCommit.fire();
         assert.deepEqual(await publishing.settled, { status: "done" });
         assert.deepEqual(await settling.settled, { status: "done" });
@@ -353,7 +350,12 @@ describe("a rebase while a late artifact leaves the base check it moves to incon
         const rebasing = rebase(Promise.resolve());
         // Without the lock the rebase would read push 1's check as comparable (the settlement has
         // not committed) and compare push 3 with it; the settlement, done looking, queues nothing.
-        await untilWaitingOrDone(rebasing.rebased);
+        if (server.config.databaseUrl)
+          await untilWaitingForALock(
+            server.db,
+            "the rebase to wait for the settlement, or to be done",
+            rebasing.rebased,
+          );
         settlementMayCommit.fire();
         assert.deepEqual(await settling.settled, { status: "done" });
         await rebasing.rebased;
@@ -373,7 +375,12 @@ describe("a rebase while a late artifact leaves the base check it moves to incon
         const settling = settlement(Promise.resolve());
         // Without the lock the settlement would look for the checks compared with push 1's before
         // the rebase committed push 3's, and queue nothing.
-        await untilWaitingOrDone(settling.settled);
+        if (server.config.databaseUrl)
+          await untilWaitingForALock(
+            server.db,
+            "the settlement to wait for the other transaction, or to be done",
+            settling.settled,
+          );
         rebaseMayCommit.fire();
         assert.equal(await rebasing.rebased, true);
         assert.deepEqual(await settling.settled, { status: "done" });

@@ -12,8 +12,7 @@ import { REBASE_JOB_KIND } from "../src/modules/runs/rebase-job.ts";
 import { lockRun } from "../src/modules/runs/run-store.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import { aPullRequest, aPullRequestRun } from "./helpers/builders-pull-requests.ts";
-import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { signal, untilWaitingForALock } from "./helpers/lock-waits.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 /**
@@ -133,23 +132,6 @@ async function rebasesQueuedFor(runId: string): Promise<number> {
   return jobs.filter((job) => (job.payload as { runId?: unknown }).runId === runId).length;
 }
 
-/** Until the other side waits for a lock (PostgreSQL), or is done (it did not have to). */
-async function untilWaitingOrDone(done: Promise<unknown>): Promise<void> {
-  if (!server.config.databaseUrl) return;
-  let finished = false;
-  void done.then(
-    () => {
-      finished = true;
-    },
-    () => {
-      finished = true;
-    },
-  );
-  await waitFor("the other side to wait for a lock, or to be done", async () => {
-    return finished || (await sessionsWaitingForALock(server.db)) > 0;
-  });
-}
-
 /**
  * The upload first: it makes its run (of a child of the late run, or of a pull request whose
  * spec names it) and holds its transaction open while the late run is settled, then commits.
@@ -176,7 +158,12 @@ async function anUploadThenTheSettlement(
     const settlement = aSettlement(late.id, lateCheckId, Promise.resolve());
     // Without the lock the settlement would not wait: it would look for the runs to compare
     // again before the new run is committed, and queue nothing.
-    await untilWaitingOrDone(settlement.settled);
+    if (server.config.databaseUrl)
+      await untilWaitingForALock(
+        server.db,
+        "the settlement to wait for the upload, or to be done",
+        settlement.settled,
+      );
     uploadMayCommit.fire();
     const made = await upload.made;
     const settled = await settlement.settled;
@@ -211,7 +198,12 @@ describe("an upload making a run while the late run it should be compared with i
       );
       // Without the lock the upload would not wait: it would choose its base while the late run
       // is still PENDING to it, and the settlement, done looking, would not see the new run.
-      await untilWaitingOrDone(upload.made);
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(
+          server.db,
+          "the upload to wait for the settlement, or to be done",
+          upload.made,
+        );
       settlementMayCommit.fire();
       assert.equal((await settlement.settled).status, "SUCCESS");
       const made = await upload.made;
@@ -286,7 +278,12 @@ describe("an upload making a run while the run it chooses as its base is left SK
       );
       // On PostgreSQL the upload reads the base as analysed and waits for the settlement to insert
       // its run, whose reference to the base takes KEY SHARE on the row the settlement holds.
-      await untilWaitingOrDone(upload.made);
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(
+          server.db,
+          "the upload to wait for the settlement, or to be done",
+          upload.made,
+        );
       settlementMayCommit.fire();
       assert.equal((await settlement.settled).status, "SKIPPED");
       const made = await upload.made;
@@ -355,7 +352,8 @@ describe("a rebase comparing a pull request's run with a run a settlement is lea
       // On PostgreSQL the rebase reads its merge base's run as analysed and waits for the
       // settlement as it writes the run's base.
       const rebase = server.db.transaction().execute((tx) => rebaseRun(tx, made.id));
-      await untilWaitingOrDone(rebase);
+      if (server.config.databaseUrl)
+        await untilWaitingForALock(server.db, "the rebase to wait for the settlement, or to be done", rebase);
       settlementMayCommit.fire();
       assert.equal((await settlement.settled).status, "SKIPPED");
       await rebase;

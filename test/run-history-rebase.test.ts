@@ -12,7 +12,7 @@ import { enqueueRunRebases, REBASE_JOB_KIND } from "../src/modules/runs/rebase-j
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { acceptedArtifactId, anUpload, runArtifactJob } from "./helpers/builders-artifacts.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { aSettlingRebase, sessionsWaitingForALock } from "./helpers/lock-waits.ts";
+import { aSettlingRebase, untilWaitingForALock } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { importLodashAdvisory, rootSbom, webSbom } from "./helpers/sbom-scene.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
@@ -235,10 +235,7 @@ describe("the settlement of a late run", () => {
       processed = true;
     });
     if (server.config.databaseUrl) {
-      await waitFor(
-        "the late run's settlement to end or wait",
-        async () => processed || (await sessionsWaitingForALock(server.db)) > 0,
-      );
+      await untilWaitingForALock(server.db, "the late run's settlement to end or wait", () => processed);
       assert.equal(processed, true, "the settlement waited for the rebase's job row");
     }
     settling.mayLockRun();

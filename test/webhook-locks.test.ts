@@ -11,7 +11,7 @@ import { disableEndpoint } from "../src/modules/webhooks/webhook-store.ts";
 import { anAccount, aRepository, aUser } from "./helpers/builders.ts";
 import { aWebhookEndpoint } from "./helpers/builders-webhooks.ts";
 import { waitFor } from "./helpers/instance.ts";
-import { sessionsWaitingForALock, signal } from "./helpers/lock-waits.ts";
+import { signal, untilWaitingForALock } from "./helpers/lock-waits.ts";
 import { testLogger } from "./helpers/log-capture.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 import { type Receiver, startReceiver } from "./helpers/webhook-receiver.ts";
@@ -80,9 +80,10 @@ test("an endpoint disabled while its worker settles a failed delivery: both comm
   try {
     if (server.config.databaseUrl) {
       // The worker has claimed the job, attempted the delivery and is settling it.
-      await waitFor(
+      await untilWaitingForALock(
+        server.db,
         "the worker's settling transaction to wait for the endpoint",
-        async () => (await sessionsWaitingForALock(server.db)) > 0,
+        undefined,
         20_000,
       );
     }

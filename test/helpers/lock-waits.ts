@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../src/db/types.ts";
 import { REBASE_JOB_KIND } from "../../src/modules/runs/rebase-job.ts";
+import { waitFor } from "./instance.ts";
 
 /**
  * For tests that play two transactions against each other on PostgreSQL, one side stopped where
@@ -22,6 +23,33 @@ export async function sessionsWaitingForALock(db: Kysely<Database>): Promise<num
     SELECT count(*)::int AS waiting FROM pg_stat_activity
     WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`.execute(db);
   return rows[0]?.waiting ?? 0;
+}
+
+/**
+ * Waits until another session of `db`'s database waits for a lock: how a test knows the side it
+ * started reached the lock it must wait for. `done`, when given, ends the wait too (that side
+ * finished, or a promise of it settled, either way), so that a change that lets it through without
+ * waiting fails on the test's assertions rather than on this wait's timeout. PostgreSQL only: the
+ * embedded database is one session, where nothing waits.
+ */
+export async function untilWaitingForALock(
+  db: Kysely<Database>,
+  what: string,
+  done?: Promise<unknown> | (() => boolean | Promise<boolean>),
+  timeoutMs?: number,
+): Promise<void> {
+  const finished = typeof done === "function" ? done : done === undefined ? () => false : settledFlag(done);
+  await waitFor(what, async () => (await finished()) || (await sessionsWaitingForALock(db)) > 0, timeoutMs);
+}
+
+/** True once `promise` has settled, either way. */
+function settledFlag(promise: Promise<unknown>): () => boolean {
+  let settled = false;
+  const end = () => {
+    settled = true;
+  };
+  void promise.then(end, end);
+  return () => settled;
 }
 
 /**
