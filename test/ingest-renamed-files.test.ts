@@ -56,21 +56,28 @@ const EXISTING_AT_NEW_PATH = [
 ];
 
 describe("a renamed file's findings against the base", () => {
-  it("are EXISTING at the new path and nothing is RESOLVED", async () => {
-    const base = await aBase();
-    const head = await aNextScene(base);
-    const { result } = await ingest(head, await report("moved"), {
-      workDir: WORK_DIR,
-      baseCheckId: base.check.id,
-      renamedFiles: RENAMED,
+  // The base read into memory and judged in Node, or too large for that and looked up by PostgreSQL.
+  for (const [judged, rememberedBase] of [
+    ["in Node", undefined],
+    ["by PostgreSQL", 0],
+  ] as const) {
+    it(`are EXISTING at the new path and nothing is RESOLVED (the base judged ${judged})`, async () => {
+      const base = await aBase();
+      const head = await aNextScene(base);
+      const { result } = await ingest(head, await report("moved"), {
+        workDir: WORK_DIR,
+        baseCheckId: base.check.id,
+        renamedFiles: RENAMED,
+        ...(rememberedBase === undefined ? {} : { rememberedBase }),
+      });
+      assert.deepEqual(await summaryOf(head.check.id), EXISTING_AT_NEW_PATH);
+      assert.deepEqual(
+        [result.counts?.introduced, result.counts?.existing, result.counts?.resolved],
+        [0, 3, 0],
+      );
+      await assertIssueCountsMatchFindings(db, "a renamed file");
     });
-    assert.deepEqual(await summaryOf(head.check.id), EXISTING_AT_NEW_PATH);
-    assert.deepEqual(
-      [result.counts?.introduced, result.counts?.existing, result.counts?.resolved],
-      [0, 3, 0],
-    );
-    await assertIssueCountsMatchFindings(db, "a renamed file");
-  });
+  }
 
   it("stay EXISTING when a rebase sets the states again, and INTRODUCED without a base", async () => {
     const base = await aBase();

@@ -789,11 +789,20 @@ describe("states against the base check", () => {
   ];
 
   it("finds the base's missing findings at publication when there were too many to remember", async () => {
-    for (const rememberedMissing of [1, 2]) {
+    for (const [rememberedMissing, rememberedBase] of [
+      [1, undefined],
+      [2, undefined],
+      [1, 0],
+      [100, 0],
+    ] as const) {
       const base = await aScene();
       await ingest(base, baseSarif);
       const head = await aNextScene(base);
-      const { result } = await ingest(head, headSarif, { baseCheckId: base.check.id, rememberedMissing });
+      const { result } = await ingest(head, headSarif, {
+        baseCheckId: base.check.id,
+        rememberedMissing,
+        ...(rememberedBase === undefined ? {} : { rememberedBase }),
+      });
       assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [1, 2, 2]);
       assert.deepEqual(await summaryOf(head.check.id), headSummary);
     }
@@ -830,6 +839,44 @@ describe("states against the base check", () => {
       headSummary.map((row) => row.replace("new.js:2:3 INTRODUCED", "new.js:2:3 EXISTING")),
     );
   });
+
+  for (const [judged, rememberedBase] of [
+    ["in Node", undefined],
+    ["by PostgreSQL", 0],
+  ] as const) {
+    it(`judges the report again when its base gained findings between two of its steps (the base judged ${judged})`, async () => {
+      const base = await aScene();
+      await ingest(base, baseSarif);
+      const head = await aNextScene(base);
+      const artifact = await anArtifact(head);
+      const rowsWritten = async () =>
+        (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", artifact.id).execute())
+          .length;
+      let gained = false;
+      const publish = await stageText(head, artifact, headSarif, {
+        baseCheckId: base.check.id,
+        batchSize: 1,
+        ...(rememberedBase === undefined ? {} : { rememberedBase }),
+        // Once the report's rows are written, before staging is done: another artifact of the base
+        // check is published with new.js's finding. The rows were judged without it.
+        betweenSteps: async () => {
+          if (gained || (await rowsWritten()) < 3) return;
+          gained = true;
+          await ingest(
+            base,
+            sarifLog([{ results: [aResult("unused", "src/new.js", 2, { message: "'n' is unused." })] }]),
+          );
+        },
+      });
+      assert.equal(gained, true, "the base gained its artifact while the report was staged");
+      const result = await db.transaction().execute((tx) => publish(tx));
+      assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [0, 3, 2]);
+      assert.deepEqual(
+        await summaryOf(head.check.id),
+        headSummary.map((row) => row.replace("new.js:2:3 INTRODUCED", "new.js:2:3 EXISTING")),
+      );
+    });
+  }
 
   it("recomputes states when the base changes, and makes everything INTRODUCED without one", async () => {
     const base = await aScene();

@@ -134,6 +134,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       baseCheckId: string | null;
       batchSize: number;
       rememberedMissing: number;
+      rememberedBase: number;
       renamedFiles: RenamedFiles;
     }> = {},
   ): Promise<ProcessResult> {
@@ -143,6 +144,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
         processSarif(inputOf(tx, scene, artifact, text, fields.baseCheckId, fields.renamedFiles), {
           batchSize: fields.batchSize,
           rememberedMissing: fields.rememberedMissing,
+          rememberedBase: fields.rememberedBase,
         }),
       );
   }
@@ -155,12 +157,23 @@ export function sarifScenes(db: () => Kysely<Database>) {
     scene: Scene,
     artifact: ArtifactRow,
     text: string,
-    fields: Partial<{ baseCheckId: string | null; batchSize: number; inFlight: number }> = {},
+    fields: Partial<{
+      baseCheckId: string | null;
+      batchSize: number;
+      inFlight: number;
+      rememberedBase: number;
+      /** Runs after each step has committed (another writer's turn between two steps). */
+      betweenSteps: () => Promise<void>;
+    }> = {},
   ): Promise<PublishStep> {
     return stageSarif(
       inputOf(db(), scene, artifact, text, fields.baseCheckId),
-      (work) => db().transaction().execute(work),
-      { batchSize: fields.batchSize, inFlight: fields.inFlight },
+      async (work) => {
+        const done = await db().transaction().execute(work);
+        await fields.betweenSteps?.();
+        return done;
+      },
+      { batchSize: fields.batchSize, inFlight: fields.inFlight, rememberedBase: fields.rememberedBase },
     );
   }
 
@@ -172,6 +185,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       baseCheckId: string | null;
       batchSize: number;
       rememberedMissing: number;
+      rememberedBase: number;
       workDir: string;
       renamedFiles: RenamedFiles;
     }> = {},

@@ -13,7 +13,6 @@ import {
 } from "../../modules/checks/issue-count-store.ts";
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
 import {
-  type BatchTarget,
   carryBaseFindingsInPaths,
   findOccurrenceFingerprintPage,
   flipOccurrenceStatesAgainstBase,
@@ -34,6 +33,24 @@ export type { FindingStateCounts };
 const MAX_REMEMBERED_MISSING = 100_000;
 
 /**
+ * A base check of at most this many non-RESOLVED findings is read into memory before the report's
+ * rows are written, which are then judged against it in Node (about 120 bytes a finding, so 23 MB
+ * at most); a larger one is looked up by PostgreSQL, row by row, as they are written.
+ */
+const MAX_REMEMBERED_BASE = 200_000;
+
+/**
+ * The base check as staging read it before writing a row ({@link readBase}): its PROCESSED
+ * artifacts then, and its non-RESOLVED findings' ids by fingerprint, or null when it held more
+ * than could be remembered.
+ */
+export interface BaseRead {
+  baseCheckId: string | null;
+  baseArtifacts: readonly string[];
+  findings: ReadonlyMap<string, string | readonly string[]> | null;
+}
+
+/**
  * What staging an artifact learned of its base check ({@link compareWithBase}), so that its
  * publication need not read the base again: which of the base's findings the artifact lacks, and
  * which of the base's artifacts were published when it looked.
@@ -45,23 +62,25 @@ export interface BaseComparison {
    * when there were too many to remember.
    */
   missing: readonly string[] | null;
-  /** The base check's PROCESSED artifacts when it was read; empty without a base. */
+  /** The base check's PROCESSED artifacts when it was read, before any row was written; empty without a base. */
   baseArtifacts: readonly string[];
 }
 
 /**
- * Reads the base check, a page per step, for the base findings that `target`'s artifact lacks:
- * those whose fingerprint `artifactHas` does not know (docs/ingestion.md "Processing in steps").
+ * Reads the base check before the report's rows are written, a page per step: which of its
+ * artifacts are published, and its findings by fingerprint while they are few enough to remember
+ * ({@link MAX_REMEMBERED_BASE}). Every row is then judged against this one reading, and the
+ * publication judges them all again if the base's published artifacts changed since
+ * (docs/ingestion.md "Processing in steps").
  */
-export async function compareWithBase(
+export async function readBase(
   step: ProcessStep,
-  target: BatchTarget,
-  artifactHas: (fingerprint: string) => boolean,
-  { pageSize, remembered = MAX_REMEMBERED_MISSING }: { pageSize: number; remembered?: number | undefined },
-): Promise<BaseComparison> {
-  const { baseCheckId, artifactId } = target;
-  if (baseCheckId === null) return { artifactId, missing: [], baseArtifacts: [] };
-  const missing: string[] = [];
+  baseCheckId: string | null,
+  { pageSize, remembered = MAX_REMEMBERED_BASE }: { pageSize: number; remembered?: number | undefined },
+): Promise<BaseRead> {
+  if (baseCheckId === null) return { baseCheckId, baseArtifacts: [], findings: new Map() };
+  const findings = new Map<string, string | string[]>();
+  let count = 0;
   let baseArtifacts: string[] = [];
   let after: OccurrencePosition | null = null;
   do {
@@ -69,8 +88,47 @@ export async function compareWithBase(
       if (after === null) baseArtifacts = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
       return findOccurrenceFingerprintPage(tx, baseCheckId, after, pageSize);
     });
+    count += page.rows.length;
+    if (count > remembered) return { baseCheckId, baseArtifacts, findings: null };
+    for (const { id, fingerprint } of page.rows) {
+      const ids = findings.get(fingerprint);
+      if (ids === undefined) findings.set(fingerprint, id);
+      else if (typeof ids === "string") findings.set(fingerprint, [ids, id]);
+      else ids.push(id);
+    }
+    after = page.next;
+  } while (after !== null);
+  return { baseCheckId, baseArtifacts, findings };
+}
+
+/**
+ * The base findings that `target`'s artifact lacks, those whose fingerprint `artifactHas` does not
+ * know: from the base as {@link readBase} remembered it, else read again a page per step.
+ */
+export async function compareWithBase(
+  step: ProcessStep,
+  artifactId: string,
+  base: BaseRead,
+  artifactHas: (fingerprint: string) => boolean,
+  { pageSize, remembered = MAX_REMEMBERED_MISSING }: { pageSize: number; remembered?: number | undefined },
+): Promise<BaseComparison> {
+  const { baseCheckId, baseArtifacts } = base;
+  const missing: string[] = [];
+  const tooMany = () => missing.length > remembered;
+  if (base.findings !== null) {
+    for (const [fingerprint, ids] of base.findings) {
+      if (artifactHas(fingerprint)) continue;
+      if (typeof ids === "string") missing.push(ids);
+      else missing.push(...ids);
+      if (tooMany()) return { artifactId, missing: null, baseArtifacts };
+    }
+    return { artifactId, missing, baseArtifacts };
+  }
+  let after: OccurrencePosition | null = null;
+  do {
+    const page = await step((tx) => findOccurrenceFingerprintPage(tx, baseCheckId!, after, pageSize));
     for (const row of page.rows) if (!artifactHas(row.fingerprint)) missing.push(row.id);
-    if (missing.length > remembered) return { artifactId, missing: null, baseArtifacts };
+    if (tooMany()) return { artifactId, missing: null, baseArtifacts };
     after = page.next;
   } while (after !== null);
   return { artifactId, missing, baseArtifacts };

@@ -92,6 +92,8 @@ export class OccurrenceWriter {
     private readonly batchSize: number,
     private readonly reported: AlreadyReported,
     private readonly maxInFlight = 1,
+    /** The base check's non-RESOLVED findings by fingerprint, when read into memory; else PostgreSQL looks them up. */
+    private readonly base: ReadonlyMap<string, unknown> | null = null,
   ) {}
 
   /** Adds a row; true when the batch is full and should be sent ({@link send}). */
@@ -116,11 +118,21 @@ export class OccurrenceWriter {
     const batch = this.batch;
     this.batch = new OccurrenceBatch();
     while (this.inFlight.length >= this.maxInFlight) await this.inFlight.shift();
-    const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, batch)).then((held) => {
+    const columns = this.base === null ? batch : { ...batch, inBase: inBase(batch, this.base) };
+    const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, columns)).then((held) => {
       this.reported.add(held);
     });
     // Awaited by a later send or by finish; until then a failure must not count as unhandled.
     sending.catch(() => {});
     this.inFlight.push(sending);
   }
+}
+
+/** For each row of `batch`: whether `base` holds its fingerprint, or its former one. */
+function inBase(batch: OccurrenceBatch, base: ReadonlyMap<string, unknown>): boolean[] {
+  return batch.fingerprints.map((fingerprint, i) => {
+    if (base.has(fingerprint)) return true;
+    const former = batch.formerFingerprints[i];
+    return former != null && base.has(former);
+  });
 }

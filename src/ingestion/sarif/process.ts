@@ -47,7 +47,7 @@ import {
 } from "../types.ts";
 import { AlreadyReported, leaveOutAtPublication, readCheckAsStaged } from "./already-reported.ts";
 import { AnalyzedFiles } from "./analyzed-files.ts";
-import { compareWithBase, settleFindingStates } from "./finding-states.ts";
+import { compareWithBase, readBase, settleFindingStates } from "./finding-states.ts";
 import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
 import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
 
@@ -71,6 +71,8 @@ export interface ProcessSarifOptions {
   batchSize?: number;
   /** How many base findings the report lacks may be remembered until publication. */
   rememberedMissing?: number;
+  /** How many base findings may be read into memory before the report's rows are judged against them. */
+  rememberedBase?: number;
   /** Batches written at once, each in a step of its own (steps must then be transactions of their own). */
   inFlight?: number;
   /**
@@ -300,8 +302,14 @@ export async function stageSarif(
     baseCheckId: input.baseCheckId,
     checkHoldsFindings: staged.holdsFindings,
   };
+  // Read before any row is written: every row is judged against this reading, which the
+  // publication compares with the base's artifacts then.
+  const base = await readBase(step, input.baseCheckId, {
+    pageSize: batchSize,
+    remembered: options.rememberedBase,
+  });
   const reported = new AlreadyReported();
-  const writer = new OccurrenceWriter(step, target, batchSize, reported, options.inFlight);
+  const writer = new OccurrenceWriter(step, target, batchSize, reported, options.inFlight, base.findings);
   const tally = new ProcessTally();
   let firstExcluded: { path: string; pattern: string } | null = null;
   let suppressed = 0;
@@ -390,7 +398,8 @@ export async function stageSarif(
   if (tally.stored >= (options.analyzeAfter ?? ANALYZE_AFTER_FINDINGS)) await step(analyzeOccurrences);
   const comparison = await compareWithBase(
     step,
-    target,
+    artifact.id,
+    base,
     (fingerprint) => context.fingerprints.has(fingerprint),
     { pageSize: batchSize, remembered: options.rememberedMissing },
   );

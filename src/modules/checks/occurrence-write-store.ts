@@ -31,6 +31,12 @@ export interface OccurrenceColumns {
   readonly deferredFormerFingerprints: readonly (string | null)[];
   readonly suppressed: readonly boolean[];
   readonly severities: readonly IssueSeverity[];
+  /**
+   * Whether the base check has a non-RESOLVED finding of each row's fingerprint or former one, as
+   * the writer knows from the base it read; absent: PostgreSQL looks each row up
+   * ({@link foundInBase}).
+   */
+  readonly inBase?: readonly boolean[] | undefined;
 }
 
 /** Where a batch goes: the check and artifact, and the base check its states are judged against. */
@@ -117,14 +123,14 @@ export async function deleteOccurrenceBatchOfArtifact(
 
 /**
  * Writes one batch in one statement. The state is decided here already (EXISTING when the base
- * check has a non-RESOLVED occurrence with the fingerprint), so the check-wide state pass after
- * processing only tests the check's other artifacts' rows. When the check already shows findings
+ * check has a non-RESOLVED occurrence with the fingerprint or the former one), so the check-wide
+ * state pass after processing only tests the check's other artifacts' rows. The writer says so
+ * for each row when it holds the base in memory (`batch.inBase`); otherwise the base is looked up
+ * row by row (a lateral index probe that stops at the first match, {@link foundInBase}): an
+ * EXISTS would let PostgreSQL hash the whole base check for every batch when its statistics think
+ * that check small, which they do while it is fresh. When the check already shows findings
  * (`checkHoldsFindings`), rows another of its published findings has the fingerprint of are not
  * written; answers those, by the artifact holding them.
- *
- * The base is looked up row by row (a lateral index probe that stops at the first match,
- * {@link foundInBase}): an EXISTS would let PostgreSQL hash the whole base check for every batch
- * when its statistics think that check small, which they do while it is fresh.
  */
 export async function insertOccurrenceBatch(
   tx: Kysely<Database>,
@@ -132,28 +138,32 @@ export async function insertOccurrenceBatch(
   batch: OccurrenceColumns,
 ): Promise<ReportedElsewhere[]> {
   const formers = orNull(batch.formerFingerprints);
-  const inBase =
+  const known = target.baseCheckId === null ? undefined : batch.inBase;
+  const state =
     target.baseCheckId === null
-      ? sql`SELECT NULL::boolean AS found`
-      : foundInBase(target.baseCheckId, "u", formers !== null);
+      ? sql`'INTRODUCED'`
+      : sql`CASE WHEN ${sql.ref(known ? "u.found" : "m.found")} THEN 'EXISTING' ELSE 'INTRODUCED' END`;
+  const probe =
+    target.baseCheckId === null || known
+      ? sql``
+      : sql`LEFT JOIN LATERAL (${foundInBase(target.baseCheckId, "u", formers !== null)}) AS m ON true`;
   const a = arrayParameter;
   const deferred = orNull(batch.deferredFormerFingerprints);
   const rows = sql`unnest(${a(batch.keys)}::text[], ${a(batch.issueIds)}::bigint[], ${a(batch.paths)}::text[],
       ${a(batch.beginLines)}::int[], ${a(batch.beginColumns)}::int[], ${a(batch.endLines)}::int[],
       ${a(batch.endColumns)}::int[], ${a(batch.titles)}::text[], ${a(batch.fingerprints)}::text[],
       ${formers && a(formers)}::text[], ${deferred && a(deferred)}::text[],
-      ${a(batch.suppressed)}::boolean[], ${a(batch.severities)}::text[])
+      ${a(batch.suppressed)}::boolean[], ${a(batch.severities)}::text[], ${known ? a(known) : null}::boolean[])
     AS u(key, issue_id, path, begin_line, begin_column, end_line, end_column, title, fingerprint,
-      former_fingerprint, deferred_former_fingerprint, is_suppressed, severity)`;
+      former_fingerprint, deferred_former_fingerprint, is_suppressed, severity, found)`;
   const insert = sql`INSERT INTO occurrences (key, check_id, issue_id, artifact_id, path, begin_line,
       begin_column, end_line, end_column, title, fingerprint, former_fingerprint,
       deferred_former_fingerprint, state, is_suppressed, severity)
     SELECT u.key, ${target.checkId}, u.issue_id, ${target.artifactId}, u.path, u.begin_line, u.begin_column,
       u.end_line, u.end_column, u.title, u.fingerprint, u.former_fingerprint,
-      u.deferred_former_fingerprint, CASE WHEN m.found THEN 'EXISTING' ELSE 'INTRODUCED' END,
-      u.is_suppressed, u.severity`;
+      u.deferred_former_fingerprint, ${state}, u.is_suppressed, u.severity`;
   if (!target.checkHoldsFindings) {
-    await sql`${insert} FROM ${rows} LEFT JOIN LATERAL (${inBase}) AS m ON true`.execute(tx);
+    await sql`${insert} FROM ${rows} ${probe}`.execute(tx);
     return [];
   }
   const { rows: held } = await sql<ReportedElsewhere>`
@@ -162,7 +172,7 @@ export async function insertOccurrenceBatch(
       FROM ${rows}
       LEFT JOIN LATERAL (${heldElsewhere(target.checkId, target.artifactId, "u")}) AS e ON true
     ), written AS (
-      ${insert} FROM u LEFT JOIN LATERAL (${inBase}) AS m ON true WHERE u.held IS NULL
+      ${insert} FROM u ${probe} WHERE u.held IS NULL
     ), r AS (SELECT holder, is_suppressed FROM u WHERE u.held)
     ${BY_HOLDER}
   `.execute(tx);
