@@ -102,8 +102,8 @@ export async function readBase(
 }
 
 /**
- * The base findings that `target`'s artifact lacks, those whose fingerprint `artifactHas` does not
- * know: from the base as {@link readBase} remembered it, else read again a page per step.
+ * The base findings that artifact `artifactId` lacks, those whose fingerprint `artifactHas` does
+ * not know: from the base as {@link readBase} remembered it, else read again a page per step.
  */
 export async function compareWithBase(
   step: ProcessStep,
