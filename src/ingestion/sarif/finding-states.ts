@@ -82,23 +82,43 @@ export async function readBase(
   const findings = new Map<string, string | string[]>();
   let count = 0;
   let baseArtifacts: string[] = [];
-  let after: OccurrencePosition | null = null;
-  do {
-    const page = await step(async (tx) => {
-      if (after === null) baseArtifacts = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
-      return findOccurrenceFingerprintPage(tx, baseCheckId, after, pageSize);
-    });
-    count += page.rows.length;
+  const noteArtifacts = async (tx: Kysely<Database>) => {
+    baseArtifacts = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
+  };
+  for await (const rows of basePages(step, baseCheckId, pageSize, noteArtifacts)) {
+    count += rows.length;
     if (count > remembered) return { baseCheckId, baseArtifacts, findings: null };
-    for (const { id, fingerprint } of page.rows) {
+    for (const { id, fingerprint } of rows) {
       const ids = findings.get(fingerprint);
       if (ids === undefined) findings.set(fingerprint, id);
       else if (typeof ids === "string") findings.set(fingerprint, [ids, id]);
       else ids.push(id);
     }
+  }
+  return { baseCheckId, baseArtifacts, findings };
+}
+
+type FingerprintPage = Awaited<ReturnType<typeof findOccurrenceFingerprintPage>>;
+
+/**
+ * The base check's non-RESOLVED findings, a page per step, in the order of its (check, path,
+ * line, key) index; `first` runs in the first page's step.
+ */
+async function* basePages(
+  step: ProcessStep,
+  baseCheckId: string,
+  pageSize: number,
+  first?: (tx: Kysely<Database>) => Promise<void>,
+): AsyncGenerator<FingerprintPage["rows"]> {
+  let after: OccurrencePosition | null = null;
+  do {
+    const page: FingerprintPage = await step(async (tx) => {
+      if (after === null) await first?.(tx);
+      return findOccurrenceFingerprintPage(tx, baseCheckId, after, pageSize);
+    });
+    yield page.rows;
     after = page.next;
   } while (after !== null);
-  return { baseCheckId, baseArtifacts, findings };
 }
 
 /**
@@ -124,13 +144,11 @@ export async function compareWithBase(
     }
     return { artifactId, missing, baseArtifacts };
   }
-  let after: OccurrencePosition | null = null;
-  do {
-    const page = await step((tx) => findOccurrenceFingerprintPage(tx, baseCheckId!, after, pageSize));
-    for (const row of page.rows) if (!artifactHas(row.fingerprint)) missing.push(row.id);
+  if (baseCheckId === null) return { artifactId, missing, baseArtifacts };
+  for await (const rows of basePages(step, baseCheckId, pageSize)) {
+    for (const row of rows) if (!artifactHas(row.fingerprint)) missing.push(row.id);
     if (tooMany()) return { artifactId, missing: null, baseArtifacts };
-    after = page.next;
-  } while (after !== null);
+  }
   return { artifactId, missing, baseArtifacts };
 }
 
