@@ -925,91 +925,130 @@ describe("the same findings reported again", () => {
     return `${count} result(s) were already reported by artifact ${encodeGlobalId("Artifact", artifact.key)} of this check (the same findings, by fingerprint) and were not counted again.`;
   }
 
-  it("stores none of a report's findings that the check holds, says which artifact holds them, and leaves the states as they were", async () => {
-    const base = await aScene();
-    await ingest(base, reportIn("/ci/one", first.slice(0, 2)), { workDir: "/ci/one" });
-    const head = await aNextScene(base);
-    const held = await ingest(head, reportIn("/ci/one", first), {
-      baseCheckId: base.check.id,
-      workDir: "/ci/one",
-    });
-    const before = await summaryOf(head.check.id);
-    const { result } = await ingest(head, reportIn("/ci/two", first), {
-      baseCheckId: base.check.id,
-      workDir: "/ci/two",
-    });
-    assert.deepEqual(
-      [result.read, result.stored, result.skipped, result.warnings],
-      [4, 0, { ALREADY_REPORTED: 4 }, [alreadyReported(4, held.artifact)]],
-    );
-    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [2, 2, 0]);
-    assert.deepEqual(await summaryOf(head.check.id), before);
-    assert.ok((await occurrencesOf(head.check.id)).every((o) => o.artifact_id === held.artifact.id));
-  });
+  for (const [judged, rememberedHeld] of [
+    ["in Node", undefined],
+    ["by PostgreSQL", 0],
+  ] as const) {
+    const lookup = rememberedHeld === undefined ? {} : { rememberedHeld };
 
-  it("keeps every finding any report of the check gave: a re-run with one fewer adds nothing, one with one more adds it", async () => {
-    const scene = await aScene();
-    const held = await ingest(scene, reportIn("/ci/one", first), { workDir: "/ci/one" });
-    const fewer = await ingest(scene, reportIn("/ci/two", first.slice(1)), { workDir: "/ci/two" });
-    assert.deepEqual(
-      [fewer.result.stored, fewer.result.skipped, fewer.result.counts.introduced],
-      [0, { ALREADY_REPORTED: 3 }, 4],
-    );
-    const more = await ingest(
-      scene,
-      reportIn("/ci/three", [...first, ["unused", "src/c.js", 2, "'c' is unused."]]),
-      { workDir: "/ci/three" },
-    );
-    assert.deepEqual(
-      [more.result.stored, more.result.skipped, more.result.warnings, more.result.counts.introduced],
-      [1, { ALREADY_REPORTED: 4 }, [alreadyReported(4, held.artifact)], 5],
-    );
-    assert.deepEqual(await summaryOf(scene.check.id), [
-      "eq src/a.js:12:3 INTRODUCED",
-      "eq src/a.js:8:3 INTRODUCED",
-      "unused src/a.js:3:3 INTRODUCED",
-      "unused src/b.js:1:3 INTRODUCED",
-      "unused src/c.js:2:3 INTRODUCED",
-    ]);
-  });
+    it(`stores none of a report's findings that the check holds, says which artifact holds them, and leaves the states as they were (the check's findings looked up ${judged})`, async () => {
+      const base = await aScene();
+      await ingest(base, reportIn("/ci/one", first.slice(0, 2)), { workDir: "/ci/one", ...lookup });
+      const head = await aNextScene(base);
+      const held = await ingest(head, reportIn("/ci/one", first), {
+        baseCheckId: base.check.id,
+        workDir: "/ci/one",
+      });
+      const before = await summaryOf(head.check.id);
+      const { result } = await ingest(head, reportIn("/ci/two", first), {
+        baseCheckId: base.check.id,
+        workDir: "/ci/two",
+        ...lookup,
+      });
+      assert.deepEqual(
+        [result.read, result.stored, result.skipped, result.warnings],
+        [4, 0, { ALREADY_REPORTED: 4 }, [alreadyReported(4, held.artifact)]],
+      );
+      assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [2, 2, 0]);
+      assert.deepEqual(await summaryOf(head.check.id), before);
+      assert.ok((await occurrencesOf(head.check.id)).every((o) => o.artifact_id === held.artifact.id));
+    });
 
-  it("tells identical findings apart by their order in each report: one fewer of them adds nothing, one more adds one", async () => {
-    const scene = await aScene();
-    const same = (n: number) =>
-      Array.from({ length: n }, (_, i): [string, string, number, string] => [
-        "eq",
-        "src/a.js",
-        8 + i,
-        "Use ===.",
+    it(`keeps every finding any report of the check gave: a re-run with one fewer adds nothing, one with one more adds it (the check's findings looked up ${judged})`, async () => {
+      const scene = await aScene();
+      const held = await ingest(scene, reportIn("/ci/one", first), { workDir: "/ci/one", ...lookup });
+      const fewer = await ingest(scene, reportIn("/ci/two", first.slice(1)), {
+        workDir: "/ci/two",
+        ...lookup,
+      });
+      assert.deepEqual(
+        [fewer.result.stored, fewer.result.skipped, fewer.result.counts.introduced],
+        [0, { ALREADY_REPORTED: 3 }, 4],
+      );
+      const more = await ingest(
+        scene,
+        reportIn("/ci/three", [...first, ["unused", "src/c.js", 2, "'c' is unused."]]),
+        { workDir: "/ci/three", ...lookup },
+      );
+      assert.deepEqual(
+        [more.result.stored, more.result.skipped, more.result.warnings, more.result.counts.introduced],
+        [1, { ALREADY_REPORTED: 4 }, [alreadyReported(4, held.artifact)], 5],
+      );
+      assert.deepEqual(await summaryOf(scene.check.id), [
+        "eq src/a.js:12:3 INTRODUCED",
+        "eq src/a.js:8:3 INTRODUCED",
+        "unused src/a.js:3:3 INTRODUCED",
+        "unused src/b.js:1:3 INTRODUCED",
+        "unused src/c.js:2:3 INTRODUCED",
       ]);
-    const twice = await ingest(scene, reportIn("/ci/one", same(2)), { workDir: "/ci/one" });
-    assert.deepEqual([twice.result.stored, twice.result.counts.introduced], [2, 2]);
-    const once = await ingest(scene, reportIn("/ci/two", same(1)), { workDir: "/ci/two" });
-    assert.deepEqual(
-      [once.result.stored, once.result.skipped, once.result.counts.introduced],
-      [0, { ALREADY_REPORTED: 1 }, 2],
-    );
-    const thrice = await ingest(scene, reportIn("/ci/three", same(3)), { workDir: "/ci/three" });
-    assert.deepEqual(
-      [thrice.result.stored, thrice.result.skipped, thrice.result.counts.introduced],
-      [1, { ALREADY_REPORTED: 2 }, 3],
-    );
-  });
+    });
 
-  it("leaves out at publication what another report, published while this one was staged, holds", async () => {
-    const scene = await aScene();
-    const earlier = await anArtifact(scene, "/ci/one");
-    const later = await anArtifact(scene, "/ci/two");
-    const publishEarlier = await stageText(scene, earlier, reportIn("/ci/one", first));
-    const publishLater = await stageText(scene, later, reportIn("/ci/two", first.slice(1)));
-    await db.transaction().execute((tx) => publishEarlier(tx));
-    const result = await db.transaction().execute((tx) => publishLater(tx));
-    assert.deepEqual(
-      [result.stored, result.skipped, result.warnings, result.counts.introduced],
-      [0, { ALREADY_REPORTED: 3 }, [alreadyReported(3, earlier)], 4],
-    );
-    assert.ok((await occurrencesOf(scene.check.id)).every((o) => o.artifact_id === earlier.id));
-  });
+    it(`tells identical findings apart by their order in each report: one fewer of them adds nothing, one more adds one (the check's findings looked up ${judged})`, async () => {
+      const scene = await aScene();
+      const same = (n: number) =>
+        Array.from({ length: n }, (_, i): [string, string, number, string] => [
+          "eq",
+          "src/a.js",
+          8 + i,
+          "Use ===.",
+        ]);
+      const twice = await ingest(scene, reportIn("/ci/one", same(2)), { workDir: "/ci/one", ...lookup });
+      assert.deepEqual([twice.result.stored, twice.result.counts.introduced], [2, 2]);
+      const once = await ingest(scene, reportIn("/ci/two", same(1)), { workDir: "/ci/two", ...lookup });
+      assert.deepEqual(
+        [once.result.stored, once.result.skipped, once.result.counts.introduced],
+        [0, { ALREADY_REPORTED: 1 }, 2],
+      );
+      const thrice = await ingest(scene, reportIn("/ci/three", same(3)), { workDir: "/ci/three", ...lookup });
+      assert.deepEqual(
+        [thrice.result.stored, thrice.result.skipped, thrice.result.counts.introduced],
+        [1, { ALREADY_REPORTED: 2 }, 3],
+      );
+    });
+
+    it(`leaves out at publication what another report, published while this one was staged, holds (the check's findings looked up ${judged})`, async () => {
+      const scene = await aScene();
+      const earlier = await anArtifact(scene, "/ci/one");
+      const later = await anArtifact(scene, "/ci/two");
+      const publishEarlier = await stageText(scene, earlier, reportIn("/ci/one", first));
+      const publishLater = await stageText(scene, later, reportIn("/ci/two", first.slice(1)), lookup);
+      await db.transaction().execute((tx) => publishEarlier(tx));
+      const result = await db.transaction().execute((tx) => publishLater(tx));
+      assert.deepEqual(
+        [result.stored, result.skipped, result.warnings, result.counts.introduced],
+        [0, { ALREADY_REPORTED: 3 }, [alreadyReported(3, earlier)], 4],
+      );
+      assert.ok((await occurrencesOf(scene.check.id)).every((o) => o.artifact_id === earlier.id));
+    });
+
+    it(`leaves out what another report, published between two of this one's steps, holds (the check's findings looked up ${judged})`, async () => {
+      const scene = await aScene();
+      const earlier = await anArtifact(scene, "/ci/one");
+      const later = await anArtifact(scene, "/ci/two");
+      const publishEarlier = await stageText(scene, earlier, reportIn("/ci/one", first));
+      const rowsOfLater = async () =>
+        (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", later.id).execute())
+          .length;
+      let published = false;
+      const publishLater = await stageText(scene, later, reportIn("/ci/two", first.slice(1)), {
+        ...lookup,
+        batchSize: 1,
+        // Once the later report wrote its first row: the earlier one, holding all of its findings, is published.
+        betweenSteps: async () => {
+          if (published || (await rowsOfLater()) < 1) return;
+          published = true;
+          await db.transaction().execute((tx) => publishEarlier(tx));
+        },
+      });
+      assert.equal(published, true, "the earlier report was published while the later one was staged");
+      const result = await db.transaction().execute((tx) => publishLater(tx));
+      assert.deepEqual(
+        [result.stored, result.skipped, result.warnings, result.counts.introduced],
+        [0, { ALREADY_REPORTED: 3 }, [alreadyReported(3, earlier)], 4],
+      );
+      assert.ok((await occurrencesOf(scene.check.id)).every((o) => o.artifact_id === earlier.id));
+    });
+  }
 });
 
 describe("the files a report says its tool analyzed", () => {

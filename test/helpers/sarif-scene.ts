@@ -135,6 +135,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       batchSize: number;
       rememberedMissing: number;
       rememberedBase: number;
+      rememberedHeld: number;
       renamedFiles: RenamedFiles;
     }> = {},
   ): Promise<ProcessResult> {
@@ -145,6 +146,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
           batchSize: fields.batchSize,
           rememberedMissing: fields.rememberedMissing,
           rememberedBase: fields.rememberedBase,
+          rememberedHeld: fields.rememberedHeld,
         }),
       );
   }
@@ -162,6 +164,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       batchSize: number;
       inFlight: number;
       rememberedBase: number;
+      rememberedHeld: number;
       /** Runs after each step has committed (another writer's turn between two steps). */
       betweenSteps: () => Promise<void>;
     }> = {},
@@ -173,7 +176,12 @@ export function sarifScenes(db: () => Kysely<Database>) {
         await fields.betweenSteps?.();
         return done;
       },
-      { batchSize: fields.batchSize, inFlight: fields.inFlight, rememberedBase: fields.rememberedBase },
+      {
+        batchSize: fields.batchSize,
+        inFlight: fields.inFlight,
+        rememberedBase: fields.rememberedBase,
+        rememberedHeld: fields.rememberedHeld,
+      },
     );
   }
 
@@ -186,6 +194,7 @@ export function sarifScenes(db: () => Kysely<Database>) {
       batchSize: number;
       rememberedMissing: number;
       rememberedBase: number;
+      rememberedHeld: number;
       workDir: string;
       renamedFiles: RenamedFiles;
     }> = {},

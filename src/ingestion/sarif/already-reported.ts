@@ -1,38 +1,97 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { encodeGlobalId } from "../../graphql/global-id.ts";
-import { findProcessedArtifactIdsOfCheck } from "../../modules/artifacts/artifact-store.ts";
+import {
+  findArtifactKeysByIds,
+  findProcessedArtifactIdsOfCheck,
+} from "../../modules/artifacts/artifact-store.ts";
 import { countCheckFindingsByState } from "../../modules/checks/issue-count-store.ts";
 import {
   deleteOccurrencesReportedElsewhere,
   type ReportedElsewhere,
 } from "../../modules/checks/occurrence-write-store.ts";
+import type { ProcessStep } from "../types.ts";
+import { checkFindingPages } from "./finding-pages.ts";
 
 /**
  * The same findings reported twice to one check (docs/ingestion.md "The same findings reported
  * twice"): a finding of a report is left out when another published finding of its check has its
  * fingerprint, and the artifact's result says how many and which artifact holds them. Rows are
- * left out as each batch is written (the check's published findings are looked up then), and at
- * publication again when the check gained a published artifact meanwhile.
+ * left out before they are written, against the check's findings as staging read them before the
+ * first row (or, for a check holding too many to remember, looked up by PostgreSQL as each batch
+ * is written), and at publication again when the check gained a published artifact meanwhile.
  */
+
+/**
+ * A check holding more findings than this is not read into memory before a report is staged into
+ * it (about 120 bytes a finding): PostgreSQL then looks each of the report's rows up as it is
+ * written.
+ */
+const MAX_REMEMBERED_HELD = 200_000;
+
+/** The artifact that holds a finding (null for findings of no artifact, such as the demo's). */
+export interface Holder {
+  artifactId: string | null;
+  artifactKey: string | null;
+}
 
 /** What staging saw of the check before it wrote a row. */
 export interface CheckAsStaged {
   /** The check's other PROCESSED artifacts, in order. */
   artifactIds: readonly string[];
-  /** True when the check showed findings (not RESOLVED ones): each row must then be looked up. */
-  holdsFindings: boolean;
+  /**
+   * The check's findings a row of the report must not repeat, by fingerprint, each with the
+   * artifact holding it (empty when the check showed none); null when there were more than could
+   * be remembered, and PostgreSQL looks each row up as it is written.
+   */
+  held: ReadonlyMap<string, Holder> | null;
 }
 
-/** Reads what the check shows before `artifactId` is staged into it. */
+/**
+ * Reads what the check shows before `artifactId` is staged into it, a page per step: its
+ * published artifacts first, then the findings they hold, while few enough to remember. The
+ * findings a check holds only grow while a report is staged (published rows are deleted only with
+ * their run), and those of an artifact published after its artifacts were read are left out at
+ * publication ({@link leaveOutAtPublication}).
+ */
 export async function readCheckAsStaged(
-  tx: Kysely<Database>,
+  step: ProcessStep,
   checkId: string,
   artifactId: string,
+  { pageSize, remembered = MAX_REMEMBERED_HELD }: { pageSize: number; remembered?: number | undefined },
 ): Promise<CheckAsStaged> {
-  const artifactIds = (await findProcessedArtifactIdsOfCheck(tx, checkId)).filter((id) => id !== artifactId);
-  const counts = await countCheckFindingsByState(tx, checkId);
-  return { artifactIds, holdsFindings: counts.introduced + counts.existing > 0 };
+  const { artifactIds, holds } = await step(async (tx) => {
+    const counts = await countCheckFindingsByState(tx, checkId);
+    return {
+      artifactIds: (await findProcessedArtifactIdsOfCheck(tx, checkId)).filter((id) => id !== artifactId),
+      holds: counts.introduced + counts.existing,
+    };
+  });
+  if (holds === 0) return { artifactIds, held: new Map() };
+  if (holds > remembered) return { artifactIds, held: null };
+  const holderIds = new Map<string, string | null>();
+  let count = 0;
+  for await (const rows of checkFindingPages(step, checkId, pageSize, { heldApartFrom: artifactId })) {
+    count += rows.length;
+    if (count > remembered) return { artifactIds, held: null };
+    for (const row of rows)
+      if (!holderIds.has(row.fingerprint)) holderIds.set(row.fingerprint, row.artifactId);
+  }
+  const ids = [...new Set(holderIds.values())].filter((id): id is string => id !== null);
+  const keys = await step((tx) => findArtifactKeysByIds(tx, ids));
+  // One holder object per artifact: a finding costs its map entry only.
+  const holders = new Map<string | null, Holder>();
+  const holderOf = (id: string | null): Holder => {
+    let holder = holders.get(id);
+    if (holder === undefined) {
+      holder = { artifactId: id, artifactKey: id === null ? null : (keys.get(id) ?? null) };
+      holders.set(id, holder);
+    }
+    return holder;
+  };
+  const held = new Map<string, Holder>();
+  for (const [fingerprint, id] of holderIds) held.set(fingerprint, holderOf(id));
+  return { artifactIds, held };
 }
 
 /**
@@ -54,6 +113,17 @@ export async function leaveOutAtPublication(
 /** The findings of one report left out as already reported, by the artifact that holds them. */
 export class AlreadyReported {
   private readonly byHolder = new Map<string | null, ReportedElsewhere>();
+
+  /** Adds one finding left out because `holder` holds it. */
+  addOne(holder: Holder, suppressed: boolean): void {
+    const known = this.byHolder.get(holder.artifactId);
+    if (known === undefined)
+      this.byHolder.set(holder.artifactId, { ...holder, findings: 1, suppressed: suppressed ? 1 : 0 });
+    else {
+      known.findings += 1;
+      if (suppressed) known.suppressed += 1;
+    }
+  }
 
   /** Adds findings left out, as a store answered them. */
   add(rows: readonly ReportedElsewhere[]): void {

@@ -14,13 +14,12 @@ import {
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
 import {
   carryBaseFindingsInPaths,
-  findOccurrenceFingerprintPage,
   flipOccurrenceStatesAgainstBase,
   insertResolvedCopies,
   insertResolvedCopiesOfBase,
-  type OccurrencePosition,
 } from "../../modules/checks/occurrence-write-store.ts";
 import type { ProcessStep } from "../types.ts";
+import { checkFindingPages } from "./finding-pages.ts";
 import { OCCURRENCE_BATCH_SIZE } from "./occurrence-writer.ts";
 
 export type { FindingStateCounts };
@@ -85,7 +84,7 @@ export async function readBase(
   const noteArtifacts = async (tx: Kysely<Database>) => {
     baseArtifacts = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
   };
-  for await (const rows of basePages(step, baseCheckId, pageSize, noteArtifacts)) {
+  for await (const rows of checkFindingPages(step, baseCheckId, pageSize, { first: noteArtifacts })) {
     count += rows.length;
     if (count > remembered) return { baseCheckId, baseArtifacts, findings: null };
     for (const { id, fingerprint } of rows) {
@@ -96,29 +95,6 @@ export async function readBase(
     }
   }
   return { baseCheckId, baseArtifacts, findings };
-}
-
-type FingerprintPage = Awaited<ReturnType<typeof findOccurrenceFingerprintPage>>;
-
-/**
- * The base check's non-RESOLVED findings, a page per step, in the order of its (check, path,
- * line, key) index; `first` runs in the first page's step.
- */
-async function* basePages(
-  step: ProcessStep,
-  baseCheckId: string,
-  pageSize: number,
-  first?: (tx: Kysely<Database>) => Promise<void>,
-): AsyncGenerator<FingerprintPage["rows"]> {
-  let after: OccurrencePosition | null = null;
-  do {
-    const page: FingerprintPage = await step(async (tx) => {
-      if (after === null) await first?.(tx);
-      return findOccurrenceFingerprintPage(tx, baseCheckId, after, pageSize);
-    });
-    yield page.rows;
-    after = page.next;
-  } while (after !== null);
 }
 
 /**
@@ -145,7 +121,7 @@ export async function compareWithBase(
     return { artifactId, missing, baseArtifacts };
   }
   if (baseCheckId === null) return { artifactId, missing, baseArtifacts };
-  for await (const rows of basePages(step, baseCheckId, pageSize)) {
+  for await (const rows of checkFindingPages(step, baseCheckId, pageSize)) {
     for (const row of rows) if (!artifactHas(row.fingerprint)) missing.push(row.id);
     if (tooMany()) return { artifactId, missing: null, baseArtifacts };
   }

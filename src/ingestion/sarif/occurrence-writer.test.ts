@@ -62,7 +62,10 @@ function settled(): Promise<void> {
 describe("OccurrenceWriter", () => {
   it("keeps one batch in flight by default: the next is sent when the one before it is written", async () => {
     const steps = new HeldSteps();
-    const writer = new OccurrenceWriter(steps.step, TARGET, 2, new AlreadyReported());
+    const writer = new OccurrenceWriter(steps.step, TARGET, {
+      batchSize: 2,
+      reported: new AlreadyReported(),
+    });
     await addRows(writer, 1, 2);
     let thirdBatchSent = false;
     const reading = addRows(writer, 3, 4).then(() => {
@@ -85,7 +88,11 @@ describe("OccurrenceWriter", () => {
 
   it("writes up to maxInFlight batches at once, and finish waits for all of them", async () => {
     const steps = new HeldSteps();
-    const writer = new OccurrenceWriter(steps.step, TARGET, 2, new AlreadyReported(), 2);
+    const writer = new OccurrenceWriter(steps.step, TARGET, {
+      batchSize: 2,
+      reported: new AlreadyReported(),
+      maxInFlight: 2,
+    });
     const reading = addRows(writer, 1, 6);
     await settled();
     assert.equal(steps.started.length, 2, "two batches in flight, the third waits");
@@ -109,7 +116,11 @@ describe("OccurrenceWriter", () => {
 
   it("answers a batch's failure, and settle waits for the batch still in flight beside it", async () => {
     const steps = new HeldSteps();
-    const writer = new OccurrenceWriter(steps.step, TARGET, 1, new AlreadyReported(), 2);
+    const writer = new OccurrenceWriter(steps.step, TARGET, {
+      batchSize: 1,
+      reported: new AlreadyReported(),
+      maxInFlight: 2,
+    });
     const reading = addRows(writer, 1, 3);
     await settled();
     assert.equal(steps.started.length, 2);

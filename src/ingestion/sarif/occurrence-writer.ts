@@ -6,7 +6,7 @@ import {
   type OccurrenceColumns,
 } from "../../modules/checks/occurrence-write-store.ts";
 import type { ProcessStep } from "../types.ts";
-import type { AlreadyReported } from "./already-reported.ts";
+import type { AlreadyReported, Holder } from "./already-reported.ts";
 
 /**
  * Occurrences on their way to the database: rows collected into column batches, each written in
@@ -75,6 +75,22 @@ export class OccurrenceBatch implements OccurrenceColumns {
   }
 }
 
+/** How an {@link OccurrenceWriter} batches, and what it judges rows against in memory. */
+export interface WriterOptions {
+  batchSize: number;
+  /** Where rows the check already holds, and which are therefore not written, are counted. */
+  reported: AlreadyReported;
+  /** Statements in flight at once (default 1). */
+  maxInFlight?: number | undefined;
+  /** The base check's non-RESOLVED findings by fingerprint, when read into memory; else PostgreSQL looks them up. */
+  base?: ReadonlyMap<string, unknown> | null;
+  /**
+   * The check's findings a row must not repeat, by fingerprint, when read into memory; else
+   * PostgreSQL looks them up (when the target says the check holds findings).
+   */
+  held?: ReadonlyMap<string, Holder> | null;
+}
+
 /**
  * Collects rows into batches and writes each in one statement, as one step of its own (a short
  * transaction), while the next batch fills: at most `maxInFlight` steps are in flight (each on a
@@ -89,17 +105,21 @@ export class OccurrenceWriter {
   constructor(
     private readonly step: ProcessStep,
     private readonly target: BatchTarget,
-    private readonly batchSize: number,
-    private readonly reported: AlreadyReported,
-    private readonly maxInFlight = 1,
-    /** The base check's non-RESOLVED findings by fingerprint, when read into memory; else PostgreSQL looks them up. */
-    private readonly base: ReadonlyMap<string, unknown> | null = null,
+    private readonly options: WriterOptions,
   ) {}
 
-  /** Adds a row; true when the batch is full and should be sent ({@link send}). */
+  /**
+   * Adds a row, or counts it as already reported when the check holds its fingerprint; true when
+   * the batch is full and should be sent ({@link send}).
+   */
   add(row: OccurrenceRow): boolean {
+    const holder = this.options.held?.get(row.fingerprint);
+    if (holder !== undefined) {
+      this.options.reported.addOne(holder, row.isSuppressed);
+      return false;
+    }
     this.batch.push(row);
-    return this.batch.size >= this.batchSize;
+    return this.batch.size >= this.options.batchSize;
   }
 
   /** Writes what is left and waits for every statement. */
@@ -117,10 +137,11 @@ export class OccurrenceWriter {
   async send(): Promise<void> {
     const batch = this.batch;
     this.batch = new OccurrenceBatch();
-    while (this.inFlight.length >= this.maxInFlight) await this.inFlight.shift();
-    const columns = this.base === null ? batch : { ...batch, inBase: inBase(batch, this.base) };
+    const { base, reported, maxInFlight = 1 } = this.options;
+    while (this.inFlight.length >= maxInFlight) await this.inFlight.shift();
+    const columns = base == null ? batch : { ...batch, inBase: inBase(batch, base) };
     const sending = this.step((tx) => insertOccurrenceBatch(tx, this.target, columns)).then((held) => {
-      this.reported.add(held);
+      reported.add(held);
     });
     // Awaited by a later send or by finish; until then a failure must not count as unhandled.
     sending.catch(() => {});

@@ -73,6 +73,8 @@ export interface ProcessSarifOptions {
   rememberedMissing?: number;
   /** How many base findings may be read into memory before the report's rows are judged against them. */
   rememberedBase?: number;
+  /** How many of the check's own findings may be read into memory before the report's rows are left out against them. */
+  rememberedHeld?: number;
   /** Batches written at once, each in a step of its own (steps must then be transactions of their own). */
   inFlight?: number;
   /**
@@ -295,21 +297,30 @@ export async function stageSarif(
       (input.baseCheckId === null ? undefined : versions.get(String(input.baseCheckId))) ?? version,
     ),
   };
-  const staged = await step((stepTx) => readCheckAsStaged(stepTx, check.id, artifact.id));
-  const target = {
-    checkId: check.id,
-    artifactId: artifact.id,
-    baseCheckId: input.baseCheckId,
-    checkHoldsFindings: staged.holdsFindings,
-  };
-  // Read before any row is written: every row is judged against this reading, which the
-  // publication compares with the base's artifacts then.
+  // Both read before any row is written: every row is judged against these readings, which the
+  // publication compares with the check's and the base's artifacts then.
+  const staged = await readCheckAsStaged(step, check.id, artifact.id, {
+    pageSize: batchSize,
+    remembered: options.rememberedHeld,
+  });
   const base = await readBase(step, input.baseCheckId, {
     pageSize: batchSize,
     remembered: options.rememberedBase,
   });
+  const target = {
+    checkId: check.id,
+    artifactId: artifact.id,
+    baseCheckId: input.baseCheckId,
+    checkHoldsFindings: staged.held === null,
+  };
   const reported = new AlreadyReported();
-  const writer = new OccurrenceWriter(step, target, batchSize, reported, options.inFlight, base.findings);
+  const writer = new OccurrenceWriter(step, target, {
+    batchSize,
+    reported,
+    maxInFlight: options.inFlight,
+    base: base.findings,
+    held: staged.held,
+  });
   const tally = new ProcessTally();
   let firstExcluded: { path: string; pattern: string } | null = null;
   let suppressed = 0;

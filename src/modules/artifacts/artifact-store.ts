@@ -154,6 +154,16 @@ export async function findProcessedArtifactIdsOfCheck(
   return rows.map((row) => String(row.id));
 }
 
+/** The keys of these artifacts, by id (an id with no artifact is left out). */
+export async function findArtifactKeysByIds(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom("artifacts").select(["id", "key"]).where("id", "in", ids).execute();
+  return new Map(rows.map((row) => [String(row.id), row.key]));
+}
+
 export type NewArtifact = Insertable<ArtifactsTable>;
 
 /** The artifact of a run with this analyzer, language key and content hash, if one was uploaded. */

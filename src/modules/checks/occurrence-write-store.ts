@@ -45,9 +45,10 @@ export interface BatchTarget {
   artifactId: string;
   baseCheckId: string | null;
   /**
-   * True when the check already shows findings of other artifacts: each row is then looked up
-   * among them, and not written when one has its fingerprint (docs/ingestion.md "The same
-   * findings reported twice"). Absent or false: no lookup, as for a check's first report.
+   * True when the check already shows findings of other artifacts that the writer did not read
+   * into memory: each row is then looked up among them, and not written when one has its
+   * fingerprint (docs/ingestion.md "The same findings reported twice"). Absent or false: no
+   * lookup, as for a check's first report or one whose held findings the writer knows.
    */
   checkHoldsFindings?: boolean;
 }
@@ -311,35 +312,50 @@ export interface OccurrencePosition {
 
 /**
  * A page of `limit` of a check's non-RESOLVED occurrences after `after`, in the order of the
- * (check, path, line, key) index: their ids and fingerprints, and where the page ended (null when
- * it was the last).
+ * (check, path, line, key) index: their ids, fingerprints and artifacts, and where the page ended
+ * (null when it was the last). With `heldApartFrom`, only the findings that hold a fingerprint
+ * against that artifact's rows, as {@link heldElsewhere} finds them one at a time: published, not
+ * carried, and of another artifact.
  */
 export async function findOccurrenceFingerprintPage(
   tx: Kysely<Database>,
   checkId: string,
   after: OccurrencePosition | null,
   limit: number,
-): Promise<{ rows: Array<{ id: string; fingerprint: string }>; next: OccurrencePosition | null }> {
+  heldApartFrom?: string,
+): Promise<{
+  rows: Array<{ id: string; fingerprint: string; artifactId: string | null }>;
+  next: OccurrencePosition | null;
+}> {
   const from =
     after === null
       ? sql``
       : sql`AND (o.path, o.begin_line, o.key) > (${after.path}::text, ${after.beginLine}::int, ${after.key}::text)`;
+  const held =
+    heldApartFrom === undefined
+      ? sql``
+      : sql`AND NOT o.is_carried AND o.artifact_id IS DISTINCT FROM ${heldApartFrom}::bigint AND ${isPublished("o")}`;
   const { rows } = await sql<{
     id: string;
     fingerprint: string;
+    artifact_id: string | null;
     path: string;
     begin_line: number;
     key: string;
   }>`
-    SELECT o.id, o.fingerprint, o.path, o.begin_line, o.key
+    SELECT o.id, o.fingerprint, o.artifact_id, o.path, o.begin_line, o.key
     FROM occurrences AS o
-    WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' ${from}
+    WHERE o.check_id = ${checkId} AND o.state <> 'RESOLVED' ${from} ${held}
     ORDER BY o.path, o.begin_line, o.key
     LIMIT ${sql.lit(limit)}
   `.execute(tx);
   const last = rows.at(-1);
   return {
-    rows: rows.map((row) => ({ id: String(row.id), fingerprint: row.fingerprint })),
+    rows: rows.map((row) => ({
+      id: String(row.id),
+      fingerprint: row.fingerprint,
+      artifactId: row.artifact_id === null ? null : String(row.artifact_id),
+    })),
     next:
       rows.length < limit || last === undefined
         ? null
