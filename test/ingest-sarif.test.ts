@@ -899,6 +899,114 @@ describe("states against the base check", () => {
   });
 });
 
+describe("publishing into a check that already holds findings", () => {
+  const rules = [{ id: "unused" }, { id: "eq" }];
+  const finding = {
+    a: aResult("unused", "src/a.js", 3, { message: "'a' is unused." }),
+    eq: aResult("eq", "src/a.js", 8, { message: "Use ===." }),
+    b: aResult("unused", "src/b.js", 1, { message: "'b' is unused." }),
+    gone: aResult("unused", "src/gone.js", 1, { message: "'g' is unused." }),
+    added: aResult("unused", "src/new.js", 2, { message: "'n' is unused." }),
+    c: aResult("eq", "src/c.js", 4, { message: "Use ===." }),
+  };
+  const log = (...results: unknown[]) => sarifLog([{ rules, results }]);
+
+  /** The check's rows once every state is set again from the base, as a rebase sets them. */
+  async function recomputed(checkId: string, baseCheckId: string): Promise<string[]> {
+    await db.transaction().execute((tx) => recomputeFindingStates(tx, checkId, baseCheckId));
+    return summaryOf(checkId);
+  }
+
+  /** Keys of the check's RESOLVED rows, by path. */
+  async function resolvedIds(checkId: string): Promise<Record<string, string>> {
+    const rows = (await occurrencesOf(checkId)).filter((o) => o.state === "RESOLVED");
+    return Object.fromEntries(rows.map((o) => [o.path, o.key]));
+  }
+
+  it("leaves the earlier shards' states and RESOLVED copies as setting them all again would, and removes the copies the new shard found again", async () => {
+    const base = await aScene();
+    await ingest(base, log(finding.a, finding.eq, finding.b, finding.gone));
+    const head = await aNextScene(base);
+    await ingest(head, log(finding.a, finding.added), { baseCheckId: base.check.id });
+    const copies = await resolvedIds(head.check.id);
+    assert.deepEqual(Object.keys(copies).sort(), ["src/a.js", "src/b.js", "src/gone.js"]);
+    const { result } = await ingest(head, log(finding.b, finding.c), { baseCheckId: base.check.id });
+    assert.deepEqual([result.counts.introduced, result.counts.existing, result.counts.resolved], [2, 2, 2]);
+    const summary = await summaryOf(head.check.id);
+    assert.deepEqual(summary, [
+      "eq src/a.js:8:3 RESOLVED",
+      "eq src/c.js:4:3 INTRODUCED",
+      "unused src/a.js:3:3 EXISTING",
+      "unused src/b.js:1:3 EXISTING",
+      "unused src/gone.js:1:3 RESOLVED",
+      "unused src/new.js:2:3 INTRODUCED",
+    ]);
+    // Written once: the copies the new shard did not find are the same rows.
+    const kept = await resolvedIds(head.check.id);
+    assert.deepEqual(kept, { "src/a.js": copies["src/a.js"], "src/gone.js": copies["src/gone.js"] });
+    assert.deepEqual(await recomputed(head.check.id, base.check.id), summary);
+  });
+
+  it("sets every state again when the base's findings changed since the check's last publication", async () => {
+    const base = await aScene();
+    await ingest(base, log(finding.a, finding.gone));
+    const head = await aNextScene(base);
+    await ingest(head, log(finding.a, finding.b), { baseCheckId: base.check.id });
+    assert.ok((await summaryOf(head.check.id)).includes("unused src/b.js:1:3 INTRODUCED"));
+    // The base check gains a report holding b.js's finding: the head's row of it is no longer new.
+    await ingest(base, log(finding.b));
+    await ingest(head, log(finding.c), { baseCheckId: base.check.id });
+    const summary = await summaryOf(head.check.id);
+    assert.deepEqual(summary, [
+      "eq src/c.js:4:3 INTRODUCED",
+      "unused src/a.js:3:3 EXISTING",
+      "unused src/b.js:1:3 EXISTING",
+      "unused src/gone.js:1:3 RESOLVED",
+    ]);
+    assert.deepEqual(await recomputed(head.check.id, base.check.id), summary);
+  });
+
+  it("judges the report again when an artifact of its base was staged and failed while it was staged", async () => {
+    const base = await aScene();
+    await ingest(base, log(finding.a, finding.gone));
+    const head = await aNextScene(base);
+    const artifact = await anArtifact(head);
+    let failing: { id: string } | undefined;
+    const rowsWritten = async () =>
+      (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", artifact.id).execute())
+        .length;
+    let staged = false;
+    const publish = await stageText(head, artifact, log(finding.a, finding.b), {
+      baseCheckId: base.check.id,
+      batchSize: 1,
+      // PostgreSQL looks the rows up as they are written: b.js's row finds the failing report's.
+      rememberedBase: 0,
+      betweenSteps: async () => {
+        const written = await rowsWritten();
+        // Checked after the await: two steps in flight both end here.
+        if (staged || written < 1) return;
+        staged = true;
+        const uploaded = await anArtifact(base);
+        failing = uploaded;
+        await stageText(base, uploaded, log(finding.b));
+      },
+    });
+    assert.ok(staged && failing, "the base's report was uploaded and staged while the head's was");
+    assert.ok((await summaryOf(head.check.id)).includes("unused src/b.js:1:3 EXISTING"));
+    // It fails: its rows are deleted while it is QUEUED, then it is marked FAILED.
+    await db.deleteFrom("occurrences").where("artifact_id", "=", failing.id).execute();
+    await db.updateTable("artifacts").set({ status: "FAILED" }).where("id", "=", failing.id).execute();
+    await db.transaction().execute((tx) => publish(tx));
+    const summary = await summaryOf(head.check.id);
+    assert.deepEqual(summary, [
+      "unused src/a.js:3:3 EXISTING",
+      "unused src/b.js:1:3 INTRODUCED",
+      "unused src/gone.js:1:3 RESOLVED",
+    ]);
+    assert.deepEqual(await recomputed(head.check.id, base.check.id), summary);
+  });
+});
+
 describe("the same findings reported again", () => {
   /** Results of a report made in `root`, which names files by absolute path, as ESLint and Biome do. */
   function reportIn(

@@ -357,6 +357,11 @@ export interface ChecksTable {
    */
   base_check_id: ColumnType<string | null, string | null | undefined, string | null>;
   /**
+   * The version of the base check's findings (`findFindingsVersionOf`) every finding of the check was
+   * last judged against; null when not known (migration 0047).
+   */
+  settled_against: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
    * How the fingerprints of the check's findings were made (migration 0038): 1 for checks stored
    * before it, 2 (the default) since; see src/ingestion/fingerprint.ts `FingerprintVersion`.
    */

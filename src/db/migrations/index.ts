@@ -44,6 +44,7 @@ import * as artifactRenamesBase from "./0043-artifact-renames-base.ts";
 import * as occurrenceDeferredFormerFingerprint from "./0044-occurrence-deferred-former-fingerprint.ts";
 import * as occurrenceBytewiseCollation from "./0045-occurrence-bytewise-collation.ts";
 import * as pathsBytewiseCollation from "./0046-paths-bytewise-collation.ts";
+import * as checkSettledAgainst from "./0047-check-settled-against.ts";
 
 /**
  * Every migration, in order. Listed statically (not read from the folder) so the set is the same
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   "0044-occurrence-deferred-former-fingerprint": occurrenceDeferredFormerFingerprint,
   "0045-occurrence-bytewise-collation": occurrenceBytewiseCollation,
   "0046-paths-bytewise-collation": pathsBytewiseCollation,
+  "0047-check-settled-against": checkSettledAgainst,
 };
 
 /** Kysely migration provider over {@link migrations}. */

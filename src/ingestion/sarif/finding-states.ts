@@ -1,11 +1,12 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/types.ts";
 import { findArtifactAnalyzedPathsIn } from "../../modules/artifacts/artifact-analyzed-path-store.ts";
+import { findArtifactOutcomesOfCheck } from "../../modules/artifacts/artifact-store.ts";
 import {
-  findArtifactOutcomesOfCheck,
-  findProcessedArtifactIdsOfCheck,
-} from "../../modules/artifacts/artifact-store.ts";
-import { setCheckBaseCheck } from "../../modules/checks/check-store.ts";
+  findCheckSettledAgainst,
+  findFindingsVersionOf,
+  setCheckBaseCheck,
+} from "../../modules/checks/check-store.ts";
 import {
   countCheckFindingsByState,
   type FindingStateCounts,
@@ -14,9 +15,11 @@ import {
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
 import {
   carryBaseFindingsInPaths,
+  deleteResolvedCopiesFoundIn,
   flipOccurrenceStatesAgainstBase,
   insertResolvedCopies,
   insertResolvedCopiesOfBase,
+  uncarryOccurrencesOfCheck,
 } from "../../modules/checks/occurrence-write-store.ts";
 import type { ProcessStep } from "../types.ts";
 import { checkFindingPages } from "./finding-pages.ts";
@@ -39,20 +42,24 @@ const MAX_REMEMBERED_MISSING = 100_000;
 const MAX_REMEMBERED_BASE = 200_000;
 
 /**
- * The base check as staging read it before writing a row ({@link readBase}): its PROCESSED
- * artifacts then, and its non-RESOLVED findings' ids by fingerprint, or null when it held more
- * than could be remembered.
+ * The base check as staging read it before writing a row ({@link readBase}): the version of its
+ * findings then, and their ids by fingerprint, or null when it held more than could be
+ * remembered.
  */
 export interface BaseRead {
   baseCheckId: string | null;
-  baseArtifacts: readonly string[];
+  /**
+   * The version of the base check's findings when staging began ({@link findFindingsVersionOf}):
+   * "" without a base, null when they were changing (an artifact of it was being staged).
+   */
+  baseVersion: string | null;
   findings: ReadonlyMap<string, string | readonly string[]> | null;
 }
 
 /**
  * What staging an artifact learned of its base check ({@link compareWithBase}), so that its
  * publication need not read the base again: which of the base's findings the artifact lacks, and
- * which of the base's artifacts were published when it looked.
+ * the version of the base's findings its rows were judged against.
  */
 export interface BaseComparison {
   artifactId: string;
@@ -61,32 +68,32 @@ export interface BaseComparison {
    * when there were too many to remember.
    */
   missing: readonly string[] | null;
-  /** The base check's PROCESSED artifacts when it was read, before any row was written; empty without a base. */
-  baseArtifacts: readonly string[];
+  /** The version of the base check's findings the artifact's rows were judged against ({@link BaseRead}). */
+  baseVersion: string | null;
 }
 
 /**
- * Reads the base check before the report's rows are written, a page per step: which of its
- * artifacts are published, and its findings by fingerprint while they are few enough to remember
+ * Reads the base check before the report's rows are written, a page per step: the version of its
+ * findings, and the findings by fingerprint while they are few enough to remember
  * ({@link MAX_REMEMBERED_BASE}). Every row is then judged against this one reading, and the
- * publication judges them all again if the base's published artifacts changed since
- * (docs/ingestion.md "Processing in steps").
+ * publication judges them all again if the base's findings changed since (docs/ingestion.md
+ * "Processing in steps").
  */
 export async function readBase(
   step: ProcessStep,
   baseCheckId: string | null,
   { pageSize, remembered = MAX_REMEMBERED_BASE }: { pageSize: number; remembered?: number | undefined },
 ): Promise<BaseRead> {
-  if (baseCheckId === null) return { baseCheckId, baseArtifacts: [], findings: new Map() };
+  if (baseCheckId === null) return { baseCheckId, baseVersion: "", findings: new Map() };
   const findings = new Map<string, string | string[]>();
   let count = 0;
-  let baseArtifacts: string[] = [];
-  const noteArtifacts = async (tx: Kysely<Database>) => {
-    baseArtifacts = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
+  let baseVersion: string | null = null;
+  const noteVersion = async (tx: Kysely<Database>) => {
+    baseVersion = await findFindingsVersionOf(tx, baseCheckId);
   };
-  for await (const rows of checkFindingPages(step, baseCheckId, pageSize, { first: noteArtifacts })) {
+  for await (const rows of checkFindingPages(step, baseCheckId, pageSize, { first: noteVersion })) {
     count += rows.length;
-    if (count > remembered) return { baseCheckId, baseArtifacts, findings: null };
+    if (count > remembered) return { baseCheckId, baseVersion, findings: null };
     for (const { id, fingerprint } of rows) {
       const ids = findings.get(fingerprint);
       if (ids === undefined) findings.set(fingerprint, id);
@@ -94,7 +101,7 @@ export async function readBase(
       else ids.push(id);
     }
   }
-  return { baseCheckId, baseArtifacts, findings };
+  return { baseCheckId, baseVersion, findings };
 }
 
 /**
@@ -108,7 +115,7 @@ export async function compareWithBase(
   artifactHas: (fingerprint: string) => boolean,
   { pageSize, remembered = MAX_REMEMBERED_MISSING }: { pageSize: number; remembered?: number | undefined },
 ): Promise<BaseComparison> {
-  const { baseCheckId, baseArtifacts } = base;
+  const { baseCheckId, baseVersion } = base;
   const missing: string[] = [];
   const tooMany = () => missing.length > remembered;
   if (base.findings !== null) {
@@ -116,16 +123,16 @@ export async function compareWithBase(
       if (artifactHas(fingerprint)) continue;
       if (typeof ids === "string") missing.push(ids);
       else missing.push(...ids);
-      if (tooMany()) return { artifactId, missing: null, baseArtifacts };
+      if (tooMany()) return { artifactId, missing: null, baseVersion };
     }
-    return { artifactId, missing, baseArtifacts };
+    return { artifactId, missing, baseVersion };
   }
-  if (baseCheckId === null) return { artifactId, missing, baseArtifacts };
+  if (baseCheckId === null) return { artifactId, missing, baseVersion };
   for await (const rows of checkFindingPages(step, baseCheckId, pageSize)) {
     for (const row of rows) if (!artifactHas(row.fingerprint)) missing.push(row.id);
-    if (tooMany()) return { artifactId, missing: null, baseArtifacts };
+    if (tooMany()) return { artifactId, missing: null, baseVersion };
   }
-  return { artifactId, missing, baseArtifacts };
+  return { artifactId, missing, baseVersion };
 }
 
 /**
@@ -200,12 +207,16 @@ function directoryOf(path: string): string {
 
 /**
  * {@link recomputeFindingStates} at an artifact's publication, given what staging learned of the
- * base (`comparison`). While the base's published artifacts are the ones staging read, the
- * artifact's rows, whose states were decided against it as they were written, are not tested
- * again. When the check showed no other finding before, the artifact's rows are all it has:
- * nothing is flipped, and the base findings it lacks are the ones staging found, so publishing
- * costs the rows it copies, not the base's or the check's size. `publishing` says what the
- * artifact's tool could not analyze, which its stored result does not hold yet.
+ * base (`comparison`). While the base's findings are the ones staging read (the same version,
+ * {@link findFindingsVersionOf}), the artifact's rows, whose states were decided against them as
+ * they were written, are not tested again. When the check showed no other finding before, the
+ * artifact's rows are all it has: nothing is flipped, and the base findings it lacks are the ones
+ * staging found. When it did, and its other findings were last judged against that same version
+ * too (`checks.settled_against`), their states and the RESOLVED copies stand: only the copies the
+ * artifact's rows found again are deleted, and the carried ones found again. Either way
+ * publishing costs the artifact's rows, not the base's or the check's size; otherwise every row
+ * is judged again. `publishing` says what the artifact's tool could not analyze, which its stored
+ * result does not hold yet.
  */
 export async function settleFindingStates(
   tx: Kysely<Database>,
@@ -214,13 +225,20 @@ export async function settleFindingStates(
   comparison: BaseComparison | undefined,
   publishing?: Publishing,
 ): Promise<SettledStates> {
-  const current = comparison !== undefined && (await baseIsAsRead(tx, baseCheckId, comparison));
+  const version = await findFindingsVersionOf(tx, baseCheckId);
+  // The artifact's rows were judged against the base's findings as they are now: no artifact of
+  // the base came, went or was being staged since staging read it, and its base is the same.
+  const current = comparison !== undefined && version !== null && comparison.baseVersion === version;
   // The counts still describe the check as it was before this publication.
   const before = current ? await countCheckFindingsByState(tx, checkId) : undefined;
   const missing = comparison?.missing;
   if (before !== undefined && before.introduced + before.existing === 0 && missing) {
     if (before.resolved > 0) await deleteResolvedOccurrencesOfCheck(tx, checkId);
     await insertResolvedCopies(tx, checkId, missing, OCCURRENCE_BATCH_SIZE);
+  } else if (current && (await findCheckSettledAgainst(tx, checkId)) === version) {
+    // The carried rows are found again below, with the places this artifact analyzed.
+    await uncarryOccurrencesOfCheck(tx, checkId);
+    await deleteResolvedCopiesFoundIn(tx, checkId, comparison.artifactId);
   } else {
     await deleteResolvedOccurrencesOfCheck(tx, checkId);
     // Flips exactly the rows whose state disagrees with the base: EXISTING without a base
@@ -232,20 +250,8 @@ export async function settleFindingStates(
   // The base's findings in what the tool could not analyze are not fixed: kept as EXISTING.
   const unanalyzed = baseCheckId === null ? [] : await unanalyzedPathsOfCheck(tx, checkId, publishing);
   const carried = unanalyzed === null ? 0 : await carryBaseFindingsInPaths(tx, checkId, unanalyzed);
-  await setCheckBaseCheck(tx, checkId, baseCheckId);
+  // Every row has now been judged against the base's findings as they are.
+  await setCheckBaseCheck(tx, checkId, baseCheckId, version);
   await refreshCheckIssueCounts(tx, [checkId]);
   return { ...(await countCheckFindingsByState(tx, checkId)), carried };
-}
-
-/** True when the base check's published artifacts are still those `comparison` was made with. */
-async function baseIsAsRead(
-  tx: Kysely<Database>,
-  baseCheckId: string | null,
-  comparison: BaseComparison,
-): Promise<boolean> {
-  if (baseCheckId === null) return true;
-  const now = await findProcessedArtifactIdsOfCheck(tx, baseCheckId);
-  return (
-    now.length === comparison.baseArtifacts.length && now.every((id, i) => id === comparison.baseArtifacts[i])
-  );
 }

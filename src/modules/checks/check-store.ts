@@ -186,19 +186,63 @@ export async function findFingerprintVersions(
 
 /**
  * Records the check `checkId`'s findings were compared with (`checks.base_check_id`, migration
- * 0034), whose RESOLVED copies it holds; null for none. The row is written only when that changed.
+ * 0034), whose RESOLVED copies it holds, null for none; and the version of that check's findings
+ * ({@link findFindingsVersionOf}) every finding of `checkId` was judged against
+ * (`checks.settled_against`, migration 0047), null when some were judged against another. The
+ * row is written only when one of them changed.
  */
 export async function setCheckBaseCheck(
   tx: Kysely<Database>,
   checkId: string,
   baseCheckId: string | null,
+  settledAgainst: string | null,
 ): Promise<void> {
   await tx
     .updateTable("checks")
-    .set({ base_check_id: baseCheckId })
+    .set({ base_check_id: baseCheckId, settled_against: settledAgainst })
     .where("id", "=", checkId)
-    .where("base_check_id", "is distinct from", baseCheckId)
+    .where((eb) =>
+      eb.or([
+        eb("base_check_id", "is distinct from", baseCheckId),
+        eb("settled_against", "is distinct from", settledAgainst),
+      ]),
+    )
     .execute();
+}
+
+/**
+ * What check `checkId`'s findings are, as the base of another check, in a form that changes
+ * whenever they may have: the check, its own base check (which its carried findings come from)
+ * and all its artifacts, as text; null while one of its artifacts is QUEUED (its staged rows come
+ * and go) or when there is no such check, and "" for no check at all (no base). A check's
+ * non-RESOLVED findings change only by an artifact (staged, published, or deleted as it fails,
+ * each artifact once, and never removed) or by a change of its base check, so two equal versions
+ * read at two times mean the same findings at both, and at every time between.
+ */
+export async function findFindingsVersionOf(
+  db: Kysely<Database>,
+  checkId: string | null,
+): Promise<string | null> {
+  if (checkId === null) return "";
+  const { rows } = await sql<{ version: string | null }>`
+    SELECT CASE WHEN bool_or(a.status = 'QUEUED') THEN NULL
+      ELSE c.id::text || '/' || coalesce(c.base_check_id::text, '') || '/'
+        || coalesce(string_agg(a.id::text, ',' ORDER BY a.id), '')
+    END AS version
+    FROM checks AS c LEFT JOIN artifacts AS a ON a.check_id = c.id
+    WHERE c.id = ${checkId}
+    GROUP BY c.id, c.base_check_id`.execute(db);
+  return rows[0]?.version ?? null;
+}
+
+/** The version of its base check's findings every finding of `checkId` was last judged against; null when not known. */
+export async function findCheckSettledAgainst(db: Kysely<Database>, checkId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom("checks")
+    .select("settled_against")
+    .where("id", "=", checkId)
+    .executeTakeFirst();
+  return row?.settled_against ?? null;
 }
 
 /**

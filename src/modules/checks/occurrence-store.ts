@@ -298,13 +298,21 @@ export function analysisIssueFilter(args: AnalysisIssueFilterArgs): ConnectionFi
  * Deletes a check's copies of its base's findings: the RESOLVED ones (the base's findings it no
  * longer has) and the carried ones (kept EXISTING in files its tool could not analyze). They are
  * written again whenever the check's states are set; a check that lost what it was sent cannot
- * say which findings are gone, nor which files it did not see (docs/ingestion.md "Status").
+ * say which findings are gone, nor which files it did not see (docs/ingestion.md "Status"). The
+ * check no longer holds what it was settled against (`checks.settled_against`): the next setting
+ * of its states writes them all.
  */
 export async function deleteResolvedOccurrencesOfCheck(db: Kysely<Database>, checkId: string): Promise<void> {
   await db
     .deleteFrom("occurrences")
     .where("check_id", "=", checkId)
     .where((eb) => eb.or([eb("state", "=", "RESOLVED"), eb("is_carried", "=", true)]))
+    .execute();
+  await db
+    .updateTable("checks")
+    .set({ settled_against: null })
+    .where("id", "=", checkId)
+    .where("settled_against", "is not", null)
     .execute();
 }
 

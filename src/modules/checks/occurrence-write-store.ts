@@ -416,9 +416,40 @@ export async function carryBaseFindingsInPaths(
 }
 
 /**
+ * Turns the check's carried rows back into the RESOLVED copies they were
+ * ({@link carryBaseFindingsInPaths}), for the places its tool could not analyze to be found
+ * again.
+ */
+export async function uncarryOccurrencesOfCheck(tx: Kysely<Database>, checkId: string): Promise<void> {
+  await sql`UPDATE occurrences SET state = 'RESOLVED', is_carried = false
+    WHERE check_id = ${checkId} AND is_carried`.execute(tx);
+}
+
+/**
+ * Deletes the check's RESOLVED copies of base findings that the rows of `artifactId` now have, by
+ * their fingerprint or their former one: the findings are there again, as those rows.
+ */
+export async function deleteResolvedCopiesFoundIn(
+  tx: Kysely<Database>,
+  checkId: string,
+  artifactId: string,
+): Promise<void> {
+  await sql`
+    DELETE FROM occurrences AS r
+    WHERE r.check_id = ${checkId} AND r.state = 'RESOLVED' AND r.fingerprint IN (
+      SELECT o.fingerprint FROM occurrences AS o WHERE o.artifact_id = ${artifactId}
+      UNION
+      SELECT o.former_fingerprint FROM occurrences AS o
+      WHERE o.artifact_id = ${artifactId} AND o.former_fingerprint IS NOT NULL)
+  `.execute(tx);
+}
+
+/**
  * Makes the deferred former fingerprints of run `runId`'s findings their former fingerprints, now
  * that the run is compared with the commit their renames are against (docs/ingestion.md "Renamed
- * files"); answers how many rows changed. The caller sets the checks' states again.
+ * files"); answers how many rows changed. The checks they changed in forget the base they were
+ * judged against (`checks.settled_against`), so the next setting of their states judges every
+ * row; the caller sets them again.
  */
 export async function adoptDeferredFormerFingerprints(tx: Kysely<Database>, runId: string): Promise<number> {
   const result = await sql`UPDATE occurrences AS o
@@ -427,5 +458,10 @@ export async function adoptDeferredFormerFingerprints(tx: Kysely<Database>, runI
     WHERE c.run_id = ${runId} AND o.check_id = c.id AND o.deferred_former_fingerprint IS NOT NULL`.execute(
     tx,
   );
-  return Number(result.numAffectedRows ?? 0);
+  const changed = Number(result.numAffectedRows ?? 0);
+  // Their states were judged with the fingerprints they had: the next setting judges them all.
+  if (changed > 0)
+    await sql`UPDATE checks SET settled_against = NULL
+      WHERE run_id = ${runId} AND settled_against IS NOT NULL`.execute(tx);
+  return changed;
 }
