@@ -9,6 +9,8 @@
  * - a read the API makes (a page of a check's findings) in a loop on another connection, alone
  *   and while the report is processed again;
  * - the report again as the next run's, against the previous one (every finding EXISTING);
+ * - the report once more into that check, as a CI job run again (every finding already reported);
+ * - another shard of the same build into that check: as many other findings (all INTRODUCED);
  * - the insert alone on the same rows: the `unnest` statement processSarif uses, against plain
  *   multi-row `VALUES` inserts (the baseline) and one INSERT per row;
  *
@@ -773,6 +775,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     batchSize: number,
     baseCheckId: string | null,
     into?: { artifact: ArtifactRow; checkId: string },
+    source = file,
   ) => {
     const { artifact, checkId } = into
       ? { artifact: await anArtifactOf(db, ids, into.artifact.run_id, into.checkId), checkId: into.checkId }
@@ -794,7 +797,7 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
             run,
             check: { id: checkId, key: "", run_id: run.id, analyzer_id: ids.analyzerId },
             baseCheckId,
-            text: () => fileChunks(file),
+            text: () => fileChunks(source),
           },
           { batchSize },
         ),
@@ -880,6 +883,22 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     OCCURRENCE_BATCH_SIZE,
     last!.checkId,
     existing,
+  );
+
+  // Another shard of the same build into that check: as many other findings, written against the
+  // same base, into a check whose other findings were judged against it already.
+  const shard = path.join(scratch, "shard.sarif");
+  await writeGeneratedSarif(shard, {
+    results: options.results,
+    first: options.results,
+    workingDirectory: options.workingDirectory,
+  });
+  await processFile(
+    "processSarif end to end, another shard of as many other findings into that check (all INTRODUCED)",
+    OCCURRENCE_BATCH_SIZE,
+    last!.checkId,
+    existing,
+    shard,
   );
 
   // The insert alone, on the same rows: unnest (processSarif's statement) against VALUES.

@@ -20,6 +20,11 @@ export interface GeneratedSarifShape {
    * Staticcheck writes it): its paths are then relative to that directory.
    */
   workingDirectory?: string;
+  /**
+   * The number of the first result, default 0: a log from `results` on holds as many other
+   * findings, in other files (another shard of the same build).
+   */
+  first?: number;
 }
 
 const CHUNK_CHARS = 256 * 1024;
@@ -75,8 +80,9 @@ export function* generatedSarifChunks(shape: GeneratedSarifShape): Generator<str
     properties: { tags: [i % 3 === 0 ? "security" : "maintainability"] },
   }));
   let chunk = `{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"generated","rules":${JSON.stringify(descriptors)}}},"results":[`;
-  for (let n = 0; n < shape.results; n += 1) {
-    chunk += `${n === 0 ? "" : ","}${resultText(n, rules, perFile)}`;
+  const first = shape.first ?? 0;
+  for (let n = first; n < first + shape.results; n += 1) {
+    chunk += `${n === first ? "" : ","}${resultText(n, rules, perFile)}`;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;
       chunk = "";

@@ -152,6 +152,18 @@ export function recomputeFindingStates(
   return settleFindingStates(tx, checkId, baseCheckId, undefined);
 }
 
+/**
+ * True when an artifact of the check other than `artifactId` named places its tool could not
+ * analyze: only then can the check hold carried rows ({@link unanalyzedPathsOfCheck}), which are
+ * found among its rows by a scan of the whole check.
+ */
+async function mayHoldCarried(tx: Kysely<Database>, checkId: string, artifactId: string): Promise<boolean> {
+  const artifacts = await findArtifactOutcomesOfCheck(tx, checkId);
+  return artifacts.some(
+    (a) => a.id !== artifactId && a.status === "PROCESSED" && (a.outcome?.unanalyzedPaths?.length ?? 0) > 0,
+  );
+}
+
 /** A check's findings by state once they are set, and how many of the EXISTING were carried. */
 export type SettledStates = FindingStateCounts & { carried: number };
 
@@ -237,8 +249,10 @@ export async function settleFindingStates(
     await insertResolvedCopies(tx, checkId, missing, OCCURRENCE_BATCH_SIZE);
   } else if (current && (await findCheckSettledAgainst(tx, checkId)) === version) {
     // The carried rows are found again below, with the places this artifact analyzed.
-    await uncarryOccurrencesOfCheck(tx, checkId);
-    await deleteResolvedCopiesFoundIn(tx, checkId, comparison.artifactId);
+    const uncarried = await mayHoldCarried(tx, checkId, comparison.artifactId);
+    if (uncarried) await uncarryOccurrencesOfCheck(tx, checkId);
+    if (uncarried || (before?.resolved ?? 1) > 0)
+      await deleteResolvedCopiesFoundIn(tx, checkId, comparison.artifactId);
   } else {
     await deleteResolvedOccurrencesOfCheck(tx, checkId);
     // Flips exactly the rows whose state disagrees with the base: EXISTING without a base
