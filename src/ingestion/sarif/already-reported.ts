@@ -69,28 +69,28 @@ export async function readCheckAsStaged(
   });
   if (holds === 0) return { artifactIds, held: new Map() };
   if (holds > remembered) return { artifactIds, held: null };
-  const holderIds = new Map<string, string | null>();
+  // One holder object per artifact, its key filled in once all are known: a finding costs its map entry only.
+  const holders = new Map<string | null, { artifactId: string | null; artifactKey: string | null }>();
+  const held = new Map<string, Holder>();
   let count = 0;
   for await (const rows of checkFindingPages(step, checkId, pageSize, { heldApartFrom: artifactId })) {
     count += rows.length;
     if (count > remembered) return { artifactIds, held: null };
-    for (const row of rows)
-      if (!holderIds.has(row.fingerprint)) holderIds.set(row.fingerprint, row.artifactId);
-  }
-  const ids = [...new Set(holderIds.values())].filter((id): id is string => id !== null);
-  const keys = await step((tx) => findArtifactKeysByIds(tx, ids));
-  // One holder object per artifact: a finding costs its map entry only.
-  const holders = new Map<string | null, Holder>();
-  const holderOf = (id: string | null): Holder => {
-    let holder = holders.get(id);
-    if (holder === undefined) {
-      holder = { artifactId: id, artifactKey: id === null ? null : (keys.get(id) ?? null) };
-      holders.set(id, holder);
+    for (const row of rows) {
+      if (held.has(row.fingerprint)) continue;
+      let holder = holders.get(row.artifactId);
+      if (holder === undefined) {
+        holder = { artifactId: row.artifactId, artifactKey: null };
+        holders.set(row.artifactId, holder);
+      }
+      held.set(row.fingerprint, holder);
     }
-    return holder;
-  };
-  const held = new Map<string, Holder>();
-  for (const [fingerprint, id] of holderIds) held.set(fingerprint, holderOf(id));
+  }
+  const ids = [...holders.keys()].filter((id): id is string => id !== null);
+  const keys =
+    ids.length === 0 ? new Map<string, string>() : await step((tx) => findArtifactKeysByIds(tx, ids));
+  for (const holder of holders.values())
+    if (holder.artifactId !== null) holder.artifactKey = keys.get(holder.artifactId) ?? null;
   return { artifactIds, held };
 }
 
