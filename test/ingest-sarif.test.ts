@@ -42,6 +42,12 @@ after(() => database?.close());
 const { aScene, aNextScene, anArtifact, processText, stageText, ingest, occurrencesOf, summaryOf } =
   sarifScenes(() => db);
 
+/** How many rows the artifact has written so far (a step hook's cue). */
+async function rowsWrittenBy(artifactId: string): Promise<number> {
+  return (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", artifactId).execute())
+    .length;
+}
+
 const execFileAsync = promisify(execFile);
 const require = createRequire(import.meta.url);
 
@@ -849,9 +855,6 @@ describe("states against the base check", () => {
       await ingest(base, baseSarif);
       const head = await aNextScene(base);
       const artifact = await anArtifact(head);
-      const rowsWritten = async () =>
-        (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", artifact.id).execute())
-          .length;
       let gained = false;
       const publish = await stageText(head, artifact, headSarif, {
         baseCheckId: base.check.id,
@@ -860,7 +863,7 @@ describe("states against the base check", () => {
         // Once the report's rows are written, before staging is done: another artifact of the base
         // check is published with new.js's finding. The rows were judged without it.
         betweenSteps: async () => {
-          const written = await rowsWritten();
+          const written = await rowsWrittenBy(artifact.id);
           // Checked after the await: two steps in flight both end here.
           if (gained || written < 3) return;
           gained = true;
@@ -974,9 +977,6 @@ describe("publishing into a check that already holds findings", () => {
     const head = await aNextScene(base);
     const artifact = await anArtifact(head);
     let failing: { id: string } | undefined;
-    const rowsWritten = async () =>
-      (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", artifact.id).execute())
-        .length;
     let staged = false;
     const publish = await stageText(head, artifact, log(finding.a, finding.b), {
       baseCheckId: base.check.id,
@@ -984,7 +984,7 @@ describe("publishing into a check that already holds findings", () => {
       // PostgreSQL looks the rows up as they are written: b.js's row finds the failing report's.
       rememberedBase: 0,
       betweenSteps: async () => {
-        const written = await rowsWritten();
+        const written = await rowsWrittenBy(artifact.id);
         // Checked after the await: two steps in flight both end here.
         if (staged || written < 1) return;
         staged = true;
@@ -1136,16 +1136,15 @@ describe("the same findings reported again", () => {
       const earlier = await anArtifact(scene, "/ci/one");
       const later = await anArtifact(scene, "/ci/two");
       const publishEarlier = await stageText(scene, earlier, reportIn("/ci/one", first));
-      const rowsOfLater = async () =>
-        (await db.selectFrom("occurrences").select("id").where("artifact_id", "=", later.id).execute())
-          .length;
       let published = false;
       const publishLater = await stageText(scene, later, reportIn("/ci/two", first.slice(1)), {
         ...lookup,
         batchSize: 1,
         // Once the later report wrote its first row: the earlier one, holding all of its findings, is published.
         betweenSteps: async () => {
-          if (published || (await rowsOfLater()) < 1) return;
+          const written = await rowsWrittenBy(later.id);
+          // Checked after the await: two steps in flight both end here.
+          if (published || written < 1) return;
           published = true;
           await db.transaction().execute((tx) => publishEarlier(tx));
         },

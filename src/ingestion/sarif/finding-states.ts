@@ -152,13 +152,14 @@ export function recomputeFindingStates(
   return settleFindingStates(tx, checkId, baseCheckId, undefined);
 }
 
+type ArtifactOutcomes = Awaited<ReturnType<typeof findArtifactOutcomesOfCheck>>;
+
 /**
- * True when an artifact of the check other than `artifactId` named places its tool could not
- * analyze: only then can the check hold carried rows ({@link unanalyzedPathsOfCheck}), which are
- * found among its rows by a scan of the whole check.
+ * True when one of the check's `artifacts` other than `artifactId` named places its tool could
+ * not analyze: only then can the check hold carried rows ({@link unanalyzedPathsOfCheck}), which
+ * are found among its rows by a scan of the whole check.
  */
-async function mayHoldCarried(tx: Kysely<Database>, checkId: string, artifactId: string): Promise<boolean> {
-  const artifacts = await findArtifactOutcomesOfCheck(tx, checkId);
+function mayHoldCarried(artifacts: ArtifactOutcomes, artifactId: string): boolean {
   return artifacts.some(
     (a) => a.id !== artifactId && a.status === "PROCESSED" && (a.outcome?.unanalyzedPaths?.length ?? 0) > 0,
   );
@@ -174,7 +175,7 @@ export interface Publishing {
 }
 
 /**
- * The paths the tool of `checkId` could not analyze, over its processed artifacts and the one
+ * The paths the tool of `checkId` could not analyze, over its processed `artifacts` and the one
  * being published: a path one of them names counts only when none of them analyzed it, that is
  * gave a finding there or listed it (`artifact_analyzed_paths`) without saying it could not
  * analyze it (another shard of the build that compiled the file, or linted it and found nothing).
@@ -182,14 +183,14 @@ export interface Publishing {
  */
 async function unanalyzedPathsOfCheck(
   tx: Kysely<Database>,
-  checkId: string,
+  artifacts: ArtifactOutcomes,
   publishing: Publishing | undefined,
 ): Promise<string[] | null> {
   if (publishing !== undefined && publishing.unanalyzedPaths === null) return null;
   const unanalyzedBy = new Map<string, ReadonlySet<string>>();
   if (publishing?.unanalyzedPaths)
     unanalyzedBy.set(publishing.artifactId, new Set(publishing.unanalyzedPaths));
-  for (const artifact of await findArtifactOutcomesOfCheck(tx, checkId)) {
+  for (const artifact of artifacts) {
     if (artifact.status !== "PROCESSED" || artifact.id === publishing?.artifactId) continue;
     if (artifact.outcome === null) continue;
     if (artifact.outcome.unanalyzedPaths === null) return null;
@@ -244,12 +245,14 @@ export async function settleFindingStates(
   // The counts still describe the check as it was before this publication.
   const before = current ? await countCheckFindingsByState(tx, checkId) : undefined;
   const missing = comparison?.missing;
+  // Read once, for the carried rows below: without a base there are none.
+  const artifacts = baseCheckId === null ? [] : await findArtifactOutcomesOfCheck(tx, checkId);
   if (before !== undefined && before.introduced + before.existing === 0 && missing) {
     if (before.resolved > 0) await deleteResolvedOccurrencesOfCheck(tx, checkId);
     await insertResolvedCopies(tx, checkId, missing, OCCURRENCE_BATCH_SIZE);
   } else if (current && (await findCheckSettledAgainst(tx, checkId)) === version) {
     // The carried rows are found again below, with the places this artifact analyzed.
-    const uncarried = await mayHoldCarried(tx, checkId, comparison.artifactId);
+    const uncarried = mayHoldCarried(artifacts, comparison.artifactId);
     if (uncarried) await uncarryOccurrencesOfCheck(tx, checkId);
     if (uncarried || (before?.resolved ?? 1) > 0)
       await deleteResolvedCopiesFoundIn(tx, checkId, comparison.artifactId);
@@ -262,7 +265,7 @@ export async function settleFindingStates(
       await insertResolvedCopiesOfBase(tx, checkId, baseCheckId, OCCURRENCE_BATCH_SIZE);
   }
   // The base's findings in what the tool could not analyze are not fixed: kept as EXISTING.
-  const unanalyzed = baseCheckId === null ? [] : await unanalyzedPathsOfCheck(tx, checkId, publishing);
+  const unanalyzed = baseCheckId === null ? [] : await unanalyzedPathsOfCheck(tx, artifacts, publishing);
   const carried = unanalyzed === null ? 0 : await carryBaseFindingsInPaths(tx, checkId, unanalyzed);
   // Every row has now been judged against the base's findings as they are.
   await setCheckBaseCheck(tx, checkId, baseCheckId, version);
