@@ -11,6 +11,7 @@
  * - the report again as the next run's, against the previous one (every finding EXISTING);
  * - the report once more into that check, as a CI job run again (every finding already reported);
  * - another shard of the same build into that check: as many other findings (all INTRODUCED);
+ * - a shard of a hundredth as many other findings into that check, then twice the report's size;
  * - the insert alone on the same rows: the `unnest` statement processSarif uses, against plain
  *   multi-row `VALUES` inserts (the baseline) and one INSERT per row;
  *
@@ -899,6 +900,22 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     last!.checkId,
     existing,
     shard,
+  );
+
+  // A small shard into that check, now twice the report: what a publication costs beyond its own
+  // rows (statements over the whole check) is most of its time.
+  const small = path.join(scratch, "small-shard.sarif");
+  await writeGeneratedSarif(small, {
+    results: Math.max(1, Math.round(options.results / 100)),
+    first: 2 * options.results,
+    workingDirectory: options.workingDirectory,
+  });
+  await processFile(
+    "processSarif end to end, a shard of a hundredth as many other findings into that check (all INTRODUCED)",
+    OCCURRENCE_BATCH_SIZE,
+    last!.checkId,
+    existing,
+    small,
   );
 
   // The insert alone, on the same rows: unnest (processSarif's statement) against VALUES.

@@ -949,7 +949,60 @@ describe("publishing into a check that already holds findings", () => {
     // Written once: the copies the new shard did not find are the same rows.
     const kept = await resolvedIds(head.check.id);
     assert.deepEqual(kept, { "src/a.js": copies["src/a.js"], "src/gone.js": copies["src/gone.js"] });
+    await assertIssueCountsMatchFindings(db, "a second shard");
     assert.deepEqual(await recomputed(head.check.id, base.check.id), summary);
+  });
+
+  it("keeps the check's issue counts, by the findings' own severity and suppression, as its findings give them shard after shard", async () => {
+    const suppressed = { suppressions: [{ kind: "inSource" }] };
+    const base = await aScene();
+    await ingest(
+      base,
+      log(
+        finding.a,
+        { ...finding.eq, level: "error" },
+        { ...finding.b, ...suppressed },
+        { ...finding.gone, level: "error" },
+      ),
+    );
+    const head = await aNextScene(base);
+    const shards = [
+      log(finding.a, { ...finding.added, level: "error", ...suppressed }),
+      // b.js's copy is of a suppressed finding, a.js's line 8 one of an error: both found again.
+      log({ ...finding.b, ...suppressed }, { ...finding.c, level: "note" }),
+      log({ ...finding.eq, level: "error" }, { ...finding.c, level: "note" }),
+    ];
+    const totals: Array<Array<number | undefined>> = [];
+    for (const [index, shard] of shards.entries()) {
+      const { result } = await ingest(head, shard, { baseCheckId: base.check.id });
+      totals.push([result.counts.introduced, result.counts.existing, result.counts.resolved, result.stored]);
+      await assertIssueCountsMatchFindings(db, `shard ${index + 1}`);
+    }
+    // The third shard's c.js finding is the second's: left out, not counted twice.
+    assert.deepEqual(totals, [
+      [1, 1, 3, 2],
+      [2, 2, 2, 2],
+      [2, 3, 1, 1],
+    ]);
+    const counts = await db
+      .selectFrom("check_issue_counts")
+      .select(["severity", "state", "is_suppressed", "occurrences"])
+      .where("check_id", "=", head.check.id)
+      .orderBy(["state", "severity", "is_suppressed"])
+      .execute();
+    assert.deepEqual(
+      counts.map(
+        (k) => `${k.state} ${k.severity} ${k.is_suppressed ? "suppressed" : "shown"} ${k.occurrences}`,
+      ),
+      [
+        "EXISTING MAJOR shown 1",
+        "EXISTING MINOR shown 1",
+        "EXISTING MINOR suppressed 1",
+        "INTRODUCED MAJOR suppressed 1",
+        "INTRODUCED MINOR shown 1",
+        "RESOLVED MAJOR shown 1",
+      ],
+    );
   });
 
   it("sets every state again when the base's findings changed since the check's last publication", async () => {

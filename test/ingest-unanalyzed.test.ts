@@ -8,6 +8,7 @@ import { fixtureDir, toolFixture } from "../src/formats/fixtures.ts";
 import { decodeGlobalId, encodeGlobalId } from "../src/graphql/global-id.ts";
 import { findingsGateFailures } from "../src/ingestion/run-lifecycle.ts";
 import { aRepository } from "./helpers/builders.ts";
+import { assertIssueCountsMatchFindings } from "./helpers/issue-counts.ts";
 import { dataOf, gql, type TestServer } from "./helpers/server.ts";
 import { startUploaderScene, uploadProcessed } from "./helpers/uploads.ts";
 
@@ -394,29 +395,37 @@ for (const [extension, reports] of [
       });
     }
 
-    test("a file a lint was given and ignored (listed, with a warning) is not one it analyzed: where the other lint could not parse it, the base's findings stay EXISTING", async () => {
-      const repository = await aRepository(server.db, account, { defaultBranch: "main" });
-      const base = await uploadShard(repository, "base");
-      const inBadge = (await statesIn(checkKeyOf(base.check), BADGE)).INTRODUCED!;
+    for (const order of [
+      ["server", "server-changed"],
+      ["server-changed", "server"],
+    ] as const) {
+      test(`a file a lint was given and ignored (listed, with a warning) is not one it analyzed: where the other lint could not parse it, the base's findings stay EXISTING (${order.join(" then ")})`, async () => {
+        const repository = await aRepository(server.db, account, { defaultBranch: "main" });
+        const base = await uploadShard(repository, "base");
+        const inBadge = (await statesIn(checkKeyOf(base.check), BADGE)).INTRODUCED!;
 
-      assert.deepEqual(
-        badgeIn("server-changed").others.map(({ fatal, severity, message }) => ({
-          fatal,
-          severity,
-          ignored: message.startsWith("File ignored"),
-        })),
-        [{ fatal: false, severity: 1, ignored: true }],
-      );
-      const commit = aCommit();
-      const unparsed = await uploadShard(repository, "server", commit);
-      assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
-      const { check } = await uploadShard(repository, "server-changed", commit);
-      assert.equal(unparsed.check.id, check.id, "both lints are one check");
-      assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { EXISTING: inBadge });
-      assert.equal(check.summary.occurrencesResolved, 0);
-      assert.equal(await carriedIn(check), inBadge);
-      assert.equal((await currentFindingsByFile(repository))[BADGE], inBadge);
-    });
+        assert.deepEqual(
+          badgeIn("server-changed").others.map(({ fatal, severity, message }) => ({
+            fatal,
+            severity,
+            ignored: message.startsWith("File ignored"),
+          })),
+          [{ fatal: false, severity: 1, ignored: true }],
+        );
+        const commit = aCommit();
+        const answers = [];
+        for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
+        const unparsed = answers.find((answer) => answer.shard === "server")!;
+        assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
+        const check = answers[1]!.check;
+        assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
+        assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { EXISTING: inBadge });
+        assert.equal(check.summary.occurrencesResolved, 0);
+        assert.equal(await carriedIn(check), inBadge);
+        assert.equal((await currentFindingsByFile(repository))[BADGE], inBadge);
+        await assertIssueCountsMatchFindings(server.db, `the lints ${order.join(" then ")}`);
+      });
+    }
   });
 }
 

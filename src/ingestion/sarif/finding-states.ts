@@ -8,8 +8,10 @@ import {
   setCheckBaseCheck,
 } from "../../modules/checks/check-store.ts";
 import {
+  addPublishedArtifactToIssueCounts,
   countCheckFindingsByState,
   type FindingStateCounts,
+  type IssueCountGroup,
   refreshCheckIssueCounts,
 } from "../../modules/checks/issue-count-store.ts";
 import { deleteResolvedOccurrencesOfCheck } from "../../modules/checks/occurrence-store.ts";
@@ -172,6 +174,8 @@ export type SettledStates = FindingStateCounts & { carried: number };
 export interface Publishing {
   artifactId: string;
   unanalyzedPaths: readonly string[] | null;
+  /** Its rows are shown for the first time: the check's issue counts do not count them yet. */
+  shownFirst: boolean;
 }
 
 /**
@@ -226,9 +230,10 @@ function directoryOf(path: string): string {
  * artifact's rows are all it has: nothing is flipped, and the base findings it lacks are the ones
  * staging found. When it did, and its other findings were last judged against that same version
  * too (`checks.settled_against`), their states and the RESOLVED copies stand: only the copies the
- * artifact's rows found again are deleted, and the carried ones found again. Either way
- * publishing costs the artifact's rows, not the base's or the check's size; otherwise every row
- * is judged again. `publishing` says what the artifact's tool could not analyze, which its stored
+ * artifact's rows found again are deleted, and the carried ones found again; the issue counts are
+ * then those before plus the artifact's rows less the deleted copies, unless carried rows moved.
+ * Either way publishing costs the artifact's rows, not the base's or the check's size; otherwise
+ * every row is judged again. `publishing` says what the artifact's tool could not analyze, which its stored
  * result does not hold yet.
  */
 export async function settleFindingStates(
@@ -247,6 +252,8 @@ export async function settleFindingStates(
   const missing = comparison?.missing;
   // Read once, for the carried rows below: without a base there are none.
   const artifacts = baseCheckId === null ? [] : await findArtifactOutcomesOfCheck(tx, checkId);
+  // What changed in the check's published rows, when it is that little.
+  let counted: { artifactId: string; removed: IssueCountGroup[] } | undefined;
   if (before !== undefined && before.introduced + before.existing === 0 && missing) {
     if (before.resolved > 0) await deleteResolvedOccurrencesOfCheck(tx, checkId);
     await insertResolvedCopies(tx, checkId, missing, OCCURRENCE_BATCH_SIZE);
@@ -254,8 +261,13 @@ export async function settleFindingStates(
     // The carried rows are found again below, with the places this artifact analyzed.
     const uncarried = mayHoldCarried(artifacts, comparison.artifactId);
     if (uncarried) await uncarryOccurrencesOfCheck(tx, checkId);
-    if (uncarried || (before?.resolved ?? 1) > 0)
-      await deleteResolvedCopiesFoundIn(tx, checkId, comparison.artifactId);
+    const removed =
+      uncarried || (before?.resolved ?? 1) > 0
+        ? await deleteResolvedCopiesFoundIn(tx, checkId, comparison.artifactId)
+        : [];
+    // Only the artifact's rows and these copies changed, unless carried rows moved.
+    if (!uncarried && publishing?.shownFirst && publishing.artifactId === comparison.artifactId)
+      counted = { artifactId: comparison.artifactId, removed };
   } else {
     await deleteResolvedOccurrencesOfCheck(tx, checkId);
     // Flips exactly the rows whose state disagrees with the base: EXISTING without a base
@@ -269,6 +281,8 @@ export async function settleFindingStates(
   const carried = unanalyzed === null ? 0 : await carryBaseFindingsInPaths(tx, checkId, unanalyzed);
   // Every row has now been judged against the base's findings as they are.
   await setCheckBaseCheck(tx, checkId, baseCheckId, version);
-  await refreshCheckIssueCounts(tx, [checkId]);
+  if (counted !== undefined && carried === 0)
+    await addPublishedArtifactToIssueCounts(tx, checkId, counted.artifactId, counted.removed);
+  else await refreshCheckIssueCounts(tx, [checkId]);
   return { ...(await countCheckFindingsByState(tx, checkId)), carried };
 }

@@ -437,7 +437,7 @@ export async function stageSarif(
   if (renames.warning !== null) tally.warn(renames.warning);
   return async (publishTx) => {
     const leftOut = reported.with(await leaveOutAtPublication(publishTx, check.id, artifact.id, staged));
-    await publishArtifact(publishTx, artifact.id);
+    const shownFirst = await publishArtifact(publishTx, artifact.id);
     const graded = await catalog.gradeByObservedLevels(publishTx);
     const unreported = await deleteOccurrencesOfIssuesOfArtifact(
       publishTx,
@@ -465,7 +465,7 @@ export async function stageSarif(
       check.id,
       baseCheckId,
       rebased ? undefined : comparison,
-      { artifactId: artifact.id, unanalyzedPaths },
+      { artifactId: artifact.id, unanalyzedPaths, shownFirst },
     );
     const final = tally.copy();
     final.unstore("ALREADY_REPORTED", leftOut.findings);

@@ -275,14 +275,16 @@ export function markArtifactProcessed(
 /**
  * Marks the artifact PROCESSED, which shows the occurrences it staged to every read (their
  * condition is src/modules/checks/occurrence-store.ts `isPublished`); its result is written
- * later in the same transaction.
+ * later in the same transaction. Answers whether it was QUEUED until now, that is whether its
+ * rows are shown for the first time (an artifact processed again was shown as it was staged).
  */
-export async function publishArtifact(tx: Kysely<Database>, artifactId: string): Promise<void> {
-  await tx
-    .updateTable("artifacts")
-    .set({ status: "PROCESSED", error: null, processed_at: sql<Date>`now()` })
-    .where("id", "=", artifactId)
-    .execute();
+export async function publishArtifact(tx: Kysely<Database>, artifactId: string): Promise<boolean> {
+  const { rows } = await sql<{ status: ArtifactStatus }>`
+    UPDATE artifacts AS a SET status = 'PROCESSED', error = NULL, processed_at = now()
+    FROM (SELECT id, status FROM artifacts WHERE id = ${artifactId} FOR UPDATE) AS earlier
+    WHERE a.id = earlier.id
+    RETURNING earlier.status`.execute(tx);
+  return rows[0]?.status === "QUEUED";
 }
 
 /** Marks the artifact FAILED with `problem`; answers the row as it now stands. */

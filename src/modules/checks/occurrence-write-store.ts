@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { arrayParameter } from "../../db/array-parameter.ts";
 import type { Database, IssueSeverity } from "../../db/types.ts";
 import { newOrderedRowKey } from "../../graphql/global-id.ts";
+import { type IssueCountGroup, type IssueCountGroupRow, toIssueCountGroup } from "./issue-count-store.ts";
 import { isPublished } from "./occurrence-store.ts";
 
 /**
@@ -427,21 +428,27 @@ export async function uncarryOccurrencesOfCheck(tx: Kysely<Database>, checkId: s
 
 /**
  * Deletes the check's RESOLVED copies of base findings that the rows of `artifactId` now have, by
- * their fingerprint or their former one: the findings are there again, as those rows.
+ * their fingerprint or their former one: the findings are there again, as those rows. Answers the
+ * deleted rows counted as the check's issue counts count them, for those to be lowered.
  */
 export async function deleteResolvedCopiesFoundIn(
   tx: Kysely<Database>,
   checkId: string,
   artifactId: string,
-): Promise<void> {
-  await sql`
-    DELETE FROM occurrences AS r
-    WHERE r.check_id = ${checkId} AND r.state = 'RESOLVED' AND r.fingerprint IN (
-      SELECT o.fingerprint FROM occurrences AS o WHERE o.artifact_id = ${artifactId}
-      UNION
-      SELECT o.former_fingerprint FROM occurrences AS o
-      WHERE o.artifact_id = ${artifactId} AND o.former_fingerprint IS NOT NULL)
+): Promise<IssueCountGroup[]> {
+  const { rows } = await sql<IssueCountGroupRow>`
+    WITH deleted AS (
+      DELETE FROM occurrences AS r
+      WHERE r.check_id = ${checkId} AND r.state = 'RESOLVED' AND r.fingerprint IN (
+        SELECT o.fingerprint FROM occurrences AS o WHERE o.artifact_id = ${artifactId}
+        UNION
+        SELECT o.former_fingerprint FROM occurrences AS o
+        WHERE o.artifact_id = ${artifactId} AND o.former_fingerprint IS NOT NULL)
+      RETURNING r.issue_id, r.severity, r.state, r.is_suppressed)
+    SELECT issue_id, severity, state, is_suppressed, count(*)::int AS occurrences
+    FROM deleted GROUP BY issue_id, severity, state, is_suppressed
   `.execute(tx);
+  return rows.map(toIssueCountGroup);
 }
 
 /**
