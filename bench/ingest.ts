@@ -147,6 +147,7 @@ function parseOptions(argv: string[]): Options | undefined {
 async function aTarget(
   db: Kysely<Database>,
   ids: { repositoryId: string; analyzerId: string; analyzer: string; workDir?: string | null },
+  reportBytes: number | null = null,
 ): Promise<{ artifact: ArtifactRow; checkId: string }> {
   const run = await db
     .insertInto("analysis_runs")
@@ -173,15 +174,19 @@ async function aTarget(
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  return { artifact: await anArtifactOf(db, ids, run.id, check.id), checkId: check.id };
+  return { artifact: await anArtifactOf(db, ids, run.id, check.id, reportBytes), checkId: check.id };
 }
 
-/** A QUEUED SARIF artifact of `checkId` in `runId`, as the intake stores it (without its bytes). */
+/**
+ * A QUEUED SARIF artifact of `checkId` in `runId`, as the intake stores it (without its bytes),
+ * with the size of its report when it is known.
+ */
 function anArtifactOf(
   db: Kysely<Database>,
   ids: { repositoryId: string; analyzer: string; workDir?: string | null },
   runId: string,
   checkId: string,
+  reportBytes: number | null = null,
 ): Promise<ArtifactRow> {
   return db
     .insertInto("artifacts")
@@ -197,6 +202,7 @@ function anArtifactOf(
       compression: "NONE",
       work_dir: ids.workDir ?? null,
       stored_bytes: 0,
+      report_bytes: reportBytes,
       content_sha256: randomBytes(32),
     })
     .returningAll()
@@ -778,9 +784,13 @@ async function runBench(options: Options, cleanup: Cleanup): Promise<void> {
     into?: { artifact: ArtifactRow; checkId: string },
     source = file,
   ) => {
+    const reportBytes = fs.statSync(source).size;
     const { artifact, checkId } = into
-      ? { artifact: await anArtifactOf(db, ids, into.artifact.run_id, into.checkId), checkId: into.checkId }
-      : await aTarget(db, ids);
+      ? {
+          artifact: await anArtifactOf(db, ids, into.artifact.run_id, into.checkId, reportBytes),
+          checkId: into.checkId,
+        }
+      : await aTarget(db, ids, reportBytes);
     const run = await db
       .selectFrom("analysis_runs")
       .selectAll()

@@ -13,8 +13,11 @@ import { readToolFixture, toolFixture } from "../src/formats/fixtures.ts";
 import { SarifFormatError } from "../src/formats/sarif/types.ts";
 import { encodeGlobalId, newRowKey } from "../src/graphql/global-id.ts";
 import { fingerprintOf, messageContext } from "../src/ingestion/fingerprint.ts";
-import { recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
+import { readCheckAsStaged } from "../src/ingestion/sarif/already-reported.ts";
+import { findingsWorthReading } from "../src/ingestion/sarif/finding-pages.ts";
+import { readBase, recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
 import { type SarifSummary, validateSarif } from "../src/ingestion/sarif-validate.ts";
+import { findFindingsVersionOf } from "../src/modules/checks/check-store.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
 import { type OpenTestDatabase, openTestDatabase } from "./helpers/database.ts";
@@ -988,7 +991,9 @@ describe("publishing into a check that already holds findings", () => {
       .selectFrom("check_issue_counts")
       .select(["severity", "state", "is_suppressed", "occurrences"])
       .where("check_id", "=", head.check.id)
-      .orderBy(["state", "severity", "is_suppressed"])
+      .orderBy("state")
+      .orderBy("severity")
+      .orderBy("is_suppressed")
       .execute();
     assert.deepEqual(
       counts.map(
@@ -1003,6 +1008,51 @@ describe("publishing into a check that already holds findings", () => {
         "RESOLVED MAJOR shown 1",
       ],
     );
+  });
+
+  it("reads the base and the check's own findings only while they are worth reading against the report's size; looked up instead, the rows are the same", async () => {
+    const step = <T>(work: (tx: Kysely<Database>) => Promise<T>) => work(db);
+    const base = await aScene();
+    await ingest(base, log(finding.a, finding.eq, finding.b, finding.gone));
+    const version = await findFindingsVersionOf(db, base.check.id);
+    const read = await readBase(step, base.check.id, { pageSize: 2, worthReading: 4 });
+    assert.deepEqual([read.baseVersion, read.findings?.size], [version, 4]);
+    const lookedUp = await readBase(step, base.check.id, { pageSize: 2, worthReading: 3 });
+    assert.deepEqual([lookedUp.baseVersion, lookedUp.findings], [version, null]);
+
+    // Two heads, each a first shard and then a report of a, b.js and c.js: one of an unknown size,
+    // read; one of 100 bytes (worth 2 findings read), which looks up the check's 3 and the base's 4.
+    const summaries = [];
+    for (const reportBytes of [null, 100]) {
+      const head = await aNextScene(base);
+      await ingest(head, log(finding.a, finding.eq, finding.added), { baseCheckId: base.check.id });
+      const artifact = await anArtifact(head);
+      await db
+        .updateTable("artifacts")
+        .set({ report_bytes: reportBytes })
+        .where("id", "=", artifact.id)
+        .execute();
+      const staged = await readCheckAsStaged(step, head.check.id, artifact.id, {
+        pageSize: 2,
+        worthReading: findingsWorthReading(reportBytes),
+      });
+      assert.equal(staged.held === null, reportBytes !== null);
+      const result = await processText(head, artifact, log(finding.a, finding.b, finding.c), {
+        baseCheckId: base.check.id,
+      });
+      assert.deepEqual([result.stored, result.skipped], [2, { ALREADY_REPORTED: 1 }]);
+      summaries.push(await summaryOf(head.check.id));
+      await assertIssueCountsMatchFindings(db, `a report of ${reportBytes ?? "unknown"} bytes`);
+    }
+    assert.deepEqual(summaries[1], summaries[0]);
+    assert.deepEqual(summaries[0], [
+      "eq src/a.js:8:3 EXISTING",
+      "eq src/c.js:4:3 INTRODUCED",
+      "unused src/a.js:3:3 EXISTING",
+      "unused src/b.js:1:3 EXISTING",
+      "unused src/gone.js:1:3 RESOLVED",
+      "unused src/new.js:2:3 INTRODUCED",
+    ]);
   });
 
   it("sets every state again when the base's findings changed since the check's last publication", async () => {

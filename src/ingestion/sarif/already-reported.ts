@@ -39,6 +39,8 @@ export interface Holder {
 export interface CheckAsStaged {
   /** The check's other PROCESSED artifacts, in order. */
   artifactIds: readonly string[];
+  /** How many findings the check showed (not RESOLVED), by its issue counts. */
+  holds: number;
   /**
    * The check's findings a row of the report must not repeat, by fingerprint, each with the
    * artifact holding it (empty when the check showed none); null when there were more than could
@@ -58,7 +60,11 @@ export async function readCheckAsStaged(
   step: ProcessStep,
   checkId: string,
   artifactId: string,
-  { pageSize, remembered = MAX_REMEMBERED_HELD }: { pageSize: number; remembered?: number | undefined },
+  {
+    pageSize,
+    remembered = MAX_REMEMBERED_HELD,
+    worthReading = Number.POSITIVE_INFINITY,
+  }: { pageSize: number; remembered?: number | undefined; worthReading?: number | undefined },
 ): Promise<CheckAsStaged> {
   const { artifactIds, holds } = await step(async (tx) => {
     const counts = await countCheckFindingsByState(tx, checkId);
@@ -67,15 +73,15 @@ export async function readCheckAsStaged(
       holds: counts.introduced + counts.existing,
     };
   });
-  if (holds === 0) return { artifactIds, held: new Map() };
-  if (holds > remembered) return { artifactIds, held: null };
+  if (holds === 0) return { artifactIds, holds, held: new Map() };
+  if (holds > Math.min(remembered, worthReading)) return { artifactIds, holds, held: null };
   // One holder object per artifact, its key filled in once all are known: a finding costs its map entry only.
   const holders = new Map<string | null, { artifactId: string | null; artifactKey: string | null }>();
   const held = new Map<string, Holder>();
   let count = 0;
   for await (const rows of checkFindingPages(step, checkId, pageSize, { heldApartFrom: artifactId })) {
     count += rows.length;
-    if (count > remembered) return { artifactIds, held: null };
+    if (count > remembered) return { artifactIds, holds, held: null };
     for (const row of rows) {
       if (held.has(row.fingerprint)) continue;
       let holder = holders.get(row.artifactId);
@@ -91,7 +97,7 @@ export async function readCheckAsStaged(
     ids.length === 0 ? new Map<string, string>() : await step((tx) => findArtifactKeysByIds(tx, ids));
   for (const holder of holders.values())
     if (holder.artifactId !== null) holder.artifactKey = keys.get(holder.artifactId) ?? null;
-  return { artifactIds, held };
+  return { artifactIds, holds, held };
 }
 
 /**

@@ -77,22 +77,35 @@ export interface BaseComparison {
 /**
  * Reads the base check before the report's rows are written, a page per step: the version of its
  * findings, and the findings by fingerprint while they are few enough to remember
- * ({@link MAX_REMEMBERED_BASE}). Every row is then judged against this one reading, and the
+ * ({@link MAX_REMEMBERED_BASE}) and no more than `worthReading` (by the base's issue counts,
+ * before any page is read). Every row is then judged against this one reading, and the
  * publication judges them all again if the base's findings changed since (docs/ingestion.md
  * "Processing in steps").
  */
 export async function readBase(
   step: ProcessStep,
   baseCheckId: string | null,
-  { pageSize, remembered = MAX_REMEMBERED_BASE }: { pageSize: number; remembered?: number | undefined },
+  {
+    pageSize,
+    remembered = MAX_REMEMBERED_BASE,
+    worthReading = Number.POSITIVE_INFINITY,
+  }: { pageSize: number; remembered?: number | undefined; worthReading?: number | undefined },
 ): Promise<BaseRead> {
   if (baseCheckId === null) return { baseCheckId, baseVersion: "", findings: new Map() };
   const findings = new Map<string, string | string[]>();
   let count = 0;
   let baseVersion: string | null = null;
+  let holds = 0;
   const noteVersion = async (tx: Kysely<Database>) => {
     baseVersion = await findFindingsVersionOf(tx, baseCheckId);
+    const counts = await countCheckFindingsByState(tx, baseCheckId);
+    holds = counts.introduced + counts.existing;
   };
+  // Too many to be worth reading: only the version, before any row is written.
+  if (worthReading < remembered) {
+    await step(noteVersion);
+    if (holds > worthReading) return { baseCheckId, baseVersion, findings: null };
+  }
   for await (const rows of checkFindingPages(step, baseCheckId, pageSize, { first: noteVersion })) {
     count += rows.length;
     if (count > remembered) return { baseCheckId, baseVersion, findings: null };
@@ -109,15 +122,23 @@ export async function readBase(
 /**
  * The base findings that artifact `artifactId` lacks, those whose fingerprint `artifactHas` does
  * not know: from the base as {@link readBase} remembered it, else read again a page per step.
+ * Only a check that showed no finding when the artifact was staged takes them from here (its
+ * publication copies them as RESOLVED, {@link settleFindingStates}): for one that did (`checkHeld`),
+ * whose findings only grew since, they are not looked for (`missing` null).
  */
 export async function compareWithBase(
   step: ProcessStep,
   artifactId: string,
   base: BaseRead,
   artifactHas: (fingerprint: string) => boolean,
-  { pageSize, remembered = MAX_REMEMBERED_MISSING }: { pageSize: number; remembered?: number | undefined },
+  {
+    pageSize,
+    remembered = MAX_REMEMBERED_MISSING,
+    checkHeld,
+  }: { pageSize: number; remembered?: number | undefined; checkHeld: boolean },
 ): Promise<BaseComparison> {
   const { baseCheckId, baseVersion } = base;
+  if (checkHeld) return { artifactId, missing: null, baseVersion };
   const missing: string[] = [];
   const tooMany = () => missing.length > remembered;
   if (base.findings !== null) {

@@ -47,6 +47,7 @@ import {
 } from "../types.ts";
 import { AlreadyReported, leaveOutAtPublication, readCheckAsStaged } from "./already-reported.ts";
 import { AnalyzedFiles } from "./analyzed-files.ts";
+import { findingsWorthReading } from "./finding-pages.ts";
 import { compareWithBase, readBase, settleFindingStates } from "./finding-states.ts";
 import { findAnalyzer, IssueCatalog, type IssueRef } from "./issue-catalog.ts";
 import { OCCURRENCE_BATCH_SIZE, type OccurrenceRow, OccurrenceWriter } from "./occurrence-writer.ts";
@@ -299,13 +300,18 @@ export async function stageSarif(
   };
   // Both read before any row is written: every row is judged against these readings, which the
   // publication compares with the check's and the base's artifacts then.
+  const worthReading = findingsWorthReading(artifact.report_bytes);
   const staged = await readCheckAsStaged(step, check.id, artifact.id, {
     pageSize: batchSize,
     remembered: options.rememberedHeld,
+    worthReading,
   });
+  // The base's findings a report lacks are looked for only when its check showed none (they
+  // become its RESOLVED copies): that takes a reading of the whole base anyway.
   const base = await readBase(step, input.baseCheckId, {
     pageSize: batchSize,
     remembered: options.rememberedBase,
+    worthReading: staged.holds > 0 ? worthReading : undefined,
   });
   const target = {
     checkId: check.id,
@@ -412,7 +418,7 @@ export async function stageSarif(
     artifact.id,
     base,
     (fingerprint) => context.fingerprints.has(fingerprint),
-    { pageSize: batchSize, remembered: options.rememberedMissing },
+    { pageSize: batchSize, remembered: options.rememberedMissing, checkHeld: staged.holds > 0 },
   );
   if (firstOutside !== null)
     tally.warn(
