@@ -254,8 +254,8 @@ function directoryOf(path: string): string {
  * artifact's rows found again are deleted, and the carried ones found again; the issue counts are
  * then those before plus the artifact's rows less the deleted copies, unless carried rows moved.
  * Either way publishing costs the artifact's rows, not the base's or the check's size; otherwise
- * every row is judged again. `publishing` says what the artifact's tool could not analyze, which its stored
- * result does not hold yet.
+ * every row is judged again. `publishing` says what the artifact's tool could not analyze, which
+ * its stored result does not hold yet, and whether its rows are shown for the first time.
  */
 export async function settleFindingStates(
   tx: Kysely<Database>,

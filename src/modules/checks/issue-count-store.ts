@@ -72,7 +72,9 @@ export function toIssueCountGroup(row: IssueCountGroupRow): IssueCountGroup {
  * right: the artifact's rows are added (read by the artifact's index) and `removed` taken away, in
  * one statement that rewrites the check's count rows (as many as its distinct issues, states and
  * severities). So a publication costs its own rows, not the check's, where
- * {@link refreshCheckIssueCounts} counts every finding of the check again.
+ * {@link refreshCheckIssueCounts} counts every finding of the check again. The caller holds the
+ * check's run locked, as every publication, settlement and rebase does before it writes a check's
+ * rows, so no other change to them comes in between.
  */
 export async function addPublishedArtifactToIssueCounts(
   tx: Kysely<Database>,
