@@ -362,6 +362,21 @@ for (const [extension, reports] of [
   const uploadShard = (repository: RepositoryRow, shard: Shard, commit = aCommit()) =>
     uploadRecorded(repository, "eslint", SHARDS, shard, commit, extension);
 
+  /**
+   * Uploads the lints in `order` for one new commit; checks the server's lint warned that it
+   * could not parse badge.jsx and both went to one check, and answers that check as the last left it.
+   */
+  const uploadLints = async (repository: RepositoryRow, order: readonly Shard[]) => {
+    const commit = aCommit();
+    const answers = [];
+    for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
+    const unparsed = answers.find((answer) => answer.shard === "server")!;
+    assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
+    const check = answers[1]!.check;
+    assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
+    return check;
+  };
+
   describe(`ESLint's shards (its ${reports}), whose reports list the files they were given`, () => {
     for (const order of [
       ["server", "app"],
@@ -380,13 +395,7 @@ for (const [extension, reports] of [
           badgeIn("server").others.map((other) => other.fatal),
           [true],
         );
-        const commit = aCommit();
-        const answers = [];
-        for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
-        const unparsed = answers.find((answer) => answer.shard === "server")!;
-        assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
-        const check = answers[1]!.check;
-        assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
+        const check = await uploadLints(repository, order);
         assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { RESOLVED: inBadge });
         assert.equal(check.summary.occurrencesResolved, inBadge);
         assert.equal(await carriedIn(check), 0, "the app's lint analyzed badge.jsx: nothing is carried");
@@ -412,13 +421,7 @@ for (const [extension, reports] of [
           })),
           [{ fatal: false, severity: 1, ignored: true }],
         );
-        const commit = aCommit();
-        const answers = [];
-        for (const shard of order) answers.push({ shard, ...(await uploadShard(repository, shard, commit)) });
-        const unparsed = answers.find((answer) => answer.shard === "server")!;
-        assert.ok(unparsed.warnings.includes(UNPARSED_BADGE), unparsed.warnings.join("\n"));
-        const check = answers[1]!.check;
-        assert.equal(answers[0]!.check.id, check.id, "both lints are one check");
+        const check = await uploadLints(repository, order);
         assert.deepEqual(await statesIn(checkKeyOf(check), BADGE), { EXISTING: inBadge });
         assert.equal(check.summary.occurrencesResolved, 0);
         assert.equal(await carriedIn(check), inBadge);

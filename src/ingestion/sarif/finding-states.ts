@@ -102,11 +102,13 @@ export async function readBase(
     holds = counts.introduced + counts.existing;
   };
   // Too many to be worth reading: only the version, before any row is written.
-  if (worthReading < remembered) {
+  const counted = worthReading < remembered;
+  if (counted) {
     await step(noteVersion);
     if (holds > worthReading) return { baseCheckId, baseVersion, findings: null };
   }
-  for await (const rows of checkFindingPages(step, baseCheckId, pageSize, { first: noteVersion })) {
+  const first = counted ? undefined : noteVersion;
+  for await (const rows of checkFindingPages(step, baseCheckId, pageSize, { first })) {
     count += rows.length;
     if (count > remembered) return { baseCheckId, baseVersion, findings: null };
     for (const { id, fingerprint } of rows) {
