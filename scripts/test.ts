@@ -27,6 +27,14 @@ const ONCE_MARKER = "// test-runner: execution-mode independent";
  * distort: it runs after the others, in a pass of its own, one file at a time (with graphql-js).
  */
 const ALONE_MARKER = "// test-runner: alone";
+/**
+ * How long a test file may run before it fails as cancelled (Node's `--test-timeout`, which the
+ * test runner of Node 20 applies to each file as a whole): a test that waits for something that
+ * never comes (a server that did not start, an event never sent) then fails the run with the
+ * file's name instead of holding it until CI gives up. The slowest files take a few minutes on a
+ * loaded 2-core machine; ASSAY_TEST_FILE_TIMEOUT_MS sets another limit.
+ */
+const FILE_TIMEOUT_MS = Number(process.env.ASSAY_TEST_FILE_TIMEOUT_MS) || 15 * 60 * 1000;
 
 function findTests(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
@@ -62,6 +70,7 @@ function runPass(label: string, files: string[], env: Record<string, string>, co
       "tsx",
       "--test",
       `--test-concurrency=${concurrency}`,
+      `--test-timeout=${FILE_TIMEOUT_MS}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       "--test-reporter=./scripts/registered-tests-reporter.mjs",

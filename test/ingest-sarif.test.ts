@@ -17,6 +17,7 @@ import { readCheckAsStaged } from "../src/ingestion/sarif/already-reported.ts";
 import { findingsWorthReading } from "../src/ingestion/sarif/finding-pages.ts";
 import { readBase, recomputeFindingStates } from "../src/ingestion/sarif/finding-states.ts";
 import { type SarifSummary, validateSarif } from "../src/ingestion/sarif-validate.ts";
+import { insertArtifactAnalyzedPaths } from "../src/modules/artifacts/artifact-analyzed-path-store.ts";
 import { findFindingsVersionOf } from "../src/modules/checks/check-store.ts";
 import { anAccount, aRepository } from "./helpers/builders.ts";
 import { anAnalyzer, anIssue } from "./helpers/builders-catalog.ts";
@@ -1333,6 +1334,27 @@ describe("the files a report says its tool analyzed", () => {
       SELECT count(*)::int AS n, count(*) FILTER (WHERE path = 'src/a.js')::int AS a
       FROM artifact_analyzed_paths WHERE artifact_id = ${artifact.id}`.execute(db);
     assert.deepEqual(rows[0], { n: files + 1, a: 1 });
+  });
+
+  it("keep a path whatever characters it holds, once however often it is written", async () => {
+    const scene = await aScene();
+    const artifact = await anArtifact(scene);
+    // What array text quotes or escapes: separators, braces, quotes, backslashes, blanks, NULL.
+    const odd = [
+      "a,b.js",
+      "{x}.js",
+      'q"uote.js',
+      "back\\slash.js",
+      " spaced .js",
+      "NULL",
+      "tab\there.js",
+      "é/ü.js",
+    ];
+    await db.transaction().execute((tx) => insertArtifactAnalyzedPaths(tx, artifact.id, odd));
+    await db
+      .transaction()
+      .execute((tx) => insertArtifactAnalyzedPaths(tx, artifact.id, ["NULL", "a,b.js", "plain.js"]));
+    assert.deepEqual((await analyzedPathsOf(artifact.id)).sort(), [...odd, "plain.js"].sort());
   });
 });
 

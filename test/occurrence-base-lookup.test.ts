@@ -6,10 +6,12 @@ import type { AnalyzerRow, Database, IssueRow, RepositoryRow } from "../src/db/t
 import { newRowKey } from "../src/graphql/global-id.ts";
 import { ANALYZE_AFTER_FINDINGS } from "../src/ingestion/sarif/process.ts";
 import {
+  analyzeOccurrencesUnlessPlanned,
   flipOccurrenceStatesAgainstBase,
   foundInBase,
   insertOccurrenceBatch,
   type OccurrenceColumns,
+  plannedRowsOfCheck,
 } from "../src/modules/checks/occurrence-write-store.ts";
 import { anAccount, aRepository, aRun, aUser } from "./helpers/builders.ts";
 import { anArtifact } from "./helpers/builders-artifacts.ts";
@@ -187,5 +189,69 @@ test("the same large report once more is EXISTING throughout, with nothing resol
     introduced: 0,
     existing: ANALYZE_AFTER_FINDINGS + 1000,
     resolved: 0,
+  });
+});
+
+describe("the table's statistics sampled again only while they do not count the check", () => {
+  /** How many times the occurrences table was analysed by a statement (autovacuum's are not counted). */
+  async function analyses(): Promise<number> {
+    const { rows } = await sql<{ count: string }>`
+      SELECT analyze_count::text AS count FROM pg_stat_user_tables WHERE relname = 'occurrences'`.execute(db);
+    return Number(rows[0]!.count);
+  }
+  // Autovacuum analysing the table at the same moment would make ANALYZE (SKIP_LOCKED) skip.
+  before(async () => {
+    await sql`ALTER TABLE occurrences SET (autovacuum_enabled = false)`.execute(db);
+  });
+
+  test("a check the statistics do not know is sampled, and then counted; a check they count is not sampled", async () => {
+    const run = await aRun(db, repository);
+    const check = await aCheck(db, run, analyzer);
+    await occurrencesIn(
+      db,
+      check,
+      Array.from({ length: 1500 }, (_, i) => ({ issue, beginLine: i + 1 })),
+    );
+    // Taken for a check of the table's average size, about ten rows.
+    assert.ok((await plannedRowsOfCheck(db, check.id)) < 750);
+    const before = await analyses();
+    assert.equal(
+      await db.transaction().execute((tx) => analyzeOccurrencesUnlessPlanned(tx, check.id, 1500)),
+      true,
+    );
+    assert.equal(await analyses(), before + 1);
+    const planned = await plannedRowsOfCheck(db, check.id);
+    assert.ok(planned >= 750, `planned ${planned} rows of 1,500`);
+    // Counted at more than half what it holds: no new sample.
+    assert.equal(
+      await db.transaction().execute((tx) => analyzeOccurrencesUnlessPlanned(tx, check.id, 2 * planned)),
+      false,
+    );
+    assert.equal(await analyses(), before + 1);
+    // Past twice what they count: sampled again.
+    assert.equal(
+      await db.transaction().execute((tx) => analyzeOccurrencesUnlessPlanned(tx, check.id, 2 * planned + 1)),
+      true,
+    );
+    assert.equal(await analyses(), before + 2);
+  });
+
+  test("a large shard into a check the statistics count leaves them as they are; a large first report refreshes them", async () => {
+    const scene = await aScene({ analyzer, repository });
+    const before = await analyses();
+    const first = await ingest(scene, report);
+    assert.equal(first.result.stored, ANALYZE_AFTER_FINDINGS + 1000);
+    assert.equal(await analyses(), before + 1);
+    // Another shard of the same build, of more than ANALYZE_AFTER_FINDINGS other findings.
+    const shard = [
+      ...generatedSarifChunks({
+        results: ANALYZE_AFTER_FINDINGS + 200,
+        files: 100,
+        first: ANALYZE_AFTER_FINDINGS + 1000,
+      }),
+    ].join("");
+    const second = await ingest(scene, shard);
+    assert.equal(second.result.stored, ANALYZE_AFTER_FINDINGS + 200);
+    assert.equal(await analyses(), before + 1);
   });
 });

@@ -189,7 +189,8 @@ async function stageSarifArtifact(
     // The embedded database has no autovacuum to notice thousands of new rows: without fresh
     // statistics the publishing transaction's counts over the check are planned for an empty
     // table, and take twice as long while every API request waits for them. So it refreshes them
-    // after every report; PostgreSQL after a large one (ANALYZE_AFTER_FINDINGS).
+    // after any report, PostgreSQL after a large one (ANALYZE_AFTER_FINDINGS); either only while
+    // they take the check for fewer than half its findings.
     ...(config.databaseUrl ? {} : { analyzeAfter: 0 }),
   });
 }

@@ -12,7 +12,7 @@ import { deleteArtifactAnalyzedPaths } from "../../modules/artifacts/artifact-an
 import { publishArtifact } from "../../modules/artifacts/artifact-store.ts";
 import { findFingerprintVersions, lockBaseCheckId } from "../../modules/checks/check-store.ts";
 import {
-  analyzeOccurrences,
+  analyzeOccurrencesUnlessPlanned,
   deleteOccurrenceBatchOfArtifact,
   deleteOccurrencesOfIssuesOfArtifact,
 } from "../../modules/checks/occurrence-write-store.ts";
@@ -80,18 +80,21 @@ export interface ProcessSarifOptions {
   inFlight?: number;
   /**
    * Refresh the occurrences table's statistics once the report has written at least this many
-   * findings (default {@link ANALYZE_AFTER_FINDINGS}; 0 after every report).
+   * findings (default {@link ANALYZE_AFTER_FINDINGS}; 0 after any report), when the planner takes
+   * the check for fewer than half the findings it now holds.
    */
   analyzeAfter?: number;
 }
 
 /**
  * A report of this many findings refreshes the table's statistics before the check is compared
- * with its base and published. Until statistics know a check, PostgreSQL takes it for as few rows
- * as the table's average check, and a lookup of one of its fingerprints (the next report's base
- * probe, the RESOLVED copies' test) may then walk the whole check through another of its indexes
- * for every finding: quadratic in a large report (docs/benchmarks.md "The base looked up by two
- * fingerprints"). Autovacuum only analyses after a tenth of the table changed, and not at once.
+ * with its base and published, unless they already count the check at half what it now holds
+ * (`analyzeOccurrencesUnlessPlanned`: a shard into a large check). Until statistics know a
+ * check, PostgreSQL takes it for as few rows as the table's average check, and a lookup of one of
+ * its fingerprints (the next report's base probe, the RESOLVED copies' test) may then walk the
+ * whole check through another of its indexes for every finding: quadratic in a large report
+ * (docs/benchmarks.md "The base looked up by two fingerprints"). Autovacuum only analyses after a
+ * tenth of the table changed, and not at once.
  */
 export const ANALYZE_AFTER_FINDINGS = 1000;
 
@@ -412,7 +415,8 @@ export async function stageSarif(
     await writer.settle();
     throw error;
   }
-  if (tally.stored >= (options.analyzeAfter ?? ANALYZE_AFTER_FINDINGS)) await step(analyzeOccurrences);
+  if (tally.stored >= (options.analyzeAfter ?? ANALYZE_AFTER_FINDINGS))
+    await step((tx) => analyzeOccurrencesUnlessPlanned(tx, check.id, staged.holds + tally.stored));
   const comparison = await compareWithBase(
     step,
     artifact.id,

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { arrayParameter } from "../../db/array-parameter.ts";
 import type { Database } from "../../db/types.ts";
 
 /**
@@ -8,18 +9,22 @@ import type { Database } from "../../db/types.ts";
  * shards (docs/ingestion.md "Status").
  */
 
-/** Adds files `artifactId`'s tool analyzed; a file already there is kept once. */
+/**
+ * Adds files `artifactId`'s tool analyzed; a file already there is kept once. The paths go as one
+ * array parameter: a row of two parameters each had PostgreSQL parse and bind 10,000 of them for
+ * a batch of 5,000 files.
+ */
 export async function insertArtifactAnalyzedPaths(
   tx: Kysely<Database>,
   artifactId: string,
   paths: readonly string[],
 ): Promise<void> {
   if (paths.length === 0) return;
-  await tx
-    .insertInto("artifact_analyzed_paths")
-    .values(paths.map((path) => ({ artifact_id: artifactId, path })))
-    .onConflict((conflict) => conflict.doNothing())
-    .execute();
+  await sql`
+    INSERT INTO artifact_analyzed_paths (artifact_id, path)
+    SELECT ${artifactId}::bigint, p.path FROM unnest(${arrayParameter(paths)}::text[]) AS p(path)
+    ON CONFLICT DO NOTHING
+  `.execute(tx);
 }
 
 /** Deletes `artifactId`'s analyzed files: all of them, or those among `paths`. */
